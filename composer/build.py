@@ -1,0 +1,323 @@
+"""Build: run the pipeline for one figure, from layout file to output files.
+
+::
+
+    layouts/NAME.toml --load--> Figure --data/values--> filled texts
+        --render--> panel SVGs (+ data anchors) --geometry--> boxes
+        --import fragments + draw--> canvas --write--> NAME.svg
+        --rasterize--> NAME.pdf, NAME.png
+
+Only :func:`build` touches the file system (reading inputs, writing outputs);
+:func:`compose` is the pure middle. Outputs are written only after every stage
+succeeded, each atomically, so a failed build leaves the previous outputs
+byte-identical.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from lxml import etree
+
+from . import draw
+from .data import fill_fields, load_data, scalar_values
+from .errors import ComposerError, DataError, LayoutError, PanelError, ProjectError
+from .fragment import import_fragment, place, view_box
+from .geometry import resolve
+from .layout import load_layout
+from .model import Figure, Panel
+from .rasterize import to_pdf, to_png
+from .render import RenderedPanel, accepted, find_renderer, load_module, render_panel
+from .svgio import NSMAP, parse_svg, svg_tag, write_files_atomically, write_svg
+from .text import check_font, typeset
+from .units import fmt
+
+FORMATS = ("svg", "pdf", "png")
+
+
+@dataclass(frozen=True)
+class Project:
+    """A figure project: a folder with ``layouts/`` (and usually ``panels/``).
+
+    Attributes:
+        root: the project folder.
+    """
+
+    root: Path
+
+    @classmethod
+    def at(cls, root: str | Path = ".") -> "Project":
+        """The project rooted at ``root``.
+
+        Raises:
+            ProjectError: ``root`` has no ``layouts/`` folder.
+        """
+        path = Path(root).resolve()
+        if not (path / "layouts").is_dir():
+            raise ProjectError(f"{path} is not a composer project: it has no layouts/ folder "
+                               "(run compose inside your figure project, or pass --root DIR)")
+        return cls(path)
+
+    @property
+    def panels_dir(self) -> Path:
+        return self.root / "panels"
+
+    def figures(self) -> list[str]:
+        """Names of the figures in ``layouts/``, sorted."""
+        return sorted(p.stem for p in (self.root / "layouts").glob("*.toml"))
+
+    def layout_path(self, name: str) -> Path:
+        """``layouts/NAME.toml``; ProjectError listing the figures when it does not exist."""
+        path = self.root / "layouts" / f"{name}.toml"
+        if not path.is_file():
+            raise ProjectError(f"no figure {name!r} (no layouts/{name}.toml); figures are "
+                               f"{', '.join(self.figures()) or '(none)'}")
+        return path
+
+    def display(self, path: Path) -> str:
+        """A path as shown in messages: relative to the project root when inside it."""
+        try:
+            return str(path.resolve().relative_to(self.root))
+        except ValueError:
+            return str(path)
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Everything read from disk for one figure, ready for the pure stages.
+
+    Attributes:
+        figure: the loaded layout.
+        file: the layout file as shown in messages.
+        data: panel name -> its data (dict of arrays); "" -> the figure's data.
+        renderers: panel name -> renderer function (render panels only).
+        values: text field name -> value (``values()`` of the panel modules,
+            then scalar data entries, then the figure's shared params).
+        documents: panel name -> file bytes, for svg and image panels.
+    """
+
+    figure: Figure
+    file: str
+    data: dict[str, Mapping[str, Any]]
+    renderers: dict[str, Any]
+    values: dict[str, Any]
+    documents: dict[str, bytes]
+
+
+def read_inputs(project: Project, name: str) -> Inputs:
+    """Read the layout, data files, panel modules and imported files of a figure.
+
+    Raises:
+        ProjectError, LayoutError, DataError, PanelError (see the stages).
+    """
+    layout_path = project.layout_path(name)
+    file = project.display(layout_path)
+    figure = load_layout(layout_path, name=name, display=file)
+    check_font(figure.spec.font, file=file, key="figure.font")
+    loaded: dict[Path, Mapping[str, Any]] = {}
+
+    def data_of(path: Path | None) -> Mapping[str, Any]:
+        if path is None:
+            return {}
+        if path not in loaded:
+            loaded[path] = load_data(path, display=project.display(path))
+        return loaded[path]
+
+    figure_data = data_of(figure.spec.data)
+    data = {"": figure_data}
+    renderers: dict[str, Any] = {}
+    modules: dict[str, Any] = {}
+    documents: dict[str, bytes] = {}
+    for panel in figure.panels:
+        data[panel.name] = data_of(panel.data) if panel.data else figure_data
+        if panel.kind == "render":
+            module, function = str(panel.source).split(":")
+            key = f"{panel.key}.render"
+            if module not in modules:
+                modules[module] = load_module(project.panels_dir, module, file=file, key=key)
+            renderers[panel.name] = find_renderer(modules[module], function, file=file, key=key)
+        else:
+            path = Path(panel.source)
+            if not path.resolve().is_relative_to(project.root):
+                raise LayoutError(f"{path} is outside the project {project.root}; "
+                                  "composer imports files from inside the project only",
+                                  file=file, key=f"{panel.key}.{panel.kind}")
+            documents[panel.name] = path.read_bytes()
+    values = {**scalar_values(figure_data), **figure.spec.params}
+    for module_name, module in sorted(modules.items()):
+        func = getattr(module, "values", None)
+        if func is None:
+            continue
+        try:
+            found = func(figure_data, **accepted(func, figure.spec.params))
+        except Exception as exc:  # the user's code
+            raise PanelError(f"values() in panels/{module_name}.py raised {type(exc).__name__}: {exc}",
+                             file=file, key="figure.data") from None
+        if not isinstance(found, dict):
+            raise PanelError(f"values() in panels/{module_name}.py returned {type(found).__name__}, not a dict",
+                             file=file)
+        values.update(found)
+    return Inputs(figure=figure, file=file, data=data, renderers=renderers, values=values, documents=documents)
+
+
+def render_panels(inputs: Inputs) -> dict[str, RenderedPanel]:
+    """Render every matplotlib panel (pure but for matplotlib's global state)."""
+    figure = inputs.figure
+    return {p.name: render_panel(inputs.renderers[p.name], p, figure.spec, inputs.data[p.name], file=inputs.file)
+            for p in figure.panels if p.kind == "render"}
+
+
+def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel]) -> bytes:
+    """Compose the canvas SVG from inputs and rendered panels (pure).
+
+    Returns:
+        The SVG document's bytes: root ``width``/``height`` in the layout's
+        units, ``viewBox`` in pt (1 user unit = 1 pt), a background rect unless
+        ``background = "none"``, then panels, shapes, arrows, texts and labels.
+
+    Raises:
+        DataError: a text field without a value. LayoutError: bad mathtext,
+            unknown anchor, reference cycle. SvgError: an unusable imported SVG.
+    """
+    figure, file = inputs.figure, inputs.file
+    spec = figure.spec
+    texts = [_fill(t.text, inputs.values, file, f"{t.key}.text") for t in figure.texts]
+    blocks = [_typeset(s, t.style, file, f"{t.key}.text") for s, t in zip(texts, figure.texts)]
+    geometry = resolve(figure, [(b.width_pt, b.height_pt) for b in blocks],
+                       {name: r.anchors for name, r in rendered.items()}, file=file)
+
+    root = etree.Element(svg_tag("svg"), nsmap=NSMAP)
+    root.set("width", spec.width_text)
+    root.set("height", spec.height_text)
+    root.set("viewBox", f"0 0 {fmt(spec.width_pt)} {fmt(spec.height_pt)}")
+    root.set("version", "1.1")
+    bg = draw.background(spec)
+    if bg is not None:
+        root.append(bg)
+    for panel in figure.panels:
+        root.append(_panel_group(panel, geometry.panels[panel.name], inputs, rendered))
+    for i, shape in enumerate(figure.shapes):
+        label = _fill(shape.text, inputs.values, file, f"{shape.key}.text") if shape.text else None
+        block = _typeset(label, shape.text_style, file, f"{shape.key}.text") if label else None
+        root.append(draw.shape_element(shape, geometry.shapes[i], element_id=f"shape-{shape.name or i}",
+                                       block=block, label=label))
+    for i, (arrow, points) in enumerate(zip(figure.arrows, geometry.arrows)):
+        root.append(draw.arrow_element(points, arrow, element_id=f"arrow-{i}"))
+    for i, (text, block, filled) in enumerate(zip(figure.texts, blocks, texts)):
+        align = text.align or draw.default_align(text.anchor)
+        root.append(draw.text_element(block, geometry.texts[i], text.style, align,
+                                      element_id=f"text-{text.name or i}", label=filled))
+    title_style = dataclasses.replace(spec.label, weight="normal")
+    for panel in figure.panels:
+        label = _typeset(panel.label, spec.label, file, f"{panel.key}.label") if panel.label else None
+        title = _typeset(panel.title, title_style, file, f"{panel.key}.title") if panel.title else None
+        label_box, title_box = draw.label_boxes(panel, geometry.panels[panel.name], spec, label, title)
+        if label is not None:
+            root.append(draw.text_element(label, label_box, spec.label, "left", element_id=f"label-{panel.name}",
+                                          label=panel.label or ""))
+        if title is not None:
+            root.append(draw.text_element(title, title_box, title_style, "left", element_id=f"title-{panel.name}",
+                                          label=panel.title or ""))
+    return write_svg(root)
+
+
+def _fill(template: str, values: Mapping[str, Any], file: str, key: str) -> str:
+    return fill_fields(template, values, file=file, key=key)
+
+
+def _typeset(text: str, style, file: str, key: str):
+    check_font(style.font, file=file, key=key)
+    try:
+        return typeset(text, style)
+    except ValueError as exc:
+        raise LayoutError(f"cannot typeset {text!r}: {' '.join(str(exc).split())}", file=file, key=key) from None
+
+
+def _panel_group(panel: Panel, box, inputs: Inputs, rendered: Mapping[str, RenderedPanel]) -> etree._Element:
+    group_id = f"panel-{panel.name}"
+    if panel.kind == "image":
+        return _image_group(panel, box, inputs.documents[panel.name], group_id)
+    if panel.kind == "render":
+        source, svg, fit = f"panel {panel.name}", rendered[panel.name].svg, "exact"
+    else:
+        source, svg, fit = str(panel.source), inputs.documents[panel.name], "contain"
+    doc = parse_svg(svg, source=source)
+    vb = view_box(doc, source=source)
+    group = import_fragment(doc, name=panel.name, group_id=group_id, source=source)
+    place(group, vb, x_pt=box.x_pt, y_pt=box.y_pt, width_pt=box.width_pt, height_pt=box.height_pt, fit=fit)
+    return group
+
+
+def _image_group(panel: Panel, box, data: bytes, group_id: str) -> etree._Element:
+    """A PNG/JPEG panel, inlined as a data URI and fitted in its box keeping aspect."""
+    import io
+
+    from PIL import Image
+
+    try:
+        with Image.open(io.BytesIO(data)) as img:
+            width_px, height_px = img.size
+            fmt_name = img.format
+    except Exception as exc:  # PIL raises many kinds for broken files
+        raise DataError(f"cannot read image: {exc}", file=str(panel.source)) from None
+    mime = {"PNG": "image/png", "JPEG": "image/jpeg"}.get(fmt_name or "")
+    if mime is None:
+        raise DataError(f"image format {fmt_name} is not supported; use PNG or JPEG", file=str(panel.source))
+    scale = min(box.width_pt / width_px, box.height_pt / height_px)
+    w, h = width_px * scale, height_px * scale
+    group = etree.Element(svg_tag("g"), id=group_id)
+    image = etree.SubElement(group, svg_tag("image"))
+    image.set("x", fmt(box.x_pt + (box.width_pt - w) / 2))
+    image.set("y", fmt(box.y_pt + (box.height_pt - h) / 2))
+    image.set("width", fmt(w))
+    image.set("height", fmt(h))
+    image.set("preserveAspectRatio", "none")
+    image.set(f"{{{NSMAP['xlink']}}}href", f"data:{mime};base64," + base64.b64encode(data).decode("ascii"))
+    return group
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """What a build wrote: format -> output path."""
+
+    outputs: dict[str, Path]
+
+
+def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
+          formats: tuple[str, ...] = FORMATS, dpi: float = 300.0) -> BuildResult:
+    """Build figure ``name`` of the project at ``root`` into ``out`` (default ``root/build``).
+
+    Args:
+        name: the figure, ``layouts/NAME.toml``.
+        formats: any of ``svg``, ``pdf``, ``png``.
+        dpi: PNG resolution; the PNG is round(width_in * dpi) px wide.
+
+    Returns:
+        A :class:`BuildResult` naming the files written.
+
+    Raises:
+        ComposerError: any user-fixable problem; no output file is changed then.
+    """
+    bad = [f for f in formats if f not in FORMATS]
+    if bad or not formats:
+        raise ComposerError(f"unknown format {bad[0] if bad else ''!r}; valid formats are {', '.join(FORMATS)}")
+    if dpi <= 0:
+        raise ComposerError(f"dpi {dpi} must be positive")
+    project = Project.at(root)
+    inputs = read_inputs(project, name)
+    rendered = render_panels(inputs)
+    svg = compose(inputs, rendered)
+    out_dir = Path(out) if out is not None else project.root / "build"
+    files: dict[Path, bytes] = {}
+    if "svg" in formats:
+        files[out_dir / f"{name}.svg"] = svg
+    if "pdf" in formats:
+        files[out_dir / f"{name}.pdf"] = to_pdf(svg)
+    if "png" in formats:
+        files[out_dir / f"{name}.png"] = to_png(svg, dpi=dpi)
+    write_files_atomically(files)
+    return BuildResult(outputs={p.suffix[1:]: p for p in files})

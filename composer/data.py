@@ -1,0 +1,109 @@
+"""Data stage: read a figure's data file and fill ``{name:format}`` text fields.
+
+No number in a figure is typed by hand and none is invented: a missing file,
+key or field is a :class:`DataError` naming it.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import string
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from .errors import DataError
+
+
+def load_data(path: Path | None, *, display: str | None = None) -> dict[str, Any]:
+    """Read ``.npz``, ``.json`` or ``.csv`` into a dict.
+
+    Returns:
+        ``.npz``: name -> numpy array (``allow_pickle=False``: a pickled array
+        is refused, never executed). ``.json``: the top-level object.
+        ``.csv``: column name -> 1-d array (float where every cell parses,
+        else str). ``None`` -> ``{}``.
+
+    Raises:
+        DataError: unreadable file, pickled npz entry, JSON that is not an
+            object, CSV without a header.
+    """
+    if path is None:
+        return {}
+    where = display or str(path)
+    try:
+        if path.suffix == ".npz":
+            with np.load(path, allow_pickle=False) as npz:
+                return {key: npz[key] for key in sorted(npz.files)}
+        if path.suffix == ".json":
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(data, dict):
+                raise DataError("the top level of a JSON data file must be an object", file=where)
+            return data
+        with path.open(newline="", encoding="utf-8") as fh:
+            rows = list(csv.DictReader(fh))
+        if not rows:
+            raise DataError("a CSV data file needs a header row and at least one data row", file=where)
+        return {col: _column([row[col] for row in rows]) for col in rows[0]}
+    except DataError:
+        raise
+    except ValueError as exc:  # npz with object arrays, bad JSON, bad CSV
+        raise DataError(f"cannot read data: {exc}", file=where) from None
+    except OSError as exc:
+        raise DataError(f"cannot read data: {exc.strerror or exc}", file=where) from None
+
+
+def _column(cells: list[str]) -> np.ndarray:
+    try:
+        return np.array([float(c) for c in cells])
+    except ValueError:
+        return np.array(cells)
+
+
+def scalar_values(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The entries of ``data`` usable as text fields: numbers, strings, 0-d arrays."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, np.ndarray) and value.ndim == 0:
+            value = value.item()
+        if isinstance(value, (int, float, str, np.generic)) and not isinstance(value, bool):
+            out[key] = value
+    return out
+
+
+def field_names(template: str) -> list[str]:
+    """The top-level names of ``{name:format}`` fields in a text template.
+
+    Raises:
+        ValueError: malformed braces (the caller adds file and key).
+    """
+    names = []
+    for _, field, _, _ in string.Formatter().parse(template):
+        if field is not None:
+            if field == "" or field.isdigit():
+                raise ValueError("positional fields like {} are not allowed; name the value: {name}")
+            names.append(field.split(".")[0].split("[")[0])
+    return names
+
+
+def fill_fields(template: str, values: Mapping[str, Any], *, file: str, key: str) -> str:
+    """Fill ``{name:format}`` fields of a text template from ``values``.
+
+    ``{{`` and ``}}`` give literal braces. Raises :class:`DataError` naming the
+    field when it has no value (listing the names that do) or its format spec
+    does not fit the value.
+    """
+    try:
+        names = field_names(template)
+    except ValueError as exc:
+        raise DataError(f"{template!r}: {exc}", file=file, key=key) from None
+    for name in names:
+        if name not in values:
+            known = ", ".join(sorted(values)) or "(none: define values(data) in the panel module)"
+            raise DataError(f"text field {{{name}}} has no value; values are {known}", file=file, key=key)
+    try:
+        return template.format_map(values)
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+        raise DataError(f"cannot fill {template!r}: {exc}", file=file, key=key) from None

@@ -1,0 +1,49 @@
+"""Errors composer raises.
+
+Every error a user can cause is a :class:`ComposerError` whose ``str()`` is one
+line: ``file: key.path: problem (valid choices)``. The CLI prints that line and
+exits 1; library callers catch the class.
+"""
+
+from __future__ import annotations
+
+
+class ComposerError(Exception):
+    """A problem the user can fix: bad layout, missing data, failing panel.
+
+    Args:
+        message: what is wrong, naming the bad value and the valid choices.
+        file: the file the problem is in (layout, data, panel module), if any.
+        key: the key path inside that file, e.g. ``panels.rgb.size[0]``.
+    """
+
+    def __init__(self, message: str, *, file: str | None = None, key: str | None = None):
+        self.message = message
+        self.file = file
+        self.key = key
+        super().__init__(self.__str__())
+
+    def __str__(self) -> str:
+        parts = [p for p in (self.file, self.key) if p]
+        one_line = " ".join(self.message.split())
+        return ": ".join([*parts, one_line])
+
+
+class LayoutError(ComposerError):
+    """The layout file is malformed: unknown key, bad unit, bad reference."""
+
+
+class DataError(ComposerError):
+    """A data file, data key or text field value is missing or unreadable."""
+
+
+class PanelError(ComposerError):
+    """A panel renderer is missing, raised, or returned something unusable."""
+
+
+class ProjectError(ComposerError):
+    """The project root has no ``layouts/`` or the figure name is unknown."""
+
+
+class SvgError(ComposerError):
+    """An SVG file could not be parsed or imported safely."""

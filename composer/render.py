@@ -1,0 +1,214 @@
+"""Render stage: run a panel function on a matplotlib Figure of its final size.
+
+A renderer is a plain function ``f(fig, data, **params)`` in
+``panels/<module>.py``. composer makes ``Figure(figsize=box / 72 pt per in)``,
+so the panel is drawn at the physical size it has in the final figure: a 7 pt
+tick label is 7 pt on paper, and the panel is never scaled afterwards.
+
+rcParams while rendering (see DESIGN.md "Facts"):
+
+- ``svg.fonttype = "path"``: glyphs as outlines, mathtext included, so every
+  renderer shows the same glyphs;
+- ``svg.hashsalt`` fixed and ``metadata={"Date": None}``: byte-identical SVG;
+- ``figure.dpi = 72``: one display unit = 1 pt, the SVG user unit;
+- ``font.family``/``font.size`` from the layout's ``[figure]``.
+
+A renderer may return ``{name: (ax, x, y)}`` (or ``(ax, x, y, z)`` for 3D axes)
+in data coordinates: these *data anchors* are transformed after drawing into
+panel points, so connectors can end exactly on a data point.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import io
+import sys
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable, Mapping
+
+from .errors import LayoutError, PanelError
+from .model import FigureSpec, Panel
+
+
+@dataclass(frozen=True)
+class RenderedPanel:
+    """A rendered panel: its SVG document and its data anchors.
+
+    Attributes:
+        svg: the panel's SVG bytes, viewBox ``0 0 width_pt height_pt``.
+        anchors: data anchor name -> (x_pt, y_pt) from the panel's top-left, y down.
+    """
+
+    svg: bytes
+    anchors: dict[str, tuple[float, float]]
+
+
+def load_module(panels_dir: Path, module: str, *, file: str, key: str) -> ModuleType:
+    """Import ``panels_dir/module.py`` (with ``panels_dir`` on ``sys.path`` for its own imports).
+
+    Raises:
+        LayoutError: no such module file (lists the modules that exist).
+        PanelError: importing it raised (names the module and the error).
+    """
+    path = panels_dir / f"{module}.py"
+    if not path.is_file():
+        existing = sorted(p.stem for p in panels_dir.glob("*.py")) if panels_dir.is_dir() else []
+        raise LayoutError(f"panel module {module!r} not found at {path}; modules are "
+                          f"{', '.join(existing) or '(none)'}", file=file, key=key)
+    name = f"composer_panels.{module}"
+    if name in sys.modules and getattr(sys.modules[name], "__file__", None) == str(path):
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(panels_dir))
+    try:
+        spec.loader.exec_module(mod)
+    except Exception as exc:  # the user's module; report it in one line
+        raise PanelError(f"importing panels/{module}.py raised {_describe(exc, panels_dir)}", file=file, key=key) from None
+    finally:
+        sys.path.remove(str(panels_dir))
+    sys.modules[name] = mod
+    return mod
+
+
+def find_renderer(module: ModuleType, function: str, *, file: str, key: str) -> Callable[..., Any]:
+    """``getattr(module, function)``, or a LayoutError listing the module's functions."""
+    func = getattr(module, function, None)
+    if not callable(func):
+        names = sorted(n for n, v in vars(module).items()
+                       if inspect.isfunction(v) and v.__module__ == module.__name__ and not n.startswith("_"))
+        raise LayoutError(f"function {function!r} not found in {Path(module.__file__).name}; functions are "
+                          f"{', '.join(names) or '(none)'}", file=file, key=key)
+    return func
+
+
+def accepted(func: Callable[..., Any], params: Mapping[str, Any]) -> dict[str, Any]:
+    """The subset of ``params`` that ``func`` accepts as keywords (all with ``**kwargs``)."""
+    sig = inspect.signature(func)
+    if any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+        return dict(params)
+    return {k: v for k, v in params.items() if k in sig.parameters}
+
+
+def rc_params(spec: FigureSpec, salt: str) -> dict[str, Any]:
+    """The rcParams every panel is rendered with (see module docstring)."""
+    return {
+        "svg.fonttype": "path",
+        "svg.hashsalt": f"composer:{salt}",
+        "svg.image_inline": True,
+        "figure.dpi": 72.0,
+        "figure.facecolor": "none",
+        "savefig.facecolor": "auto",
+        "savefig.edgecolor": "auto",
+        "font.family": [spec.font],
+        "font.size": spec.font_size_pt,
+    }
+
+
+def render_panel(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data: Mapping[str, Any], *,
+                 file: str) -> RenderedPanel:
+    """Draw one panel at its final size and return its SVG and data anchors.
+
+    Args:
+        func: the renderer ``f(fig, data, **params)``.
+        panel: the panel (its size_pt is the figure size; its params are passed).
+        spec: the figure spec (shared params, font, font size).
+        data: the panel's data (dict of arrays).
+        file: the layout file, for error messages.
+
+    Raises:
+        PanelError: the function raised (panel, function, error and the
+            innermost line of panel code), returned something other than
+            None or a dict of data anchors, or resized the figure.
+    """
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    key = f"{panel.key}.render"
+    width_pt, height_pt = panel.size_pt
+    params = {**accepted(func, spec.params), **panel.params}
+    with matplotlib.rc_context(rc_params(spec, panel.name)):
+        fig = Figure(figsize=(width_pt / 72.0, height_pt / 72.0), dpi=72.0)
+        try:
+            result = func(fig, data, **params)
+        except Exception as exc:  # the user's code; report it in one line
+            raise PanelError(f"panel {panel.name!r}: {panel.source} raised {_describe(exc, _user_dir(func))}",
+                             file=file, key=key) from None
+        w_in, h_in = fig.get_size_inches()
+        if abs(w_in * 72 - width_pt) > 1e-6 or abs(h_in * 72 - height_pt) > 1e-6:
+            raise PanelError(f"panel {panel.name!r}: {panel.source} changed the figure size to "
+                             f"{w_in * 72:.1f}x{h_in * 72:.1f} pt; a panel is drawn at its box size",
+                             file=file, key=key)
+        buf = io.BytesIO()
+        try:
+            fig.savefig(buf, format="svg", metadata={"Date": None}, dpi=spec.raster_ppi)
+        except Exception as exc:
+            raise PanelError(f"panel {panel.name!r}: drawing what {panel.source} made raised {_describe(exc, _user_dir(func))}",
+                             file=file, key=key) from None
+        anchors = _data_anchors(fig, result, panel, file=file, key=key)
+    return RenderedPanel(svg=buf.getvalue(), anchors=anchors)
+
+
+def _data_anchors(fig: Any, result: Any, panel: Panel, *, file: str, key: str) -> dict[str, tuple[float, float]]:
+    """Transform the renderer's returned data anchors into panel pt (y down)."""
+    from matplotlib.axes import Axes
+
+    if result is None:
+        return {}
+    usage = "a renderer returns None or {name: (ax, x, y)} / {name: (ax, x, y, z)} data anchors"
+    if not isinstance(result, dict):
+        raise PanelError(f"panel {panel.name!r}: {panel.source} returned {type(result).__name__}; {usage}",
+                         file=file, key=key)
+    height_pt = panel.size_pt[1]
+    anchors = {}
+    for name, spec in sorted(result.items()):
+        ok = (isinstance(name, str) and isinstance(spec, tuple) and len(spec) in (3, 4)
+              and isinstance(spec[0], Axes) and all(_is_number(v) for v in spec[1:]))
+        if not ok:
+            raise PanelError(f"panel {panel.name!r}: {panel.source} returned anchor {name!r}: {spec!r}; {usage}",
+                             file=file, key=key)
+        ax, *coords = spec
+        if len(coords) == 3:
+            if not hasattr(ax, "get_proj"):
+                raise PanelError(f"panel {panel.name!r}: anchor {name!r} has x, y, z but its axes are not 3D",
+                                 file=file, key=key)
+            from mpl_toolkits.mplot3d import proj3d
+
+            xs, ys, _ = proj3d.proj_transform(*(float(c) for c in coords), ax.get_proj())
+            coords = [xs, ys]
+        disp_x, disp_y = ax.transData.transform((float(coords[0]), float(coords[1])))
+        scale = 72.0 / fig.dpi
+        anchors[name] = (float(disp_x) * scale, height_pt - float(disp_y) * scale)
+    return anchors
+
+
+def _user_dir(func: Callable[..., Any]) -> Path:
+    return Path(inspect.getfile(func)).parent
+
+
+def _is_number(value: Any) -> bool:
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return not isinstance(value, (bool, str))
+
+
+def _describe(exc: BaseException, user_dir: Path) -> str:
+    """``ZeroDivisionError: division by zero (at volume_kv.py:12 in rgb)``.
+
+    Names the innermost traceback frame inside ``user_dir`` (the panels
+    folder): the line of the user's own code that failed.
+    """
+    where = ""
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if Path(frame.filename).resolve().is_relative_to(user_dir.resolve()):
+            where = f" (at {Path(frame.filename).name}:{frame.lineno} in {frame.name})"
+            break
+    message = " ".join(str(exc).split()) or "(no message)"
+    return f"{type(exc).__name__}: {message}{where}"

@@ -1,0 +1,71 @@
+"""Lengths: parse ``"85mm"``, ``"7pt"``, ``"1in"``, ``"96px"`` into points.
+
+One unit inside composer: the PostScript point, pt = 1/72 in, the user unit of
+matplotlib's SVG backend (``width="144pt" viewBox="0 0 144 108"``).
+px is the CSS pixel, 1/96 in (CSS Values and Units Level 3, section 5.2), not
+the 90 px/in of old Inkscape nor 72.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .errors import LayoutError
+
+#: points per unit; 1 in = 72 pt = 25.4 mm = 96 px (CSS absolute lengths).
+PT_PER_UNIT: dict[str, float] = {
+    "pt": 1.0,
+    "in": 72.0,
+    "mm": 72.0 / 25.4,
+    "cm": 720.0 / 25.4,
+    "px": 72.0 / 96.0,
+}
+
+_LENGTH = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([a-zA-Z%]*)\s*$")
+
+
+def to_pt(value: object, *, file: str | None = None, key: str | None = None,
+          allow_negative: bool = False) -> float:
+    """Convert a length such as ``"85mm"`` to points (float).
+
+    Args:
+        value: a string with a unit from :data:`PT_PER_UNIT`. A bare number is
+            refused: a length without a unit is ambiguous.
+        file, key: where the value came from, for the error message.
+        allow_negative: offsets may be negative, sizes may not.
+
+    Raises:
+        LayoutError: not a string, no number, unknown unit, or negative when
+            not allowed.
+    """
+    choices = ", ".join(PT_PER_UNIT)
+    if isinstance(value, bool) or not isinstance(value, str):
+        raise LayoutError(f"{value!r} is not a length; write a string with a unit ({choices}), e.g. \"12mm\"",
+                          file=file, key=key)
+    match = _LENGTH.match(value)
+    if not match:
+        raise LayoutError(f"{value!r} is not a length; write a number with a unit ({choices}), e.g. \"12mm\"",
+                          file=file, key=key)
+    number, unit = float(match.group(1)), match.group(2)
+    if unit not in PT_PER_UNIT:
+        raise LayoutError(f"{value!r} has unknown unit {unit!r}; valid units are {choices}" if unit
+                          else f"{value!r} has no unit; valid units are {choices}", file=file, key=key)
+    if number < 0 and not allow_negative:
+        raise LayoutError(f"{value!r} is negative; a size must be zero or more", file=file, key=key)
+    return number * PT_PER_UNIT[unit]
+
+
+def unit_of(value: str) -> str:
+    """The unit suffix of a length already validated by :func:`to_pt`."""
+    match = _LENGTH.match(value)
+    return match.group(2) if match else "pt"
+
+
+def fmt(number: float) -> str:
+    """Format a coordinate for SVG output: at most 3 decimals, no ``-0``.
+
+    Deterministic across platforms (``round`` + ``repr`` of a float is exact
+    for the same IEEE input), so the same geometry gives the same bytes.
+    """
+    text = f"{round(number, 3):.3f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
