@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
@@ -25,7 +26,7 @@ from lxml import etree
 
 from . import draw
 from .data import fill_fields, load_data, scalar_values
-from .errors import ComposerError, DataError, LayoutError, PanelError, ProjectError
+from .errors import ComposerError, DataError, LayoutError, PanelError, ProjectError, SvgError
 from .fragment import import_fragment, place, view_box
 from .geometry import resolve
 from .layout import load_layout
@@ -199,7 +200,15 @@ def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel]) -> bytes:
     if bg is not None:
         root.append(bg)
     for panel in figure.panels:
-        root.append(_panel_group(panel, geometry.panels[panel.name], inputs, rendered))
+        try:
+            root.append(_panel_group(panel, geometry.panels[panel.name], inputs, rendered))
+        except (SvgError, DataError) as exc:
+            if panel.kind == "render":
+                raise
+            # name the layout key and the path as written there, not only the absolute file
+            shown = os.path.relpath(panel.source, figure.path.parent)
+            raise type(exc)(f"{shown!r} is not usable: {exc.message}", file=file,
+                            key=f"{panel.key}.{panel.kind}") from None
     for i, shape in enumerate(figure.shapes):
         label = _fill(shape.text, inputs.values, file, f"{shape.key}.text") if shape.text else None
         block = _typeset(label, shape.text_style, file, f"{shape.key}.text") if label else None
@@ -240,7 +249,7 @@ def _typeset(text: str, style, file: str, key: str):
 def _panel_group(panel: Panel, box, inputs: Inputs, rendered: Mapping[str, RenderedPanel]) -> etree._Element:
     group_id = f"panel-{panel.name}"
     if panel.kind == "image":
-        return _image_group(panel, box, inputs.documents[panel.name], group_id)
+        return _image_group(panel, box, inputs.documents[panel.name], group_id, inputs.figure.spec.raster_ppi)
     if panel.kind == "render":
         source, svg, fit = f"panel {panel.name}", rendered[panel.name].svg, "exact"
     else:
@@ -252,18 +261,19 @@ def _panel_group(panel: Panel, box, inputs: Inputs, rendered: Mapping[str, Rende
     return group
 
 
-def _image_group(panel: Panel, box, data: bytes, group_id: str) -> etree._Element:
+def _image_group(panel: Panel, box, data: bytes, group_id: str, inputs_ppi: float) -> etree._Element:
     """A PNG/JPEG panel, inlined as a data URI and fitted in its box keeping aspect."""
     import io
 
-    from PIL import Image
+    from PIL import Image, UnidentifiedImageError
 
     try:
         with Image.open(io.BytesIO(data)) as img:
             width_px, height_px = img.size
             fmt_name = img.format
     except Exception as exc:  # PIL raises many kinds for broken files
-        raise DataError(f"cannot read image: {exc}", file=str(panel.source)) from None
+        detail = "not a PNG or JPEG file" if isinstance(exc, UnidentifiedImageError) else exc
+        raise DataError(f"cannot read image: {detail}", file=str(panel.source)) from None
     mime = {"PNG": "image/png", "JPEG": "image/jpeg"}.get(fmt_name or "")
     if mime is None:
         raise DataError(f"image format {fmt_name} is not supported; use PNG or JPEG", file=str(panel.source))
@@ -276,6 +286,9 @@ def _image_group(panel: Panel, box, data: bytes, group_id: str) -> etree._Elemen
     image.set("width", fmt(w))
     image.set("height", fmt(h))
     image.set("preserveAspectRatio", "none")
+    if width_px / (w / 72.0) < inputs_ppi:
+        # upsampled: keep pixels square and sharp (nearest) instead of smearing them
+        image.set("image-rendering", "optimizeSpeed")
     image.set(f"{{{NSMAP['xlink']}}}href", f"data:{mime};base64," + base64.b64encode(data).decode("ascii"))
     return group
 

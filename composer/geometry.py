@@ -113,7 +113,7 @@ def resolve(figure: Figure, text_sizes: list[tuple[float, float]],
             x, y = target.x_pt + lx, target.y_pt + ly
         else:
             published = sorted(data_anchors.get(element, {}))
-            raise LayoutError(f"{element}.{anchor!r} is not an anchor of {element!r}; valid anchors are "
+            raise LayoutError(f"{element + '.' + anchor!r} is not an anchor of {element!r}; valid anchors are "
                               f"{', '.join([*COMPASS, *published])}", file=file, key=pos.key)
         return x + pos.dx_pt, y + pos.dy_pt
 

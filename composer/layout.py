@@ -179,7 +179,7 @@ def load_layout(path: Path, *, name: str | None = None, display: str | None = No
     except (OSError, UnicodeDecodeError) as exc:
         raise LayoutError(f"cannot read: {exc}", file=r.file) from None
     top = _Table(raw, "", r.file)
-    spec = _figure_spec(r, top.get("figure", None))
+    spec = _figure_spec(r, top.get("figure", None, None))
     panels_raw = top.get("panels", None, {})
     panels = tuple(_panel(r, n, v, spec) for n, v in _Table(panels_raw, "panels", r.file).raw.items())
     texts = tuple(_text(r, t, f"text[{i}]", spec) for i, t in enumerate(_array(r, top.get("text", None, []), "text")))
@@ -207,9 +207,9 @@ def _figure_spec(r: _Reader, raw: Any) -> FigureSpec:
     width = r.length(width_text, "figure.width")
     height_text = t.get("height", r.string)
     height = r.length(height_text, "figure.height")
-    for key, value in (("figure.width", width), ("figure.height", height)):
+    for key, value, text in (("figure.width", width, width_text), ("figure.height", height, height_text)):
         if value <= 0:
-            raise r.err(key, "the canvas must have a positive size")
+            raise r.err(key, f"{text!r} is zero; the canvas must have a positive size")
     font = t.get("font", r.string, "DejaVu Sans")
     font_size = t.get("font_size", r.length, 7.0)
     background = t.get("background", r.color, "#ffffff")
@@ -251,7 +251,7 @@ def _panel(r: _Reader, name: str, raw: Any, spec: FigureSpec) -> Panel:
     at = t.get("at", lambda v, k: r.position(v, k, offset))
     size = t.get("size", r.pair)
     if size[0] <= 0 or size[1] <= 0:
-        raise r.err(f"{key}.size", "a panel must have a positive width and height")
+        raise r.err(f"{key}.size", f"{t.raw['size']!r} has a zero width or height; a panel must have a positive size")
     label = t.get("label", r.string, None)
     title = t.get("title", r.string, None)
     params = t.get("params", r.params, {})
@@ -302,7 +302,8 @@ def _shape(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Shape:
         size = (2 * radius, 2 * radius)
         corner = 0.0
     if size[0] <= 0 or size[1] <= 0:
-        raise r.err(f"{key}.{'size' if kind == 'rect' else 'radius'}", "a shape must have a positive size")
+        size_key = "size" if kind == "rect" else "radius"
+        raise r.err(f"{key}.{size_key}", f"{t.raw[size_key]!r} has a zero size; a shape must have a positive size")
     fill = t.get("fill", r.color, None)
     stroke = t.get("stroke", r.color, "#000000")
     stroke_width = t.get("stroke_width", r.length, 0.5)

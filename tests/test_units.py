@@ -1,0 +1,37 @@
+"""Length parsing: every unit to pt, and the errors."""
+
+import pytest
+
+from composer.errors import LayoutError
+from composer.units import fmt, to_pt
+
+
+@pytest.mark.parametrize("text, pt", [
+    ("72pt", 72.0), ("1in", 72.0), ("25.4mm", 72.0), ("2.54cm", 72.0), ("96px", 72.0),
+    ("85mm", 85 * 72 / 25.4), ("0.5in", 36.0), (".5in", 36.0), ("1e1pt", 10.0), (" 3 mm ", 3 * 72 / 25.4),
+])
+def test_units_convert_to_points(text, pt):
+    assert to_pt(text) == pytest.approx(pt, rel=1e-12)
+
+
+@pytest.mark.parametrize("value, fragment", [
+    ("12parsecs", "unknown unit 'parsecs'"), ("12", "has no unit"), (12, "is not a length"),
+    ("mm", "is not a length"), ("-3mm", "is negative"), (True, "is not a length"),
+])
+def test_bad_lengths_name_the_value_and_the_units(value, fragment):
+    with pytest.raises(LayoutError) as err:
+        to_pt(value, file="layouts/x.toml", key="panels.a.size[0]")
+    message = str(err.value)
+    assert message.startswith("layouts/x.toml: panels.a.size[0]: ")
+    assert fragment in message
+    if fragment != "is negative":
+        assert "pt, in, mm, cm, px" in message  # the valid choices
+
+
+def test_negative_allowed_for_offsets():
+    assert to_pt("-2pt", allow_negative=True) == -2.0
+
+
+@pytest.mark.parametrize("number, text", [(1.0, "1"), (0.12345, "0.123"), (-0.0001, "0"), (2.5, "2.5"), (-1.25, "-1.25")])
+def test_fmt_is_short_and_stable(number, text):
+    assert fmt(number) == text
