@@ -1,8 +1,9 @@
-"""The ``compose`` command: a thin shell over :func:`composer.build.build`.
+"""The ``compose`` command: a thin shell over the library.
 
 ``compose NAME`` builds ``layouts/NAME.toml`` of the project in the current
-directory (or ``--root DIR``) into ``build/``. Every :class:`ComposerError`
-becomes one line on stderr and exit status 1; no traceback.
+directory (or ``--root DIR``) into ``build/``. Other commands are words in
+place of NAME (``compose list``). Every :class:`ComposerError` becomes one
+line on stderr and exit status 1; no traceback.
 """
 
 from __future__ import annotations
@@ -10,18 +11,24 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from typing import Callable
 
 from . import __version__
 from .errors import ComposerError
 
 
-def _parser() -> argparse.ArgumentParser:
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--root", default=".", help="project folder holding layouts/ and panels/ (default: .)")
+
+
+def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="compose",
-        description="Build a multi-panel figure: layouts/NAME.toml -> build/NAME.svg, .pdf, .png.",
+        description="Build a multi-panel figure: layouts/NAME.toml -> build/NAME.svg, .pdf, .png. "
+                    f"Other commands: {', '.join(COMMANDS)} (compose COMMAND --help).",
     )
     parser.add_argument("name", help="figure name: builds layouts/NAME.toml")
-    parser.add_argument("--root", default=".", help="project folder holding layouts/ and panels/ (default: .)")
+    _common(parser)
     parser.add_argument("--out", default=None, help="output folder (default: ROOT/build)")
     parser.add_argument("--format", default="svg,pdf,png",
                         help="comma-separated output formats: svg, pdf, png (default: all)")
@@ -30,22 +37,45 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; returns the exit status (0 ok, 1 user error, 2 usage error)."""
-    args = _parser().parse_args(argv)
+def _build(argv: list[str]) -> int:
+    args = _build_parser().parse_args(argv)
     from .build import build
 
     started = time.perf_counter()
+    result = build(args.name, root=args.root, out=args.out,
+                   formats=tuple(f.strip() for f in args.format.split(",") if f.strip()), dpi=args.dpi)
+    elapsed = time.perf_counter() - started
+    print(f"built {args.name} in {elapsed:.2f} s: {', '.join(str(p) for p in result.outputs.values())}")
+    return 0
+
+
+def _list(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="compose list", description="List the project's figures.")
+    _common(parser)
+    args = parser.parse_args(argv)
+    from .build import Project
+
+    for name in Project.at(args.root).figures():
+        print(name)
+    return 0
+
+
+#: sub-commands: word -> handler(argv) returning the exit status. A first
+#: argument that is not one of these is a figure name to build.
+COMMANDS: dict[str, Callable[[list[str]], int]] = {
+    "list": _list,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; returns the exit status (0 ok, 1 user error, 2 usage error)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    handler = COMMANDS.get(argv[0], None) if argv else None
     try:
-        result = build(args.name, root=args.root, out=args.out,
-                       formats=tuple(f.strip() for f in args.format.split(",") if f.strip()), dpi=args.dpi)
+        return handler(argv[1:]) if handler else _build(argv)
     except ComposerError as exc:
         print(f"compose: error: {exc}", file=sys.stderr)
         return 1
-    elapsed = time.perf_counter() - started
-    paths = ", ".join(str(p) for p in result.outputs.values())
-    print(f"built {args.name} in {elapsed:.2f} s: {paths}")
-    return 0
 
 
 if __name__ == "__main__":
