@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import json
 import string
+import zipfile
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -35,6 +36,8 @@ def load_data(path: Path | None, *, display: str | None = None) -> dict[str, Any
     where = display or str(path)
     try:
         if path.suffix == ".npz":
+            if not zipfile.is_zipfile(path):  # np.load would try pickle and blame "pickled data"
+                raise DataError("not an .npz archive (numpy.savez writes one)", file=where)
             with np.load(path, allow_pickle=False) as npz:
                 return {key: npz[key] for key in sorted(npz.files)}
         if path.suffix == ".json":

@@ -1,0 +1,353 @@
+"""Every bad input a researcher can give: one line on stderr, exit 1, no traceback, outputs untouched.
+
+The demo project is copied and built once per module (so build/demo.svg, .pdf
+and .png exist); every case copies that built project, breaks one thing (an
+edit of layouts/demo.toml and/or an extra file), runs the CLI in-process and
+checks the error line and that no file in build/ changed.
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from composer.cli import main
+from composer.model import COMPASS
+
+DEMO = Path(__file__).resolve().parent / "projects" / "demo"
+LAYOUT = "layouts/demo.toml"
+OUTPUTS = ("demo.svg", "demo.pdf", "demo.png")
+DEMO_TOML = (DEMO / LAYOUT).read_text(encoding="utf-8")
+ANCHORS = set(COMPASS)
+UNITS = {"pt", "in", "mm", "cm", "px"}
+
+#: panel functions added to the copied project for the renderer cases
+EXTRA_PANELS = '''\
+def listy(fig, data):
+    return [1]
+
+
+def needs_z(fig, data):
+    return data["z"]
+
+
+def resize(fig, data):
+    fig.set_size_inches(1, 1)
+'''
+
+
+def _npy_bytes() -> bytes:
+    buf = io.BytesIO()
+    np.save(buf, np.arange(3))
+    return buf.getvalue()
+
+
+@dataclass(frozen=True)
+class Case:
+    """One fault.
+
+    Attributes:
+        id: the pytest id.
+        edits: (old, new) replacements on layouts/demo.toml; each old occurs once.
+        expect: substrings the error line must contain (key path, bad value...).
+        choices: (marker, names): the text after ``marker`` up to ``;`` is a
+            comma-separated list that must include every one of ``names``.
+        files: extra files written into the project copy (path -> text or bytes).
+    """
+
+    id: str
+    edits: tuple[tuple[str, str], ...]
+    expect: tuple[str, ...]
+    choices: tuple[str, set[str]] | None = None
+    files: dict[str, str | bytes] = field(default_factory=dict)
+
+
+def _line_of(text: str) -> int:
+    return DEMO_TOML.splitlines().index(text) + 1
+
+
+LABEL_B_LINE = _line_of('label = "b"')
+
+
+LAYOUT_CASES = [
+    # --- keys and values of the layout
+    Case("unknown_key", (('label = "a"\n', 'label = "a"\ncolour = "red"\n'),),
+         ("panels.a.colour", "'colour'"), ("valid keys are", {"at", "size", "label", "title", "params"})),
+    Case("bad_unit", (('size = ["50mm", "45mm"]', 'size = ["12parsecs", "45mm"]'),),
+         ("panels.a.size[0]", "'12parsecs'", "'parsecs'"), ("valid units are", UNITS)),
+    Case("length_without_unit", (('size = ["50mm", "45mm"]', 'size = [50, 45]'),),
+         ("panels.a.size[0]", "50 is not a length"), ("with a unit (", UNITS)),
+    Case("negative_size", (('size = ["50mm", "45mm"]', 'size = ["50mm", "-45mm"]'),),
+         ("panels.a.size[1]", "'-45mm'", "negative")),
+    Case("zero_size", (('size = ["50mm", "45mm"]', 'size = ["50mm", "0mm"]'),),
+         ("panels.a.size", "'0mm'", "positive")),
+    Case("negative_canvas", (('width = "120mm"', 'width = "-120mm"'),),
+         ("figure.width", "'-120mm'", "negative")),
+    Case("zero_canvas", (('height = "70mm"', 'height = "0mm"'),),
+         ("figure.height", "'0mm'", "positive")),
+    Case("zero_radius", (('radius = "3mm"', 'radius = "0mm"'),),
+         ("shape[0].radius", "'0mm'", "positive")),
+    Case("missing_required_key", (('at = ["75mm", "8mm"]\n', ''),),
+         ("panels.b.at", "missing")),
+    Case("missing_figure_table", (('[figure]', '[figures]'),),
+         (f"{LAYOUT}: figure:", "[figure]", "width and height")),
+    Case("malformed_toml", (('label = "b"', 'label = "b'),),
+         ("not valid TOML", f"line {LABEL_B_LINE}")),
+    Case("duplicate_toml_key", (('label = "b"', 'label = "b"\nlabel = "c"'),),
+         ("not valid TOML", f"line {LABEL_B_LINE + 1}")),
+    Case("unknown_route", (('route = "-|"', 'route = "->"'),),
+         ("arrow[0].route", "'->'"), ("supported values are", {"straight", "-|", "|-"})),
+    Case("unknown_head", (('route = "-|"', 'route = "-|"\nhead = "tail"'),),
+         ("arrow[0].head", "'tail'"), ("supported values are", {"end", "start", "both", "none"})),
+    Case("unknown_text_anchor", (('anchor = "n"', 'anchor = "north"'),),
+         ("text[0].anchor", "'north'"), ("supported values are", ANCHORS)),
+    Case("unknown_weight", (('weight = "bold"', 'weight = "heavy"'),),
+         ("text[0].weight", "'heavy'"), ("supported values are", {"normal", "bold"})),
+    Case("bad_colour_hex", (('color = "#334155"', 'color = "#33415"'),),
+         ("text[0].color", "'#33415'", "not a colour")),
+    Case("bad_colour_name", (('fill = "#eef2ff"', 'fill = "bluish"'),),
+         ("shape[0].fill", "'bluish'", "not a colour")),
+    Case("transparent_colour", (('color = "#334155"', 'color = "#33415580"'),),
+         ("text[0].color", "'#33415580'", "transparency")),
+    Case("unknown_font", (('font_size = "7pt"', 'font_size = "7pt"\nfont = "Comic Nonsense"'),),
+         ("figure.font", "'Comic Nonsense'"), ("installed fonts are", {"DejaVu Sans"})),
+    Case("duplicate_name", (('name = "node"', 'name = "a"'),),
+         ("shape[0].name", "'a'", "panels.a")),
+    # --- panel functions
+    Case("unknown_function", (('"demo:line"', '"demo:lines"'),),
+         ("panels.a.render", "'lines'", "demo.py"), ("functions are", {"line", "heat", "broken", "values"})),
+    Case("function_raises", (('"demo:heat"', '"demo:broken"'),),
+         ("panels.b.render", "panel 'b'", "demo:broken", "ZeroDivisionError", "demo.py:")),
+    Case("unknown_module", (('"demo:heat"', '"demos:heat"'),),
+         ("panels.b.render", "'demos'"), ("modules are", {"demo"})),
+    Case("render_not_module_function", (('"demo:heat"', '"demo.heat"'),),
+         ("panels.b.render", "'demo.heat'", "module:function")),
+    Case("module_import_fails", (('"demo:heat"', '"bad_import:heat"'),),
+         ("panels.b.render", "panels/bad_import.py", "ModuleNotFoundError", "not_a_real_module_xyz"),
+         files={"panels/bad_import.py": "import not_a_real_module_xyz\n"}),
+    Case("function_returns_non_dict", (('"demo:heat"', '"extra:listy"'),),
+         ("panels.b.render", "panel 'b'", "extra:listy", "returned list"), files={"panels/extra.py": EXTRA_PANELS}),
+    Case("function_reads_missing_data_key", (('"demo:heat"', '"extra:needs_z"'),),
+         ("panels.b.render", "panel 'b'", "extra:needs_z", "KeyError", "'z'"), files={"panels/extra.py": EXTRA_PANELS}),
+    Case("function_resizes_figure", (('"demo:heat"', '"extra:resize"'),),
+         ("panels.b.render", "panel 'b'", "extra:resize", "figure size"), files={"panels/extra.py": EXTRA_PANELS}),
+    Case("panel_param_breaks_function", (('params = { n = 8 }', 'params = { n = 80 }'),),
+         ("panels.a.render", "panel 'a'", "demo:line", "ValueError")),
+    # --- data and text fields
+    Case("missing_data_file", (('"../data/demo.npz"', '"../data/missing.npz"'),),
+         ("figure.data", "'../data/missing.npz'", "not found")),
+    Case("missing_panel_data_file", (('label = "b"', 'label = "b"\ndata = "../data/nope.csv"'),),
+         ("panels.b.data", "'../data/nope.csv'", "not found")),
+    Case("data_file_not_npz", (('"../data/demo.npz"', '"../data/broken.npz"'),),
+         ("data/broken.npz", "not an .npz archive"), files={"data/broken.npz": "garbage, not a zip\n"}),
+    Case("data_file_is_npy", (('"../data/demo.npz"', '"../data/array.npz"'),),
+         ("data/array.npz", "not an .npz archive"), files={"data/array.npz": _npy_bytes()}),
+    Case("bad_json_data", (('"../data/demo.npz"', '"../data/bad.json"'),),
+         ("data/bad.json", "cannot read data", "line 1"), files={"data/bad.json": "{nope"}),
+    Case("empty_csv_data", (('"../data/demo.npz"', '"../data/empty.csv"'),),
+         ("data/empty.csv", "header row"), files={"data/empty.csv": "a,b\n"}),
+    Case("text_field_without_value", (('{total:.1f}', '{totl:.1f}'),),
+         ("text[0].text", "{totl}"), ("values are", {"total", "scale"})),
+    Case("text_field_bad_format", (('{scale}', '{scale:d}'),),
+         ("text[0].text", "{scale:d}", "'d'")),
+    Case("bad_mathtext", ((r'$\\alpha_i^2 + \\beta$', r'$\\alphaa$'),),
+         ("text[0].text", "alphaa", "cannot typeset")),
+    # --- references between elements
+    Case("arrow_to_unknown_panel", (('to = "b.w"', 'to = "c.w"'),),
+         ("arrow[1].to", "'c.w'", "'c'"), ("elements are", {"a", "b", "logo", "photo", "node"})),
+    Case("arrow_compass_typo_render_panel", (('to = "b.w"', 'to = "b.east"'),),
+         ("arrow[1].to", "'b.east'"), ("valid anchors are", ANCHORS)),
+    Case("arrow_compass_typo_shape", (('to = "node.w"', 'to = "node.west"'),),
+         ("arrow[0].to", "'node.west'"), ("valid anchors are", ANCHORS)),
+    Case("arrow_unpublished_data_anchor", (('from = "a.peak"', 'from = "a.peek"'),),
+         ("arrow[0].from", "'a.peek'"), ("valid anchors are", ANCHORS | {"peak"})),
+    Case("text_at_unknown_element", (('at = "b.s"', 'at = "bb.s"'),),
+         ("text[0].at", "'bb.s'"), ("elements are", {"a", "b", "node"})),
+    # --- imported files
+    Case("svg_panel_not_svg", (('"../assets/logo.svg"', '"../assets/notes.svg"'),),
+         ("panels.logo.svg", "'../assets/notes.svg'", "not well-formed XML"),
+         files={"assets/notes.svg": "these are my notes, not a drawing\n"}),
+    Case("svg_panel_is_a_png", (('"../assets/logo.svg"', '"../assets/photo_copy.svg"'),),
+         ("panels.logo.svg", "'../assets/photo_copy.svg'", "not well-formed XML"),
+         files={"assets/photo_copy.svg": (DEMO / "assets" / "photo.png").read_bytes()}),
+    Case("svg_panel_wrong_root", (('"../assets/logo.svg"', '"../assets/page.svg"'),),
+         ("panels.logo.svg", "'../assets/page.svg'", "not an SVG"),
+         files={"assets/page.svg": '<html xmlns="http://www.w3.org/1999/xhtml"><body/></html>\n'}),
+    Case("image_panel_not_image", (('"../assets/photo.png"', '"../assets/fake.png"'),),
+         ("panels.photo.image", "'../assets/fake.png'", "not a PNG or JPEG"),
+         files={"assets/fake.png": "not an image\n"}),
+    Case("svg_panel_missing_file", (('"../assets/logo.svg"', '"../assets/logo2.svg"'),),
+         ("panels.logo.svg", "'../assets/logo2.svg'", "not found")),
+    Case("svg_panel_wrong_suffix", (('"../assets/logo.svg"', '"../assets/logo.pdf"'),),
+         ("panels.logo.svg", "'../assets/logo.pdf'"), ("supported: ", {".svg"})),
+]
+
+#: cases whose fault is in a data or panel file, not in the layout itself
+NOT_LAYOUT = {"data_file_not_npz", "data_file_is_npy", "bad_json_data", "empty_csv_data"}
+
+
+# ------------------------------------------------------------------ fixtures and helpers
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    """The demo project copied and built once: build/demo.{svg,pdf,png} exist."""
+    root = tmp_path_factory.mktemp("errors") / "demo"
+    shutil.copytree(DEMO, root)
+    assert main(["demo", "--root", str(root)]) == 0
+    for name in OUTPUTS:
+        assert (root / "build" / name).stat().st_size > 0, name
+    return root
+
+
+@pytest.fixture
+def project(built, tmp_path) -> Path:
+    """A fresh copy of the built project (mtimes kept), for one case to break."""
+    root = tmp_path / "demo"
+    shutil.copytree(built, root)
+    return root
+
+
+def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file under build/ (stray temp files included): bytes and mtime."""
+    return {str(p.relative_to(root)): (p.read_bytes(), p.stat().st_mtime_ns)
+            for p in sorted((root / "build").rglob("*")) if p.is_file()}
+
+
+def break_layout(root: Path, edits) -> None:
+    path = root / LAYOUT
+    text = path.read_text(encoding="utf-8")
+    for old, new in edits:
+        assert text.count(old) == 1, f"the demo layout no longer has exactly one {old!r}"
+        text = text.replace(old, new)
+    assert text != DEMO_TOML
+    path.write_text(text, encoding="utf-8")
+
+
+def run(capsys, argv: list[str]) -> tuple[int, str, str]:
+    capsys.readouterr()  # drop anything printed before
+    status = main(argv)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def error_line(status: int, out: str, err: str) -> str:
+    """Check the CLI failed cleanly and return its one error line."""
+    assert status == 1, (status, err)
+    assert "Traceback" not in err, err
+    assert out == "", out
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].strip(), f"expected one non-empty line on stderr, got {err!r}"
+    assert lines[0].startswith("compose: error: "), lines[0]
+    return lines[0]
+
+
+def listed(line: str, marker: str) -> set[str]:
+    """The comma-separated names after ``marker`` (up to ``;`` or ``)``), quotes stripped."""
+    assert marker in line, f"{marker!r} not in {line!r}"
+    rest = line.split(marker, 1)[1].split(";")[0].split(")")[0]
+    return {name.strip().strip("'\"") for name in rest.split(",")}
+
+
+# ------------------------------------------------------------------ tests
+
+
+def test_unbroken_copy_builds(project, capsys):
+    """Control: the copied project builds, so each failure below is the fault's doing."""
+    status, out, err = run(capsys, ["demo", "--root", str(project)])
+    assert status == 0, err
+    assert err == ""
+    assert "built demo" in out
+
+
+@pytest.mark.parametrize("case", LAYOUT_CASES, ids=[c.id for c in LAYOUT_CASES])
+def test_bad_input_is_one_clear_line(case: Case, project, capsys):
+    for rel, content in case.files.items():
+        path = project / rel
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    break_layout(project, case.edits)
+    before = snapshot(project)
+    assert {f"build/{n}" for n in OUTPUTS} <= set(before)
+
+    line = error_line(*run(capsys, ["demo", "--root", str(project)]))
+
+    if case.id not in NOT_LAYOUT:
+        assert f"compose: error: {LAYOUT}: " in line, line
+    for part in case.expect:
+        assert part in line, f"{part!r} not in {line!r}"
+    if case.choices:
+        marker, names = case.choices
+        missing = names - listed(line, marker)
+        assert not missing, f"{sorted(missing)} not listed after {marker!r} in {line!r}"
+    assert snapshot(project) == before, "a failed build changed build/"
+
+
+def test_unknown_figure_lists_figures(project, capsys):
+    (project / "layouts" / "poster.toml").write_text((project / LAYOUT).read_text())
+    before = snapshot(project)
+    line = error_line(*run(capsys, ["demo_v2", "--root", str(project)]))
+    assert "'demo_v2'" in line and "layouts/demo_v2.toml" in line
+    assert listed(line, "figures are ") == {"demo", "poster"}
+    assert snapshot(project) == before
+
+
+@pytest.mark.parametrize("argv", [["demo"], ["list"]], ids=["build", "list"])
+def test_outside_a_project(argv, tmp_path, monkeypatch, capsys):
+    elsewhere = tmp_path / "notes"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    line = error_line(*run(capsys, argv))
+    assert str(elsewhere) in line
+    assert "no layouts/ folder" in line
+    assert "--root" in line
+    assert not (elsewhere / "build").exists()
+
+
+def test_root_without_layouts(project, capsys):
+    shutil.rmtree(project / "layouts")
+    before = snapshot(project)
+    line = error_line(*run(capsys, ["demo", "--root", str(project)]))
+    assert str(project) in line and "no layouts/ folder" in line
+    assert snapshot(project) == before
+
+
+@pytest.mark.parametrize("formats, bad", [("svg,gif", "'gif'"), ("pdf,PNG", "'PNG'")])
+def test_unknown_format(formats, bad, project, capsys):
+    before = snapshot(project)
+    line = error_line(*run(capsys, ["demo", "--root", str(project), "--format", formats]))
+    assert f"unknown format {bad}" in line
+    assert listed(line, "valid formats are ") == {"svg", "pdf", "png"}
+    assert snapshot(project) == before
+
+
+def test_nonpositive_dpi(project, capsys):
+    before = snapshot(project)
+    line = error_line(*run(capsys, ["demo", "--root", str(project), "--dpi", "-300"]))
+    assert "dpi -300" in line and "positive" in line
+    assert snapshot(project) == before
+
+
+def test_real_process_exit_status_and_no_traceback(project):
+    """The installed entry point: exit status 1, one line, no traceback, outputs kept."""
+    break_layout(project, [('size = ["50mm", "45mm"]', 'size = ["12parsecs", "45mm"]')])
+    before = snapshot(project)
+    proc = subprocess.run([sys.executable, "-m", "composer.cli", "demo", "--root", str(project)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert proc.stdout == ""
+    assert proc.stderr.splitlines() == [
+        f"compose: error: {LAYOUT}: panels.a.size[0]: '12parsecs' has unknown unit 'parsecs'; "
+        "valid units are pt, in, mm, cm, px"
+    ]
+    assert snapshot(project) == before
