@@ -209,8 +209,8 @@ def _slice_heights(n_bins: int, z_star: int, n_slices: int) -> list[int]:
 
 
 def response_volume(fig, data, *, t: int, n_slices: int = 4, pool: int = 4, decades: float = 3.0,
-                    elev: float = 14.0, azim: float = -58.0, label_size: float = 5.5,
-                    zoom: float = 1.15, aspect_z: float = 1.4, right: float = 0.2):
+                    elev: float = 24.0, azim: float = -58.0, label_size: float = 5.5,
+                    zoom: float = 1.05, aspect_z: float = 1.3, right: float = 0.25):
     """(f) softmax(volume_logits[t]) as translucent z-slices, argmax voxel marked.
 
     Shows ``n_slices`` height bins (evenly spread, one of them the argmax bin);
@@ -256,7 +256,8 @@ def response_volume(fig, data, *, t: int, n_slices: int = 4, pool: int = 4, deca
                depthshade=False, zorder=20)
     ax.set_xlim(0, 1)
     ax.set_ylim(1, 0)               # v (row) grows away from the viewer like image rows
-    ax.set_zlim(-0.02, 1.02)
+    lo, hi = min(label_x), max(label_x)
+    ax.set_zlim(lo - 0.04 * (hi - lo), hi + 0.04 * (hi - lo))
     ax.set_xticks([])
     ax.set_yticks([])
     ax.set_zticks([])
@@ -272,7 +273,7 @@ def response_volume(fig, data, *, t: int, n_slices: int = 4, pool: int = 4, deca
     cx, cy = max(corners, key=lambda c: proj3d.proj_transform(c[0], c[1], 0.5, proj)[0])
     # orient the reader: u and v along the two front edges of the lowest slice
     fx, fy = min(corners, key=lambda c: proj3d.proj_transform(c[0], c[1], 0.0, proj)[1])
-    z0 = min(label_x)
+    z0 = min(label_x) - 0.1 * (max(label_x) - min(label_x))
     ax.text(0.5, fy, z0, "u (col)", fontsize=label_size, color=TEXT_COLOR, ha="right", va="top")
     ax.text(fx, 0.5, z0, "v (row)", fontsize=label_size, color=TEXT_COLOR, ha="left", va="top")
     for z, zn in zip(zs, label_x):
