@@ -174,7 +174,7 @@ def keys(fig, data, *, t: int, z: int | None = None, label_size: float = 6.0,
     symmetric colour scale (white = 0); row labels sit left of the strips, and
     the left margin is measured from them. ``gap`` is the space between strips
     as a fraction of a strip's height.
-    Anchors: ``key`` (centre of the key strip).
+    Anchors: ``key`` (centre of the key strip), ``key_e`` (its right end).
     """
     z = _chosen_z(data, t, z)
     rows = [
@@ -196,8 +196,8 @@ def keys(fig, data, *, t: int, z: int | None = None, label_size: float = 6.0,
         ax.text(-pad_pt / (w_pt * (1 - left - inset_x)), 0.5, label, transform=ax.transAxes,
                 ha="right", va="center", fontsize=label_size, color=TEXT_COLOR)
         axes.append(ax)
-    key_ax = axes[-1]
-    return {"key": (key_ax, len(rows[-1][1]) / 2, 0.5)}
+    key_ax, n_key = axes[-1], len(rows[-1][1])
+    return {"key": (key_ax, n_key / 2, 0.5), "key_e": (key_ax, n_key, 0.5)}
 
 
 def _slice_heights(n_bins: int, z_star: int, n_slices: int) -> list[int]:
