@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,13 +29,14 @@ from . import draw
 from .data import fill_fields, load_data, scalar_values
 from .errors import ComposerError, DataError, LayoutError, PanelError, ProjectError, SvgError
 from .fragment import import_fragment, place, view_box
-from .geometry import resolve
+from .geometry import Box, Geometry, panel_boxes, resolve
 from .layout import load_layout
 from .model import Figure, Panel
 from .rasterize import to_pdf, to_png
-from .render import RenderedPanel, accepted, find_renderer, load_module, render_panel
+from .render import (RenderedPanel, accepted, align_plot_areas, draw_panel, find_renderer, load_module,
+                     save_panel)
 from .svgio import NSMAP, parse_svg, svg_tag, write_files_atomically, write_svg
-from .text import check_font, typeset
+from .text import TextBlock, check_font, typeset
 from .units import fmt
 
 FORMATS = ("svg", "pdf", "png")
@@ -68,16 +70,26 @@ class Project:
         return self.root / "panels"
 
     def figures(self) -> list[str]:
-        """Names of the figures in ``layouts/``, sorted."""
-        return sorted(p.stem for p in (self.root / "layouts").glob("*.toml"))
+        """Names of the figures in ``layouts/`` (``NAME.toml`` or ``NAME.py``), sorted."""
+        layouts = self.root / "layouts"
+        return sorted({p.stem for p in layouts.glob("*.toml")} | {p.stem for p in layouts.glob("*.py")
+                                                                  if not p.name.startswith("_")})
 
     def layout_path(self, name: str) -> Path:
-        """``layouts/NAME.toml``; ProjectError listing the figures when it does not exist."""
-        path = self.root / "layouts" / f"{name}.toml"
-        if not path.is_file():
-            raise ProjectError(f"no figure {name!r} (no layouts/{name}.toml); figures are "
+        """``layouts/NAME.toml`` or ``layouts/NAME.py``.
+
+        Raises:
+            ProjectError: neither exists (lists the figures), or both do.
+        """
+        found = [p for p in (self.root / "layouts" / f"{name}.toml", self.root / "layouts" / f"{name}.py")
+                 if p.is_file()]
+        if not found:
+            raise ProjectError(f"no figure {name!r} (no layouts/{name}.toml or .py); figures are "
                                f"{', '.join(self.figures()) or '(none)'}")
-        return path
+        if len(found) > 1:
+            raise ProjectError(f"figure {name!r} has two layouts, layouts/{name}.toml and layouts/{name}.py; "
+                               "keep one")
+        return found[0]
 
     def display(self, path: Path) -> str:
         """A path as shown in messages: relative to the project root when inside it."""
@@ -165,31 +177,124 @@ def read_inputs(project: Project, name: str) -> Inputs:
     return Inputs(figure=figure, file=file, data=data, renderers=renderers, values=values, documents=documents)
 
 
-def render_panels(inputs: Inputs) -> dict[str, RenderedPanel]:
-    """Render every matplotlib panel (pure but for matplotlib's global state)."""
+@dataclass(frozen=True)
+class Typeset:
+    """The canvas text of a figure, filled and typeset (pure, before rendering).
+
+    Attributes:
+        texts: each ``[[text]]``'s filled string and block.
+        shapes: each shape's filled text and block (None without text) and its
+            box size (fitted to the text where the layout gave none; None for
+            lines and braces, and for shapes that fill a grid cell).
+        arrow_labels: each arrow's filled label and block, or None.
+    """
+
+    texts: tuple[tuple[str, TextBlock], ...]
+    shapes: tuple[tuple[str | None, TextBlock | None, tuple[float, float] | None], ...]
+    arrow_labels: tuple[tuple[str, TextBlock] | None, ...]
+
+    @property
+    def text_sizes(self) -> list[tuple[float, float]]:
+        return [(b.width_pt, b.height_pt) for _, b in self.texts]
+
+    @property
+    def shape_sizes(self) -> list[tuple[float, float] | None]:
+        return [size for _, _, size in self.shapes]
+
+
+def typeset_figure(inputs: Inputs) -> Typeset:
+    """Fill every ``{field}`` and typeset every canvas text; fit shapes to their text.
+
+    A shape with text and no size is the text plus ``padding`` on each side
+    (a circle or ellipse encloses the text's box: its axes are the box's times
+    sqrt 2); with only a width, the text wraps to it and the height follows.
+
+    Raises:
+        DataError: a field without a value. LayoutError: bad mathtext or markup.
+    """
+    figure, file = inputs.figure, inputs.file
+    colors = tuple(figure.spec.colors.items())
+    texts = []
+    for t in figure.texts:
+        filled = _fill(t.text, inputs.values, file, f"{t.key}.text")
+        texts.append((filled, _typeset(filled, t.style, file, f"{t.key}.text", colors, t.width_pt)))
+    shapes = []
+    for s in figure.shapes:
+        if s.place is None:
+            shapes.append((None, None, None))
+            continue
+        width, height = s.size_pt
+        filled = _fill(s.text, inputs.values, file, f"{s.key}.text") if s.text else None
+        block = None
+        if filled is not None and s.text_style is not None:
+            wrap = width - 2 * s.padding_pt if width is not None and s.kind == "rect" else None
+            block = _typeset(filled, s.text_style, file, f"{s.key}.text", colors, wrap)
+        size = None
+        if s.place.cell is None:
+            if None not in (width, height):
+                size = (width, height)
+            elif block is not None:
+                grow = 1.0 if s.kind == "rect" else math.sqrt(2)
+                w = width if width is not None else block.width_pt * grow + 2 * s.padding_pt
+                h = height if height is not None else block.height_pt * grow + 2 * s.padding_pt
+                if s.kind == "circle":
+                    w = h = max(w, h)
+                size = (w, h)
+        shapes.append((filled, block, size))
+    labels = []
+    for a in figure.arrows:
+        if a.label is None or a.label_style is None:
+            labels.append(None)
+            continue
+        filled = _fill(a.label, inputs.values, file, f"{a.key}.label")
+        labels.append((filled, _typeset(filled, a.label_style, file, f"{a.key}.label", colors)))
+    return Typeset(tuple(texts), tuple(shapes), tuple(labels))
+
+
+def render_panels(inputs: Inputs, typeset: Typeset | None = None) -> dict[str, RenderedPanel]:
+    """Render every matplotlib panel at its box size, aligning plot areas per ``[[align]]``.
+
+    Pure but for matplotlib's global state. ``typeset`` (default: computed)
+    gives the text sizes that panel placement may depend on.
+    """
     figure = inputs.figure
-    return {p.name: render_panel(inputs.renderers[p.name], p, figure.spec, inputs.data[p.name], file=inputs.file)
-            for p in figure.panels if p.kind == "render"}
+    typeset = typeset or typeset_figure(inputs)
+    boxes = panel_boxes(figure, typeset.text_sizes, typeset.shape_sizes, file=inputs.file)
+    drafts = {p.name: draw_panel(inputs.renderers[p.name], p, figure.spec, inputs.data[p.name],
+                                 size_pt=(boxes[p.name].width_pt, boxes[p.name].height_pt), file=inputs.file)
+              for p in figure.panels if p.kind == "render"}
+    for align in figure.aligns:
+        align_plot_areas(drafts, boxes, align.panels, align.axis)
+    return {name: save_panel(draft, figure.spec, file=inputs.file) for name, draft in drafts.items()}
 
 
-def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel]) -> bytes:
+def figure_geometry(inputs: Inputs, rendered: Mapping[str, RenderedPanel],
+                    typeset: Typeset | None = None) -> Geometry:
+    """Every box and route of the figure, with rendered panels' data anchors (pure)."""
+    typeset = typeset or typeset_figure(inputs)
+    return resolve(inputs.figure, typeset.text_sizes, typeset.shape_sizes,
+                   {name: r.anchors for name, r in rendered.items()}, file=inputs.file)
+
+
+def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Typeset | None = None) -> bytes:
     """Compose the canvas SVG from inputs and rendered panels (pure).
 
     Returns:
         The SVG document's bytes: root ``width``/``height`` in the layout's
         units, ``viewBox`` in pt (1 user unit = 1 pt), a background rect unless
-        ``background = "none"``, then panels, shapes, arrows, texts and labels.
+        ``background = "none"``, then panels, shapes, arrows, texts and labels,
+        each a group or path with a readable id.
 
     Raises:
         DataError: a text field without a value. LayoutError: bad mathtext,
-            unknown anchor, reference cycle. SvgError: an unusable imported SVG.
+            unknown anchor, reference cycle, overlapping panels. SvgError: an
+            unusable imported SVG.
     """
     figure, file = inputs.figure, inputs.file
     spec = figure.spec
-    texts = [_fill(t.text, inputs.values, file, f"{t.key}.text") for t in figure.texts]
-    blocks = [_typeset(s, t.style, file, f"{t.key}.text") for s, t in zip(texts, figure.texts)]
-    geometry = resolve(figure, [(b.width_pt, b.height_pt) for b in blocks],
-                       {name: r.anchors for name, r in rendered.items()}, file=file)
+    typeset = typeset or typeset_figure(inputs)
+    colors = tuple(spec.colors.items())
+    geometry = figure_geometry(inputs, rendered, typeset)
 
     root = etree.Element(svg_tag("svg"), nsmap=NSMAP)
     root.set("width", spec.width_text)
@@ -209,28 +314,41 @@ def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel]) -> bytes:
             shown = os.path.relpath(panel.source, figure.path.parent)
             raise type(exc)(f"{shown!r} is not usable: {exc.message}", file=file,
                             key=f"{panel.key}.{panel.kind}") from None
-    for i, shape in enumerate(figure.shapes):
-        label = _fill(shape.text, inputs.values, file, f"{shape.key}.text") if shape.text else None
-        block = _typeset(label, shape.text_style, file, f"{shape.key}.text") if label else None
-        root.append(draw.shape_element(shape, geometry.shapes[i], element_id=f"shape-{shape.name or i}",
-                                       block=block, label=label))
-    for i, (arrow, points) in enumerate(zip(figure.arrows, geometry.arrows)):
-        root.append(draw.arrow_element(points, arrow, element_id=f"arrow-{i}"))
-    for i, (text, block, filled) in enumerate(zip(figure.texts, blocks, texts)):
-        align = text.align or draw.default_align(text.anchor)
-        root.append(draw.text_element(block, geometry.texts[i], text.style, align,
+    for i, (shape, (filled, block, _)) in enumerate(zip(figure.shapes, typeset.shapes)):
+        box = geometry.shapes[i]
+        if shape.place is not None and shape.place.cell is not None and filled and shape.text_style and box:
+            block = _typeset(filled, shape.text_style, file, f"{shape.key}.text", colors,
+                             box.width_pt - 2 * shape.padding_pt)
+        root.append(draw.shape_element(shape, box, geometry.shape_points[i], element_id=f"shape-{shape.name or i}",
+                                       block=block, label=filled))
+    for i, (arrow, route) in enumerate(zip(figure.arrows, geometry.arrows)):
+        group = draw.arrow_element(route, arrow, element_id=f"arrow-{i}")
+        if typeset.arrow_labels[i] is not None and arrow.label_style is not None:
+            filled, block = typeset.arrow_labels[i]
+            box = draw.connector_label_box(route, arrow, block)
+            group.append(draw.text_element(block, box, arrow.label_style, "center", element_id=f"arrow-{i}-label",
+                                           label=filled))
+        root.append(group)
+    for i, (text, (filled, block)) in enumerate(zip(figure.texts, typeset.texts)):
+        box = geometry.texts[i]
+        if text.place.cell is not None:  # a text filling a cell: wrapped to it, centred in it
+            block = _typeset(filled, text.style, file, f"{text.key}.text", colors, text.width_pt or box.width_pt)
+            box = Box.placed(box.anchor("center"), "center", block.width_pt, block.height_pt)
+        align = text.align or draw.default_align(text.place.anchor)
+        root.append(draw.text_element(block, box, text.style, align,
                                       element_id=f"text-{text.name or i}", label=filled))
     title_style = dataclasses.replace(spec.label, weight="normal")
     for panel in figure.panels:
-        label = _typeset(panel.label, spec.label, file, f"{panel.key}.label") if panel.label else None
-        title = _typeset(panel.title, title_style, file, f"{panel.key}.title") if panel.title else None
+        label = _typeset(panel.label, spec.label, file, f"{panel.key}.label", colors) if panel.label else None
+        title_text = _fill(panel.title, inputs.values, file, f"{panel.key}.title") if panel.title else None
+        title = _typeset(title_text, title_style, file, f"{panel.key}.title", colors) if title_text else None
         label_box, title_box = draw.label_boxes(panel, geometry.panels[panel.name], spec, label, title)
         if label is not None:
             root.append(draw.text_element(label, label_box, spec.label, "left", element_id=f"label-{panel.name}",
                                           label=panel.label or ""))
         if title is not None:
             root.append(draw.text_element(title, title_box, title_style, "left", element_id=f"title-{panel.name}",
-                                          label=panel.title or ""))
+                                          label=title_text or ""))
     return write_svg(root)
 
 
@@ -238,10 +356,11 @@ def _fill(template: str, values: Mapping[str, Any], file: str, key: str) -> str:
     return fill_fields(template, values, file=file, key=key)
 
 
-def _typeset(text: str, style, file: str, key: str):
+def _typeset(text: str, style, file: str, key: str, colors: tuple[tuple[str, str], ...] = (),
+             width_pt: float | None = None) -> TextBlock:
     check_font(style.font, file=file, key=key)
     try:
-        return typeset(text, style)
+        return typeset(text, style, colors, width_pt)
     except ValueError as exc:
         raise LayoutError(f"cannot typeset {text!r}: {' '.join(str(exc).split())}", file=file, key=key) from None
 
@@ -322,8 +441,9 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
         raise ComposerError(f"dpi {dpi} must be positive")
     project = Project.at(root)
     inputs = read_inputs(project, name)
-    rendered = render_panels(inputs)
-    svg = compose(inputs, rendered)
+    typeset = typeset_figure(inputs)
+    rendered = render_panels(inputs, typeset)
+    svg = compose(inputs, rendered, typeset)
     out_dir = Path(out) if out is not None else project.root / "build"
     files: dict[Path, bytes] = {}
     if "svg" in formats:

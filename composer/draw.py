@@ -12,7 +12,7 @@ import math
 
 from lxml import etree
 
-from .geometry import Box
+from .geometry import Box, Route
 from .model import Arrow, FigureSpec, Panel, Shape, TextStyle
 from .svgio import svg_tag
 from .text import TextBlock
@@ -31,12 +31,20 @@ def background(spec: FigureSpec) -> etree._Element | None:
 
 def text_element(block: TextBlock, box: Box, style: TextStyle, align: str, *, element_id: str,
                  label: str) -> etree._Element:
-    """One text block as a filled ``<path>`` of glyph outlines inside ``box``."""
-    el = etree.Element(svg_tag("path"), id=element_id)
-    el.set("d", block.path_d(box.x_pt, box.y_pt, align))
-    el.set("fill", style.color)
+    """A text block as filled glyph outlines inside ``box``: one ``<path>``,
+    or a ``<g>`` of one path per colour when the text has colour spans."""
+    pieces = block.paths(box.x_pt, box.y_pt, align)
+    if len(pieces) <= 1:
+        el = etree.Element(svg_tag("path"), id=element_id)
+        el.set("d", pieces[0][1] if pieces else "")
+        el.set("fill", pieces[0][0] if pieces else style.color)
+        paths = [el]
+    else:
+        el = etree.Element(svg_tag("g"), id=element_id)
+        paths = [etree.SubElement(el, svg_tag("path"), d=d, fill=color) for color, d in pieces]
     if style.opacity != 1.0:
-        el.set("fill-opacity", fmt(style.opacity))
+        for path in paths:
+            path.set("fill-opacity", fmt(style.opacity))
     el.set("aria-label", label)
     return el
 
@@ -50,53 +58,119 @@ def default_align(anchor: str) -> str:
     return "center"
 
 
-def shape_element(shape: Shape, box: Box, *, element_id: str, block: TextBlock | None,
-                  label: str | None) -> etree._Element:
-    """A rect or circle node, with its text centred in it."""
+def _paint(el: etree._Element, shape: Shape, *, fill: bool = True) -> None:
+    el.set("fill", (shape.fill or "none") if fill else "none")
+    el.set("stroke", shape.stroke or "none")
+    el.set("stroke-width", fmt(shape.stroke_width_pt))
+    if shape.dash:
+        el.set("stroke-dasharray", f"{fmt(3 * shape.stroke_width_pt + 1)} {fmt(2 * shape.stroke_width_pt + 1)}")
+
+
+def shape_element(shape: Shape, box: Box | None, points: tuple[Point, ...], *, element_id: str,
+                  block: TextBlock | None, label: str | None) -> etree._Element:
+    """A rect, circle or ellipse node (text centred, optional symbol), a line, a brace or a bracket."""
     group = etree.Element(svg_tag("g"), id=element_id)
+    if shape.opacity != 1.0:
+        group.set("opacity", fmt(shape.opacity))
+    if shape.kind == "line":
+        el = etree.SubElement(group, svg_tag("path"), d=_poly(points))
+        _paint(el, shape, fill=False)
+        el.set("stroke-linejoin", "round")
+        return group
+    if shape.kind in ("brace", "bracket"):
+        el = etree.SubElement(group, svg_tag("path"), d=brace_d(points[0], points[1], shape.depth_pt,
+                                                                  shape.side, curly=shape.kind == "brace"))
+        _paint(el, shape, fill=False)
+        return group
+    assert box is not None
+    cx, cy = box.anchor("center")
     if shape.kind == "rect":
         el = etree.SubElement(group, svg_tag("rect"), x=fmt(box.x_pt), y=fmt(box.y_pt),
                               width=fmt(box.width_pt), height=fmt(box.height_pt))
         if shape.corner_pt:
             el.set("rx", fmt(shape.corner_pt))
             el.set("ry", fmt(shape.corner_pt))
-    else:
-        cx, cy = box.anchor("center")
+    elif shape.kind == "circle":
         el = etree.SubElement(group, svg_tag("circle"), cx=fmt(cx), cy=fmt(cy), r=fmt(box.width_pt / 2))
-    el.set("fill", shape.fill or "none")
-    el.set("stroke", shape.stroke or "none")
-    el.set("stroke-width", fmt(shape.stroke_width_pt))
-    if shape.dash:
-        el.set("stroke-dasharray", f"{fmt(3 * shape.stroke_width_pt + 1)} {fmt(2 * shape.stroke_width_pt + 1)}")
-    if shape.opacity != 1.0:
-        el.set("opacity", fmt(shape.opacity))
+    else:
+        el = etree.SubElement(group, svg_tag("ellipse"), cx=fmt(cx), cy=fmt(cy), rx=fmt(box.width_pt / 2),
+                              ry=fmt(box.height_pt / 2))
+    _paint(el, shape)
+    if shape.symbol:
+        group.append(_symbol(shape, box))
     if block is not None and shape.text_style is not None:
-        inner = Box.placed(box.anchor("center"), "center", block.width_pt, block.height_pt)
+        inner = Box.placed((cx, cy), "center", block.width_pt, block.height_pt)
         group.append(text_element(block, inner, shape.text_style, "center", element_id=f"{element_id}-text",
                                   label=label or ""))
     return group
 
 
-def arrow_element(points: tuple[Point, ...], arrow: Arrow, *, element_id: str) -> etree._Element:
-    """A connector along ``points`` with filled-path heads.
+def _symbol(shape: Shape, box: Box) -> etree._Element:
+    """``+``, ``x``, ``*`` as strokes of half the node's radius; ``.`` as a dot (the circled-dot operator)."""
+    cx, cy = box.anchor("center")
+    r = min(box.width_pt, box.height_pt) / 2
+    color = shape.stroke or "#000000"
+    if shape.symbol == ".":
+        return etree.Element(svg_tag("circle"), cx=fmt(cx), cy=fmt(cy), r=fmt(0.16 * r), fill=color)
+    arm = 0.5 * r
+    angles = {"+": (0, 90), "x": (45, 135), "*": (0, 60, 120)}[shape.symbol or "+"]
+    d = []
+    for a in angles:
+        dx, dy = arm * math.cos(math.radians(a)), arm * math.sin(math.radians(a))
+        d.append(f"M{fmt(cx - dx)} {fmt(cy - dy)} L{fmt(cx + dx)} {fmt(cy + dy)}")
+    return etree.Element(svg_tag("path"), d=" ".join(d), fill="none", stroke=color,
+                         **{"stroke-width": fmt(max(shape.stroke_width_pt, 0.6)), "stroke-linecap": "round"})
+
+
+def brace_d(a: Point, b: Point, depth_pt: float, side: str, *, curly: bool) -> str:
+    """A curly brace (or square bracket) from ``a`` to ``b`` whose tip points
+    ``depth_pt`` to the ``side`` (left or right of the direction a -> b)."""
+    ux, uy = b[0] - a[0], b[1] - a[1]
+    length = math.hypot(ux, uy) or 1.0
+    ux, uy = ux / length, uy / length
+    nx, ny = (uy, -ux) if side == "left" else (-uy, ux)
+
+    def at(p: Point, along: float, out: float) -> str:
+        return f"{fmt(p[0] + ux * along + nx * out)} {fmt(p[1] + uy * along + ny * out)}"
+
+    if not curly:
+        return f"M{at(a, 0, 0)} L{at(a, 0, depth_pt)} L{at(b, 0, depth_pt)} L{at(b, 0, 0)}"
+    h, q = depth_pt / 2, min(depth_pt, length / 4)
+    m = ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
+    return (f"M{at(a, 0, 0)} Q{at(a, 0, h)} {at(a, q, h)} L{at(m, -q, h)} Q{at(m, 0, h)} {at(m, 0, depth_pt)} "
+            f"Q{at(m, 0, h)} {at(m, q, h)} L{at(b, -q, h)} Q{at(b, 0, h)} {at(b, 0, 0)}")
+
+
+def _poly(points) -> str:
+    return "M" + " L".join(f"{fmt(x)} {fmt(y)}" for x, y in points)
+
+
+def arrow_element(route: Route, arrow: Arrow, *, element_id: str) -> etree._Element:
+    """A connector along ``route`` with heads at its ends.
 
     The route is shortened by ``gap_pt`` at both ends; at a headed end the line
-    stops 0.8 head lengths before the tip so the butt is hidden under the head.
+    stops 0.8 head lengths before the tip (closed heads) so the butt is hidden
+    under the head. Curves (arcs) are shortened along their end tangents.
     """
-    pts = [tuple(p) for p in points]
+    pts = [tuple(p) for p in route.points]
     pts[0] = _toward(pts[0], pts[1], arrow.gap_pt)
     pts[-1] = _toward(pts[-1], pts[-2], arrow.gap_pt)
     group = etree.Element(svg_tag("g"), id=element_id)
     heads = []
     line = list(pts)
+    pull = 0.8 * arrow.head_length_pt if arrow.head_style in ("triangle", "stealth") else 0.0
     if arrow.head in ("end", "both"):
         heads.append(_head(pts[-1], pts[-2], arrow))
-        line[-1] = _toward(pts[-1], pts[-2], 0.8 * arrow.head_length_pt)
+        line[-1] = _toward(pts[-1], pts[-2], pull)
     if arrow.head in ("start", "both"):
         heads.append(_head(pts[0], pts[1], arrow))
-        line[0] = _toward(pts[0], pts[1], 0.8 * arrow.head_length_pt)
+        line[0] = _toward(pts[0], pts[1], pull)
     path = etree.SubElement(group, svg_tag("path"))
-    path.set("d", "M" + " L".join(f"{fmt(x)} {fmt(y)}" for x, y in line))
+    if route.curve:
+        path.set("d", f"M{fmt(line[0][0])} {fmt(line[0][1])} Q{fmt(line[1][0])} {fmt(line[1][1])} "
+                      f"{fmt(line[2][0])} {fmt(line[2][1])}")
+    else:
+        path.set("d", _poly(line))
     path.set("fill", "none")
     path.set("stroke", arrow.color)
     path.set("stroke-width", fmt(arrow.width_pt))
@@ -104,8 +178,15 @@ def arrow_element(points: tuple[Point, ...], arrow: Arrow, *, element_id: str) -
     path.set("stroke-linejoin", "miter")
     if arrow.dash:
         path.set("stroke-dasharray", f"{fmt(4 * arrow.width_pt)} {fmt(3 * arrow.width_pt)}")
-    for d in heads:
-        etree.SubElement(group, svg_tag("path"), d=d, fill=arrow.color)
+    for d, filled in heads:
+        head = etree.SubElement(group, svg_tag("path"), d=d)
+        if filled:
+            head.set("fill", arrow.color)
+        else:
+            head.set("fill", "none")
+            head.set("stroke", arrow.color)
+            head.set("stroke-width", fmt(arrow.width_pt))
+            head.set("stroke-linejoin", "miter")
     return group
 
 
@@ -119,16 +200,64 @@ def _toward(p: Point, q: Point, distance: float) -> Point:
     return p[0] + dx * t, p[1] + dy * t
 
 
-def _head(tip: Point, before: Point, arrow: Arrow) -> str:
-    """A triangular head with its tip at ``tip``, pointing away from ``before``."""
+def _head(tip: Point, before: Point, arrow: Arrow) -> tuple[str, bool]:
+    """A head with its tip at ``tip``, pointing away from ``before``: ``(d, filled)``.
+
+    Styles: ``triangle`` (filled), ``stealth`` (filled, notched back, TikZ's
+    stealth), ``open`` (two strokes), ``bar`` (a stroke across the line).
+    """
     dx, dy = tip[0] - before[0], tip[1] - before[1]
     length = math.hypot(dx, dy) or 1.0
     ux, uy = dx / length, dy / length
-    bx, by = tip[0] - ux * arrow.head_length_pt, tip[1] - uy * arrow.head_length_pt
-    hw = arrow.head_width_pt / 2
-    left = (bx - uy * hw, by + ux * hw)
-    right = (bx + uy * hw, by - ux * hw)
-    return f"M{fmt(tip[0])} {fmt(tip[1])} L{fmt(left[0])} {fmt(left[1])} L{fmt(right[0])} {fmt(right[1])} Z"
+    hl, hw = arrow.head_length_pt, arrow.head_width_pt / 2
+
+    def p(along: float, across: float) -> str:
+        return f"{fmt(tip[0] - ux * along - uy * across)} {fmt(tip[1] - uy * along + ux * across)}"
+
+    if arrow.head_style == "triangle":
+        return f"M{p(0, 0)} L{p(hl, hw)} L{p(hl, -hw)} Z", True
+    if arrow.head_style == "stealth":
+        return f"M{p(0, 0)} L{p(hl, hw)} L{p(0.7 * hl, 0)} L{p(hl, -hw)} Z", True
+    if arrow.head_style == "open":
+        return f"M{p(hl, hw)} L{p(0, 0)} L{p(hl, -hw)}", False
+    return f"M{p(0, hw)} L{p(0, -hw)}", False
+
+
+def point_along(route: Route, fraction: float) -> tuple[Point, Point]:
+    """The point at ``fraction`` of a route's length and the unit direction of travel there."""
+    if route.curve:
+        a, c, b = route.points
+        samples = [_bezier(a, c, b, i / 64) for i in range(65)]
+    else:
+        samples = list(route.points)
+    segments = [(p, q, math.hypot(q[0] - p[0], q[1] - p[1])) for p, q in zip(samples, samples[1:])]
+    segments = [s for s in segments if s[2] > 0] or [(samples[0], samples[0], 0.0)]
+    target = fraction * sum(s[2] for s in segments)
+    for i, (p, q, seg) in enumerate(segments):
+        if target <= seg or i == len(segments) - 1:
+            if seg == 0:
+                return p, (1.0, 0.0)
+            t = min(target / seg, 1.0)
+            return (p[0] + (q[0] - p[0]) * t, p[1] + (q[1] - p[1]) * t), ((q[0] - p[0]) / seg, (q[1] - p[1]) / seg)
+        target -= seg
+    raise AssertionError("unreachable")
+
+
+def _bezier(a: Point, c: Point, b: Point, t: float) -> Point:
+    s = 1 - t
+    return s * s * a[0] + 2 * s * t * c[0] + t * t * b[0], s * s * a[1] + 2 * s * t * c[1] + t * t * b[1]
+
+
+def connector_label_box(route: Route, arrow: Arrow, block: TextBlock, clearance_pt: float = 1.5) -> Box:
+    """Where a connector's label goes: beside the route at ``label_pos``, on
+    ``label_side`` of the direction of travel, ``clearance_pt`` from the line."""
+    (x, y), (ux, uy) = point_along(route, arrow.label_pos)
+    nx, ny = (uy, -ux) if arrow.label_side == "left" else (-uy, ux)
+    if abs(nx) >= abs(ny):
+        anchor = "w" if nx > 0 else "e"
+    else:
+        anchor = "n" if ny > 0 else "s"
+    return Box.placed((x + nx * clearance_pt, y + ny * clearance_pt), anchor, block.width_pt, block.height_pt)
 
 
 def label_boxes(panel: Panel, box: Box, spec: FigureSpec, label: TextBlock | None,

@@ -1,24 +1,37 @@
 """Geometry stage: resolve every element of a figure into a box in canvas pt.
 
-Box model: a :class:`Box` is the rectangle an element occupies, top-left
-(x_pt, y_pt), y down, with anchors at compass fractions of it
-(:data:`composer.model.COMPASS`). An element is placed by putting one of its
-anchors (``anchor``; a panel always uses ``nw``) at a position; a position is
-an absolute point or an anchor of another element, plus an offset. Positions
-are resolved on demand, so elements may be declared in any order; a cycle of
-references is an error naming its elements.
+Box model (documented before the code, as matplotlib's ``_layoutgrid`` does):
 
-Data anchors published by renderers (panel pt) are moved onto the canvas by
-their panel's box, so ``fmap.pixel`` is a canvas point like ``fmap.e``.
+- A :class:`Box` is the rectangle an element occupies, top-left (x_pt, y_pt),
+  y down, with compass anchors at fractions of it
+  (:data:`composer.model.COMPASS`) and points along a side (``e@0.25``: a
+  quarter of the way down the east side; n/s sides run left to right, e/w
+  sides top to bottom).
+- An element is placed in one of two ways: one of its anchors sits at a
+  position (``at``; relative placements such as ``right_of`` compile to this),
+  or it fills a cell area of a mosaic grid (``cell``).
+- A position is an absolute point or an anchor of another element, plus an
+  offset. Positions resolve on demand, so elements may be declared in any
+  order; a cycle of references is an error naming its elements.
+- A grid's box is the canvas inside the figure margin (``[grid]``) or placed
+  like any element (``[grids.NAME]``, nesting). Its columns are fixed lengths
+  or ratios of what the fixed columns and gutters leave; rows likewise. An
+  area's box spans its cells and the gutters between them.
+- Data anchors published by renderers (panel pt) move onto the canvas with
+  their panel's box, so ``fmap.pixel`` is a canvas point like ``fmap.e``.
+- Panels may not overlap one another unless one is marked ``overlap = true``.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Mapping
 
 from .errors import LayoutError
-from .model import COMPASS, Figure, Position
+from .model import COMPASS, Figure, Grid, Placement, Position
+
+Point = tuple[float, float]
 
 
 @dataclass(frozen=True)
@@ -30,16 +43,38 @@ class Box:
     width_pt: float
     height_pt: float
 
-    def anchor(self, name: str) -> tuple[float, float]:
-        """The canvas point of a compass anchor (``n``, ``se``, ``center``...)."""
+    def anchor(self, name: str) -> Point:
+        """The canvas point of a compass anchor (``n``, ``se``, ``center``) or ``side@fraction``."""
+        if "@" in name:
+            side, _, fraction = name.partition("@")
+            f = float(fraction)
+            return {"n": (self.x_pt + f * self.width_pt, self.y_pt),
+                    "s": (self.x_pt + f * self.width_pt, self.y_pt + self.height_pt),
+                    "w": (self.x_pt, self.y_pt + f * self.height_pt),
+                    "e": (self.x_pt + self.width_pt, self.y_pt + f * self.height_pt)}[side]
         fx, fy = COMPASS[name]
         return self.x_pt + fx * self.width_pt, self.y_pt + fy * self.height_pt
 
     @classmethod
-    def placed(cls, point: tuple[float, float], anchor: str, width_pt: float, height_pt: float) -> "Box":
-        """The box of the given size whose ``anchor`` sits at ``point``."""
+    def placed(cls, point: Point, anchor: str, width_pt: float, height_pt: float) -> "Box":
+        """The box of the given size whose compass ``anchor`` sits at ``point``."""
         fx, fy = COMPASS[anchor]
         return cls(point[0] - fx * width_pt, point[1] - fy * height_pt, width_pt, height_pt)
+
+    def overlap_pt(self, other: "Box") -> tuple[float, float]:
+        """Width and height of the intersection with ``other`` (0 when apart)."""
+        w = min(self.x_pt + self.width_pt, other.x_pt + other.width_pt) - max(self.x_pt, other.x_pt)
+        h = min(self.y_pt + self.height_pt, other.y_pt + other.height_pt) - max(self.y_pt, other.y_pt)
+        return max(w, 0.0), max(h, 0.0)
+
+
+@dataclass(frozen=True)
+class Route:
+    """A connector's path: a polyline through ``points``, or with ``curve`` a
+    quadratic Bezier ``points[0]``, control ``points[1]``, ``points[2]``."""
+
+    points: tuple[Point, ...]
+    curve: bool = False
 
 
 @dataclass(frozen=True)
@@ -49,88 +84,207 @@ class Geometry:
     Attributes:
         panels: panel name -> box.
         texts: one box per ``[[text]]``, in declaration order.
-        shapes: one box per ``[[shape]]``.
-        arrows: one route per ``[[arrow]]``: its points, start to end (pt).
+        shapes: one box per boxed ``[[shape]]`` (None for lines and braces).
+        shape_points: the resolved points of each ``[[shape]]`` (lines, braces).
+        arrows: one route per ``[[arrow]]``.
+        grids: grid name -> box; cells: (grid, area) -> box.
         data_anchors: (panel, name) -> canvas point.
     """
 
     panels: dict[str, Box]
     texts: tuple[Box, ...]
-    shapes: tuple[Box, ...]
-    arrows: tuple[tuple[tuple[float, float], ...], ...]
-    data_anchors: dict[tuple[str, str], tuple[float, float]]
+    shapes: tuple[Box | None, ...]
+    shape_points: tuple[tuple[Point, ...], ...]
+    arrows: tuple[Route, ...]
+    grids: dict[str, Box]
+    cells: dict[tuple[str, str], Box]
+    data_anchors: dict[tuple[str, str], Point]
+
+
+class _NeedsAnchors(Exception):
+    """Raised inside :func:`panel_boxes` when a panel's box depends on a data anchor."""
 
 
 def resolve(figure: Figure, text_sizes: list[tuple[float, float]],
-            data_anchors: Mapping[str, Mapping[str, tuple[float, float]]], *, file: str) -> Geometry:
+            shape_sizes: list[tuple[float, float] | None] | None,
+            data_anchors: Mapping[str, Mapping[str, Point]] | None, *, file: str) -> Geometry:
     """Place every element.
 
     Args:
         figure: the loaded layout.
         text_sizes: (width_pt, height_pt) of each ``[[text]]`` block, typeset.
-        data_anchors: panel name -> {anchor name: (x_pt, y_pt) in panel coordinates}.
+        shape_sizes: (width_pt, height_pt) of each boxed shape (fitted to its
+            text where the layout gave no size), None for lines and braces;
+            None for all: take sizes from the layout.
+        data_anchors: panel name -> {anchor name: (x_pt, y_pt) in panel
+            coordinates}; None when panels are not rendered yet (then a
+            reference to a data anchor raises LayoutError).
         file: the layout file, for errors.
 
     Raises:
         LayoutError: a reference to a data anchor the renderer did not publish
-            (lists those it did), or a cycle of references.
+            (lists those it did), a cycle of references, grid tracks that do
+            not fit, or panels overlapping.
     """
-    sizes: dict[str, tuple[str, tuple[float, float], str, Position]] = {}
-    for panel in figure.panels:
-        sizes[panel.name] = ("panel", panel.size_pt, "nw", panel.at)
-    for i, shape in enumerate(figure.shapes):
-        sizes[shape.name or f"#shape{i}"] = ("shape", shape.size_pt, shape.anchor, shape.at)
-    for i, text in enumerate(figure.texts):
-        sizes[text.name or f"#text{i}"] = ("text", text_sizes[i], text.anchor, text.at)
+    return _Resolver(figure, text_sizes, shape_sizes, data_anchors, file).run()
 
-    boxes: dict[str, Box] = {}
-    resolving: list[str] = []
 
-    def box(name: str) -> Box:
-        if name in boxes:
-            return boxes[name]
-        if name in resolving:
-            cycle = resolving[resolving.index(name):] + [name]
-            raise LayoutError(f"placement refers to itself: {' -> '.join(cycle)}", file=file,
-                              key=sizes[name][3].key)
-        resolving.append(name)
-        _, size, anchor, at = sizes[name]
-        boxes[name] = Box.placed(point(at), anchor, *size)
-        resolving.pop()
-        return boxes[name]
+def panel_boxes(figure: Figure, text_sizes: list[tuple[float, float]],
+                shape_sizes: list[tuple[float, float] | None] | None, *, file: str) -> dict[str, Box]:
+    """Panel boxes before rendering (for plot-area alignment).
 
-    canvas_anchors = {(panel, name): pt for panel, found in data_anchors.items() for name, pt in found.items()}
+    Raises:
+        LayoutError: a panel is placed relative to a data anchor (only
+            annotations may be).
+    """
+    resolver = _Resolver(figure, text_sizes, shape_sizes, None, file)
+    return {p.name: resolver.box(p.name) for p in figure.panels}
 
-    def point(pos: Position) -> tuple[float, float]:
+
+class _Resolver:
+    def __init__(self, figure: Figure, text_sizes, shape_sizes, data_anchors, file: str):
+        self.figure, self.file = figure, file
+        self.anchors = data_anchors
+        self.items: dict[str, tuple[Placement, tuple[float, float] | None]] = {}
+        for panel in figure.panels:
+            self.items[panel.name] = (panel.place, panel.size_pt)
+        for i, shape in enumerate(figure.shapes):
+            if shape.place is not None:
+                size = shape_sizes[i] if shape_sizes is not None else shape.size_pt
+                self.items[shape.name or f"#shape{i}"] = (shape.place, size)  # type: ignore[assignment]
+        for i, text in enumerate(figure.texts):
+            self.items[text.name or f"#text{i}"] = (text.place, text_sizes[i])
+        self.grids: dict[str, Grid] = {g.name: g for g in figure.grids}
+        for grid in figure.grids:
+            self.items[f"grid:{grid.name}"] = (grid.place, grid.size_pt)
+        self.boxes: dict[str, Box] = {}
+        self.resolving: list[str] = []
+        self.cells: dict[tuple[str, str], Box] = {}
+
+    def run(self) -> Geometry:
+        figure = self.figure
+        for name in self.items:
+            self.box(name)
+        self._check_overlaps()
+        arrows = tuple(self.route(a) for a in figure.arrows)
+        shape_points = tuple(tuple(self.point(p) for p in s.points) for s in figure.shapes)
+        placed = {}
+        for panel, found in (self.anchors or {}).items():
+            box = self.boxes[panel]
+            for name, (x, y) in found.items():
+                placed[(panel, name)] = (box.x_pt + x, box.y_pt + y)
+        return Geometry(
+            panels={p.name: self.boxes[p.name] for p in figure.panels},
+            texts=tuple(self.boxes[t.name or f"#text{i}"] for i, t in enumerate(figure.texts)),
+            shapes=tuple(self.boxes[s.name or f"#shape{i}"] if s.place else None
+                         for i, s in enumerate(figure.shapes)),
+            shape_points=shape_points,
+            arrows=arrows,
+            grids={g.name: self.boxes[f"grid:{g.name}"] for g in figure.grids},
+            cells=dict(self.cells),
+            data_anchors=placed,
+        )
+
+    def box(self, name: str) -> Box:
+        if name in self.boxes:
+            return self.boxes[name]
+        place, size = self.items[name]
+        if name in self.resolving:
+            cycle = self.resolving[self.resolving.index(name):] + [name]
+            shown = " -> ".join(n.removeprefix("grid:") for n in cycle)
+            raise LayoutError(f"placement refers to itself: {shown}", file=self.file, key=place.key)
+        self.resolving.append(name)
+        if place.cell is not None:
+            box = self.cell(*place.cell, key=place.key)
+        else:
+            assert place.at is not None and size is not None
+            box = Box.placed(self.point(place.at), place.anchor, *size)
+        self.resolving.pop()
+        self.boxes[name] = box
+        return box
+
+    def point(self, pos: Position) -> Point:
         if pos.ref is None:
             return pos.x_pt + pos.dx_pt, pos.y_pt + pos.dy_pt
         element, anchor = pos.ref
-        target = box(element)
-        if anchor in COMPASS:
+        target = self.box(element)
+        if anchor in COMPASS or "@" in anchor:
             x, y = target.anchor(anchor)
-        elif (element, anchor) in canvas_anchors:
-            lx, ly = canvas_anchors[(element, anchor)]
+        elif self.anchors is None:
+            raise LayoutError(f"{element + '.' + anchor!r} is a data anchor, known only after rendering; "
+                              "panels and grids cannot be placed at data anchors, only annotations",
+                              file=self.file, key=pos.key)
+        elif anchor in self.anchors.get(element, {}):
+            lx, ly = self.anchors[element][anchor]
             x, y = target.x_pt + lx, target.y_pt + ly
         else:
-            published = sorted(data_anchors.get(element, {}))
+            published = sorted(self.anchors.get(element, {}))
             raise LayoutError(f"{element + '.' + anchor!r} is not an anchor of {element!r}; valid anchors are "
-                              f"{', '.join([*COMPASS, *published])}", file=file, key=pos.key)
+                              f"{', '.join([*COMPASS, *published])}", file=self.file, key=pos.key)
         return x + pos.dx_pt, y + pos.dy_pt
 
-    for name in sizes:
-        box(name)
-    arrows = tuple(route(point(a.start), point(a.end), a.route) for a in figure.arrows)
-    placed = {(p, n): (boxes[p].x_pt + x, boxes[p].y_pt + y) for (p, n), (x, y) in canvas_anchors.items()}
-    return Geometry(
-        panels={p.name: boxes[p.name] for p in figure.panels},
-        texts=tuple(boxes[t.name or f"#text{i}"] for i, t in enumerate(figure.texts)),
-        shapes=tuple(boxes[s.name or f"#shape{i}"] for i, s in enumerate(figure.shapes)),
-        arrows=arrows,
-        data_anchors=placed,
-    )
+    def cell(self, grid_name: str, area: str, *, key: str) -> Box:
+        if (grid_name, area) in self.cells:
+            return self.cells[(grid_name, area)]
+        grid = self.grids[grid_name]
+        outer = self.box(f"grid:{grid_name}")
+        xs = _tracks([t.length_pt for t in grid.columns], [t.ratio for t in grid.columns], outer.width_pt,
+                     grid.gutter_pt[0], self.file, f"{grid.key}.columns")
+        ys = _tracks([t.length_pt for t in grid.rows], [t.ratio for t in grid.rows], outer.height_pt,
+                     grid.gutter_pt[1], self.file, f"{grid.key}.rows")
+        for letter in {c for row in grid.mosaic for c in row} - {"."}:
+            cells = [(i, j) for i, row in enumerate(grid.mosaic) for j, c in enumerate(row) if c == letter]
+            i0, i1 = min(i for i, _ in cells), max(i for i, _ in cells)
+            j0, j1 = min(j for _, j in cells), max(j for _, j in cells)
+            x0, y0 = outer.x_pt + xs[j0][0], outer.y_pt + ys[i0][0]
+            self.cells[(grid_name, letter)] = Box(x0, y0, outer.x_pt + xs[j1][1] - x0, outer.y_pt + ys[i1][1] - y0)
+        return self.cells[(grid_name, area)]
+
+    def route(self, arrow) -> Route:
+        start, end = self.point(arrow.start), self.point(arrow.end)
+        via = [self.point(v) for v in arrow.via]
+        if arrow.route == "arc":
+            return Route(arc_points(start, end, arrow.bend_deg), curve=True)
+        stops = [start, *via, end]
+        points = [start]
+        for a, b in zip(stops, stops[1:]):
+            points += list(route(a, b, arrow.route)[1:])
+        return Route(tuple(points))
+
+    def _check_overlaps(self) -> None:
+        panels = self.figure.panels
+        for i, a in enumerate(panels):
+            for b in panels[i + 1:]:
+                if a.overlap or b.overlap:
+                    continue
+                w, h = self.boxes[a.name].overlap_pt(self.boxes[b.name])
+                if w > 0.01 and h > 0.01:
+                    raise LayoutError(f"panels {a.name!r} and {b.name!r} overlap by {w:.1f} x {h:.1f} pt; "
+                                      "move one, or set overlap = true on an inset", file=self.file, key=b.key)
 
 
-def route(start: tuple[float, float], end: tuple[float, float], kind: str) -> tuple[tuple[float, float], ...]:
+def _tracks(lengths: list[float | None], ratios: list[float | None], total_pt: float, gutter_pt: float,
+            file: str, key: str) -> list[tuple[float, float]]:
+    """Start and end (pt, from the grid's edge) of each track.
+
+    Fixed tracks keep their length; ratio tracks share what the fixed tracks
+    and gutters leave, in proportion (CSS grid ``fr`` units).
+    """
+    fixed = sum(v for v in lengths if v is not None) + gutter_pt * (len(lengths) - 1)
+    shares = sum(r for r in ratios if r is not None)
+    free = total_pt - fixed
+    if free < -1e-6 or (shares and free <= 0):
+        raise LayoutError(f"the tracks and gutters need {fixed:.1f} pt but the grid is {total_pt:.1f} pt",
+                          file=file, key=key)
+    out, pos = [], 0.0
+    for length, ratio in zip(lengths, ratios):
+        size = length if length is not None else free * (ratio or 0.0) / shares
+        out.append((pos, pos + size))
+        pos += size + gutter_pt
+    return out
+
+
+def route(start: Point, end: Point, kind: str) -> tuple[Point, ...]:
     """The points of a connector route (schemdraw's ``Wire`` shapes).
 
     ``straight``: start, end. ``-|``: horizontal from start, then vertical to
@@ -138,7 +292,22 @@ def route(start: tuple[float, float], end: tuple[float, float], kind: str) -> tu
     axis-parallel; a degenerate elbow (start and end aligned) collapses to a
     straight segment.
     """
-    if kind == "straight" or start[0] == end[0] or start[1] == end[1]:
+    if kind not in ("-|", "|-") or start[0] == end[0] or start[1] == end[1]:
         return start, end
     corner = (end[0], start[1]) if kind == "-|" else (start[0], end[1])
     return start, corner, end
+
+
+def arc_points(start: Point, end: Point, bend_deg: float) -> tuple[Point, Point, Point]:
+    """Start, control point and end of a quadratic Bezier arc.
+
+    The curve leaves ``start`` at ``bend_deg`` to the chord (positive bends to
+    the left of the direction of travel, in the y-down canvas: counter-clockwise
+    on screen), as TikZ's ``bend left``: the control point sits on the chord's
+    perpendicular bisector at ``tan(bend) * chord / 2``.
+    """
+    mx, my = (start[0] + end[0]) / 2, (start[1] + end[1]) / 2
+    dx, dy = end[0] - start[0], end[1] - start[1]
+    h = math.tan(math.radians(bend_deg)) / 2
+    # left of travel on screen (y down) is (dy, -dx)
+    return start, (mx + dy * h, my - dx * h), end

@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .errors import LayoutError
-from .model import (ALIGNS, COMPASS, HEADS, ROUTES, SHAPE_KINDS, STYLES, WEIGHTS, Arrow, Figure,
-                    FigureSpec, Panel, Position, Shape, Text, TextStyle)
+from .model import (ALIGNS, COMPASS, HEAD_STYLES, HEADS, RELATIONS, ROUTES, SHAPE_KINDS, SIDES, STYLES,
+                    SYMBOLS, WEIGHTS, Align, Arrow, Figure, FigureSpec, Grid, Panel, Placement, Position, Shape,
+                    Text, TextStyle, Track)
 from .units import to_pt
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -63,6 +64,9 @@ class _Reader:
 
     def __init__(self, path: Path, display: str):
         self.path, self.file = path, display
+        self.colors: dict[str, str] = {}
+        self.classes: dict[str, dict[str, Any]] = {}
+        self.rcparams: dict[str, Any] = {}
 
     def err(self, key: str, message: str) -> LayoutError:
         return LayoutError(message, file=self.file, key=key)
@@ -116,11 +120,14 @@ class _Reader:
         """A colour matplotlib understands -> ``#rrggbb`` (or None for "none")."""
         if value == "none":
             return None
+        if isinstance(value, str) and value in self.colors:
+            return self.colors[value]
         from matplotlib.colors import to_hex, to_rgba
         try:
             rgba = to_rgba(value)
         except (ValueError, TypeError):
-            raise self.err(key, f"{value!r} is not a colour; use a name (\"black\"), \"#rrggbb\" or \"none\"") from None
+            palette = f", a palette name ({', '.join(self.colors)})" if self.colors else ""
+            raise self.err(key, f"{value!r} is not a colour; use a name (\"black\"), \"#rrggbb\", \"none\"{palette}") from None
         if rgba[3] != 1.0:
             raise self.err(key, f"{value!r} has transparency; give the colour opaque and use an opacity key")
         return to_hex(rgba)
@@ -140,24 +147,56 @@ class _Reader:
             raise self.err(key, f"{value!r} is not a table; write {{ name = value }}")
         return dict(value)
 
-    def position(self, value: Any, key: str, offset: tuple[float, float]) -> Position:
-        """``["x", "y"]`` or ``"element.anchor"`` (anchor checked after render)."""
+    def position(self, value: Any, key: str, offset: tuple[float, float] = (0.0, 0.0)) -> Position:
+        """``["x", "y"]`` or ``"element.anchor"``; anchor a compass point, ``side@fraction``
+        (``"e@0.25"``) or a data anchor name (checked after rendering)."""
         dx, dy = offset
         if isinstance(value, str):
             element, dot, anchor = value.partition(".")
             if not dot or not _NAME.match(element) or not anchor:
                 raise self.err(key, f"{value!r} is not a point; write [\"x\", \"y\"] or \"element.anchor\" "
-                                    f"with anchor one of {', '.join(COMPASS)} or a data anchor")
+                                    f"with anchor one of {', '.join(COMPASS)}, side@fraction like e@0.25, "
+                                    "or a data anchor")
+            side, at, fraction = anchor.partition("@")
+            if at:
+                try:
+                    ok = side in SIDES and 0.0 <= float(fraction) <= 1.0
+                except ValueError:
+                    ok = False
+                if not ok:
+                    raise self.err(key, f"{value!r}: a point along a side is side@fraction with side one of "
+                                        f"{', '.join(SIDES)} and fraction from 0 to 1, e.g. \"{element}.e@0.25\"")
             return Position(ref=(element, anchor), dx_pt=dx, dy_pt=dy, key=key)
         x, y = self.pair(value, key, signed=True)
         return Position(x_pt=x, y_pt=y, dx_pt=dx, dy_pt=dy, key=key)
 
+    def points(self, value: Any, key: str) -> tuple[Position, ...]:
+        if not isinstance(value, list) or not value:
+            raise self.err(key, f"{value!r} is not a list of points")
+        return tuple(self.position(v, f"{key}[{i}]") for i, v in enumerate(value))
+
+    def track(self, value: Any, key: str) -> Track:
+        """A grid column/row: a length string (``"30mm"``) or a ratio (``1``, ``2``, ``"1fr"``)."""
+        if isinstance(value, str) and value.strip().endswith("fr"):
+            try:
+                value = float(value.strip()[:-2])
+            except ValueError:
+                raise self.err(key, f"{value!r} is not a ratio like \"2fr\"") from None
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if value <= 0:
+                raise self.err(key, f"{value!r}: a ratio must be positive")
+            return Track(ratio=float(value))
+        return Track(length_pt=self.length(value, key))
 
 def load_layout(path: Path, *, name: str | None = None, display: str | None = None) -> Figure:
-    """Read and validate one layout file.
+    """Read and validate one layout file, TOML (``.toml``) or Python (``.py``).
+
+    A Python layout defines ``layout() -> dict``: the same document a TOML
+    file holds, built in code (loops for repeated rows); it is validated the
+    same way, key by key.
 
     Args:
-        path: the ``.toml`` layout file.
+        path: the layout file.
         name: the figure's name (default: the file stem).
         display: how to name the file in errors (default: ``path``).
 
@@ -167,28 +206,67 @@ def load_layout(path: Path, *, name: str | None = None, display: str | None = No
         anchors checked after rendering).
 
     Raises:
-        LayoutError: unreadable TOML, unknown key, bad value; the message names
-            the file and key path.
+        LayoutError: unreadable file, unknown key, bad value, over- or
+            under-constrained placement; the message names the file and key path.
     """
     path = Path(path)
     r = _Reader(path, display or str(path))
+    raw = _read_python(r) if path.suffix == ".py" else _read_toml(r)
+    return layout_from_dict(raw, r, name=name or path.stem)
+
+
+def _read_toml(r: _Reader) -> dict[str, Any]:
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(r.path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise LayoutError(f"not valid TOML: {exc}", file=r.file) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise LayoutError(f"cannot read: {exc}", file=r.file) from None
+
+
+def _read_python(r: _Reader) -> dict[str, Any]:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"composer_layouts.{r.path.stem}", r.path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+        func = getattr(module, "layout", None)
+        if not callable(func):
+            raise LayoutError("a Python layout defines layout() returning the layout as a dict", file=r.file)
+        raw = func()
+    except LayoutError:
+        raise
+    except Exception as exc:  # the user's code
+        raise LayoutError(f"running the layout raised {type(exc).__name__}: {exc}", file=r.file) from None
+    if not isinstance(raw, dict):
+        raise LayoutError(f"layout() returned {type(raw).__name__}, not a dict", file=r.file)
+    return raw
+
+
+def layout_from_dict(raw: dict[str, Any], r: _Reader, *, name: str) -> Figure:
+    """Validate a layout document (parsed TOML, or a Python layout's dict) into a Figure."""
     top = _Table(raw, "", r.file)
+    _styles(r, top)
     spec = _figure_spec(r, top.get("figure", None, None))
+    grids = []
+    if "grid" in top.raw:
+        grids.append(_grid(r, top.get("grid"), "", "grid", spec))
+    else:
+        top.asked.append("grid")
+    grids += [_grid(r, v, n, f"grids.{n}", spec) for n, v in _Table(top.get("grids", None, {}), "grids", r.file).raw.items()]
     panels_raw = top.get("panels", None, {})
     panels = tuple(_panel(r, n, v, spec) for n, v in _Table(panels_raw, "panels", r.file).raw.items())
     texts = tuple(_text(r, t, f"text[{i}]", spec) for i, t in enumerate(_array(r, top.get("text", None, []), "text")))
     shapes = tuple(_shape(r, s, f"shape[{i}]", spec)
                    for i, s in enumerate(_array(r, top.get("shape", None, []), "shape")))
-    arrows = tuple(_arrow(r, a, f"arrow[{i}]") for i, a in enumerate(_array(r, top.get("arrow", None, []), "arrow")))
+    arrows = tuple(_arrow(r, a, f"arrow[{i}]", spec)
+                   for i, a in enumerate(_array(r, top.get("arrow", None, []), "arrow")))
+    aligns = tuple(_align(r, a, f"align[{i}]") for i, a in enumerate(_array(r, top.get("align", None, []), "align")))
     top.done()
-    figure = Figure(name=name or path.stem, path=path, spec=spec, panels=panels, texts=texts,
-                    shapes=shapes, arrows=arrows)
+    figure = Figure(name=name, path=r.path, spec=spec, panels=panels, texts=texts, shapes=shapes, arrows=arrows,
+                    grids=tuple(grids), aligns=aligns)
     _check_names(r, figure)
     return figure
 
@@ -199,10 +277,51 @@ def _array(r: _Reader, value: Any, key: str) -> list[Any]:
     return value
 
 
+def _styles(r: _Reader, top: _Table) -> None:
+    """Read the palette and text classes: a shared style file first, then the layout's own tables.
+
+    ``[figure] style = "../styles/paper.toml"`` names a file holding
+    ``[colors]``, ``[styles.NAME]`` and ``[rcparams]``; the layout's tables of
+    the same names add to and override it.
+    """
+    figure = top.raw.get("figure") if isinstance(top.raw.get("figure"), dict) else {}
+    sources: list[tuple[dict[str, Any], _Reader]] = []
+    if "style" in figure:
+        style_path = r.file_path(figure["style"], "figure.style", (".toml",))
+        sr = _Reader(style_path, str(Path(r.file).parent / figure["style"]))
+        sources.append((_read_toml(sr), sr))
+    sources.append((top.raw, r))
+    for raw, reader in sources:
+        tables = _Table(raw, "", reader.file) if raw is not top.raw else top
+        colors = _Table(tables.get("colors", None, {}), "colors", reader.file)
+        for cname, value in colors.raw.items():
+            r.name(cname, f"colors.{cname}")
+            r.colors[cname] = reader.color(value, f"colors.{cname}") or "none"
+        styles = _Table(tables.get("styles", None, {}), "styles", reader.file)
+        for sname, value in styles.raw.items():
+            r.name(sname, f"styles.{sname}")
+            _Table(value, f"styles.{sname}", reader.file)
+            r.classes[sname] = {**r.classes.get(sname, {}), **value}
+        rc = tables.get("rcparams", reader.params, {})
+        r.rcparams.update(rc)
+        if raw is not top.raw:
+            tables.done()
+    if r.rcparams:
+        import matplotlib
+
+        for key, value in r.rcparams.items():
+            try:
+                matplotlib.RcParams().__setitem__(key, value)
+            except (KeyError, ValueError) as exc:
+                raise LayoutError(f"{value!r} is not a valid rcParam value: {' '.join(str(exc).split())[:200]}",
+                                  file=r.file, key=f"rcparams.{key}") from None
+
+
 def _figure_spec(r: _Reader, raw: Any) -> FigureSpec:
     if raw is None:
         raise LayoutError("missing [figure] table (width and height are required)", file=r.file, key="figure")
     t = _Table(raw, "figure", r.file)
+    t.asked.append("style")  # read by _styles
     width_text = t.get("width", r.string)
     width = r.length(width_text, "figure.width")
     height_text = t.get("height", r.string)
@@ -224,7 +343,129 @@ def _figure_spec(r: _Reader, raw: Any) -> FigureSpec:
     label = TextStyle(font=font, size_pt=label_size, weight=label_weight, color=label_color or "#000000")
     return FigureSpec(width_pt=width, height_pt=height, width_text=width_text, height_text=height_text,
                       font=font, font_size_pt=font_size, background=background, data=data, params=params,
-                      label=label, label_offset_pt=label_offset, raster_ppi=raster_ppi)
+                      label=label, label_offset_pt=label_offset, raster_ppi=raster_ppi, colors=dict(r.colors),
+                      rcparams=dict(r.rcparams))
+
+
+_PLACEMENT_KEYS = ("at", "cell", *RELATIONS)
+
+
+def _placement(r: _Reader, t: _Table, default_anchor: str, *, required: bool = True) -> Placement | None:
+    """Read ``at``/``anchor``/``offset``, ``cell``, or one relation (``right_of``...) with ``gap``/``align``.
+
+    Exactly one of at, cell, right_of, left_of, above, below; two are
+    over-constrained, none under-constrained: both errors name the element.
+    """
+    given = [k for k in _PLACEMENT_KEYS if k in t.raw]
+    t.asked += [k for k in _PLACEMENT_KEYS if k not in given]
+    if len(given) > 1:
+        raise r.err(t.key, f"over-constrained: {' and '.join(given)} both place it; give one of "
+                           f"{', '.join(_PLACEMENT_KEYS)}")
+    if not given:
+        if not required:
+            t.asked += ["offset", "anchor", "gap", "align"]
+            return None
+        raise r.err(t.key, f"under-constrained: give one of {', '.join(_PLACEMENT_KEYS)} to place it")
+    how = given[0]
+    offset = t.get("offset", lambda v, k: r.pair(v, k, signed=True), (0.0, 0.0))
+    if how == "cell":
+        t.asked += ["anchor", "gap", "align"]
+        value = t.get("cell", r.string)
+        grid, dot, area = value.rpartition(".")
+        if offset != (0.0, 0.0):
+            raise r.err(f"{t.key}.offset", "a grid cell gives the whole box; offset is for at and relations")
+        return Placement(cell=(grid, area), key=f"{t.key}.cell")
+    if how == "at":
+        t.asked += ["gap", "align"]
+        at = t.get("at", lambda v, k: r.position(v, k, offset))
+        anchor = t.get("anchor", r.choice(tuple(COMPASS)), default_anchor)
+        return Placement(at=at, anchor=anchor, key=f"{t.key}.at")
+    target = t.get(how, r.name)
+    gap = t.get("gap", r.offset, 0.0)
+    align = t.get("align", r.choice(RELATIONS[how]), "center")
+    t.asked.append("anchor")
+    if "anchor" in t.raw:
+        raise r.err(f"{t.key}.anchor", f"{how} sets the anchor itself; use align ({', '.join(RELATIONS[how])})")
+    edge = {"top": "n", "center": "", "bottom": "s", "left": "w", "right": "e"}[align]
+    if how in ("right_of", "left_of"):
+        near, own = ("e", "w") if how == "right_of" else ("w", "e")
+        target_anchor, own_anchor = (edge + near if edge else near), (edge + own if edge else own)
+        dx, dy = (gap if how == "right_of" else -gap), 0.0
+    else:
+        near, own = ("s", "n") if how == "below" else ("n", "s")
+        target_anchor, own_anchor = near + edge, own + edge
+        dx, dy = 0.0, (gap if how == "below" else -gap)
+    at = Position(ref=(target, target_anchor or "center"), dx_pt=dx + offset[0], dy_pt=dy + offset[1],
+                  key=f"{t.key}.{how}")
+    return Placement(at=at, anchor=own_anchor, key=f"{t.key}.{how}")
+
+
+def _size(r: _Reader, t: _Table, key: str = "size") -> tuple[float, float] | None:
+    size = t.get(key, r.pair, None)
+    if size is not None and (size[0] <= 0 or size[1] <= 0):
+        raise r.err(f"{t.key}.{key}", f"{t.raw[key]!r} has a zero side; a box must have a positive width and height")
+    return size
+
+
+def _grid(r: _Reader, raw: Any, name: str, key: str, spec: FigureSpec) -> Grid:
+    t = _Table(raw, key, r.file)
+    text = t.get("mosaic", r.string)
+    mosaic = tuple(row.strip() for row in text.strip().splitlines() if row.strip())
+    if not mosaic or len({len(row) for row in mosaic}) != 1:
+        raise r.err(f"{key}.mosaic", f"{text!r}: every row of a mosaic needs the same number of cells")
+    n_rows, n_cols = len(mosaic), len(mosaic[0])
+    columns = t.get("columns", lambda v, k: _tracks(r, v, k, n_cols), (Track(ratio=1.0),) * n_cols)
+    rows = t.get("rows", lambda v, k: _tracks(r, v, k, n_rows), (Track(ratio=1.0),) * n_rows)
+    gutter = t.get("gutter", lambda v, k: r.pair(v, k) if isinstance(v, list) else (r.length(v, k),) * 2, (0.0, 0.0))
+    if name == "":
+        margin = t.get("margin", _margin(r), (0.0, 0.0, 0.0, 0.0))
+        for k in ("at", "size", "cell", *RELATIONS, "offset", "anchor", "gap", "align"):
+            if k in t.raw:
+                raise r.err(f"{key}.{k}", "the figure grid fills the canvas inside its margin; "
+                                           "use [grids.NAME] for a grid placed elsewhere")
+        top, right, bottom, left = margin
+        place = Placement(at=Position(x_pt=left, y_pt=top, key=key), anchor="nw", key=key)
+        size = (spec.width_pt - left - right, spec.height_pt - top - bottom)
+        if size[0] <= 0 or size[1] <= 0:
+            raise r.err(f"{key}.margin", "the margins leave no room on the canvas")
+    else:
+        r.name(name, key)
+        t.asked.append("margin")
+        place = _placement(r, t, "nw")
+        size = _size(r, t)
+        if size is None and place.cell is None:
+            raise r.err(key, "a grid placed with at or a relation needs a size")
+    t.done()
+    _areas(r, mosaic, key)
+    return Grid(name=name, mosaic=mosaic, columns=columns, rows=rows, gutter_pt=gutter, place=place, size_pt=size,
+                key=key)
+
+
+def _margin(r: _Reader) -> Callable[[Any, str], tuple[float, float, float, float]]:
+    def convert(value: Any, key: str) -> tuple[float, float, float, float]:
+        if isinstance(value, str):
+            m = r.length(value, key)
+            return m, m, m, m
+        if isinstance(value, list) and len(value) == 4:
+            return tuple(r.length(v, f"{key}[{i}]") for i, v in enumerate(value))  # type: ignore[return-value]
+        raise r.err(key, f"{value!r}: a margin is one length or [top, right, bottom, left]")
+    return convert
+
+
+def _tracks(r: _Reader, value: Any, key: str, count: int) -> tuple[Track, ...]:
+    if not isinstance(value, list) or len(value) != count:
+        raise r.err(key, f"{value!r}: the mosaic has {count} of these; give {count} lengths or ratios")
+    return tuple(r.track(v, f"{key}[{i}]") for i, v in enumerate(value))
+
+
+def _areas(r: _Reader, mosaic: tuple[str, ...], key: str) -> None:
+    """Every area letter of a mosaic must cover a rectangle of cells."""
+    for letter in sorted({c for row in mosaic for c in row} - {"."}):
+        cells = [(i, j) for i, row in enumerate(mosaic) for j, c in enumerate(row) if c == letter]
+        rows = [i for i, _ in cells]
+        cols = [j for _, j in cells]
+        if len(cells) != (max(rows) - min(rows) + 1) * (max(cols) - min(cols) + 1):
+            raise r.err(f"{key}.mosaic", f"area {letter!r} is not a rectangle of cells")
 
 
 def _panel(r: _Reader, name: str, raw: Any, spec: FigureSpec) -> Panel:
@@ -247,99 +488,185 @@ def _panel(r: _Reader, name: str, raw: Any, spec: FigureSpec) -> Panel:
     else:
         t.asked += ["render", "svg"]
         source = t.get("image", lambda v, k: r.file_path(v, k, (".png", ".jpg", ".jpeg")))
-    offset = t.get("offset", lambda v, k: r.pair(v, k, signed=True), (0.0, 0.0))
-    at = t.get("at", lambda v, k: r.position(v, k, offset))
-    size = t.get("size", r.pair)
-    if size[0] <= 0 or size[1] <= 0:
-        raise r.err(f"{key}.size", f"{t.raw['size']!r} has a zero width or height; a panel must have a positive size")
+    place = _placement(r, t, "nw")
+    size = _size(r, t)
+    if place.cell is None and size is None:
+        raise r.err(f"{key}.size", "required key is missing (a panel placed with at or a relation needs a size)")
+    if place.cell is not None and size is not None:
+        raise r.err(f"{key}.size", "over-constrained: the grid cell gives the size; remove size or cell")
     label = t.get("label", r.string, None)
     title = t.get("title", r.string, None)
     params = t.get("params", r.params, {})
     data = t.get("data", lambda v, k: r.file_path(v, k, (".npz", ".json", ".csv")), None)
+    overlap = t.get("overlap", r.boolean, False)
     t.done()
-    return Panel(name=name, kind=kind, source=source, at=at, size_pt=size, label=label, title=title,
-                 params=params, data=data, key=key)
+    return Panel(name=name, kind=kind, source=source, place=place, size_pt=size, label=label, title=title,
+                 params=params, data=data, overlap=overlap, key=key)
 
 
 def _text_style(r: _Reader, t: _Table, spec: FigureSpec, prefix: str = "") -> TextStyle:
-    return TextStyle(
-        font=t.get(f"{prefix}font", r.string, spec.font),
-        size_pt=t.get(f"{prefix}size", r.length, spec.font_size_pt),
-        weight=t.get(f"{prefix}weight", r.choice(WEIGHTS), "normal"),
-        style=t.get(f"{prefix}style", r.choice(STYLES), "normal"),
-        color=t.get(f"{prefix}color", r.color, "#000000") or "#000000",
-        opacity=t.get(f"{prefix}opacity", r.fraction, 1.0),
+    """Font keys of a text (``size``, ``weight``...), on top of its ``class`` and the figure's defaults."""
+    cls_name = t.get(f"{prefix}class", r.choice(tuple(r.classes)) if r.classes else _no_classes(r), None)
+    base = dict(r.classes.get(cls_name, {})) if cls_name else {}
+    cls = _Table(base, f"styles.{cls_name}", r.file)
+
+    def pick(name: str, convert: Callable[[Any, str], Any], default: Any) -> Any:
+        fallback = cls.get(name, convert, default)
+        return t.get(f"{prefix}{name}", convert, fallback)
+
+    style = TextStyle(
+        font=pick("font", r.string, spec.font),
+        size_pt=pick("size", r.length, spec.font_size_pt),
+        weight=pick("weight", r.choice(WEIGHTS), "normal"),
+        style=pick("style", r.choice(STYLES), "normal"),
+        color=pick("color", r.color, "#000000") or "#000000",
+        opacity=pick("opacity", r.fraction, 1.0),
     )
+    cls.done()
+    return style
+
+
+def _no_classes(r: _Reader) -> Callable[[Any, str], str]:
+    def convert(value: Any, key: str) -> str:
+        raise r.err(key, f"{value!r}: no text styles are defined; declare [styles.{value}] first")
+    return convert
 
 
 def _text(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Text:
     t = _Table(raw, key, r.file)
     text = t.get("text", r.string)
     name = t.get("name", r.name, None)
-    offset = t.get("offset", lambda v, k: r.pair(v, k, signed=True), (0.0, 0.0))
-    at = t.get("at", lambda v, k: r.position(v, k, offset))
-    anchor = t.get("anchor", r.choice(tuple(COMPASS)), "center")
-    align = t.get("align", r.choice(ALIGNS), None)
+    place = _placement(r, t, "center")
+    align = t.get("justify", r.choice(ALIGNS), None)
+    width = t.get("width", r.length, None)
     style = _text_style(r, t, spec)
     t.done()
-    return Text(text=text, at=at, anchor=anchor, style=style, align=align, name=name, key=key)
+    return Text(text=text, place=place, style=style, align=align, name=name, width_pt=width, key=key)
 
 
 def _shape(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Shape:
     t = _Table(raw, key, r.file)
     kind = t.get("kind", r.choice(SHAPE_KINDS), "rect")
     name = t.get("name", r.name, None)
-    offset = t.get("offset", lambda v, k: r.pair(v, k, signed=True), (0.0, 0.0))
-    at = t.get("at", lambda v, k: r.position(v, k, offset))
-    anchor = t.get("anchor", r.choice(tuple(COMPASS)), "nw" if kind == "rect" else "center")
-    if kind == "rect":
-        size = t.get("size", r.pair)
-        t.asked.append("radius")
-        corner = t.get("corner", r.length, 0.0)
+    boxed = kind in ("rect", "circle", "ellipse")
+    points: tuple[Position, ...] = ()
+    place = None
+    size: tuple[float | None, float | None] = (None, None)
+    corner = 0.0
+    side = "left"
+    depth = 4.0
+    if boxed:
+        place = _placement(r, t, "nw" if kind == "rect" else "center")
+        t.asked.append("points")
+        if kind == "circle":
+            t.asked += ["size", "width", "height"]
+            radius = t.get("radius", r.length, None)
+            if radius is not None:
+                if radius <= 0:
+                    raise r.err(f"{key}.radius", f"{t.raw['radius']!r} is zero; a circle needs a positive radius")
+                size = (2 * radius, 2 * radius)
+        else:
+            t.asked.append("radius")
+            given = _size(r, t)
+            width = t.get("width", r.length, None)
+            height = t.get("height", r.length, None)
+            if given is not None and (width is not None or height is not None):
+                raise r.err(f"{key}.size", "over-constrained: give size, or width and/or height")
+            size = given if given is not None else (width, height)
+        corner = t.get("corner", r.length, 0.0) if kind == "rect" else 0.0
+        if kind != "rect":
+            t.asked.append("corner")
+        t.asked += ["side", "depth"]
     else:
-        t.asked.append("size")
-        radius = t.get("radius", r.length)
-        size = (2 * radius, 2 * radius)
-        corner = 0.0
-    if size[0] <= 0 or size[1] <= 0:
-        size_key = "size" if kind == "rect" else "radius"
-        raise r.err(f"{key}.{size_key}", f"{t.raw[size_key]!r} has a zero size; a shape must have a positive size")
+        t.asked += [*_PLACEMENT_KEYS, "offset", "anchor", "gap", "align", "size", "width", "height", "radius",
+                    "corner"]
+        points = t.get("points", r.points)
+        if kind in ("brace", "bracket"):
+            if len(points) != 2:
+                raise r.err(f"{key}.points", f"a {kind} goes from one point to another: give 2 points")
+            side = t.get("side", r.choice(("left", "right")), "left")
+            depth = t.get("depth", r.length, 4.0)
+        else:
+            t.asked += ["side", "depth"]
+            if len(points) < 2:
+                raise r.err(f"{key}.points", "a line needs at least 2 points")
     fill = t.get("fill", r.color, None)
     stroke = t.get("stroke", r.color, "#000000")
     stroke_width = t.get("stroke_width", r.length, 0.5)
     dash = t.get("dash", r.boolean, False)
     opacity = t.get("opacity", r.fraction, 1.0)
-    text = t.get("text", r.string, None)
+    symbol = t.get("symbol", r.choice(SYMBOLS), None) if kind in ("circle", "ellipse") else None
+    if kind not in ("circle", "ellipse"):
+        t.asked.append("symbol")
+    text = t.get("text", r.string, None) if boxed else None
+    if not boxed:
+        t.asked.append("text")
+    padding = t.get("padding", r.length, 3.0)
     text_style = _text_style(r, t, spec, prefix="text_")
     t.done()
-    return Shape(kind=kind, at=at, anchor=anchor, size_pt=size, name=name, corner_pt=corner, fill=fill,
+    if boxed and text is None and None in size:
+        raise r.err(key, f"a {kind} without text needs a size" + (" (radius)" if kind == "circle" else ""))
+    return Shape(kind=kind, place=place, size_pt=size, name=name, corner_pt=corner, fill=fill,
                  stroke=stroke, stroke_width_pt=stroke_width, dash=dash, opacity=opacity, text=text,
-                 text_style=text_style, key=key)
+                 text_style=text_style, padding_pt=padding, symbol=symbol, points=points, side=side,
+                 depth_pt=depth, key=key)
 
 
-def _arrow(r: _Reader, raw: Any, key: str) -> Arrow:
+def _arrow(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Arrow:
     t = _Table(raw, key, r.file)
-    start = t.get("from", lambda v, k: r.position(v, k, (0.0, 0.0)))
-    end = t.get("to", lambda v, k: r.position(v, k, (0.0, 0.0)))
+    start = t.get("from", r.position)
+    end = t.get("to", r.position)
     width = t.get("width", r.length, 0.75)
+    route = t.get("route", r.choice(ROUTES), "straight")
+    via = t.get("via", r.points, ())
+    if via and route == "arc":
+        raise r.err(f"{key}.via", "an arc has no waypoints; use straight, -| or |- with via")
+    bend = t.get("bend", _degrees(r), 30.0)
+    label = t.get("label", r.string, None)
+    label_style = _text_style(r, t, spec, prefix="label_")
     arrow = Arrow(
-        start=start, end=end,
-        route=t.get("route", r.choice(ROUTES), "straight"),
+        start=start, end=end, route=route, via=via, bend_deg=bend,
         color=t.get("color", r.color, "#000000") or "#000000",
         width_pt=width,
         head=t.get("head", r.choice(HEADS), "end"),
+        head_style=t.get("head_style", r.choice(HEAD_STYLES), "triangle"),
         head_length_pt=t.get("head_length", r.length, max(4.0, 4.5 * width)),
         head_width_pt=t.get("head_width", r.length, max(3.2, 3.6 * width)),
         gap_pt=t.get("gap", r.length, 1.0),
         dash=t.get("dash", r.boolean, False),
+        label=label,
+        label_pos=t.get("label_pos", r.fraction, 0.5),
+        label_side=t.get("label_side", r.choice(("left", "right")), "left"),
+        label_style=label_style,
         key=key,
     )
     t.done()
     return arrow
 
 
+def _degrees(r: _Reader) -> Callable[[Any, str], float]:
+    def convert(value: Any, key: str) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not -170 <= value <= 170:
+            raise r.err(key, f"{value!r} is not an angle in degrees from -170 to 170")
+        return float(value)
+    return convert
+
+
+def _align(r: _Reader, raw: Any, key: str) -> Align:
+    t = _Table(raw, key, r.file)
+    panels = t.get("panels", lambda v, k: tuple(r.name(p, f"{k}[{i}]") for i, p in enumerate(v))
+                   if isinstance(v, list) and len(v) >= 2 else _raise(r.err(k, f"{v!r}: list 2 or more panels")))
+    axis = t.get("axis", r.choice(("x", "y", "both")), "y")
+    t.done()
+    return Align(panels=panels, axis=axis, key=key)
+
+
+def _raise(exc: Exception) -> Any:
+    raise exc
+
+
 def _check_names(r: _Reader, figure: Figure) -> None:
-    """Names are unique; every reference names an element that exists."""
+    """Names are unique; every reference names an element, grid or area that exists."""
     seen: dict[str, str] = {}
     for element, key in ([(p.name, p.key) for p in figure.panels]
                          + [(s.name, f"{s.key}.name") for s in figure.shapes if s.name]
@@ -348,8 +675,11 @@ def _check_names(r: _Reader, figure: Figure) -> None:
             raise r.err(key, f"name {element!r} is already used by {seen[element]}")
         seen[element] = key
     names = figure.element_names()
-    positions = [p.at for p in figure.panels] + [t.at for t in figure.texts] + [s.at for s in figure.shapes]
+    placements = [p.place for p in figure.panels] + [t.place for t in figure.texts]
+    placements += [s.place for s in figure.shapes if s.place] + [g.place for g in figure.grids]
+    positions = [p.at for p in placements if p.at is not None]
     positions += [a.start for a in figure.arrows] + [a.end for a in figure.arrows]
+    positions += [v for a in figure.arrows for v in a.via] + [p for s in figure.shapes for p in s.points]
     renderers = {p.name for p in figure.panels if p.kind == "render"}
     for pos in positions:
         if pos.ref is None:
@@ -358,6 +688,25 @@ def _check_names(r: _Reader, figure: Figure) -> None:
         if element not in names:
             raise r.err(pos.key, f"{element + '.' + anchor!r} refers to unknown element {element!r}; "
                                  f"elements are {', '.join(names) or '(none)'}")
-        if anchor not in COMPASS and element not in renderers:
+        if anchor not in COMPASS and "@" not in anchor and element not in renderers:
             raise r.err(pos.key, f"{element + '.' + anchor!r} has unknown anchor {anchor!r}; "
-                                 f"valid anchors are {', '.join(COMPASS)}")
+                                 f"valid anchors are {', '.join(COMPASS)}, or side@fraction (e@0.25)")
+    grids = {g.name: g for g in figure.grids}
+    for place in placements:
+        if place.cell is None:
+            continue
+        grid_name, area = place.cell
+        if grid_name not in grids:
+            known = ", ".join(repr(g) if g else "the figure [grid]" for g in grids) or "none declared"
+            raise r.err(place.key, f"{'.'.join(filter(None, place.cell))!r}: no grid {grid_name or '[grid]'!r}; "
+                                   f"grids: {known}")
+        letters = sorted({c for row in grids[grid_name].mosaic for c in row} - {"."})
+        if area not in letters:
+            raise r.err(place.key, f"{'.'.join(filter(None, place.cell))!r}: no area {area!r} in the mosaic; "
+                                   f"areas are {', '.join(letters)}")
+    panel_names = {p.name for p in figure.panels}
+    for align in figure.aligns:
+        for i, name in enumerate(align.panels):
+            if name not in renderers:
+                raise r.err(f"{align.key}.panels[{i}]", f"{name!r} is not a matplotlib panel; "
+                                                        f"panels are {', '.join(sorted(renderers & panel_names))}")

@@ -20,12 +20,21 @@ COMPASS: dict[str, tuple[float, float]] = {
     "sw": (0.0, 1.0), "s": (0.5, 1.0), "se": (1.0, 1.0),
 }
 
-ROUTES = ("straight", "-|", "|-")
+ROUTES = ("straight", "-|", "|-", "arc")
 HEADS = ("end", "start", "both", "none")
+HEAD_STYLES = ("triangle", "open", "stealth", "bar")
 WEIGHTS = ("normal", "bold")
 STYLES = ("normal", "italic")
 ALIGNS = ("left", "center", "right")
-SHAPE_KINDS = ("rect", "circle")
+SHAPE_KINDS = ("rect", "circle", "ellipse", "line", "brace", "bracket")
+SYMBOLS = ("+", "x", ".", "*")
+#: relative placements and, for each, the alignments it takes.
+RELATIONS: dict[str, tuple[str, ...]] = {
+    "right_of": ("top", "center", "bottom"), "left_of": ("top", "center", "bottom"),
+    "below": ("left", "center", "right"), "above": ("left", "center", "right"),
+}
+#: sides that take a fraction: ``"box.e@0.25"`` is a quarter of the way down the east side.
+SIDES = ("n", "s", "e", "w")
 
 
 @dataclass(frozen=True)
@@ -34,8 +43,9 @@ class Position:
 
     Attributes:
         x_pt, y_pt: absolute canvas point (used when ``ref`` is None).
-        ref: ``(element, anchor)`` such as ``("rgb", "e")`` or a data anchor
-            ``("fmap", "pixel")``; resolved by :mod:`composer.geometry`.
+        ref: ``(element, anchor)`` such as ``("rgb", "e")``, a point along a
+            side ``("proj", "e@0.25")``, or a data anchor ``("fmap", "pixel")``;
+            resolved by :mod:`composer.geometry`.
         dx_pt, dy_pt: offset added after resolving, +y down.
         key: the layout key path this came from, for error messages.
     """
@@ -45,6 +55,27 @@ class Position:
     ref: tuple[str, str] | None = None
     dx_pt: float = 0.0
     dy_pt: float = 0.0
+    key: str = ""
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where an element goes: its ``anchor`` at a point, or filling a grid cell.
+
+    Relative placements (``right_of``, ``below``...) are compiled by the
+    loader into ``at`` + ``anchor``: ``right_of = "a"`` with gap g and
+    ``align = "top"`` is ``at = a.ne + (g, 0)``, ``anchor = "nw"``.
+
+    Attributes:
+        at: the point where ``anchor`` of the element's box sits, or None.
+        anchor: compass anchor of the element's own box.
+        cell: ``(grid, area)`` of a mosaic grid, or None.
+        key: the layout key path, for errors.
+    """
+
+    at: Position | None = None
+    anchor: str = "nw"
+    cell: tuple[str, str] | None = None
     key: str = ""
 
 
@@ -61,8 +92,42 @@ class TextStyle:
 
 
 @dataclass(frozen=True)
+class Track:
+    """One column or row of a grid: a fixed length in pt, or a share of what is left.
+
+    Exactly one of ``length_pt`` and ``ratio`` is set.
+    """
+
+    length_pt: float | None = None
+    ratio: float | None = None
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A mosaic grid (matplotlib's ``subplot_mosaic``, R patchwork's ``design``).
+
+    Attributes:
+        name: ``""`` for the figure's ``[grid]``, else the ``[grids.NAME]`` name.
+        mosaic: rows of area letters, ``"."`` for an empty cell.
+        columns, rows: one :class:`Track` per column / row.
+        gutter_pt: (between columns, between rows).
+        place: where the grid's box goes (the figure grid: the canvas inside
+            its margin); size_pt: its size, or None to take it from ``place``.
+    """
+
+    name: str
+    mosaic: tuple[str, ...]
+    columns: tuple[Track, ...]
+    rows: tuple[Track, ...]
+    gutter_pt: tuple[float, float]
+    place: Placement
+    size_pt: tuple[float, float] | None
+    key: str = ""
+
+
+@dataclass(frozen=True)
 class FigureSpec:
-    """The ``[figure]`` table.
+    """The ``[figure]`` table, with the style tables it uses.
 
     Attributes:
         width_pt, height_pt: canvas size.
@@ -79,6 +144,8 @@ class FigureSpec:
             corner relative to the panel's top-left corner (+y down).
         raster_ppi: pixels per inch, at final size, of images that matplotlib
             embeds in panels (``imshow``, ``rasterized=True`` artists).
+        colors: the named palette (``[colors]``), name -> ``#rrggbb``.
+        rcparams: extra matplotlib rcParams for every panel (``[rcparams]``).
     """
 
     width_pt: float
@@ -93,6 +160,8 @@ class FigureSpec:
     label: TextStyle
     label_offset_pt: tuple[float, float]
     raster_ppi: float = 300.0
+    colors: dict[str, str] = field(default_factory=dict)
+    rcparams: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -103,21 +172,24 @@ class Panel:
         name: the table name; element ids derive from it.
         kind: ``"render"`` (a matplotlib function), ``"svg"`` or ``"image"``.
         source: ``"module:function"`` for render panels, else the file path.
-        at: top-left corner; size_pt: (width, height) of the box.
+        place: where the panel goes; size_pt: (width, height) of the box, or
+            None when a grid cell gives it.
         label, title: panel label (``"a"``) and the title drawn after it.
         params: keyword arguments for the renderer.
         data: a panel-specific data file overriding the figure's, or None.
+        overlap: True when the panel may overlap others (an inset).
     """
 
     name: str
     kind: str
     source: str | Path
-    at: Position
-    size_pt: tuple[float, float]
+    place: Placement
+    size_pt: tuple[float, float] | None
     label: str | None = None
     title: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
     data: Path | None = None
+    overlap: bool = False
     key: str = ""
 
 
@@ -126,31 +198,34 @@ class Text:
     """One ``[[text]]`` entry: a block of one or more lines (``\\n``).
 
     ``text`` may hold ``{name:format}`` fields (filled from ``values()`` and
-    scalar data) and ``$...$`` mathtext. ``anchor`` names the point of the text
-    block that sits at ``at``.
+    scalar data), ``$...$`` mathtext and ``<b>``, ``<i>``, ``<color=NAME>``
+    spans. ``place.anchor`` names the point of the block that sits at
+    ``place.at``. With ``width_pt`` the text is wrapped to that width.
     """
 
     text: str
-    at: Position
-    anchor: str
+    place: Placement
     style: TextStyle
     align: str | None = None
     name: str | None = None
+    width_pt: float | None = None
     key: str = ""
 
 
 @dataclass(frozen=True)
 class Shape:
-    """One ``[[shape]]`` entry: a rect (optionally rounded) or a circle node.
+    """One ``[[shape]]`` entry.
 
-    For a rect, ``at`` is the point where ``anchor`` of the box sits and
-    size_pt its size; for a circle, size_pt is (2r, 2r).
+    Kinds: ``rect`` (optionally rounded), ``circle`` and ``ellipse`` nodes
+    (optionally with a ``symbol`` such as ``+`` inside), ``line`` (a polyline
+    through ``points``), ``brace`` and ``bracket`` (from ``points[0]`` to
+    ``points[1]``, bulging to ``side``). Boxed kinds with text and no size
+    fit the text plus ``padding_pt``; with a width only, the text wraps.
     """
 
     kind: str
-    at: Position
-    anchor: str
-    size_pt: tuple[float, float]
+    place: Placement | None
+    size_pt: tuple[float | None, float | None]
     name: str | None = None
     corner_pt: float = 0.0
     fill: str | None = None
@@ -160,6 +235,11 @@ class Shape:
     opacity: float = 1.0
     text: str | None = None
     text_style: TextStyle | None = None
+    padding_pt: float = 3.0
+    symbol: str | None = None
+    points: tuple[Position, ...] = ()
+    side: str = "left"
+    depth_pt: float = 4.0
     key: str = ""
 
 
@@ -167,20 +247,44 @@ class Shape:
 class Arrow:
     """One ``[[arrow]]`` entry: a connector between two points.
 
-    ``route`` is ``straight``, ``-|`` (horizontal then vertical) or ``|-``;
-    gap_pt is left free at both ends so the head does not touch its target.
+    ``route`` is ``straight``, ``-|`` (horizontal then vertical), ``|-`` or
+    ``arc`` (bent by ``bend_deg``); ``via`` adds waypoints, each hop routed
+    the same way. gap_pt is left free at both ends so the head does not
+    touch its target. A ``label`` sits beside the route at ``label_pos``
+    (fraction of its length) on ``label_side`` (left or right of the
+    direction of travel).
     """
 
     start: Position
     end: Position
     route: str = "straight"
+    via: tuple[Position, ...] = ()
+    bend_deg: float = 30.0
     color: str = "#000000"
     width_pt: float = 0.75
     head: str = "end"
+    head_style: str = "triangle"
     head_length_pt: float = 4.0
     head_width_pt: float = 3.2
     gap_pt: float = 1.0
     dash: bool = False
+    label: str | None = None
+    label_pos: float = 0.5
+    label_side: str = "left"
+    label_style: TextStyle | None = None
+    key: str = ""
+
+
+@dataclass(frozen=True)
+class Align:
+    """``[[align]]``: panels whose plot areas (axes) line up, like patchwork.
+
+    ``axis = "y"`` aligns the tops and bottoms of the plot areas (a row of
+    panels), ``"x"`` the left and right edges (a column), ``"both"`` both.
+    """
+
+    panels: tuple[str, ...]
+    axis: str
     key: str = ""
 
 
@@ -195,6 +299,8 @@ class Figure:
     texts: tuple[Text, ...]
     shapes: tuple[Shape, ...]
     arrows: tuple[Arrow, ...]
+    grids: tuple[Grid, ...] = ()
+    aligns: tuple[Align, ...] = ()
 
     def element_names(self) -> list[str]:
         """Names an arrow or text may refer to, in declaration order."""

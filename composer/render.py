@@ -96,7 +96,8 @@ def accepted(func: Callable[..., Any], params: Mapping[str, Any]) -> dict[str, A
 
 
 def rc_params(spec: FigureSpec, salt: str) -> dict[str, Any]:
-    """The rcParams every panel is rendered with (see module docstring)."""
+    """The rcParams every panel is rendered with (see module docstring);
+    the layout's ``[rcparams]`` come last and win."""
     return {
         "svg.fonttype": "path",
         "svg.hashsalt": f"composer:{salt}",
@@ -107,31 +108,38 @@ def rc_params(spec: FigureSpec, salt: str) -> dict[str, Any]:
         "savefig.edgecolor": "auto",
         "font.family": [spec.font],
         "font.size": spec.font_size_pt,
+        **spec.rcparams,
     }
 
 
-def render_panel(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data: Mapping[str, Any], *,
-                 file: str) -> RenderedPanel:
-    """Draw one panel at its final size and return its SVG and data anchors.
+@dataclass
+class Draft:
+    """A panel drawn but not yet saved: its Figure and what the renderer returned."""
 
-    Args:
-        func: the renderer ``f(fig, data, **params)``.
-        panel: the panel (its size_pt is the figure size; its params are passed).
-        spec: the figure spec (shared params, font, font size).
-        data: the panel's data (dict of arrays).
-        file: the layout file, for error messages.
+    panel: Panel
+    fig: Any
+    result: Any
+    size_pt: tuple[float, float]
+
+
+def draw_panel(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data: Mapping[str, Any], *,
+               size_pt: tuple[float, float], file: str) -> Draft:
+    """Run the renderer on a Figure of ``size_pt`` (width, height in pt).
+
+    Params passed: the figure's shared params the function accepts, ``colors``
+    (the palette, name -> ``#rrggbb``) if it accepts that, then the panel's own.
 
     Raises:
         PanelError: the function raised (panel, function, error and the
-            innermost line of panel code), returned something other than
-            None or a dict of data anchors, or resized the figure.
+            innermost line of panel code) or resized the figure.
     """
     import matplotlib
     from matplotlib.figure import Figure
 
     key = f"{panel.key}.render"
-    width_pt, height_pt = panel.size_pt
-    params = {**accepted(func, spec.params), **panel.params}
+    width_pt, height_pt = size_pt
+    shared = {**spec.params, "colors": dict(spec.colors)}
+    params = {**accepted(func, shared), **panel.params}
     with matplotlib.rc_context(rc_params(spec, panel.name)):
         fig = Figure(figsize=(width_pt / 72.0, height_pt / 72.0), dpi=72.0)
         try:
@@ -139,22 +147,95 @@ def render_panel(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data:
         except Exception as exc:  # the user's code; report it in one line
             raise PanelError(f"panel {panel.name!r}: {panel.source} raised {_describe(exc, _user_dir(func))}",
                              file=file, key=key) from None
-        w_in, h_in = fig.get_size_inches()
-        if abs(w_in * 72 - width_pt) > 1e-6 or abs(h_in * 72 - height_pt) > 1e-6:
-            raise PanelError(f"panel {panel.name!r}: {panel.source} changed the figure size to "
-                             f"{w_in * 72:.1f}x{h_in * 72:.1f} pt; a panel is drawn at its box size",
-                             file=file, key=key)
-        buf = io.BytesIO()
+    w_in, h_in = fig.get_size_inches()
+    if abs(w_in * 72 - width_pt) > 1e-6 or abs(h_in * 72 - height_pt) > 1e-6:
+        raise PanelError(f"panel {panel.name!r}: {panel.source} changed the figure size to "
+                         f"{w_in * 72:.1f}x{h_in * 72:.1f} pt; a panel is drawn at its box size",
+                         file=file, key=key)
+    return Draft(panel=panel, fig=fig, result=result, size_pt=size_pt)
+
+
+def save_panel(draft: Draft, spec: FigureSpec, *, file: str) -> RenderedPanel:
+    """Save a drawn panel as SVG (at ``spec.raster_ppi`` for embedded images) and
+    transform its data anchors into panel pt.
+
+    Raises:
+        PanelError: drawing raised, or the renderer returned something other
+            than None or a dict of data anchors.
+    """
+    import matplotlib
+
+    panel = draft.panel
+    key = f"{panel.key}.render"
+    buf = io.BytesIO()
+    with matplotlib.rc_context(rc_params(spec, panel.name)):
         try:
-            fig.savefig(buf, format="svg", metadata={"Date": None}, dpi=spec.raster_ppi)
+            draft.fig.savefig(buf, format="svg", metadata={"Date": None}, dpi=spec.raster_ppi)
         except Exception as exc:
-            raise PanelError(f"panel {panel.name!r}: drawing what {panel.source} made raised {_describe(exc, _user_dir(func))}",
-                             file=file, key=key) from None
-        anchors = _data_anchors(fig, result, panel, file=file, key=key)
+            raise PanelError(f"panel {panel.name!r}: drawing what {panel.source} made raised "
+                             f"{type(exc).__name__}: {' '.join(str(exc).split())}", file=file, key=key) from None
+        anchors = _data_anchors(draft.fig, draft.result, panel, draft.size_pt[1], file=file, key=key)
     return RenderedPanel(svg=buf.getvalue(), anchors=anchors)
 
 
-def _data_anchors(fig: Any, result: Any, panel: Panel, *, file: str, key: str) -> dict[str, tuple[float, float]]:
+def render_panel(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data: Mapping[str, Any], *,
+                 file: str, size_pt: tuple[float, float] | None = None) -> RenderedPanel:
+    """Draw and save one panel at its final size (``size_pt``, default the panel's own size).
+
+    Raises:
+        PanelError: see :func:`draw_panel` and :func:`save_panel`.
+    """
+    size = size_pt or panel.size_pt
+    assert size is not None
+    return save_panel(draw_panel(func, panel, spec, data, size_pt=size, file=file), spec, file=file)
+
+
+def align_plot_areas(drafts: Mapping[str, Draft], boxes: Mapping[str, Any], panels: tuple[str, ...],
+                     axis: str) -> None:
+    """Line up the plot areas (axes) of ``panels`` on the canvas, as R patchwork does.
+
+    For each panel the union of its axes' positions is its plot area; its
+    margins (what the renderer left for tick labels and titles) are minimums.
+    ``axis = "y"`` moves every plot area's top to the lowest top and its bottom
+    to the highest bottom of the group (canvas coordinates), ``"x"`` does the
+    same for left and right edges, ``"both"`` both; the axes inside each panel
+    are mapped linearly from the old plot area to the new one.
+    """
+    areas = {}
+    for name in panels:
+        fig, box = drafts[name].fig, boxes[name]
+        axes = [ax for ax in fig.axes if ax.get_visible()]
+        if not axes:
+            continue
+        pos = [ax.get_position(original=True) for ax in axes]
+        x0, y0 = min(p.x0 for p in pos), min(p.y0 for p in pos)
+        x1, y1 = max(p.x1 for p in pos), max(p.y1 for p in pos)
+        areas[name] = (axes, pos, (x0, y0, x1, y1), box)
+
+    def canvas(name: str) -> tuple[float, float, float, float]:
+        (x0, y0, x1, y1), box = areas[name][2], areas[name][3]
+        return (box.x_pt + x0 * box.width_pt, box.y_pt + (1 - y1) * box.height_pt,
+                box.x_pt + x1 * box.width_pt, box.y_pt + (1 - y0) * box.height_pt)
+
+    edges = [canvas(n) for n in areas]
+    left, top = max(e[0] for e in edges), max(e[1] for e in edges)
+    right, bottom = min(e[2] for e in edges), min(e[3] for e in edges)
+    for name, (axes, pos, (x0, y0, x1, y1), box) in areas.items():
+        nx0, nx1, ny0, ny1 = x0, x1, y0, y1
+        if axis in ("x", "both"):
+            nx0 = (left - box.x_pt) / box.width_pt
+            nx1 = (right - box.x_pt) / box.width_pt
+        if axis in ("y", "both"):
+            ny1 = 1 - (top - box.y_pt) / box.height_pt
+            ny0 = 1 - (bottom - box.y_pt) / box.height_pt
+        for ax, p in zip(axes, pos):
+            fx = (nx1 - nx0) / (x1 - x0) if x1 > x0 else 1.0
+            fy = (ny1 - ny0) / (y1 - y0) if y1 > y0 else 1.0
+            ax.set_position([nx0 + (p.x0 - x0) * fx, ny0 + (p.y0 - y0) * fy, p.width * fx, p.height * fy])
+
+
+def _data_anchors(fig: Any, result: Any, panel: Panel, height_pt: float, *, file: str,
+                  key: str) -> dict[str, tuple[float, float]]:
     """Transform the renderer's returned data anchors into panel pt (y down)."""
     from matplotlib.axes import Axes
 
@@ -164,7 +245,6 @@ def _data_anchors(fig: Any, result: Any, panel: Panel, *, file: str, key: str) -
     if not isinstance(result, dict):
         raise PanelError(f"panel {panel.name!r}: {panel.source} returned {type(result).__name__}; {usage}",
                          file=file, key=key)
-    height_pt = panel.size_pt[1]
     anchors = {}
     for name, spec in sorted(result.items()):
         ok = (isinstance(name, str) and isinstance(spec, tuple) and len(spec) in (3, 4)

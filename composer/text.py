@@ -1,38 +1,48 @@
 """Text metrics and outlines for canvas text, from matplotlib's font machinery.
 
 Canvas text is typeset with the same fonts and mathtext engine as the panels
-(``matplotlib.textpath.TextToPath``), so composer knows the extent of every
-text it draws, and writes each glyph as a vector outline: every renderer
-(cairosvg, browsers, PDF viewers) shows the same glyphs, mathtext included.
+(``matplotlib.textpath``), so composer knows the extent of every text it
+draws, and writes each glyph as a vector outline: every renderer (cairosvg,
+browsers, PDF viewers) shows the same glyphs, mathtext included.
+
+Rich text inside one line: ``<b>bold</b>``, ``<i>italic</i>`` and
+``<color=NAME>...</color>`` spans (NAME a palette name or any colour), and
+``$...$`` mathtext for sub- and superscripts and symbols. Tags inside
+``$...$`` are left to mathtext.
 
 Block model (all pt, y down): each line has a width, an ascent above its
-baseline and a descent below it; lines are stacked with a gap of
-``LINE_GAP`` x font size, so a plain two-line block at 7 pt has a baseline
-step of about 1.2 x 7 pt, as matplotlib's default ``linespacing`` of 1.2.
+baseline and a descent below it; consecutive lines are separated by
+``LINE_GAP`` x (ascent + descent), so a plain block at 7 pt has a baseline
+step of 1.2 x 7 pt, matplotlib's default ``linespacing``. With a wrap width,
+words (and whole ``$...$`` formulas) move to the next line greedily.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from .errors import LayoutError
 from .model import TextStyle
 from .units import fmt
 
-#: extra space between the descent of one line and the ascent of the next, x size.
+#: space between the descent of one line and the ascent of the next, x line height.
 LINE_GAP = 0.2
 #: minimum ascent / descent of a line as a fraction of the font size, so that
-#: lines without tall letters or descenders still align (DejaVu Sans: cap height
-#: 0.73 em, ascender 0.76 em, descender 0.24 em).
+#: lines without tall letters or descenders still align (DejaVu Sans: ascender
+#: 0.76 em, descender 0.24 em, from its hhea table).
 MIN_ASCENT, MIN_DESCENT = 0.76, 0.24
+
+_TAG = re.compile(r"<(/?)(b|i|color)(?:=([^<>]+))?>")
+_MATH = re.compile(r"(?<!\\)\$.*?(?<!\\)\$")
 
 
 @dataclass(frozen=True)
 class Line:
-    """One typeset line: outline ``d`` relative to its baseline-left origin (y down)."""
+    """One typeset line: outline pieces ``(colour, d)`` relative to its baseline-left origin (y down)."""
 
-    d: str
+    pieces: tuple[tuple[str, str], ...]
     width_pt: float
     ascent_pt: float
     descent_pt: float
@@ -46,20 +56,26 @@ class TextBlock:
     width_pt: float
     height_pt: float
 
-    def path_d(self, x_pt: float, y_pt: float, align: str) -> str:
-        """The whole block as one SVG path ``d``, its box's top-left at (x_pt, y_pt).
+    def paths(self, x_pt: float, y_pt: float, align: str) -> list[tuple[str, str]]:
+        """The block as ``(colour, d)`` outlines, one per colour in order of
+        first use, with its box's top-left at (x_pt, y_pt).
 
         ``align`` (left, center, right) places each line inside the block width.
         """
-        parts, top = [], y_pt
+        by_color: dict[str, list[str]] = {}
+        top = y_pt
         for line in self.lines:
             shift = {"left": 0.0, "center": (self.width_pt - line.width_pt) / 2,
                      "right": self.width_pt - line.width_pt}[align]
             baseline = top + line.ascent_pt
-            if line.d:
-                parts.append(_translate_d(line.d, x_pt + shift, baseline))
+            for color, d in line.pieces:
+                by_color.setdefault(color, []).append(_translate_d(d, x_pt + shift, baseline))
             top = baseline + line.descent_pt + _gap(line)
-        return " ".join(parts)
+        return [(color, " ".join(ds)) for color, ds in by_color.items()]
+
+    def path_d(self, x_pt: float, y_pt: float, align: str) -> str:
+        """All outlines as one ``d`` (whatever their colours)."""
+        return " ".join(d for _, d in self.paths(x_pt, y_pt, align))
 
 
 def is_math(text: str) -> bool:
@@ -89,32 +105,142 @@ def _find_font(font: str, file: str | None, key: str | None) -> str:
                           file=file, key=key) from None
 
 
-@lru_cache(maxsize=4096)
-def typeset(text: str, style: TextStyle) -> TextBlock:
-    """Typeset ``text`` (lines split on ``\\n``; ``$...$`` as mathtext) in ``style``.
+def parse_markup(line: str, style: TextStyle, colors: tuple[tuple[str, str], ...] = ()) -> list[tuple[str, TextStyle]]:
+    """Split one line into runs of ``(text, style)`` at ``<b>``, ``<i>``, ``<color=...>`` tags.
 
-    Returns a :class:`TextBlock` whose sizes are in pt at ``style.size_pt``.
-    Raises ValueError for malformed mathtext (the caller names file and key).
+    Raises:
+        ValueError: a closing tag without its opening tag, an unclosed tag, or
+            an unknown colour (the caller adds file and key).
     """
-    from matplotlib.font_manager import FontProperties
-    from matplotlib.textpath import TextPath, text_to_path
+    palette = dict(colors)
+    runs: list[tuple[str, TextStyle]] = []
+    stack: list[tuple[str, TextStyle]] = []
+    current = style
+    pos = 0
+    protected = [m.span() for m in _MATH.finditer(line)]
+    for match in _TAG.finditer(line):
+        if any(a <= match.start() < b for a, b in protected):
+            continue
+        if match.start() > pos:
+            runs.append((line[pos:match.start()], current))
+        pos = match.end()
+        closing, tag, value = match.groups()
+        if closing:
+            if not stack or stack[-1][0] != tag:
+                raise ValueError(f"</{tag}> closes no <{tag}>")
+            current = stack.pop()[1]
+            continue
+        stack.append((tag, current))
+        if tag == "b":
+            current = replace(current, weight="bold")
+        elif tag == "i":
+            current = replace(current, style="italic")
+        else:
+            current = replace(current, color=_color(value or "", palette))
+    if stack:
+        raise ValueError(f"<{stack[-1][0]}> is not closed")
+    if pos < len(line):
+        runs.append((line[pos:], current))
+    return [(text, st) for text, st in runs if text]
 
-    prop = FontProperties(family=style.font, size=style.size_pt, weight=style.weight, style=style.style)
+
+def _color(value: str, palette: dict[str, str]) -> str:
+    if value in palette:
+        return palette[value]
+    from matplotlib.colors import to_hex
+
+    try:
+        return to_hex(value)
+    except ValueError:
+        known = f"; palette: {', '.join(palette)}" if palette else ""
+        raise ValueError(f"<color={value}>: {value!r} is not a colour{known}") from None
+
+
+@lru_cache(maxsize=4096)
+def typeset(text: str, style: TextStyle, colors: tuple[tuple[str, str], ...] = (),
+            width_pt: float | None = None) -> TextBlock:
+    """Typeset ``text`` in ``style``: lines split on ``\\n``, rich-text spans,
+    ``$...$`` mathtext, and with ``width_pt`` greedy word wrapping.
+
+    Args:
+        colors: the figure palette as ``(name, #rrggbb)`` pairs, for ``<color=NAME>``.
+        width_pt: wrap lines to this width; a single word or formula wider
+            than it stays on its own line.
+
+    Returns a :class:`TextBlock` whose sizes are in pt.
+    Raises ValueError for malformed mathtext or markup (the caller names file and key).
+    """
     lines = []
     for raw in text.split("\n"):
-        size = style.size_pt
-        if raw.strip() == "":
-            lines.append(Line("", 0.0, MIN_ASCENT * size, MIN_DESCENT * size))
-            continue
-        math = is_math(raw)
-        width, height, descent = text_to_path.get_text_width_height_descent(raw, prop, ismath=math)
-        path = TextPath((0, 0), raw, prop=prop)
-        lines.append(Line(_path_d(path), width,
-                          max(height - descent, MIN_ASCENT * size), max(descent, MIN_DESCENT * size)))
+        runs = parse_markup(raw, style, colors)
+        for wrapped in (_wrap(runs, width_pt) if width_pt else [runs]):
+            lines.append(_line(wrapped, style))
     width = max(line.width_pt for line in lines)
     height = sum(line.ascent_pt + line.descent_pt for line in lines)
     height += sum(_gap(line) for line in lines[:-1])
     return TextBlock(tuple(lines), width, height)
+
+
+def _line(runs: list[tuple[str, TextStyle]], style: TextStyle) -> Line:
+    from matplotlib.textpath import TextPath, text_to_path
+
+    size = style.size_pt
+    pieces, x = [], 0.0
+    ascent, descent = MIN_ASCENT * size, MIN_DESCENT * size
+    for text, st in runs:
+        prop = _prop(st)
+        width, height, desc = text_to_path.get_text_width_height_descent(text, prop, ismath=is_math(text))
+        if text.strip():
+            pieces.append((st.color, _translate_d(_path_d(TextPath((0, 0), text, prop=prop)), x, 0.0)))
+        x += float(width)
+        ascent = max(ascent, float(height - desc), MIN_ASCENT * st.size_pt)
+        descent = max(descent, float(desc), MIN_DESCENT * st.size_pt)
+    return Line(tuple(pieces), x, ascent, descent)
+
+
+def _prop(style: TextStyle):
+    from matplotlib.font_manager import FontProperties
+
+    return FontProperties(family=style.font, size=style.size_pt, weight=style.weight, style=style.style)
+
+
+def _wrap(runs: list[tuple[str, TextStyle]], width_pt: float) -> list[list[tuple[str, TextStyle]]]:
+    """Greedy word wrap: words (``$...$`` formulas kept whole) fill each line up to ``width_pt``."""
+    from matplotlib.textpath import text_to_path
+
+    words: list[tuple[str, TextStyle]] = []
+    for text, st in runs:
+        tokens = re.findall(r"(?<!\\)\$.*?(?<!\\)\$\S*|\S+", text)
+        words += [(tok, st) for tok in tokens]
+
+    def measure(line: list[tuple[str, TextStyle]]) -> float:
+        total = 0.0
+        for text, st in _merge(line):
+            total += float(text_to_path.get_text_width_height_descent(text, _prop(st), ismath=is_math(text))[0])
+        return total
+
+    lines: list[list[tuple[str, TextStyle]]] = []
+    current: list[tuple[str, TextStyle]] = []
+    for word in words:
+        if current and measure(current + [word]) > width_pt:
+            lines.append(_merge(current))
+            current = [word]
+        else:
+            current.append(word)
+    lines.append(_merge(current))
+    return lines
+
+
+def _merge(words: list[tuple[str, TextStyle]]) -> list[tuple[str, TextStyle]]:
+    """Join words into runs of equal style, separated by single spaces."""
+    runs: list[tuple[str, TextStyle]] = []
+    for i, (word, st) in enumerate(words):
+        text = word if i == 0 else " " + word
+        if runs and runs[-1][1] == st:
+            runs[-1] = (runs[-1][0] + text, st)
+        else:
+            runs.append((text, st))
+    return runs
 
 
 def _gap(line: Line) -> float:
@@ -141,11 +267,11 @@ def _path_d(path) -> str:
     return "".join(out)
 
 
+_PAIR = re.compile(r"(-?\d+(?:\.\d+)?) (-?\d+(?:\.\d+)?)")
+
+
 def _translate_d(d: str, dx: float, dy: float) -> str:
     """Shift every absolute coordinate pair of a ``d`` made by :func:`_path_d`."""
-    import re
-
-    def shift(match: "re.Match[str]") -> str:
-        return f"{fmt(float(match.group(1)) + dx)} {fmt(float(match.group(2)) + dy)}"
-
-    return re.sub(r"(-?\d+(?:\.\d+)?) (-?\d+(?:\.\d+)?)", shift, d)
+    if dx == 0.0 and dy == 0.0:
+        return d
+    return _PAIR.sub(lambda m: f"{fmt(float(m.group(1)) + dx)} {fmt(float(m.group(2)) + dy)}", d)

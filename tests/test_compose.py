@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 from lxml import etree
 
-from composer.build import Project, read_inputs, render_panels
-from composer.geometry import resolve
+from composer.build import Project, figure_geometry, read_inputs, render_panels
 from conftest import SVG_NS, cumulative_transform, ids_and_refs, read_png
 
 MM = 72 / 25.4
@@ -95,8 +94,7 @@ def test_each_panel_alone_matches_its_region(demo_build):
     composed = read_png(outputs["png"]).astype(int)
     inputs = read_inputs(Project.at(root), "demo")
     rendered = render_panels(inputs)
-    geometry = resolve(inputs.figure, [(0, 0)] * len(inputs.figure.texts),
-                       {n: r.anchors for n, r in rendered.items()}, file="")
+    geometry = figure_geometry(inputs, rendered)
     canvas = etree.fromstring(outputs["svg"].read_bytes())
     for name, panel in rendered.items():
         box = geometry.panels[name]

@@ -48,13 +48,11 @@ def test_flagship_numbers_come_from_the_data(flagship_build):
 def test_flagship_arrows_land_on_data_points(flagship_build):
     """Arrows that start or end at a data anchor (the chosen pixel, the argmax voxel) touch
     that data point: the head's tip, or the line's start, sits one gap away from it."""
-    from composer.build import Project, read_inputs, render_panels
-    from composer.geometry import resolve
+    from composer.build import Project, figure_geometry, read_inputs, render_panels
 
     inputs = read_inputs(Project.at(REPO), "volume_kv")
     rendered = render_panels(inputs)
-    geometry = resolve(inputs.figure, [(0, 0)] * len(inputs.figure.texts),
-                       {n: r.anchors for n, r in rendered.items()}, file="")
+    geometry = figure_geometry(inputs, rendered)
     root = etree.fromstring(flagship_build["svg"].read_bytes())
     checked = 0
     for i, arrow in enumerate(inputs.figure.arrows):
