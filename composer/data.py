@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import string
 import zipfile
 from pathlib import Path
@@ -91,22 +92,36 @@ def field_names(template: str) -> list[str]:
     return names
 
 
-def fill_fields(template: str, values: Mapping[str, Any], *, file: str, key: str) -> str:
-    """Fill ``{name:format}`` fields of a text template from ``values``.
+_MATH = re.compile(r"(?<!\\)\$.*?(?<!\\)\$", re.DOTALL)
 
-    ``{{`` and ``}}`` give literal braces. Raises :class:`DataError` naming the
-    field when it has no value (listing the names that do) or its format spec
-    does not fit the value.
+
+def fill_fields(template: str, values: Mapping[str, Any], *, file: str, key: str) -> str:
+    """Fill ``{name:format}`` fields of a text template from ``values`` (``str.format`` rules).
+
+    As in a Python f-string, literal braces are doubled, in mathtext too:
+    ``"$d_{{KV}}$ = {d_kv}"``.
+
+    Raises:
+        DataError: a field has no value (lists the names that do; for a field
+            inside ``$...$`` it reminds that mathtext braces are doubled) or
+            its format spec does not fit the value.
     """
+    return _fill_plain(template, values, template, file, key)
+
+
+def _fill_plain(text: str, values: Mapping[str, Any], template: str, file: str, key: str) -> str:
     try:
-        names = field_names(template)
+        names = field_names(text)
     except ValueError as exc:
         raise DataError(f"{template!r}: {exc}", file=file, key=key) from None
     for name in names:
         if name not in values:
             known = ", ".join(sorted(values)) or "(none: define values(data) in the panel module)"
-            raise DataError(f"text field {{{name}}} has no value; values are {known}", file=file, key=key)
+            hint = ""
+            if any(f"{{{name}" in m.group(0) for m in _MATH.finditer(template)):
+                hint = " (for mathtext braces inside $...$ write {{ and }})"
+            raise DataError(f"text field {{{name}}} has no value{hint}; values are {known}", file=file, key=key)
     try:
-        return template.format_map(values)
+        return text.format_map(values)
     except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
         raise DataError(f"cannot fill {template!r}: {exc}", file=file, key=key) from None

@@ -249,10 +249,16 @@ def _bezier(a: Point, c: Point, b: Point, t: float) -> Point:
 
 
 def connector_label_box(route: Route, arrow: Arrow, block: TextBlock, clearance_pt: float = 1.5) -> Box:
-    """Where a connector's label goes: beside the route at ``label_pos``, on
-    ``label_side`` of the direction of travel, ``clearance_pt`` from the line."""
+    """Where a connector's label goes: beside the route at ``label_pos``,
+    ``clearance_pt`` from the line, on ``label_side``: left or right of the
+    direction of travel, or above/below it (on a vertical segment, above
+    means to the left)."""
     (x, y), (ux, uy) = point_along(route, arrow.label_pos)
-    nx, ny = (uy, -ux) if arrow.label_side == "left" else (-uy, ux)
+    nx, ny = (uy, -ux)  # left of travel on screen (y down)
+    side = arrow.label_side
+    if side == "right" or side == "above" and (ny > 0 or ny == 0 and nx > 0) \
+            or side == "below" and (ny < 0 or ny == 0 and nx < 0):
+        nx, ny = -nx, -ny  # above: toward -y (on a vertical route: toward -x); below: the other way
     if abs(nx) >= abs(ny):
         anchor = "w" if nx > 0 else "e"
     else:

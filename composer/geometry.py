@@ -10,8 +10,8 @@ Box model (documented before the code, as matplotlib's ``_layoutgrid`` does):
 - An element is placed in one of two ways: one of its anchors sits at a
   position (``at``; relative placements such as ``right_of`` compile to this),
   or it fills a cell area of a mosaic grid (``cell``).
-- A position is an absolute point or an anchor of another element, plus an
-  offset. Positions resolve on demand, so elements may be declared in any
+- A position is an absolute point or an anchor of another element (or of
+  ``canvas``, the whole canvas), plus an offset. Positions resolve on demand, so elements may be declared in any
   order; a cycle of references is an error naming its elements.
 - A grid's box is the canvas inside the figure margin (``[grid]``) or placed
   like any element (``[grids.NAME]``, nesting). Its columns are fixed lengths
@@ -157,7 +157,7 @@ class _Resolver:
         self.grids: dict[str, Grid] = {g.name: g for g in figure.grids}
         for grid in figure.grids:
             self.items[f"grid:{grid.name}"] = (grid.place, grid.size_pt)
-        self.boxes: dict[str, Box] = {}
+        self.boxes: dict[str, Box] = {"canvas": Box(0.0, 0.0, figure.spec.width_pt, figure.spec.height_pt)}
         self.resolving: list[str] = []
         self.cells: dict[tuple[str, str], Box] = {}
 

@@ -151,6 +151,12 @@ class _Reader:
         """``["x", "y"]`` or ``"element.anchor"``; anchor a compass point, ``side@fraction``
         (``"e@0.25"``) or a data anchor name (checked after rendering)."""
         dx, dy = offset
+        if isinstance(value, dict):  # { at = ..., offset = [...] }: a point with its own offset
+            t = _Table(value, key, self.file)
+            own = t.get("offset", lambda v, k: self.pair(v, k, signed=True), (0.0, 0.0))
+            pos = t.get("at", lambda v, k: self.position(v, k, (dx + own[0], dy + own[1])))
+            t.done()
+            return pos
         if isinstance(value, str):
             element, dot, anchor = value.partition(".")
             if not dot or not _NAME.match(element) or not anchor:
@@ -340,7 +346,8 @@ def _figure_spec(r: _Reader, raw: Any) -> FigureSpec:
     label_offset = t.get("label_offset", lambda v, k: r.pair(v, k, signed=True), (0.0, -2.0))
     raster_ppi = t.get("raster_ppi", r.positive_number, 300.0)
     t.done()
-    label = TextStyle(font=font, size_pt=label_size, weight=label_weight, color=label_color or "#000000")
+    label = TextStyle(font=font, size_pt=label_size, weight=label_weight, color=label_color or "#000000",
+                      mathtext=str(r.rcparams.get("mathtext.fontset", "dejavusans")))
     return FigureSpec(width_pt=width, height_pt=height, width_text=width_text, height_text=height_text,
                       font=font, font_size_pt=font_size, background=background, data=data, params=params,
                       label=label, label_offset_pt=label_offset, raster_ppi=raster_ppi, colors=dict(r.colors),
@@ -374,7 +381,7 @@ def _placement(r: _Reader, t: _Table, default_anchor: str, *, required: bool = T
         grid, dot, area = value.rpartition(".")
         if offset != (0.0, 0.0):
             raise r.err(f"{t.key}.offset", "a grid cell gives the whole box; offset is for at and relations")
-        return Placement(cell=(grid, area), key=f"{t.key}.cell")
+        return Placement(cell=(grid, area), anchor=default_anchor, key=f"{t.key}.cell")
     if how == "at":
         t.asked += ["gap", "align"]
         at = t.get("at", lambda v, k: r.position(v, k, offset))
@@ -521,6 +528,7 @@ def _text_style(r: _Reader, t: _Table, spec: FigureSpec, prefix: str = "") -> Te
         style=pick("style", r.choice(STYLES), "normal"),
         color=pick("color", r.color, "#000000") or "#000000",
         opacity=pick("opacity", r.fraction, 1.0),
+        mathtext=str(r.rcparams.get("mathtext.fontset", "dejavusans")),
     )
     cls.done()
     return style
@@ -604,7 +612,7 @@ def _shape(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Shape:
     padding = t.get("padding", r.length, 3.0)
     text_style = _text_style(r, t, spec, prefix="text_")
     t.done()
-    if boxed and text is None and None in size:
+    if boxed and text is None and None in size and place is not None and place.cell is None:
         raise r.err(key, f"a {kind} without text needs a size" + (" (radius)" if kind == "circle" else ""))
     return Shape(kind=kind, place=place, size_pt=size, name=name, corner_pt=corner, fill=fill,
                  stroke=stroke, stroke_width_pt=stroke_width, dash=dash, opacity=opacity, text=text,
@@ -636,7 +644,7 @@ def _arrow(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Arrow:
         dash=t.get("dash", r.boolean, False),
         label=label,
         label_pos=t.get("label_pos", r.fraction, 0.5),
-        label_side=t.get("label_side", r.choice(("left", "right")), "left"),
+        label_side=t.get("label_side", r.choice(("left", "right", "above", "below")), "above"),
         label_style=label_style,
         key=key,
     )
@@ -674,7 +682,9 @@ def _check_names(r: _Reader, figure: Figure) -> None:
         if element in seen:
             raise r.err(key, f"name {element!r} is already used by {seen[element]}")
         seen[element] = key
-    names = figure.element_names()
+    if "canvas" in seen:
+        raise r.err(seen["canvas"], "'canvas' is reserved: it names the whole canvas (\"canvas.sw\")")
+    names = figure.element_names() + ["canvas"]
     placements = [p.place for p in figure.panels] + [t.place for t in figure.texts]
     placements += [s.place for s in figure.shapes if s.place] + [g.place for g in figure.grids]
     positions = [p.at for p in placements if p.at is not None]
@@ -688,7 +698,7 @@ def _check_names(r: _Reader, figure: Figure) -> None:
         if element not in names:
             raise r.err(pos.key, f"{element + '.' + anchor!r} refers to unknown element {element!r}; "
                                  f"elements are {', '.join(names) or '(none)'}")
-        if anchor not in COMPASS and "@" not in anchor and element not in renderers:
+        if anchor not in COMPASS and "@" not in anchor and element not in renderers:  # canvas: compass only
             raise r.err(pos.key, f"{element + '.' + anchor!r} has unknown anchor {anchor!r}; "
                                  f"valid anchors are {', '.join(COMPASS)}, or side@fraction (e@0.25)")
     grids = {g.name: g for g in figure.grids}

@@ -81,7 +81,8 @@ class Placement:
 
 @dataclass(frozen=True)
 class TextStyle:
-    """Font settings of one piece of canvas text. Sizes in pt; colour as ``#rrggbb``."""
+    """Font settings of one piece of canvas text. Sizes in pt; colour as ``#rrggbb``;
+    ``mathtext`` is matplotlib's ``mathtext.fontset`` for ``$...$`` (from ``[rcparams]``)."""
 
     font: str
     size_pt: float
@@ -89,6 +90,7 @@ class TextStyle:
     style: str = "normal"
     color: str = "#000000"
     opacity: float = 1.0
+    mathtext: str = "dejavusans"
 
 
 @dataclass(frozen=True)
@@ -251,8 +253,8 @@ class Arrow:
     ``arc`` (bent by ``bend_deg``); ``via`` adds waypoints, each hop routed
     the same way. gap_pt is left free at both ends so the head does not
     touch its target. A ``label`` sits beside the route at ``label_pos``
-    (fraction of its length) on ``label_side`` (left or right of the
-    direction of travel).
+    (fraction of its length) on ``label_side``: ``above``/``below`` the
+    route, or ``left``/``right`` of its direction of travel.
     """
 
     start: Position
@@ -270,7 +272,7 @@ class Arrow:
     dash: bool = False
     label: str | None = None
     label_pos: float = 0.5
-    label_side: str = "left"
+    label_side: str = "above"
     label_style: TextStyle | None = None
     key: str = ""
 

@@ -170,11 +170,14 @@ def typeset(text: str, style: TextStyle, colors: tuple[tuple[str, str], ...] = (
     Returns a :class:`TextBlock` whose sizes are in pt.
     Raises ValueError for malformed mathtext or markup (the caller names file and key).
     """
+    import matplotlib
+
     lines = []
-    for raw in text.split("\n"):
-        runs = parse_markup(raw, style, colors)
-        for wrapped in (_wrap(runs, width_pt) if width_pt else [runs]):
-            lines.append(_line(wrapped, style))
+    with matplotlib.rc_context({"mathtext.fontset": style.mathtext}):
+        for raw in text.split("\n"):
+            runs = parse_markup(raw, style, colors)
+            for wrapped in (_wrap(runs, width_pt) if width_pt else [runs]):
+                lines.append(_line(wrapped, style))
     width = max(line.width_pt for line in lines)
     height = sum(line.ascent_pt + line.descent_pt for line in lines)
     height += sum(_gap(line) for line in lines[:-1])

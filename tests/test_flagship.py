@@ -70,3 +70,28 @@ def test_flagship_arrows_land_on_data_points(flagship_build):
             assert np.hypot(tip[0] - x, tip[1] - y) == pytest.approx(arrow.gap_pt, abs=0.01), (i, pos.ref)
             checked += 1
     assert checked >= 2, "the flagship's arrows into the feature map and the volume use data anchors"
+
+
+@pytest.mark.parametrize("panel, anchor", [("fmap", "pixel"), ("volume", "argmax")])
+def test_data_anchor_is_within_a_tenth_of_a_point_of_the_drawn_marker(flagship_build, panel, anchor):
+    """The anchor composer computed (2D, and 3D through the axes' projection) coincides with
+    the marker matplotlib drew at the same data point."""
+    from composer.build import Project, figure_geometry, read_inputs, render_panels
+    from conftest import cumulative_transform
+
+    inputs = read_inputs(Project.at(REPO), "volume_kv")
+    geometry = figure_geometry(inputs, render_panels(inputs))
+    x, y = geometry.data_anchors[(panel, anchor)]
+    root = etree.fromstring(flagship_build["svg"].read_bytes())
+    group = root.find(f"svg:g[@id='panel-{panel}']", SVG_NS)
+    # markers: <use x y> of a marker path, or (single 3D scatter points) a small closed path
+    markers = [cumulative_transform(u) @ [float(u.get("x")), float(u.get("y")), 1]
+               for u in group.iter("{http://www.w3.org/2000/svg}use") if u.get("x") is not None]
+    for path in group.iter("{http://www.w3.org/2000/svg}path"):
+        if "Collection" in (path.getparent().get("id") or ""):
+            pts = np.array([float(v) for v in re.findall(r"-?\d+\.?\d*", path.get("d"))]).reshape(-1, 2)
+            if np.ptp(pts[:, 0]) < 10:
+                centre = (pts.min(axis=0) + pts.max(axis=0)) / 2
+                markers.append(cumulative_transform(path) @ [centre[0], centre[1], 1])
+    assert markers
+    assert min(np.hypot(m[0] - x, m[1] - y) for m in markers) < 0.1
