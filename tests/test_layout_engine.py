@@ -429,3 +429,63 @@ def test_seed_diagrams_build_cleanly(tmp_path, name):
     assert not root.findall(".//svg:g[@id='panel-']", SVG_NS)
     labels = [el.get("aria-label") for el in root.iter() if el.get("aria-label")]
     assert len(labels) >= 6
+
+
+def test_one_style_source_reaches_canvas_and_panels(tmp_path):
+    """A shared style file's palette, text styles and rcParams reach canvas text, shapes
+    and the matplotlib panels; the layout's own tables override it."""
+    layout = """
+    [figure]
+    width = "60mm"
+    height = "40mm"
+    style = "../styles/paper.toml"
+    [colors]
+    accent = "#00aa00"
+    [panels.p]
+    render = "p:styled"
+    at = ["2mm", "2mm"]
+    size = ["30mm", "30mm"]
+    [[shape]]
+    name = "box"
+    right_of = "p"
+    gap = "2mm"
+    size = ["10mm", "10mm"]
+    fill = "accent"
+    stroke = "ink"
+    [[text]]
+    name = "t"
+    text = "styled"
+    below = "box"
+    class = "note"
+    """
+    panels = """
+    import matplotlib
+    def styled(fig, data, colors):
+        ax = fig.add_subplot()
+        ax.plot([0, 1], [0, 1], color=colors["ink"])
+        assert matplotlib.rcParams["axes.linewidth"] == 2.5
+        return None
+    """
+    root = project(tmp_path, layout, panels=panels)
+    (root / "styles").mkdir()
+    (root / "styles" / "paper.toml").write_text(
+        '[colors]\nink = "#123456"\naccent = "#ff0000"\n[styles.note]\nsize = "9pt"\ncolor = "ink"\n'
+        '[rcparams]\n"axes.linewidth" = 2.5\n')
+    svg = svg_of(root)
+    rect = svg.find("svg:g[@id='shape-box']/svg:rect", SVG_NS)
+    assert rect.get("fill") == "#00aa00" and rect.get("stroke") == "#123456"  # layout overrides the file
+    assert svg.find("svg:path[@id='text-t']", SVG_NS).get("fill") == "#123456"
+    panel = etree.tostring(svg.find("svg:g[@id='panel-p']", SVG_NS)).decode()
+    assert "stroke: #123456" in panel  # the palette reached the renderer
+    assert "stroke-width: 2.5" in panel  # the rcParam reached the axes spines
+
+
+def test_bad_style_values_name_file_and_key(tmp_path):
+    layout = '[figure]\nwidth = "10mm"\nheight = "10mm"\n[rcparams]\n"axes.linewidth" = "thick"\n'
+    with pytest.raises(LayoutError) as err:
+        geometry_of(project(tmp_path, layout))
+    assert str(err.value).startswith("layouts/fig.toml: rcparams.axes.linewidth: 'thick'")
+    layout = '[figure]\nwidth = "10mm"\nheight = "10mm"\n[[text]]\ntext = "x"\nat = ["1mm", "1mm"]\nclass = "nope"\n'
+    with pytest.raises(LayoutError) as err:
+        geometry_of(project(tmp_path / "b", layout))
+    assert "text[0].class" in str(err.value) and "nope" in str(err.value)
