@@ -662,15 +662,18 @@ def _degrees(r: _Reader) -> Callable[[Any, str], float]:
 
 def _align(r: _Reader, raw: Any, key: str) -> Align:
     t = _Table(raw, key, r.file)
-    panels = t.get("panels", lambda v, k: tuple(r.name(p, f"{k}[{i}]") for i, p in enumerate(v))
-                   if isinstance(v, list) and len(v) >= 2 else _raise(r.err(k, f"{v!r}: list 2 or more panels")))
+    panels = t.get("panels", _panel_list(r))
     axis = t.get("axis", r.choice(("x", "y", "both")), "y")
     t.done()
     return Align(panels=panels, axis=axis, key=key)
 
 
-def _raise(exc: Exception) -> Any:
-    raise exc
+def _panel_list(r: _Reader) -> Callable[[Any, str], tuple[str, ...]]:
+    def convert(value: Any, key: str) -> tuple[str, ...]:
+        if not isinstance(value, list) or len(value) < 2:
+            raise r.err(key, f"{value!r}: list two or more panel names")
+        return tuple(r.name(p, f"{key}[{i}]") for i, p in enumerate(value))
+    return convert
 
 
 def _check_names(r: _Reader, figure: Figure) -> None:
