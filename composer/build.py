@@ -352,6 +352,20 @@ def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Type
     return write_svg(root)
 
 
+def panel_label_boxes(inputs: Inputs, geometry: Geometry) -> dict[str, tuple[Box | None, Box | None]]:
+    """Panel name -> (label box, title box) as :func:`compose` draws them (None where absent)."""
+    spec, file = inputs.figure.spec, inputs.file
+    colors = tuple(spec.colors.items())
+    title_style = dataclasses.replace(spec.label, weight="normal")
+    boxes = {}
+    for panel in inputs.figure.panels:
+        label = _typeset(panel.label, spec.label, file, f"{panel.key}.label", colors) if panel.label else None
+        title_text = _fill(panel.title, inputs.values, file, f"{panel.key}.title") if panel.title else None
+        title = _typeset(title_text, title_style, file, f"{panel.key}.title", colors) if title_text else None
+        boxes[panel.name] = draw.label_boxes(panel, geometry.panels[panel.name], spec, label, title)
+    return boxes
+
+
 def _fill(template: str, values: Mapping[str, Any], file: str, key: str) -> str:
     return fill_fields(template, values, file=file, key=key)
 
@@ -414,19 +428,26 @@ def _image_group(panel: Panel, box, data: bytes, group_id: str, inputs_ppi: floa
 
 @dataclass(frozen=True)
 class BuildResult:
-    """What a build wrote: format -> output path."""
+    """What a build wrote: format -> output path (``debug-svg``/``debug-png`` for
+    the overlay), and the check report when one was asked for."""
 
     outputs: dict[str, Path]
+    report: Any = None
 
 
 def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
-          formats: tuple[str, ...] = FORMATS, dpi: float = 300.0) -> BuildResult:
+          formats: tuple[str, ...] = FORMATS, dpi: float = 300.0, debug: bool = False,
+          check: bool = False) -> BuildResult:
     """Build figure ``name`` of the project at ``root`` into ``out`` (default ``root/build``).
 
     Args:
         name: the figure, ``layouts/NAME.toml``.
         formats: any of ``svg``, ``pdf``, ``png``.
         dpi: PNG resolution; the PNG is round(width_in * dpi) px wide.
+        debug: also write the layout overlay ``NAME.debug.svg`` and
+            ``NAME.debug.png`` (:mod:`composer.overlay`); the other outputs are
+            the same bytes either way.
+        check: also lint the figure (:mod:`composer.check`) into ``result.report``.
 
     Returns:
         A :class:`BuildResult` naming the files written.
@@ -442,10 +463,26 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
     project = Project.at(root)
     inputs = read_inputs(project, name)
     typeset = typeset_figure(inputs)
-    rendered = render_panels(inputs, typeset)
+    report = None
+    if check:
+        from .check import lint, render_checked
+
+        rendered, substituted = render_checked(inputs, typeset)
+    else:
+        rendered = render_panels(inputs, typeset)
     svg = compose(inputs, rendered, typeset)
     out_dir = Path(out) if out is not None else project.root / "build"
     files: dict[Path, bytes] = {}
+    if debug or check:
+        geometry = figure_geometry(inputs, rendered, typeset)
+    if check:
+        report = lint(inputs.figure, geometry, svg, file=inputs.file, substituted=substituted)
+    if debug:
+        from .overlay import overlay
+
+        debug_svg = overlay(inputs.figure, geometry, svg, panel_label_boxes(inputs, geometry))
+        files[out_dir / f"{name}.debug.svg"] = debug_svg
+        files[out_dir / f"{name}.debug.png"] = to_png(debug_svg, dpi=dpi)
     if "svg" in formats:
         files[out_dir / f"{name}.svg"] = svg
     if "pdf" in formats:
@@ -453,4 +490,4 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
     if "png" in formats:
         files[out_dir / f"{name}.png"] = to_png(svg, dpi=dpi)
     write_files_atomically(files)
-    return BuildResult(outputs={p.suffix[1:]: p for p in files})
+    return BuildResult(outputs={p.name[len(name) + 1:].replace(".", "-"): p for p in files}, report=report)

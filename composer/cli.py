@@ -33,6 +33,11 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--format", default="svg,pdf,png",
                         help="comma-separated output formats: svg, pdf, png (default: all)")
     parser.add_argument("--dpi", type=float, default=300.0, help="PNG resolution in dots per inch (default: 300)")
+    parser.add_argument("--check", action="store_true",
+                        help="also check the figure for print (as compose check NAME); exit 1 on an error")
+    parser.add_argument("--debug", action="store_true",
+                        help="also write the layout overlay build/NAME.debug.svg and .png (boxes, gutters, "
+                             "anchors, names); the real outputs are unchanged")
     parser.add_argument("--version", action="version", version=f"composer {__version__}")
     return parser
 
@@ -43,10 +48,31 @@ def _build(argv: list[str]) -> int:
 
     started = time.perf_counter()
     result = build(args.name, root=args.root, out=args.out,
-                   formats=tuple(f.strip() for f in args.format.split(",") if f.strip()), dpi=args.dpi)
+                   formats=tuple(f.strip() for f in args.format.split(",") if f.strip()), dpi=args.dpi,
+                   debug=args.debug, check=args.check)
     elapsed = time.perf_counter() - started
     print(f"built {args.name} in {elapsed:.2f} s: {', '.join(str(p) for p in result.outputs.values())}")
+    if result.report is not None:
+        print(result.report.table())
+        return 0 if result.report.ok else 1
     return 0
+
+
+def _check(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="compose check",
+        description="Check a figure for print at its final size: text and line sizes, raster ppi, overlaps, "
+                    "elements off the canvas, fonts, loose connectors, colours under colour-vision deficiency. "
+                    "Exit status 1 when an error-level problem is found. Writes nothing.")
+    parser.add_argument("name", help="figure name: checks layouts/NAME.toml")
+    _common(parser)
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    args = parser.parse_args(argv)
+    from .check import check
+
+    report = check(args.name, root=args.root)
+    print(report.to_json() if args.json else report.table())
+    return 0 if report.ok else 1
 
 
 def _list(argv: list[str]) -> int:
@@ -64,6 +90,7 @@ def _list(argv: list[str]) -> int:
 #: argument that is not one of these is a figure name to build.
 COMMANDS: dict[str, Callable[[list[str]], int]] = {
     "list": _list,
+    "check": _check,
 }
 
 

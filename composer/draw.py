@@ -32,7 +32,12 @@ def background(spec: FigureSpec) -> etree._Element | None:
 def text_element(block: TextBlock, box: Box, style: TextStyle, align: str, *, element_id: str,
                  label: str) -> etree._Element:
     """A text block as filled glyph outlines inside ``box``: one ``<path>``,
-    or a ``<g>`` of one path per colour when the text has colour spans."""
+    or a ``<g>`` of one path per colour when the text has colour spans.
+
+    The outlines keep no font size of their own, so the nominal size (pt) is
+    written as ``data-font-size``: ``compose check`` multiplies it by every
+    transform above the element to get the size at print.
+    """
     pieces = block.paths(box.x_pt, box.y_pt, align)
     if len(pieces) <= 1:
         el = etree.Element(svg_tag("path"), id=element_id)
@@ -46,6 +51,7 @@ def text_element(block: TextBlock, box: Box, style: TextStyle, align: str, *, el
         for path in paths:
             path.set("fill-opacity", fmt(style.opacity))
     el.set("aria-label", label)
+    el.set("data-font-size", fmt(style.size_pt))
     return el
 
 

@@ -10,14 +10,16 @@ renderer can only be checked after rendering (:mod:`composer.geometry`).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import tomllib
 from pathlib import Path
 from typing import Any, Callable
 
+from . import presets
 from .errors import LayoutError
 from .model import (ALIGNS, COMPASS, HEAD_STYLES, HEADS, RELATIONS, ROUTES, SHAPE_KINDS, SIDES, STYLES,
-                    SYMBOLS, WEIGHTS, Align, Arrow, Figure, FigureSpec, Grid, Panel, Placement, Position, Shape,
+                    SYMBOLS, WEIGHTS, Align, Arrow, CheckLimits, Figure, FigureSpec, Grid, Panel, Placement, Position, Shape,
                     Text, TextStyle, Track)
 from .units import to_pt
 
@@ -255,7 +257,7 @@ def layout_from_dict(raw: dict[str, Any], r: _Reader, *, name: str) -> Figure:
     """Validate a layout document (parsed TOML, or a Python layout's dict) into a Figure."""
     top = _Table(raw, "", r.file)
     _styles(r, top)
-    spec = _figure_spec(r, top.get("figure", None, None))
+    spec = _figure_spec(r, top.get("figure", None, None), top.get("check", None, None))
     grids = []
     if "grid" in top.raw:
         grids.append(_grid(r, top.get("grid"), "", "grid", spec))
@@ -323,12 +325,14 @@ def _styles(r: _Reader, top: _Table) -> None:
                                   file=r.file, key=f"rcparams.{key}") from None
 
 
-def _figure_spec(r: _Reader, raw: Any) -> FigureSpec:
+def _figure_spec(r: _Reader, raw: Any, check_raw: Any = None) -> FigureSpec:
     if raw is None:
         raise LayoutError("missing [figure] table (width and height are required)", file=r.file, key="figure")
     t = _Table(raw, "figure", r.file)
     t.asked.append("style")  # read by _styles
     width_text = t.get("width", r.string)
+    if presets.is_width_name(width_text):  # a journal's width: "nature.double"
+        width_text = presets.named_width(width_text, file=r.file, key="figure.width")
     width = r.length(width_text, "figure.width")
     height_text = t.get("height", r.string)
     height = r.length(height_text, "figure.height")
@@ -340,8 +344,9 @@ def _figure_spec(r: _Reader, raw: Any) -> FigureSpec:
     background = t.get("background", r.color, "#ffffff")
     data = t.get("data", lambda v, k: r.file_path(v, k, (".npz", ".json", ".csv")), None)
     params = t.get("params", r.params, {})
+    preset = t.get("preset", lambda v, k: presets.get_preset(v, file=r.file, key=k), None)
     label_size = t.get("label_size", r.length, font_size + 1.0)
-    label_weight = t.get("label_weight", r.choice(WEIGHTS), "bold")
+    label_weight = t.get("label_weight", r.choice(WEIGHTS), preset.label.weight if preset and preset.label else "bold")
     label_color = t.get("label_color", r.color, "#000000")
     label_offset = t.get("label_offset", lambda v, k: r.pair(v, k, signed=True), (0.0, -2.0))
     raster_ppi = t.get("raster_ppi", r.positive_number, 300.0)
@@ -351,7 +356,46 @@ def _figure_spec(r: _Reader, raw: Any) -> FigureSpec:
     return FigureSpec(width_pt=width, height_pt=height, width_text=width_text, height_text=height_text,
                       font=font, font_size_pt=font_size, background=background, data=data, params=params,
                       label=label, label_offset_pt=label_offset, raster_ppi=raster_ppi, colors=dict(r.colors),
-                      rcparams=dict(r.rcparams))
+                      rcparams=dict(r.rcparams), preset=preset.name if preset else None,
+                      check=_check_limits(r, check_raw, preset))
+
+
+def _check_limits(r: _Reader, raw: Any, preset: "presets.Preset | None") -> CheckLimits:
+    """composer's defaults, then the preset's numbers, then the ``[check]`` table."""
+    limits = CheckLimits()
+    if preset is not None:
+        limits = dataclasses.replace(
+            limits, source=f"{preset.name} preset",
+            min_font_pt=preset.min_font_pt if preset.min_font_pt is not None else limits.min_font_pt,
+            min_ppi=preset.min_ppi if preset.min_ppi is not None else limits.min_ppi,
+            max_height_pt=to_pt(preset.max_height) if preset.max_height else None)
+    if raw is None:
+        return limits
+    t = _Table(raw, "check", r.file)
+    found = {
+        "min_font_pt": t.get("min_font_size", r.length, None),
+        "min_line_pt": t.get("min_line_width", r.length, None),
+        "min_ppi": t.get("min_ppi", r.positive_number, None),
+        "cvd_min_distance": t.get("cvd_min_distance", r.positive_number, None),
+        "allow_overlap": t.get("allow_overlap", lambda v, k: _name_pairs(r, v, k), None),
+    }
+    t.done()
+    found = {k: v for k, v in found.items() if v is not None}
+    if found:
+        limits = dataclasses.replace(limits, **found, source=f"{limits.source} + [check]")
+    return limits
+
+
+def _name_pairs(r: _Reader, value: Any, key: str) -> tuple[tuple[str, str], ...]:
+    """``[["a", "inset"], ...]`` -> pairs of element names (checked against the figure by the check)."""
+    if not isinstance(value, list):
+        raise r.err(key, f"{value!r} is not a list of name pairs; write [[\"a\", \"inset\"]]")
+    pairs = []
+    for i, pair in enumerate(value):
+        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(n, str) for n in pair)):
+            raise r.err(f"{key}[{i}]", f"{pair!r} is not a pair of element names; write [\"a\", \"inset\"]")
+        pairs.append((pair[0], pair[1]))
+    return tuple(pairs)
 
 
 _PLACEMENT_KEYS = ("at", "cell", *RELATIONS)
@@ -502,6 +546,8 @@ def _panel(r: _Reader, name: str, raw: Any, spec: FigureSpec) -> Panel:
     if place.cell is not None and size is not None:
         raise r.err(f"{key}.size", "over-constrained: the grid cell gives the size; remove size or cell")
     label = t.get("label", r.string, None)
+    if label is not None and spec.preset and presets.PRESETS[spec.preset].label:
+        label = presets.PRESETS[spec.preset].label.format(label)  # the journal's style: a / A / (a)
     title = t.get("title", r.string, None)
     params = t.get("params", r.params, {})
     data = t.get("data", lambda v, k: r.file_path(v, k, (".npz", ".json", ".csv")), None)

@@ -128,6 +128,41 @@ class Grid:
 
 
 @dataclass(frozen=True)
+class CheckLimits:
+    """The limits ``compose check`` measures the final figure against.
+
+    Set by composer's defaults, then a journal ``preset`` (see
+    :mod:`composer.presets`, which cites each journal's number), then the
+    layout's own ``[check]`` table, later ones winning.
+
+    Attributes:
+        min_font_pt: smallest nominal font size of any text at final size (pt).
+            Default 5 pt, the smallest minimum among the journals in
+            :mod:`composer.presets` (Nature: "Minimum text size: 5pt").
+        min_line_pt: thinnest stroke at final size (pt). Default 0.25 pt, the
+            hairline limit printers and journals commonly refuse below (a line
+            thinner than about 0.1 mm may vanish in print).
+        min_ppi: pixels per inch, at final size, of every embedded raster.
+            Default 300 (Nature: "All photographic images must be supplied at a
+            minimum of 300 dpi").
+        cvd_min_distance: CAM02-UCS distance below which two palette colours
+            count as indistinguishable (see :mod:`composer.check`).
+        allow_overlap: pairs of element names whose overlap is intended
+            (an inset panel inside another, a label placed on a shape).
+        max_height_pt: tallest canvas the journal prints, or None.
+        source: where the limits came from, for the report (``"nature preset"``).
+    """
+
+    min_font_pt: float = 5.0
+    min_line_pt: float = 0.25
+    min_ppi: float = 300.0
+    cvd_min_distance: float = 10.0
+    allow_overlap: tuple[tuple[str, str], ...] = ()
+    max_height_pt: float | None = None
+    source: str = "composer defaults"
+
+
+@dataclass(frozen=True)
 class FigureSpec:
     """The ``[figure]`` table, with the style tables it uses.
 
@@ -148,6 +183,9 @@ class FigureSpec:
             embeds in panels (``imshow``, ``rasterized=True`` artists).
         colors: the named palette (``[colors]``), name -> ``#rrggbb``.
         rcparams: extra matplotlib rcParams for every panel (``[rcparams]``).
+        preset: the journal preset named by ``preset = "nature"`` (see
+            :mod:`composer.presets`), or None.
+        check: the limits ``compose check`` applies.
     """
 
     width_pt: float
@@ -164,6 +202,8 @@ class FigureSpec:
     raster_ppi: float = 300.0
     colors: dict[str, str] = field(default_factory=dict)
     rcparams: dict[str, Any] = field(default_factory=dict)
+    preset: str | None = None
+    check: CheckLimits = field(default_factory=CheckLimits)
 
 
 @dataclass(frozen=True)
