@@ -52,8 +52,10 @@ problem. The palette is the colours the canvas paints plus the colours of
 panel artists with at most ``MAX_ARTIST_COLOURS`` colours (lines, markers,
 bars, text); an artist with more, or a collection (``QuadMesh``,
 ``PathCollection``...) with more than a face and an edge colour, is a colour
-map and is left out. Colours
-drawn with opacity are taken as they look on white.
+map and is left out. Text colours are left out too: text is told apart by
+reading it, and a colour that text shares with a line or a marker is already
+in the palette through them. Colours drawn with opacity are taken as they
+look on white.
 """
 
 from __future__ import annotations
@@ -87,12 +89,14 @@ RULES: dict[str, str] = {
     "figure-size": "error",
 }
 
-#: a connector end counts as touching an element within this distance (pt)
+# Tolerances are composer's choices, not journal rules:
+#: a connector end counts as touching an element within this distance (pt); ends are
+#: resolved anchors, so a touching end is at distance 0 and anything past 1 pt is a gap
 END_TOLERANCE_PT = 1.0
 #: overlaps smaller than this in either direction are touching, not overlapping (pt);
-#: outline extents are the hull of control points, a little larger than the ink
+#: outline extents are the hull of their control points, a little larger than the ink
 OVERLAP_TOLERANCE_PT = 0.5
-#: how far a drawing may pass the canvas edge before it is reported (pt)
+#: how far a drawing may pass the canvas edge before it is reported (pt): rounding only
 EDGE_TOLERANCE_PT = 0.05
 #: a panel artist painting more colours than this is a colour map, not a palette
 MAX_ARTIST_COLOURS = 8
@@ -175,10 +179,10 @@ class Report:
             rows = [("level", "rule", "element", "problem", "measured", "limit")]
             rows += [(f.level, f.rule, f.element, f.problem, _quantity(f.measured, f.unit), _quantity(f.limit, f.unit))
                      for f in self.findings]
-            widths = [min(max(len(r[i]) for r in rows), 60) for i in range(len(rows[0]))]
+            caps = (7, 18, 60, 90, 16, 16)  # the element column is cut, with "…", past 60 characters
+            widths = [min(max(len(r[i]) for r in rows), caps[i]) for i in range(len(rows[0]))]
             for row in rows:
-                cells = [c if len(c) <= widths[i] or i == len(row) - 1 else c[:widths[i] - 1] + "…"
-                         for i, c in enumerate(row)]
+                cells = [c if len(c) <= widths[i] or i != 2 else c[:widths[i] - 1] + "…" for i, c in enumerate(row)]
                 lines.append("  ".join(c.ljust(widths[i]) for i, c in enumerate(cells)).rstrip())
         lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines)
@@ -403,8 +407,6 @@ def _rasters(ctx: _Context) -> None:
 
 def _arrow_shapes(figure: Figure, svg: bytes) -> dict[int, tuple[list[tuple[list[tuple[float, float]], bool]], float]]:
     """Arrow index -> ([(points, filled)] for its line and heads, stroke width), read from the canvas."""
-    from lxml import etree
-
     from .svgio import SVG_NS, parse_svg
 
     root = parse_svg(svg, source="composed figure")
@@ -534,7 +536,8 @@ def _palette(ctx: _Context) -> dict[str, list[str]]:
     background = ctx.figure.spec.background
     per_artist: dict[tuple[str, str], set[str]] = {}
     for use in ctx.scene.colours:
-        per_artist.setdefault((use.top, use.artist), set()).add(use.colour)
+        if not use.text:
+            per_artist.setdefault((use.top, use.artist), set()).add(use.colour)
     palette: dict[str, list[str]] = {}
     for (top, artist), colours in per_artist.items():
         kind = artist.rsplit("--", 1)[-1]
@@ -608,8 +611,8 @@ def lint(figure: Figure, geometry: Geometry, svg: bytes, *, file: str,
         geometry: its resolved boxes and connector routes.
         svg: the composed canvas (:func:`composer.build.compose`).
         file: the layout file, for errors.
-        substituted: font family asked for -> message, for fonts matplotlib
-            replaced while rendering the panels (see :func:`check`).
+        substituted: ``"panel NAME<TAB>font"`` -> message, for fonts matplotlib
+            replaced while rendering the panels (see :func:`render_checked`).
 
     Returns:
         A :class:`Report` with every finding, errors first.
@@ -629,8 +632,8 @@ def lint(figure: Figure, geometry: Geometry, svg: bytes, *, file: str,
     _dangling(ctx)
     _colour_vision(ctx)
     _figure_size(ctx)
-    for family, message in sorted((substituted or {}).items()):
-        ctx.add("font-substituted", "panels", message)
+    for where, message in sorted((substituted or {}).items()):
+        ctx.add("font-substituted", where.split("\t")[0], message)
     order = {"error": 0, "warning": 1}
     findings = sorted(ctx.findings, key=lambda f: (order[f.level], f.rule, f.element, f.problem))
     return Report(figure=figure.name, limits=figure.spec.check, findings=tuple(findings),
@@ -657,36 +660,67 @@ def font_findings(figure: Figure) -> list[Finding]:
 
 
 class _FontLog(logging.Handler):
-    """Collects matplotlib's "findfont: Font family ... not found" warnings."""
+    """Collects matplotlib's font substitution warnings: a family not found, a weight not found."""
 
-    def __init__(self, found: dict[str, str]) -> None:
+    def __init__(self) -> None:
         super().__init__(logging.WARNING)
-        self.found = found
+        self.found: dict[str, str] = {}
 
     def emit(self, record: logging.LogRecord) -> None:
         message = record.getMessage()
-        m = re.search(r"Font family \[?'?([^'\]]+)'?\]? not found", message)
-        if m:
-            self.found[m.group(1)] = " ".join(message.replace("findfont: ", "").split())
+        family = re.search(r"Font family \[?'([^']+)'\]? not found", message)
+        weight = re.search(r"Failed to find font weight (\S+) for (.+), now using (\S+)\.", message)
+        if family:
+            self.found[family.group(1)] = (f"font {family.group(1)!r} is not installed; matplotlib drew "
+                                           "the text in its fallback font")
+        elif weight:
+            self.found[f"{weight.group(2)} {weight.group(1)}"] = (
+                f"font {weight.group(2)!r} has no weight {weight.group(1)}; matplotlib drew weight "
+                f"{weight.group(3)} instead")
 
 
 @contextlib.contextmanager
 def font_substitutions() -> Iterator[dict[str, str]]:
-    """While rendering panels inside this block, collect the fonts matplotlib replaced.
+    """While matplotlib draws inside this block, collect the fonts it substituted.
 
-    Yields a dict, filled as it happens: family asked for -> matplotlib's
-    message (``Font family 'Arial' not found. Falling back to DejaVu Sans.``).
-    matplotlib warns once per family and process (its font lookup is cached),
-    so a long-lived process sees each substitution only the first time.
+    Yields a dict, filled as it happens: font (and weight) asked for -> what
+    matplotlib did instead. matplotlib caches font lookups and warns only on a
+    font's first lookup in a process, so the cache is emptied first (through
+    ``FontManager._findfont_cached``, private to matplotlib; should it go away,
+    a long-lived process sees each substitution the first time only).
     """
-    found: dict[str, str] = {}
-    handler = _FontLog(found)
+    from matplotlib import font_manager
+
+    clear = getattr(getattr(font_manager.FontManager, "_findfont_cached", None), "cache_clear", None)
+    if clear is not None:
+        clear()
+    handler = _FontLog()
     logger = logging.getLogger("matplotlib.font_manager")
     logger.addHandler(handler)
     try:
-        yield found
+        yield handler.found
     finally:
         logger.removeHandler(handler)
+
+
+def render_checked(inputs: Any) -> tuple[dict[str, Any], dict[str, str]]:
+    """Render every matplotlib panel, one at a time, noting font substitutions per panel.
+
+    Returns:
+        (panel name -> :class:`composer.render.RenderedPanel`,
+        ``"panel NAME"`` + font -> what matplotlib substituted).
+    """
+    from .render import render_panel
+
+    rendered, substituted = {}, {}
+    for panel in inputs.figure.panels:
+        if panel.kind != "render":
+            continue
+        with font_substitutions() as found:
+            rendered[panel.name] = render_panel(inputs.renderers[panel.name], panel, inputs.figure.spec,
+                                                inputs.data[panel.name], file=inputs.file)
+        substituted.update({f"panel {panel.name}\t{font}": message for font, message in found.items()})
+    return rendered, substituted
 
 
 def check(name: str, *, root: str = ".") -> Report:
@@ -699,7 +733,7 @@ def check(name: str, *, root: str = ".") -> Report:
     Raises:
         ComposerError: the figure cannot be loaded, rendered or composed.
     """
-    from .build import Project, compose, load_layout, place_elements, read_inputs, render_panels
+    from .build import Project, compose, load_layout, place_elements, read_inputs
 
     project = Project.at(root)
     layout_path = project.layout_path(name)
@@ -709,8 +743,7 @@ def check(name: str, *, root: str = ".") -> Report:
         return Report(figure=name, limits=figure.spec.check, findings=tuple(missing),
                       notes=("the figure cannot be composed with a missing font; the other rules did not run",))
     inputs = read_inputs(project, name)
-    with font_substitutions() as substituted:
-        rendered = render_panels(inputs)
+    rendered, substituted = render_checked(inputs)
     svg = compose(inputs, rendered)
     _, _, geometry = place_elements(inputs, rendered)
     return lint(inputs.figure, geometry, svg, file=inputs.file, substituted=substituted)

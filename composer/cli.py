@@ -1,8 +1,9 @@
 """The ``compose`` command: a thin shell over the library.
 
 ``compose NAME`` builds ``layouts/NAME.toml`` of the project in the current
-directory (or ``--root DIR``) into ``build/``. Other commands are words in
-place of NAME (``compose list``). Every :class:`ComposerError` becomes one
+directory (or ``--root DIR``) into ``build/``; ``--check`` also lints it for
+print, ``--debug`` also writes the layout overlay. Other commands are words in
+place of NAME (``compose list``, ``compose check NAME``). Every :class:`ComposerError` becomes one
 line on stderr and exit status 1; no traceback.
 """
 

@@ -139,9 +139,11 @@ class CheckLimits:
         min_font_pt: smallest nominal font size of any text at final size (pt).
             Default 5 pt, the smallest minimum among the journals in
             :mod:`composer.presets` (Nature: "Minimum text size: 5pt").
-        min_line_pt: thinnest stroke at final size (pt). Default 0.25 pt, the
-            hairline limit printers and journals commonly refuse below (a line
-            thinner than about 0.1 mm may vanish in print).
+        min_line_pt: thinnest stroke at final size (pt). Default 0.25 pt
+            (0.09 mm), a little under the 0.1 mm some author guidelines name
+            as the thinnest line that prints ("All lines should be at least
+            0.1 mm (0.3 pt) wide", CCS Chemistry artwork and illustration
+            guidelines); raise it with ``[check] min_line_width``.
         min_ppi: pixels per inch, at final size, of every embedded raster.
             Default 300 (Nature: "All photographic images must be supplied at a
             minimum of 300 dpi").

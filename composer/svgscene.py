@@ -122,11 +122,13 @@ class ColourUse:
         artist: the group that owns it (a matplotlib artist id such as
             ``rgb--line2d_3``, or the canvas element id); a group with many
             colours is a colour map, not a palette.
+        text: painted as the colour of text.
     """
 
     top: str
     artist: str
     colour: str
+    text: bool = False
 
 
 @dataclass
@@ -312,12 +314,15 @@ class _Rule:
     declarations: tuple[tuple[str, str], ...]
 
 
-def _declarations(text: str) -> list[tuple[str, str]]:
+@lru_cache(maxsize=4096)
+def _declarations(text: str) -> tuple[tuple[str, str], ...]:
+    """The declarations of a ``style`` attribute or rule body that the check reads (cached: panels
+    repeat the same few style strings thousands of times)."""
     out = []
     for decl in tinycss2.parse_declaration_list(text, skip_comments=True, skip_whitespace=True):
         if decl.type == "declaration" and decl.lower_name in _PROPS:
             out.append((decl.lower_name, tinycss2.serialize(decl.value).strip()))
-    return out
+    return tuple(out)
 
 
 def _compile_rules(root: etree._Element, notes: list[str]) -> list[_Rule]:
@@ -329,7 +334,7 @@ def _compile_rules(root: etree._Element, notes: list[str]) -> list[_Rule]:
         for rule in tinycss2.parse_stylesheet(style.text or "", skip_comments=True, skip_whitespace=True):
             if rule.type != "qualified-rule":
                 continue
-            decls = tuple(_declarations(tinycss2.serialize(rule.content)))
+            decls = _declarations(tinycss2.serialize(rule.content))
             if not decls:
                 continue
             for selector in tinycss2.serialize(rule.prelude).split(","):
@@ -393,6 +398,7 @@ def _own_style(el: etree._Element, rules: list[_Rule], ancestors: list[etree._El
     return style
 
 
+@lru_cache(maxsize=4096)
 def _length(value: str | None, default: float = 0.0) -> float:
     """A CSS length in user units (px-based units converted)."""
     if not value:
@@ -410,6 +416,7 @@ def _opacity(value: str | None) -> float:
         return 1.0
 
 
+@lru_cache(maxsize=4096)
 def parse_colour(value: str | None) -> str | None:
     """A CSS colour -> ``#rrggbb``; None for ``none``, gradients and unknown values."""
     if value is None:
@@ -428,6 +435,7 @@ def parse_colour(value: str | None) -> str | None:
         return None
 
 
+@lru_cache(maxsize=4096)
 def blend_on_white(colour: str, alpha: float) -> str:
     """``colour`` painted at ``alpha`` over white, as ``#rrggbb``."""
     rgb = [int(colour[i:i + 2], 16) for i in (1, 3, 5)]
@@ -560,7 +568,7 @@ class _Walker:
         colour = parse_colour(style.get("fill", "#000000"))
         if colour:
             self.out.colours.append(ColourUse(top, run.element, blend_on_white(
-                colour, alpha * _opacity(style.get("fill-opacity")))))
+                colour, alpha * _opacity(style.get("fill-opacity"))), text=True))
 
     def _shape(self, el, tag, m, style, own, alpha, top, artist) -> None:
         label = el.get("aria-label")
@@ -576,7 +584,7 @@ class _Walker:
         fill = parse_colour(style.get("fill", "#000000"))
         if fill and _opacity(style.get("fill-opacity")) > 0:
             self.out.colours.append(ColourUse(top, artist or top, blend_on_white(
-                fill, alpha * _opacity(style.get("fill-opacity")))))
+                fill, alpha * _opacity(style.get("fill-opacity"))), text=label is not None))
         stroke = parse_colour(style.get("stroke"))
         width = _length(style.get("stroke-width"), 1.0)
         if stroke and width > 0 and _opacity(style.get("stroke-opacity")) > 0 and alpha > 0:
@@ -625,6 +633,9 @@ class _Walker:
         box = map_bbox(m, (x0, y - 0.8 * size_user, x0 + width, y + 0.2 * size_user))
         self.out.texts.append(TextRun(top=top, element=el.get("id") or "text", size_pt=size_user * scale_of(m),
                                       bbox=box, label=content, estimated=True))
+        colour = parse_colour(style.get("fill", "#000000"))
+        if colour:
+            self.out.colours.append(ColourUse(top, el.get("id") or top, colour, text=True))
 
 
 def scene(svg: bytes) -> Scene:

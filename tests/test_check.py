@@ -1,0 +1,208 @@
+"""``compose check``: one planted fault per rule, the squeezed panel, the flagship, the CLI.
+
+The fixture set is tests/projects/lint: ``clean.toml`` has no fault and every
+other layout plants exactly one, named after its rule. Each rule's test
+checks that the report names exactly that fault, on the planted element.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from composer.check import RULES, check
+from composer.cli import main
+from composer.errors import LayoutError
+from conftest import REPO
+
+LINT = Path(__file__).resolve().parent / "projects" / "lint"
+
+#: rule -> (layout, text the finding's element must contain)
+PLANTED = {
+    "font-size": ("font_size", "panel tiny"),
+    "line-width": ("line_width", "panel hair"),
+    "raster-ppi": ("raster_ppi", "panel coarse: image 8x8 px"),
+    "overlap": ("overlap_text", "text first / text second"),
+    "outside-canvas": ("outside_canvas", "text edge"),
+    "outside-panel": ("outside_panel", "panel spilled"),
+    "font-missing": ("font_missing", "text[0].font"),
+    "font-substituted": ("font_substituted", "panel fonts"),
+    "dangling-connector": ("dangling_connector", "arrow[0] end"),
+    "color-vision": ("color_vision", "shape green"),
+    "figure-size": ("figure_size", "canvas"),
+}
+
+
+@pytest.fixture(scope="module")
+def lint_root(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("lint") / "lint"
+    shutil.copytree(LINT, root)
+    return root
+
+
+def _run(argv: list[str], capsys) -> tuple[int, str]:
+    code = main(argv)
+    return code, capsys.readouterr().out
+
+
+def test_every_rule_has_a_planted_fault():
+    assert set(PLANTED) == set(RULES)
+    for layout, _ in PLANTED.values():
+        assert (LINT / "layouts" / f"{layout}.toml").is_file()
+
+
+def test_clean_figure_has_no_finding(lint_root):
+    report = check("clean", root=lint_root)
+    assert report.findings == () and report.ok, report.table()
+
+
+@pytest.mark.parametrize("rule", sorted(PLANTED))
+def test_planted_fault_is_found_alone(lint_root, rule):
+    layout, element = PLANTED[rule]
+    report = check(layout, root=lint_root)
+    assert [f.rule for f in report.findings] == [rule], report.table()
+    finding = report.findings[0]
+    assert element in finding.element, report.table()
+    assert report.ok == (RULES[rule] != "error")
+
+
+def test_measured_values_of_planted_faults(lint_root):
+    """The numbers are the figure's: 4 pt ticks, a 0.1 pt line, an 8 px image 50 mm wide,
+    two overlapping texts, an arrow end 50 mm from anything, red/green under deuteranopia."""
+    by_rule = {rule: check(layout, root=lint_root).findings[0] for rule, (layout, _) in PLANTED.items()
+               if rule in ("font-size", "line-width", "raster-ppi", "dangling-connector", "color-vision",
+                           "figure-size")}
+    assert by_rule["font-size"].measured == pytest.approx(4.0, abs=1e-6)
+    assert by_rule["line-width"].measured == pytest.approx(0.1, abs=1e-6)
+    assert by_rule["raster-ppi"].measured == pytest.approx(8 / (50 / 25.4), rel=1e-3)
+    # the arrow ends at (70 mm, 20 mm); the box it leaves ends at 20 mm: 50 mm away
+    assert by_rule["dangling-connector"].measured == pytest.approx(50 * 72 / 25.4, abs=0.01)
+    assert by_rule["color-vision"].measured < 10 and "deuteranopia" in by_rule["color-vision"].problem
+    assert by_rule["figure-size"].measured == pytest.approx(200) and by_rule["figure-size"].limit == 170
+
+
+def test_overlap_variants(lint_root):
+    """A panel over a panel and a label on a connector are overlaps too; an allowed pair is not."""
+    panels = check("overlap_panel", root=lint_root)
+    assert [(f.rule, f.element) for f in panels.findings] == [("overlap", "panel left / panel right")]
+    arrow = check("overlap_arrow", root=lint_root)
+    assert [(f.rule, f.element) for f in arrow.findings] == [("overlap", "text on_arrow / arrow[0]")]
+    layout = lint_root / "layouts" / "overlap_panel.toml"
+    original = layout.read_text()
+    try:
+        layout.write_text(original + '\n[check]\nallow_overlap = [["left", "right"]]\n')
+        assert check("overlap_panel", root=lint_root).findings == ()
+        layout.write_text(original + '\n[check]\nallow_overlap = [["left", "middle"]]\n')
+        with pytest.raises(LayoutError, match=r"check.allow_overlap\[0\].*'middle' is not an element"):
+            check("overlap_panel", root=lint_root)
+    finally:
+        layout.write_text(original)
+
+
+def test_check_table_overrides_limits(lint_root):
+    layout = lint_root / "layouts" / "font_size.toml"
+    original = layout.read_text()
+    try:
+        layout.write_text(original.replace("[panels.tiny]", '[check]\nmin_font_size = "3.5pt"\n\n[panels.tiny]'))
+        report = check("font_size", root=lint_root)
+        assert report.findings == () and report.limits.min_font_pt == 3.5
+        assert "[check]" in report.limits.source
+    finally:
+        layout.write_text(original)
+
+
+def _matplotlib_svg(path: Path, width_in: float, height_in: float) -> None:
+    """A matplotlib figure saved as SVG with 7 pt tick labels (glyphs as paths), deterministic."""
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    with matplotlib.rc_context({"svg.fonttype": "path", "svg.hashsalt": "lint", "font.size": 7}):
+        fig = Figure(figsize=(width_in, height_in), dpi=72)
+        ax = fig.add_subplot()
+        ax.plot([0, 1, 2], [0, 1, 4])
+        ax.tick_params(labelsize=7)
+        fig.subplots_adjust(left=0.2, bottom=0.2, right=0.95, top=0.95)
+        fig.savefig(path, format="svg", metadata={"Date": None})
+
+
+def test_squeezed_panel_reports_real_size(lint_root):
+    """A matplotlib SVG with 7 pt tick labels, imported into a box 0.6 times its size, has
+    4.2 pt tick labels on paper, and the check says so; in a box of its own size it has 7 pt."""
+    _matplotlib_svg(lint_root / "assets" / "seven_pt.svg", 2.0, 1.5)  # 144 x 108 pt
+    layout = lint_root / "layouts" / "squeezed.toml"
+    template = ('[figure]\nwidth = "120mm"\nheight = "60mm"\n\n[panels.squeezed]\nsvg = "../assets/seven_pt.svg"\n'
+                'at = ["5mm", "5mm"]\nsize = ["{w}pt", "{h}pt"]\n')
+    layout.write_text(template.format(w=144 * 0.6, h=108 * 0.6))
+    report = check("squeezed", root=lint_root)
+    assert [f.rule for f in report.findings] == ["font-size"], report.table()
+    finding = report.findings[0]
+    assert finding.measured == pytest.approx(4.2, abs=1e-3)
+    assert finding.element.startswith("panel squeezed") and "scaled x0.60" in finding.problem
+
+    layout.write_text(template.format(w=144, h=108))
+    assert check("squeezed", root=lint_root).findings == ()
+    from composer.build import Project, compose, read_inputs, render_panels
+    from composer.svgscene import scene
+
+    inputs = read_inputs(Project.at(lint_root), "squeezed")
+    sizes = {round(t.size_pt, 6) for t in scene(compose(inputs, render_panels(inputs))).texts}
+    assert sizes == {7.0}
+
+
+def test_cli_check_table_json_and_exit_status(lint_root, capsys):
+    code, out = _run(["check", "clean", "--root", str(lint_root)], capsys)
+    assert code == 0 and out.startswith("compose check clean: 0 errors, 0 warnings")
+    code, out = _run(["check", "font_size", "--root", str(lint_root)], capsys)
+    assert code == 1
+    header = out.splitlines()[1].split()
+    assert header == ["level", "rule", "element", "problem", "measured", "limit"]
+    assert "font-size" in out and "4 pt" in out and "5 pt" in out
+    code, out = _run(["check", "color_vision", "--root", str(lint_root)], capsys)
+    assert code == 0, "a warning alone does not fail the check"
+    code, out = _run(["check", "raster_ppi", "--root", str(lint_root), "--json"], capsys)
+    report = json.loads(out)
+    assert code == 1 and report["ok"] is False and report["errors"] == 1
+    assert report["findings"][0]["rule"] == "raster-ppi" and report["findings"][0]["unit"] == "ppi"
+    assert report["limits"]["min_ppi"] == 300
+    assert not (lint_root / "build").exists(), "compose check writes nothing"
+
+
+def test_build_with_check_writes_outputs_and_fails_on_error(lint_root, capsys, tmp_path):
+    code, out = _run(["line_width", "--root", str(lint_root), "--out", str(tmp_path), "--check",
+                      "--format", "svg"], capsys)
+    assert code == 1 and (tmp_path / "line_width.svg").is_file()
+    assert "line-width" in out and "panel hair" in out
+
+
+def test_flagship_passes_check():
+    """The flagship has no error-level finding (warnings are listed in the failure message)."""
+    report = check("volume_kv", root=REPO)
+    assert report.ok, report.table()
+    assert {f.rule for f in report.findings} <= {r for r, level in RULES.items() if level == "warning"}
+
+
+def test_font_missing_stops_before_composing(lint_root, capsys):
+    code, out = _run(["check", "font_missing", "--root", str(lint_root)], capsys)
+    assert code == 1
+    assert "'Composer Lint No Such Font' is not installed" in out
+    assert "the other rules did not run" in out
+
+
+def test_table_is_readable_for_long_element_names():
+    from composer.check import Finding, Report
+    from composer.model import CheckLimits
+
+    report = Report("x", CheckLimits(), (Finding("overlap", "e" * 100, "text overlaps text", 1.0, 0.5, "pt"),))
+    line = report.table().splitlines()[2]
+    assert "e" * 59 + "…" in line and "text overlaps text" in line and line.endswith("0.5 pt")
+    assert io.StringIO(report.to_json()).read().count('"rule"') == 1
+
+
+def test_font_substitution_is_seen_on_every_check(lint_root):
+    """matplotlib warns about a missing font once per process; the check still sees it each time."""
+    for _ in range(2):
+        assert [f.rule for f in check("font_substituted", root=lint_root).findings] == ["font-substituted"]
