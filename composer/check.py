@@ -231,8 +231,9 @@ class _Names:
             if rest.isdigit():
                 return f"{kind}[{rest}]", f"{kind}[{rest}]"
             return f"{kind} {rest}", rest
-        if kind == "arrow" and rest.isdigit():
-            return f"arrow[{rest}]", f"arrow[{rest}]"
+        if kind == "arrow" and rest.split("-")[0].isdigit():
+            index = rest.split("-")[0]
+            return (f"arrow[{index}] label" if rest.endswith("-label") else f"arrow[{index}]"), f"arrow[{index}]"
         if kind in ("label", "title"):
             return f"{rest}.{kind}", f"{rest}.{kind}"
         return top, top
@@ -417,6 +418,8 @@ def _arrow_shapes(figure: Figure, svg: bytes) -> dict[int, tuple[list[tuple[list
             continue
         parts = []
         for path in group.iter(f"{{{SVG_NS}}}path"):
+            if any(el.get("aria-label") is not None for el in (path, path.getparent())):
+                continue  # the connector's label, a text
             filled = (path.get("fill") or "black") != "none"
             parts += [(points, filled) for points in path_points(path.get("d", ""))]
         found[i] = (parts, figure.arrows[i].width_pt)
@@ -436,14 +439,16 @@ def _overlaps(ctx: _Context) -> None:
         if w > tol and h > tol:
             ctx.add("overlap", f"{da} / {db}", "text overlaps text", min(w, h), tol, "pt")
     # panel over panel
-    panels = [(p.name, _box(ctx.geometry.panels[p.name])) for p in ctx.figure.panels]
-    for (na, ba), (nb, bb) in combinations(panels, 2):
+    panels = [(p.name, _box(ctx.geometry.panels[p.name]), p.overlap) for p in ctx.figure.panels]
+    for (na, ba, oa), (nb, bb, ob) in combinations(panels, 2):
         w, h = _overlap(ba, bb)
-        if w > 0.01 and h > 0.01 and not ctx.allowed_pair(na, nb):
+        if w > 0.01 and h > 0.01 and not (oa or ob) and not ctx.allowed_pair(na, nb):  # overlap = true: an inset
             ctx.add("overlap", f"panel {na} / panel {nb}", "panel boxes overlap", min(w, h), 0.0, "pt")
     # text crossing a shape's border
     for i, shape in enumerate(ctx.figure.shapes):
         key = shape.name or f"shape[{i}]"
+        if ctx.geometry.shapes[i] is None:
+            continue  # a line or a brace: no inside to cross into
         box = _box(ctx.geometry.shapes[i])
         for run, display, tkey in texts:
             if tkey == key or ctx.allowed_pair(key, tkey):
@@ -456,8 +461,8 @@ def _overlaps(ctx: _Context) -> None:
     for i, (parts, width) in ctx.arrows.items():
         akey = f"arrow[{i}]"
         for run, display, tkey in texts:
-            if ctx.allowed_pair(akey, tkey):
-                continue
+            if tkey == akey or ctx.allowed_pair(akey, tkey):
+                continue  # its own label sits beside it by design
             inner = _shrink(run.bbox, tol - width / 2)
             if inner[0] >= inner[2] or inner[1] >= inner[3]:
                 continue
@@ -497,7 +502,13 @@ def _outside(ctx: _Context) -> None:
         report(f"panel {p.name}", _box(ctx.geometry.panels[p.name]))
     for i, shape in enumerate(ctx.figure.shapes):
         half = shape.stroke_width_pt / 2 if shape.stroke else 0.0
-        b = _box(ctx.geometry.shapes[i])
+        if ctx.geometry.shapes[i] is None:
+            pts = ctx.geometry.shape_points[i]
+            if not pts:
+                continue
+            b = (min(p[0] for p in pts), min(p[1] for p in pts), max(p[0] for p in pts), max(p[1] for p in pts))
+        else:
+            b = _box(ctx.geometry.shapes[i])
         report(f"shape {shape.name}" if shape.name else f"shape[{i}]", (b[0] - half, b[1] - half, b[2] + half, b[3] + half))
     for i, (parts, width) in ctx.arrows.items():
         pts = [p for points, _ in parts for p in points]
@@ -517,13 +528,27 @@ def _outside(ctx: _Context) -> None:
                     beyond, OVERLAP_TOLERANCE_PT, "pt")
 
 
+def _distance_to_polyline(p: tuple[float, float], points: tuple[tuple[float, float], ...]) -> float:
+    if len(points) == 1:
+        return math.hypot(p[0] - points[0][0], p[1] - points[0][1])
+    best = math.inf
+    for (x0, y0), (x1, y1) in zip(points, points[1:]):
+        dx, dy = x1 - x0, y1 - y0
+        t = 0.0 if dx == dy == 0 else max(0.0, min(1.0, ((p[0] - x0) * dx + (p[1] - y0) * dy) / (dx * dx + dy * dy)))
+        best = min(best, math.hypot(p[0] - x0 - t * dx, p[1] - y0 - t * dy))
+    return best
+
+
 def _dangling(ctx: _Context) -> None:
     g = ctx.geometry
-    boxes = [_box(b) for b in g.panels.values()] + [_box(b) for b in g.texts] + [_box(b) for b in g.shapes]
+    boxes = [_box(b) for b in g.panels.values()] + [_box(b) for b in g.texts]
+    boxes += [_box(b) for b in g.shapes if b is not None]
+    lines = [pts for b, pts in zip(g.shapes, g.shape_points) if b is None and pts]
     anchors = list(g.data_anchors.values())
     for i, route in enumerate(g.arrows):
-        for end, point in (("start", route[0]), ("end", route[-1])):
+        for end, point in (("start", route.points[0]), ("end", route.points[-1])):
             nearest = min([_distance_to_box(point, b) for b in boxes]
+                          + [_distance_to_polyline(point, pts) for pts in lines]
                           + [math.hypot(point[0] - a[0], point[1] - a[1]) for a in anchors] or [math.inf])
             if nearest > END_TOLERANCE_PT:
                 ctx.add("dangling-connector", f"arrow[{i}] {end}",
@@ -650,6 +675,9 @@ def font_findings(figure: Figure) -> list[Finding]:
     for s in figure.shapes:
         if s.text_style is not None and s.text:
             fonts.setdefault(s.text_style.font, f"{s.key}.text_font")
+    for a in figure.arrows:
+        if a.label_style is not None and a.label:
+            fonts.setdefault(a.label_style.font, f"{a.key}.label_font")
     found = []
     for font, key in fonts.items():
         try:
@@ -703,23 +731,37 @@ def font_substitutions() -> Iterator[dict[str, str]]:
         logger.removeHandler(handler)
 
 
-def render_checked(inputs: Any) -> tuple[dict[str, Any], dict[str, str]]:
-    """Render every matplotlib panel, one at a time, noting font substitutions per panel.
+def render_checked(inputs: Any, typeset: Any = None) -> tuple[dict[str, Any], dict[str, str]]:
+    """Render every matplotlib panel as :func:`composer.build.render_panels` does (keep the two in
+    step), one panel at a time, noting the fonts matplotlib substituted in each.
 
     Returns:
         (panel name -> :class:`composer.render.RenderedPanel`,
-        ``"panel NAME"`` + font -> what matplotlib substituted).
+        ``"panel NAME<TAB>font"`` -> what matplotlib did instead).
     """
-    from .render import render_panel
+    from .build import typeset_figure
+    from .geometry import panel_boxes
+    from .render import align_plot_areas, draw_panel, save_panel
 
-    rendered, substituted = {}, {}
-    for panel in inputs.figure.panels:
-        if panel.kind != "render":
+    figure = inputs.figure
+    typeset = typeset or typeset_figure(inputs)
+    boxes = panel_boxes(figure, typeset.text_sizes, typeset.shape_sizes, file=inputs.file)
+    substituted: dict[str, str] = {}
+    drafts = {}
+    for p in figure.panels:
+        if p.kind != "render":
             continue
         with font_substitutions() as found:
-            rendered[panel.name] = render_panel(inputs.renderers[panel.name], panel, inputs.figure.spec,
-                                                inputs.data[panel.name], file=inputs.file)
-        substituted.update({f"panel {panel.name}\t{font}": message for font, message in found.items()})
+            drafts[p.name] = draw_panel(inputs.renderers[p.name], p, figure.spec, inputs.data[p.name],
+                                        size_pt=(boxes[p.name].width_pt, boxes[p.name].height_pt), file=inputs.file)
+        substituted.update({f"panel {p.name}\t{font}": message for font, message in found.items()})
+    for align in figure.aligns:
+        align_plot_areas(drafts, boxes, align.panels, align.axis)
+    rendered = {}
+    for name, draft in drafts.items():
+        with font_substitutions() as found:
+            rendered[name] = save_panel(draft, figure.spec, file=inputs.file)
+        substituted.update({f"panel {name}\t{font}": message for font, message in found.items()})
     return rendered, substituted
 
 
@@ -733,7 +775,7 @@ def check(name: str, *, root: str = ".") -> Report:
     Raises:
         ComposerError: the figure cannot be loaded, rendered or composed.
     """
-    from .build import Project, compose, load_layout, place_elements, read_inputs
+    from .build import Project, compose, figure_geometry, load_layout, read_inputs, typeset_figure
 
     project = Project.at(root)
     layout_path = project.layout_path(name)
@@ -743,7 +785,8 @@ def check(name: str, *, root: str = ".") -> Report:
         return Report(figure=name, limits=figure.spec.check, findings=tuple(missing),
                       notes=("the figure cannot be composed with a missing font; the other rules did not run",))
     inputs = read_inputs(project, name)
-    rendered, substituted = render_checked(inputs)
-    svg = compose(inputs, rendered)
-    _, _, geometry = place_elements(inputs, rendered)
+    typeset = typeset_figure(inputs)
+    rendered, substituted = render_checked(inputs, typeset)
+    svg = compose(inputs, rendered, typeset)
+    geometry = figure_geometry(inputs, rendered, typeset)
     return lint(inputs.figure, geometry, svg, file=inputs.file, substituted=substituted)

@@ -10,7 +10,8 @@ real outputs, which stay byte-identical. On a faded copy of the figure it draws:
 - every connector's route (magenta) with its name at its middle;
 - every anchor: the nine compass points of each box as dots with their names,
   and each data anchor a renderer published (red, ``fmap.pixel``);
-- the gutters between neighbouring panels, shaded, with their width in mm.
+- mosaic grids and their cells (violet, ``cell A``), and the gutters between
+  neighbouring panels, shaded, with their width in mm.
 
 All overlay text is typeset as outlines like the figure's own canvas text, so
 the PNG shows the same as the SVG.
@@ -30,8 +31,8 @@ from .svgio import parse_svg, svg_tag, write_svg
 from .text import typeset
 from .units import PT_PER_UNIT, fmt
 
-PANEL, TEXT, SHAPE, ARROW, GUTTER, ANCHOR, DATA, GRID = (
-    "#2563eb", "#ea580c", "#16a34a", "#c026d3", "#f59e0b", "#334155", "#dc2626", "#94a3b8")
+PANEL, TEXT, SHAPE, ARROW, GUTTER, ANCHOR, DATA, GRID, GRID_BOX = (
+    "#2563eb", "#ea580c", "#16a34a", "#c026d3", "#f59e0b", "#334155", "#dc2626", "#94a3b8", "#7c3aed")
 MM = PT_PER_UNIT["mm"]
 #: opacity of the figure under the overlay
 FADE = 0.45
@@ -53,8 +54,8 @@ def element_boxes(figure: Figure, geometry: Geometry, label_boxes: dict[str, tup
     out = [Named(f"panel {p.name}", PANEL, geometry.panels[p.name]) for p in figure.panels]
     out += [Named(f"text {t.name}" if t.name else f"text[{i}]", TEXT, geometry.texts[i])
             for i, t in enumerate(figure.texts)]
-    out += [Named(f"shape {s.name}" if s.name else f"shape[{i}]", SHAPE, geometry.shapes[i])
-            for i, s in enumerate(figure.shapes)]
+    out += [Named(f"shape {s.name}" if s.name else f"shape[{i}]", SHAPE, _shape_box(geometry, i))
+            for i, s in enumerate(figure.shapes) if _shape_box(geometry, i) is not None]
     for panel, (label, title) in label_boxes.items():
         if label is not None:
             out.append(Named(f"{panel}.label", TEXT, label))
@@ -63,14 +64,26 @@ def element_boxes(figure: Figure, geometry: Geometry, label_boxes: dict[str, tup
     return out
 
 
+def _shape_box(geometry: Geometry, i: int) -> Box | None:
+    """A shape's box; for a line or brace, the box around its points."""
+    if geometry.shapes[i] is not None:
+        return geometry.shapes[i]
+    pts = geometry.shape_points[i]
+    if not pts:
+        return None
+    x0, y0 = min(p[0] for p in pts), min(p[1] for p in pts)
+    return Box(x0, y0, max(p[0] for p in pts) - x0, max(p[1] for p in pts) - y0)
+
+
 def gutters(boxes: dict[str, Box]) -> list[tuple[str, Box]]:
-    """The empty strips between neighbouring panels: ``(description, strip)``.
+    """The empty strips between neighbouring boxes (panels, grid cells): ``(description, strip)``.
 
     Two panels are neighbours across a vertical gutter when their vertical
     extents overlap, one ends left of where the other starts, and no other
     panel enters the strip between them (likewise for horizontal gutters).
+    A strip found twice (a panel filling a cell) is kept once.
     """
-    found = []
+    found: list[tuple[str, Box]] = []
     items = sorted(boxes.items())
     for (na, a), (nb, b) in ((x, y) for x in items for y in items if x[0] != y[0]):
         top, bottom = max(a.y_pt, b.y_pt), min(a.y_pt + a.height_pt, b.y_pt + b.height_pt)
@@ -85,7 +98,11 @@ def gutters(boxes: dict[str, Box]) -> list[tuple[str, Box]]:
             strip = Box(left, top, right - left, bottom - top)
             if not any(_meets(strip, c) for n, c in items if n not in (na, nb)):
                 found.append((f"{na} / {nb}: {(bottom - top) / MM:.1f} mm", strip))
-    return found
+    unique: dict[tuple[float, ...], tuple[str, Box]] = {}
+    for description, strip in found:
+        unique.setdefault(tuple(round(v, 3) for v in (strip.x_pt, strip.y_pt, strip.width_pt, strip.height_pt)),
+                          (description, strip))
+    return list(unique.values())
 
 
 def _meets(a: Box, b: Box) -> bool:
@@ -169,8 +186,18 @@ def overlay(figure: Figure, geometry: Geometry, svg: bytes,
             pen.text(f"{j * 5}", (0.5, y), "w", GRID, RULER_PT, backdrop=False)
     pen.text("mm", (0.5, 0.5), "nw", GRID, RULER_PT, backdrop=False)
 
-    # gutters between panels
-    for description, strip in gutters(geometry.panels):
+    # mosaic grids and their cells, then the gutters between panels
+    for grid_name, box in sorted(geometry.grids.items()):
+        pen.rect(box, GRID_BOX, width=0.5, dash=False)
+        pen.text(f"grid {grid_name or '[grid]'}", (box.x_pt + box.width_pt, box.y_pt), "se", GRID_BOX, NAME_PT - 0.4)
+    for (grid_name, area), box in sorted(geometry.cells.items()):
+        pen.rect(box, GRID_BOX, width=0.3)
+        pen.text(f"cell {grid_name + '.' if grid_name else ''}{area}", (box.x_pt + box.width_pt - 0.4,
+                 box.y_pt + box.height_pt - 0.4), "se", GRID_BOX, ANCHOR_PT + 0.4)
+    spaced = dict(geometry.panels)
+    spaced.update({f"cell {g + '.' if g else ''}{area}": box for (g, area), box in geometry.cells.items()
+                   if box not in geometry.panels.values()})
+    for description, strip in gutters(spaced):
         pen.rect(strip, GUTTER, width=0.0, dash=False, fill=GUTTER, fill_opacity=0.25)
         pen.text(description, strip.anchor("center"), "center", "#92400e", ANCHOR_PT + 0.4)
 
@@ -192,11 +219,12 @@ def overlay(figure: Figure, geometry: Geometry, svg: bytes,
 
     # connectors
     for i, route in enumerate(geometry.arrows):
-        pen.line(route, ARROW, 0.5, dash="2 1")
-        pen.dot(route[0], ARROW, 0.7)
-        pen.dot(route[-1], ARROW, 0.7)
-        mid = len(route) // 2
-        a, b = route[mid - 1], route[mid]
+        points = route.points
+        pen.line(points, ARROW, 0.5, dash="2 1")
+        pen.dot(points[0], ARROW, 0.7)
+        pen.dot(points[-1], ARROW, 0.7)
+        mid = len(points) // 2
+        a, b = points[mid - 1], points[mid]
         pen.text(f"arrow[{i}]", ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2), "s", ARROW, NAME_PT)
 
     # names last, on top of everything; panel labels and titles are small boxes side by side,

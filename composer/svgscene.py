@@ -519,6 +519,9 @@ class _Walker:
         if tag == "use":
             self._use(el, before, m, style, alpha, top, ancestors, depth, artist or top)
             return
+        if el.get("aria-label") is not None and tag in ("path", "g"):
+            self._canvas_text(el, m, style, alpha, top)
+            return
         if tag in _SHAPES:
             self._shape(el, tag, m, style, own, alpha, top, artist or top)
         elif tag == "image":
@@ -570,21 +573,32 @@ class _Walker:
             self.out.colours.append(ColourUse(top, run.element, blend_on_white(
                 colour, alpha * _opacity(style.get("fill-opacity"))), text=True))
 
+    def _canvas_text(self, el, m, style, alpha, top) -> None:
+        """Text drawn by composer: outline ``<path>``s (one, or a ``<g>`` of one per colour span)
+        with the string in ``aria-label`` and the nominal size in ``data-font-size``."""
+        pts: list[tuple[float, float]] = []
+        paths = [el] if etree.QName(el).localname == "path" else list(el.iter(f"{{{SVG_NS}}}path"))
+        for path in paths:
+            pm = m if path is el else multiply(m, parse_transform(path.get("transform")))
+            pts += [apply(pm, *p) for sub in path_points(path.get("d", "")) for p in sub]
+            fill = parse_colour(path.get("fill") or style.get("fill", "#000000"))
+            opacity = _opacity(path.get("fill-opacity") or style.get("fill-opacity"))
+            if fill and opacity > 0:
+                self.out.colours.append(ColourUse(top, el.get("id") or top, blend_on_white(fill, alpha * opacity),
+                                                  text=True))
+        try:
+            size = float(el.get("data-font-size", "nan")) * scale_of(m)
+        except ValueError:
+            size = math.nan
+        self.out.texts.append(TextRun(top=top, element=el.get("id") or top, size_pt=size,
+                                      bbox=points_bbox(pts) or (math.inf, math.inf, -math.inf, -math.inf),
+                                      label=el.get("aria-label")))
+
     def _shape(self, el, tag, m, style, own, alpha, top, artist) -> None:
-        label = el.get("aria-label")
-        if label is not None and tag == "path":
-            pts = [apply(m, *p) for sub in path_points(el.get("d", "")) for p in sub]
-            box = points_bbox(pts) or (0.0, 0.0, 0.0, 0.0)
-            try:
-                size = float(el.get("data-font-size", "nan")) * scale_of(m)
-            except ValueError:
-                size = math.nan
-            self.out.texts.append(TextRun(top=top, element=el.get("id") or top, size_pt=size, bbox=box,
-                                          label=label))
         fill = parse_colour(style.get("fill", "#000000"))
         if fill and _opacity(style.get("fill-opacity")) > 0:
             self.out.colours.append(ColourUse(top, artist or top, blend_on_white(
-                fill, alpha * _opacity(style.get("fill-opacity"))), text=label is not None))
+                fill, alpha * _opacity(style.get("fill-opacity")))))
         stroke = parse_colour(style.get("stroke"))
         width = _length(style.get("stroke-width"), 1.0)
         if stroke and width > 0 and _opacity(style.get("stroke-opacity")) > 0 and alpha > 0:

@@ -86,21 +86,27 @@ def test_measured_values_of_planted_faults(lint_root):
 
 
 def test_overlap_variants(lint_root):
-    """A panel over a panel and a label on a connector are overlaps too; an allowed pair is not."""
-    panels = check("overlap_panel", root=lint_root)
-    assert [(f.rule, f.element) for f in panels.findings] == [("overlap", "panel left / panel right")]
+    """A label on a connector is an overlap too; a pair in allow_overlap is not. Panels that overlap
+    are refused by the layout engine already, unless one is an inset (overlap = true): not reported."""
     arrow = check("overlap_arrow", root=lint_root)
     assert [(f.rule, f.element) for f in arrow.findings] == [("overlap", "text on_arrow / arrow[0]")]
-    layout = lint_root / "layouts" / "overlap_panel.toml"
-    original = layout.read_text()
+    with pytest.raises(LayoutError, match="panels 'left' and 'right' overlap"):
+        check("overlap_panel", root=lint_root)
+    panels = lint_root / "layouts" / "overlap_panel.toml"
+    original_panels = panels.read_text()
+    texts = lint_root / "layouts" / "overlap_text.toml"
+    original_texts = texts.read_text()
     try:
-        layout.write_text(original + '\n[check]\nallow_overlap = [["left", "right"]]\n')
+        panels.write_text(original_panels.replace('at = ["45mm", "10mm"]', 'at = ["45mm", "10mm"]\noverlap = true'))
         assert check("overlap_panel", root=lint_root).findings == ()
-        layout.write_text(original + '\n[check]\nallow_overlap = [["left", "middle"]]\n')
-        with pytest.raises(LayoutError, match=r"check.allow_overlap\[0\].*'middle' is not an element"):
-            check("overlap_panel", root=lint_root)
+        texts.write_text(original_texts + '\n[check]\nallow_overlap = [["first", "second"]]\n')
+        assert check("overlap_text", root=lint_root).findings == ()
+        texts.write_text(original_texts + '\n[check]\nallow_overlap = [["first", "third"]]\n')
+        with pytest.raises(LayoutError, match=r"check.allow_overlap\[0\].*'third' is not an element"):
+            check("overlap_text", root=lint_root)
     finally:
-        layout.write_text(original)
+        panels.write_text(original_panels)
+        texts.write_text(original_texts)
 
 
 def test_check_table_overrides_limits(lint_root):

@@ -20,8 +20,7 @@ def flagship_debug(tmp_path_factory):
 
 
 def test_debug_overlay_names_every_element_of_the_flagship(flagship_debug):
-    from composer.build import Project, read_inputs, render_panels
-    from composer.geometry import resolve
+    from composer.build import Project, figure_geometry, read_inputs, render_panels
 
     inputs = read_inputs(Project.at(REPO), "volume_kv")
     figure = inputs.figure
@@ -31,8 +30,7 @@ def test_debug_overlay_names_every_element_of_the_flagship(flagship_debug):
     expected |= {f"arrow[{i}]" for i in range(len(figure.arrows))}
     expected |= {f"{p.name}.label" for p in figure.panels if p.label}
     expected |= {f"{p.name}.title" for p in figure.panels if p.title}
-    rendered = render_panels(inputs)
-    geometry = resolve(figure, [(0, 0)] * len(figure.texts), {n: r.anchors for n, r in rendered.items()}, file="")
+    geometry = figure_geometry(inputs, render_panels(inputs))
     expected |= {f"{panel}.{name}" for panel, name in geometry.data_anchors}
     root = etree.fromstring(flagship_debug.outputs["debug-svg"].read_bytes())
     overlay = root.find("{http://www.w3.org/2000/svg}g[@id='debug-overlay']")
