@@ -138,6 +138,7 @@ def _matplotlib_svg(path: Path, width_in: float, height_in: float) -> None:
 def test_squeezed_panel_reports_real_size(lint_root):
     """A matplotlib SVG with 7 pt tick labels, imported into a box 0.6 times its size, has
     4.2 pt tick labels on paper, and the check says so; in a box of its own size it has 7 pt."""
+    (lint_root / "assets").mkdir(exist_ok=True)
     _matplotlib_svg(lint_root / "assets" / "seven_pt.svg", 2.0, 1.5)  # 144 x 108 pt
     layout = lint_root / "layouts" / "squeezed.toml"
     template = ('[figure]\nwidth = "120mm"\nheight = "60mm"\n\n[panels.squeezed]\nsvg = "../assets/seven_pt.svg"\n'
