@@ -11,11 +11,22 @@ __version__ = "0.1.0"
 
 from .errors import ComposerError  # noqa: E402
 
-__all__ = ["ComposerError", "__version__", "build"]
+__all__ = ["ComposerError", "__version__", "build", "load"]
 
 
-def build(name, **kwargs):
-    """Build a figure; see :func:`composer.build.build`."""
-    from .build import build as _build
+def build(figure, **kwargs):
+    """Build a figure: a name (``layouts/NAME.toml``, see :func:`composer.build.build`) or a
+    :class:`composer.api.Figure` (see :meth:`composer.api.Figure.build`)."""
+    if isinstance(figure, str):
+        from .build import build as _build
 
-    return _build(name, **kwargs)
+        return _build(figure, **kwargs)
+    return figure.build(**kwargs)
+
+
+def load(name, *, root="."):
+    """The figure ``layouts/NAME.toml`` of the project at ``root`` as a :class:`composer.api.Figure`
+    (shows inline in a notebook); see :func:`composer.api.load`."""
+    from .api import load as _load
+
+    return _load(name, root=root)

@@ -129,7 +129,23 @@ def read_inputs(project: Project, name: str) -> Inputs:
     """
     layout_path = project.layout_path(name)
     file = project.display(layout_path)
-    figure = load_layout(layout_path, name=name, display=file)
+    return read_figure_inputs(project, load_layout(layout_path, name=name, display=file), file)
+
+
+def read_figure_inputs(project: Project, figure: Figure, file: str,
+                       functions: Mapping[str, Any] | None = None) -> Inputs:
+    """Read what a loaded figure needs: data files, panel modules, imported files.
+
+    Args:
+        figure: a loaded layout (from a file, or built in code: :mod:`composer.api`).
+        file: how to name the layout in messages.
+        functions: ``"module:function"`` -> renderer, used before
+            ``panels/module.py`` is looked for (renderers defined in a notebook).
+
+    Raises:
+        LayoutError, DataError, PanelError (see the stages).
+    """
+    functions = functions or {}
     check_font(figure.spec.font, file=file, key="figure.font")
     loaded: dict[Path, Mapping[str, Any]] = {}
 
@@ -147,7 +163,9 @@ def read_inputs(project: Project, name: str) -> Inputs:
     documents: dict[str, bytes] = {}
     for panel in figure.panels:
         data[panel.name] = data_of(panel.data) if panel.data else figure_data
-        if panel.kind == "render":
+        if panel.kind == "render" and str(panel.source) in functions:
+            renderers[panel.name] = functions[str(panel.source)]
+        elif panel.kind == "render":
             module, function = str(panel.source).split(":")
             key = f"{panel.key}.render"
             if module not in modules:
@@ -455,11 +473,7 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
     Raises:
         ComposerError: any user-fixable problem; no output file is changed then.
     """
-    bad = [f for f in formats if f not in FORMATS]
-    if bad or not formats:
-        raise ComposerError(f"unknown format {bad[0] if bad else ''!r}; valid formats are {', '.join(FORMATS)}")
-    if dpi <= 0:
-        raise ComposerError(f"dpi {dpi} must be positive")
+    check_outputs(formats, dpi)
     project = Project.at(root)
     inputs = read_inputs(project, name)
     typeset = typeset_figure(inputs)
@@ -472,7 +486,7 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
         rendered = render_panels(inputs, typeset)
     svg = compose(inputs, rendered, typeset)
     out_dir = Path(out) if out is not None else project.root / "build"
-    files: dict[Path, bytes] = {}
+    extra: dict[Path, bytes] = {}
     if debug or check:
         geometry = figure_geometry(inputs, rendered, typeset)
     if check:
@@ -481,8 +495,40 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
         from .overlay import overlay
 
         debug_svg = overlay(inputs.figure, geometry, svg, panel_label_boxes(inputs, geometry))
-        files[out_dir / f"{name}.debug.svg"] = debug_svg
-        files[out_dir / f"{name}.debug.png"] = to_png(debug_svg, dpi=dpi)
+        extra[out_dir / f"{name}.debug.svg"] = debug_svg
+        extra[out_dir / f"{name}.debug.png"] = to_png(debug_svg, dpi=dpi)
+    result = write_outputs(svg, name, out_dir, formats, dpi, extra=extra)
+    return dataclasses.replace(result, report=report)
+
+
+def check_outputs(formats: tuple[str, ...], dpi: float) -> None:
+    """Refuse unknown output formats and a dpi that is not positive (before any work).
+
+    Raises:
+        ComposerError: names the bad format and the valid ones, or the bad dpi.
+    """
+    bad = [f for f in formats if f not in FORMATS]
+    if bad or not formats:
+        raise ComposerError(f"unknown format {bad[0] if bad else ''!r}; valid formats are {', '.join(FORMATS)}")
+    if dpi <= 0:
+        raise ComposerError(f"dpi {dpi} must be positive")
+
+
+def compose_svg(inputs: Inputs) -> bytes:
+    """Typeset, render and compose a figure whose inputs are read: the canvas SVG bytes.
+
+    Raises:
+        ComposerError: see :func:`typeset_figure`, :func:`render_panels`, :func:`compose`.
+    """
+    typeset = typeset_figure(inputs)
+    return compose(inputs, render_panels(inputs, typeset), typeset)
+
+
+def write_outputs(svg: bytes, name: str, out_dir: Path, formats: tuple[str, ...] = FORMATS,
+                  dpi: float = 300.0, extra: dict[Path, bytes] | None = None) -> BuildResult:
+    """Rasterize ``svg`` to the asked ``formats`` and write ``out_dir/NAME.*`` (and ``extra`` files)
+    atomically: all or none."""
+    files: dict[Path, bytes] = dict(extra or {})
     if "svg" in formats:
         files[out_dir / f"{name}.svg"] = svg
     if "pdf" in formats:
@@ -490,4 +536,4 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
     if "png" in formats:
         files[out_dir / f"{name}.png"] = to_png(svg, dpi=dpi)
     write_files_atomically(files)
-    return BuildResult(outputs={p.name[len(name) + 1:].replace(".", "-"): p for p in files}, report=report)
+    return BuildResult(outputs={p.name[len(name) + 1:].replace(".", "-"): p for p in files})

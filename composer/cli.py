@@ -2,8 +2,10 @@
 
 ``compose NAME`` builds ``layouts/NAME.toml`` of the project in the current
 directory (or ``--root DIR``) into ``build/``; ``--check`` also lints it for
-print, ``--debug`` also writes the layout overlay. Other commands are words in
-place of NAME (``compose list``, ``compose check NAME``). Every :class:`ComposerError` becomes one
+print, ``--debug`` also writes the layout overlay; ``compose --all`` builds every
+figure. Other commands are words in place of NAME: ``compose list``,
+``compose all``, ``compose check NAME``, ``compose new NAME``, ``compose schema``, so a figure cannot
+be named like a command (``compose new`` refuses such names). Every :class:`ComposerError` becomes one
 line on stderr and exit status 1; no traceback.
 """
 
@@ -22,18 +24,27 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--root", default=".", help="project folder holding layouts/ and panels/ (default: .)")
 
 
+def _outputs(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", default=None, help="output folder (default: ROOT/build)")
+    parser.add_argument("--format", default="svg,pdf,png",
+                        help="comma-separated output formats: svg, pdf, png (default: all)")
+    parser.add_argument("--dpi", type=float, default=300.0, help="PNG resolution in dots per inch (default: 300)")
+
+
+def _formats(text: str) -> tuple[str, ...]:
+    return tuple(f.strip() for f in text.split(",") if f.strip())
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="compose",
         description="Build a multi-panel figure: layouts/NAME.toml -> build/NAME.svg, .pdf, .png. "
                     f"Other commands: {', '.join(COMMANDS)} (compose COMMAND --help).",
     )
-    parser.add_argument("name", help="figure name: builds layouts/NAME.toml")
+    parser.add_argument("name", nargs="?", help="figure name: builds layouts/NAME.toml")
+    parser.add_argument("--all", action="store_true", help="build every figure of the project (as compose all)")
     _common(parser)
-    parser.add_argument("--out", default=None, help="output folder (default: ROOT/build)")
-    parser.add_argument("--format", default="svg,pdf,png",
-                        help="comma-separated output formats: svg, pdf, png (default: all)")
-    parser.add_argument("--dpi", type=float, default=300.0, help="PNG resolution in dots per inch (default: 300)")
+    _outputs(parser)
     parser.add_argument("--check", action="store_true",
                         help="also check the figure for print (as compose check NAME); exit 1 on an error")
     parser.add_argument("--debug", action="store_true",
@@ -44,12 +55,18 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 def _build(argv: list[str]) -> int:
-    args = _build_parser().parse_args(argv)
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    if args.all == (args.name is not None):
+        parser.error("give a figure NAME or --all")
+    if args.all:
+        if args.check or args.debug:
+            parser.error("--check and --debug build one figure; use compose check NAME for each")
+        return _build_every(args)
     from .build import build
 
     started = time.perf_counter()
-    result = build(args.name, root=args.root, out=args.out,
-                   formats=tuple(f.strip() for f in args.format.split(",") if f.strip()), dpi=args.dpi,
+    result = build(args.name, root=args.root, out=args.out, formats=_formats(args.format), dpi=args.dpi,
                    debug=args.debug, check=args.check)
     elapsed = time.perf_counter() - started
     print(f"built {args.name} in {elapsed:.2f} s: {', '.join(str(p) for p in result.outputs.values())}")
@@ -76,14 +93,75 @@ def _check(argv: list[str]) -> int:
     return 0 if report.ok else 1
 
 
-def _list(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="compose list", description="List the project's figures.")
-    _common(parser)
-    args = parser.parse_args(argv)
-    from .build import Project
+def _build_every(args: argparse.Namespace) -> int:
+    from .catalog import build_all
 
-    for name in Project.at(args.root).figures():
-        print(name)
+    def report(name, result, seconds):
+        if isinstance(result, ComposerError):
+            print(f"compose: error: {result}", file=sys.stderr)
+        else:
+            print(f"built {name} in {seconds:.2f} s: {', '.join(str(p) for p in result.outputs.values())}")
+
+    results = build_all(args.root, out=args.out, formats=_formats(args.format), dpi=args.dpi, progress=report)
+    failed = [name for name, r in results.items() if isinstance(r, ComposerError)]
+    print(f"{len(results) - len(failed)} of {len(results)} figures built" + (
+        f"; failed: {', '.join(failed)}" if failed else ""))
+    return 1 if failed else 0
+
+
+def _all(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="compose all", description="Build every figure of the project; "
+                                     "a figure that fails does not stop the others (exit 1 if any failed).")
+    _common(parser)
+    _outputs(parser)
+    return _build_every(parser.parse_args(argv))
+
+
+def _list(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="compose list", description="List the project's figures and their "
+                                     "panels (exit 1 if a layout does not load).")
+    _common(parser)
+    parser.add_argument("--names", action="store_true", help="figure names only, one per line")
+    args = parser.parse_args(argv)
+    from .catalog import figures
+
+    entries = figures(args.root)
+    for entry in entries:
+        if args.names:
+            print(entry.name)
+            continue
+        if entry.error:
+            print(f"{entry.name}  ({entry.layout})\n  error: {entry.error}")
+            continue
+        print(f"{entry.name}  ({entry.layout}, {entry.size}, {len(entry.panels)} panels)")
+        width = max((len(p.name) for p in entry.panels), default=0)
+        for p in entry.panels:
+            print(f"  {p.name:<{width}}  {p.kind + ' ' if p.kind != 'render' else ''}{p.source}")
+    return 1 if any(e.error for e in entries) else 0
+
+
+def _new(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="compose new", description="Write a starter figure that builds at "
+                                     "once: layouts/NAME.toml, panels/NAME.py, data/NAME.csv. Never overwrites.")
+    parser.add_argument("name", help="the new figure's name")
+    parser.add_argument("--root", default=".", help="project folder (default: .; created if missing)")
+    args = parser.parse_args(argv)
+    from .scaffold import new_figure
+
+    for path in new_figure(args.root, args.name):
+        print(f"wrote {path}")
+    print(f"build it: compose {args.name}" + (f" --root {args.root}" if args.root != "." else ""))
+    return 0
+
+
+def _schema(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="compose schema", description="Print the JSON Schema of layout "
+                                     "files (for editors: compose schema > layout.schema.json).")
+    parser.add_argument("--markdown", action="store_true", help="print the layout reference as markdown instead")
+    args = parser.parse_args(argv)
+    from .schema import markdown_reference, schema_text
+
+    sys.stdout.write(markdown_reference() if args.markdown else schema_text())
     return 0
 
 
@@ -92,6 +170,9 @@ def _list(argv: list[str]) -> int:
 COMMANDS: dict[str, Callable[[list[str]], int]] = {
     "list": _list,
     "check": _check,
+    "all": _all,
+    "new": _new,
+    "schema": _schema,
 }
 
 

@@ -223,6 +223,31 @@ def load_layout(path: Path, *, name: str | None = None, display: str | None = No
     return layout_from_dict(raw, r, name=name or path.stem)
 
 
+def load_document(raw: dict[str, Any], path: Path, *, name: str, display: str | None = None) -> Figure:
+    """Validate a layout document built in code as if it were the file ``path``.
+
+    The same validator as :func:`load_layout` (:func:`layout_from_dict`):
+    relative paths in the document resolve against ``path``'s folder, and
+    errors name ``display`` (default: ``path``).
+
+    Raises:
+        LayoutError: as :func:`load_layout`.
+    """
+    path = Path(path)
+    return layout_from_dict(raw, _Reader(path, display or str(path)), name=name)
+
+
+def read_document(path: Path, *, display: str | None = None) -> dict[str, Any]:
+    """The layout document of a TOML or Python layout file, unvalidated (``tomllib`` / ``layout()``).
+
+    Raises:
+        LayoutError: unreadable TOML, or a Python layout that fails or returns no dict.
+    """
+    path = Path(path)
+    r = _Reader(path, display or str(path))
+    return _read_python(r) if path.suffix == ".py" else _read_toml(r)
+
+
 def _read_toml(r: _Reader) -> dict[str, Any]:
     try:
         return tomllib.loads(r.path.read_text(encoding="utf-8"))
@@ -481,7 +506,8 @@ def _grid(r: _Reader, raw: Any, name: str, key: str, spec: FigureSpec) -> Grid:
             raise r.err(f"{key}.margin", "the margins leave no room on the canvas")
     else:
         r.name(name, key)
-        t.asked.append("margin")
+        if "margin" in t.raw:
+            raise r.err(f"{key}.margin", "margin is for the figure [grid]; a named grid's box is its size")
         place = _placement(r, t, "nw")
         size = _size(r, t)
         if size is None and place.cell is None:

@@ -1,0 +1,318 @@
+"""Python API: figures in scripts and notebooks, with the same model as layout files.
+
+A :class:`Figure` holds a layout *document*: the dict a ``layouts/NAME.toml``
+file parses to. The constructors (:class:`Panel`, :class:`Text`,
+:class:`Shape`, :class:`Connector`, :class:`Grid`, :class:`Align`) take the
+layout keys as keyword arguments and add tables to that document; building
+runs it through the same validator as a file
+(:func:`composer.layout.load_document`) and the same pipeline, so a figure
+written in code and the same figure written as a layout file give
+byte-identical SVG.
+
+::
+
+    import composer
+    from composer.api import Figure, Panel, Text, Connector
+
+    fig = Figure(width="120mm", height="50mm", data="../data/results.json", root=".")
+    fig.add(Panel("loss", render="results:loss_curve", at=["5mm", "8mm"], size=["50mm", "38mm"], label="a"),
+            Panel("acc", render=my_function, right_of="loss", gap="8mm", size=["50mm", "38mm"], label="b"),
+            Connector("loss.e", "acc.w"))
+    fig            # a notebook shows it (``_repr_svg_`` / ``_repr_png_``)
+    fig.build()    # build/figure.svg, .pdf, .png
+
+    vkv = composer.load("volume_kv", root=".")   # a layout file as a Figure
+
+Keys that are Python keywords take a trailing underscore (``class_``,
+``from_``); tuples become TOML arrays. Paths in the document (``data``,
+``svg``, ``style``) are relative to the project's ``layouts/`` folder, as in a
+layout file. A renderer may be given as a function: it is used directly
+(no ``panels/`` module needed), e.g. one defined in the notebook.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any, Callable, ClassVar
+
+from .build import (FORMATS, BuildResult, Inputs, Project, compose_svg, read_figure_inputs, write_outputs,
+                    check_outputs)
+from .layout import load_document, read_document
+from .model import Figure as LayoutModel
+from .schema import TABLES_BY_KIND
+
+
+def _plain(value: Any) -> Any:
+    """Tuples -> lists (TOML arrays), recursively; other values unchanged."""
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def _table(kind: str, what: str, keys: dict[str, Any]) -> dict[str, Any]:
+    """Keyword arguments -> a layout table; ``class_`` -> ``class``; None values left out.
+
+    Raises:
+        TypeError: a key the layout format does not have for this table (lists the valid keys).
+    """
+    valid = TABLES_BY_KIND[kind].key_names()
+    table = {}
+    for name, value in keys.items():
+        key = name[:-1] if name.endswith("_") and name[:-1] in valid else name
+        if key not in valid:
+            raise TypeError(f"{what}: unknown key {name!r}; valid keys are {', '.join(sorted(valid))}")
+        if value is not None:
+            table[key] = _plain(value)
+    return table
+
+
+class Element:
+    """A table to add to a :class:`Figure`: ``table`` is the dict written in a layout file."""
+
+    kind: ClassVar[str]
+    table: dict[str, Any]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.table!r})"
+
+
+class Panel(Element):
+    """``[panels.NAME]``: a matplotlib renderer, an SVG file or an image.
+
+    Args:
+        name: the panel's name (ids and references derive from it).
+        render: ``"module:function"`` in ``panels/module.py``, or the function itself.
+        **keys: any ``[panels.NAME]`` key: ``at``, ``size``, ``cell``, ``right_of``,
+            ``label``, ``title``, ``params``, ``data``, ``svg``, ``image``...
+    """
+
+    kind = "panel"
+
+    def __init__(self, name: str, render: str | Callable[..., Any] | None = None, **keys: Any):
+        self.name = name
+        self.function = render if callable(render) else None
+        if self.function is not None:
+            module = str(getattr(self.function, "__module__", "") or "notebook").rsplit(".", 1)[-1]
+            render = f"{module}:{self.function.__name__}"
+        self.table = _table(self.kind, f"Panel {name!r}", {"render": render, **keys})
+
+
+class Text(Element):
+    """``[[text]]``: canvas text. ``text`` may hold ``{fields}``, ``$math$`` and ``<b>`` spans."""
+
+    kind = "text"
+
+    def __init__(self, text: str, **keys: Any):
+        self.table = _table(self.kind, "Text", {"text": text, **keys})
+
+
+class Shape(Element):
+    """``[[shape]]``: ``rect`` (default), ``circle``, ``ellipse``, ``line``, ``brace``, ``bracket``."""
+
+    kind = "shape"
+
+    def __init__(self, kind: str | None = None, **keys: Any):
+        self.table = _table(self.kind, "Shape", {"kind": kind, **keys})
+
+
+class Connector(Element):
+    """``[[arrow]]``: a connector from one point to another (``"rgb.e"``, ``["10mm", "5mm"]``)."""
+
+    kind = "arrow"
+
+    def __init__(self, from_: Any, to: Any, **keys: Any):
+        self.table = _table(self.kind, "Connector", {"from": from_, "to": to, **keys})
+
+
+Arrow = Connector
+
+
+class Grid(Element):
+    """``[grid]`` (no name: the figure's grid) or ``[grids.NAME]`` (placed like an element)."""
+
+    kind = "grid"
+
+    def __init__(self, mosaic: str, name: str | None = None, **keys: Any):
+        self.name = name
+        kind = "grid" if name is None else "grids"
+        self.table = _table(kind, "Grid" if name is None else f"Grid {name!r}", {"mosaic": mosaic, **keys})
+
+
+class Align(Element):
+    """``[[align]]``: line up the plot areas of these panels (``axis`` ``y``, ``x`` or ``both``)."""
+
+    kind = "align"
+
+    def __init__(self, *panels: str, axis: str | None = None):
+        self.table = _table(self.kind, "Align", {"panels": list(panels), "axis": axis})
+
+
+class Figure:
+    """A figure: a layout document, its project folder, and renderer functions given in code.
+
+    Args:
+        width, height: canvas size (``"180mm"``).
+        name: the figure's name: output files are ``NAME.svg`` etc.
+        root: the project folder (``layouts/``, ``panels/``, ``data/``).
+        colors, styles, rcparams: the ``[colors]``, ``[styles]``, ``[rcparams]`` tables.
+        **figure: any other ``[figure]`` key (``font``, ``font_size``, ``data``, ``params``...).
+
+    Raises:
+        TypeError: a key the ``[figure]`` table does not have.
+    """
+
+    #: resolution of the PNG a notebook shows (``_repr_png_``).
+    png_dpi: float = 150.0
+
+    def __init__(self, width: str, height: str, *, name: str = "figure", root: str | Path = ".",
+                 colors: dict[str, str] | None = None, styles: dict[str, dict[str, Any]] | None = None,
+                 rcparams: dict[str, Any] | None = None, **figure: Any):
+        document: dict[str, Any] = {"figure": _table("figure", "Figure", {"width": width, "height": height,
+                                                                          **figure})}
+        for key, value in (("colors", colors), ("styles", styles), ("rcparams", rcparams)):
+            if value is not None:
+                document[key] = _plain(value)
+        self._init(document, name=name, root=root, path=None)
+
+    def _init(self, document: dict[str, Any], *, name: str, root: str | Path, path: Path | None) -> None:
+        self.document = document
+        self.name = name
+        self.root = Path(root)
+        self._path = path
+        self.functions: dict[str, Callable[..., Any]] = {}
+        self._cache: tuple[str, bytes] | None = None
+
+    @classmethod
+    def from_document(cls, document: dict[str, Any], *, name: str = "figure", root: str | Path = ".") -> "Figure":
+        """A figure from a layout document (a parsed TOML file's dict); it is copied."""
+        fig = cls.__new__(cls)
+        fig._init(copy.deepcopy(document), name=name, root=root, path=None)
+        return fig
+
+    @property
+    def path(self) -> Path:
+        """The layout file this figure is (or would be): ``ROOT/layouts/NAME.toml``."""
+        return self._path or (Path(self.root).resolve() / "layouts" / f"{self.name}.toml")
+
+    def add(self, *elements: Element) -> "Figure":
+        """Add panels, texts, shapes, connectors, grids and alignments, in order; returns the figure.
+
+        Raises:
+            ValueError: a panel or grid name that is already used.
+        """
+        doc = self.document
+        for element in elements:
+            table = copy.deepcopy(element.table)
+            if isinstance(element, Panel):
+                panels = doc.setdefault("panels", {})
+                if element.name in panels:
+                    raise ValueError(f"a panel named {element.name!r} is already in the figure")
+                panels[element.name] = table
+                if element.function is not None:
+                    self.functions[table["render"]] = element.function
+            elif isinstance(element, Grid) and element.name is None:
+                if "grid" in doc:
+                    raise ValueError("the figure already has a [grid]; name the others: Grid(..., name='g')")
+                doc["grid"] = table
+            elif isinstance(element, Grid):
+                grids = doc.setdefault("grids", {})
+                if element.name in grids:
+                    raise ValueError(f"a grid named {element.name!r} is already in the figure")
+                grids[element.name] = table
+            elif isinstance(element, Element):
+                doc.setdefault({"text": "text", "shape": "shape", "arrow": "arrow", "align": "align"}[element.kind],
+                               []).append(table)
+            else:
+                raise TypeError(f"{element!r} is not a Panel, Text, Shape, Connector, Grid or Align")
+        self._cache = None
+        return self
+
+    # ─── the pipeline ─────────────────────────────────────────────────────
+
+    def _display(self) -> str:
+        if self._path is not None:
+            try:
+                return str(self._path.resolve().relative_to(Path(self.root).resolve()))
+            except ValueError:
+                return str(self._path)
+        return f"figure {self.name!r} (built in code)"
+
+    @property
+    def layout(self) -> LayoutModel:
+        """The validated model (:class:`composer.model.Figure`, lengths in pt).
+
+        Raises:
+            LayoutError: as a layout file with the same content would.
+        """
+        return load_document(copy.deepcopy(self.document), self.path, name=self.name, display=self._display())
+
+    def inputs(self) -> Inputs:
+        """Everything the pipeline reads for this figure (layout validated, data and panels loaded)."""
+        project = Project.at(self.root)
+        return read_figure_inputs(project, self.layout, self._display(), functions=self.functions)
+
+    def svg(self) -> bytes:
+        """The composed canvas SVG, byte-identical to what ``compose`` writes for the same layout.
+
+        Raises:
+            ComposerError: any problem a layout file with the same content would have.
+        """
+        key = json.dumps(self.document, sort_keys=True, default=repr) + repr(sorted(
+            (k, id(f)) for k, f in self.functions.items()))
+        if self._cache is None or self._cache[0] != key:
+            self._cache = (key, compose_svg(self.inputs()))
+        return self._cache[1]
+
+    def png(self, *, dpi: float = 300.0) -> bytes:
+        """The figure as PNG bytes at ``dpi`` (round(width_in * dpi) px wide)."""
+        from .rasterize import to_png
+
+        return to_png(self.svg(), dpi=dpi)
+
+    def pdf(self) -> bytes:
+        """The figure as PDF bytes (creation date pinned: same input, same bytes)."""
+        from .rasterize import to_pdf
+
+        return to_pdf(self.svg())
+
+    def build(self, *, out: str | Path | None = None, formats: tuple[str, ...] = FORMATS,
+              dpi: float = 300.0) -> BuildResult:
+        """Write ``NAME.svg``/``.pdf``/``.png`` to ``out`` (default ``ROOT/build``), as ``compose NAME`` does."""
+        check_outputs(formats, dpi)
+        svg = compose_svg(self.inputs())
+        out_dir = Path(out) if out is not None else Project.at(self.root).root / "build"
+        return write_outputs(svg, self.name, out_dir, formats, dpi)
+
+    def _repr_svg_(self) -> str:
+        """Jupyter's inline display (vector)."""
+        self._cache = None  # data or panel files may have changed since the last display
+        return self.svg().decode("utf-8")
+
+    def _repr_png_(self) -> bytes:
+        """Jupyter's inline display (raster, ``png_dpi``)."""
+        return self.png(dpi=self.png_dpi)
+
+    def __repr__(self) -> str:
+        fig = self.document.get("figure", {})
+        return (f"<composer Figure {self.name!r} {fig.get('width')} x {fig.get('height')}, "
+                f"{len(self.document.get('panels', {}))} panels>")
+
+
+def load(name: str, *, root: str | Path = ".") -> Figure:
+    """The figure ``layouts/NAME.toml`` (or ``.py``) of the project at ``root``, as a :class:`Figure`.
+
+    The document is read as the file has it (a Python layout's ``layout()`` is
+    run); change it or ``add`` elements, then display or build it.
+
+    Raises:
+        ProjectError: no such figure. LayoutError: an unreadable layout file.
+    """
+    project = Project.at(root)
+    path = project.layout_path(name)
+    fig = Figure.__new__(Figure)
+    fig._init(read_document(path, display=project.display(path)), name=name, root=project.root, path=path)
+    return fig

@@ -1,0 +1,161 @@
+"""Make the gallery's example data: small, deterministic, SYNTHETIC results files.
+
+The seed scripts in the gallery (SpectralQuant, the compression ladder,
+Q-TensorFormer) read results files that are not available here. This script
+writes stand-ins *shaped as those scripts read them* (same file types, same
+keys and columns), so each figure's panel module reads them the way the
+original read its results. The numbers are invented for illustration: every
+file says so in a ``source`` field (JSON) or in its name's README line, and
+every gallery figure prints that it shows example data. Nothing here is a
+measurement; do not cite it.
+
+The numbers are typed below (or derived from typed numbers by the formulas
+next to them), never random, so the files are the same bytes on every run.
+
+Run:  python data/make_gallery_data.py        (rewrites data/spectralquant/,
+      data/compression_ladder/, data/qtensorformer/)
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SOURCE = "SYNTHETIC example data, not measured (data/make_gallery_data.py)"
+
+
+def write_json(path: Path, doc: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"source": SOURCE, **doc}, indent=1) + "\n", encoding="utf-8")
+
+
+def write_csv(path: Path, rows: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    path.write_text(buf.getvalue(), encoding="utf-8")
+
+
+# ─── SpectralQuant (shape of results/v3/modal/*.json) ──────────────────────
+
+METHODS = ("fp16", "spectralquant_v2", "turboquant")
+RUN = {"model": "Qwen2.5-7B", "bits": 3, "seed": 42}
+
+
+def spectralquant() -> None:
+    out = HERE / "spectralquant"
+    ppl = {"fp16": 7.31, "spectralquant_v2": 7.86, "turboquant": 41.7}
+    write_json(out / "perplexity.json", {**RUN, "dataset": "WikiText-103 validation", "methods": {
+        m: {"perplexity": p, "nll_per_token": round(math.log(p), 4), "n_tokens": 1024 * 1024}
+        for m, p in ppl.items()}})
+    metrics = {"fp16": (1.0, 0.642, 0.903), "spectralquant_v2": (0.734, 0.631, 0.889),
+               "turboquant": (0.291, 0.488, 0.702)}
+    write_json(out / "generation.json", {**RUN, "n_prompts": 8, "max_new_tokens": 128, "temperature": 0.0,
+                                         "methods": {m: {"metrics": dict(zip(
+                                             ("mean_token_overlap_f1", "mean_distinct_1", "mean_distinct_2"), v))}
+                                             for m, v in metrics.items()}})
+    tasks = ["narrativeqa", "qasper", "hotpotqa", "gov_report", "trec"]
+    per_task = {"fp16": (0.241, 0.398, 0.512, 0.307, 0.705),
+                "spectralquant_v2": (0.232, 0.381, 0.497, 0.296, 0.690),
+                "turboquant": (0.118, 0.204, 0.263, 0.171, 0.455)}
+    write_json(out / "longbench.json", {**RUN, "n_per_task": 50, "max_input_tokens": 8192, "max_new_tokens": 128,
+                                        "tasks": tasks, "methods": {m: {
+                                            "aggregate": {"macro_score": round(sum(v) / len(v), 4)},
+                                            "per_task": [{"task": t, "score": s} for t, s in zip(tasks, v)]}
+                                            for m, v in per_task.items()}})
+    contexts = (512, 1024, 2048)
+    fp16 = (24.6, 25.3, 26.9)
+    micro = {"spectralquant_v2": (0.47, 0.88, 1.71), "turboquant": (0.39, 0.74, 1.46)}
+    hooked = {"spectralquant_v2": (63.0, 91.5, 149.0), "turboquant": (57.8, 83.9, 137.2)}
+
+    def points(decode, **flags):
+        return [{"context_length": c, "decode_ms_per_token_p50": d, **flags} for c, d in zip(contexts, decode)]
+
+    write_json(out / "latency.json", {**RUN, "batch_size": 1, "methods": {
+        "fp16": {"operating_points": points(fp16, end_to_end_measured=True)},
+        **{m: {"operating_points": points(micro[m], microbenchmark=True)
+               + points(hooked[m], end_to_end_measured=True)} for m in micro}}})
+    rows = [("Mistral-7B-v0.3", 5, 0.671, 0.948, 0.951), ("Mistral-7B-v0.3", 3, 0.640, 0.927, 0.936),
+            ("Mistral-7B-v0.3", 2, 0.612, 0.884, 0.912), ("Qwen2.5-7B", 3, 0.421, 0.781, 0.803)]
+    write_csv(out / "attention_cosine.csv", [
+        {"model": m, "bits": b, "haar_uniform": h, "calib_uniform": u, "calib_waterfill": w}
+        for m, b, h, u, w in rows])
+
+
+# ─── the compression ladder (shape of compression_ladder.csv, seed_metrics.csv) ─
+
+HIDDEN = 1024
+PER_LAYER = 20_996_096        # parameters of one transformer layer at hidden 1024 (typed)
+HEAD_AND_NORM = 1024          # final norm
+
+
+def compression_ladder() -> None:
+    out = HERE / "compression_ladder"
+    losses = {8: ("24to8", 0.183, 0.206, 0.151), 6: ("8to6", 0.031, 0.037, 0.027), 4: ("6to4", 0.052, 0.061, 0.044)}
+    rows = []
+    for layers in (24, 8, 6, 4):
+        emb = 248_320 * HIDDEN
+        stage, total, interface, final = losses.get(layers, ("", "", "", ""))
+        rows.append({"cut": "depth", "layers": layers, "vocab": 248_320,
+                     "parameters": emb + layers * PER_LAYER + HEAD_AND_NORM, "embedding_parameters": emb,
+                     "kd_stage": stage, "mean_total_loss": total, "mean_interface_loss": interface,
+                     "mean_final_loss": final, "shipped": int(layers == 4)})
+    for vocab in (248_320, 128_000, 72_455, 39_866, 23_551, 15_380):
+        emb = vocab * HIDDEN
+        rows.append({"cut": "vocabulary", "layers": 4, "vocab": vocab,
+                     "parameters": emb + 4 * PER_LAYER + HEAD_AND_NORM, "embedding_parameters": emb,
+                     "kd_stage": "", "mean_total_loss": "", "mean_interface_loss": "", "mean_final_loss": "",
+                     "shipped": int(vocab == 39_866)})
+    write_csv(out / "compression_ladder.csv", rows)
+    positives = 268
+    runs = {"task_agnostic_base": ((1, 0.10, 214, 131), (2, 0.25, 189, 120), (3, 0.15, 205, 95)),
+            "structural_copy_control": ((1, 0.05, 231, 262), (2, 0.20, 176, 102), (3, 0.10, 214, 175)),
+            "existing_specialized_separate_lineage": ((1, 0.30, 182, 96), (2, 0.15, 208, 118), (3, 0.25, 196, 97))}
+    pairs = 55 * 14
+    write_csv(out / "seed_metrics.csv", [
+        {"arm": arm, "seed": seed, "threshold": thr, "predicted_positive_rate": round((tp + fp) / pairs, 4),
+         "tp": tp, "fp": fp, "fn": positives - tp, "pairs": pairs}
+        for arm, seeds in runs.items() for seed, thr, tp, fp in seeds])
+
+
+# ─── Q-TensorFormer (shape of outputs/*.json) ──────────────────────────────
+
+def qtensorformer() -> None:
+    out = HERE / "qtensorformer"
+    heads = {"delta_quality": 0.861, "delta_latency": 0.982, "delta_memory": 0.991, "delta_energy": 0.968,
+             "delta_bandwidth": 0.975}
+    write_json(out / "marginal_value_results.json", {
+        "acceptance_r2": 0.80, "regression_heads": {k: {"r2_score": v} for k, v in heads.items()}})
+    indep = (0.987, 0.969, 0.941, 0.887)
+    nested = (0.995, 0.982, 0.958, 0.896)
+    write_json(out / "nested_tt_analysis.json", {"experiments": {"Linear_128x256": {"rank_metrics": {
+        str(r): {"indep_tt_rel_err": i, "nested_slice_rel_err": n, "suboptimality_gap": round(n - i, 3)}
+        for r, i, n in zip((1, 2, 4, 8), indep, nested)}}}})
+    budgets = ["100%", "75%", "50%", "25%", "10%", "5%"]
+    fidelity = {"FIFO_Eviction": (1.0, 0.802, 0.471, 0.226, 0.061, -0.071),
+                "Attention_Sink_Eviction": (1.0, 0.691, 0.532, 0.437, 0.384, 0.347),
+                "Uniform_INT8": (1.0, 0.999, 0.997, 0.512, 0.143, 0.052),
+                "Uniform_INT4": (0.978, 0.978, 0.976, 0.962, 0.311, 0.128),
+                "Adaptive_QTensorFormer_KV": (1.0, 0.999, 0.987, 0.969, 0.918, 0.873)}
+    write_json(out / "kv_rate_distortion.json", {
+        "budgets": budgets, "compression_ratio": dict(zip(budgets, (1.0, 1.33, 2.0, 4.0, 10.0, 20.0))),
+        "policies": {p: {b: {"fidelity_cosine": f} for b, f in zip(budgets, v)} for p, v in fidelity.items()}})
+    write_json(out / "roofline.json", {
+        "hardware": [{"name": "accelerator A", "peak_tflops": 19.5, "bandwidth_gb_s": 1935.0},
+                     {"name": "CPU B", "peak_tflops": 2.5, "bandwidth_gb_s": 130.0}],
+        "operating_point": {"arithmetic_intensity": 26.2}})
+    taus = {"tau_0.0": (41.8, 0.231), "tau_0.05": (37.2, 0.198), "tau_0.15": (2.4, 0.021), "tau_0.3": (0.6, 0.017)}
+    write_json(out / "hysteresis_results.json", {"default_tau": "tau_0.15", "hysteresis_analysis": {
+        t: {"churn_rate_pct": c, "latency_jitter_std_ms": j} for t, (c, j) in taus.items()}})
+
+
+if __name__ == "__main__":
+    spectralquant()
+    compression_ladder()
+    qtensorformer()
