@@ -14,14 +14,22 @@ from .errors import ComposerError  # noqa: E402
 __all__ = ["ComposerError", "__version__", "build", "load"]
 
 
-def build(figure, **kwargs):
+def build_figure(figure, **kwargs):
     """Build a figure: a name (``layouts/NAME.toml``, see :func:`composer.build.build`) or a
-    :class:`composer.api.Figure` (see :meth:`composer.api.Figure.build`)."""
+    :class:`composer.api.Figure` (see :meth:`composer.api.Figure.build`).
+
+    Also reachable as ``composer.build(...)``: importing the submodule
+    :mod:`composer.build` rebinds that name to the module, which is therefore
+    callable and calls this function.
+    """
     if isinstance(figure, str):
         from .build import build as _build
 
         return _build(figure, **kwargs)
     return figure.build(**kwargs)
+
+
+build = build_figure
 
 
 def load(name, *, root="."):

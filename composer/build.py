@@ -19,6 +19,8 @@ import base64
 import dataclasses
 import math
 import os
+import sys
+import types
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
@@ -537,3 +539,16 @@ def write_outputs(svg: bytes, name: str, out_dir: Path, formats: tuple[str, ...]
         files[out_dir / f"{name}.png"] = to_png(svg, dpi=dpi)
     write_files_atomically(files)
     return BuildResult(outputs={p.name[len(name) + 1:].replace(".", "-"): p for p in files})
+
+
+class _CallableModule(types.ModuleType):
+    """Importing this submodule rebinds ``composer.build`` from the package's function to the module;
+    calling the module keeps ``composer.build("volume_kv")`` working (see :func:`composer.build_figure`)."""
+
+    def __call__(self, figure, **kwargs):
+        from . import build_figure
+
+        return build_figure(figure, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

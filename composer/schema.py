@@ -531,7 +531,7 @@ returns the same document as a dict (loops for repeated rows); it is validated
 key by key like a TOML file. See `layouts/kvpath_delta.py`.
 """
 
-_ORDER = ("figure", "style", "grid", "grids", "panel", "text", "shape", "arrow", "align", "point_table",
+_ORDER = ("layout", "figure", "style", "grid", "grids", "panel", "text", "shape", "arrow", "align", "point_table",
           "style_file")
 
 

@@ -149,7 +149,7 @@ def qtensorformer() -> None:
     write_json(out / "roofline.json", {
         "hardware": [{"name": "accelerator A", "peak_tflops": 19.5, "bandwidth_gb_s": 1935.0},
                      {"name": "CPU B", "peak_tflops": 2.5, "bandwidth_gb_s": 130.0}],
-        "operating_point": {"arithmetic_intensity": 26.2}})
+        "arithmetic_intensity": 26.2})
     taus = {"tau_0.0": (41.8, 0.231), "tau_0.05": (37.2, 0.198), "tau_0.15": (2.4, 0.021), "tau_0.3": (0.6, 0.017)}
     write_json(out / "hysteresis_results.json", {"default_tau": "tau_0.15", "hysteresis_analysis": {
         t: {"churn_rate_pct": c, "latency_jitter_std_ms": j} for t, (c, j) in taus.items()}})

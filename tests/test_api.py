@@ -1,0 +1,158 @@
+"""The Python API: figures in code give the same SVG as layout files; notebooks display them."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import tomllib
+
+import numpy as np
+import pytest
+from lxml import etree
+
+import composer
+from composer.api import Align, Connector, Figure, Grid, Panel, Shape, Text, load
+from composer.errors import LayoutError
+from conftest import DEMO, REPO
+
+
+@pytest.fixture(scope="module")
+def flagship_svg(tmp_path_factory):
+    out = tmp_path_factory.mktemp("flagship_svg")
+    composer.build("volume_kv", root=REPO, out=out, formats=("svg",))
+    return (out / "volume_kv.svg").read_bytes()
+
+
+def flagship_in_code() -> Figure:
+    """layouts/volume_kv.toml, written with the API's constructors (a few tables, enough to differ if any
+    key were lost): every element in the layout's order."""
+    doc = tomllib.loads((REPO / "layouts" / "volume_kv.toml").read_text())
+    fig = Figure(**doc["figure"], name="volume_kv", root=REPO)
+    texts, shapes, arrows = iter(doc["text"]), iter(doc["shape"]), iter(doc["arrow"])
+    for name, panel in doc["panels"].items():
+        panel = dict(panel)
+        fig.add(Panel(name, panel.pop("render"), **panel))
+    for t in texts:
+        t = dict(t)
+        fig.add(Text(t.pop("text"), **{("class_" if k == "class" else k): v for k, v in t.items()}))
+    for s in shapes:
+        fig.add(Shape(**s))
+    for a in arrows:
+        a = dict(a)
+        fig.add(Connector(a.pop("from"), a.pop("to"), **a))
+    return fig
+
+
+def test_flagship_built_in_code_is_byte_identical_to_the_layout_file(flagship_svg):
+    fig = flagship_in_code()
+    assert fig.svg() == flagship_svg
+
+
+def test_flagship_written_by_hand_in_code_is_byte_identical(flagship_svg):
+    """The first lines of the flagship, typed as a user would, then the rest from the file: same bytes."""
+    fig = Figure(width="180mm", height="100mm", font="DejaVu Sans", font_size="7pt", background="white",
+                 data="../data/volume_kv.npz", params={"t": 4}, name="volume_kv", root=REPO)
+    doc = tomllib.loads((REPO / "layouts" / "volume_kv.toml").read_text())
+    fig.add(Text(doc["text"][0]["text"], at="canvas.n", offset=("0mm", "2mm"), anchor="n", size="8.5pt",
+                 weight="bold"))
+    for t in doc["text"][1:]:
+        fig.add(Text(**t))
+    fig.add(Panel("rgb", "volume_kv:rgb_crosshair", at="canvas.nw", offset=["4mm", "18mm"],
+                  size=("36mm", "36mm"), label="a", title="RGB input"))
+    for name, panel in list(doc["panels"].items())[1:]:
+        fig.add(Panel(name, **panel))
+    fig.add(*(Shape(**s) for s in doc["shape"]))
+    fig.add(*(Connector(a["from"], a["to"], **{k: v for k, v in a.items() if k not in ("from", "to")})
+              for a in doc["arrow"]))
+    assert fig.svg() == flagship_svg
+
+
+def test_load_gives_the_file_and_builds_the_same_bytes(flagship_svg, tmp_path):
+    fig = composer.load("volume_kv", root=REPO)
+    assert fig.document == tomllib.loads((REPO / "layouts" / "volume_kv.toml").read_text())
+    result = fig.build(out=tmp_path, formats=("svg",))
+    assert result.outputs["svg"].read_bytes() == flagship_svg
+
+
+def test_notebook_reprs_render_the_flagship(flagship_svg):
+    from PIL import Image
+
+    fig = composer.load("volume_kv", root=REPO)
+    svg = fig._repr_svg_()
+    assert isinstance(svg, str) and svg.encode() == flagship_svg
+    root = etree.fromstring(svg.encode())
+    assert root.tag == "{http://www.w3.org/2000/svg}svg" and root.get("width") == "180mm"
+    png = fig._repr_png_()
+    with Image.open(io.BytesIO(png)) as img:
+        assert img.format == "PNG"
+        assert img.size == (round(180 / 25.4 * fig.png_dpi), round(100 / 25.4 * fig.png_dpi))
+        pixels = np.asarray(img.convert("RGB"))
+    assert pixels.std() > 20, "the PNG is blank"
+    assert (pixels > 250).all(axis=2).mean() > 0.3, "a white canvas with figure content"
+
+
+def test_python_layout_loads_and_builds_identically(tmp_path):
+    composer.build("kvpath_delta", root=REPO, out=tmp_path, formats=("svg",))
+    fig = load("kvpath_delta", root=REPO)
+    assert isinstance(fig.document, dict) and len(fig.document["shape"]) == 10  # 4 states, 3 deltas, 3 merge nodes
+    assert fig.svg() == (tmp_path / "kvpath_delta.svg").read_bytes()
+
+
+def test_grid_align_and_a_renderer_function_from_a_notebook(tmp_path):
+    root = tmp_path / "proj"
+    shutil.copytree(DEMO, root)
+
+    def ramp(fig, data, step=1):
+        ax = fig.add_subplot()
+        ax.plot(np.arange(0, 10, step))
+        return {"end": (ax, 9, 9)}
+
+    fig = Figure(width="100mm", height="50mm", name="nb", root=root, colors={"accent": "#0f6cbd"})
+    fig.add(Grid("AB", margin="4mm", gutter="8mm"),
+            Panel("left", render=ramp, cell="A", label="a"),
+            Panel("right", render=ramp, cell="B", params={"step": 3}),
+            Align("left", "right"),
+            Connector("left.end", "right.w", color="accent"))
+    assert fig.document["panels"]["left"]["render"] == "test_api:ramp"
+    svg = etree.fromstring(fig.svg())
+    assert svg.find(".//{http://www.w3.org/2000/svg}g[@id='panel-left']") is not None
+    assert svg.find(".//{http://www.w3.org/2000/svg}g[@id='arrow-0']") is not None
+    out = fig.build(out=tmp_path / "out", formats=("svg", "png"), dpi=50)
+    assert out.outputs["png"].stat().st_size > 0
+
+
+def test_unknown_key_is_refused_where_it_is_written():
+    with pytest.raises(TypeError, match=r"Panel 'a': unknown key 'sise'.*size"):
+        Panel("a", "m:f", sise=["1mm", "1mm"])
+    with pytest.raises(TypeError, match=r"Figure: unknown key 'colour'"):
+        Figure(width="1mm", height="1mm", colour="red")
+
+
+def test_bad_values_fail_like_a_layout_file():
+    fig = Figure(width="100mm", height="50mm", name="bad", root=REPO)
+    fig.add(Text("x", at=["12parsecs", "1mm"]))
+    with pytest.raises(LayoutError, match=r"figure 'bad' \(built in code\): text\[0\]\.at\[0\]: '12parsecs'"):
+        fig.svg()
+
+
+def test_duplicate_panel_is_refused():
+    fig = Figure(width="100mm", height="50mm")
+    fig.add(Panel("a", "m:f", at=["0mm", "0mm"], size=["1mm", "1mm"]))
+    with pytest.raises(ValueError, match="already"):
+        fig.add(Panel("a", "m:f", at=["0mm", "0mm"], size=["1mm", "1mm"]))
+
+
+def test_api_constructors_accept_every_schema_key():
+    from composer.schema import TABLES_BY_KIND
+
+    for cls, kind, args in ((Panel, "panel", ("p",)), (Text, "text", ("t",)), (Shape, "shape", ()),
+                            (Connector, "arrow", ("a.e", "b.w")), (Align, "align", ("p", "q"))):
+        keys = TABLES_BY_KIND[kind].key_names() - {"text", "from", "to", "panels", "kind"}
+        if cls is Panel:
+            keys -= {"render"}
+        values = {(k + "_" if k in ("class", "from") else k): "x" for k in keys}
+        if cls is Align:
+            element = cls(*args, axis="y")
+        else:
+            element = cls(*args, **values)
+            assert set(element.table) >= keys

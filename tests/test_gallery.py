@@ -1,0 +1,248 @@
+"""The gallery: `compose --all` builds every figure from a fresh copy of the repository's tracked files,
+and each figure is checked: ids unique, references resolve, canvas size, nothing off the canvas, canvas
+texts apart, example data labelled, no fallback numbers. Also `compose new`, `compose list`, README gallery."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import shutil
+import subprocess
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+from lxml import etree
+
+from composer.build import Project, figure_geometry, read_inputs, render_panels, typeset_figure
+from composer.cli import main
+from composer.units import to_pt
+from conftest import REPO, ids_and_refs, read_png
+
+GALLERY_DPI = 40
+FIGURES = Project.at(REPO).figures()
+SYNTHETIC = ("sq_", "cl_", "qtf_")  # figures drawn from data/make_gallery_data.py
+
+
+def tracked_files() -> list[str]:
+    try:
+        out = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True)
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("not a git checkout: cannot tell which files a fresh clone has")
+    return [f for f in out.stdout.decode().split("\0") if f]
+
+
+@pytest.fixture(scope="module")
+def clone(tmp_path_factory):
+    """The repository's tracked project files (what a fresh clone has), copied to a temp folder."""
+    root = tmp_path_factory.mktemp("clone")
+    for name in tracked_files():
+        if name.split("/")[0] in ("layouts", "panels", "data", "styles"):
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / name, root / name)
+    return root
+
+
+@pytest.fixture(scope="module")
+def built(clone):
+    """`compose --all` in the clone: svg and a low-dpi png of every figure."""
+    status = main(["--all", "--root", str(clone), "--format", "svg,png", "--dpi", str(GALLERY_DPI)])
+    return status, clone / "build"
+
+
+def test_the_gallery_has_every_seed_figure():
+    expected = {"volume_kv", "kvpath_delta", "sq_perplexity", "sq_generation", "sq_longbench", "sq_latency",
+                "sq_attention_cosine", "sq_pipeline", "sq_results", "cl_parameters", "cl_ladder_loss",
+                "cl_thresholds", "qtf_architecture", "qtf_results"}
+    assert expected <= set(FIGURES)
+    assert len([f for f in FIGURES if f.startswith("qtf_") and f not in ("qtf_architecture", "qtf_results")]) >= 4
+
+
+def test_compose_all_builds_every_figure_from_a_fresh_clone(built):
+    status, out = built
+    assert status == 0
+    for name in FIGURES:
+        assert (out / f"{name}.svg").is_file() and (out / f"{name}.png").is_file(), name
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_gallery_figure(name, built, clone):
+    _, out = built
+    svg = (out / f"{name}.svg").read_bytes()
+    ids, refs = ids_and_refs(svg)
+    assert len(ids) == len(set(ids)), f"duplicate ids: {sorted({i for i in ids if ids.count(i) > 1})[:5]}"
+    assert refs <= set(ids), f"dangling references: {sorted(refs - set(ids))[:5]}"
+    root = etree.fromstring(svg)
+    doc = Project.at(clone).layout_path(name)
+    inputs = read_inputs(Project.at(clone), name)
+    spec = inputs.figure.spec
+    assert root.get("width") == spec.width_text and root.get("height") == spec.height_text
+    w_pt, h_pt = to_pt(spec.width_text), to_pt(spec.height_text)
+    assert [float(v) for v in root.get("viewBox").split()] == pytest.approx([0, 0, w_pt, h_pt], abs=1e-3)
+    png = read_png(out / f"{name}.png")
+    assert png.shape[:2] == (round(h_pt / 72 * GALLERY_DPI), round(w_pt / 72 * GALLERY_DPI))
+    assert png[..., :3].std() > 10, "blank figure"
+    # every element inside the canvas, canvas texts apart from each other
+    typeset = typeset_figure(inputs)
+    geometry = figure_geometry(inputs, render_panels(inputs, typeset), typeset)
+    boxes = {f"panel {k}": b for k, b in geometry.panels.items()}
+    boxes.update({f"text[{i}]": b for i, b in enumerate(geometry.texts)})
+    boxes.update({f"shape[{i}]": b for i, b in enumerate(geometry.shapes) if b is not None})
+    tol = 0.5
+    for what, b in boxes.items():
+        assert b.x_pt >= -tol and b.y_pt >= -tol and b.x_pt + b.width_pt <= w_pt + tol \
+            and b.y_pt + b.height_pt <= h_pt + tol, f"{doc.name}: {what} leaves the canvas: {b}"
+    for i, a in enumerate(geometry.texts):
+        for j, b in enumerate(geometry.texts[i + 1:], start=i + 1):
+            ow, oh = a.overlap_pt(b)
+            assert ow < 0.5 or oh < 0.5, f"{doc.name}: text[{i}] and text[{j}] overlap"
+    if name.startswith(SYNTHETIC):
+        labels = " ".join(el.get("aria-label", "") for el in root.iter() if isinstance(el.tag, str))
+        assert "SYNTHETIC example data" in labels or name in ("qtf_architecture", "sq_pipeline"), \
+            "a gallery figure of synthetic data says so"
+
+
+def test_compose_check_is_clean_for_every_gallery_figure(clone):
+    check = pytest.importorskip("composer.check", reason="compose check (issue 6) is not on this branch yet")
+    for name in FIGURES:
+        report = check.check(name, root=str(clone))
+        assert report.ok, f"{name}: {report.table()}"
+
+
+def test_a_missing_data_file_is_an_error_never_fallback_numbers(clone, tmp_path, capsys):
+    root = tmp_path / "proj"
+    shutil.copytree(clone, root, ignore=shutil.ignore_patterns("build"))
+    (root / "data" / "qtensorformer" / "marginal_value_results.json").unlink()
+    assert main(["qtf_marginal_r2", "--root", str(root), "--format", "svg"]) == 1
+    err = capsys.readouterr().err
+    assert "figure.data" in err and "marginal_value_results.json" in err and "not found" in err
+    assert not (root / "build" / "qtf_marginal_r2.svg").exists()
+
+
+def test_a_missing_key_is_an_error_naming_it(clone, tmp_path, capsys):
+    root = tmp_path / "proj"
+    shutil.copytree(clone, root, ignore=shutil.ignore_patterns("build"))
+    path = root / "data" / "qtensorformer" / "marginal_value_results.json"
+    doc = json.loads(path.read_text())
+    del doc["regression_heads"]["delta_energy"]
+    path.write_text(json.dumps(doc))
+    assert main(["qtf_marginal_r2", "--root", str(root), "--format", "svg"]) == 1
+    err = capsys.readouterr().err
+    assert "panel 'plot'" in err and "KeyError" in err and "delta_energy" in err
+
+
+def test_gallery_data_is_what_the_generator_writes(tmp_path):
+    """data/make_gallery_data.py is deterministic and the committed files are its output."""
+    spec = importlib.util.spec_from_file_location("make_gallery_data", REPO / "data" / "make_gallery_data.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.HERE = tmp_path
+    module.spectralquant(), module.compression_ladder(), module.qtensorformer()
+    written = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
+    assert written
+    for rel in written:
+        assert (tmp_path / rel).read_bytes() == (REPO / "data" / rel).read_bytes(), rel
+        if rel.suffix == ".json":
+            assert json.loads((tmp_path / rel).read_text())["source"].startswith("SYNTHETIC")
+
+
+# ─── README gallery and thumbnails ────────────────────────────────────────
+
+def _generate_module():
+    spec = importlib.util.spec_from_file_location("docs_generate", REPO / "docs" / "generate.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_readme_gallery_shows_every_figure():
+    gen = _generate_module()
+    readme = (REPO / "README.md").read_text()
+    start, end = readme.index(gen.GALLERY_START), readme.index(gen.GALLERY_END) + len(gen.GALLERY_END)
+    assert readme[start:end] == gen.gallery_markdown(), "regenerate: python docs/generate.py"
+    for name in FIGURES:
+        assert f"docs/gallery/{name}.png" in readme[start:end]
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_thumbnail_exists_at_the_figures_size(name):
+    """A thumbnail per figure, at THUMB_DPI of the figure's current canvas size (stale ones fail)."""
+    gen = _generate_module()
+    from composer.layout import load_layout
+
+    spec = load_layout(Project.at(REPO).layout_path(name)).spec
+    png = read_png(REPO / "docs" / "gallery" / f"{name}.png")
+    assert png.shape[:2] == (round(spec.height_pt / 72 * gen.THUMB_DPI), round(spec.width_pt / 72 * gen.THUMB_DPI))
+
+
+# ─── compose new, compose list ────────────────────────────────────────────
+
+def test_compose_new_builds_at_once_and_never_overwrites(tmp_path, capsys):
+    root = tmp_path / "paper"
+    assert main(["new", "fig1", "--root", str(root)]) == 0
+    written = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
+    assert written == {"layouts/fig1.toml", "panels/fig1.py", "data/fig1.csv"}
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    assert main(["fig1", "--root", str(root), "--format", "svg,png", "--dpi", "60"]) == 0
+    svg = (root / "build" / "fig1.svg").read_bytes()
+    ids, refs = ids_and_refs(svg)
+    assert len(ids) == len(set(ids)) and refs <= set(ids)
+    labels = " ".join(el.get("aria-label", "") for el in etree.fromstring(svg).iter() if isinstance(el.tag, str))
+    assert "10 points, mean 0.62" in labels  # the footer's numbers come from the CSV
+    assert read_png(root / "build" / "fig1.png").shape[:2] == (round(62 / 25.4 * 60), round(120 / 25.4 * 60))
+    capsys.readouterr()
+    (root / "layouts" / "fig1.toml").write_text("# my edits\n" + (root / "layouts" / "fig1.toml").read_text())
+    edited = (root / "layouts" / "fig1.toml").read_bytes()
+    assert main(["new", "fig1", "--root", str(root)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "already exists" in err and "layouts/fig1.toml" in err
+    assert (root / "layouts" / "fig1.toml").read_bytes() == edited
+    assert all(p.read_bytes() == b for p, b in before.items() if p.name != "fig1.toml")
+
+
+@pytest.mark.parametrize("name", ["9lives", "all", "list"])
+def test_compose_new_refuses_bad_names(name, tmp_path, capsys):
+    assert main(["new", name, "--root", str(tmp_path)]) == 1
+    assert "compose: error:" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
+
+
+def test_compose_list_shows_figures_and_their_panels(capsys):
+    assert main(["list", "--root", str(REPO)]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^volume_kv  \(layouts/volume_kv\.toml, 180mm x 100mm, 6 panels\)$", out, re.M)
+    assert re.search(r"^  rgb +volume_kv:rgb_crosshair$", out, re.M)
+    assert re.search(r"^kvpath_delta  \(layouts/kvpath_delta\.py", out, re.M)
+    listed = re.findall(r"^(\w+)  \(", out, re.M)
+    assert listed == FIGURES
+    assert main(["list", "--names", "--root", str(REPO)]) == 0
+    assert capsys.readouterr().out.split() == FIGURES
+
+
+def test_compose_list_reports_a_broken_layout_and_goes_on(tmp_path, capsys):
+    shutil.copytree(REPO / "tests" / "projects" / "demo", tmp_path / "p")
+    (tmp_path / "p" / "layouts" / "broken.toml").write_text("[figure]\nwidth = '1parsec'\nheight = '1mm'\n")
+    assert main(["list", "--root", str(tmp_path / "p")]) == 1
+    out = capsys.readouterr().out
+    assert "broken  (layouts/broken.*)" in out and "figure.width" in out
+    assert "demo  (layouts/demo.toml" in out
+
+
+def test_compose_all_goes_on_after_a_failure(tmp_path, capsys):
+    shutil.copytree(REPO / "tests" / "projects" / "demo", tmp_path / "p")
+    (tmp_path / "p" / "layouts" / "broken.toml").write_text("[figure]\nwidth = '1parsec'\nheight = '1mm'\n")
+    assert main(["all", "--root", str(tmp_path / "p"), "--format", "svg"]) == 1
+    captured = capsys.readouterr()
+    assert (tmp_path / "p" / "build" / "demo.svg").is_file()
+    assert "1 of 2 figures built; failed: broken" in captured.out
+    assert captured.err.count("compose: error:") == 1
+
+
+def test_compose_needs_a_name_or_all(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([])
+    assert exc.value.code == 2
+    with pytest.raises(SystemExit):
+        main(["volume_kv", "--all"])
