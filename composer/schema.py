@@ -27,6 +27,7 @@ from typing import Any
 
 from .model import (ALIGNS, COMPASS, HEAD_STYLES, HEADS, RELATIONS, ROUTES, SHAPE_KINDS, SIDES, STYLES,
                     SYMBOLS, WEIGHTS)
+from .presets import PRESETS
 from .units import PT_PER_UNIT
 
 SCHEMA_ID = "https://composer.invalid/layout.schema.json"
@@ -63,6 +64,14 @@ TYPES: dict[str, ValueType] = {t.name: t for t in (
     ValueType("offset", "signed length", {
         "type": "string", "pattern": rf"^\s*[-+]?{_NUMBER}\s*(?:{_UNITS})\s*$",
         "description": f"a length with a unit ({', '.join(PT_PER_UNIT)}), may be negative: \"-2mm\""}),
+    ValueType("canvas_width", "length, or a journal width (`\"nature.double\"`)", {
+        "oneOf": [{"$ref": "#/definitions/length"},
+                  {"enum": [f"{j}.{w}" for j, p in PRESETS.items() for w in p.widths]}],
+        "description": "a length with a unit, or a journal's column width: \"nature.double\""}),
+    ValueType("preset", "choice", _choice_schema(tuple(PRESETS))),
+    ValueType("name_pairs", "list of `[\"a\", \"b\"]` name pairs", {
+        "type": "array", "items": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 2},
+        "description": "pairs of element names: [[\"a\", \"inset\"]]"}),
     ValueType("size", "`[width, height]` lengths", {
         "type": "array", "items": {"$ref": "#/definitions/length"}, "minItems": 2, "maxItems": 2,
         "description": "[width, height], lengths with units: [\"36mm\", \"20mm\"]"}),
@@ -252,9 +261,11 @@ TABLES: tuple[Table, ...] = (
         Key("shape", "table", "boxes, nodes, lines and braces (see `[[shape]]`)"),
         Key("arrow", "table", "connectors (see `[[arrow]]`)"),
         Key("align", "table", "plot-area alignment groups (see `[[align]]`)"),
+        Key("check", "table", "limits for `compose check` (see `[check]`)"),
     )),
     Table("figure", "[figure]", "The canvas and the defaults every element and panel starts from.", (
-        Key("width", "length", "canvas width", required=True),
+        Key("width", "canvas_width", "canvas width: a length, or a journal's column width such as "
+                                     "`\"nature.double\"`", required=True),
         Key("height", "length", "canvas height", required=True),
         Key("font", "string", "text font of canvas and panels; a font that is not installed is an error, "
                               "never a silent swap", "`\"DejaVu Sans\"`"),
@@ -272,6 +283,15 @@ TABLES: tuple[Table, ...] = (
             "`[\"0pt\", \"-2pt\"]`"),
         Key("raster_ppi", "positive", "pixels per inch, at final size, of images matplotlib embeds in panels",
             "`300`"),
+        Key("preset", "preset", "a journal's print limits and panel-label style (`compose check`)"),
+    )),
+    Table("check", "[check]", "Limits for `compose check`, over composer's defaults and the preset's.", (
+        Key("min_font_size", "length", "smallest text size at final size", "`\"5pt\"` or the preset's"),
+        Key("min_line_width", "length", "thinnest stroke at final size", "`\"0.25pt\"`"),
+        Key("min_ppi", "positive", "pixels per inch of every embedded raster at final size", "`300` or the preset's"),
+        Key("cvd_min_distance", "positive", "smallest CAM02-UCS distance between palette colours under "
+                                            "simulated colour-vision deficiency", "`10`"),
+        Key("allow_overlap", "name_pairs", "element pairs that are meant to overlap"),
     )),
     Table("style", "[styles.NAME]",
           "A named text style; a text uses it with `class = \"NAME\"` (shape text: `text_class`, arrow "
@@ -459,6 +479,7 @@ def json_schema() -> dict[str, Any]:
         "figure": _table_schema(t["figure"]),
         **definitions["style_tables"],
         "grid": _table_schema(t["grid"]),
+        "check": _table_schema(t["check"]),
         "grids": {**names, "description": t["grids"].doc.replace("`", ""),
                   "additionalProperties": _table_schema(t["grids"])},
         "panels": {**names, "description": t["panel"].doc.replace("`", ""),
@@ -531,7 +552,7 @@ returns the same document as a dict (loops for repeated rows); it is validated
 key by key like a TOML file. See `layouts/kvpath_delta.py`.
 """
 
-_ORDER = ("layout", "figure", "style", "grid", "grids", "panel", "text", "shape", "arrow", "align", "point_table",
+_ORDER = ("layout", "figure", "check", "style", "grid", "grids", "panel", "text", "shape", "arrow", "align", "point_table",
           "style_file")
 
 

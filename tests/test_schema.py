@@ -78,7 +78,7 @@ def _kind(table) -> str:
     key = table.key
     if key == "":
         return "layout" if "figure" in table.asked else "style_file"
-    for pattern, kind in ((r"figure", "figure"), (r"grid", "grid"), (r"grids\.\w+", "grids"),
+    for pattern, kind in ((r"figure", "figure"), (r"grid", "grid"), (r"check", "check"), (r"grids\.\w+", "grids"),
                           (r"panels\.\w+", "panel"), (r"text\[\d+\]", "text"), (r"shape\[\d+\]", "shape"),
                           (r"arrow\[\d+\]", "arrow"), (r"align\[\d+\]", "align"), (r"styles\.\w+", "style")):
         if re.fullmatch(pattern, key):
@@ -109,7 +109,8 @@ def accepted_keys():
 
 #: tables the repo's layouts may not use; loaded too so every kind is seen.
 FULL_COVERAGE = [
-    {"figure": {"width": "50mm", "height": "40mm"},
+    {"figure": {"width": "50mm", "height": "40mm", "preset": "nature"},
+     "check": {"min_font_size": "5pt", "allow_overlap": [["a", "p"]]},
      "grids": {"g": {"mosaic": "AB", "at": ["0mm", "0mm"], "size": ["40mm", "10mm"]}},
      "styles": {"s": {"size": "7pt"}},
      "shape": [{"name": "a", "cell": "g.A", "text_class": "s"},
@@ -145,6 +146,7 @@ BAD = {
     "bool": "yes", "fraction": 1.5, "positive": -1, "angle": 200, "renderer": "no_colon",
     "svg_file": "logo.png", "image_file": "photo.gif", "data_file": "results.xlsx", "style_file": "paper.yaml",
     "table": 3, "mosaic": 3, "tracks": "1", "gutter": True, "margin": ["1mm", "2mm"], "panel_list": ["a"],
+    "canvas_width": "nature.huge", "name_pairs": [["a"]],
 }
 BAD_CHOICE = "bogus"
 
@@ -158,6 +160,8 @@ def base(kind: str, key: str) -> tuple[dict, list]:
         return {"figure": dict(FIG)}, []
     if kind == "figure":
         return {"figure": dict(FIG)}, ["figure"]
+    if kind == "check":
+        return {"figure": dict(FIG), "check": {"min_ppi": 300}}, ["check"]
     if kind == "style":
         return ({"figure": dict(FIG), "styles": {"s": {"size": "7pt"}},
                  "text": [{"text": "x", "at": ["5mm", "5mm"], "class": "s"}]}, ["styles", "s"])
