@@ -17,6 +17,10 @@ Rules (``RULES``: rule -> level); an error makes ``compose check`` exit 1:
 ``overlap`` (error)
     text on text, a panel over a panel, a text crossing a shape's border, a
     label over a connector; pairs listed in ``[check] allow_overlap`` are meant.
+    A text is the rectangle around its ink in its own frame, so a rotated tick
+    label is a rotated rectangle (:attr:`composer.svgscene.TextRun.corners`),
+    tested with the separating axis theorem: neighbouring labels at 45 degrees
+    whose axis-aligned extents overlap, but whose glyphs do not, are not reported.
 ``outside-canvas`` (error)
     anything drawn past the canvas edge.
 ``outside-panel`` (warning)
@@ -281,41 +285,50 @@ def _distance_to_box(p: tuple[float, float], b: BBox) -> float:
     return math.hypot(dx, dy)
 
 
-def _segment_hits_box(p: tuple[float, float], q: tuple[float, float], b: BBox) -> bool:
-    """Does segment pq meet box b (Liang-Barsky clipping)?"""
-    t0, t1 = 0.0, 1.0
-    dx, dy = q[0] - p[0], q[1] - p[1]
-    for pk, qk in ((-dx, p[0] - b[0]), (dx, b[2] - p[0]), (-dy, p[1] - b[1]), (dy, b[3] - p[1])):
-        if pk == 0:
-            if qk < 0:
-                return False
-            continue
-        t = qk / pk
-        if pk < 0:
-            t0 = max(t0, t)
-        else:
-            t1 = min(t1, t)
-        if t0 > t1:
-            return False
-    return True
+Point = tuple[float, float]
 
 
-def _polygon_hits_box(poly: list[tuple[float, float]], b: BBox) -> bool:
-    """Does a convex polygon meet box b (separating axis test)?"""
-    corners = [(b[0], b[1]), (b[2], b[1]), (b[2], b[3]), (b[0], b[3])]
-    axes = [(1.0, 0.0), (0.0, 1.0)]
-    for (x0, y0), (x1, y1) in zip(poly, poly[1:] + poly[:1]):
-        axes.append((y0 - y1, x1 - x0))
-    for ax, ay in axes:
-        pa = [ax * x + ay * y for x, y in poly]
-        pb = [ax * x + ay * y for x, y in corners]
-        if max(pa) < min(pb) or max(pb) < min(pa):
-            return False
-    return True
+def _penetration(a: list[Point], b: list[Point]) -> float:
+    """How far two convex polygons overlap (pt): the least overlap of their projections on the
+    edge normals of both (separating axis theorem; Gottschalk, Lin & Manocha 1996, "OBBTree",
+    SIGGRAPH). Negative: apart (then only as far as the first separating axis found); zero: they
+    touch, or one is a segment (two points) that crosses the other; for two axis-aligned boxes it
+    is ``min(w, h)`` of :func:`_overlap`."""
+    depth = math.inf
+    for poly in (a, b):
+        for (x0, y0), (x1, y1) in zip(poly, poly[1:] + poly[:1]):
+            length = math.hypot(x1 - x0, y1 - y0)
+            if length < 1e-12:
+                continue
+            ax, ay = (y0 - y1) / length, (x1 - x0) / length
+            pa = [ax * x + ay * y for x, y in a]
+            pb = [ax * x + ay * y for x, y in b]
+            depth = min(depth, min(max(pa), max(pb)) - max(min(pa), min(pb)))
+            if depth < 0:
+                return depth
+    return depth
 
 
-def _shrink(b: BBox, d: float) -> BBox:
-    return b[0] + d, b[1] + d, b[2] - d, b[3] - d
+def _meets(a: list[Point], b: list[Point]) -> bool:
+    """Do two convex polygons (or segments) touch or overlap?"""
+    return _penetration(a, b) > -1e-9
+
+
+def _inset(quad: list[Point], d: float) -> list[Point] | None:
+    """A rectangle (four corners in order, any rotation) moved in by ``d`` pt on every side
+    (out for negative ``d``); None when nothing is left."""
+    (x0, y0), (x1, y1), _, (x3, y3) = quad
+    lu, lv = math.hypot(x1 - x0, y1 - y0), math.hypot(x3 - x0, y3 - y0)
+    if lu <= 2 * d or lv <= 2 * d or lu == 0 or lv == 0:
+        return None
+    ux, uy = (x1 - x0) / lu * d, (y1 - y0) / lu * d
+    vx, vy = (x3 - x0) / lv * d, (y3 - y0) / lv * d
+    return [(x + su * ux + sv * vx, y + su * uy + sv * vy)
+            for (x, y), (su, sv) in zip(quad, ((1, 1), (-1, 1), (-1, -1), (1, -1)))]
+
+
+def _corners(b: BBox) -> list[Point]:
+    return [(b[0], b[1]), (b[2], b[1]), (b[2], b[3]), (b[0], b[3])]
 
 
 def _union(boxes: list[BBox]) -> BBox:
@@ -429,6 +442,9 @@ def _arrow_shapes(figure: Figure, svg: bytes) -> dict[int, tuple[list[tuple[list
 def _overlaps(ctx: _Context) -> None:
     tol = OVERLAP_TOLERANCE_PT
     texts = [(run, *_describe_run(ctx, run)) for run in ctx.scene.texts if run.bbox[0] <= run.bbox[2]]
+    # each text as the rectangle around its ink in its own frame: rotated for a rotated tick label,
+    # whose axis-aligned extent covers its neighbours' although the glyphs are apart
+    quads = {id(run): run.corners for run, _, _ in texts}
     # text on text
     for (a, da, ka), (b, db, kb) in combinations(texts, 2):
         if a.top == b.top and a.element == b.element:
@@ -436,8 +452,10 @@ def _overlaps(ctx: _Context) -> None:
         if ka != kb and ctx.allowed_pair(ka, kb):
             continue
         w, h = _overlap(a.bbox, b.bbox)
-        if w > tol and h > tol:
-            ctx.add("overlap", f"{da} / {db}", "text overlaps text", min(w, h), tol, "pt")
+        if w > tol and h > tol:  # the ink extents meet: are the oriented rectangles apart?
+            depth = _penetration(quads[id(a)], quads[id(b)])
+            if depth > tol:
+                ctx.add("overlap", f"{da} / {db}", "text overlaps text", depth, tol, "pt")
     # panel over panel
     panels = [(p.name, _box(ctx.geometry.panels[p.name]), p.overlap) for p in ctx.figure.panels]
     for (na, ba, oa), (nb, bb, ob) in combinations(panels, 2):
@@ -455,23 +473,25 @@ def _overlaps(ctx: _Context) -> None:
                 continue
             w, h = _overlap(run.bbox, box)
             if w > tol and h > tol and not _inside(run.bbox, box, tol):
-                ctx.add("overlap", f"{display} / {'shape ' + shape.name if shape.name else key}",
-                        "text crosses the border of a shape", min(w, h), tol, "pt")
+                depth = _penetration(quads[id(run)], _corners(box))
+                if depth > tol:
+                    ctx.add("overlap", f"{display} / {'shape ' + shape.name if shape.name else key}",
+                            "text crosses the border of a shape", depth, tol, "pt")
     # label over a connector
     for i, (parts, width) in ctx.arrows.items():
         akey = f"arrow[{i}]"
         for run, display, tkey in texts:
             if tkey == akey or ctx.allowed_pair(akey, tkey):
                 continue  # its own label sits beside it by design
-            inner = _shrink(run.bbox, tol - width / 2)
-            if inner[0] >= inner[2] or inner[1] >= inner[3]:
+            inner = _inset(quads[id(run)], tol - width / 2)
+            if inner is None:
                 continue
             hit = False
             for points, filled in parts:
                 if filled and len(points) >= 3:  # a head
-                    hit = _polygon_hits_box(points, inner)
+                    hit = _meets(list(points), inner)
                 else:
-                    hit = any(_segment_hits_box(p, q, inner) for p, q in zip(points, points[1:]))
+                    hit = any(_meets([p, q], inner) for p, q in zip(points, points[1:]))
                 if hit:
                     break
             if hit:

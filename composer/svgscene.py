@@ -26,6 +26,13 @@ How sizes are read:
 
 The uniform scale of an affine map is sqrt(|det|), exact for the rotations and
 uniform scales composer and matplotlib write.
+
+Rotated text (a tick label at 45 degrees: ``translate(x y) rotate(-45)
+scale(s -s)``) has an axis-aligned extent much larger than its ink, so each
+:class:`TextRun` also keeps the box of its ink in the run's own frame (the
+glyph run's accumulated transform) and that frame: :attr:`TextRun.corners` is
+the oriented rectangle on the canvas, which the check tests for overlap with
+the separating axis theorem.
 """
 
 from __future__ import annotations
@@ -73,6 +80,9 @@ class TextRun:
         glyphs: matplotlib glyph ids, to recover the string; empty for canvas text.
         label: the string when known (canvas text's ``aria-label``, ``<text>`` content).
         estimated: True when the extent is a guess (``<text>`` elements).
+        frame: the run's own coordinate frame -> canvas pt (for matplotlib glyphs, the
+            accumulated transform of the glyph run's group, rotation included).
+        local: the ink extent in ``frame`` units (None: unknown, use ``bbox``).
     """
 
     top: str
@@ -82,6 +92,19 @@ class TextRun:
     glyphs: list[str] = field(default_factory=list)
     label: str | None = None
     estimated: bool = False
+    frame: Matrix = IDENTITY
+    local: BBox | None = None
+
+    @property
+    def corners(self) -> list[tuple[float, float]]:
+        """The oriented rectangle around the ink, four canvas points (pt) in order around it:
+        ``local`` mapped by ``frame``. For unrotated text it is ``bbox``; for rotated text it
+        is the rotated rectangle, whose axis-aligned extent is larger than the ink."""
+        if self.local is None or self.local[0] > self.local[2]:
+            x0, y0, x1, y1 = self.bbox
+            return [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+        x0, y0, x1, y1 = self.local
+        return [apply(self.frame, x, y) for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))]
 
     @property
     def text(self) -> str:
@@ -178,6 +201,10 @@ def map_bbox(m: Matrix, box: BBox) -> BBox:
     pts = [apply(m, x, y) for x in (box[0], box[2]) for y in (box[1], box[3])]
     xs, ys = [p[0] for p in pts], [p[1] for p in pts]
     return min(xs), min(ys), max(xs), max(ys)
+
+
+def _union2(a: BBox, b: BBox) -> BBox:
+    return min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])
 
 
 def parse_transform(text: str | None) -> Matrix:
@@ -560,14 +587,15 @@ class _Walker:
                 owner = owner.getparent()
             element = owner.get("id") if owner is not None else (parent.get("id") or "text")
             run = TextRun(top=top, element=element, size_pt=100.0 * scale_of(parent_m), bbox=(math.inf, math.inf,
-                          -math.inf, -math.inf))
+                          -math.inf, -math.inf), frame=parent_m)
             self.runs[parent] = run
             self.out.texts.append(run)
         run.glyphs.append(glyph_id)
         if box is not None:
-            x0, y0, x1, y1 = map_bbox(m, box)
-            b = run.bbox
-            run.bbox = (min(b[0], x0), min(b[1], y0), max(b[2], x1), max(b[3], y1))
+            run.bbox = _union2(run.bbox, map_bbox(m, box))
+            # the glyph in the run's frame: its <use> transform only (a translate along the baseline)
+            in_run = map_bbox(parse_transform(el.get("transform")), box)
+            run.local = in_run if run.local is None else _union2(run.local, in_run)
         colour = parse_colour(style.get("fill", "#000000"))
         if colour:
             self.out.colours.append(ColourUse(top, run.element, blend_on_white(
@@ -577,10 +605,13 @@ class _Walker:
         """Text drawn by composer: outline ``<path>``s (one, or a ``<g>`` of one per colour span)
         with the string in ``aria-label`` and the nominal size in ``data-font-size``."""
         pts: list[tuple[float, float]] = []
+        own: list[tuple[float, float]] = []  # in el's frame
         paths = [el] if etree.QName(el).localname == "path" else list(el.iter(f"{{{SVG_NS}}}path"))
         for path in paths:
-            pm = m if path is el else multiply(m, parse_transform(path.get("transform")))
-            pts += [apply(pm, *p) for sub in path_points(path.get("d", "")) for p in sub]
+            pm = IDENTITY if path is el else parse_transform(path.get("transform"))
+            local = [apply(pm, *p) for sub in path_points(path.get("d", "")) for p in sub]
+            own += local
+            pts += [apply(m, *p) for p in local]
             fill = parse_colour(path.get("fill") or style.get("fill", "#000000"))
             opacity = _opacity(path.get("fill-opacity") or style.get("fill-opacity"))
             if fill and opacity > 0:
@@ -592,7 +623,7 @@ class _Walker:
             size = math.nan
         self.out.texts.append(TextRun(top=top, element=el.get("id") or top, size_pt=size,
                                       bbox=points_bbox(pts) or (math.inf, math.inf, -math.inf, -math.inf),
-                                      label=el.get("aria-label")))
+                                      label=el.get("aria-label"), frame=m, local=points_bbox(own)))
 
     def _shape(self, el, tag, m, style, own, alpha, top, artist) -> None:
         fill = parse_colour(style.get("fill", "#000000"))
@@ -644,9 +675,9 @@ class _Walker:
         width = 0.6 * size_user * len(content)
         anchor = (el.get("text-anchor") or "start").strip()
         x0 = x - width / 2 if anchor == "middle" else x - width if anchor == "end" else x
-        box = map_bbox(m, (x0, y - 0.8 * size_user, x0 + width, y + 0.2 * size_user))
+        local = (x0, y - 0.8 * size_user, x0 + width, y + 0.2 * size_user)
         self.out.texts.append(TextRun(top=top, element=el.get("id") or "text", size_pt=size_user * scale_of(m),
-                                      bbox=box, label=content, estimated=True))
+                                      bbox=map_bbox(m, local), label=content, estimated=True, frame=m, local=local))
         colour = parse_colour(style.get("fill", "#000000"))
         if colour:
             self.out.colours.append(ColourUse(top, el.get("id") or top, colour, text=True))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import shutil
 from pathlib import Path
 
@@ -107,6 +108,56 @@ def test_overlap_variants(lint_root):
     finally:
         panels.write_text(original_panels)
         texts.write_text(original_texts)
+
+
+def _tick_runs(root: Path, layout: str):
+    from composer.build import Project, compose, read_inputs, render_panels
+    from composer.svgscene import scene
+
+    inputs = read_inputs(Project.at(root), layout)
+    runs = [r for r in scene(compose(inputs, render_panels(inputs))).texts if r.top == "panel-ticks"]
+    assert sorted(r.text for r in runs) == ["Random Haar (b=3)", "SQ water-\ufb01ll (b=3)"]
+    return runs
+
+
+def test_rotated_tick_labels_overlap_only_when_their_glyphs_do(lint_root):
+    """Two 45-degree tick labels 16 pt apart along the axis (11.3 pt across their baselines) do not
+    touch, though their axis-aligned extents overlap by tens of pt: no finding. 6 pt apart (4.2 pt
+    across) they run into each other: one overlap, as deep as their ink height minus 4.2 pt."""
+    from composer.check import _overlap
+
+    apart = _tick_runs(lint_root, "rotated_apart")
+    w, h = _overlap(apart[0].bbox, apart[1].bbox)
+    assert w > 20 and h > 20, "the axis-aligned extents overlap: the case the oriented boxes must tell apart"
+    assert check("rotated_apart", root=lint_root).findings == ()
+
+    touching = _tick_runs(lint_root, "rotated_touching")
+    report = check("rotated_touching", root=lint_root)
+    assert [(f.rule, f.level) for f in report.findings] == [("overlap", "error")], report.table()
+    assert "SQ water" in report.findings[0].element and "Random Haar" in report.findings[0].element
+    # the rotated run's ink height on the canvas (pt): its local box height times the frame's scale
+    from composer.svgscene import scale_of
+    ink = [(r.local[3] - r.local[1]) * scale_of(r.frame) for r in touching]
+    assert 5.5 < min(ink) < 7.0  # parentheses of 7 pt text
+    assert report.findings[0].measured == pytest.approx(min(ink) - 6 * math.sin(math.radians(45)), abs=0.05)
+
+
+def test_separating_axis_overlap_depth():
+    """Axis-aligned boxes overlap by min(w, h); a diamond beside a square's corner is apart though
+    their axis-aligned extents overlap; a segment through a box meets it, one beside it does not."""
+    from composer.check import _inset, _meets, _penetration
+
+    square = [(0, 0), (10, 0), (10, 10), (0, 10)]
+    assert _penetration(square, [(8, 7), (20, 7), (20, 20), (8, 20)]) == pytest.approx(2)
+    diamond = [(15, 9), (21, 15), (15, 21), (9, 15)]  # extent 9..21: overlaps the square's by 1 x 1
+    assert _penetration(square, diamond) < 0 and not _meets(square, diamond)
+    nearer = [(x - 3, y - 3) for x, y in diamond]
+    assert _penetration(square, nearer) == pytest.approx(2 / math.sqrt(2))  # along (1, 1): 20/√2 - 18/√2
+    assert _meets([(-5, 5), (15, 5)], square) and not _meets([(-5, 11), (15, 11)], square)
+    rotated = [(0, 0), (math.sqrt(50), math.sqrt(50)), (0, 2 * math.sqrt(50)), (-math.sqrt(50), math.sqrt(50))]
+    inner = _inset(rotated, 1)
+    assert _penetration(inner, rotated) == pytest.approx(8)  # a 10 x 10 square at 45 degrees, 1 pt in: 8 x 8
+    assert _inset(square, 5) is None
 
 
 def test_check_table_overrides_limits(lint_root):
