@@ -63,18 +63,47 @@ def outcomes(fig, data, colors):
     ax.barh(y, tp, height=0.6, color=colors["root"], zorder=3, label="true pos.")
     ax.barh(y, fp, left=tp, height=0.6, color=colors["orange"], zorder=3, label="false pos.")
     ax.barh(y, fn, left=tp + fp, height=0.6, color=colors["stack"], zorder=3, label="false neg.")
+    ends = []
     for i, (t, f, n) in enumerate(zip(tp, fp, fn)):
         worse = f > t
-        ax.text(t + f + n + 10, i, f"{f / t:.2f} fp per tp", va="center", fontsize=5.5,
-                color=colors["down"] if worse else colors["muted"], fontweight="bold" if worse else "normal")
+        ends.append(ax.annotate(f"{f / t:.2f} fp per tp", (t + f + n, i), xytext=(3, 0), textcoords="offset points",
+                                va="center", fontsize=5.5, color=colors["down"] if worse else colors["muted"],
+                                fontweight="bold" if worse else "normal"))
     ax.set_yticks(y, labels, fontsize=5.5)
     ax.set_xlabel(f"(document, label) pairs, out of {data['pairs'][0]:.0f}")
-    ax.set_xlim(0, float((tp + fp + fn).max()) * 1.3)
     ax.invert_yaxis()
     ax.spines["left"].set_visible(False)
     ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncols=3, handlelength=1.0, columnspacing=1.0,
               borderaxespad=0.2)
-    fig.tight_layout(pad=0.3)
+    _room_for_bar_labels(fig, ax, ends)
+
+
+def _room_for_bar_labels(fig, ax, labels, pad_pt=2.0):
+    """Lay the panel out with every end-of-bar label inside the plot area.
+
+    The labels sit at data x (a bar's end), so tight_layout, which moves the axes, cannot make room
+    for them: it would shrink the axes and the labels would move with them. Instead the labels are
+    left out of the layout and the x range is widened until the widest label, measured, ends
+    ``pad_pt`` inside the axes; tight_layout runs again, as the new range may bring a new tick label.
+    """
+    for label in labels:
+        label.set_in_layout(False)
+    ax.set_xlim(0, max(label.xy[0] for label in labels))
+    for _ in range(3):
+        fig.tight_layout(pad=0.3)
+        fig.draw_without_rendering()
+        width_px = ax.get_window_extent().width
+        xmax = ax.get_xlim()[1]
+        need = 0.0
+        for label in labels:
+            # the label reaches this far right of the point it labels (offset + text), in px = pt
+            reach = label.get_window_extent().x1 - ax.transData.transform(label.xy)[0]
+            if reach + pad_pt >= width_px:
+                raise ValueError(f"label {label.get_text()!r} is wider than the plot area")
+            need = max(need, label.xy[0] * width_px / (width_px - pad_pt - reach))
+        if need <= xmax * (1 + 1e-6):
+            break
+        ax.set_xlim(0, need)
 
 
 def values(data):

@@ -184,7 +184,7 @@ def latency_e2e(fig, data, colors, legend=True, title=True):
         x, y = _decode(data, m, micro=False)
         ax.plot(x, y, marker=marker, markersize=3, color=colors[m], label=label)
     _log2_context(ax, x)
-    ax.set_ylabel("decode ms / token (p50)")
+    ax.set_ylabel("ms / token (p50)")  # "decode" is in the title; longer, it overran the panel in sq_results
     if legend:
         ax.legend(loc="lower right", bbox_to_anchor=(1.0, 0.2), **LEGEND)
     if title:
