@@ -13,7 +13,7 @@ from matplotlib.ticker import FixedLocator, NullLocator, ScalarFormatter
 
 HEADS = {"delta_quality": "ΔQuality", "delta_latency": "ΔLatency", "delta_memory": "ΔMemory",
          "delta_energy": "ΔEnergy", "delta_bandwidth": "ΔBandwidth"}
-HEAD_COLORS = ("indigo", "green", "amber", "red", "violet")
+HEAD_COLORS = ("blue", "green", "orange", "vermillion", "purple")
 
 
 def marginal_r2(fig, data, colors):
@@ -25,7 +25,7 @@ def marginal_r2(fig, data, colors):
     bars = ax.bar(list(HEADS.values()), r2, color=[colors[c] for c in HEAD_COLORS], width=0.55,
                   edgecolor=colors["slate"], lw=0.6, zorder=3)
     bar_line = data["acceptance_r2"]
-    ax.axhline(bar_line, color=colors["muted"], ls=":", lw=1.0, label=f"acceptance bar (R² ≥ {bar_line:.2f})")
+    ax.axhline(bar_line, color=colors["grey"], ls=":", lw=1.0, label=f"acceptance bar (R² ≥ {bar_line:.2f})")
     for bar, v in zip(bars, r2):
         ax.text(bar.get_x() + bar.get_width() / 2, v + 0.015, f"{v:.3f}", ha="center", va="bottom",
                 fontsize=6, fontweight="bold")
@@ -44,10 +44,10 @@ def nested_tt(fig, data, colors, experiment="Linear_128x256"):
     nested = [metrics[str(r)]["nested_slice_rel_err"] for r in ranks]
     ax = fig.add_subplot()
     ax.plot(ranks, indep, marker="o", color=colors["blue"], label="independent TT-SVD (per-rank optimum)")
-    ax.plot(ranks, nested, marker="s", ls="--", color=colors["red"], label="nested slicing (one core set)")
+    ax.plot(ranks, nested, marker="s", ls="--", color=colors["vermillion"], label="nested slicing (one core set)")
     for r, n in zip(ranks, nested):
         ax.annotate(f"gap {metrics[str(r)]['suboptimality_gap']:.3f}", (r, n), xytext=(4, 3),
-                    textcoords="offset points", fontsize=5.5, color=colors["red"], va="bottom")
+                    textcoords="offset points", fontsize=5.5, color=colors["vermillion"], va="bottom")
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_locator(FixedLocator(ranks))
     ax.xaxis.set_minor_locator(NullLocator())
@@ -59,10 +59,10 @@ def nested_tt(fig, data, colors, experiment="Linear_128x256"):
     fig.tight_layout(pad=0.3)
 
 
-POLICIES = {"FIFO_Eviction": ("FIFO eviction", "muted", ":", "x"),
-            "Attention_Sink_Eviction": ("attention sink (StreamingLLM)", "amber", "-.", "^"),
+POLICIES = {"FIFO_Eviction": ("FIFO eviction", "grey", ":", "x"),
+            "Attention_Sink_Eviction": ("attention sink (StreamingLLM)", "orange", "-.", "^"),
             "Uniform_INT8": ("uniform INT8", "green", "--", "s"),
-            "Uniform_INT4": ("uniform INT4", "violet", "--", "d"),
+            "Uniform_INT4": ("uniform INT4", "purple", "--", "d"),
             "Adaptive_QTensorFormer_KV": ("adaptive Q-TensorFormer KV", "blue", "-", "o")}
 
 
@@ -101,7 +101,7 @@ def roofline(fig, data, colors):
         ax.plot(ai, roof, color=colors[color],
                 label=f"{hw['name']} ({hw['peak_tflops']:g} TFLOPS, {hw['bandwidth_gb_s']:g} GB/s)")
         attained.append(min(hw["peak_tflops"], point * hw["bandwidth_gb_s"] / 1e3))
-    ax.scatter([point] * len(attained), attained, color=colors["red"], s=18, zorder=5)
+    ax.scatter([point] * len(attained), attained, color=colors["vermillion"], s=18, zorder=5)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("arithmetic intensity (FLOPs / byte)")
@@ -109,6 +109,10 @@ def roofline(fig, data, colors):
     ax.legend(loc="lower right")
     fig.tight_layout(pad=0.3)
     return {"operating_point": (ax, point, min(attained))}
+
+
+#: one colour per hysteresis tau, from churning (warm) to settled (cool)
+TAU_COLORS = ("vermillion", "orange", "green", "blue")
 
 
 def _tau_labels(data):
@@ -122,7 +126,7 @@ def hysteresis_churn(fig, data, colors):
     churn = [data["hysteresis_analysis"][t]["churn_rate_pct"] for t in taus]
     ax = fig.add_subplot()
     ax.grid(axis="x", visible=False)
-    ax.bar(labels, churn, color=[colors[c] for c in ("red", "orange", "emerald", "green")], width=0.5,
+    ax.bar(labels, churn, color=[colors[c] for c in TAU_COLORS], width=0.5,
            edgecolor=colors["slate"], lw=0.6, zorder=3)
     for i, c in enumerate(churn):
         ax.text(i, c + max(churn) * 0.02, f"{c:.1f}%", ha="center", va="bottom", fontsize=6, fontweight="bold")
@@ -137,7 +141,7 @@ def hysteresis_jitter(fig, data, colors):
     jitter = [data["hysteresis_analysis"][t]["latency_jitter_std_ms"] for t in taus]
     ax = fig.add_subplot()
     ax.grid(axis="x", visible=False)
-    ax.bar(labels, jitter, color=[colors[c] for c in ("red", "orange", "emerald", "green")], width=0.5,
+    ax.bar(labels, jitter, color=[colors[c] for c in TAU_COLORS], width=0.5,
            edgecolor=colors["slate"], lw=0.6, zorder=3)
     for i, j in enumerate(jitter):
         ax.text(i, j + max(jitter) * 0.02, f"{j:.3f} ms", ha="center", va="bottom", fontsize=6, fontweight="bold")
