@@ -11,6 +11,10 @@ Only :func:`build` touches the file system (reading inputs, writing outputs);
 :func:`compose` is the pure middle. Outputs are written only after every stage
 succeeded, each atomically, so a failed build leaves the previous outputs
 byte-identical.
+
+The user's code (panel functions, ``values()``) and cairosvg's exports run in
+forked workers with a wall-time limit (``timeout_s``, :mod:`composer.isolate`);
+imported SVG files are sanitized as they are read (:mod:`composer.sanitize`).
 """
 
 from __future__ import annotations
@@ -28,16 +32,18 @@ from typing import Any, Mapping
 from lxml import etree
 
 from . import draw
-from .data import fill_fields, load_data, scalar_values
+from .data import MAX_TEXT_CHARS, fill_fields, load_data, scalar_values
 from .errors import ComposerError, DataError, LayoutError, PanelError, ProjectError, SvgError
 from .fragment import import_fragment, place, view_box
 from .geometry import Box, Geometry, panel_boxes, resolve
 from .layout import load_layout
 from .model import Figure, Panel
+from .isolate import DEFAULT_TIMEOUT_S, WorkerFailure, run_isolated
 from .rasterize import to_pdf, to_png
-from .render import (RenderedPanel, accepted, align_plot_areas, draw_panel, find_renderer, load_module,
-                     save_panel)
-from .svgio import NSMAP, parse_svg, svg_tag, write_files_atomically, write_svg
+from .render import (RenderedPanel, _describe, _user_dir, accepted, align_plot_areas, draw_panel, find_renderer,
+                     load_module, panel_failure, prepare_fork, save_panel)
+from .sanitize import MAX_IMAGE_BYTES, MAX_IMAGE_PIXELS, load_svg
+from .svgio import NSMAP, parse_svg, read_limited, svg_tag, write_files_atomically, write_svg
 from .text import TextBlock, check_font, typeset
 from .units import fmt
 
@@ -123,7 +129,7 @@ class Inputs:
     documents: dict[str, bytes]
 
 
-def read_inputs(project: Project, name: str) -> Inputs:
+def read_inputs(project: Project, name: str, *, timeout_s: float | None = DEFAULT_TIMEOUT_S) -> Inputs:
     """Read the layout, data files, panel modules and imported files of a figure.
 
     Raises:
@@ -131,11 +137,13 @@ def read_inputs(project: Project, name: str) -> Inputs:
     """
     layout_path = project.layout_path(name)
     file = project.display(layout_path)
-    return read_figure_inputs(project, load_layout(layout_path, name=name, display=file), file)
+    return read_figure_inputs(project, load_layout(layout_path, name=name, display=file), file,
+                              timeout_s=timeout_s)
 
 
 def read_figure_inputs(project: Project, figure: Figure, file: str,
-                       functions: Mapping[str, Any] | None = None) -> Inputs:
+                       functions: Mapping[str, Any] | None = None, *,
+                       timeout_s: float | None = DEFAULT_TIMEOUT_S) -> Inputs:
     """Read what a loaded figure needs: data files, panel modules, imported files.
 
     Args:
@@ -143,6 +151,8 @@ def read_figure_inputs(project: Project, figure: Figure, file: str,
         file: how to name the layout in messages.
         functions: ``"module:function"`` -> renderer, used before
             ``panels/module.py`` is looked for (renderers defined in a notebook).
+        timeout_s: wall-time limit of each module's ``values()`` (run in a
+            forked worker, see :mod:`composer.isolate`), or None.
 
     Raises:
         LayoutError, DataError, PanelError (see the stages).
@@ -179,22 +189,54 @@ def read_figure_inputs(project: Project, figure: Figure, file: str,
                 raise LayoutError(f"{path} is outside the project {project.root}; "
                                   "composer imports files from inside the project only",
                                   file=file, key=f"{panel.key}.{panel.kind}")
-            documents[panel.name] = path.read_bytes()
+            documents[panel.name] = _read_document(panel, path, project, file)
     values = {**scalar_values(figure_data), **figure.spec.params}
     for module_name, module in sorted(modules.items()):
         func = getattr(module, "values", None)
         if func is None:
             continue
-        try:
-            found = func(figure_data, **accepted(func, figure.spec.params))
-        except Exception as exc:  # the user's code
-            raise PanelError(f"values() in panels/{module_name}.py raised {type(exc).__name__}: {exc}",
-                             file=file, key="figure.data") from None
-        if not isinstance(found, dict):
-            raise PanelError(f"values() in panels/{module_name}.py returned {type(found).__name__}, not a dict",
-                             file=file)
-        values.update(found)
+        values.update(_module_values(func, module_name, figure_data, figure.spec.params, project, file, timeout_s))
     return Inputs(figure=figure, file=file, data=data, renderers=renderers, values=values, documents=documents)
+
+
+def _read_document(panel: Panel, path: Path, project: Project, file: str) -> bytes:
+    """An svg panel's file, sanitized (:mod:`composer.sanitize`), or an image panel's bytes.
+
+    Raises:
+        SvgError: naming the layout key, the file as written there and what was refused.
+    """
+    display = project.display(path)
+    try:
+        if panel.kind == "svg":
+            return load_svg(path, project_root=project.root, source=display)
+        return read_limited(path, limit=MAX_IMAGE_BYTES, source=display)
+    except SvgError as exc:
+        layout_dir = Path(file).parent if os.path.isabs(file) else (project.root / file).parent
+        shown = os.path.relpath(panel.source, layout_dir)
+        detail = exc.message if exc.file == display else str(exc)  # name a nested image file
+        raise SvgError(f"{shown!r} is not usable: {detail}", file=file, key=f"{panel.key}.{panel.kind}") from None
+
+
+def _module_values(func, module_name: str, data: Mapping[str, Any], params: Mapping[str, Any], project: Project,
+                   file: str, timeout_s: float | None) -> dict[str, Any]:
+    """``values(data, **params)`` of one panel module, run isolated like a renderer."""
+    who = f"values() in panels/{module_name}.py"
+
+    def call() -> dict[str, Any]:
+        try:
+            found = func(data, **accepted(func, params))
+        except Exception as exc:  # the user's code
+            raise PanelError(f"{who} raised {_describe(exc, project.panels_dir)}", file=file,
+                             key="figure.data") from None
+        if not isinstance(found, dict):
+            raise PanelError(f"{who} returned {type(found).__name__}, not a dict", file=file)
+        return found
+
+    prepare_fork()
+    try:
+        return run_isolated(call, timeout_s=timeout_s)
+    except WorkerFailure as failure:
+        raise PanelError(panel_failure(failure, who, project.panels_dir), file=file, key="figure.data") from None
 
 
 @dataclass(frozen=True)
@@ -271,21 +313,75 @@ def typeset_figure(inputs: Inputs) -> Typeset:
     return Typeset(tuple(texts), tuple(shapes), tuple(labels))
 
 
-def render_panels(inputs: Inputs, typeset: Typeset | None = None) -> dict[str, RenderedPanel]:
+def render_panels(inputs: Inputs, typeset: Typeset | None = None, *,
+                  timeout_s: float | None = DEFAULT_TIMEOUT_S) -> dict[str, RenderedPanel]:
     """Render every matplotlib panel at its box size, aligning plot areas per ``[[align]]``.
 
-    Pure but for matplotlib's global state. ``typeset`` (default: computed)
-    gives the text sizes that panel placement may depend on.
+    Each panel runs in a forked worker with a wall-time limit of ``timeout_s``
+    seconds (None: none), so nothing a renderer changes reaches another panel
+    (:mod:`composer.isolate`); panels whose plot areas are aligned share one
+    worker (and one limit), since aligning needs all their figures.
+    ``typeset`` (default: computed) gives the text sizes that panel placement
+    may depend on.
+
+    Raises:
+        PanelError: the first panel (in layout order) whose renderer raised,
+            hung, crashed or returned garbage.
     """
     figure = inputs.figure
     typeset = typeset or typeset_figure(inputs)
     boxes = panel_boxes(figure, typeset.text_sizes, typeset.shape_sizes, file=inputs.file)
-    drafts = {p.name: draw_panel(inputs.renderers[p.name], p, figure.spec, inputs.data[p.name],
-                                 size_pt=(boxes[p.name].width_pt, boxes[p.name].height_pt), file=inputs.file)
-              for p in figure.panels if p.kind == "render"}
+    rendered: dict[str, RenderedPanel] = {}
+    for unit in render_units(figure):
+        rendered.update(_render_unit(inputs, unit, boxes, timeout_s))
+    return {p.name: rendered[p.name] for p in figure.panels if p.kind == "render"}
+
+
+def render_units(figure: Figure) -> list[list[str]]:
+    """The render panels grouped for workers: each aligned group (joined when groups share a panel)
+    together, every other panel alone; in layout order."""
+    names = [p.name for p in figure.panels if p.kind == "render"]
+    group = {name: name for name in names}
+
+    def find(name: str) -> str:
+        while group[name] != name:
+            name = group[name]
+        return name
+
     for align in figure.aligns:
-        align_plot_areas(drafts, boxes, align.panels, align.axis)
-    return {name: save_panel(draft, figure.spec, file=inputs.file) for name, draft in drafts.items()}
+        members = [n for n in align.panels if n in group]
+        for other in members[1:]:
+            group[find(other)] = find(members[0])
+    units: dict[str, list[str]] = {}
+    for name in names:
+        units.setdefault(find(name), []).append(name)
+    return list(units.values())
+
+
+def _render_unit(inputs: Inputs, names: list[str], boxes: Mapping[str, Box],
+                 timeout_s: float | None) -> dict[str, RenderedPanel]:
+    figure, file = inputs.figure, inputs.file
+    panels = {p.name: p for p in figure.panels}
+
+    def work() -> dict[str, RenderedPanel]:
+        drafts = {n: draw_panel(inputs.renderers[n], panels[n], figure.spec, inputs.data[n],
+                                size_pt=(boxes[n].width_pt, boxes[n].height_pt), file=file) for n in names}
+        for align in figure.aligns:
+            if set(align.panels) & set(names):
+                align_plot_areas(drafts, boxes, align.panels, align.axis)
+        return {n: save_panel(drafts[n], figure.spec, file=file) for n in names}
+
+    prepare_fork()
+    try:
+        return run_isolated(work, timeout_s=timeout_s)
+    except WorkerFailure as failure:
+        # the panel whose function is in the failing frames (a unit has one panel, unless aligned)
+        functions = {frame.name for frame in failure.frames}
+        panel = next((panels[n] for n in names if str(panels[n].source).split(":")[-1] in functions),
+                     panels[names[0]])
+        raise PanelError(panel_failure(failure, f"panel {panel.name!r}: {panel.source}",
+                                       _user_dir(inputs.renderers[panel.name])),
+                         file=file, key=f"{panel.key}.render") from None
 
 
 def figure_geometry(inputs: Inputs, rendered: Mapping[str, RenderedPanel],
@@ -393,6 +489,9 @@ def _fill(template: str, values: Mapping[str, Any], file: str, key: str) -> str:
 def _typeset(text: str, style, file: str, key: str, colors: tuple[tuple[str, str], ...] = (),
              width_pt: float | None = None) -> TextBlock:
     check_font(style.font, file=file, key=key)
+    if len(text) > MAX_TEXT_CHARS:
+        raise LayoutError(f"text of {len(text)} characters is longer than the limit of {MAX_TEXT_CHARS}",
+                          file=file, key=key)
     try:
         return typeset(text, style, colors, width_pt)
     except ValueError as exc:
@@ -430,6 +529,9 @@ def _image_group(panel: Panel, box, data: bytes, group_id: str, inputs_ppi: floa
     mime = {"PNG": "image/png", "JPEG": "image/jpeg"}.get(fmt_name or "")
     if mime is None:
         raise DataError(f"image format {fmt_name} is not supported; use PNG or JPEG", file=str(panel.source))
+    if width_px * height_px > MAX_IMAGE_PIXELS:
+        raise DataError(f"image is {width_px}x{height_px} pixels, more than the limit of {MAX_IMAGE_PIXELS}",
+                        file=str(panel.source))
     scale = min(box.width_pt / width_px, box.height_pt / height_px)
     w, h = width_px * scale, height_px * scale
     group = etree.Element(svg_tag("g"), id=group_id)
@@ -457,7 +559,7 @@ class BuildResult:
 
 def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
           formats: tuple[str, ...] = FORMATS, dpi: float = 300.0, debug: bool = False,
-          check: bool = False) -> BuildResult:
+          check: bool = False, timeout_s: float | None = DEFAULT_TIMEOUT_S) -> BuildResult:
     """Build figure ``name`` of the project at ``root`` into ``out`` (default ``root/build``).
 
     Args:
@@ -468,6 +570,9 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
             ``NAME.debug.png`` (:mod:`composer.overlay`); the other outputs are
             the same bytes either way.
         check: also lint the figure (:mod:`composer.check`) into ``result.report``.
+        timeout_s: wall-time limit in seconds of each panel function (or
+            group of aligned panels), each ``values()`` and each export; None
+            for no limit (:mod:`composer.isolate`).
 
     Returns:
         A :class:`BuildResult` naming the files written.
@@ -476,8 +581,10 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
         ComposerError: any user-fixable problem; no output file is changed then.
     """
     check_outputs(formats, dpi)
+    if timeout_s is not None and not timeout_s > 0:
+        raise ComposerError(f"timeout {timeout_s} must be a positive number of seconds")
     project = Project.at(root)
-    inputs = read_inputs(project, name)
+    inputs = read_inputs(project, name, timeout_s=timeout_s)
     typeset = typeset_figure(inputs)
     report = None
     if check:
@@ -485,7 +592,7 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
 
         rendered, substituted = render_checked(inputs, typeset)
     else:
-        rendered = render_panels(inputs, typeset)
+        rendered = render_panels(inputs, typeset, timeout_s=timeout_s)
     svg = compose(inputs, rendered, typeset)
     out_dir = Path(out) if out is not None else project.root / "build"
     extra: dict[Path, bytes] = {}
@@ -498,8 +605,9 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
 
         debug_svg = overlay(inputs.figure, geometry, svg, panel_label_boxes(inputs, geometry))
         extra[out_dir / f"{name}.debug.svg"] = debug_svg
-        extra[out_dir / f"{name}.debug.png"] = to_png(debug_svg, dpi=dpi)
-    result = write_outputs(svg, name, out_dir, formats, dpi, extra=extra)
+        extra[out_dir / f"{name}.debug.png"] = _export("PNG", lambda: to_png(debug_svg, dpi=dpi), inputs.file,
+                                                       timeout_s)
+    result = write_outputs(svg, name, out_dir, formats, dpi, extra=extra, source=inputs.file, timeout_s=timeout_s)
     return dataclasses.replace(result, report=report)
 
 
@@ -527,18 +635,34 @@ def compose_svg(inputs: Inputs) -> bytes:
 
 
 def write_outputs(svg: bytes, name: str, out_dir: Path, formats: tuple[str, ...] = FORMATS,
-                  dpi: float = 300.0, extra: dict[Path, bytes] | None = None) -> BuildResult:
-    """Rasterize ``svg`` to the asked ``formats`` and write ``out_dir/NAME.*`` (and ``extra`` files)
-    atomically: all or none."""
+                  dpi: float = 300.0, extra: dict[Path, bytes] | None = None, *, source: str = "canvas",
+                  timeout_s: float | None = DEFAULT_TIMEOUT_S) -> BuildResult:
+    """Rasterize ``svg`` to the asked ``formats`` (each export in a forked worker with the
+    ``timeout_s`` limit) and write ``out_dir/NAME.*`` (and ``extra`` files) atomically: all or none.
+
+    Raises:
+        SvgError: an export failed, hung or crashed (``source`` names the figure).
+    """
     files: dict[Path, bytes] = dict(extra or {})
     if "svg" in formats:
         files[out_dir / f"{name}.svg"] = svg
     if "pdf" in formats:
-        files[out_dir / f"{name}.pdf"] = to_pdf(svg)
+        files[out_dir / f"{name}.pdf"] = _export("PDF", lambda: to_pdf(svg, source=source), source, timeout_s)
     if "png" in formats:
-        files[out_dir / f"{name}.png"] = to_png(svg, dpi=dpi)
+        files[out_dir / f"{name}.png"] = _export("PNG", lambda: to_png(svg, dpi=dpi, source=source), source,
+                                                 timeout_s)
     write_files_atomically(files)
     return BuildResult(outputs={p.name[len(name) + 1:].replace(".", "-"): p for p in files})
+
+
+def _export(kind: str, convert, file: str, timeout_s: float | None) -> bytes:
+    """Run a cairosvg export in a forked worker: a drawing that hangs or crashes cairo is one error line."""
+    import cairosvg  # noqa: F401 - imported once here, not in every worker
+
+    try:
+        return run_isolated(convert, timeout_s=timeout_s)
+    except WorkerFailure as failure:
+        raise SvgError(f"exporting the {kind} failed: {failure.detail}", file=file) from None
 
 
 class _CallableModule(types.ModuleType):

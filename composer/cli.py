@@ -29,6 +29,14 @@ def _outputs(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", default="svg,pdf,png",
                         help="comma-separated output formats: svg, pdf, png (default: all)")
     parser.add_argument("--dpi", type=float, default=300.0, help="PNG resolution in dots per inch (default: 300)")
+    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                        help="stop a panel function or an export that runs longer than this (default: 120)")
+
+
+def _timeout(args: argparse.Namespace) -> float:
+    from .isolate import DEFAULT_TIMEOUT_S
+
+    return DEFAULT_TIMEOUT_S if args.timeout is None else args.timeout
 
 
 def _formats(text: str) -> tuple[str, ...]:
@@ -67,7 +75,7 @@ def _build(argv: list[str]) -> int:
 
     started = time.perf_counter()
     result = build(args.name, root=args.root, out=args.out, formats=_formats(args.format), dpi=args.dpi,
-                   debug=args.debug, check=args.check)
+                   debug=args.debug, check=args.check, timeout_s=_timeout(args))
     elapsed = time.perf_counter() - started
     print(f"built {args.name} in {elapsed:.2f} s: {', '.join(str(p) for p in result.outputs.values())}")
     if result.report is not None:
@@ -102,7 +110,8 @@ def _build_every(args: argparse.Namespace) -> int:
         else:
             print(f"built {name} in {seconds:.2f} s: {', '.join(str(p) for p in result.outputs.values())}")
 
-    results = build_all(args.root, out=args.out, formats=_formats(args.format), dpi=args.dpi, progress=report)
+    results = build_all(args.root, out=args.out, formats=_formats(args.format), dpi=args.dpi, progress=report,
+                        timeout_s=_timeout(args))
     failed = [name for name, r in results.items() if isinstance(r, ComposerError)]
     print(f"{len(results) - len(failed)} of {len(results)} figures built" + (
         f"; failed: {', '.join(failed)}" if failed else ""))

@@ -95,6 +95,11 @@ def field_names(template: str) -> list[str]:
 _MATH = re.compile(r"(?<!\\)\$.*?(?<!\\)\$", re.DOTALL)
 
 
+#: longest text composer typesets (characters); a figure's longest caption-like text is far shorter, and
+#: a format such as ``{x:>99999}`` or ``{x:.99999f}`` would otherwise make a text that takes minutes.
+MAX_TEXT_CHARS = 2000
+
+
 def fill_fields(template: str, values: Mapping[str, Any], *, file: str, key: str) -> str:
     """Fill ``{name:format}`` fields of a text template from ``values`` (``str.format`` rules).
 
@@ -103,17 +108,33 @@ def fill_fields(template: str, values: Mapping[str, Any], *, file: str, key: str
 
     Raises:
         DataError: a field has no value (lists the names that do; for a field
-            inside ``$...$`` it reminds that mathtext braces are doubled) or
-            its format spec does not fit the value.
+            inside ``$...$`` it reminds that mathtext braces are doubled), its
+            format spec does not fit the value, has a nested ``{}`` or a width
+            or precision over :data:`MAX_TEXT_CHARS`, or the filled text is
+            longer than that.
     """
-    return _fill_plain(template, values, template, file, key)
+    filled = _fill_plain(template, values, template, file, key)
+    if len(filled) > MAX_TEXT_CHARS:
+        raise DataError(f"{_short(template)!r} is {len(filled)} characters long when filled, more than the limit "
+                        f"of {MAX_TEXT_CHARS}", file=file, key=key)
+    return filled
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _fill_plain(text: str, values: Mapping[str, Any], template: str, file: str, key: str) -> str:
     try:
         names = field_names(text)
+        for _, field, spec, _ in string.Formatter().parse(text):
+            if field is not None and spec:
+                if "{" in spec or "}" in spec:
+                    raise ValueError(f"the format of {{{field}}} has a nested field; write the format out")
+                if any(int(n) > MAX_TEXT_CHARS for n in re.findall(r"\d+", spec)):
+                    raise ValueError(f"the format of {{{field}}} asks for more than {MAX_TEXT_CHARS} characters")
     except ValueError as exc:
-        raise DataError(f"{template!r}: {exc}", file=file, key=key) from None
+        raise DataError(f"{_short(template)!r}: {exc}", file=file, key=key) from None
     for name in names:
         if name not in values:
             known = ", ".join(sorted(values)) or "(none: define values(data) in the panel module)"
@@ -123,5 +144,5 @@ def _fill_plain(text: str, values: Mapping[str, Any], template: str, file: str, 
             raise DataError(f"text field {{{name}}} has no value{hint}; values are {known}", file=file, key=key)
     try:
         return text.format_map(values)
-    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
-        raise DataError(f"cannot fill {template!r}: {exc}", file=file, key=key) from None
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError) as exc:
+        raise DataError(f"cannot fill {_short(template)!r}: {exc}", file=file, key=key) from None

@@ -17,6 +17,7 @@ the whole document. :func:`import_fragment`
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -56,6 +57,8 @@ def view_box(root: etree._Element, *, source: str) -> ViewBox:
             x, y, w, h = (float(v) for v in re.split(r"[\s,]+", text.strip()))
         except ValueError:
             raise SvgError(f"viewBox {text!r} is not four numbers", file=source) from None
+        if not all(math.isfinite(v) for v in (x, y, w, h)):
+            raise SvgError(f"viewBox {text!r} is not four finite numbers", file=source)
         if w <= 0 or h <= 0:
             raise SvgError(f"viewBox {text!r} has no area", file=source)
         return ViewBox(x, y, w, h)
@@ -63,7 +66,7 @@ def view_box(root: etree._Element, *, source: str) -> ViewBox:
     for attr in ("width", "height"):
         value = root.get(attr, "")
         match = re.fullmatch(r"\s*([0-9.]+)\s*(pt|in|mm|cm|px|)\s*", value)
-        if not match or float(match.group(1)) <= 0:
+        if not match or match.group(1).count(".") > 1 or not 0 < float(match.group(1)) < math.inf:
             raise SvgError(f"no viewBox and {attr}={value!r} is not an absolute length", file=source)
         sizes.append(float(match.group(1)) * PT_PER_UNIT[match.group(2) or "px"])
     return ViewBox(0.0, 0.0, sizes[0], sizes[1])
@@ -81,7 +84,8 @@ def import_fragment(root: etree._Element, *, name: str, group_id: str, source: s
     Returns:
         The group, holding the document's content with ids prefixed, every
         reference rewritten and CSS scoped. A reference to an id the document
-        does not define is removed (it would dangle in the canvas).
+        does not define is removed (it would dangle in the canvas), and so is
+        a ``<use>`` left without one.
     """
     for meta in list(root.iter(svg_tag("metadata"), svg_tag("title"))):
         if meta.getparent() is root:
@@ -110,6 +114,10 @@ def import_fragment(root: etree._Element, *, name: str, group_id: str, source: s
             _crisp_image(el)
         if el.tag == svg_tag("style") and el.text:
             el.text = scope_css(el.text, scope=f"#{group_id}", mapping=mapping)
+    for use in list(root.iter(svg_tag("use"))):
+        if not any((use.get(attr) or "").startswith("#") for attr in _HREFS):
+            # nothing to draw; and cairosvg takes a <use> without href for the whole document, recursing forever
+            use.getparent().remove(use)
     group = etree.Element(svg_tag("g"), id=group_id)
     for child in list(root):
         group.append(child)

@@ -26,6 +26,9 @@ from .units import to_pt
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _RENDER = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*):([A-Za-z_][A-Za-z0-9_]*)$")
 _MISSING = object()
+#: largest grid track ratio ("2fr"); a million to one is beyond any layout, and larger values overflow
+#: the sum of the ratios to infinity.
+MAX_RATIO = 1e6
 
 
 class _Table:
@@ -104,7 +107,7 @@ class _Reader:
         return convert
 
     def positive_number(self, value: Any, key: str) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
             raise self.err(key, f"{value!r} is not a positive number")
         return float(value)
 
@@ -137,10 +140,14 @@ class _Reader:
     def file_path(self, value: Any, key: str, suffixes: tuple[str, ...]) -> Path:
         """A path relative to the layout file; must exist and have a known suffix."""
         text = self.string(value, key)
-        path = (self.path.parent / text).resolve()
+        try:
+            path = (self.path.parent / text).resolve()
+            found = path.is_file()
+        except (OSError, ValueError) as exc:  # a NUL byte, a name too long, a symlink loop
+            raise self.err(key, f"{text!r} is not a usable path: {exc}") from None
         if path.suffix.lower() not in suffixes:
             raise self.err(key, f"{text!r} has an unsupported type; supported: {', '.join(suffixes)}")
-        if not path.is_file():
+        if not found:
             raise self.err(key, f"{text!r} not found (looked for {path})")
         return path
 
@@ -191,8 +198,8 @@ class _Reader:
             except ValueError:
                 raise self.err(key, f"{value!r} is not a ratio like \"2fr\"") from None
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            if value <= 0:
-                raise self.err(key, f"{value!r}: a ratio must be positive")
+            if not 0 < value <= MAX_RATIO:  # also refuses nan and inf, which would make every cell nan
+                raise self.err(key, f"{value!r}: a ratio must be positive and at most {MAX_RATIO:g}")
             return Track(ratio=float(value))
         return Track(length_pt=self.length(value, key))
 

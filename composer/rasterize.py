@@ -19,19 +19,44 @@ import re
 FIXED_PDF_DATE = b"D:20000101000000Z"
 
 
-def to_png(svg: bytes, *, dpi: float = 300.0) -> bytes:
-    """Rasterize SVG bytes to PNG bytes at ``dpi`` (pixels per inch of the canvas's physical size)."""
+def to_png(svg: bytes, *, dpi: float = 300.0, source: str = "canvas") -> bytes:
+    """Rasterize SVG bytes to PNG bytes at ``dpi`` (pixels per inch of the canvas's physical size).
+
+    Raises:
+        SvgError: cairosvg could not draw it (``source`` names the figure).
+    """
     import cairosvg
 
-    return cairosvg.svg2png(bytestring=svg, dpi=dpi)
+    return _cairo(lambda: cairosvg.svg2png(bytestring=svg, dpi=dpi), "PNG", source)
 
 
-def to_pdf(svg: bytes) -> bytes:
-    """Convert SVG bytes to vector PDF bytes with a pinned creation date."""
+def to_pdf(svg: bytes, *, source: str = "canvas") -> bytes:
+    """Convert SVG bytes to vector PDF bytes with a pinned creation date.
+
+    Raises:
+        SvgError: cairosvg could not draw it (``source`` names the figure).
+    """
     import cairosvg
 
-    pdf = cairosvg.svg2pdf(bytestring=svg)
+    pdf = _cairo(lambda: cairosvg.svg2pdf(bytestring=svg), "PDF", source)
     return pin_pdf_dates(pdf)
+
+
+def _cairo(convert, kind: str, source: str) -> bytes:
+    """Run a cairosvg conversion; its failures become one :class:`SvgError` line.
+
+    cairosvg refuses, for instance, more than 100,000 ``<use>`` instantiations
+    (a panel with very many markers: draw them with ``rasterized=True``).
+    """
+    from .errors import SvgError
+
+    try:
+        return convert()
+    except MemoryError:
+        raise SvgError(f"not enough memory to export the {kind}", file=source) from None
+    except Exception as exc:  # noqa: BLE001 - cairosvg and cairo raise many kinds
+        message = " ".join(str(exc).split()) or type(exc).__name__
+        raise SvgError(f"cannot export the {kind}: cairosvg: {message}", file=source) from None
 
 
 def pin_pdf_dates(pdf: bytes) -> bytes:

@@ -16,6 +16,13 @@ rcParams while rendering (see DESIGN.md "Facts"):
 A renderer may return ``{name: (ax, x, y)}`` (or ``(ax, x, y, z)`` for 3D axes)
 in data coordinates: these *data anchors* are transformed after drawing into
 panel points, so connectors can end exactly on a data point.
+
+:func:`composer.build.render_panels` runs renderers in forked workers with a
+timeout (:mod:`composer.isolate`); :func:`panel_failure` words what went wrong
+there. A renderer that raises, hangs, crashes the interpreter or returns
+garbage becomes one :class:`PanelError` naming the panel, the function and the
+line of panel code, and nothing it changed in matplotlib's state or in its
+data reaches the other panels.
 """
 
 from __future__ import annotations
@@ -23,15 +30,21 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import io
+import logging
+import math
+import re
 import sys
 import traceback
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Mapping
 
 from .errors import LayoutError, PanelError
+from .isolate import Frame, WorkerFailure, where
 from .model import FigureSpec, Panel
+from .text import font_families
 
 
 @dataclass(frozen=True)
@@ -106,7 +119,7 @@ def rc_params(spec: FigureSpec, salt: str) -> dict[str, Any]:
         "figure.facecolor": "none",
         "savefig.facecolor": "auto",
         "savefig.edgecolor": "auto",
-        "font.family": [spec.font],
+        "font.family": font_families(spec.font),
         "font.size": spec.font_size_pt,
         **spec.rcparams,
     }
@@ -120,6 +133,7 @@ class Draft:
     fig: Any
     result: Any
     size_pt: tuple[float, float]
+    missing: list[str] = field(default_factory=list)  # characters drawn without a glyph
 
 
 def draw_panel(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data: Mapping[str, Any], *,
@@ -140,7 +154,7 @@ def draw_panel(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data: M
     width_pt, height_pt = size_pt
     shared = {**spec.params, "colors": dict(spec.colors)}
     params = {**accepted(func, shared), **panel.params}
-    with matplotlib.rc_context(rc_params(spec, panel.name)):
+    with matplotlib.rc_context(rc_params(spec, panel.name)), _missing_glyphs() as missing:
         fig = Figure(figsize=(width_pt / 72.0, height_pt / 72.0), dpi=72.0)
         try:
             result = func(fig, data, **params)
@@ -152,7 +166,7 @@ def draw_panel(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data: M
         raise PanelError(f"panel {panel.name!r}: {panel.source} changed the figure size to "
                          f"{w_in * 72:.1f}x{h_in * 72:.1f} pt; a panel is drawn at its box size",
                          file=file, key=key)
-    return Draft(panel=panel, fig=fig, result=result, size_pt=size_pt)
+    return Draft(panel=panel, fig=fig, result=result, size_pt=size_pt, missing=missing)
 
 
 def save_panel(draft: Draft, spec: FigureSpec, *, file: str) -> RenderedPanel:
@@ -160,8 +174,10 @@ def save_panel(draft: Draft, spec: FigureSpec, *, file: str) -> RenderedPanel:
     transform its data anchors into panel pt.
 
     Raises:
-        PanelError: drawing raised, or the renderer returned something other
-            than None or a dict of data anchors.
+        PanelError: drawing raised, the renderer returned something other
+            than None or a dict of data anchors (names must be words, points
+            finite, axes of this figure), or it drew characters its fonts have
+            no glyph for (matplotlib would draw empty boxes).
     """
     import matplotlib
 
@@ -169,11 +185,18 @@ def save_panel(draft: Draft, spec: FigureSpec, *, file: str) -> RenderedPanel:
     key = f"{panel.key}.render"
     buf = io.BytesIO()
     with matplotlib.rc_context(rc_params(spec, panel.name)):
-        try:
-            draft.fig.savefig(buf, format="svg", metadata={"Date": None}, dpi=spec.raster_ppi)
-        except Exception as exc:
-            raise PanelError(f"panel {panel.name!r}: drawing what {panel.source} made raised "
-                             f"{type(exc).__name__}: {' '.join(str(exc).split())}", file=file, key=key) from None
+        with _missing_glyphs() as missing:
+            try:
+                draft.fig.savefig(buf, format="svg", metadata={"Date": None}, dpi=spec.raster_ppi)
+            except Exception as exc:
+                raise PanelError(f"panel {panel.name!r}: drawing what {panel.source} made raised "
+                                 f"{type(exc).__name__}: {' '.join(str(exc).split())}", file=file, key=key) from None
+        missing += draft.missing
+        if missing:
+            raise PanelError(f"panel {panel.name!r}: {panel.source} draws {_glyph_list(missing)}, which font "
+                             f"{spec.font!r} has no glyph for (they would show as empty boxes); name a font that "
+                             "has them after the first in [figure] font, e.g. font = \"DejaVu Sans, WenQuanYi "
+                             "Micro Hei\"", file=file, key=key)
         anchors = _data_anchors(draft.fig, draft.result, panel, draft.size_pt[1], file=file, key=key)
     return RenderedPanel(svg=buf.getvalue(), anchors=anchors)
 
@@ -246,12 +269,19 @@ def _data_anchors(fig: Any, result: Any, panel: Panel, height_pt: float, *, file
         raise PanelError(f"panel {panel.name!r}: {panel.source} returned {type(result).__name__}; {usage}",
                          file=file, key=key)
     anchors = {}
+    for name in result:
+        if not isinstance(name, str) or not name.isidentifier():
+            raise PanelError(f"panel {panel.name!r}: {panel.source} returned anchor name {_short(name)}; "
+                             f"an anchor name is a word of letters, digits and _; {usage}", file=file, key=key)
     for name, spec in sorted(result.items()):
-        ok = (isinstance(name, str) and isinstance(spec, tuple) and len(spec) in (3, 4)
+        ok = (isinstance(spec, tuple) and len(spec) in (3, 4)
               and isinstance(spec[0], Axes) and all(_is_number(v) for v in spec[1:]))
         if not ok:
-            raise PanelError(f"panel {panel.name!r}: {panel.source} returned anchor {name!r}: {spec!r}; {usage}",
-                             file=file, key=key)
+            raise PanelError(f"panel {panel.name!r}: {panel.source} returned anchor {name!r}: {_short(spec)}; "
+                             f"{usage}", file=file, key=key)
+        if _root_figure(spec[0]) is not fig:
+            raise PanelError(f"panel {panel.name!r}: anchor {name!r} names axes of another figure; use axes "
+                             "of the fig composer passed in", file=file, key=key)
         ax, *coords = spec
         if len(coords) == 3:
             if not hasattr(ax, "get_proj"):
@@ -263,32 +293,125 @@ def _data_anchors(fig: Any, result: Any, panel: Panel, height_pt: float, *, file
             coords = [xs, ys]
         disp_x, disp_y = ax.transData.transform((float(coords[0]), float(coords[1])))
         scale = 72.0 / fig.dpi
-        anchors[name] = (float(disp_x) * scale, height_pt - float(disp_y) * scale)
+        point = (float(disp_x) * scale, height_pt - float(disp_y) * scale)
+        if not all(math.isfinite(v) for v in point):
+            raise PanelError(f"panel {panel.name!r}: anchor {name!r} at {_short(tuple(spec[1:]))} is not a finite "
+                             f"point on the panel (it maps to {point}); give finite data coordinates",
+                             file=file, key=key)
+        anchors[name] = point
     return anchors
 
 
-def _user_dir(func: Callable[..., Any]) -> Path:
-    return Path(inspect.getfile(func)).parent
+def _short(value: Any, limit: int = 80) -> str:
+    """``repr`` cut to ``limit`` characters (a renderer may return something huge)."""
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a broken __repr__ is still garbage to report
+        text = f"<{type(value).__name__}>"
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def panel_failure(failure: WorkerFailure, who: str, user_dir: Path | None) -> str:
+    """The message for panel code that failed in its worker (see :class:`WorkerFailure`):
+    ``who`` (``"panel 'b': demo:heat"``) did not finish / crashed / raised, and where."""
+    at = failure.where(user_dir)
+    if failure.kind == "timeout":
+        return f"{who} did not finish: {failure.detail}{at}"
+    if failure.kind == "crashed":
+        return f"{who} crashed: {failure.detail}{at}"
+    return f"{who} raised {failure.detail}{at}"
+
+
+def prepare_fork() -> None:
+    """Import in this process what every worker needs, so a forked worker need not.
+
+    Imports matplotlib's Figure and SVG backend and loads the default font, once
+    (a worker's imports are lost when it exits).
+    """
+    import matplotlib.backends.backend_svg  # noqa: F401 - savefig(format="svg") imports it lazily
+    import matplotlib.figure  # noqa: F401
+    from matplotlib import font_manager
+
+    font_manager.get_font(font_manager.findfont(font_manager.FontProperties()))
+
+
+class _GlyphLog(logging.Handler):
+    def __init__(self, missing: list[str]):
+        super().__init__(logging.WARNING)
+        self.missing = missing
+
+    def emit(self, record: logging.LogRecord) -> None:
+        match = re.search(r"\[U\+([0-9a-fA-F]+)\]", record.getMessage())
+        if match and "does not have a glyph" in record.getMessage():
+            self.missing.append(chr(int(match.group(1), 16)))
+
+
+class _missing_glyphs:
+    """Collect characters matplotlib drew without a glyph (its warning and mathtext's log); the list
+    is filled when the block ends. Other warnings are shown as they would have been."""
+
+    def __enter__(self) -> list[str]:
+        self.missing: list[str] = []
+        self._warnings = warnings.catch_warnings(record=True)
+        self._caught = self._warnings.__enter__()
+        warnings.simplefilter("always")
+        self._handler = _GlyphLog(self.missing)
+        self._logger = logging.getLogger("matplotlib.mathtext")
+        self._logger.addHandler(self._handler)
+        return self.missing
+
+    def __exit__(self, *exc: Any) -> None:
+        self._logger.removeHandler(self._handler)
+        self._warnings.__exit__(*exc)
+        for w in self._caught:
+            match = re.match(r"Glyph (\d+) \(.*\) missing from font", str(w.message))
+            if match:
+                self.missing.append(chr(int(match.group(1))))
+            else:
+                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+
+
+def _glyph_list(chars: list[str]) -> str:
+    unique = sorted(set(chars))
+    return ", ".join(f"{c!r} (U+{ord(c):04X})" for c in unique[:8]) + (" ..." if len(unique) > 8 else "")
+
+
+def _user_dir(func: Callable[..., Any]) -> Path | None:
+    """The folder of the renderer's source file (None for a callable without one)."""
+    try:
+        return Path(inspect.getfile(func)).parent
+    except TypeError:
+        try:
+            return Path(inspect.getfile(type(func))).parent
+        except TypeError:
+            return None
 
 
 def _is_number(value: Any) -> bool:
-    try:
-        float(value)
-    except (TypeError, ValueError):
+    """A finite real number (not a bool or a string that happens to parse)."""
+    if isinstance(value, (bool, str, bytes)):
         return False
-    return not isinstance(value, (bool, str))
+    try:
+        return math.isfinite(float(value))
+    except (TypeError, ValueError, OverflowError):
+        return False
 
 
-def _describe(exc: BaseException, user_dir: Path) -> str:
-    """``ZeroDivisionError: division by zero (at volume_kv.py:12 in rgb)``.
+def _root_figure(ax: Any) -> Any:
+    try:
+        return ax.get_figure(root=True)
+    except TypeError:  # matplotlib < 3.10: .figure of a subfigure's axes is the subfigure
+        fig = ax.figure
+        return getattr(fig, "figure", fig)
+
+
+def _describe(exc: BaseException, user_dir: Path | None) -> str:
+    """``ZeroDivisionError: division by zero (at volume_kv.py:12 in rgb: x = 1 / 0)``.
 
     Names the innermost traceback frame inside ``user_dir`` (the panels
     folder): the line of the user's own code that failed.
     """
-    where = ""
-    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
-        if Path(frame.filename).resolve().is_relative_to(user_dir.resolve()):
-            where = f" (at {Path(frame.filename).name}:{frame.lineno} in {frame.name})"
-            break
+    frames = [Frame(f.filename, f.lineno or 0, f.name) for f in traceback.extract_tb(exc.__traceback__)]
     message = " ".join(str(exc).split()) or "(no message)"
-    return f"{type(exc).__name__}: {message}{where}"
+    return f"{type(exc).__name__}: {message}{where(frames, user_dir)}"

@@ -10,6 +10,13 @@ Rich text inside one line: ``<b>bold</b>``, ``<i>italic</i>`` and
 ``$...$`` mathtext for sub- and superscripts and symbols. Tags inside
 ``$...$`` are left to mathtext.
 
+Fonts: a style's ``font`` is one family or a comma-separated list
+(``"DejaVu Sans, WenQuanYi Micro Hei"``, as CSS ``font-family``); each
+character is drawn from the first font of the list that has a glyph for it
+(matplotlib's font fallback). A character that no font of the list has is an
+error naming the characters and the fonts, never an empty "tofu" box; text in
+``$...$`` uses the mathtext fonts, and a character they lack is refused too.
+
 Block model (all pt, y down): each line has a width, an ascent above its
 baseline and a descent below it; consecutive lines are separated by
 ``LINE_GAP`` x (ascent + descent), so a plain block at 7 pt has a baseline
@@ -19,6 +26,7 @@ words (and whole ``$...$`` formulas) move to the next line greedily.
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -84,25 +92,95 @@ def is_math(text: str) -> bool:
     return count > 0 and count % 2 == 0
 
 
+def font_families(font: str) -> list[str]:
+    """``"DejaVu Sans, WenQuanYi Micro Hei"`` -> ``["DejaVu Sans", "WenQuanYi Micro Hei"]``."""
+    return [name.strip().strip("'\"") for name in font.split(",") if name.strip().strip("'\"")]
+
+
 def check_font(font: str, *, file: str | None = None, key: str | None = None) -> str:
-    """Return the file of the installed font ``font``; refuse a silent substitution.
+    """Return the file of the installed font ``font`` (the first of a list); refuse a silent substitution.
 
     Raises:
-        LayoutError: no installed font has that family name; lists what is installed.
+        LayoutError: a family of the list is not installed; lists what is installed.
     """
-    return _find_font(font, file, key)
+    families = font_families(font)
+    if not families:
+        raise LayoutError(f"{font!r} names no font", file=file, key=key)
+    return [_find_font(family, file, key) for family in families][0]
 
 
 @lru_cache(maxsize=None)
 def _find_font(font: str, file: str | None, key: str | None) -> str:
     from matplotlib import font_manager
 
-    try:
-        return font_manager.findfont(font_manager.FontProperties(family=font), fallback_to_default=False)
-    except ValueError:
-        names = sorted({f.name for f in font_manager.fontManager.ttflist})
-        raise LayoutError(f"font {font!r} is not installed; installed fonts are {', '.join(names)}",
-                          file=file, key=key) from None
+    for attempt in range(2):
+        try:
+            return font_manager.findfont(font_manager.FontProperties(family=font), fallback_to_default=False)
+        except ValueError:
+            if attempt == 0 and not _add_new_system_fonts():
+                break
+    names = sorted({f.name for f in font_manager.fontManager.ttflist})
+    raise LayoutError(f"font {font!r} is not installed; installed fonts are {', '.join(names)}", file=file, key=key)
+
+
+_scanned = False
+
+
+def _add_new_system_fonts() -> bool:
+    """Add fonts installed after matplotlib cached its font list (once per process); True if any were added.
+
+    matplotlib reads its font list from a cache file and does not notice a font
+    installed later (e.g. ``apt-get install fonts-wqy-microhei``).
+    """
+    global _scanned
+    if _scanned:
+        return False
+    _scanned = True
+    from matplotlib import font_manager
+
+    known = {f.fname for f in font_manager.fontManager.ttflist}
+    added = False
+    for path in font_manager.findSystemFonts():
+        if path not in known and path.lower().endswith((".ttf", ".otf", ".ttc")):
+            try:
+                font_manager.fontManager.addfont(path)
+                added = True
+            except Exception:  # noqa: BLE001 - an unreadable font file is skipped, as matplotlib does
+                continue
+    return added
+
+
+class MissingGlyphs(ValueError):
+    """Characters of a text that no font of its style has a glyph for.
+
+    Attributes:
+        chars: the characters, sorted, without repeats.
+        font: the style's font (family or list).
+    """
+
+    def __init__(self, chars: list[str], font: str, *, math: bool = False):
+        self.chars, self.font = sorted(set(chars)), font
+        shown = ", ".join(f"{c!r} (U+{ord(c):04X})" for c in self.chars[:8]) + (" ..." if len(self.chars) > 8 else "")
+        if math:
+            message = (f"the mathtext fonts have no glyph for {shown} inside $...$; they would show as empty "
+                       "boxes. Write these characters outside the $...$")
+        else:
+            message = (f"font {font!r} has no glyph for {shown}; they would show as empty boxes. Name a font that "
+                       "has them after the first, e.g. font = \"DejaVu Sans, WenQuanYi Micro Hei\" for Chinese, "
+                       "Japanese and Korean")
+        super().__init__(message)
+
+
+def missing_glyphs(text: str, prop) -> list[str]:
+    """The characters of plain (non-math) ``text`` that no font of ``prop``'s family list has."""
+    from matplotlib import font_manager
+
+    fonts = [font_manager.get_font(path) for path in font_manager.fontManager._find_fonts_by_props(prop)]
+    missing = []
+    for char in set(text) - {" "}:  # control characters (a tab, NUL) have no glyph either: refused too
+        if not any(font.get_char_index(ord(char)) for font in fonts):
+            missing.append(char)
+    return missing
 
 
 def parse_markup(line: str, style: TextStyle, colors: tuple[tuple[str, str], ...] = ()) -> list[tuple[str, TextStyle]]:
@@ -168,7 +246,9 @@ def typeset(text: str, style: TextStyle, colors: tuple[tuple[str, str], ...] = (
             than it stays on its own line.
 
     Returns a :class:`TextBlock` whose sizes are in pt.
-    Raises ValueError for malformed mathtext or markup (the caller names file and key).
+    Raises ValueError for malformed mathtext or markup, and
+    :class:`MissingGlyphs` (a ValueError) for characters no font of the style
+    has; the caller names file and key.
     """
     import matplotlib
 
@@ -192,9 +272,24 @@ def _line(runs: list[tuple[str, TextStyle]], style: TextStyle) -> Line:
     ascent, descent = MIN_ASCENT * size, MIN_DESCENT * size
     for text, st in runs:
         prop = _prop(st)
-        width, height, desc = text_to_path.get_text_width_height_descent(text, prop, ismath=is_math(text))
-        if text.strip():
-            pieces.append((st.color, _translate_d(_path_d(TextPath((0, 0), text, prop=prop)), x, 0.0)))
+        math = is_math(text)
+        missing = missing_glyphs((_MATH.sub("", text) if math else text).replace("\\$", "$"), prop)
+        if missing:
+            raise MissingGlyphs(missing, st.font)
+        if math and not text.isascii():
+            _forget_parsed_math()  # mathtext logs a missing glyph only when it first parses a text
+        with _MathGlyphs() as math_missing:
+            width, height, desc = text_to_path.get_text_width_height_descent(text, prop, ismath=math)
+            d = ""
+            if text.strip():
+                try:
+                    d = _path_d(TextPath((0, 0), text, prop=prop))
+                except AttributeError:  # matplotlib fails on text whose glyphs have no outline (U+00A0, U+200B)
+                    d = ""
+        if math_missing:
+            raise MissingGlyphs(math_missing, st.font, math=True)
+        if d:
+            pieces.append((st.color, _translate_d(d, x, 0.0)))
         x += float(width)
         ascent = max(ascent, float(height - desc), MIN_ASCENT * st.size_pt)
         descent = max(descent, float(desc), MIN_DESCENT * st.size_pt)
@@ -204,7 +299,8 @@ def _line(runs: list[tuple[str, TextStyle]], style: TextStyle) -> Line:
 def _prop(style: TextStyle):
     from matplotlib.font_manager import FontProperties
 
-    return FontProperties(family=style.font, size=style.size_pt, weight=style.weight, style=style.style)
+    return FontProperties(family=font_families(style.font), size=style.size_pt, weight=style.weight,
+                          style=style.style)
 
 
 def _wrap(runs: list[tuple[str, TextStyle]], width_pt: float) -> list[list[tuple[str, TextStyle]]]:
@@ -244,6 +340,36 @@ def _merge(words: list[tuple[str, TextStyle]]) -> list[tuple[str, TextStyle]]:
         else:
             runs.append((text, st))
     return runs
+
+
+def _forget_parsed_math() -> None:
+    from matplotlib.mathtext import MathTextParser
+
+    cached = getattr(MathTextParser, "_parse_cached", None)
+    if hasattr(cached, "cache_clear"):
+        cached.cache_clear()
+
+
+class _MathGlyphs(logging.Handler):
+    """Collect the characters mathtext logs as missing ("does not have a glyph for ... [U+xxxx]")."""
+
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.missing: list[str] = []
+        self.logger = logging.getLogger("matplotlib.mathtext")
+
+    def __enter__(self) -> list[str]:
+        self.logger.addHandler(self)
+        return self.missing
+
+    def __exit__(self, *exc) -> None:
+        self.logger.removeHandler(self)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        match = re.search(r"\[U\+([0-9a-fA-F]+)\]", message)
+        if match and "does not have a glyph" in message:
+            self.missing.append(chr(int(match.group(1), 16)))
 
 
 def _gap(line: Line) -> float:

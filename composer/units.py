@@ -21,6 +21,10 @@ PT_PER_UNIT: dict[str, float] = {
     "px": 72.0 / 96.0,
 }
 
+#: largest length composer accepts, in pt (100,000 pt = 35.3 m, far beyond any poster): larger values
+#: overflow to infinity ("1e999mm") or ask for PNGs of billions of pixels.
+MAX_LENGTH_PT = 100_000.0
+
 _LENGTH = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([a-zA-Z%]*)\s*$")
 
 
@@ -35,8 +39,8 @@ def to_pt(value: object, *, file: str | None = None, key: str | None = None,
         allow_negative: offsets may be negative, sizes may not.
 
     Raises:
-        LayoutError: not a string, no number, unknown unit, or negative when
-            not allowed.
+        LayoutError: not a string, no number, unknown unit, negative when
+            not allowed, or larger than :data:`MAX_LENGTH_PT`.
     """
     choices = ", ".join(PT_PER_UNIT)
     if isinstance(value, bool) or not isinstance(value, str):
@@ -52,7 +56,11 @@ def to_pt(value: object, *, file: str | None = None, key: str | None = None,
                           else f"{value!r} has no unit; valid units are {choices}", file=file, key=key)
     if number < 0 and not allow_negative:
         raise LayoutError(f"{value!r} is negative; a size must be zero or more", file=file, key=key)
-    return number * PT_PER_UNIT[unit]
+    points = number * PT_PER_UNIT[unit]
+    if not abs(points) <= MAX_LENGTH_PT:  # also catches inf
+        raise LayoutError(f"{value!r} is too large; lengths are at most {MAX_LENGTH_PT:g} pt (35 m)",
+                          file=file, key=key)
+    return points
 
 
 def unit_of(value: str) -> str:

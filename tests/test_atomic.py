@@ -1,0 +1,223 @@
+"""Atomic outputs: builds killed at random moments, concurrent builds, failing writes.
+
+Every output must at every moment be absent (if it was absent), byte-identical
+to the previous good output, or byte-identical to a complete new good output.
+After a SIGKILL the only other files allowed in build/ are the killed build's
+temporary ``.demo.*.tmp`` files, and the next build removes them.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from composer.build import build
+from composer.errors import ComposerError
+from composer.svgio import temp_names, write_files_atomically
+from conftest import DEMO
+
+OUTPUTS = ("demo.svg", "demo.pdf", "demo.png")
+TRIALS = 20
+SEED = 20240607
+
+
+def variant(root: Path, which: str) -> None:
+    """Two layouts whose outputs differ in every format: title and text colour."""
+    text = (DEMO / "layouts" / "demo.toml").read_text()
+    if which == "B":
+        text = text.replace('title = "Quadratic"', 'title = "Parabola"').replace('"#334155"', '"#b91c1c"')
+    (root / "layouts" / "demo.toml").write_text(text)
+
+
+def command(root: Path) -> list[str]:
+    return [sys.executable, "-m", "composer.cli", "demo", "--root", str(root), "--dpi", "60"]
+
+
+def outputs(out: Path) -> dict[str, bytes | None]:
+    return {name: (out / name).read_bytes() if (out / name).exists() else None for name in OUTPUTS}
+
+
+def strays(out: Path) -> list[str]:
+    """Files in build/ other than the outputs."""
+    return sorted(p.name for p in out.iterdir() if p.name not in OUTPUTS) if out.exists() else []
+
+
+@pytest.fixture(scope="module")
+def references(tmp_path_factory) -> tuple[dict[str, dict[str, bytes]], float]:
+    """The complete good outputs of variants A and B (built serially, in fresh processes) and a build's duration."""
+    refs, durations = {}, []
+    for which in ("A", "B"):
+        root = tmp_path_factory.mktemp(f"ref{which}") / "demo"
+        shutil.copytree(DEMO, root)
+        variant(root, which)
+        started = time.monotonic()
+        subprocess.run(command(root), check=True, capture_output=True, timeout=120)
+        durations.append(time.monotonic() - started)
+        refs[which] = {k: v for k, v in outputs(root / "build").items() if v is not None}
+        assert len(refs[which]) == 3
+    assert all(refs["A"][name] != refs["B"][name] for name in OUTPUTS)  # so a mix-up would show
+    return refs, min(durations)
+
+
+class Chain:
+    """One project copy killed again and again; remembers its outputs before each trial."""
+
+    def __init__(self, root: Path):
+        self.root, self.out = root, root / "build"
+        self.previous = outputs(self.out)
+        self.proc: subprocess.Popen | None = None
+        self.which = "A"
+
+    def start(self, which: str) -> None:
+        self.which = which
+        variant(self.root, which)
+        self.proc = subprocess.Popen(command(self.root), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     start_new_session=True)
+
+    def kill(self) -> bool:
+        """SIGKILL the build and its panel workers; False if it had already finished."""
+        running = self.proc.poll() is None
+        if running:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=60)
+        return running
+
+    def check(self, refs: dict[str, dict[str, bytes]], trial: int, seen: dict[str, int]) -> None:
+        now = outputs(self.out)
+        for name in OUTPUTS:
+            if now[name] is None:
+                assert self.previous[name] is None, f"trial {trial}: {name} disappeared"
+                seen["absent"] += 1
+            elif now[name] == self.previous[name]:
+                seen["old"] += 1
+            else:
+                assert now[name] == refs[self.which][name], f"trial {trial}: {name} is partial or wrong"
+                seen["new"] += 1
+        leftovers = strays(self.out)
+        assert all(n.startswith(".demo.") and n.endswith(".tmp") for n in leftovers), (trial, leftovers)
+        seen["temps"] += bool(leftovers)
+        self.previous = now
+
+
+def test_killing_a_build_at_random_moments_never_leaves_a_partial_output(references, tmp_path):
+    """20 trials in two chains of 10 (two builds at a time, one per core, to halve the wall time).
+
+    The kill delay comes from a seeded RNG: for half the trials uniform over the
+    build's duration, for the other half over its last fifth and a little past
+    it (rasterizing and writing, where a partial output could appear).
+    """
+    refs, _ = references
+    chains = []
+    for i in range(2):
+        root = tmp_path / f"chain{i}" / "demo"
+        shutil.copytree(DEMO, root)
+        chains.append(Chain(root))
+    # calibrate: the duration of two builds side by side, as in the trials
+    started = time.monotonic()
+    for chain in chains:
+        chain.start("A")
+    for chain in chains:
+        assert chain.proc.wait(timeout=120) == 0
+    duration = time.monotonic() - started
+    shutil.rmtree(chains[1].out)  # chain 0 starts from good outputs, chain 1 from none
+    for chain in chains:
+        chain.previous = outputs(chain.out)
+    rng = random.Random(SEED)
+    seen = {"absent": 0, "old": 0, "new": 0, "temps": 0, "finished": 0}
+    for step in range(TRIALS // 2):
+        delays = []
+        for i, chain in enumerate(chains):
+            trial = 2 * step + i
+            late = trial % 4 >= 2
+            delays.append(rng.uniform(0.8 * duration, 1.1 * duration) if late else rng.uniform(0, duration))
+            chain.start("BA"[step % 2])
+        started = time.monotonic()
+        for i in sorted(range(2), key=lambda k: delays[k]):
+            time.sleep(max(0.0, started + delays[i] - time.monotonic()))
+            seen["finished"] += not chains[i].kill()
+        for i, chain in enumerate(chains):
+            chain.check(refs, 2 * step + i, seen)
+    # a complete build afterwards: right outputs, and the killed builds' temporary files are gone
+    for chain in chains:
+        variant(chain.root, "A")
+        subprocess.run(command(chain.root), check=True, capture_output=True, timeout=120)
+        assert outputs(chain.out) == refs["A"]
+        assert strays(chain.out) == [], strays(chain.out)
+    assert seen["new"] > 0 and seen["old"] + seen["absent"] > 0, seen  # kills landed before and after writes
+
+
+def test_two_concurrent_builds_both_finish_correctly(references, tmp_path):
+    refs, _ = references
+    root = tmp_path / "demo"
+    shutil.copytree(DEMO, root)
+    variant(root, "B")
+    procs = [subprocess.Popen(command(root), stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(2)]
+    results = [p.communicate(timeout=120) for p in procs]
+    for proc, (_, err) in zip(procs, results):
+        assert proc.returncode == 0, err
+    assert outputs(root / "build") == refs["B"]
+    assert strays(root / "build") == []
+
+
+def test_failing_write_leaves_previous_outputs(tmp_path, monkeypatch):
+    """A write that fails half-way (disk full on the second file) renames nothing and removes its temps."""
+    out = tmp_path / "build"
+    out.mkdir()
+    old = {out / n: f"old {n}".encode() for n in OUTPUTS}
+    for path, data in old.items():
+        path.write_bytes(data)
+    (out / "notes.txt").write_text("not composer's")
+    real_fdopen, opened = os.fdopen, []
+
+    def fdopen(fd, mode="r", *args, **kwargs):
+        fh = real_fdopen(fd, mode, *args, **kwargs)
+        opened.append(fh)
+        if len(opened) == 2:
+            def full(data):
+                raise OSError(errno.ENOSPC, "No space left on device")
+            fh.write = full
+        return fh
+
+    monkeypatch.setattr(os, "fdopen", fdopen)
+    with pytest.raises(OSError, match="No space left"):
+        write_files_atomically({path: b"new " * 1000 for path in old})
+    assert {p: p.read_bytes() for p in old} == old
+    assert sorted(p.name for p in out.iterdir()) == sorted([*OUTPUTS, "notes.txt"])
+
+
+def test_next_build_removes_stale_temps_only(tmp_path):
+    root = tmp_path / "demo"
+    shutil.copytree(DEMO, root)
+    out = root / "build"
+    out.mkdir()
+    stale = [out / ".demo.svg.k1l2m3.tmp", out / ".demo.png.zz9.tmp"]
+    keep = [out / ".other.svg.abc.tmp", out / "notes.txt", out / ".demo.svg.backup"]
+    for path in stale + keep:
+        path.write_bytes(b"x")
+    assert temp_names(out, ["demo.svg", "demo.png"]) == sorted(stale)
+    build("demo", root=root, formats=("svg", "png"), dpi=30)
+    assert not any(p.exists() for p in stale)
+    assert all(p.read_bytes() == b"x" for p in keep)
+
+
+def test_failed_build_touches_nothing(tmp_path):
+    """A build that fails (here: a panel raises) exits with an error and leaves build/ byte-identical."""
+    root = tmp_path / "demo"
+    shutil.copytree(DEMO, root)
+    build("demo", root=root, dpi=30)
+    (root / "build" / ".demo.svg.dead.tmp").write_bytes(b"from a killed build")
+    before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in (root / "build").iterdir()}
+    layout = root / "layouts" / "demo.toml"
+    layout.write_text(layout.read_text().replace('"demo:heat"', '"demo:broken"'))
+    with pytest.raises(ComposerError, match="ZeroDivisionError"):
+        build("demo", root=root, dpi=30)
+    assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in (root / "build").iterdir()} == before
