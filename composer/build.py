@@ -20,18 +20,23 @@ imported SVG files are sanitized as they are read (:mod:`composer.sanitize`).
 from __future__ import annotations
 
 import base64
+import contextvars
 import dataclasses
 import math
 import os
 import sys
+import time
 import types
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Mapping
 
 from lxml import etree
 
-from . import draw
+from . import draw, manifest
+from .cache import (PanelCache, TextCache, cache_dir, group_signature, panel_key, project_imports, rc_digest,
+                    renderer_digest, text_cache_path)
 from .data import MAX_TEXT_CHARS, fill_fields, load_data, scalar_values
 from .errors import ComposerError, DataError, LayoutError, PanelError, ProjectError, SvgError
 from .fragment import import_fragment, place, view_box
@@ -39,9 +44,11 @@ from .geometry import Box, Geometry, panel_boxes, resolve
 from .layout import load_layout
 from .model import Figure, Panel
 from .isolate import DEFAULT_TIMEOUT_S, WorkerFailure, run_isolated
+from .parallel import RenderTask, available_cores, render_all, run_concurrently
+from .progress import Progress
 from .rasterize import to_pdf, to_png
-from .render import (RenderedPanel, _describe, _user_dir, accepted, align_plot_areas, draw_panel, find_renderer,
-                     load_module, panel_failure, prepare_fork, save_panel)
+from .render import (RenderedPanel, _describe, _user_dir, accepted, align_plot_areas, call_params, draw_panel,
+                     find_renderer, load_module, panel_failure, prepare_fork, rc_params, save_panel, warm_up)
 from .sanitize import MAX_IMAGE_BYTES, MAX_IMAGE_PIXELS, load_svg
 from .svgio import NSMAP, parse_svg, read_limited, svg_tag, write_files_atomically, write_svg
 from .text import TextBlock, check_font, typeset
@@ -129,16 +136,21 @@ class Inputs:
     documents: dict[str, bytes]
 
 
-def read_inputs(project: Project, name: str, *, timeout_s: float | None = DEFAULT_TIMEOUT_S) -> Inputs:
+def read_inputs(project: Project, name: str, figure: Figure | None = None, *,
+                timeout_s: float | None = DEFAULT_TIMEOUT_S) -> Inputs:
     """Read the layout, data files, panel modules and imported files of a figure.
+
+    ``figure``: the layout already loaded (by :func:`build`, which hashes the
+    inputs between loading the layout and reading the rest).
 
     Raises:
         ProjectError, LayoutError, DataError, PanelError (see the stages).
     """
     layout_path = project.layout_path(name)
     file = project.display(layout_path)
-    return read_figure_inputs(project, load_layout(layout_path, name=name, display=file), file,
-                              timeout_s=timeout_s)
+    if figure is None:
+        figure = load_layout(layout_path, name=name, display=file)
+    return read_figure_inputs(project, figure, file, timeout_s=timeout_s)
 
 
 def read_figure_inputs(project: Project, figure: Figure, file: str,
@@ -486,13 +498,20 @@ def _fill(template: str, values: Mapping[str, Any], file: str, key: str) -> str:
     return fill_fields(template, values, file=file, key=key)
 
 
+#: the typeset-text cache of the build in progress (:class:`composer.cache.TextCache`), if any.
+_TEXT_CACHE: contextvars.ContextVar[TextCache | None] = contextvars.ContextVar("composer_text_cache", default=None)
+
+
 def _typeset(text: str, style, file: str, key: str, colors: tuple[tuple[str, str], ...] = (),
              width_pt: float | None = None) -> TextBlock:
     check_font(style.font, file=file, key=key)
     if len(text) > MAX_TEXT_CHARS:
         raise LayoutError(f"text of {len(text)} characters is longer than the limit of {MAX_TEXT_CHARS}",
                           file=file, key=key)
+    store = _TEXT_CACHE.get()
     try:
+        if store is not None:
+            return store.typeset(text, style, colors, width_pt)
         return typeset(text, style, colors, width_pt)
     except ValueError as exc:
         raise LayoutError(f"cannot typeset {text!r}: {' '.join(str(exc).split())}", file=file, key=key) from None
@@ -550,52 +569,171 @@ def _image_group(panel: Panel, box, data: bytes, group_id: str, inputs_ppi: floa
 
 @dataclass(frozen=True)
 class BuildResult:
-    """What a build wrote: format -> output path (``debug-svg``/``debug-png`` for
-    the overlay), and the check report when one was asked for."""
+    """What a build did.
+
+    Attributes:
+        outputs: format -> output path, for every requested format.
+        up_to_date: nothing had changed since the last build (see
+            :func:`composer.manifest.stale_reason`): nothing was rendered,
+            composed or written.
+        reason: why a build was needed (``"panels/demo.py changed"``), or "".
+        rendered: panels drawn by matplotlib in this build, in layout order.
+        cached: panels taken from the panel cache.
+        repaired: panels whose cache entry was corrupt: deleted, drawn again.
+        written: formats whose files were (re)written; an output whose bytes
+            did not change is left alone, and PDF/PNG are made again only
+            when the SVG bytes changed.
+        seconds: wall time per stage: ``check`` (the no-op check), ``read``
+            (layout, input digests, data, panel modules, typesetting, cache
+            keys and lookups), ``render`` (all panel rendering, parallel),
+            ``compose``, ``export`` (PDF and PNG), ``write`` (outputs, cache
+            entries, manifest).
+        render_seconds: render group (panel names joined by ``+``) -> its
+            own render time, measured in the process that rendered it.
+        report: the check report (:mod:`composer.check`) when one was asked for.
+
+    ``outputs`` also holds ``debug-svg``/``debug-png`` for the overlay.
+    """
 
     outputs: dict[str, Path]
+    up_to_date: bool = False
+    reason: str = ""
+    rendered: tuple[str, ...] = ()
+    cached: tuple[str, ...] = ()
+    repaired: tuple[str, ...] = ()
+    written: tuple[str, ...] = ()
+    seconds: dict[str, float] = dataclasses.field(default_factory=dict)
+    render_seconds: dict[str, float] = dataclasses.field(default_factory=dict)
     report: Any = None
 
 
 def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
-          formats: tuple[str, ...] = FORMATS, dpi: float = 300.0, debug: bool = False,
-          check: bool = False, timeout_s: float | None = DEFAULT_TIMEOUT_S) -> BuildResult:
+          formats: tuple[str, ...] = FORMATS, dpi: float = 300.0, debug: bool = False, check: bool = False,
+          timeout_s: float | None = DEFAULT_TIMEOUT_S, jobs: int | None = None, cache: bool = True,
+          progress: Progress | None = None) -> BuildResult:
     """Build figure ``name`` of the project at ``root`` into ``out`` (default ``root/build``).
 
+    Incremental: when nothing changed since the last build (the manifest in
+    ``out``, :mod:`composer.manifest`) it returns at once; otherwise each
+    panel comes from the panel cache (:mod:`composer.cache`) unless its inputs
+    changed, the missing ones are rendered in parallel
+    (:mod:`composer.parallel`), and PDF/PNG are made again only when the SVG
+    bytes changed.
+
     Args:
-        name: the figure, ``layouts/NAME.toml``.
+        name: the figure, ``layouts/NAME.toml`` (or ``.py``).
         formats: any of ``svg``, ``pdf``, ``png``.
         dpi: PNG resolution; the PNG is round(width_in * dpi) px wide.
         debug: also write the layout overlay ``NAME.debug.svg`` and
             ``NAME.debug.png`` (:mod:`composer.overlay`); the other outputs are
             the same bytes either way.
-        check: also lint the figure (:mod:`composer.check`) into ``result.report``.
+        check: also lint the figure (:mod:`composer.check`) into
+            ``result.report``; its panels are rendered afresh (the check
+            watches matplotlib's font substitutions while they are drawn).
         timeout_s: wall-time limit in seconds of each panel function (or
             group of aligned panels), each ``values()`` and each export; None
             for no limit (:mod:`composer.isolate`).
+        jobs: worker processes rendering panels and exporting side by side
+            (default: every available core; 1 = one after the other). Each
+            panel and export still runs isolated in its own forked process.
+        cache: False ignores the manifest and the panel cache (neither read
+            nor written) and redoes every stage.
+        progress: receives progress events (default: shows nothing).
 
     Returns:
-        A :class:`BuildResult` naming the files written.
+        A :class:`BuildResult`.
 
     Raises:
-        ComposerError: any user-fixable problem; no output file is changed then.
+        ComposerError: any user-fixable problem; nothing under ``out`` is
+            changed then (no output, no manifest, no cache entry).
     """
     check_outputs(formats, dpi)
     if timeout_s is not None and not timeout_s > 0:
         raise ComposerError(f"timeout {timeout_s} must be a positive number of seconds")
+    if jobs is not None and jobs < 1:
+        raise ComposerError(f"jobs {jobs} must be at least 1")
+    started = time.perf_counter()
     project = Project.at(root)
-    inputs = read_inputs(project, name, timeout_s=timeout_s)
+    out_dir = Path(out) if out is not None else project.root / "build"
+    opts = manifest.options(formats, dpi)
+    reason = (manifest.stale_reason(project.root, name, out_dir, opts) if cache and not (debug or check)
+              else "--no-cache" if not cache else "--debug/--check")
+    seconds = {"check": time.perf_counter() - started}
+    if reason is None:
+        return BuildResult(outputs=manifest.recorded_outputs(out_dir, name), up_to_date=True, seconds=seconds)
+    progress = progress or Progress()
+    token = _TEXT_CACHE.set(None)
+    try:
+        return _build(project, name, out_dir, tuple(formats), dpi, jobs or available_cores(), cache, progress,
+                      reason, seconds, debug, check, timeout_s)
+    finally:
+        _TEXT_CACHE.reset(token)
+        progress.close()
+
+
+def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...], dpi: float, jobs: int,
+           cache: bool, progress: Progress, reason: str, seconds: dict[str, float], debug: bool = False,
+           check: bool = False, timeout_s: float | None = DEFAULT_TIMEOUT_S) -> BuildResult:
+    clock = [time.perf_counter()]
+
+    def lap(stage: str) -> None:
+        now = time.perf_counter()
+        seconds[stage] = now - clock[0]
+        clock[0] = now
+
+    # 1. the layout, then a digest of every input, *before* the inputs are read:
+    #    a file edited during the build then no longer matches the manifest.
+    layout_path = project.layout_path(name)
+    layout_digest = manifest.file_digest(layout_path)
+    file = project.display(layout_path)
+    figure = load_layout(layout_path, name=name, display=file)
+    sources, digests = _input_digests(project, figure)
+    digests[layout_path.resolve()] = layout_digest
+    # 2. read data and panel modules, typeset (from the text cache), place; one cache key per render panel
+    inputs = read_inputs(project, name, figure=figure, timeout_s=timeout_s)
+    text_cache = TextCache(text_cache_path(project.root, name)) if cache else None
+    _TEXT_CACHE.set(text_cache)
     typeset = typeset_figure(inputs)
-    report = None
+    boxes = panel_boxes(figure, typeset.text_sizes, typeset.shape_sizes, file=inputs.file)
+    groups = [tuple(unit) for unit in render_units(figure)]
+    keys = _panel_keys(figure, inputs, boxes, groups, sources, digests)
+    panel_cache = PanelCache(cache_dir(project.root))
+    previous = manifest.load(out_dir, name) if cache else None
+    rendered: dict[str, RenderedPanel] = {}
+    if cache:
+        for group in groups:
+            hits = {n: panel_cache.load(keys[n]) for n in group}
+            if all(hit is not None for hit in hits.values()):
+                rendered.update(hits)  # type: ignore[arg-type]
+    cached = tuple(p.name for p in figure.panels if p.name in rendered)
+    repaired = tuple(n for n, k in keys.items() if k in panel_cache.repaired)
+    # 3. render the missing groups, slowest first (as the last build measured), in parallel
+    before = {n: rec.get("seconds", 0.0) for n, rec in (previous or {}).get("panels", {}).items()}
+    missing = sorted((g for g in groups if g[0] not in rendered), key=lambda g: -sum(before.get(n, 0.0) for n in g))
+    tasks = [RenderTask("+".join(g), partial(_render_unit, inputs, list(g), boxes, timeout_s)) for g in missing]
+    lap("read")
+    fresh: dict[str, RenderedPanel] = {}
     if check:
         from .check import lint, render_checked
 
-        rendered, substituted = render_checked(inputs, typeset)
+        progress.stage("rendering every panel for the check")
+        fresh, substituted = render_checked(inputs, typeset)
+        results = {}
+        rendered = dict(fresh)
+        cached = ()
     else:
-        rendered = render_panels(inputs, typeset, timeout_s=timeout_s)
+        results, error = render_all(tasks, jobs=jobs, progress=progress, prepare=partial(_warm, figure.spec))
+        if error is not None:
+            raise error
+        for panels_of_group, _ in results.values():
+            fresh.update(panels_of_group)
+        rendered.update(fresh)
+    lap("render")
+    # 4. compose; write only what changed; PDF/PNG only when the SVG changed
+    progress.stage("composing")
     svg = compose(inputs, rendered, typeset)
-    out_dir = Path(out) if out is not None else project.root / "build"
-    extra: dict[Path, bytes] = {}
+    report = None
+    files: dict[Path, bytes] = {}
     if debug or check:
         geometry = figure_geometry(inputs, rendered, typeset)
     if check:
@@ -604,11 +742,77 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
         from .overlay import overlay
 
         debug_svg = overlay(inputs.figure, geometry, svg, panel_label_boxes(inputs, geometry))
-        extra[out_dir / f"{name}.debug.svg"] = debug_svg
-        extra[out_dir / f"{name}.debug.png"] = _export("PNG", lambda: to_png(debug_svg, dpi=dpi), inputs.file,
+        files[out_dir / f"{name}.debug.svg"] = debug_svg
+        files[out_dir / f"{name}.debug.png"] = _export("PNG", lambda: to_png(debug_svg, dpi=dpi), inputs.file,
                                                        timeout_s)
-    result = write_outputs(svg, name, out_dir, formats, dpi, extra=extra, source=inputs.file, timeout_s=timeout_s)
-    return dataclasses.replace(result, report=report)
+    lap("compose")
+    svg_digest = manifest.bytes_digest(svg)
+    old = (previous or {}).get("outputs", {})
+    records: dict[str, dict[str, Any]] = {}
+    if "svg" in formats:
+        records["svg"] = {"file": f"{name}.svg", "sha256": svg_digest}
+    exports = []
+    for kind in ("pdf", "png"):
+        if kind not in formats:
+            continue
+        record = {"file": f"{name}.{kind}", "svg_sha256": svg_digest, **({"dpi": float(dpi)} if kind == "png" else {})}
+        prev = old.get(kind, {})
+        if ({k: prev.get(k) for k in record} == record and prev.get("sha256")
+                and manifest.file_digest(out_dir / record["file"]) == prev["sha256"]):
+            records[kind] = {**record, "sha256": prev["sha256"]}
+        else:
+            exports.append(kind)
+            records[kind] = record
+    if exports:
+        progress.stage(f"exporting {', '.join(exports)}")
+    converters = {"pdf": partial(_export, "PDF", partial(to_pdf, svg, source=inputs.file), inputs.file, timeout_s),
+                  "png": partial(_export, "PNG", partial(to_png, svg, dpi=dpi, source=inputs.file), inputs.file,
+                                 timeout_s)}
+    made = run_concurrently({kind: converters[kind] for kind in exports}, jobs=jobs)
+    lap("export")
+    if "svg" in formats:
+        made["svg"] = svg
+    written = []
+    for kind in FORMATS:
+        if kind not in made:
+            continue
+        records[kind]["sha256"] = manifest.bytes_digest(made[kind])
+        path = out_dir / f"{name}.{kind}"
+        if not cache or manifest.file_digest(path) != records[kind]["sha256"]:
+            files[path] = made[kind]
+            written.append(kind)
+    # 5. cache entries and manifest, only when no input changed while it was read
+    now = _input_digests(project, figure)[1]
+    now[layout_path.resolve()] = manifest.file_digest(layout_path)
+    consistent = now == digests
+    manifest_file = manifest.manifest_path(out_dir, name)
+    if consistent:
+        group_seconds = {n: s / len(g.split("+")) for g, (_, s) in results.items() for n in g.split("+")}
+        files[manifest_file] = manifest.dumps(_manifest(project, figure, formats, dpi, digests, records, keys,
+                                                        group_seconds, before))
+    write_files_atomically(files)
+    if not consistent and manifest_file.exists():
+        manifest_file.unlink()
+    if cache and consistent:  # after the outputs: a build that fails to write leaves the cache alone too
+        panel_cache.touch(keys[n] for n in cached)
+        panel_cache.store({keys[n]: panel for n, panel in fresh.items()})
+        if text_cache is not None:
+            text_cache.save()
+    lap("write")
+    outputs = {kind: out_dir / f"{name}.{kind}" for kind in FORMATS if kind in formats}
+    if debug:
+        outputs.update({"debug-svg": out_dir / f"{name}.debug.svg", "debug-png": out_dir / f"{name}.debug.png"})
+    return BuildResult(
+        outputs=outputs,
+        report=report,
+        reason=reason,
+        rendered=tuple(p.name for p in figure.panels if p.name in fresh),
+        cached=cached,
+        repaired=repaired,
+        written=tuple(written),
+        seconds=seconds,
+        render_seconds={g: s for g, (_, s) in results.items()},
+    )
 
 
 def check_outputs(formats: tuple[str, ...], dpi: float) -> None:
@@ -663,6 +867,104 @@ def _export(kind: str, convert, file: str, timeout_s: float | None) -> bytes:
         return run_isolated(convert, timeout_s=timeout_s)
     except WorkerFailure as failure:
         raise SvgError(f"exporting the {kind} failed: {failure.detail}", file=file) from None
+
+
+def _warm(spec) -> None:
+    """Before forking: what every panel worker needs (:func:`composer.render.prepare_fork`), warmed up by
+    drawing a throwaway panel (:func:`composer.render.warm_up`), so no worker pays for it again."""
+    prepare_fork()
+    warm_up(spec)
+
+
+def _input_digests(project: Project, figure: Figure) -> tuple[dict[str, tuple[str, list[Path]]], dict[Path, str | None]]:
+    """Digests of every file a figure reads besides its layout.
+
+    Returns:
+        ``(sources, digests)``: ``"module:function"`` -> (renderer source
+        digest, project files it covers) for render panels whose module
+        exists; and absolute path -> sha256 (None when unreadable) of every
+        file the layout names (style, data, svg, image: ``Figure.files``), the
+        panel modules with the project modules they import, and the project
+        modules a Python layout imports.
+    """
+    sources: dict[str, tuple[str, list[Path]]] = {}
+    paths: set[Path] = {Path(p) for p in figure.files}
+    if figure.path.suffix == ".py":
+        paths.update(project_imports(figure.path, figure.path.parent))
+        paths.update(project_imports(figure.path, project.panels_dir))
+    for panel in figure.panels:
+        if panel.kind == "render":
+            module, function = str(panel.source).split(":")
+            module_path = project.panels_dir / f"{module}.py"
+            if str(panel.source) not in sources and module_path.is_file():
+                sources[str(panel.source)] = renderer_digest(module_path, function, project.panels_dir)
+    for _, covered in sources.values():
+        paths.update(covered)
+    return sources, {p.resolve(): manifest.file_digest(p) for p in sorted(paths)}
+
+
+def _panel_keys(figure: Figure, inputs: Inputs, boxes: Mapping[str, Box], groups: list[tuple[str, ...]],
+                sources: Mapping[str, tuple[str, list[Path]]], digests: Mapping[Path, str | None]) -> dict[str, str]:
+    """Render panel name -> cache key (:func:`composer.cache.panel_key`).
+
+    A panel in an aligned group also depends on the other members and on the
+    boxes (position too) of all of them: its key covers the group's signature.
+    """
+    spec = figure.spec
+    font_file = check_font(spec.font)
+    rc_in_force = rc_digest()
+    panels = {p.name: p for p in figure.panels}
+    own = {}
+    for group in groups:
+        for name in group:
+            panel = panels[name]
+            func = inputs.renderers[name]
+            data_path = panel.data or spec.data
+            box = boxes[name]
+            own[name] = panel_key(
+                source=sources[str(panel.source)][0], function=str(panel.source),
+                params=call_params(func, panel, spec),
+                data=digests.get(Path(data_path).resolve()) if data_path is not None else None,
+                size_pt=(box.width_pt, box.height_pt), rc=rc_params(spec, name), raster_ppi=spec.raster_ppi,
+                font_file=font_file, rc_in_force=rc_in_force)
+    keys = {}
+    for group in groups:
+        if len(group) == 1 and not any(group[0] in a.panels for a in figure.aligns):
+            keys[group[0]] = own[group[0]]
+            continue
+        signature = group_signature(
+            [(n, own[n], (boxes[n].x_pt, boxes[n].y_pt, boxes[n].width_pt, boxes[n].height_pt)) for n in group],
+            [(list(a.panels), a.axis) for a in figure.aligns if set(a.panels) & set(group)])
+        for name in group:
+            keys[name] = manifest.bytes_digest(f"{own[name]}:{signature}".encode())
+    return keys
+
+
+def _manifest(project: Project, figure: Figure, formats: tuple[str, ...], dpi: float,
+              digests: Mapping[Path, str | None], records: Mapping[str, Any], keys: Mapping[str, str],
+              seconds: Mapping[str, float], before: Mapping[str, float]) -> dict:
+    """The manifest of a successful build (see :mod:`composer.manifest`)."""
+    import sys
+
+    packages = ("matplotlib", "numpy", "lxml", "cairosvg", "cairocffi", "PIL", "tinycss2", "cssselect2",
+                "mpl_toolkits", "pyparsing", "kiwisolver")
+    env_files = [getattr(sys.modules[p], "__file__", None) for p in packages if p in sys.modules]
+    fonts = {figure.spec.font, figure.spec.label.font}
+    fonts |= {t.style.font for t in figure.texts}
+    fonts |= {s.text_style.font for s in figure.shapes if s.text_style is not None}
+    fonts |= {a.label_style.font for a in figure.arrows if a.label_style is not None}
+    env_files += [check_font(f) for f in sorted(fonts)]
+    panels = {name: {"key": key, "seconds": round(seconds.get(name, before.get(name, 0.0)), 4)}
+              for name, key in keys.items()}
+    return {
+        "format": manifest.FORMAT,
+        "figure": figure.name,
+        "environment": manifest.environment(f for f in env_files if f),
+        "options": manifest.options(formats, dpi),
+        "inputs": {manifest.display_path(p, project.root): d for p, d in sorted(digests.items())},
+        "outputs": dict(records),
+        "panels": panels,
+    }
 
 
 class _CallableModule(types.ModuleType):

@@ -4,9 +4,14 @@
 directory (or ``--root DIR``) into ``build/``; ``--check`` also lints it for
 print, ``--debug`` also writes the layout overlay; ``compose --all`` builds every
 figure. Other commands are words in place of NAME: ``compose list``,
-``compose all``, ``compose check NAME``, ``compose new NAME``, ``compose schema``, so a figure cannot
+``compose all``, ``compose check NAME``, ``compose new NAME``, ``compose schema``, ``compose clean``, so a figure cannot
 be named like a command (``compose new`` refuses such names). Every :class:`ComposerError` becomes one
 line on stderr and exit status 1; no traceback.
+
+When nothing changed since the last build, ``compose NAME`` answers from the
+build manifest alone (:mod:`composer.manifest`): it imports neither the
+pipeline nor matplotlib, lxml or cairosvg, so it takes a few hundredths of a
+second.
 """
 
 from __future__ import annotations
@@ -58,11 +63,19 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true",
                         help="also write the layout overlay build/NAME.debug.svg and .png (boxes, gutters, "
                              "anchors, names); the real outputs are unchanged")
+    parser.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+                        help="worker processes for rendering panels and exporting (default: all cores)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="ignore the panel cache and the last build: render and export everything")
+    parser.add_argument("--watch", action="store_true",
+                        help="build, then rebuild whenever the layout, a panel module or a data file changes "
+                             "(Ctrl-C stops)")
     parser.add_argument("--version", action="version", version=f"composer {__version__}")
     return parser
 
 
 def _build(argv: list[str]) -> int:
+    started = time.perf_counter()
     parser = _build_parser()
     args = parser.parse_args(argv)
     if args.all == (args.name is not None):
@@ -71,16 +84,103 @@ def _build(argv: list[str]) -> int:
         if args.check or args.debug:
             parser.error("--check and --debug build one figure; use compose check NAME for each")
         return _build_every(args)
-    from .build import build
+    formats = _formats(args.format)
+    if args.watch:
+        return _watch(args, formats)
+    if (not args.no_cache and not args.check and not args.debug and formats
+            and set(formats) <= {"svg", "pdf", "png"} and args.dpi > 0):
+        # the no-op path: standard library only, no layout parsing (see composer.manifest)
+        from .manifest import fresh_outputs, options
 
-    started = time.perf_counter()
-    result = build(args.name, root=args.root, out=args.out, formats=_formats(args.format), dpi=args.dpi,
-                   debug=args.debug, check=args.check, timeout_s=_timeout(args))
-    elapsed = time.perf_counter() - started
-    print(f"built {args.name} in {elapsed:.2f} s: {', '.join(str(p) for p in result.outputs.values())}")
+        fresh = fresh_outputs(args.root, args.name, args.out, options(formats, args.dpi))
+        if fresh is not None:
+            print(f"{args.name} is up to date ({time.perf_counter() - started:.2f} s): {_paths(fresh.values())}")
+            return 0
+    from .build import build
+    from .progress import for_terminal
+
+    result = build(args.name, root=args.root, out=args.out, formats=formats, dpi=args.dpi, jobs=args.jobs,
+                   cache=not args.no_cache, progress=for_terminal(), debug=args.debug, check=args.check,
+                   timeout_s=_timeout(args))
+    print(_summary(args.name, result, time.perf_counter() - started))
     if result.report is not None:
         print(result.report.table())
         return 0 if result.report.ok else 1
+    return 0
+
+
+def _paths(paths) -> str:
+    """Output paths as shown: relative to the current directory when below it."""
+    import os
+
+    shown = []
+    for path in paths:
+        rel = os.path.relpath(path)
+        shown.append(str(path) if rel.startswith("..") else rel)
+    return ", ".join(shown)
+
+
+def _summary(name: str, result, seconds: float) -> str:
+    """One line: what a build did and where its outputs are."""
+    if result.up_to_date:
+        return f"{name} is up to date ({seconds:.2f} s): {_paths(result.outputs.values())}"
+    parts = []
+    if result.rendered:
+        parts.append(f"rendered {', '.join(result.rendered)}")
+    if result.cached:
+        parts.append(f"{len(result.cached)} panel{'s' * (len(result.cached) != 1)} from cache")
+    if result.repaired:
+        parts.append(f"corrupt cache entr{'ies' if len(result.repaired) > 1 else 'y'} replaced: "
+                     f"{', '.join(result.repaired)}")
+    parts.append(f"wrote {', '.join(result.written)}" if result.written else "outputs unchanged")
+    return f"built {name} in {seconds:.2f} s ({'; '.join(parts)}): {_paths(result.outputs.values())}"
+
+
+def _watch(args: argparse.Namespace, formats: tuple[str, ...]) -> int:
+    from .progress import for_terminal
+    from .watch import watch
+
+    failed = [False]
+
+    def report(event) -> None:
+        if event.error is not None:
+            print(f"compose: error: {event.error}", file=sys.stderr, flush=True)
+            failed[0] = True
+            return
+        cause = f" after {', '.join(event.changed)} changed" if event.changed else ""
+        if event.result.up_to_date and event.changed and not failed[0]:
+            return  # touched, not changed
+        failed[0] = False
+        print(_summary(args.name, event.result, event.seconds) + cause, flush=True)
+
+    print(f"watching {args.name} (Ctrl-C stops)", flush=True)
+    try:
+        watch(args.name, root=args.root, out=args.out, formats=formats, dpi=args.dpi, jobs=args.jobs,
+              timeout_s=_timeout(args), on_build=report, progress=for_terminal)
+    except KeyboardInterrupt:
+        print("stopped watching", flush=True)
+    return 0
+
+
+def _clean(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="compose clean",
+        description="Delete what composer wrote: a figure's outputs, its build manifest and its cache "
+                    "entries (panels, typeset text); without NAME, those of every figure and the whole cache "
+                    "(build/.cache). The next build is then a cold build.")
+    parser.add_argument("name", nargs="?", default=None, help="only this figure (default: every figure)")
+    _common(parser)
+    parser.add_argument("--out", default=None, help="output folder (default: ROOT/build)")
+    args = parser.parse_args(argv)
+    from .build import Project
+    from .cache import clean
+
+    project = Project.at(args.root)
+    if args.name is not None:
+        project.layout_path(args.name)
+    names = [args.name] if args.name is not None else project.figures()
+    removed = clean(project.root, names, out_dir=args.out, whole_cache=args.name is None)
+    print(f"removed {_paths(removed)}" if removed else "nothing to remove")
     return 0
 
 
@@ -108,7 +208,7 @@ def _build_every(args: argparse.Namespace) -> int:
         if isinstance(result, ComposerError):
             print(f"compose: error: {result}", file=sys.stderr)
         else:
-            print(f"built {name} in {seconds:.2f} s: {', '.join(str(p) for p in result.outputs.values())}")
+            print(_summary(name, result, seconds))
 
     results = build_all(args.root, out=args.out, formats=_formats(args.format), dpi=args.dpi, progress=report,
                         timeout_s=_timeout(args))
@@ -182,6 +282,7 @@ COMMANDS: dict[str, Callable[[list[str]], int]] = {
     "all": _all,
     "new": _new,
     "schema": _schema,
+    "clean": _clean,
 }
 
 

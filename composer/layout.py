@@ -67,8 +67,10 @@ class _Table:
 class _Reader:
     """Converters bound to one layout file (for error messages and paths)."""
 
-    def __init__(self, path: Path, display: str):
+    def __init__(self, path: Path, display: str, files: list[Path] | None = None):
         self.path, self.file = path, display
+        #: every file resolved by file_path (shared with a style file's reader)
+        self.files: list[Path] = files if files is not None else []
         self.colors: dict[str, str] = {}
         self.classes: dict[str, dict[str, Any]] = {}
         self.rcparams: dict[str, Any] = {}
@@ -149,6 +151,7 @@ class _Reader:
             raise self.err(key, f"{text!r} has an unsupported type; supported: {', '.join(suffixes)}")
         if not found:
             raise self.err(key, f"{text!r} not found (looked for {path})")
+        self.files.append(path)
         return path
 
     def params(self, value: Any, key: str) -> dict[str, Any]:
@@ -306,7 +309,7 @@ def layout_from_dict(raw: dict[str, Any], r: _Reader, *, name: str) -> Figure:
     aligns = tuple(_align(r, a, f"align[{i}]") for i, a in enumerate(_array(r, top.get("align", None, []), "align")))
     top.done()
     figure = Figure(name=name, path=r.path, spec=spec, panels=panels, texts=texts, shapes=shapes, arrows=arrows,
-                    grids=tuple(grids), aligns=aligns)
+                    grids=tuple(grids), aligns=aligns, files=tuple(dict.fromkeys(r.files)))
     _check_names(r, figure)
     return figure
 
@@ -328,7 +331,7 @@ def _styles(r: _Reader, top: _Table) -> None:
     sources: list[tuple[dict[str, Any], _Reader]] = []
     if "style" in figure:
         style_path = r.file_path(figure["style"], "figure.style", (".toml",))
-        sr = _Reader(style_path, str(Path(r.file).parent / figure["style"]))
+        sr = _Reader(style_path, str(Path(r.file).parent / figure["style"]), files=r.files)
         sources.append((_read_toml(sr), sr))
     sources.append((top.raw, r))
     for raw, reader in sources:

@@ -345,6 +345,9 @@ class Figure:
     arrows: tuple[Arrow, ...]
     grids: tuple[Grid, ...] = ()
     aligns: tuple[Align, ...] = ()
+    #: every file the layout names (style, data, svg, image), absolute; the
+    #: build manifest hashes them (composer.manifest).
+    files: tuple[Path, ...] = ()
 
     def element_names(self) -> list[str]:
         """Names an arrow or text may refer to, in declaration order."""

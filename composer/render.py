@@ -27,11 +27,13 @@ data reaches the other panels.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import inspect
 import io
 import logging
 import math
+import os
 import re
 import sys
 import traceback
@@ -73,6 +75,7 @@ def load_module(panels_dir: Path, module: str, *, file: str, key: str) -> Module
         raise LayoutError(f"panel module {module!r} not found at {path}; modules are "
                           f"{', '.join(existing) or '(none)'}", file=file, key=key)
     name = f"composer_panels.{module}"
+    forget_changed_modules(panels_dir)
     if name in sys.modules and getattr(sys.modules[name], "__file__", None) == str(path):
         return sys.modules[name]
     spec = importlib.util.spec_from_file_location(name, path)
@@ -86,7 +89,77 @@ def load_module(panels_dir: Path, module: str, *, file: str, key: str) -> Module
     finally:
         sys.path.remove(str(panels_dir))
     sys.modules[name] = mod
+    _remember_sources(panels_dir)
     return mod
+
+
+#: source file -> sha256 of its bytes when composer (or a panel module) imported it.
+_IMPORTED: dict[str, str] = {}
+
+
+def _project_modules(panels_dir: Path) -> dict[str, ModuleType]:
+    """``sys.modules`` entries whose file lies in ``panels_dir`` (panel modules and their project imports)."""
+    prefixes = tuple({os.path.join(str(panels_dir), ""), os.path.join(str(panels_dir.resolve()), "")})
+    found = {}
+    for name, mod in list(sys.modules.items()):
+        file = getattr(mod, "__file__", None)
+        if isinstance(file, str) and file.startswith(prefixes):
+            found[name] = mod
+    return found
+
+
+def _digest(path: str) -> str | None:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _remember_sources(panels_dir: Path) -> None:
+    for mod in _project_modules(panels_dir).values():
+        _IMPORTED.setdefault(mod.__file__, _digest(mod.__file__))
+
+
+def forget_changed_modules(panels_dir: Path) -> bool:
+    """Forget imported project modules that are stale for ``panels_dir``.
+
+    A long-lived process (``compose --watch``, a notebook, a test session)
+    would otherwise keep running the old code of an edited panel module or of
+    a project module it imports, or, having built another project before,
+    the other project's module of the same name (``import helpers`` finds
+    the one already in ``sys.modules``). So:
+
+    - every module imported from another project's ``panels/`` is forgotten,
+      and so is a module of this project imported after composer last looked
+      (by a renderer, at render time): its source was never hashed;
+    - when a file of this project's imported modules changed, all of them
+      are forgotten (modules hold each other's old objects), and the changed
+      files' cached bytecode is deleted: Python trusts a ``.pyc`` whose
+      source has the same mtime second and size, which an edit of one digit
+      can keep.
+
+    Returns:
+        True when modules were forgotten.
+    """
+    here = _project_modules(panels_dir)
+    elsewhere = {name: mod for name, mod in list(sys.modules.items())
+                 if getattr(mod, "__file__", None) in _IMPORTED and name not in here}
+    changed = [m.__file__ for m in here.values() if m.__file__ in _IMPORTED and _digest(m.__file__) != _IMPORTED[m.__file__]]
+    for file in changed:
+        try:
+            Path(importlib.util.cache_from_source(file)).unlink()
+        except (OSError, ValueError, NotImplementedError):
+            pass
+    # a project module imported later (inside a renderer) was never hashed: it cannot be trusted either
+    unknown = {name: mod for name, mod in here.items() if mod.__file__ not in _IMPORTED}
+    stale = {**elsewhere, **unknown, **(here if changed else {})}
+    if not stale:
+        return False
+    for name, mod in stale.items():
+        del sys.modules[name]
+        _IMPORTED.pop(mod.__file__, None)
+    importlib.invalidate_caches()
+    return True
 
 
 def find_renderer(module: ModuleType, function: str, *, file: str, key: str) -> Callable[..., Any]:
@@ -125,6 +198,35 @@ def rc_params(spec: FigureSpec, salt: str) -> dict[str, Any]:
     }
 
 
+def call_params(func: Callable[..., Any], panel: Panel, spec: FigureSpec) -> dict[str, Any]:
+    """The keyword arguments a renderer is called with: the figure's shared params it
+    accepts, ``colors`` (the palette) if it accepts that, then the panel's own params."""
+    shared = {**spec.params, "colors": dict(spec.colors)}
+    return {**accepted(func, shared), **panel.params}
+
+
+def warm_up(spec: FigureSpec) -> None:
+    """Draw and save a small throwaway panel with the figure's rcParams.
+
+    The first panel a process draws pays for lazy imports (the SVG backend),
+    font and image machinery set-up; in a freshly forked worker that costs
+    about 0.25 s, in the parent (whose text machinery the canvas text
+    already warmed) about 0.05 s. Done once before the workers are forked,
+    every worker inherits it. Output is unaffected: each panel is drawn with
+    its own rcParams and hash salt.
+    """
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    with matplotlib.rc_context(rc_params(spec, "warm-up")):
+        fig = Figure(figsize=(1.0, 1.0), dpi=72.0)
+        ax = fig.add_subplot()
+        ax.plot([0, 1], [0, 1], "o-")
+        ax.imshow([[0.0, 1.0], [1.0, 0.0]])
+        ax.set_xlabel("x $x^2_i$")
+        fig.savefig(io.BytesIO(), format="svg", metadata={"Date": None})
+
+
 @dataclass
 class Draft:
     """A panel drawn but not yet saved: its Figure and what the renderer returned."""
@@ -152,8 +254,7 @@ def draw_panel(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data: M
 
     key = f"{panel.key}.render"
     width_pt, height_pt = size_pt
-    shared = {**spec.params, "colors": dict(spec.colors)}
-    params = {**accepted(func, shared), **panel.params}
+    params = call_params(func, panel, spec)
     with matplotlib.rc_context(rc_params(spec, panel.name)), _missing_glyphs() as missing:
         fig = Figure(figsize=(width_pt / 72.0, height_pt / 72.0), dpi=72.0)
         try:

@@ -16,7 +16,7 @@ from .errors import ProjectError
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 #: words the ``compose`` command reads as sub-commands, not figure names.
-RESERVED = ("all", "list", "new", "schema", "check")
+RESERVED = ("all", "list", "new", "schema", "check", "clean")
 
 LAYOUT = '''\
 # {name}: a starter figure made by `compose new {name}`. Build it: compose {name}

@@ -33,7 +33,6 @@ from functools import lru_cache
 
 from .errors import LayoutError
 from .model import TextStyle
-from .units import fmt
 
 #: space between the descent of one line and the ascent of the next, x line height.
 LINE_GAP = 0.2
@@ -283,13 +282,13 @@ def _line(runs: list[tuple[str, TextStyle]], style: TextStyle) -> Line:
             d = ""
             if text.strip():
                 try:
-                    d = _path_d(TextPath((0, 0), text, prop=prop))
+                    d = _path_d(TextPath((0, 0), text, prop=prop), x)
                 except AttributeError:  # matplotlib fails on text whose glyphs have no outline (U+00A0, U+200B)
                     d = ""
         if math_missing:
             raise MissingGlyphs(math_missing, st.font, math=True)
         if d:
-            pieces.append((st.color, _translate_d(d, x, 0.0)))
+            pieces.append((st.color, d))
         x += float(width)
         ascent = max(ascent, float(height - desc), MIN_ASCENT * st.size_pt)
         descent = max(descent, float(desc), MIN_DESCENT * st.size_pt)
@@ -376,31 +375,68 @@ def _gap(line: Line) -> float:
     return LINE_GAP * (line.ascent_pt + line.descent_pt)
 
 
-def _path_d(path) -> str:
-    """A matplotlib Path (pt, y up, baseline at 0) -> SVG ``d`` (y down)."""
+def _path_d(path, dx: float = 0.0) -> str:
+    """A matplotlib Path (pt, y up, baseline at 0) -> SVG ``d`` (y down), shifted by ``dx``.
+
+    Coordinates are rounded to 3 decimals first (numpy's rounding, as
+    :func:`composer.units.fmt` rounds a numpy scalar) and ``dx`` is added
+    after, exactly as formatting and then :func:`_translate_d` would, but
+    with one vectorized rounding instead of a Python call per coordinate
+    (a figure's text has some 10^5 of them).
+    """
+    import numpy as np
     from matplotlib.path import Path as MplPath
 
-    out = []
-    for verts, code in path.iter_segments(simplify=False, curves=True):
-        pts = " ".join(f"{fmt(verts[i])} {fmt(-verts[i + 1])}" for i in range(0, len(verts), 2))
-        if code == MplPath.MOVETO:
-            out.append("M" + pts)
-        elif code == MplPath.LINETO:
-            out.append("L" + pts)
-        elif code == MplPath.CURVE3:
-            out.append("Q" + pts)
-        elif code == MplPath.CURVE4:
-            out.append("C" + pts)
-        elif code == MplPath.CLOSEPOLY:
+    cleaned = path.cleaned(remove_nans=True, simplify=False, curves=True)
+    verts, codes = cleaned.vertices, cleaned.codes
+    if len(verts) == 0:
+        return ""
+    xs = _formatted(np.round(verts[:, 0], 3) + dx if dx else np.round(verts[:, 0], 3))
+    ys = _formatted(np.round(-verts[:, 1], 3))
+    letters = {MplPath.MOVETO: "M", MplPath.LINETO: "L", MplPath.CURVE3: "Q", MplPath.CURVE4: "C"}
+    count = MplPath.NUM_VERTICES_FOR_CODE
+    out, i, n = [], 0, len(codes)
+    while i < n:
+        code = int(codes[i])
+        if code == MplPath.STOP:
+            break
+        step = count[code]
+        if code == MplPath.CLOSEPOLY:
             out.append("Z")
+        elif code in letters:
+            out.append(letters[code] + " ".join(f"{xs[j]} {ys[j]}" for j in range(i, i + step)))
+        i += step
     return "".join(out)
+
+
+def _formatted(values) -> list[str]:
+    """Already-rounded coordinates as :func:`composer.units.fmt` writes them."""
+    out = []
+    for v in values.tolist():
+        text = f"{v:.3f}".rstrip("0").rstrip(".")
+        out.append("0" if text in ("-0", "") else text)
+    return out
 
 
 _PAIR = re.compile(r"(-?\d+(?:\.\d+)?) (-?\d+(?:\.\d+)?)")
 
 
 def _translate_d(d: str, dx: float, dy: float) -> str:
-    """Shift every absolute coordinate pair of a ``d`` made by :func:`_path_d`."""
+    """Shift every absolute coordinate pair of a ``d`` made by :func:`_path_d`.
+
+    Each number is parsed, shifted and written as :func:`composer.units.fmt`
+    writes a float; the additions are done on one array per path.
+    """
     if dx == 0.0 and dy == 0.0:
         return d
-    return _PAIR.sub(lambda m: f"{fmt(float(m.group(1)) + dx)} {fmt(float(m.group(2)) + dy)}", d)
+    import numpy as np
+
+    parts = _PAIR.split(d)  # text, x, y, text, x, y, ..., text
+    if len(parts) == 1:
+        return d
+    xs = _formatted(np.array([float(v) for v in parts[1::3]]) + dx)
+    ys = _formatted(np.array([float(v) for v in parts[2::3]]) + dy)
+    out = [parts[0]]
+    for x, y, rest in zip(xs, ys, parts[3::3]):
+        out += (x, " ", y, rest)
+    return "".join(out)

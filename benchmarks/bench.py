@@ -1,0 +1,462 @@
+"""composer's speed, measured in one run on this machine; prints markdown tables.
+
+    python benchmarks/bench.py            # about 5 minutes on 2 cores
+    python benchmarks/bench.py --quick    # one run each, no 96-panel or large scatter cases
+
+Every time is the wall time of a fresh process (what a user waits for), the
+median of several runs, and is also given as a ratio: to the hand-written
+baseline (``benchmarks/handwritten.py``: each panel to PNG at 200 dpi with
+``bbox_inches="tight"``, base64 into an SVG, rasterized with cairosvg) and
+to ``python -c "import matplotlib.pyplot"``. Ratios measured in one run are
+what to compare across machines; absolute seconds depend on the machine and
+on what else runs on it (the load average is printed before and after).
+
+Measured (volume_kv from this repository, copied to a temporary project):
+
+- cold build (SVG + PDF + PNG at 300 dpi; panel cache and outputs deleted
+  first) with all cores and with ``-j 1``;
+- no-op rebuild (nothing changed);
+- one-panel edit: the source of one renderer (``f_map``) changes, so that one
+  panel renders again; with all outputs, and SVG only;
+- cold build of generated figures of 6, 24 and 96 panels;
+- a scatter panel of 1e3 .. 1e6 points, vector and ``rasterized=True``: SVG
+  size and build time (cases predicted to take over a minute are skipped and
+  listed as such);
+- where the time of a cold build goes (stage times, and composer's own
+  functions from a profile).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PY = sys.executable
+COMPOSE = [PY, "-m", "composer.cli"]
+#: a case predicted to take longer than this (seconds) is skipped.
+LIMIT_S = 60.0
+
+
+#: CPU seconds (user + system) of the last command run by :func:`run`, its children included.
+LAST_CPU = [0.0]
+
+
+def run(cmd: list[str], **kwargs) -> float:
+    """Wall time of one command (its CPU time goes to ``LAST_CPU``); raises when it fails."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, **kwargs)
+    elapsed = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    LAST_CPU[0] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}")
+    return elapsed
+
+
+def median_of(runs: int, cmd: list[str], before=None) -> tuple[float, float]:
+    """Medians of wall and CPU time of ``runs`` runs of ``cmd`` (``before()`` untimed before each)."""
+    times, cpu = [], []
+    for _ in range(runs):
+        if before is not None:
+            before()
+        times.append(run(cmd))
+        cpu.append(LAST_CPU[0])
+    return statistics.median(times), statistics.median(cpu)
+
+
+def copy_project(dest: Path) -> Path:
+    """The repository's figure project (layouts, panels, data, styles) without build outputs."""
+    for folder in ("layouts", "panels", "data", "styles", "assets"):
+        if (REPO / folder).is_dir():
+            shutil.copytree(REPO / folder, dest / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    return dest
+
+
+def write_boxes(root: Path, name: str = "volume_kv") -> None:
+    """The panel boxes composer's layout engine finds, for the hand-written baseline (ROOT/boxes.json)."""
+    from composer.build import Project, panel_boxes, read_inputs, typeset_figure
+
+    inputs = read_inputs(Project.at(root), name)
+    typeset = typeset_figure(inputs)
+    boxes = panel_boxes(inputs.figure, typeset.text_sizes, typeset.shape_sizes, file=inputs.file)
+    (root / "boxes.json").write_text(json.dumps({n: [b.x_pt, b.y_pt, b.width_pt, b.height_pt]
+                                                 for n, b in boxes.items()}))
+
+
+def clean(root: Path) -> None:
+    shutil.rmtree(root / "build", ignore_errors=True)
+
+
+def fmt_s(seconds: float) -> str:
+    return f"{seconds:.3f} s" if seconds < 10 else f"{seconds:.1f} s"
+
+
+def table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def loadavg() -> str:
+    try:
+        return " / ".join(f"{v:.2f}" for v in os.getloadavg())
+    except OSError:
+        return "n/a"
+
+
+# ─── volume_kv ───────────────────────────────────────────────────────────────
+
+def renderer_editor(path: Path, function: str, literal: str = "ms=5.0"):
+    """A function ``edit(n)`` that rewrites ``path`` with a visible change to ``function`` only.
+
+    The first ``literal`` (a keyword with a number, e.g. the marker size
+    ``ms=5.0``) inside the function's body gets a new value for each ``n``,
+    so the panel draws differently and the SVG, PDF and PNG must be made
+    again. Without that literal a no-op statement is inserted instead (the
+    panel renders again but its bytes, and so the exports, stay the same).
+    """
+    original = path.read_text()
+    match = re.search(rf"\ndef {function}\(.*?\):[^\n]*\n(\s+)", original, re.S)
+    if match is None:
+        raise RuntimeError(f"no def {function} in {path}")
+    end = original.find("\ndef ", match.end())
+    body = slice(match.start(1), end if end != -1 else len(original))
+    key, _, number = literal.partition("=")
+    at = original.find(literal, body.start, body.stop)
+
+    def edit(n: int) -> None:
+        if at != -1:
+            value = f"{key}={float(number) + 0.001 * n:.3f}"  # a value never drawn before: no cache hit
+            path.write_text(original[:at] + value + original[at + len(literal):])
+        else:
+            path.write_text(original[:body.start] + f"{match.group(1)}_bench_edit = {n}\n" + original[body.start:])
+    return edit
+
+
+def volume_kv(root: Path, runs: int) -> dict:
+    """Medians of the volume_kv measurements, taken round-robin (one run of each, then the next
+    round) so that a change in the machine's load affects all of them alike."""
+    name = COMPOSE + ["volume_kv", "--root", str(root)]
+    write_boxes(root)
+    hand = [PY, str(REPO / "benchmarks" / "handwritten.py"), str(root), str(root / "handwritten")]
+    counter = iter(range(1, 100_000))
+    editor = renderer_editor(root / "panels" / "volume_kv.py", "f_map")
+    manifest = root / "build" / ".volume_kv.manifest.json"
+    render_times: list[float] = []
+
+    def built(*extra: str):
+        def setup() -> None:
+            run(name + list(extra))  # untimed: a no-op when already up to date
+        return setup
+
+    def edited(*extra: str):
+        def setup() -> None:
+            run(name + list(extra))
+            editor(next(counter))
+        return setup
+
+    cases = {
+        "python": ([PY, "-c", "pass"], None),
+        "pyplot": ([PY, "-c", "import matplotlib.pyplot"], None),
+        "baseline": (hand, None),
+        "baseline_pdf": (hand + ["--pdf"], None),
+        "cold": (name, lambda: clean(root)),
+        "cold_j1": (name + ["-j", "1"], lambda: clean(root)),
+        "noop": (name, built()),
+        "edit": (name, edited()),
+        "edit_svg": (name + ["--format", "svg"], edited("--format", "svg")),
+    }
+    times: dict[str, list[float]] = {k: [] for k in cases}
+    cpu: dict[str, list[float]] = {k: [] for k in cases}
+    for _ in range(runs):
+        for key, (cmd, setup) in cases.items():
+            if setup is not None:
+                setup()
+            times[key].append(run(cmd))
+            cpu[key].append(LAST_CPU[0])
+            if key == "edit":
+                render_times.append(json.loads(manifest.read_text())["panels"]["fmap"]["seconds"])
+    out = {k: statistics.median(v) for k, v in times.items()}
+    out["cpu"] = {k: statistics.median(v) for k, v in cpu.items()}
+    out["edit_render"] = statistics.median(render_times)
+    out["watch_edit"], out["watch_render"] = watch_edit(root, runs, "svg,pdf,png", 100_000)
+    out["watch_edit_svg"], out["watch_render_svg"] = watch_edit(root, runs, "svg", 200_000)
+    return out
+
+
+WATCH = r'''
+import json, queue, sys, threading, time
+sys.path.insert(0, sys.argv[2])
+from bench import renderer_editor
+from composer.watch import watch
+
+root, runs, formats, first = sys.argv[1], int(sys.argv[3]), tuple(sys.argv[4].split(",")), int(sys.argv[5])
+events = queue.Queue()
+stop = threading.Event()
+thread = threading.Thread(target=watch, args=("volume_kv",), daemon=True,
+                          kwargs=dict(root=root, formats=formats, on_build=events.put, stop_event=stop,
+                                      debounce_ms=50))
+thread.start()
+events.get(timeout=600)  # the first build
+edit = renderer_editor(__import__("pathlib").Path(root) / "panels" / "volume_kv.py", "f_map")
+times, renders = [], []
+for n in range(runs + 1):
+    time.sleep(0.3)  # let the watcher settle between edits (not part of the measured time)
+    edit(first + n)
+    event = events.get(timeout=600)
+    while event.error is None and event.result.up_to_date:  # a late event for an edit already built
+        event = events.get(timeout=600)
+    assert event.error is None and event.result.rendered == ("fmap",), (event.changed, event.error, event.result)
+    if n:  # the first rebuild after start-up imports the SVG backend etc.; not counted
+        times.append(event.seconds)
+        renders.append(sum(event.result.render_seconds.values()))
+stop.set()
+print(json.dumps({"times": times, "renders": renders}))
+'''
+
+
+def watch_edit(root: Path, runs: int, formats: str, first: int) -> tuple[float, float]:
+    """Median rebuild time and median f_map render time of one-panel edits inside ``compose --watch``."""
+    clean(root)
+    run(COMPOSE + ["volume_kv", "--root", str(root), "--format", formats])
+    proc = subprocess.run([PY, "-c", WATCH, str(root), str(REPO / "benchmarks"), str(runs), formats, str(first)],
+                          capture_output=True, text=True, timeout=1800)
+    if proc.returncode != 0:
+        raise RuntimeError(proc.stderr)
+    data = json.loads(proc.stdout.strip().splitlines()[-1])
+    return statistics.median(data["times"]), statistics.median(data["renders"])
+
+
+# ─── generated figures ───────────────────────────────────────────────────────
+
+PANELS_PY = '''
+import numpy as np
+
+
+def line(fig, data, seed=0):
+    """A typical small panel: two lines, ticks, labels, a legend."""
+    rng = np.random.default_rng(seed)
+    x = np.linspace(0, 10, 50)
+    ax = fig.add_subplot()
+    ax.plot(x, np.sin(x + seed) + 0.1 * rng.standard_normal(50), label="data")
+    ax.plot(x, np.sin(x + seed), label="model")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("signal")
+    ax.legend(fontsize=5, frameon=False)
+    fig.subplots_adjust(left=0.2, bottom=0.22, right=0.97, top=0.95)
+
+
+def scatter(fig, data, n=1000, rasterized=False):
+    """n points in one scatter."""
+    rng = np.random.default_rng(1)
+    ax = fig.add_subplot()
+    ax.scatter(rng.standard_normal(n), rng.standard_normal(n), s=1, linewidths=0, rasterized=rasterized)
+    fig.subplots_adjust(left=0.15, bottom=0.15, right=0.97, top=0.97)
+'''
+
+
+def grid_project(root: Path, n: int) -> Path:
+    """A figure of ``n`` line panels, 6 per row, 40 x 30 mm each."""
+    (root / "layouts").mkdir(parents=True)
+    (root / "panels").mkdir()
+    (root / "panels" / "gen.py").write_text(PANELS_PY)
+    rows = (n + 5) // 6
+    parts = [f'[figure]\nwidth = "{6 * 42 + 4}mm"\nheight = "{rows * 33 + 4}mm"\nfont_size = "7pt"\n']
+    for i in range(n):
+        r, c = divmod(i, 6)
+        parts.append(f'[panels.p{i}]\nrender = "gen:line"\nat = ["{4 + 42 * c}mm", "{6 + 33 * r}mm"]\n'
+                     f'size = ["40mm", "30mm"]\nlabel = "{i + 1}"\nparams = {{ seed = {i} }}\n')
+    (root / "layouts" / "grid.toml").write_text("\n".join(parts))
+    return root
+
+
+def scaling(base: Path, runs: int, counts: list[int]) -> list[tuple[int, tuple[float, float]]]:
+    results = []
+    for n in counts:
+        root = grid_project(base / f"grid{n}", n)
+        k = runs if n < 96 else max(1, min(runs, 3))
+        results.append((n, median_of(k, COMPOSE + ["grid", "--root", str(root)], before=lambda r=root: clean(r))))
+    return results
+
+
+def scatter_project(root: Path, n: int, rasterized: bool) -> Path:
+    (root / "layouts").mkdir(parents=True)
+    (root / "panels").mkdir()
+    (root / "panels" / "gen.py").write_text(PANELS_PY)
+    (root / "layouts" / "scatter.toml").write_text(textwrap.dedent(f'''\
+        [figure]
+        width = "90mm"
+        height = "70mm"
+
+        [panels.s]
+        render = "gen:scatter"
+        at = ["2mm", "2mm"]
+        size = ["86mm", "66mm"]
+        params = {{ n = {n}, rasterized = {str(rasterized).lower()} }}
+        '''))
+    return root
+
+
+def scatter(base: Path, runs: int, sizes: list[int]) -> list[list[str]]:
+    rows = []
+    for rasterized in (False, True):
+        last: tuple[int, float] | None = None
+        for n in sizes:
+            kind = "rasterized" if rasterized else "vector"
+            if last is not None and last[1] * n / last[0] > LIMIT_S:
+                predicted = last[1] * n / last[0]
+                rows.append([f"{n:.0e}", kind, "-", "-", f"skipped: predicted {predicted:.0f} s > {LIMIT_S:.0f} s"])
+                continue
+            root = scatter_project(base / f"scatter-{kind}-{n}", n, rasterized)
+            cmd = COMPOSE + ["scatter", "--root", str(root)]
+            try:
+                k = runs if n <= 10_000 else 1
+                svg_t = median_of(k, cmd + ["--format", "svg"], before=lambda r=root: clean(r))[0]
+                svg_size = (root / "build" / "scatter.svg").stat().st_size
+                full_t = median_of(k, cmd, before=lambda r=root: clean(r))[0]
+            except RuntimeError as exc:
+                reason = str(exc).strip().splitlines()[-1][:120]
+                rows.append([f"{n:.0e}", kind, "-", "-", f"failed: {reason}"])
+                last = (n, float("inf"))
+                continue
+            rows.append([f"{n:.0e}", kind, f"{svg_size / 1e6:.2f} MB", fmt_s(svg_t), fmt_s(full_t)])
+            last = (n, full_t)
+    return rows
+
+
+# ─── profile ─────────────────────────────────────────────────────────────────
+
+PROFILE = r'''
+import cProfile, json, pstats, sys, time, io
+t0 = time.perf_counter()
+import matplotlib.figure, matplotlib.backends.backend_svg, cairosvg  # noqa: the libraries, timed apart
+t1 = time.perf_counter()
+from composer.build import build
+t2 = time.perf_counter()
+prof = cProfile.Profile()
+jobs = int(sys.argv[2])
+if jobs == 1:
+    prof.enable()
+result = build("volume_kv", root=sys.argv[1], cache=False, jobs=jobs)
+prof.disable()
+t3 = time.perf_counter()
+top = []
+if jobs == 1:
+    stats = pstats.Stats(prof)
+    for (file, line, func), (cc, nc, tt, ct, callers) in stats.stats.items():
+        if "/composer/" in file and func not in ("build", "_build", "<module>"):
+            top.append((ct, f"{file.split('/composer/')[-1]}:{func}"))
+    top.sort(reverse=True)
+print(json.dumps({"libraries": t1 - t0, "composer_import": t2 - t1, "build": t3 - t2,
+                  "stages": result.seconds, "top": top[:10]}))
+'''
+
+
+def profile(root: Path, jobs: int) -> dict:
+    clean(root)
+    proc = subprocess.run([PY, "-c", PROFILE, str(root), str(jobs)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(proc.stderr)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+# ─── report ──────────────────────────────────────────────────────────────────
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=5, help="runs per measurement (median; default 5)")
+    parser.add_argument("--quick", action="store_true", help="one run each; no 96-panel or >1e4 scatter cases")
+    args = parser.parse_args()
+    runs = 1 if args.quick else args.runs
+    import cairosvg
+    import matplotlib
+
+    print(f"composer benchmark: {os.cpu_count()} cores ({platform.processor() or platform.machine()}), "
+          f"Python {platform.python_version()}, matplotlib {matplotlib.__version__}, cairosvg {cairosvg.__version__}; "
+          f"medians of {runs} run(s); load average before: {loadavg()}\n")
+    base = Path(tempfile.mkdtemp(prefix="composer-bench-"))
+    try:
+        root = copy_project(base / "project")
+        v = volume_kv(root, runs)
+        b = v["baseline"]
+        cpu = v["cpu"]
+
+        def row(label: str, key: str) -> list[str]:
+            return [label, fmt_s(v[key]), f"{v[key] / b:.3f}" if v[key] < 0.1 * b else f"{v[key] / b:.2f}",
+                    f"{v[key] / v['pyplot']:.3f}" if v[key] < 0.1 * b else f"{v[key] / v['pyplot']:.2f}",
+                    fmt_s(cpu[key]) if key in cpu else "-"]
+        rows = [
+            row("`python -c pass`", "python"),
+            row('`python -c "import matplotlib.pyplot"`', "pyplot"),
+            row("hand-written baseline (SVG + PNG)", "baseline"),
+            row("hand-written baseline (SVG + PNG + PDF)", "baseline_pdf"),
+            row("composer cold build, all cores", "cold"),
+            row("composer cold build, `-j 1`", "cold_j1"),
+            row("composer no-op rebuild", "noop"),
+            row("composer one-panel edit (f_map source), SVG + PDF + PNG", "edit"),
+            row("composer one-panel edit, SVG only", "edit_svg"),
+        ]
+        rows += [row("`compose --watch`: one-panel edit, SVG + PDF + PNG", "watch_edit"),
+                 row("`compose --watch`: one-panel edit, SVG only", "watch_edit_svg")]
+        print("### volume_kv (SVG + PDF + PNG at 300 dpi unless noted)\n")
+        print(table(["", "median wall", "/ baseline", "/ import pyplot", "median CPU"], rows))
+        print(f"\nOne-panel edit = f_map's own render time plus: {v['edit'] - v['edit_render']:.2f} s (fresh process), "
+              f"{v['edit_svg'] - v['edit_render']:.2f} s (fresh process, SVG only), "
+              f"{v['watch_edit'] - v['watch_render']:.2f} s (watch), "
+              f"{v['watch_edit_svg'] - v['watch_render_svg']:.2f} s (watch, SVG only); "
+              f"f_map's render time: {v['edit_render']:.3f} s in a fresh process, {v['watch_render']:.3f} s in watch")
+
+        counts = [6, 24] if args.quick else [6, 24, 96]
+        sc = scaling(base, runs, counts)
+        print("\n### Cold build (SVG + PDF + PNG at 300 dpi) of generated figures, 6 line panels per row\n")
+        first = sc[0][1][0] / sc[0][0]
+        print(table(["panels", "median wall", "per panel", "per panel / 6-panel figure's", "median CPU",
+                     "CPU per panel"],
+                    [[str(n), fmt_s(t), fmt_s(t / n), f"{t / n / first:.2f}", fmt_s(c), fmt_s(c / n)]
+                     for n, (t, c) in sc]))
+
+        sizes = [1_000, 10_000] if args.quick else [1_000, 10_000, 100_000, 1_000_000]
+        print("\n### One scatter panel (90 x 70 mm figure)\n")
+        print(table(["points", "kind", "SVG size", "build (SVG only)", "build (SVG + PDF + PNG)"],
+                    scatter(base, max(1, min(runs, 3)), sizes)))
+
+        print("\n### Where a cold build of volume_kv goes\n")
+        for jobs in (os.cpu_count() or 1, 1):
+            p = profile(root, jobs)
+            st = p["stages"]
+            total = p["libraries"] + p["composer_import"] + p["build"]
+            render, export = st.get("render", 0.0), st.get("export", 0.0)
+            own = total - p["libraries"] - render - export
+            rows = [["import matplotlib + cairosvg", fmt_s(p["libraries"])],
+                    ["import composer (lxml, numpy, ...)", fmt_s(p["composer_import"])]]
+            rows += [[f"stage `{k}`", fmt_s(v_)] for k, v_ in st.items()]
+            rows.append(["**composition overhead** (all but library imports, rendering, export)",
+                         f"{fmt_s(own)} = {own / total:.0%} of {fmt_s(total)}"])
+            print(f"`-j {jobs}`" + (" (profiled: stage times include cProfile's overhead)" if jobs == 1 else ""))
+            print()
+            print(table(["part", "seconds"], rows))
+            if p["top"]:
+                print("\ncomposer's own functions by cumulative time (`-j 1`, cProfile):\n")
+                print(table(["function", "cumulative"], [[f"`{f}`", fmt_s(t)] for t, f in p["top"]]))
+            print()
+        print(f"load average after: {loadavg()}")
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
