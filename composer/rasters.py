@@ -4,16 +4,18 @@ A raster's ppi at final size is its pixel count over its size on the canvas
 (the ``<image>`` box times every transform above it), in pixels per inch.
 :func:`finish_rasters` runs on the composed tree before it is written:
 
-- an image marked for nearest-neighbour display (matplotlib's
-  ``interpolation="none"``, which it writes at the data's own resolution with
-  ``image-rendering: pixelated``, and image panels shown larger than their
-  pixels) is enlarged by an integer factor, each pixel repeated, until it
-  reaches ``[figure] raster_ppi``. The values stay exactly the data's; what
+- an image of data cells -- matplotlib's ``interpolation="none"``, which it
+  writes at the data's own resolution with CSS ``image-rendering:
+  pixelated`` (any image so styled counts) -- is enlarged by an integer
+  factor, each pixel repeated, until it reaches ``[figure] raster_ppi``. The values stay exactly the data's; what
   changes is that no viewer can smear the cells any more: a PDF viewer that
   smooths images (and some ignore the PDF's ``/Interpolate false``) blends
   only across one device pixel at cell edges, not across a whole cell;
-- any other image below the target is reported (:class:`ComposerWarning`),
-  never resampled: composer does not invent pixels.
+- any other image below the target (a photo in an image panel or an
+  imported SVG) is reported (:class:`ComposerWarning`, and ``compose check``'s
+  ``raster-ppi``), never resampled: composer does not invent pixels, and a
+  photo enlarged by repetition would only hide that it is too coarse. (Image
+  panels shown larger than their pixels are drawn nearest-neighbour.)
 
 :func:`raster_report` lists every image with its ppi, for tests and for
 ``compose`` users who want to check a figure against a journal's minimum.
@@ -57,6 +59,9 @@ class RasterInfo:
         ppi: pixels per inch at final size, the smaller of the two axes.
         nearest: True when it is drawn with nearest-neighbour (``image-rendering``
             ``optimizeSpeed``, ``pixelated`` or ``crisp-edges``).
+        cells: True when its pixels are data cells (CSS ``image-rendering``
+            ``pixelated`` or ``crisp-edges`` in its ``style``, as matplotlib
+            writes for ``interpolation="none"``): those are enlarged.
     """
 
     element_id: str
@@ -67,6 +72,7 @@ class RasterInfo:
     height_pt: float
     ppi: float
     nearest: bool
+    cells: bool = False
 
 
 def raster_report(root: etree._Element) -> list[RasterInfo]:
@@ -87,12 +93,12 @@ def finish_rasters(root: etree._Element, target_ppi: float) -> list[str]:
             continue
         factor = math.ceil(target_ppi / info.ppi - 1e-9)
         too_big = info.width_px * info.height_px * factor * factor > MAX_UPSAMPLED_PIXELS
-        if info.nearest and not too_big:
+        if info.cells and not too_big:
             _set_href(el, "image/png", _repeat_pixels(data, factor))
             continue
-        why = (f"enlarging it {factor}x would exceed {MAX_UPSAMPLED_PIXELS} pixels" if info.nearest else
-               "it is drawn smoothed, and composer does not invent pixels; give it more pixels, or draw it with "
-               "interpolation=\"none\" to keep its cells sharp")
+        why = (f"enlarging its cells {factor}x would exceed {MAX_UPSAMPLED_PIXELS} pixels" if info.cells else
+               "composer does not invent pixels; give the image more pixels (or, for data cells, draw it with "
+               "interpolation=\"none\")")
         msg = (f"{info.owner or 'canvas'}: image {info.element_id or ''} has {info.width_px}x{info.height_px} px "
                f"over {info.width_pt / 72 * 25.4:.1f}x{info.height_pt / 72 * 25.4:.1f} mm = {info.ppi:.0f} ppi, "
                f"below raster_ppi {target_ppi:g}; {why}")
@@ -129,7 +135,7 @@ def _images(root: etree._Element):
         while owner.getparent() is not None and owner.getparent().getparent() is not None:
             owner = owner.getparent()
         info = RasterInfo(el.get("id", ""), owner.get("id", ""), width_px, height_px, width_pt, height_pt, ppi,
-                          _nearest(el))
+                          _nearest(el), _cells(el))
         yield el, info, (m.group(1), data)
 
 
@@ -137,6 +143,10 @@ def _nearest(el: etree._Element) -> bool:
     values = [el.get("image-rendering", "")]
     values += re.findall(r"image-rendering\s*:\s*([\w-]+)", el.get("style", ""))
     return any(v in ("optimizeSpeed", "pixelated", "crisp-edges") for v in values)
+
+
+def _cells(el: etree._Element) -> bool:
+    return bool(re.search(r"image-rendering\s*:\s*(pixelated|crisp-edges)", el.get("style", "")))
 
 
 def _repeat_pixels(data: bytes, factor: int) -> bytes:

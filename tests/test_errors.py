@@ -267,7 +267,8 @@ def test_unbroken_copy_builds(project, capsys):
     """Control: the copied project builds, so each failure below is the fault's doing."""
     status, out, err = run(capsys, ["demo", "--root", str(project)])
     assert status == 0, err
-    assert err == ""
+    # the one warning: the demo's 30 x 20 px photo prints at 51 ppi (composer reports, never resamples, it)
+    assert [line for line in err.splitlines() if not line.startswith("compose: warning: panel-photo: image ")] == []
     assert "built demo" in out
 
 
