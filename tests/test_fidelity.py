@@ -441,3 +441,15 @@ def test_unknown_format_lists_all(tmp_path):
     shutil.copytree(FIDELITY, tmp_path / "p")
     with pytest.raises(ComposerError, match=r"unknown format 'gif'; valid formats are svg, pdf, png, tiff, eps"):
         build("fidelity", root=tmp_path / "p", formats=("gif",))
+
+
+def test_imported_svg_linked_png_is_inlined_and_kept_sharp(fidelity_builds):
+    """The drawing links checker.png beside it: inlined (composer.sanitize), and as data cells
+    (image-rendering: pixelated) enlarged by repetition to raster_ppi like a heatmap."""
+    from composer.rasters import raster_report
+
+    root = _root(fidelity_builds["fidelity"][0])
+    image = root.find("svg:g[@id='panel-drawing']//svg:image", SVG_NS)
+    assert image.get("{http://www.w3.org/1999/xlink}href").startswith("data:image/png;base64,")
+    info = [r for r in raster_report(root) if r.owner == "panel-drawing"]
+    assert len(info) == 1 and info[0].cells and info[0].width_px % 8 == 0 and info[0].ppi >= 300
