@@ -281,18 +281,26 @@ def _mesh_panel(raster: str = "") -> str:
 
 FLAT = ("import numpy as np\n"
         "def flat(fig, data):\n    ax = fig.add_axes([0, 0, 1, 1])\n"
-        "    ax.pcolormesh(np.full((40, 40), 0.5), cmap='viridis', vmin=0, vmax=1)\n    ax.set_axis_off()\n")
+        "    ax.pcolormesh(np.full((40, 40), 0.5), cmap='viridis', vmin=0, vmax=1)\n    ax.set_axis_off()\n"
+        "def flat3d(fig, data):\n    ax = fig.add_axes([-0.3, -0.3, 1.6, 1.6], projection='3d')\n"
+        "    x, y = np.meshgrid(np.linspace(0, 1, 41), np.linspace(0, 1, 41))\n"
+        "    ax.plot_surface(x, y, 0 * x, color='#3b82f6', shade=False, linewidth=0)\n"
+        "    ax.view_init(elev=90, azim=-90)\n    ax.set_axis_off()\n")
 
 
+@pytest.mark.parametrize("kind", ["flat", "flat3d"])
 @pytest.mark.parametrize("raster,seams", [("", False), ("raster = false", True)])
-def test_mesh_has_no_hairline_seams(tmp_path, raster, seams):
-    """A pcolormesh of one colour must render as one colour; vector cells (raster = false) show seams."""
+def test_mesh_has_no_hairline_seams(tmp_path, raster, seams, kind):
+    """A pcolormesh, and a 3D surface, of one colour must render as one colour; vector cells
+    (raster = false) show seams."""
     from PIL import Image
 
-    root = _project(tmp_path, _mesh_panel(raster), panels=FLAT)
+    root = _project(tmp_path, _mesh_panel(raster).replace("extra:flat", f"extra:{kind}"), panels=FLAT)
     out = _build(root, formats=("svg", "png"), dpi=300)
     with Image.open(out["png"]) as img:
-        inner = np.asarray(img.convert("RGB")).astype(int)[20:-20, 20:-20]
+        rgb = np.asarray(img.convert("RGB")).astype(int)
+    h, w = rgb.shape[:2]
+    inner = rgb[h // 4:3 * h // 4, w // 4:3 * w // 4]  # well inside the mesh / the plane
     spread = int(np.abs(inner - inner[0, 0]).max())
     assert (spread > 20) == seams, spread
 

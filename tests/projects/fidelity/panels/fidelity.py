@@ -46,7 +46,7 @@ def surface(fig, data, *, n=60):
 
 def plot(fig, data):
     """Axes with tick labels, a bold title, mathtext labels and a rotated note."""
-    ax = fig.add_axes([0.2, 0.3, 0.75, 0.55])
+    ax = fig.add_axes([0.26, 0.3, 0.7, 0.55])
     x = np.linspace(0, 1, 50)
     ax.plot(x, x ** 2, color="#1f77b4", lw=1)
     ax.set_xlabel(r"time $t_i$ (s)", fontsize=6)
