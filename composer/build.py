@@ -27,6 +27,7 @@ import os
 import sys
 import time
 import types
+import warnings
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -38,15 +39,19 @@ from . import draw, manifest
 from .cache import (PanelCache, TextCache, cache_dir, group_signature, panel_key, project_imports, rc_digest,
                     renderer_digest, text_cache_path)
 from .data import MAX_TEXT_CHARS, fill_fields, load_data, scalar_values
-from .errors import ComposerError, DataError, LayoutError, PanelError, ProjectError, SvgError
+from .errors import ComposerError, ComposerWarning, DataError, LayoutError, PanelError, ProjectError, SvgError
+from .fonts import check_svg_fonts
 from .fragment import import_fragment, place, view_box
+from .inkscape import label_elements
+from .textpin import pin_text_positions
 from .geometry import Box, Geometry, panel_boxes, resolve
 from .layout import load_layout
 from .model import Figure, Panel
 from .isolate import DEFAULT_TIMEOUT_S, WorkerFailure, run_isolated
 from .parallel import RenderTask, available_cores, render_all, run_concurrently
 from .progress import Progress
-from .rasterize import to_pdf, to_png
+from .rasterize import to_eps, to_pdf, to_png, to_tiff
+from .rasters import finish_rasters
 from .render import (RenderedPanel, _describe, _user_dir, accepted, align_plot_areas, call_params, draw_panel,
                      find_renderer, load_module, panel_failure, prepare_fork, rc_params, save_panel, warm_up)
 from .sanitize import MAX_IMAGE_BYTES, MAX_IMAGE_PIXELS, load_svg
@@ -54,7 +59,10 @@ from .svgio import NSMAP, parse_svg, read_limited, svg_tag, write_files_atomical
 from .text import TextBlock, check_font, typeset
 from .units import fmt
 
+#: formats ``compose`` writes by default.
 FORMATS = ("svg", "pdf", "png")
+#: every format it can write (``--format tiff,eps``; see :mod:`composer.rasterize`).
+ALL_FORMATS = ("svg", "pdf", "png", "tiff", "eps")
 
 
 @dataclass(frozen=True)
@@ -346,6 +354,9 @@ def render_panels(inputs: Inputs, typeset: Typeset | None = None, *,
     rendered: dict[str, RenderedPanel] = {}
     for unit in render_units(figure):
         rendered.update(_render_unit(inputs, unit, boxes, timeout_s))
+    for p in figure.panels:
+        for note in rendered[p.name].notes if p.kind == "render" else ():
+            warnings.warn(ComposerWarning(f"{inputs.file}: {note}"), stacklevel=2)
     return {p.name: rendered[p.name] for p in figure.panels if p.kind == "render"}
 
 
@@ -415,8 +426,12 @@ def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Type
 
     Raises:
         DataError: a text field without a value. LayoutError: bad mathtext,
-            unknown anchor, reference cycle, overlapping panels. SvgError: an
-            unusable imported SVG.
+            unknown anchor, reference cycle, overlapping panels, a font that
+            cairosvg and browsers would swap (:mod:`composer.fonts`).
+            SvgError: an unusable imported SVG.
+
+    Every top-level element gets an ``inkscape:label`` (:mod:`composer.inkscape`);
+    rasters are brought to ``raster_ppi`` (:mod:`composer.rasters`).
     """
     figure, file = inputs.figure, inputs.file
     spec = figure.spec
@@ -477,6 +492,13 @@ def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Type
         if title is not None:
             root.append(draw.text_element(title, title_box, title_style, "left", element_id=f"title-{panel.name}",
                                           label=title_text or ""))
+    label_elements(root, figure)
+    finish_rasters(root, spec.raster_ppi)
+    imported = {f"panel-{p.name}": os.path.relpath(p.source, figure.path.parent)
+                for p in figure.panels if p.kind == "svg"}
+    check_svg_fonts(root, file=file, imported=imported)
+    kinds = {f"panel-{p.name}": "laid-out" if p.kind == "render" else "imported" for p in figure.panels}
+    pin_text_positions(root, scope=lambda el: _top_level_kind(el, kinds))
     return write_svg(root)
 
 
@@ -492,6 +514,14 @@ def panel_label_boxes(inputs: Inputs, geometry: Geometry) -> dict[str, tuple[Box
         title = _typeset(title_text, title_style, file, f"{panel.key}.title", colors) if title_text else None
         boxes[panel.name] = draw.label_boxes(panel, geometry.panels[panel.name], spec, label, title)
     return boxes
+
+
+def _top_level_kind(el: etree._Element, kinds: Mapping[str, str]) -> str | None:
+    """``kinds[id]`` of the canvas's top-level element holding ``el`` (None outside panels)."""
+    top = el
+    while top.getparent() is not None and top.getparent().getparent() is not None:
+        top = top.getparent()
+    return kinds.get(top.get("id", ""))
 
 
 def _fill(template: str, values: Mapping[str, Any], file: str, key: str) -> str:
@@ -527,8 +557,10 @@ def _panel_group(panel: Panel, box, inputs: Inputs, rendered: Mapping[str, Rende
         source, svg, fit = str(panel.source), inputs.documents[panel.name], "contain"
     doc = parse_svg(svg, source=source)
     vb = view_box(doc, source=source)
+    aspect = doc.get("preserveAspectRatio")
     group = import_fragment(doc, name=panel.name, group_id=group_id, source=source)
-    place(group, vb, x_pt=box.x_pt, y_pt=box.y_pt, width_pt=box.width_pt, height_pt=box.height_pt, fit=fit)
+    place(group, vb, x_pt=box.x_pt, y_pt=box.y_pt, width_pt=box.width_pt, height_pt=box.height_pt, fit=fit,
+          aspect=aspect)
     return group
 
 
@@ -622,8 +654,8 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
 
     Args:
         name: the figure, ``layouts/NAME.toml`` (or ``.py``).
-        formats: any of ``svg``, ``pdf``, ``png``.
-        dpi: PNG resolution; the PNG is round(width_in * dpi) px wide.
+        formats: any of ``svg``, ``pdf``, ``png``, ``tiff``, ``eps``.
+        dpi: PNG and TIFF resolution; the PNG is round(width_in * dpi) px wide.
         debug: also write the layout overlay ``NAME.debug.svg`` and
             ``NAME.debug.png`` (:mod:`composer.overlay`); the other outputs are
             the same bytes either way.
@@ -752,10 +784,11 @@ def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...],
     if "svg" in formats:
         records["svg"] = {"file": f"{name}.svg", "sha256": svg_digest}
     exports = []
-    for kind in ("pdf", "png"):
+    for kind in ALL_FORMATS[1:]:
         if kind not in formats:
             continue
-        record = {"file": f"{name}.{kind}", "svg_sha256": svg_digest, **({"dpi": float(dpi)} if kind == "png" else {})}
+        record = {"file": f"{name}.{kind}", "svg_sha256": svg_digest,
+                  **({"dpi": float(dpi)} if kind in ("png", "tiff") else {})}
         prev = old.get(kind, {})
         if ({k: prev.get(k) for k in record} == record and prev.get("sha256")
                 and manifest.file_digest(out_dir / record["file"]) == prev["sha256"]):
@@ -767,13 +800,16 @@ def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...],
         progress.stage(f"exporting {', '.join(exports)}")
     converters = {"pdf": partial(_export, "PDF", partial(to_pdf, svg, source=inputs.file), inputs.file, timeout_s),
                   "png": partial(_export, "PNG", partial(to_png, svg, dpi=dpi, source=inputs.file), inputs.file,
-                                 timeout_s)}
+                                 timeout_s),
+                  "tiff": partial(_export, "TIFF", partial(to_tiff, svg, dpi=dpi, source=inputs.file), inputs.file,
+                                  timeout_s),
+                  "eps": partial(_export, "EPS", partial(to_eps, svg, source=inputs.file), inputs.file, timeout_s)}
     made = run_concurrently({kind: converters[kind] for kind in exports}, jobs=jobs)
     lap("export")
     if "svg" in formats:
         made["svg"] = svg
     written = []
-    for kind in FORMATS:
+    for kind in ALL_FORMATS:
         if kind not in made:
             continue
         records[kind]["sha256"] = manifest.bytes_digest(made[kind])
@@ -821,9 +857,9 @@ def check_outputs(formats: tuple[str, ...], dpi: float) -> None:
     Raises:
         ComposerError: names the bad format and the valid ones, or the bad dpi.
     """
-    bad = [f for f in formats if f not in FORMATS]
+    bad = [f for f in formats if f not in ALL_FORMATS]
     if bad or not formats:
-        raise ComposerError(f"unknown format {bad[0] if bad else ''!r}; valid formats are {', '.join(FORMATS)}")
+        raise ComposerError(f"unknown format {bad[0] if bad else ''!r}; valid formats are {', '.join(ALL_FORMATS)}")
     if dpi <= 0:
         raise ComposerError(f"dpi {dpi} must be positive")
 
@@ -855,6 +891,11 @@ def write_outputs(svg: bytes, name: str, out_dir: Path, formats: tuple[str, ...]
     if "png" in formats:
         files[out_dir / f"{name}.png"] = _export("PNG", lambda: to_png(svg, dpi=dpi, source=source), source,
                                                  timeout_s)
+    if "tiff" in formats:
+        files[out_dir / f"{name}.tiff"] = _export("TIFF", lambda: to_tiff(svg, dpi=dpi, source=source), source,
+                                                  timeout_s)
+    if "eps" in formats:
+        files[out_dir / f"{name}.eps"] = _export("EPS", lambda: to_eps(svg, source=source), source, timeout_s)
     write_files_atomically(files)
     return BuildResult(outputs={p.name[len(name) + 1:].replace(".", "-"): p for p in files})
 

@@ -6,7 +6,9 @@ print, ``--debug`` also writes the layout overlay; ``compose --all`` builds ever
 figure. Other commands are words in place of NAME: ``compose list``,
 ``compose all``, ``compose check NAME``, ``compose new NAME``, ``compose schema``, ``compose clean``, so a figure cannot
 be named like a command (``compose new`` refuses such names). Every :class:`ComposerError` becomes one
-line on stderr and exit status 1; no traceback.
+line on stderr and exit status 1; no traceback. Every :class:`ComposerWarning`
+(a font swapped in an imported SVG, a raster below the target ppi) becomes one
+line ``compose: warning: ...`` on stderr, and the build goes on.
 
 When nothing changed since the last build, ``compose NAME`` answers from the
 build manifest alone (:mod:`composer.manifest`): it imports neither the
@@ -19,10 +21,11 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import warnings
 from typing import Callable
 
 from . import __version__
-from .errors import ComposerError
+from .errors import ComposerError, ComposerWarning
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -32,8 +35,10 @@ def _common(parser: argparse.ArgumentParser) -> None:
 def _outputs(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default=None, help="output folder (default: ROOT/build)")
     parser.add_argument("--format", default="svg,pdf,png",
-                        help="comma-separated output formats: svg, pdf, png (default: all)")
-    parser.add_argument("--dpi", type=float, default=300.0, help="PNG resolution in dots per inch (default: 300)")
+                        help="comma-separated output formats: svg, pdf, png, tiff (LZW, at --dpi), eps "
+                             "(default: svg,pdf,png)")
+    parser.add_argument("--dpi", type=float, default=300.0,
+                        help="PNG and TIFF resolution in dots per inch (default: 300)")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                         help="stop a panel function or an export that runs longer than this (default: 120)")
 
@@ -290,11 +295,22 @@ def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit status (0 ok, 1 user error, 2 usage error)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     handler = COMMANDS.get(argv[0], None) if argv else None
-    try:
-        return handler(argv[1:]) if handler else _build(argv)
-    except ComposerError as exc:
-        print(f"compose: error: {exc}", file=sys.stderr)
-        return 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", ComposerWarning)
+        shown = warnings.showwarning
+
+        def show(message, category, filename, lineno, file=None, line=None):
+            if issubclass(category, ComposerWarning):
+                print(f"compose: warning: {message}", file=sys.stderr)
+            else:
+                shown(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = show
+        try:
+            return handler(argv[1:]) if handler else _build(argv)
+        except ComposerError as exc:
+            print(f"compose: error: {exc}", file=sys.stderr)
+            return 1
 
 
 if __name__ == "__main__":

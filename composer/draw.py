@@ -1,7 +1,10 @@
 """Draw stage: canvas annotations as SVG elements (pure: geometry in, lxml out).
 
 Text is drawn as glyph outlines (see :mod:`composer.text`), with the string in
-``aria-label`` for search and screen readers. Arrowheads are filled paths, not
+``aria-label`` for search and screen readers; under ``[figure] text =
+"editable"`` it is ``<text>`` instead, one per line, every character at the x
+composer measured, with a font stack (:func:`composer.fonts.font_stack`), and
+only ``$...$`` formulas as outlines. Arrowheads are filled paths, not
 ``<marker>`` (cairosvg paints markers black via ``context-stroke``), and each
 line stops under its head so no stroke pokes through the tip.
 """
@@ -15,7 +18,7 @@ from lxml import etree
 from .geometry import Box, Route
 from .model import Arrow, FigureSpec, Panel, Shape, TextStyle
 from .svgio import svg_tag
-from .text import TextBlock
+from .text import TextBlock, translate_d
 from .units import fmt
 
 Point = tuple[float, float]
@@ -32,12 +35,15 @@ def background(spec: FigureSpec) -> etree._Element | None:
 def text_element(block: TextBlock, box: Box, style: TextStyle, align: str, *, element_id: str,
                  label: str) -> etree._Element:
     """A text block as filled glyph outlines inside ``box``: one ``<path>``,
-    or a ``<g>`` of one path per colour when the text has colour spans.
+    or a ``<g>`` of one path per colour when the text has colour spans;
+    for an editable style, a ``<g>`` of ``<text>`` lines (:func:`editable_text_element`).
 
     The outlines keep no font size of their own, so the nominal size (pt) is
     written as ``data-font-size``: ``compose check`` multiplies it by every
     transform above the element to get the size at print.
     """
+    if style.editable:
+        return editable_text_element(block, box, style, align, element_id=element_id, label=label)
     pieces = block.paths(box.x_pt, box.y_pt, align)
     if len(pieces) <= 1:
         el = etree.Element(svg_tag("path"), id=element_id)
@@ -53,6 +59,63 @@ def text_element(block: TextBlock, box: Box, style: TextStyle, align: str, *, el
     el.set("aria-label", label)
     el.set("data-font-size", fmt(style.size_pt))
     return el
+
+
+def editable_text_element(block: TextBlock, box: Box, style: TextStyle, align: str, *, element_id: str,
+                          label: str) -> etree._Element:
+    """A text block as ``<g>`` of one ``<text xml:space="preserve">`` per line.
+
+    The ``<text>`` carries the block's font (stack, size, weight, style,
+    colour); each run is a ``<tspan>`` with one x per character (pt) and the
+    attributes in which it differs. (No ``text-rendering``: cairo 1.16 draws
+    small text garbled under ``geometricPrecision``, which cairosvg maps to
+    unhinted glyphs; renderers hint glyphs as they see fit, which moves
+    stems by less than a pixel, never a glyph.) Formulas (``$...$``) follow as filled
+    outlines in the same group: matplotlib's math fonts are not the fonts a
+    browser has, and ``<text>`` would show other glyphs (DESIGN.md).
+    """
+    from .fonts import font_stack
+
+    group = etree.Element(svg_tag("g"), id=element_id)
+    group.set("aria-label", label)
+    maths = []
+    for n, (line, x0, baseline) in enumerate(block.placed_lines(box.x_pt, box.y_pt, align)):
+        plain = [run for run in line.runs if run.math_d is None]
+        maths += [(run, x0, baseline) for run in line.runs if run.math_d is not None]
+        if not plain:
+            continue
+        text = etree.SubElement(group, svg_tag("text"), id=f"{element_id}-line{n}")
+        text.set("{http://www.w3.org/XML/1998/namespace}space", "preserve")
+        _font_attrs(text, style, font_stack(style.font))
+        for run in plain:
+            tspan = etree.SubElement(text, svg_tag("tspan"))
+            xs = run.char_x_pt or (run.x_pt,)
+            tspan.set("x", " ".join(fmt(x0 + x) for x in xs))
+            tspan.set("y", fmt(baseline))
+            _font_attrs(tspan, run.style, font_stack(run.style.font), base=style)
+            tspan.text = run.text
+    for run, x0, baseline in maths:
+        assert run.math_d is not None
+        path = etree.SubElement(group, svg_tag("path"), d=translate_d(run.math_d, x0, baseline), fill=run.style.color)
+        if run.style.opacity != 1.0:
+            path.set("fill-opacity", fmt(run.style.opacity))
+    return group
+
+
+def _font_attrs(el: etree._Element, style: TextStyle, stack: str, base: TextStyle | None = None) -> None:
+    """Set the font presentation attributes of ``style`` on ``el`` (only those differing from ``base``)."""
+    if base is None or style.font != base.font:
+        el.set("font-family", stack)
+    if base is None or style.size_pt != base.size_pt:
+        el.set("font-size", fmt(style.size_pt))
+    if style.weight != (base.weight if base else "normal"):
+        el.set("font-weight", style.weight)
+    if style.style != (base.style if base else "normal"):
+        el.set("font-style", style.style)
+    if base is None or style.color != base.color:
+        el.set("fill", style.color)
+    if style.opacity != (base.opacity if base else 1.0):
+        el.set("fill-opacity", fmt(style.opacity))
 
 
 def default_align(anchor: str) -> str:

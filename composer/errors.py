@@ -47,3 +47,10 @@ class ProjectError(ComposerError):
 
 class SvgError(ComposerError):
     """An SVG file could not be parsed or imported safely."""
+
+
+class ComposerWarning(UserWarning):
+    """Something the output shows differently from what was asked, that the
+    build can still go on with (a font swapped inside an imported SVG file, a
+    raster below the target ppi). ``str()`` is one line; the CLI prints it as
+    ``compose: warning: ...``."""

@@ -12,7 +12,14 @@ the whole document. :func:`import_fragment`
 2. scopes CSS: every selector of a panel's ``<style>`` is prefixed with the
    panel group's id (``#panel-rgb *``), so its rules cannot reach outside;
 3. maps the document's viewBox onto the panel's box with a translate and one
-   uniform scale (1 for matplotlib panels, which are rendered at box size).
+   uniform scale (1 for matplotlib panels, which are rendered at box size),
+   aligned as the file's own ``preserveAspectRatio`` says (``none``
+   stretches); a file without a viewBox has one of its width and height in
+   CSS px, the user unit of such a file (SVG 1.1, 7.2);
+4. keeps what the root ``<svg>`` itself says for its content: inherited
+   presentation attributes (``fill``, ``font-family``, ``stroke-width``...)
+   and its ``style`` move onto the group, so files from Inkscape, Illustrator
+   or draw.io that set a default font or fill on the root look the same.
 """
 
 from __future__ import annotations
@@ -46,7 +53,8 @@ class ViewBox:
 
 
 def view_box(root: etree._Element, *, source: str) -> ViewBox:
-    """The root's viewBox, or ``0 0 width height`` (in pt) when it has none.
+    """The root's viewBox, or ``0 0 width height`` in CSS px (the user unit of an
+    SVG without a viewBox) when it has none.
 
     Raises:
         SvgError: no usable viewBox and no absolute width/height.
@@ -68,8 +76,21 @@ def view_box(root: etree._Element, *, source: str) -> ViewBox:
         match = re.fullmatch(r"\s*([0-9.]+)\s*(pt|in|mm|cm|px|)\s*", value)
         if not match or match.group(1).count(".") > 1 or not 0 < float(match.group(1)) < math.inf:
             raise SvgError(f"no viewBox and {attr}={value!r} is not an absolute length", file=source)
-        sizes.append(float(match.group(1)) * PT_PER_UNIT[match.group(2) or "px"])
+        sizes.append(float(match.group(1)) * PT_PER_UNIT[match.group(2) or "px"] / PT_PER_UNIT["px"])
     return ViewBox(0.0, 0.0, sizes[0], sizes[1])
+
+
+#: presentation attributes of the root ``<svg>`` that its content inherits (SVG 1.1, appendix N),
+#: plus ``opacity``, which applies to the root's content as a whole.
+ROOT_PRESENTATION = (
+    "clip-rule", "color", "color-interpolation", "color-interpolation-filters", "color-rendering", "cursor",
+    "direction", "dominant-baseline", "fill", "fill-opacity", "fill-rule", "font", "font-family", "font-size",
+    "font-size-adjust", "font-stretch", "font-style", "font-variant", "font-weight", "image-rendering",
+    "letter-spacing", "marker", "marker-end", "marker-mid", "marker-start", "opacity", "paint-order",
+    "shape-rendering", "stroke", "stroke-dasharray", "stroke-dashoffset", "stroke-linecap", "stroke-linejoin",
+    "stroke-miterlimit", "stroke-opacity", "stroke-width", "text-anchor", "text-rendering", "visibility",
+    "word-spacing", "writing-mode",
+)
 
 
 def import_fragment(root: etree._Element, *, name: str, group_id: str, source: str) -> etree._Element:
@@ -119,6 +140,11 @@ def import_fragment(root: etree._Element, *, name: str, group_id: str, source: s
             # nothing to draw; and cairosvg takes a <use> without href for the whole document, recursing forever
             use.getparent().remove(use)
     group = etree.Element(svg_tag("g"), id=group_id)
+    for attr in ROOT_PRESENTATION:
+        if root.get(attr) is not None:
+            group.set(attr, root.get(attr, ""))
+    if root.get("style"):
+        group.set("style", root.get("style", ""))
     for child in list(root):
         group.append(child)
     return group
@@ -163,28 +189,42 @@ def scope_css(css: str, *, scope: str, mapping: dict[str, str]) -> str:
 
 
 def place(group: etree._Element, vb: ViewBox, *, x_pt: float, y_pt: float, width_pt: float, height_pt: float,
-          fit: str) -> tuple[float, float, float, float]:
+          fit: str, aspect: str | None = None) -> tuple[float, float, float, float]:
     """Map ``vb`` onto the box by setting the group's transform.
 
     Args:
         fit: ``"exact"`` requires the viewBox to have the box's size (scale 1,
             used for matplotlib panels: never scale a rendered panel);
-            ``"contain"`` scales uniformly to fit and centres (xMidYMid meet).
+            ``"contain"`` scales uniformly to fit, aligned by ``aspect``.
+        aspect: the file's ``preserveAspectRatio`` (default ``xMidYMid meet``):
+            its ``xMin``/``xMid``/``xMax``, ``YMin``/``YMid``/``YMax`` place the
+            content in the box; ``none`` stretches it to the box; ``slice`` is
+            drawn as ``meet`` (composer never crops a panel).
 
     Returns:
         The placed content's (x, y, width, height) in canvas pt.
     """
+    sx = sy = 1.0
+    fx = fy = 0.5
     if fit == "exact":
-        scale = 1.0
         if abs(vb.width - width_pt) > 1e-3 or abs(vb.height - height_pt) > 1e-3:
             raise SvgError(f"panel SVG is {vb.width:.3f}x{vb.height:.3f} pt, box is {width_pt:.3f}x{height_pt:.3f} pt")
     else:
-        scale = min(width_pt / vb.width, height_pt / vb.height)
-    w, h = vb.width * scale, vb.height * scale
-    x = x_pt + (width_pt - w) / 2 - vb.x * scale
-    y = y_pt + (height_pt - h) / 2 - vb.y * scale
+        align = (aspect or "xMidYMid").split()[0] if (aspect or "").strip() else "xMidYMid"
+        if align == "none":
+            sx, sy = width_pt / vb.width, height_pt / vb.height
+        else:
+            sx = sy = min(width_pt / vb.width, height_pt / vb.height)
+            m = re.fullmatch(r"x(Min|Mid|Max)Y(Min|Mid|Max)", align)
+            if m:
+                fx, fy = ({"Min": 0.0, "Mid": 0.5, "Max": 1.0}[g] for g in m.groups())
+    w, h = vb.width * sx, vb.height * sy
+    x = x_pt + (width_pt - w) * fx - vb.x * sx
+    y = y_pt + (height_pt - h) * fy - vb.y * sy
     transform = f"translate({fmt(x)} {fmt(y)})"
-    if scale != 1.0:
-        transform += f" scale({scale:.6g})"
+    if sx != sy:
+        transform += f" scale({sx:.6g} {sy:.6g})"
+    elif sx != 1.0:
+        transform += f" scale({sx:.6g})"
     group.set("transform", transform)
-    return x + vb.x * scale, y + vb.y * scale, w, h
+    return x + vb.x * sx, y + vb.y * sy, w, h

@@ -19,8 +19,8 @@ from typing import Any, Callable
 from . import presets
 from .errors import LayoutError
 from .model import (ALIGNS, COMPASS, HEAD_STYLES, HEADS, RELATIONS, ROUTES, SHAPE_KINDS, SIDES, STYLES,
-                    SYMBOLS, WEIGHTS, Align, Arrow, CheckLimits, Figure, FigureSpec, Grid, Panel, Placement, Position, Shape,
-                    Text, TextStyle, Track)
+                    SYMBOLS, TEXT_MODES, WEIGHTS, Align, Arrow, CheckLimits, Figure, FigureSpec, Grid, Panel,
+                    Placement, Position, Shape, Text, TextStyle, Track)
 from .units import to_pt
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -385,13 +385,15 @@ def _figure_spec(r: _Reader, raw: Any, check_raw: Any = None) -> FigureSpec:
     label_color = t.get("label_color", r.color, "#000000")
     label_offset = t.get("label_offset", lambda v, k: r.pair(v, k, signed=True), (0.0, -2.0))
     raster_ppi = t.get("raster_ppi", r.positive_number, 300.0)
+    text_mode = t.get("text", r.choice(TEXT_MODES), "paths")
     t.done()
     label = TextStyle(font=font, size_pt=label_size, weight=label_weight, color=label_color or "#000000",
-                      mathtext=str(r.rcparams.get("mathtext.fontset", "dejavusans")))
+                      mathtext=str(r.rcparams.get("mathtext.fontset", "dejavusans")),
+                      editable=text_mode == "editable")
     return FigureSpec(width_pt=width, height_pt=height, width_text=width_text, height_text=height_text,
                       font=font, font_size_pt=font_size, background=background, data=data, params=params,
                       label=label, label_offset_pt=label_offset, raster_ppi=raster_ppi, colors=dict(r.colors),
-                      rcparams=dict(r.rcparams), preset=preset.name if preset else None,
+                      rcparams=dict(r.rcparams), preset=preset.name if preset else None, text=text_mode,
                       check=_check_limits(r, check_raw, preset))
 
 
@@ -588,9 +590,12 @@ def _panel(r: _Reader, name: str, raw: Any, spec: FigureSpec) -> Panel:
     params = t.get("params", r.params, {})
     data = t.get("data", lambda v, k: r.file_path(v, k, (".npz", ".json", ".csv")), None)
     overlap = t.get("overlap", r.boolean, False)
+    raster = t.get("raster", r.boolean, None)
+    if raster is not None and kind != "render":
+        raise r.err(f"{key}.raster", f"raster applies to render panels; a {kind} panel is embedded as it is")
     t.done()
     return Panel(name=name, kind=kind, source=source, place=place, size_pt=size, label=label, title=title,
-                 params=params, data=data, overlap=overlap, key=key)
+                 params=params, data=data, overlap=overlap, raster=raster, key=key)
 
 
 def _text_style(r: _Reader, t: _Table, spec: FigureSpec, prefix: str = "") -> TextStyle:
@@ -611,6 +616,7 @@ def _text_style(r: _Reader, t: _Table, spec: FigureSpec, prefix: str = "") -> Te
         color=pick("color", r.color, "#000000") or "#000000",
         opacity=pick("opacity", r.fraction, 1.0),
         mathtext=str(r.rcparams.get("mathtext.fontset", "dejavusans")),
+        editable=spec.text == "editable",
     )
     cls.done()
     return style

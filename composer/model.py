@@ -28,6 +28,8 @@ STYLES = ("normal", "italic")
 ALIGNS = ("left", "center", "right")
 SHAPE_KINDS = ("rect", "circle", "ellipse", "line", "brace", "bracket")
 SYMBOLS = ("+", "x", ".", "*")
+#: ``[figure] text``: glyphs as outlines everywhere, or canvas and panel text kept as ``<text>``.
+TEXT_MODES = ("paths", "editable")
 #: relative placements and, for each, the alignments it takes.
 RELATIONS: dict[str, tuple[str, ...]] = {
     "right_of": ("top", "center", "bottom"), "left_of": ("top", "center", "bottom"),
@@ -82,7 +84,9 @@ class Placement:
 @dataclass(frozen=True)
 class TextStyle:
     """Font settings of one piece of canvas text. Sizes in pt; colour as ``#rrggbb``;
-    ``mathtext`` is matplotlib's ``mathtext.fontset`` for ``$...$`` (from ``[rcparams]``)."""
+    ``mathtext`` is matplotlib's ``mathtext.fontset`` for ``$...$`` (from ``[rcparams]``);
+    ``editable`` is True under ``[figure] text = "editable"``: the text is drawn
+    as ``<text>`` (its mathtext still as outlines) instead of glyph outlines."""
 
     font: str
     size_pt: float
@@ -91,6 +95,7 @@ class TextStyle:
     color: str = "#000000"
     opacity: float = 1.0
     mathtext: str = "dejavusans"
+    editable: bool = False
 
 
 @dataclass(frozen=True)
@@ -188,6 +193,10 @@ class FigureSpec:
         preset: the journal preset named by ``preset = "nature"`` (see
             :mod:`composer.presets`), or None.
         check: the limits ``compose check`` applies.
+        text: ``"paths"`` (every glyph an outline: the same in every
+            renderer) or ``"editable"`` (``<text>`` with a font stack, for
+            Inkscape and Illustrator; mathtext stays outlines); see
+            :mod:`composer.fonts` and :mod:`composer.panelsvg`.
     """
 
     width_pt: float
@@ -206,6 +215,7 @@ class FigureSpec:
     rcparams: dict[str, Any] = field(default_factory=dict)
     preset: str | None = None
     check: CheckLimits = field(default_factory=CheckLimits)
+    text: str = "paths"
 
 
 @dataclass(frozen=True)
@@ -222,6 +232,10 @@ class Panel:
         params: keyword arguments for the renderer.
         data: a panel-specific data file overriding the figure's, or None.
         overlap: True when the panel may overlap others (an inset).
+        raster: render panels only: True rasterizes the panel's data artists
+            at ``raster_ppi`` inside the vector figure, False never does,
+            None (default) does when the panel's SVG is heavy (see
+            :mod:`composer.panelsvg`).
     """
 
     name: str
@@ -234,6 +248,7 @@ class Panel:
     params: dict[str, Any] = field(default_factory=dict)
     data: Path | None = None
     overlap: bool = False
+    raster: bool | None = None
     key: str = ""
 
 

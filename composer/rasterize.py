@@ -1,10 +1,20 @@
-"""Rasterize stage: the composed SVG -> PDF and PNG with cairosvg.
+"""Rasterize stage: the composed SVG -> PDF, PNG, TIFF and EPS with cairosvg.
 
 cairosvg runs with its default ``unsafe=False``: it never reads a file or URL
 named by the SVG (composer inlines every image it imports, so nothing is lost).
 
 PNG size: cairosvg sizes the surface from the root's width/height at ``dpi``,
 so a 180 mm canvas at 300 dpi is round(180 / 25.4 * 300) = 2126 px wide.
+cairosvg takes ``px`` as device pixels whatever the dpi, where a browser takes
+a CSS px (1/96 in): a root size in px is restated in pt first
+(:func:`physical_size`), so a 480 px canvas is 5 in, 1500 px at 300 dpi.
+
+TIFF (journals' raster format): the PNG at the same dpi, LZW-compressed by
+Pillow, with its resolution tags set; RGB when the canvas is opaque (a
+background rect), RGBA when ``background = "none"``.
+EPS: cairo's EPS surface (``cairosvg.svg2eps``); PostScript has no
+transparency, so cairo draws translucent parts as embedded image fallbacks
+at 300 dpi. Its ``%%CreationDate`` is pinned like the PDF's.
 PDF determinism: cairo writes a ``/CreationDate`` of the current time; it is
 replaced by a fixed date of the same length, so the byte offsets in the
 cross-reference table stay valid and equal inputs give equal bytes.
@@ -17,6 +27,8 @@ import re
 #: written into every PDF instead of the build time (same length as cairo's
 #: ``D:YYYYMMDDHHmmSS+HH'mm``, so xref offsets do not move).
 FIXED_PDF_DATE = b"D:20000101000000Z"
+#: written into every EPS as its ``%%CreationDate``.
+FIXED_PS_DATE = b"Sat Jan  1 00:00:00 2000"
 
 
 #: most elements :func:`expand_uses` copies; the ``<use>`` left beyond it go to
@@ -128,7 +140,56 @@ def to_png(svg: bytes, *, dpi: float = 300.0, source: str = "canvas") -> bytes:
     """
     import cairosvg
 
-    return _cairo(lambda: cairosvg.svg2png(bytestring=expand_uses(svg), dpi=dpi), "PNG", source)
+    return _cairo(lambda: cairosvg.svg2png(bytestring=expand_uses(physical_size(svg)), dpi=dpi), "PNG", source)
+
+
+def to_tiff(svg: bytes, *, dpi: float = 300.0, source: str = "canvas") -> bytes:
+    """Rasterize SVG bytes to an LZW-compressed TIFF at ``dpi`` (resolution tags = dpi).
+
+    Raises:
+        SvgError: cairosvg could not draw it (``source`` names the figure).
+    """
+    import io
+
+    from PIL import Image
+
+    with Image.open(io.BytesIO(to_png(svg, dpi=dpi, source=source))) as img:
+        img.load()
+        if img.mode == "RGBA" and img.getchannel("A").getextrema() == (255, 255):
+            img = img.convert("RGB")
+        out = io.BytesIO()
+        img.save(out, format="TIFF", compression="tiff_lzw", dpi=(dpi, dpi))
+    return out.getvalue()
+
+
+def to_eps(svg: bytes, *, source: str = "canvas") -> bytes:
+    """Convert SVG bytes to EPS (vector, fonts embedded) with a pinned creation date.
+
+    Raises:
+        SvgError: cairosvg could not draw it (``source`` names the figure).
+    """
+    import cairosvg
+
+    eps = _cairo(lambda: cairosvg.svg2eps(bytestring=expand_uses(physical_size(svg))), "EPS", source)
+    return re.sub(rb"^%%CreationDate: [^\n]*", b"%%CreationDate: " + FIXED_PS_DATE, eps, count=1, flags=re.M)
+
+
+_ROOT = re.compile(rb"<svg\b[^>]*>", re.S)
+_PX_SIZE = re.compile(rb"""(?<![\w-])(width|height)=(["'])\s*([0-9]*\.?[0-9]+)\s*(?:px)?\s*\2""")
+
+
+def physical_size(svg: bytes) -> bytes:
+    """The SVG with a root ``width``/``height`` in px (or without a unit) restated in pt
+    (1 px = 0.75 pt, CSS), since cairosvg would take them as device pixels."""
+    root = _ROOT.search(svg)
+    if root is None:
+        return svg
+
+    def pt(match: re.Match[bytes]) -> bytes:
+        return match.group(1) + b'="' + f"{float(match.group(3)) * 0.75:.6g}pt".encode() + b'"'
+
+    tag = _PX_SIZE.sub(pt, root.group(0))
+    return svg[:root.start()] + tag + svg[root.end():]
 
 
 def to_pdf(svg: bytes, *, source: str = "canvas") -> bytes:
@@ -139,7 +200,7 @@ def to_pdf(svg: bytes, *, source: str = "canvas") -> bytes:
     """
     import cairosvg
 
-    pdf = _cairo(lambda: cairosvg.svg2pdf(bytestring=expand_uses(svg)), "PDF", source)
+    pdf = _cairo(lambda: cairosvg.svg2pdf(bytestring=expand_uses(physical_size(svg))), "PDF", source)
     return pin_pdf_dates(pdf)
 
 

@@ -8,7 +8,8 @@ tick label is 7 pt on paper, and the panel is never scaled afterwards.
 rcParams while rendering (see DESIGN.md "Facts"):
 
 - ``svg.fonttype = "path"``: glyphs as outlines, mathtext included, so every
-  renderer shows the same glyphs;
+  renderer shows the same glyphs (``"none"`` under ``[figure] text =
+  "editable"``, mathtext still outlines: see :mod:`composer.panelsvg`);
 - ``svg.hashsalt`` fixed and ``metadata={"Date": None}``: byte-identical SVG;
 - ``figure.dpi = 72``: one display unit = 1 pt, the SVG user unit;
 - ``font.family``/``font.size`` from the layout's ``[figure]``.
@@ -47,6 +48,7 @@ from .errors import LayoutError, PanelError
 from .isolate import Frame, WorkerFailure, where
 from .model import FigureSpec, Panel
 from .text import font_families
+from .panelsvg import save_svg, svg_fonttype
 
 
 @dataclass(frozen=True)
@@ -56,10 +58,13 @@ class RenderedPanel:
     Attributes:
         svg: the panel's SVG bytes, viewBox ``0 0 width_pt height_pt``.
         anchors: data anchor name -> (x_pt, y_pt) from the panel's top-left, y down.
+        notes: warnings to report in the parent process (the panel is drawn in a
+            worker): fonts it asks for that are not installed.
     """
 
     svg: bytes
     anchors: dict[str, tuple[float, float]]
+    notes: tuple[str, ...] = ()
 
 
 def load_module(panels_dir: Path, module: str, *, file: str, key: str) -> ModuleType:
@@ -185,7 +190,7 @@ def rc_params(spec: FigureSpec, salt: str) -> dict[str, Any]:
     """The rcParams every panel is rendered with (see module docstring);
     the layout's ``[rcparams]`` come last and win."""
     return {
-        "svg.fonttype": "path",
+        "svg.fonttype": svg_fonttype(spec),
         "svg.hashsalt": f"composer:{salt}",
         "svg.image_inline": True,
         "figure.dpi": 72.0,
@@ -271,8 +276,8 @@ def draw_panel(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data: M
 
 
 def save_panel(draft: Draft, spec: FigureSpec, *, file: str) -> RenderedPanel:
-    """Save a drawn panel as SVG (at ``spec.raster_ppi`` for embedded images) and
-    transform its data anchors into panel pt.
+    """Save a drawn panel as SVG (:func:`composer.panelsvg.save_svg`: text mode,
+    rasters at ``spec.raster_ppi``) and transform its data anchors into panel pt.
 
     Raises:
         PanelError: drawing raised, the renderer returned something other
@@ -284,11 +289,12 @@ def save_panel(draft: Draft, spec: FigureSpec, *, file: str) -> RenderedPanel:
 
     panel = draft.panel
     key = f"{panel.key}.render"
-    buf = io.BytesIO()
     with matplotlib.rc_context(rc_params(spec, panel.name)):
         with _missing_glyphs() as missing:
             try:
-                draft.fig.savefig(buf, format="svg", metadata={"Date": None}, dpi=spec.raster_ppi)
+                svg, notes = save_svg(draft.fig, spec, panel, file=file)
+            except PanelError:
+                raise
             except Exception as exc:
                 raise PanelError(f"panel {panel.name!r}: drawing what {panel.source} made raised "
                                  f"{type(exc).__name__}: {' '.join(str(exc).split())}", file=file, key=key) from None
@@ -299,7 +305,7 @@ def save_panel(draft: Draft, spec: FigureSpec, *, file: str) -> RenderedPanel:
                              "has them after the first in [figure] font, e.g. font = \"DejaVu Sans, WenQuanYi "
                              "Micro Hei\"", file=file, key=key)
         anchors = _data_anchors(draft.fig, draft.result, panel, draft.size_pt[1], file=file, key=key)
-    return RenderedPanel(svg=buf.getvalue(), anchors=anchors)
+    return RenderedPanel(svg=svg, anchors=anchors, notes=notes)
 
 
 def render_panel(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data: Mapping[str, Any], *,

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .model import (ALIGNS, COMPASS, HEAD_STYLES, HEADS, RELATIONS, ROUTES, SHAPE_KINDS, SIDES, STYLES,
-                    SYMBOLS, WEIGHTS)
+                    SYMBOLS, TEXT_MODES, WEIGHTS)
 from .presets import PRESETS
 from .units import PT_PER_UNIT
 
@@ -69,6 +69,7 @@ TYPES: dict[str, ValueType] = {t.name: t for t in (
                   {"enum": [f"{j}.{w}" for j, p in PRESETS.items() for w in p.widths]}],
         "description": "a length with a unit, or a journal's column width: \"nature.double\""}),
     ValueType("preset", "choice", _choice_schema(tuple(PRESETS))),
+    ValueType("text_mode", "choice", _choice_schema(TEXT_MODES)),
     ValueType("name_pairs", "list of `[\"a\", \"b\"]` name pairs", {
         "type": "array", "items": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 2},
         "description": "pairs of element names: [[\"a\", \"inset\"]]"}),
@@ -281,8 +282,12 @@ TABLES: tuple[Table, ...] = (
         Key("label_color", "color", "panel label colour", "`\"#000000\"`"),
         Key("label_offset", "offset_pair", "the label's lower-left corner from the panel's top-left",
             "`[\"0pt\", \"-2pt\"]`"),
-        Key("raster_ppi", "positive", "pixels per inch, at final size, of images matplotlib embeds in panels",
+        Key("raster_ppi", "positive", "pixels per inch, at final size, of every embedded raster: matplotlib's "
+                                      "images and rasterized artists, and data-cell images enlarged to it",
             "`300`"),
+        Key("text", "text_mode", "`\"paths\"`: every glyph an outline, the same in every viewer; `\"editable\"`: "
+                                 "`<text>` with a font stack for Inkscape and Illustrator (mathtext stays outlines)",
+            "`\"paths\"`"),
         Key("preset", "preset", "a journal's print limits and panel-label style (`compose check`)"),
     )),
     Table("check", "[check]", "Limits for `compose check`, over composer's defaults and the preset's.", (
@@ -340,6 +345,9 @@ TABLES: tuple[Table, ...] = (
               Key("params", "table", "keyword arguments for the renderer", "`{}`"),
               Key("data", "data_file", "a data file for this panel instead of the figure's"),
               Key("overlap", "bool", "the panel may overlap others (an inset)", "`false`"),
+              Key("raster", "bool", "render panels: `true` rasterizes the panel's data artists at `raster_ppi` "
+                                    "(text and axes stay vector); `false` never; unset: when its SVG is heavy "
+                                    "(over 1 MB), and meshes and 3D surfaces always (seams)"),
           ), rules=(
               _exactly_one(("render", "svg", "image")),
               _exactly_one(PLACEMENT_KEYS),

@@ -34,7 +34,9 @@ from .errors import SvgError
 
 SVG_NS = "http://www.w3.org/2000/svg"
 XLINK_NS = "http://www.w3.org/1999/xlink"
-NSMAP = {None: SVG_NS, "xlink": XLINK_NS}
+#: Inkscape's namespace, for ``inkscape:label`` (:mod:`composer.inkscape`).
+INKSCAPE_NS = "http://www.inkscape.org/namespaces/inkscape"
+NSMAP = {None: SVG_NS, "xlink": XLINK_NS, "inkscape": INKSCAPE_NS}
 #: largest SVG composer reads (bytes); a matplotlib panel is well below 10 MB.
 MAX_SVG_BYTES = 64 * 1024 * 1024
 

@@ -22,6 +22,15 @@ baseline and a descent below it; consecutive lines are separated by
 ``LINE_GAP`` x (ascent + descent), so a plain block at 7 pt has a baseline
 step of 1.2 x 7 pt, matplotlib's default ``linespacing``. With a wrap width,
 words (and whole ``$...$`` formulas) move to the next line greedily.
+
+Editable text (``TextStyle.editable``, ``[figure] text = "editable"``): each
+line also keeps its :class:`Run` s -- plain text with the x of every character
+(matplotlib's own layout, kerning included, ligatures off), and each
+``$...$`` formula as its outline -- so :mod:`composer.draw` can write
+``<text>`` whose glyphs sit exactly where composer measured them, in every
+renderer (cairosvg places each character by its own advance and knows no
+kerning, browsers kern and may form ligatures; explicit per-character x makes
+both agree with matplotlib).
 """
 
 from __future__ import annotations
@@ -46,13 +55,38 @@ _MATH = re.compile(r"(?<!\\)\$.*?(?<!\\)\$")
 
 
 @dataclass(frozen=True)
+class Run:
+    """A piece of one line in one style, for editable output (pt, from the line's baseline-left origin).
+
+    Attributes:
+        text: the characters (plain text; ``\\$`` already unescaped), or
+            the ``$...$`` formula.
+        style: its style.
+        x_pt: where the run starts.
+        char_x_pt: the x of every character of ``text`` (absolute, from the
+            line origin), or ``()`` when the font's clusters do not map one
+            to one to characters (combining marks): then only ``x_pt`` is exact.
+        math_d: for a formula, its outline (SVG ``d``, y down, already at
+            ``x_pt``); None for plain text.
+    """
+
+    text: str
+    style: TextStyle
+    x_pt: float
+    char_x_pt: tuple[float, ...] = ()
+    math_d: str | None = None
+
+
+@dataclass(frozen=True)
 class Line:
-    """One typeset line: outline pieces ``(colour, d)`` relative to its baseline-left origin (y down)."""
+    """One typeset line: outline pieces ``(colour, d)`` relative to its baseline-left origin (y down);
+    ``runs`` for editable text (empty for outline-only text)."""
 
     pieces: tuple[tuple[str, str], ...]
     width_pt: float
     ascent_pt: float
     descent_pt: float
+    runs: tuple[Run, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -83,6 +117,19 @@ class TextBlock:
     def path_d(self, x_pt: float, y_pt: float, align: str) -> str:
         """All outlines as one ``d`` (whatever their colours)."""
         return " ".join(d for _, d in self.paths(x_pt, y_pt, align))
+
+    def placed_lines(self, x_pt: float, y_pt: float, align: str) -> list[tuple[Line, float, float]]:
+        """Each line with the canvas point of its baseline-left origin ``(line, x_pt, baseline_pt)``,
+        the block's top-left at (x_pt, y_pt), ``align`` as in :meth:`paths`."""
+        out = []
+        top = y_pt
+        for line in self.lines:
+            shift = {"left": 0.0, "center": (self.width_pt - line.width_pt) / 2,
+                     "right": self.width_pt - line.width_pt}[align]
+            baseline = top + line.ascent_pt
+            out.append((line, x_pt + shift, baseline))
+            top = baseline + line.descent_pt + _gap(line)
+        return out
 
 
 def is_math(text: str) -> bool:
@@ -266,6 +313,8 @@ def typeset(text: str, style: TextStyle, colors: tuple[tuple[str, str], ...] = (
 def _line(runs: list[tuple[str, TextStyle]], style: TextStyle) -> Line:
     from matplotlib.textpath import TextPath, text_to_path
 
+    if style.editable:
+        return _editable_line(runs, style)
     size = style.size_pt
     pieces, x = [], 0.0
     ascent, descent = MIN_ASCENT * size, MIN_DESCENT * size
@@ -293,6 +342,117 @@ def _line(runs: list[tuple[str, TextStyle]], style: TextStyle) -> Line:
         ascent = max(ascent, float(height - desc), MIN_ASCENT * st.size_pt)
         descent = max(descent, float(desc), MIN_DESCENT * st.size_pt)
     return Line(tuple(pieces), x, ascent, descent)
+
+
+def _editable_line(runs: list[tuple[str, TextStyle]], style: TextStyle) -> Line:
+    """A line for ``<text>`` output: runs split at ``$...$`` so plain text stays
+    text and only formulas become outlines, each part measured on its own; plain
+    text split again by the font of its list that draws each character (a
+    renderer's ``<text>`` takes one font, not matplotlib's per-glyph fallback).
+
+    Raises:
+        MissingGlyphs: as :func:`_line`.
+    """
+    from matplotlib.textpath import TextPath, text_to_path
+
+    size = style.size_pt
+    pieces, out, x = [], [], 0.0
+    ascent, descent = MIN_ASCENT * size, MIN_DESCENT * size
+    for text, st in runs:
+        prop = _prop(st)
+        missing = missing_glyphs((_MATH.sub("", text) if is_math(text) else text).replace("\\$", "$"), prop)
+        if missing:
+            raise MissingGlyphs(missing, st.font)
+        for part, math in _math_parts(text):
+            shown = part if math else part.replace(r"\$", "$")
+            if math and not part.isascii():
+                _forget_parsed_math()
+            with _MathGlyphs() as math_missing:
+                width, height, desc = text_to_path.get_text_width_height_descent(shown, prop, ismath=math)
+                d = None
+                if shown.strip():
+                    d = _translate_d(_path_d(TextPath((0, 0), part if math else shown.replace("$", r"\$"),
+                                                      prop=prop)), x, 0.0)
+            if math_missing:
+                raise MissingGlyphs(math_missing, st.font, math=True)
+            if d is not None:
+                pieces.append((st.color, d))
+                if math:
+                    out.append(Run(part, st, x, (), d))
+                else:
+                    out += _font_runs(shown, st, x, tuple(x + c for c in _char_x(shown, prop)))
+            x += float(width)
+            ascent = max(ascent, float(height - desc), MIN_ASCENT * st.size_pt)
+            descent = max(descent, float(desc), MIN_DESCENT * st.size_pt)
+    return Line(tuple(pieces), x, ascent, descent, tuple(out))
+
+
+def _font_runs(text: str, style: TextStyle, x_pt: float, char_x_pt: tuple[float, ...]) -> list[Run]:
+    """Split plain text into runs of one font each: every character goes to the first
+    family of ``style.font`` that has its glyph (spaces stay with the run they are in)."""
+    families = font_families(style.font)
+    if len(families) <= 1:
+        return [Run(text, style, x_pt, char_x_pt)]
+    from matplotlib import font_manager
+
+    fonts = [font_manager.get_font(font_manager.findfont(
+        font_manager.FontProperties(family=f, weight=style.weight, style=style.style))) for f in families]
+    owner = []
+    for ch in text:
+        found = next((i for i, font in enumerate(fonts) if font.get_char_index(ord(ch))), 0)
+        owner.append(owner[-1] if ch == " " and owner else found)
+    runs, start = [], 0
+    for i in range(1, len(text) + 1):
+        if i == len(text) or owner[i] != owner[start]:
+            xs = char_x_pt[start:i] if char_x_pt else ()
+            first = xs[0] if xs else x_pt
+            runs.append(Run(text[start:i], replace(style, font=families[owner[start]]), first, xs))
+            start = i
+    return runs
+
+
+def _math_parts(text: str) -> list[tuple[str, bool]]:
+    """``"a $x$ b"`` -> ``[("a ", False), ("$x$", True), (" b", False)]`` (only when ``text`` is math)."""
+    if not is_math(text):
+        return [(text, False)]
+    parts, pos = [], 0
+    for m in _MATH.finditer(text):
+        if m.start() > pos:
+            parts.append((text[pos:m.start()], False))
+        parts.append((m.group(0), True))
+        pos = m.end()
+    if pos < len(text):
+        parts.append((text[pos:], False))
+    return parts
+
+
+#: layout scale, as matplotlib's TextToPath: lay out at 100 pt, then scale (26.6 rounding stays < 0.001 pt).
+_LAYOUT_PT = 100.0
+
+
+def char_x(text: str, prop) -> tuple[float, ...]:
+    """The x (pt) of every character of ``text`` set in matplotlib FontProperties
+    ``prop``, from the text's origin; see :func:`_char_x`."""
+    return _char_x(text, prop)
+
+
+def _char_x(text: str, prop) -> tuple[float, ...]:
+    """The x (pt, from the text's origin) of every character of ``text`` in
+    matplotlib's layout (kerning on, ligatures off: renderers given one x per
+    character draw no ligatures); ``()`` when glyphs and characters differ in number."""
+    from matplotlib import font_manager
+    from matplotlib.ft2font import LoadFlags
+
+    font = font_manager.get_font(font_manager.fontManager._find_fonts_by_props(prop))  # with fallback fonts
+    font.set_size(_LAYOUT_PT, 72)
+    try:
+        xys = font.set_text(text, 0.0, flags=LoadFlags.NO_HINTING, features=("-liga", "-clig", "-dlig"))
+    except TypeError:  # matplotlib < 3.11: no shaping, so no ligatures to turn off
+        xys = font.set_text(text, 0.0, flags=LoadFlags.NO_HINTING)
+    if len(xys) != len(text):
+        return ()
+    scale = prop.get_size_in_points() / _LAYOUT_PT / 64.0
+    return tuple(float(x) * scale for x, _ in xys)
 
 
 def _prop(style: TextStyle):
@@ -419,6 +579,11 @@ def _formatted(values) -> list[str]:
 
 
 _PAIR = re.compile(r"(-?\d+(?:\.\d+)?) (-?\d+(?:\.\d+)?)")
+
+
+def translate_d(d: str, dx: float, dy: float) -> str:
+    """Shift every absolute coordinate pair of a ``d`` made by this module by (dx, dy) pt."""
+    return _translate_d(d, dx, dy)
 
 
 def _translate_d(d: str, dx: float, dy: float) -> str:

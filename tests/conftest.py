@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import io
 import re
 import shutil
 from pathlib import Path
@@ -12,6 +14,7 @@ from lxml import etree
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "tests" / "projects" / "demo"
+FIDELITY = REPO / "tests" / "projects" / "fidelity"
 SVG_NS = {"svg": "http://www.w3.org/2000/svg", "xlink": "http://www.w3.org/1999/xlink"}
 
 
@@ -34,6 +37,78 @@ def flagship_build(tmp_path_factory):
     out = tmp_path_factory.mktemp("volume_kv")
     result = build("volume_kv", root=REPO, out=out, dpi=300)
     return result.outputs
+
+
+def editable(layout: str) -> str:
+    """A TOML layout's text with ``text = "editable"`` added to its ``[figure]``."""
+    return re.sub(r"^(\[figure\]\n)", r'\1text = "editable"\n', layout, count=1, flags=re.M)
+
+
+def swap_glyph(layout: str) -> str:
+    """The fidelity layout with one glyph changed: the 'a' of "italic" becomes an 'o' (7 pt italic)."""
+    assert "<i>italic</i>" in layout
+    return layout.replace("<i>italic</i>", "<i>itolic</i>")
+
+
+@pytest.fixture(scope="session")
+def fidelity_builds(tmp_path_factory, flagship_build):
+    """SVG and PDF bytes of the print-fidelity figures: name -> (svg, pdf).
+
+    ``fidelity`` and ``fidelity_editable`` (tests/projects/fidelity in both text
+    modes), ``fidelity_glyph`` and ``fidelity_glyph_editable`` (one glyph
+    swapped), ``fidelity_smeared`` (the heatmap drawn smoothed from its 56 x 56
+    pixels), ``volume_kv`` and ``volume_kv_editable`` (the flagship).
+    """
+    from composer.build import build
+    from composer.rasterize import to_pdf
+
+    root = tmp_path_factory.mktemp("fidelity") / "fidelity"
+    shutil.copytree(FIDELITY, root)
+    layout = (root / "layouts" / "fidelity.toml").read_text()
+    variants = {"fidelity_editable": editable(layout), "fidelity_glyph": swap_glyph(layout),
+                "fidelity_glyph_editable": editable(swap_glyph(layout))}
+    for name, text in variants.items():
+        (root / "layouts" / f"{name}.toml").write_text(text)
+    out = {}
+    for name in ("fidelity", *variants):
+        result = build(name, root=root, formats=("svg", "pdf"))
+        out[name] = (result.outputs["svg"].read_bytes(), result.outputs["pdf"].read_bytes())
+    out["volume_kv"] = (flagship_build["svg"].read_bytes(), flagship_build["pdf"].read_bytes())
+    flag = tmp_path_factory.mktemp("flagship_editable")  # the repo's panels and data, the layout made editable
+    (flag / "layouts").mkdir()
+    (flag / "panels").symlink_to(REPO / "panels", target_is_directory=True)
+    (flag / "data").symlink_to(REPO / "data", target_is_directory=True)
+    (flag / "layouts" / "volume_kv.toml").write_text(editable((REPO / "layouts" / "volume_kv.toml").read_text()))
+    result = build("volume_kv", root=flag, formats=("svg", "pdf"))
+    out["volume_kv_editable"] = (result.outputs["svg"].read_bytes(), result.outputs["pdf"].read_bytes())
+    smeared = smear_heatmap(out["fidelity"][0])
+    out["fidelity_smeared"] = (smeared, to_pdf(smeared))
+    return out
+
+
+def smear_heatmap(svg: bytes) -> bytes:
+    """The fidelity figure with its 56 x 56 heatmap broken the classic way: the data's own
+    56 x 56 pixels, drawn with the renderers' default (smoothing) image rendering."""
+    from PIL import Image
+
+    def fix(match: re.Match[str]) -> str:
+        tag = match.group(0)
+        if 'id="heat--' not in tag:
+            return tag
+        data = base64.b64decode(re.sub(r"\s+", "", re.search(r'base64,([^"]*)"', tag).group(1)))
+        with Image.open(io.BytesIO(data)) as img:
+            pixels = np.asarray(img)
+        step = pixels.shape[1] // 56
+        small = Image.fromarray(np.ascontiguousarray(pixels[step // 2::step, step // 2::step]))
+        buf = io.BytesIO()
+        small.save(buf, format="PNG")
+        tag = re.sub(r'base64,[^"]*"', "base64," + base64.b64encode(buf.getvalue()).decode() + '"', tag)
+        tag = re.sub(r'\s*image-rendering="[^"]*"', "", tag)
+        return re.sub(r"image-rendering:[\w-]+;?", "", tag)
+
+    text = re.sub(r"<image\b[^>]*>", fix, svg.decode("utf-8"))
+    assert "image-rendering" not in re.search(r'<image[^>]*id="heat--[^>]*>', text).group(0)
+    return text.encode("utf-8")
 
 
 def read_png(path: Path) -> np.ndarray:

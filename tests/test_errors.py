@@ -270,7 +270,8 @@ def test_unbroken_copy_builds(project, capsys):
     """
     status, out, err = run(capsys, ["demo", "--root", str(project), "--no-cache"])
     assert status == 0, err
-    assert err == ""
+    # the one warning: the demo's 30 x 20 px photo prints at 51 ppi (composer reports, never resamples, it)
+    assert [line for line in err.splitlines() if not line.startswith("compose: warning: panel-photo: image ")] == []
     assert "built demo" in out
 
 
@@ -333,7 +334,7 @@ def test_unknown_format(formats, bad, project, capsys):
     before = snapshot(project)
     line = error_line(*run(capsys, ["demo", "--root", str(project), "--format", formats]))
     assert f"unknown format {bad}" in line
-    assert listed(line, "valid formats are ") == {"svg", "pdf", "png"}
+    assert listed(line, "valid formats are ") == {"svg", "pdf", "png", "tiff", "eps"}
     assert snapshot(project) == before
 
 

@@ -78,4 +78,5 @@ def test_place_exact_and_contain():
 def test_view_box_from_width_and_height_units():
     root = parse_svg(b'<svg xmlns="http://www.w3.org/2000/svg" width="96px" height="1in"/>', source="t")
     vb = view_box(root, source="t")
-    assert (vb.width, vb.height) == (72.0, 72.0)
+    # no viewBox: the user unit is the CSS px, so the content spans 96 x 96 user units (SVG 1.1, 7.2)
+    assert (vb.width, vb.height) == (96.0, 96.0)
