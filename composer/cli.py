@@ -93,7 +93,7 @@ def _build(argv: list[str]) -> int:
     if args.watch:
         return _watch(args, formats)
     if (not args.no_cache and not args.check and not args.debug and formats
-            and set(formats) <= {"svg", "pdf", "png"} and args.dpi > 0):
+            and set(formats) <= {"svg", "pdf", "png", "tiff", "eps"} and args.dpi > 0):
         # the no-op path: standard library only, no layout parsing (see composer.manifest)
         from .manifest import fresh_outputs, options
 

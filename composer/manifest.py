@@ -104,7 +104,7 @@ def environment(files: Iterable[str | Path] = ()) -> dict[str, Any]:
 def options(formats: Iterable[str], dpi: float) -> dict[str, Any]:
     """The CLI options that change the outputs: formats (as a sorted set) and PNG dpi."""
     formats = sorted(set(formats))
-    return {"formats": formats, "dpi": float(dpi) if "png" in formats else None}
+    return {"formats": formats, "dpi": float(dpi) if {"png", "tiff"} & set(formats) else None}
 
 
 def display_path(path: Path, root: Path) -> str:
@@ -174,7 +174,7 @@ def stale_reason(root: str | Path, name: str, out_dir: str | Path | None,
 def recorded_outputs(out_dir: str | Path, name: str) -> dict[str, Path]:
     """format -> output path as recorded by the manifest of ``name`` in ``out_dir`` (empty without one)."""
     outputs = (load(Path(out_dir), name) or {}).get("outputs", {})
-    order = ("svg", "pdf", "png")
+    order = ("svg", "pdf", "png", "tiff", "eps")
     return {fmt: Path(out_dir) / outputs[fmt]["file"] for fmt in sorted(outputs, key=lambda f: (f not in order, order.index(f) if f in order else 0, f))}
 
 
