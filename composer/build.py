@@ -760,6 +760,9 @@ def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...],
         for panels_of_group, _ in results.values():
             fresh.update(panels_of_group)
         rendered.update(fresh)
+    for p in inputs.figure.panels:  # warnings from the render workers, cached ones included
+        for note in rendered[p.name].notes if p.name in rendered else ():
+            warnings.warn(ComposerWarning(f"{inputs.file}: {note}"), stacklevel=2)
     lap("render")
     # 4. compose; write only what changed; PDF/PNG only when the SVG changed
     progress.stage("composing")

@@ -50,7 +50,7 @@ from typing import Any, Iterable, Mapping
 from .manifest import bytes_digest, composer_fingerprint, file_digest
 from .render import RenderedPanel
 
-_MAGIC = b"composer-panel-cache 1"
+_MAGIC = b"composer-panel-cache 2"
 #: names whose use makes a module's globals reachable by string; such a module is hashed whole.
 _DYNAMIC = frozenset({"globals", "vars", "eval", "exec", "__import__", "__getattr__"})
 
@@ -303,9 +303,10 @@ def group_signature(members: Iterable[tuple[str, str, tuple[float, float, float,
 # ─── entries ─────────────────────────────────────────────────────────────────
 
 def encode_entry(key: str, panel: RenderedPanel) -> bytes:
-    """An entry's bytes: header, payload digest, payload (anchors JSON + newline + SVG)."""
+    """An entry's bytes: header, payload digest, payload (anchors and notes JSON + newline + SVG)."""
     anchors = {name: [float(x), float(y)] for name, (x, y) in panel.anchors.items()}
-    payload = canonical_json(anchors).encode("utf-8") + b"\n" + panel.svg
+    meta = {"anchors": anchors, "notes": list(panel.notes)}
+    payload = canonical_json(meta).encode("utf-8") + b"\n" + panel.svg
     return b"%s %s\n%s\n" % (_MAGIC, key.encode(), bytes_digest(payload).encode()) + payload
 
 
@@ -321,11 +322,12 @@ def decode_entry(key: str, data: bytes) -> RenderedPanel | None:
     if not sep3:
         return None
     try:
-        raw = json.loads(anchors_json)
-        anchors = {str(name): (float(xy[0]), float(xy[1])) for name, xy in raw.items()}
+        meta = json.loads(anchors_json)
+        anchors = {str(name): (float(xy[0]), float(xy[1])) for name, xy in meta["anchors"].items()}
+        notes = tuple(str(note) for note in meta["notes"])
     except (ValueError, TypeError, AttributeError, IndexError, KeyError):
         return None
-    return RenderedPanel(svg=svg, anchors=anchors)
+    return RenderedPanel(svg=svg, anchors=anchors, notes=notes)
 
 
 #: the panel cache is kept under this size: after each store the least

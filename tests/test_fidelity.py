@@ -193,8 +193,9 @@ def test_imported_svg_font_swap_is_a_warning(tmp_path):
     with pytest.warns(ComposerWarning, match=r"logo.svg: font 'Helvetica Neue Imaginary' \(regular\) is not installed"
                                              r" for the renderers; cairosvg and browsers draw its text with 'DejaVu"):
         _build(root)
-    cli = subprocess.run([sys.executable, "-m", "composer.cli", "fig", "--root", str(root), "--format", "svg"],
-                         capture_output=True, text=True)
+    # a separate output folder: the folder above is up to date, and an up-to-date build renders nothing
+    cli = subprocess.run([sys.executable, "-m", "composer.cli", "fig", "--root", str(root), "--format", "svg",
+                          "--out", str(tmp_path / "cli-out")], capture_output=True, text=True)
     assert cli.returncode == 0
     warning_lines = [line for line in cli.stderr.splitlines() if line.startswith("compose: warning: ")]
     assert len(warning_lines) == 1 and "Helvetica Neue Imaginary" in warning_lines[0]
