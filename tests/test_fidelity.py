@@ -7,7 +7,6 @@ import re
 import shutil
 import subprocess
 import sys
-import warnings
 
 import numpy as np
 import pytest
