@@ -244,7 +244,8 @@ def rc_digest() -> str:
 
 def panel_key(*, source: str, function: str, params: Mapping[str, Any], data: str | None,
               size_pt: tuple[float, float], rc: Mapping[str, Any], raster_ppi: float,
-              font_file: str | None, rc_in_force: str) -> str:
+              font_file: str | None, rc_in_force: str, raster: bool | None = None,
+              text_mode: str = "paths") -> str:
     """The cache key of one panel (sha256 hex) from the parts listed in the module docstring.
 
     Args:
@@ -257,6 +258,8 @@ def panel_key(*, source: str, function: str, params: Mapping[str, Any], data: st
         raster_ppi: ppi of rasters embedded in the panel SVG.
         font_file: the file the figure's font resolves to.
         rc_in_force: :func:`rc_digest`.
+        raster: the panel's ``raster`` choice (None: automatic above the heavy-panel size).
+        text_mode: the figure's ``text`` mode (paths or editable).
     """
     import matplotlib
     import numpy
@@ -282,6 +285,8 @@ def panel_key(*, source: str, function: str, params: Mapping[str, Any], data: st
         "raster_ppi": float(raster_ppi),
         "font": font_stamp,
         "rc_in_force": rc_in_force,
+        "raster": raster,
+        "text_mode": text_mode,
     }
     return bytes_digest(canonical_json(parts).encode("utf-8"))
 
