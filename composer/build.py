@@ -838,7 +838,7 @@ def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...],
         if text_cache is not None:
             text_cache.save()
     lap("write")
-    outputs = {kind: out_dir / f"{name}.{kind}" for kind in FORMATS if kind in formats}
+    outputs = {kind: out_dir / f"{name}.{kind}" for kind in ALL_FORMATS if kind in formats}
     if debug:
         outputs.update({"debug-svg": out_dir / f"{name}.debug.svg", "debug-png": out_dir / f"{name}.debug.png"})
     return BuildResult(
