@@ -358,7 +358,9 @@ top = []
 if jobs == 1:
     stats = pstats.Stats(prof)
     for (file, line, func), (cc, nc, tt, ct, callers) in stats.stats.items():
-        if "/composer/" in file and func not in ("build", "_build", "<module>"):
+        waiting = ("isolate.py", "parallel.py")  # wait for forked workers: their work is not in this profile
+        if ("/composer/" in file and func not in ("build", "_build", "<module>", "_export", "_render_unit")
+                and not file.endswith(waiting)):
             top.append((ct, f"{file.split('/composer/')[-1]}:{func}"))
     top.sort(reverse=True)
 print(json.dumps({"libraries": t1 - t0, "composer_import": t2 - t1, "build": t3 - t2,
@@ -450,7 +452,8 @@ def main() -> None:
             print()
             print(table(["part", "seconds"], rows))
             if p["top"]:
-                print("\ncomposer's own functions by cumulative time (`-j 1`, cProfile):\n")
+                print("\ncomposer's own functions in the build process by cumulative time (`-j 1`, cProfile; "
+                      "panels and exports run in forked workers, outside this profile):\n")
                 print(table(["function", "cumulative"], [[f"`{f}`", fmt_s(t)] for t, f in p["top"]]))
             print()
         print(f"load average after: {loadavg()}")
