@@ -169,3 +169,9 @@ def cumulative_transform(el) -> np.ndarray:
     for text in reversed(chain):
         m = m @ parse_transform(text)
     return m
+
+
+def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file under ``root/build`` (stray temp files included): its bytes and mtime."""
+    return {str(p.relative_to(root)): (p.read_bytes(), p.stat().st_mtime_ns)
+            for p in sorted((root / "build").rglob("*")) if p.is_file()}

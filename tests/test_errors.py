@@ -18,6 +18,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import snapshot
+
 from composer.cli import main
 from composer.model import COMPASS
 
@@ -218,11 +220,6 @@ def project(built, tmp_path) -> Path:
     shutil.copytree(built, root)
     return root
 
-
-def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
-    """Every file under build/ (stray temp files included): bytes and mtime."""
-    return {str(p.relative_to(root)): (p.read_bytes(), p.stat().st_mtime_ns)
-            for p in sorted((root / "build").rglob("*")) if p.is_file()}
 
 
 def break_layout(root: Path, edits) -> None:

@@ -17,7 +17,7 @@ import pytest
 
 from composer.build import Project, read_inputs, render_panels
 from composer.cli import main
-from conftest import DEMO
+from conftest import DEMO, snapshot
 
 HOSTILE = '''\
 import os
@@ -161,10 +161,6 @@ def project(built, tmp_path) -> Path:
     shutil.copytree(built, root)
     return root
 
-
-def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
-    return {str(p.relative_to(root)): (p.read_bytes(), p.stat().st_mtime_ns)
-            for p in sorted((root / "build").rglob("*")) if p.is_file()}
 
 
 def use_renderer(root: Path, function: str) -> None:
