@@ -743,6 +743,8 @@ def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...],
     before = {n: rec.get("seconds", 0.0) for n, rec in (previous or {}).get("panels", {}).items()}
     missing = sorted((g for g in groups if g[0] not in rendered), key=lambda g: -sum(before.get(n, 0.0) for n in g))
     tasks = [RenderTask("+".join(g), partial(_render_unit, inputs, list(g), boxes, timeout_s)) for g in missing]
+    position = {p.name: i for i, p in enumerate(figure.panels)}
+    layout_rank = {"+".join(g): min(position[n] for n in g) for g in missing}
     lap("read")
     fresh: dict[str, RenderedPanel] = {}
     if check:
@@ -754,7 +756,8 @@ def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...],
         rendered = dict(fresh)
         cached = ()
     else:
-        results, error = render_all(tasks, jobs=jobs, progress=progress, prepare=partial(_warm, figure.spec))
+        results, error = render_all(tasks, jobs=jobs, progress=progress, prepare=partial(_warm, figure.spec),
+                                    rank=lambda t: layout_rank[t.name])
         if error is not None:
             raise error
         for panels_of_group, _ in results.values():

@@ -91,6 +91,7 @@ def _run(index: int) -> tuple[int, str, object, float]:
 
 def render_all(tasks: Sequence[RenderTask], *, jobs: int, progress: Progress | None = None,
                overlap: Callable[[], None] | None = None, prepare: Callable[[], None] | None = None,
+               rank: Callable[[RenderTask], int] | None = None,
                ) -> tuple[dict[str, tuple[Mapping[str, RenderedPanel], float]], ComposerError | None]:
     """Run every task, in ``jobs`` forked workers when that helps, else in this process.
 
@@ -103,11 +104,14 @@ def render_all(tasks: Sequence[RenderTask], *, jobs: int, progress: Progress | N
             only in the parallel case).
         prepare: called once before any task runs (when there are tasks):
             state it sets up is inherited by every worker forked after it.
+        rank: orders the failures (the layout order of a task's panels, say,
+            when ``tasks`` are sorted slowest first); default ``tasks`` order.
 
     Returns:
         ``(results, error)``: task name -> (its result, render seconds) for
-        every task that succeeded, and the error of the first failed task in
-        ``tasks`` order (None when all succeeded). Every task runs even when
+        every task that succeeded, and the error of the failed task with the
+        lowest rank (None when all succeeded): the same error whatever
+        ``jobs`` and whichever task failed first in time. Every task runs even when
         one fails, so the successes can be cached.
     """
     global _TASKS
@@ -154,7 +158,9 @@ def render_all(tasks: Sequence[RenderTask], *, jobs: int, progress: Progress | N
             pool.join()
     done: dict[str, tuple[Mapping[str, RenderedPanel], float]] = {}
     error: ComposerError | None = None
-    for i, task in enumerate(tasks):
+    order = sorted(range(len(tasks)), key=lambda i: (rank(tasks[i]) if rank else i, i))
+    for i in order:
+        task = tasks[i]
         status, value, seconds = outcomes[i]
         if status == "ok":
             done[task.name] = (value, seconds)  # type: ignore[assignment]

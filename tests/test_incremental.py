@@ -24,7 +24,7 @@ from composer.build import build
 from composer.cache import PanelCache, cache_dir, decode_entry, function_closure, project_imports
 from composer.cli import main
 from composer.errors import ComposerError
-from composer.manifest import load as load_manifest
+from composer.manifest import load as load_manifest, manifest_path
 
 LAYOUT = """\
 [figure]
@@ -551,6 +551,11 @@ def test_parallel_and_serial_builds_raise_the_same_first_error(warm):
     """Two broken panels: -j 2 reports the first in layout order, as -j 1 does, and writes nothing."""
     edit(warm / "panels/alpha.py", '    _log("two")\n', '    _log("two")\n    1 / 0\n')
     edit(warm / "panels/beta.py", '    _log("three")\n', '    _log("three")\n    {}["x"]\n')
+    # p3 measured slowest last time: it is submitted (and fails) first, yet p2 is first in layout order
+    path = manifest_path(warm / "build", "fig")
+    record = json.loads(path.read_text())
+    record["panels"]["p3"]["seconds"] = 99.0
+    path.write_text(json.dumps(record))
     before = {p: p.read_bytes() for p in (warm / "build").rglob("*") if p.is_file()}
     messages = []
     for jobs in (1, 2):
