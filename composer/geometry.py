@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from .errors import LayoutError
-from .model import COMPASS, Figure, Grid, Placement, Position
+from .model import COMPASS, Align, Figure, Grid, Placement, Position
 
 Point = tuple[float, float]
 
@@ -138,7 +138,33 @@ def panel_boxes(figure: Figure, text_sizes: list[tuple[float, float]],
             annotations may be).
     """
     resolver = _Resolver(figure, text_sizes, shape_sizes, None, file)
-    return {p.name: resolver.box(p.name) for p in figure.panels}
+    boxes = {p.name: resolver.box(p.name) for p in figure.panels}
+    for align in figure.aligns:
+        _check_alignment(align, boxes, file)
+    return boxes
+
+
+def _check_alignment(align: Align, boxes: Mapping[str, Box], file: str) -> None:
+    """Refuse an ``[[align]]`` whose panels cannot share the aligned edges.
+
+    ``axis = "x"`` gives every plot area the same left and right edge, so
+    the panels' boxes must share a column (overlapping x spans); ``"y"`` a
+    row (overlapping y spans). Without this, side-by-side panels aligned on
+    x would have their plot areas squeezed to nothing.
+
+    Raises:
+        LayoutError: naming the first two panels that share no column / row.
+    """
+    for axis in ("x", "y") if align.axis == "both" else (align.axis,):
+        lo, hi = (("x_pt", "width_pt"), ("y_pt", "height_pt"))[axis == "y"]
+        spans = [(n, getattr(boxes[n], lo), getattr(boxes[n], lo) + getattr(boxes[n], hi)) for n in align.panels]
+        for i, (a, a0, a1) in enumerate(spans):
+            for b, b0, b1 in spans[i + 1:]:
+                if min(a1, b1) <= max(a0, b0):
+                    what, other = ("column", "y") if axis == "x" else ("row", "x")
+                    raise LayoutError(f"panels {a!r} and {b!r} share no {what}: axis = \"{axis}\" lines up "
+                                      f"the plot areas of panels in one {what}; for these use axis = \"{other}\"",
+                                      file=file, key=f"{align.key}.axis" if align.key else None)
 
 
 class _Resolver:

@@ -14,7 +14,7 @@ import dataclasses
 import re
 import tomllib
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from . import presets
 from .errors import LayoutError
@@ -34,7 +34,9 @@ MAX_RATIO = 1e6
 class _Table:
     """A TOML table being read: tracks its key path and which keys were read.
 
-    ``done()`` refuses keys nobody asked for, listing the valid ones.
+    ``done()`` refuses keys nobody asked for, listing the valid ones;
+    ``refuse()`` names keys of this table kind that do nothing in this use
+    of it (``radius`` on a rect), so no key is accepted and ignored.
     """
 
     def __init__(self, raw: Any, key: str, file: str):
@@ -42,6 +44,8 @@ class _Table:
             raise LayoutError(f"expected a table, got {raw!r}", file=file, key=key or None)
         self.raw, self.key, self.file = raw, key, file
         self.asked: list[str] = []
+        #: keys of this table kind refused here because they would do nothing
+        self.refused: list[str] = []
 
     def path(self, name: str) -> str:
         return f"{self.key}.{name}" if self.key else name
@@ -57,6 +61,13 @@ class _Table:
             return default
         value = self.raw[name]
         return convert(value, self.path(name)) if convert else value
+
+    def refuse(self, names: Iterable[str], why: str) -> None:
+        """Raise LayoutError if any of ``names`` is given: ``why`` says what the element takes instead."""
+        for name in names:
+            self.refused.append(name)
+            if name in self.raw:
+                raise self.error(name, f"{name!r} does nothing here: {why}")
 
     def done(self) -> None:
         unknown = sorted(set(self.raw) - set(self.asked))
@@ -451,20 +462,21 @@ def _placement(r: _Reader, t: _Table, default_anchor: str, *, required: bool = T
                            f"{', '.join(_PLACEMENT_KEYS)}")
     if not given:
         if not required:
-            t.asked += ["offset", "anchor", "gap", "align"]
+            t.refuse(["offset", "anchor", "gap", "align"], "they adjust a placement, and none is given")
             return None
         raise r.err(t.key, f"under-constrained: give one of {', '.join(_PLACEMENT_KEYS)} to place it")
     how = given[0]
     offset = t.get("offset", lambda v, k: r.pair(v, k, signed=True), (0.0, 0.0))
     if how == "cell":
-        t.asked += ["anchor", "gap", "align"]
+        t.refuse(["anchor", "gap", "align"], "a grid cell gives the whole box")
         value = t.get("cell", r.string)
         grid, dot, area = value.rpartition(".")
         if offset != (0.0, 0.0):
             raise r.err(f"{t.key}.offset", "a grid cell gives the whole box; offset is for at and relations")
         return Placement(cell=(grid, area), anchor=default_anchor, key=f"{t.key}.cell")
     if how == "at":
-        t.asked += ["gap", "align"]
+        t.refuse(["gap", "align"], "they go with right_of, left_of, above or below; with at, use anchor "
+                                   "and offset")
         at = t.get("at", lambda v, k: r.position(v, k, offset))
         anchor = t.get("anchor", r.choice(tuple(COMPASS)), default_anchor)
         return Placement(at=at, anchor=anchor, key=f"{t.key}.at")
@@ -598,6 +610,10 @@ def _panel(r: _Reader, name: str, raw: Any, spec: FigureSpec) -> Panel:
                  params=params, data=data, overlap=overlap, raster=raster, key=key)
 
 
+#: the font keys of a text (and, prefixed ``text_``, of a shape's text)
+TEXT_STYLE_KEYS = ("class", "font", "size", "weight", "style", "color", "opacity")
+
+
 def _text_style(r: _Reader, t: _Table, spec: FigureSpec, prefix: str = "") -> TextStyle:
     """Font keys of a text (``size``, ``weight``...), on top of its ``class`` and the figure's defaults."""
     cls_name = t.get(f"{prefix}class", r.choice(tuple(r.classes)) if r.classes else _no_classes(r), None)
@@ -653,16 +669,17 @@ def _shape(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Shape:
     depth = 4.0
     if boxed:
         place = _placement(r, t, "nw" if kind == "rect" else "center")
-        t.asked.append("points")
+        t.refuse(["points"], f"a {kind} is placed by at, cell or a relation; points are for lines, braces "
+                             "and brackets")
         if kind == "circle":
-            t.asked += ["size", "width", "height"]
+            t.refuse(["size", "width", "height"], "a circle takes radius (or an ellipse takes size)")
             radius = t.get("radius", r.length, None)
             if radius is not None:
                 if radius <= 0:
                     raise r.err(f"{key}.radius", f"{t.raw['radius']!r} is zero; a circle needs a positive radius")
                 size = (2 * radius, 2 * radius)
         else:
-            t.asked.append("radius")
+            t.refuse(["radius"], f"radius is for a circle; a {kind} takes size, or width and/or height")
             given = _size(r, t)
             width = t.get("width", r.length, None)
             height = t.get("height", r.length, None)
@@ -671,11 +688,11 @@ def _shape(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Shape:
             size = given if given is not None else (width, height)
         corner = t.get("corner", r.length, 0.0) if kind == "rect" else 0.0
         if kind != "rect":
-            t.asked.append("corner")
-        t.asked += ["side", "depth"]
+            t.refuse(["corner"], "corner rounds a rect")
+        t.refuse(["side", "depth"], "side and depth shape a brace or bracket")
     else:
-        t.asked += [*_PLACEMENT_KEYS, "offset", "anchor", "gap", "align", "size", "width", "height", "radius",
-                    "corner"]
+        t.refuse([*_PLACEMENT_KEYS, "offset", "anchor", "gap", "align", "size", "width", "height", "radius",
+                  "corner"], f"a {kind} is drawn through its points")
         points = t.get("points", r.points)
         if kind in ("brace", "bracket"):
             if len(points) != 2:
@@ -683,7 +700,7 @@ def _shape(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Shape:
             side = t.get("side", r.choice(("left", "right")), "left")
             depth = t.get("depth", r.length, 4.0)
         else:
-            t.asked += ["side", "depth"]
+            t.refuse(["side", "depth"], "side and depth shape a brace or bracket")
             if len(points) < 2:
                 raise r.err(f"{key}.points", "a line needs at least 2 points")
     fill = t.get("fill", r.color, None)
@@ -693,12 +710,15 @@ def _shape(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Shape:
     opacity = t.get("opacity", r.fraction, 1.0)
     symbol = t.get("symbol", r.choice(SYMBOLS), None) if kind in ("circle", "ellipse") else None
     if kind not in ("circle", "ellipse"):
-        t.asked.append("symbol")
-    text = t.get("text", r.string, None) if boxed else None
-    if not boxed:
-        t.asked.append("text")
-    padding = t.get("padding", r.length, 3.0)
-    text_style = _text_style(r, t, spec, prefix="text_")
+        t.refuse(["symbol"], "a symbol goes inside a circle or an ellipse")
+    if boxed:
+        text = t.get("text", r.string, None)
+        padding = t.get("padding", r.length, 3.0)
+        text_style = _text_style(r, t, spec, prefix="text_")
+    else:
+        t.refuse(["text", "padding", *(f"text_{k}" for k in TEXT_STYLE_KEYS)],
+                 f"a {kind} holds no text; add a [[text]] placed at one of its points")
+        text, padding, text_style = None, 3.0, _text_style(r, _Table({}, key, r.file), spec)
     t.done()
     if boxed and text is None and None in size and place is not None and place.cell is None:
         raise r.err(key, f"a {kind} without text needs a size" + (" (radius)" if kind == "circle" else ""))

@@ -3,7 +3,8 @@
 - Every layout in the repository (TOML, and the dict a Python layout returns)
   is valid under the schema, and loads.
 - The loader is instrumented while loading them: the keys each table accepts
-  (``_Table.asked`` when ``done()`` checks for unknown keys) must be exactly
+  (``_Table.asked`` when ``done()`` checks for unknown keys, plus the keys
+  ``refuse()`` names as doing nothing in that use) must be exactly
   the keys :data:`composer.schema.TABLES` lists, for every table kind.
 - For every key of every table, a wrong value of the key's type is refused by
   the loader AND by the schema.
@@ -93,7 +94,7 @@ def accepted_keys():
     original = layout_module._Table.done
 
     def recording_done(self):
-        seen.setdefault(_kind(self), set()).add(frozenset(self.asked))
+        seen.setdefault(_kind(self), set()).add(frozenset(self.asked + self.refused))
         return original(self)
 
     layout_module._Table.done = recording_done
