@@ -391,7 +391,7 @@ def _render_unit(inputs: Inputs, names: list[str], boxes: Mapping[str, Box],
                                 size_pt=(boxes[n].width_pt, boxes[n].height_pt), file=file) for n in names}
         for align in figure.aligns:
             if set(align.panels) & set(names):
-                align_plot_areas(drafts, boxes, align.panels, align.axis)
+                align_plot_areas(drafts, boxes, align)
         return {n: save_panel(drafts[n], figure.spec, file=file) for n in names}
 
     prepare_fork()

@@ -776,7 +776,7 @@ def render_checked(inputs: Any, typeset: Any = None) -> tuple[dict[str, Any], di
                                         size_pt=(boxes[p.name].width_pt, boxes[p.name].height_pt), file=inputs.file)
         substituted.update({f"panel {p.name}\t{font}": message for font, message in found.items()})
     for align in figure.aligns:
-        align_plot_areas(drafts, boxes, align.panels, align.axis)
+        align_plot_areas(drafts, boxes, align)
     rendered = {}
     for name, draft in drafts.items():
         with font_substitutions() as found:

@@ -144,27 +144,67 @@ def panel_boxes(figure: Figure, text_sizes: list[tuple[float, float]],
     return boxes
 
 
-def _check_alignment(align: Align, boxes: Mapping[str, Box], file: str) -> None:
-    """Refuse an ``[[align]]`` whose panels cannot share the aligned edges.
+def alignment_groups(align: Align, boxes: Mapping[str, Box]) -> dict[str, list[tuple[str, ...]]]:
+    """The panels of an ``[[align]]`` that line up together, per axis.
 
-    ``axis = "x"`` gives every plot area the same left and right edge, so
-    the panels' boxes must share a column (overlapping x spans); ``"y"`` a
-    row (overlapping y spans). Without this, side-by-side panels aligned on
-    x would have their plot areas squeezed to nothing.
+    ``"x"`` lines up left and right edges within a column: panels whose
+    boxes overlap horizontally (transitively) form one group; ``"y"`` lines
+    up tops and bottoms within a row (overlapping vertically); ``"both"``
+    does both, so an L of three panels aligns its row and its column, as R
+    patchwork does.
+
+    Returns:
+        ``{"x": [group, ...], "y": [...]}`` for the axes asked; each group
+        is a tuple of panel names in ``align.panels`` order; a panel alone
+        in its column (row) is a group of one.
+    """
+    groups: dict[str, list[tuple[str, ...]]] = {}
+    for axis in ("x", "y") if align.axis == "both" else (align.axis,):
+        def span(name: str) -> tuple[float, float]:
+            box = boxes[name]
+            return (box.x_pt, box.x_pt + box.width_pt) if axis == "x" else (box.y_pt, box.y_pt + box.height_pt)
+
+        parent = {n: n for n in align.panels}
+
+        def find(n: str) -> str:
+            while parent[n] != n:
+                n = parent[n]
+            return n
+
+        for i, a in enumerate(align.panels):
+            for b in align.panels[i + 1:]:
+                (a0, a1), (b0, b1) = span(a), span(b)
+                if min(a1, b1) > max(a0, b0):
+                    parent[find(b)] = find(a)
+        members: dict[str, list[str]] = {}
+        for n in align.panels:
+            members.setdefault(find(n), []).append(n)
+        groups[axis] = [tuple(m) for m in members.values()]
+    return groups
+
+
+def _check_alignment(align: Align, boxes: Mapping[str, Box], file: str) -> None:
+    """Refuse an ``[[align]]`` that would leave a panel unaligned.
+
+    With ``axis = "x"`` every panel must share a column with another panel
+    of the group, with ``"y"`` a row; with ``"both"``, a column or a row.
+    (Side-by-side panels aligned on x would otherwise be silently left as
+    they are.)
 
     Raises:
-        LayoutError: naming the first two panels that share no column / row.
+        LayoutError: naming the first panel that shares no column / row.
     """
-    for axis in ("x", "y") if align.axis == "both" else (align.axis,):
-        lo, hi = (("x_pt", "width_pt"), ("y_pt", "height_pt"))[axis == "y"]
-        spans = [(n, getattr(boxes[n], lo), getattr(boxes[n], lo) + getattr(boxes[n], hi)) for n in align.panels]
-        for i, (a, a0, a1) in enumerate(spans):
-            for b, b0, b1 in spans[i + 1:]:
-                if min(a1, b1) <= max(a0, b0):
-                    what, other = ("column", "y") if axis == "x" else ("row", "x")
-                    raise LayoutError(f"panels {a!r} and {b!r} share no {what}: axis = \"{axis}\" lines up "
-                                      f"the plot areas of panels in one {what}; for these use axis = \"{other}\"",
-                                      file=file, key=f"{align.key}.axis" if align.key else None)
+    groups = alignment_groups(align, boxes)
+    alone = {axis: {g[0] for g in found if len(g) == 1} for axis, found in groups.items()}
+    for name in align.panels:
+        if all(name in lonely for lonely in alone.values()):
+            what = {"x": "a column", "y": "a row", "both": "a row or a column"}[align.axis]
+            hint = {"x": "for panels side by side use axis = \"y\"",
+                    "y": "for panels stacked in a column use axis = \"x\"",
+                    "both": "remove it from the group"}[align.axis]
+            raise LayoutError(f"panel {name!r} shares {what} with no other panel of the group: axis = "
+                              f"\"{align.axis}\" lines up the plot areas of panels in {what}; {hint}",
+                              file=file, key=f"{align.key}.axis" if align.key else None)
 
 
 class _Resolver:

@@ -320,19 +320,27 @@ def render_panel(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data:
     return save_panel(draw_panel(func, panel, spec, data, size_pt=size, file=file), spec, file=file)
 
 
-def align_plot_areas(drafts: Mapping[str, Draft], boxes: Mapping[str, Any], panels: tuple[str, ...],
-                     axis: str) -> None:
-    """Line up the plot areas (axes) of ``panels`` on the canvas, as R patchwork does.
+def align_plot_areas(drafts: Mapping[str, Draft], boxes: Mapping[str, Any], align: Any) -> None:
+    """Line up the plot areas (axes) of an ``[[align]]``'s panels on the canvas, as R patchwork does.
 
     For each panel the union of its axes' positions is its plot area; its
     margins (what the renderer left for tick labels and titles) are minimums.
-    ``axis = "y"`` moves every plot area's top to the lowest top and its bottom
-    to the highest bottom of the group (canvas coordinates), ``"x"`` does the
-    same for left and right edges, ``"both"`` both; the axes inside each panel
-    are mapped linearly from the old plot area to the new one.
+    Within each row of the group (:func:`composer.geometry.alignment_groups`),
+    ``axis = "y"`` moves every plot area's top to the lowest top and its
+    bottom to the highest bottom (canvas coordinates); within each column,
+    ``"x"`` does the same for left and right edges; ``"both"`` both. The
+    axes inside each panel are mapped linearly from the old plot area to the
+    new one.
+
+    Args:
+        drafts: panel name -> drawn, unsaved figure (every panel of ``align``).
+        boxes: panel name -> :class:`composer.geometry.Box` on the canvas, pt.
+        align: the :class:`composer.model.Align`.
     """
+    from .geometry import alignment_groups
+
     areas = {}
-    for name in panels:
+    for name in align.panels:
         fig, box = drafts[name].fig, boxes[name]
         axes = [ax for ax in fig.axes if ax.get_visible()]
         if not axes:
@@ -347,17 +355,25 @@ def align_plot_areas(drafts: Mapping[str, Draft], boxes: Mapping[str, Any], pane
         return (box.x_pt + x0 * box.width_pt, box.y_pt + (1 - y1) * box.height_pt,
                 box.x_pt + x1 * box.width_pt, box.y_pt + (1 - y0) * box.height_pt)
 
-    edges = [canvas(n) for n in areas]
-    left, top = max(e[0] for e in edges), max(e[1] for e in edges)
-    right, bottom = min(e[2] for e in edges), min(e[3] for e in edges)
+    new = {name: list(area[2]) for name, area in areas.items()}  # x0, y0, x1, y1 in figure fractions
+    for axis, groups in alignment_groups(align, boxes).items():
+        for group in groups:
+            members = [n for n in group if n in areas]
+            if len(members) < 2:
+                continue
+            edges = [canvas(n) for n in members]
+            left, top = max(e[0] for e in edges), max(e[1] for e in edges)
+            right, bottom = min(e[2] for e in edges), min(e[3] for e in edges)
+            for name in members:
+                box = areas[name][3]
+                if axis == "x":
+                    new[name][0] = (left - box.x_pt) / box.width_pt
+                    new[name][2] = (right - box.x_pt) / box.width_pt
+                else:
+                    new[name][3] = 1 - (top - box.y_pt) / box.height_pt
+                    new[name][1] = 1 - (bottom - box.y_pt) / box.height_pt
     for name, (axes, pos, (x0, y0, x1, y1), box) in areas.items():
-        nx0, nx1, ny0, ny1 = x0, x1, y0, y1
-        if axis in ("x", "both"):
-            nx0 = (left - box.x_pt) / box.width_pt
-            nx1 = (right - box.x_pt) / box.width_pt
-        if axis in ("y", "both"):
-            ny1 = 1 - (top - box.y_pt) / box.height_pt
-            ny0 = 1 - (bottom - box.y_pt) / box.height_pt
+        nx0, ny0, nx1, ny1 = new[name]
         for ax, p in zip(axes, pos):
             fx = (nx1 - nx0) / (x1 - x0) if x1 > x0 else 1.0
             fy = (ny1 - ny0) / (y1 - y0) if y1 > y0 else 1.0

@@ -106,7 +106,7 @@ LAYOUT_CASES = [
     Case("symbol_on_a_rect", (('kind = "circle"', 'kind = "rect"'), ('radius = "3mm"', 'size = ["3mm", "3mm"]\nsymbol = "+"')),
          ("shape[0].symbol", "does nothing here", "circle")),
     Case("align_x_side_by_side", (('[[text]]', '[[align]]\npanels = ["a", "b"]\naxis = "x"\n\n[[text]]'),),
-         ("align[0].axis", "'a' and 'b' share no column", 'axis = "y"')),
+         ("align[0].axis", "panel 'a' shares a column with no other panel", 'axis = "y"')),
     Case("missing_required_key", (('size = ["40mm", "40mm"]\n', ''),),
          ("panels.b.size", "missing")),
     Case("under_constrained", (('at = ["75mm", "8mm"]\n', ''),),

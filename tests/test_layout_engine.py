@@ -328,6 +328,8 @@ def narrow(fig, data):
 
 @pytest.mark.parametrize("axis", ["x", "y", "both"])
 def test_plot_areas_align_across_panels(tmp_path, axis):
+    """An L of panels: one and two share a row, one and three a column; "both" aligns the row and the column."""
+    members = {"x": '["one", "three"]', "y": '["one", "two"]', "both": '["one", "two", "three"]'}[axis]
     layout = f"""
     [figure]
     width = "120mm"
@@ -345,7 +347,7 @@ def test_plot_areas_align_across_panels(tmp_path, axis):
     at = ["0mm", "50mm"]
     size = ["60mm", "45mm"]
     [[align]]
-    panels = ["one", "two", "three"]
+    panels = {members}
     axis = "{axis}"
     """
     _, geo = geometry_of(project(tmp_path, layout, panels=PANELS))
@@ -359,6 +361,9 @@ def test_plot_areas_align_across_panels(tmp_path, axis):
         assert ur["one"][0] == pytest.approx(ur["three"][0], abs=1e-3)
     if axis == "x":
         assert ll["one"][1] != pytest.approx(ll["two"][1], abs=1)  # rows untouched
+    if axis == "both":  # two is alone in its column, three alone in its row: neither is pulled across
+        assert ll["two"][0] != pytest.approx(ll["one"][0], abs=1)
+        assert ll["three"][1] != pytest.approx(ll["one"][1], abs=1)
 
 
 def test_python_layout_gives_the_same_svg_as_toml(tmp_path):
