@@ -85,7 +85,7 @@ class Project:
         path = Path(root).resolve()
         if not (path / "layouts").is_dir():
             raise ProjectError(f"{path} is not a composer project: it has no layouts/ folder "
-                               "(run compose inside your figure project, or pass --root DIR)")
+                               "(run compose inside your figure project, or pass --root DIR; from Python, root=DIR)")
         return cls(path)
 
     @property
@@ -970,7 +970,7 @@ def _panel_keys(figure: Figure, inputs: Inputs, boxes: Mapping[str, Box], groups
             box = boxes[name]
             own[name] = panel_key(
                 source=sources[str(panel.source)][0], function=str(panel.source),
-                params=call_params(func, panel, spec),
+                params=call_params(func, panel, spec, file=inputs.file),
                 data=digests.get(Path(data_path).resolve()) if data_path is not None else None,
                 size_pt=(box.width_pt, box.height_pt), rc=rc_params(spec, name), raster_ppi=spec.raster_ppi,
                 font_file=font_file, rc_in_force=rc_in_force, raster=panel.raster, text_mode=spec.text)

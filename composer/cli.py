@@ -19,9 +19,11 @@ second.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 import warnings
+from pathlib import Path
 from typing import Callable
 
 from . import __version__
@@ -47,6 +49,19 @@ def _timeout(args: argparse.Namespace) -> float:
     from .isolate import DEFAULT_TIMEOUT_S
 
     return DEFAULT_TIMEOUT_S if args.timeout is None else args.timeout
+
+
+def _figure_name(args: argparse.Namespace) -> None:
+    """Accept the layout's path for NAME, as tab completion gives it: ``layouts/fig.toml`` -> ``fig``
+    (and, without ``--root``, the project is the folder holding that ``layouts/``)."""
+    name = getattr(args, "name", None)
+    if not name or not name.endswith((".toml", ".py")):
+        return
+    path = Path(name)
+    if path.parent.name == "layouts" and path.is_file():
+        if args.root == ".":
+            args.root = str(path.parent.parent)
+        args.name = path.stem
 
 
 def _formats(text: str) -> tuple[str, ...]:
@@ -83,6 +98,7 @@ def _build(argv: list[str]) -> int:
     started = time.perf_counter()
     parser = _build_parser()
     args = parser.parse_args(argv)
+    _figure_name(args)
     if args.all == (args.name is not None):
         parser.error("give a figure NAME or --all")
     if args.all:
@@ -201,6 +217,7 @@ def _check(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     from .check import check
 
+    _figure_name(args)
     report = check(args.name, root=args.root)
     print(report.to_json() if args.json else report.table())
     return 0 if report.ok else 1
@@ -310,6 +327,9 @@ def main(argv: list[str] | None = None) -> int:
             return handler(argv[1:]) if handler else _build(argv)
         except ComposerError as exc:
             print(f"compose: error: {exc}", file=sys.stderr)
+            return 1
+        except BrokenPipeError:  # compose check NAME | head: the reader left; say nothing more
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 1
 
 

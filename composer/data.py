@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import re
 import string
 import zipfile
@@ -19,6 +20,21 @@ import numpy as np
 from .errors import DataError
 
 
+class MissingKey(KeyError):
+    """``data["z"]`` on a data file without ``z``: the message lists the keys it has."""
+
+    def __str__(self) -> str:
+        key, keys = self.args
+        return f"{key!r}; the data file has {', '.join(map(str, keys)) or 'no keys'}"
+
+
+class DataFile(dict):
+    """The dict a data file reads into; a missing key raises :class:`MissingKey`, naming the keys there are."""
+
+    def __missing__(self, key: Any) -> Any:
+        raise MissingKey(key, sorted(self, key=str))
+
+
 def load_data(path: Path | None, *, display: str | None = None) -> dict[str, Any]:
     """Read ``.npz``, ``.json`` or ``.csv`` into a dict.
 
@@ -26,12 +42,17 @@ def load_data(path: Path | None, *, display: str | None = None) -> dict[str, Any
         ``.npz``: name -> numpy array (``allow_pickle=False``: a pickled array
         is refused, never executed). ``.json``: the top-level object.
         ``.csv``: column name -> 1-d array (float where every cell parses,
-        else str). ``None`` -> ``{}``.
+        else str). ``None`` -> ``{}``. A :class:`DataFile`: ``data["z"]``
+        without ``z`` raises a KeyError naming the keys there are.
 
     Raises:
         DataError: unreadable file, pickled npz entry, JSON that is not an
             object, CSV without a header.
     """
+    return DataFile(_read(path, display))
+
+
+def _read(path: Path | None, display: str | None) -> dict[str, Any]:
     if path is None:
         return {}
     where = display or str(path)
@@ -108,7 +129,8 @@ def fill_fields(template: str, values: Mapping[str, Any], *, file: str, key: str
 
     Raises:
         DataError: a field has no value (lists the names that do; for a field
-            inside ``$...$`` it reminds that mathtext braces are doubled), its
+            inside ``$...$`` it reminds that mathtext braces are doubled), is
+            NaN or infinite (a missing value is never printed as ``nan``), its
             format spec does not fit the value, has a nested ``{}`` or a width
             or precision over :data:`MAX_TEXT_CHARS`, or the filled text is
             longer than that.
@@ -137,11 +159,15 @@ def _fill_plain(text: str, values: Mapping[str, Any], template: str, file: str, 
         raise DataError(f"{_short(template)!r}: {exc}", file=file, key=key) from None
     for name in names:
         if name not in values:
-            known = ", ".join(sorted(values)) or "(none: define values(data) in the panel module)"
+            known = ", ".join(sorted(values)) or "(none: give the figure a data file, or define values(data) in a panel module)"
             hint = ""
             if any(f"{{{name}" in m.group(0) for m in _MATH.finditer(template)):
                 hint = " (for mathtext braces inside $...$ write {{ and }})"
             raise DataError(f"text field {{{name}}} has no value{hint}; values are {known}", file=file, key=key)
+        value = values[name]
+        if isinstance(value, (float, np.floating)) and not math.isfinite(value):
+            raise DataError(f"text field {{{name}}} is {float(value)}, not a number to print; composer never "
+                            "prints a missing value: fix the data file or values()", file=file, key=key)
     try:
         return text.format_map(values)
     except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError) as exc:

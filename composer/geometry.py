@@ -318,7 +318,18 @@ class _Resolver:
         return Route(tuple(points))
 
     def _check_overlaps(self) -> None:
+        """Panels lie on the canvas and do not overlap (unless marked ``overlap``)."""
         panels = self.figure.panels
+        canvas = self.boxes["canvas"]
+        for p in panels:
+            box = self.boxes[p.name]
+            beyond = {"left": -box.x_pt, "top": -box.y_pt, "right": box.x_pt + box.width_pt - canvas.width_pt,
+                      "bottom": box.y_pt + box.height_pt - canvas.height_pt}
+            side, by_pt = max(beyond.items(), key=lambda kv: kv[1])
+            if by_pt > 0.01:
+                raise LayoutError(f"panel {p.name!r} reaches {by_pt:.1f} pt past the {side} edge of the canvas "
+                                  f"({canvas.width_pt:.1f} x {canvas.height_pt:.1f} pt); move or shrink it, or "
+                                  "enlarge the figure", file=self.file, key=p.key)
         for i, a in enumerate(panels):
             for b in panels[i + 1:]:
                 if a.overlap or b.overlap:

@@ -11,6 +11,7 @@ renderer can only be checked after rendering (:mod:`composer.geometry`).
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import re
 import tomllib
 from pathlib import Path
@@ -57,10 +58,23 @@ class _Table:
         self.asked.append(name)
         if name not in self.raw:
             if default is _MISSING:
-                raise LayoutError("required key is missing", file=self.file, key=self.path(name))
+                raise LayoutError(f"required key is missing{self.misspelt([name])}", file=self.file,
+                                  key=self.path(name))
             return default
         value = self.raw[name]
         return convert(value, self.path(name)) if convert else value
+
+    def misspelt(self, names: Iterable[str]) -> str:
+        """`` (is 'hieght' a misspelling of 'height'?)`` when a key nobody asked for is close to one of
+        ``names``, else ``""``: a typo then explains a missing key."""
+        names = list(names)
+        for given in self.raw:
+            if given in self.asked or given in names:
+                continue
+            close = difflib.get_close_matches(given, names, n=1, cutoff=0.6)
+            if close:
+                return f" (is {given!r} a misspelling of {close[0]!r}?)"
+        return ""
 
     def refuse(self, names: Iterable[str], why: str) -> None:
         """Raise LayoutError if any of ``names`` is given: ``why`` says what the element takes instead."""
@@ -72,7 +86,9 @@ class _Table:
     def done(self) -> None:
         unknown = sorted(set(self.raw) - set(self.asked))
         if unknown:
-            raise self.error(unknown[0], f"unknown key {unknown[0]!r}; valid keys are {', '.join(self.asked)}")
+            close = difflib.get_close_matches(unknown[0], self.asked, n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise self.error(unknown[0], f"unknown key {unknown[0]!r}{hint}; valid keys are {', '.join(self.asked)}")
 
 
 class _Reader:
@@ -293,7 +309,11 @@ def _read_python(r: _Reader) -> dict[str, Any]:
     except LayoutError:
         raise
     except Exception as exc:  # the user's code
-        raise LayoutError(f"running the layout raised {type(exc).__name__}: {exc}", file=r.file) from None
+        import traceback
+
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == r.path]
+        at = f" (at line {frames[-1].lineno} in {frames[-1].name}: {(frames[-1].line or '').strip()})" if frames else ""
+        raise LayoutError(f"running the layout raised {type(exc).__name__}: {exc}{at}", file=r.file) from None
     if not isinstance(raw, dict):
         raise LayoutError(f"layout() returned {type(raw).__name__}, not a dict", file=r.file)
     return raw
@@ -464,7 +484,8 @@ def _placement(r: _Reader, t: _Table, default_anchor: str, *, required: bool = T
         if not required:
             t.refuse(["offset", "anchor", "gap", "align"], "they adjust a placement, and none is given")
             return None
-        raise r.err(t.key, f"under-constrained: give one of {', '.join(_PLACEMENT_KEYS)} to place it")
+        raise r.err(t.key, f"under-constrained: give one of {', '.join(_PLACEMENT_KEYS)} to place it"
+                           f"{t.misspelt(_PLACEMENT_KEYS)}")
     how = given[0]
     offset = t.get("offset", lambda v, k: r.pair(v, k, signed=True), (0.0, 0.0))
     if how == "cell":
@@ -592,7 +613,8 @@ def _panel(r: _Reader, name: str, raw: Any, spec: FigureSpec) -> Panel:
     place = _placement(r, t, "nw")
     size = _size(r, t)
     if place.cell is None and size is None:
-        raise r.err(f"{key}.size", "required key is missing (a panel placed with at or a relation needs a size)")
+        raise r.err(f"{key}.size", "required key is missing (a panel placed with at or a relation needs a size)"
+                                   f"{t.misspelt(['size'])}")
     if place.cell is not None and size is not None:
         raise r.err(f"{key}.size", "over-constrained: the grid cell gives the size; remove size or cell")
     label = t.get("label", r.string, None)

@@ -28,6 +28,7 @@ data reaches the other panels.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import importlib.util
 import inspect
@@ -203,11 +204,37 @@ def rc_params(spec: FigureSpec, salt: str) -> dict[str, Any]:
     }
 
 
-def call_params(func: Callable[..., Any], panel: Panel, spec: FigureSpec) -> dict[str, Any]:
+def call_params(func: Callable[..., Any], panel: Panel, spec: FigureSpec, *, file: str | None = None
+                ) -> dict[str, Any]:
     """The keyword arguments a renderer is called with: the figure's shared params it
-    accepts, ``colors`` (the palette) if it accepts that, then the panel's own params."""
+    accepts, ``colors`` (the palette) if it accepts that, then the panel's own params.
+
+    Raises:
+        PanelError: a panel param the function does not take (a misspelt
+            ``binz``; names the closest one and lists those it takes), or a
+            parameter without a default that nothing gives.
+    """
     shared = {**spec.params, "colors": dict(spec.colors)}
-    return {**accepted(func, shared), **panel.params}
+    params = {**accepted(func, shared), **panel.params}
+    try:
+        sig = inspect.signature(func)
+    except (TypeError, ValueError):  # a builtin or C function: let the call itself complain
+        return params
+    takes = [p for p in list(sig.parameters.values())[2:] if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    names = [p.name for p in takes]
+    if not any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+        for name in panel.params:
+            if name not in names:
+                close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+                raise PanelError(f"panel {panel.name!r}: {panel.source} takes no parameter {name!r}"
+                                 + (f"; did you mean {close[0]!r}?" if close else "")
+                                 + f"; it takes {', '.join(names) or 'none besides fig and data'}",
+                                 file=file, key=f"{panel.key}.params.{name}")
+    for p in takes:
+        if p.default is p.empty and p.name not in params:
+            raise PanelError(f"panel {panel.name!r}: {panel.source} needs parameter {p.name!r}; give it in "
+                             f"params = {{ {p.name} = ... }} or [figure.params]", file=file, key=f"{panel.key}.params")
+    return params
 
 
 def warm_up(spec: FigureSpec) -> None:
@@ -259,7 +286,7 @@ def draw_panel(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data: M
 
     key = f"{panel.key}.render"
     width_pt, height_pt = size_pt
-    params = call_params(func, panel, spec)
+    params = call_params(func, panel, spec, file=file)
     with matplotlib.rc_context(rc_params(spec, panel.name)), _missing_glyphs() as missing:
         fig = Figure(figsize=(width_pt / 72.0, height_pt / 72.0), dpi=72.0)
         try:
@@ -537,4 +564,7 @@ def _describe(exc: BaseException, user_dir: Path | None) -> str:
     """
     frames = [Frame(f.filename, f.lineno or 0, f.name) for f in traceback.extract_tb(exc.__traceback__)]
     message = " ".join(str(exc).split()) or "(no message)"
-    return f"{type(exc).__name__}: {message}{where(frames, user_dir)}"
+    from .data import MissingKey
+
+    name = "KeyError" if isinstance(exc, MissingKey) else type(exc).__name__
+    return f"{name}: {message}{where(frames, user_dir)}"

@@ -44,7 +44,7 @@ FF
 """
 columns = [1, 1]
 rows = ["8mm", 1, "7mm"]
-gutter = ["10mm", "2mm"]
+gutter = ["12mm", "2mm"]
 margin = ["2mm", "4mm", "2mm", "4mm"]
 
 [[text]]
@@ -71,7 +71,7 @@ panels = ["curve", "bars"]
 from = "curve.e@0.4"
 to = "bars.w@0.4"
 color = "accent"
-label = "minus the mean"
+label = "− mean"
 label_color = "muted"
 
 [[text]]
@@ -108,7 +108,7 @@ def bars(fig, data, colors):
     ax.axhline(0, color=colors["ink"], linewidth=0.6)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("step")
-    ax.set_ylabel("value - mean")
+    ax.set_ylabel("value − mean")
     ax.spines[["top", "right"]].set_visible(False)
     fig.tight_layout(pad=0.3)
 

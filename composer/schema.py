@@ -414,8 +414,10 @@ TABLES: tuple[Table, ...] = (
     Table("align", "[[align]]",
           "Line up the plot areas (axes) of matplotlib panels, as R's patchwork does.", (
               Key("panels", "panel_list", "the panels, 2 or more", required=True),
-              Key("axis", "align_axis", "`y`: tops and bottoms (a row); `x`: left and right edges (a column); "
-                                        "`both`", "`\"y\"`"),
+              Key("axis", "align_axis", "`y`: tops and bottoms within each row of the group; `x`: left and "
+                                        "right edges within each column; `both`: both (a 2 x 2 grid, an L). A "
+                                        "panel sharing no row (column) with the others is an error",
+                  "`\"y\"`"),
           )),
     Table("point_table", "point table",
           "A point written as a table: `{ at = \"state1.se\", offset = [\"4mm\", \"5mm\"] }`.", (

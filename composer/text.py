@@ -166,7 +166,26 @@ def _find_font(font: str, file: str | None, key: str | None) -> str:
             if attempt == 0 and not _add_new_system_fonts():
                 break
     names = sorted({f.name for f in font_manager.fontManager.ttflist})
-    raise LayoutError(f"font {font!r} is not installed; installed fonts are {', '.join(names)}", file=file, key=key)
+    same = [n for n in METRIC_COMPATIBLE.get(font.casefold(), ()) if n in names]
+    hint = (f"; {' and '.join(same)} {'has' if len(same) == 1 else 'have'} the same metrics (font = "
+            f"\"{same[0]}\" sets identical line breaks)" if same else "")
+    raise LayoutError(f"font {font!r} is not installed{hint}; installed fonts are {', '.join(names)}",
+                      file=file, key=key)
+
+
+#: proprietary families journals ask for -> free families drawn to the same metrics (every glyph the same
+#: advance width), so text set in them breaks and fits exactly as it would in the original. Sources: the
+#: Liberation fonts' README ("metric-compatible with Arial, Times New Roman, Courier New"), Google's Croscore
+#: fonts (Arimo, Tinos, Cousine), URW's base-35 fonts for Ghostscript (Nimbus Sans = Helvetica,
+#: Nimbus Roman = Times, TeX Gyre Heros / Termes are their TeX editions).
+METRIC_COMPATIBLE: dict[str, tuple[str, ...]] = {
+    "arial": ("Liberation Sans", "Arimo", "Nimbus Sans", "TeX Gyre Heros"),
+    "helvetica": ("Nimbus Sans", "TeX Gyre Heros", "Liberation Sans", "Arimo"),
+    "times new roman": ("Liberation Serif", "Tinos", "Nimbus Roman", "TeX Gyre Termes"),
+    "times": ("Nimbus Roman", "TeX Gyre Termes", "Liberation Serif", "Tinos"),
+    "courier new": ("Liberation Mono", "Cousine", "Nimbus Mono PS"),
+    "courier": ("Nimbus Mono PS", "Liberation Mono", "Cousine"),
+}
 
 
 _scanned = False

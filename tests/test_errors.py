@@ -107,6 +107,17 @@ LAYOUT_CASES = [
          ("shape[0].symbol", "does nothing here", "circle")),
     Case("align_x_side_by_side", (('[[text]]', '[[align]]\npanels = ["a", "b"]\naxis = "x"\n\n[[text]]'),),
          ("align[0].axis", "panel 'a' shares a column with no other panel", 'axis = "y"')),
+    Case("panel_off_canvas", (('at = ["75mm", "8mm"]', 'at = ["95mm", "8mm"]'),),
+         ("panels.b:", "panel 'b' reaches", "past the right edge of the canvas")),
+    Case("misspelt_required_key", (('height = "70mm"', 'hieght = "70mm"'),),
+         ("figure.height:", "missing", "is 'hieght' a misspelling of 'height'?")),
+    Case("misspelt_placement", (('at = ["75mm", "8mm"]', 'cel = "x"'),),
+         ("panels.b:", "under-constrained", "is 'cel' a misspelling of 'cell'?")),
+    Case("nan_text_value", (('data = "../data/demo.npz"', 'data = "../data/nan.json"'),),
+         ("text[0]", "{total}", "nan", "never prints a missing value"),
+         files={"data/nan.json": '{"y": [1.0, NaN], "scale": 2}'}),
+    Case("misspelt_param", (('params = { n = 8 }', 'params = { m = 8 }'),),
+         ("panels.a.params.m:", "demo:line takes no parameter 'm'", "it takes n")),
     Case("missing_required_key", (('size = ["40mm", "40mm"]\n', ''),),
          ("panels.b.size", "missing")),
     Case("under_constrained", (('at = ["75mm", "8mm"]\n', ''),),
@@ -152,7 +163,7 @@ LAYOUT_CASES = [
     Case("function_returns_non_dict", (('"demo:heat"', '"extra:listy"'),),
          ("panels.b.render", "panel 'b'", "extra:listy", "returned list"), files={"panels/extra.py": EXTRA_PANELS}),
     Case("function_reads_missing_data_key", (('"demo:heat"', '"extra:needs_z"'),),
-         ("panels.b.render", "panel 'b'", "extra:needs_z", "KeyError", "'z'"), files={"panels/extra.py": EXTRA_PANELS}),
+         ("panels.b.render", "panel 'b'", "extra:needs_z", "KeyError", "'z'; the data file has scale, y"), files={"panels/extra.py": EXTRA_PANELS}),
     Case("function_resizes_figure", (('"demo:heat"', '"extra:resize"'),),
          ("panels.b.render", "panel 'b'", "extra:resize", "figure size"), files={"panels/extra.py": EXTRA_PANELS}),
     Case("panel_param_breaks_function", (('params = { n = 8 }', 'params = { n = 80 }'),),
@@ -367,3 +378,10 @@ def test_real_process_exit_status_and_no_traceback(project):
         "valid units are pt, in, mm, cm, px"
     ]
     assert snapshot(project) == before
+
+
+def test_python_layout_that_raises_names_its_line(project, capsys):
+    (project / "layouts" / "pyfig.py").write_text("def layout():\n    scale = 0\n    return {'w': 1 / scale}\n")
+    line = error_line(*run(capsys, ["pyfig", "--root", str(project)]))
+    assert line == ("compose: error: layouts/pyfig.py: running the layout raised ZeroDivisionError: division by "
+                    "zero (at line 3 in layout: return {'w': 1 / scale})"), line

@@ -197,6 +197,9 @@ def test_compose_new_builds_at_once_and_never_overwrites(tmp_path, capsys):
     assert "10 points, mean 0.62" in labels  # the footer's numbers come from the CSV
     assert read_png(root / "build" / "fig1.png").shape[:2] == (round(62 / 25.4 * 60), round(120 / 25.4 * 60))
     capsys.readouterr()
+    assert main(["check", "fig1", "--root", str(root)]) == 0  # the first figure a user sees is print-clean
+    assert "0 errors, 0 warnings" in capsys.readouterr().out
+    capsys.readouterr()
     (root / "layouts" / "fig1.toml").write_text("# my edits\n" + (root / "layouts" / "fig1.toml").read_text())
     edited = (root / "layouts" / "fig1.toml").read_bytes()
     assert main(["new", "fig1", "--root", str(root)]) == 1
