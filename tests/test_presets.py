@@ -107,7 +107,7 @@ def test_unknown_preset_lists_the_presets(tmp_path):
 
 
 def test_check_table_rejects_unknown_keys(tmp_path):
-    with pytest.raises(LayoutError, match=r"check.min_fontsize: unknown key 'min_fontsize'; valid keys are "
+    with pytest.raises(LayoutError, match=r"check.min_fontsize: unknown key 'min_fontsize'; did you mean 'min_font_size'\?; valid keys are "
                                           r"min_font_size, min_line_width"):
         _load(tmp_path, tail='\n[check]\nmin_fontsize = "6pt"\n')
 
