@@ -53,7 +53,8 @@ from .progress import Progress
 from .rasterize import to_eps, to_pdf, to_png, to_tiff
 from .rasters import finish_rasters
 from .render import (RenderedPanel, _describe, _user_dir, accepted, align_plot_areas, call_params, draw_panel,
-                     find_renderer, load_module, panel_failure, prepare_fork, rc_params, save_panel, warm_up)
+                     find_renderer, font_substitutions, load_module, panel_failure, prepare_fork, rc_params,
+                     save_panel, warm_up)
 from .sanitize import MAX_IMAGE_BYTES, MAX_IMAGE_PIXELS, load_svg
 from .svgio import NSMAP, parse_svg, read_limited, svg_tag, write_files_atomically, write_svg
 from .text import TextBlock, check_font, typeset
@@ -383,16 +384,37 @@ def render_units(figure: Figure) -> list[list[str]]:
 
 def _render_unit(inputs: Inputs, names: list[str], boxes: Mapping[str, Box],
                  timeout_s: float | None) -> dict[str, RenderedPanel]:
+    """Draw, align and save one render unit (a panel, or a group of aligned panels) in a forked worker.
+
+    Every panel comes back with the fonts matplotlib substituted while drawing
+    and saving it (:attr:`RenderedPanel.substituted`), so the facts the check
+    needs travel with the panel, into the panel cache too.
+
+    Raises:
+        PanelError: the unit's code raised, hung past ``timeout_s`` seconds,
+            crashed the worker or returned garbage (naming the panel).
+    """
     figure, file = inputs.figure, inputs.file
     panels = {p.name: p for p in figure.panels}
 
     def work() -> dict[str, RenderedPanel]:
-        drafts = {n: draw_panel(inputs.renderers[n], panels[n], figure.spec, inputs.data[n],
-                                size_pt=(boxes[n].width_pt, boxes[n].height_pt), file=file) for n in names}
+        substituted: dict[str, dict[str, str]] = {n: {} for n in names}
+        drafts = {}
+        for n in names:
+            with font_substitutions() as found:
+                drafts[n] = draw_panel(inputs.renderers[n], panels[n], figure.spec, inputs.data[n],
+                                       size_pt=(boxes[n].width_pt, boxes[n].height_pt), file=file)
+            substituted[n].update(found)
         for align in figure.aligns:
             if set(align.panels) & set(names):
                 align_plot_areas(drafts, boxes, align.panels, align.axis)
-        return {n: save_panel(drafts[n], figure.spec, file=file) for n in names}
+        saved = {}
+        for n in names:
+            with font_substitutions() as found:
+                panel = save_panel(drafts[n], figure.spec, file=file)
+            substituted[n].update(found)
+            saved[n] = dataclasses.replace(panel, substituted=dict(sorted(substituted[n].items())))
+        return saved
 
     prepare_fork()
     try:
