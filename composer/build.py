@@ -682,8 +682,10 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
             ``NAME.debug.png`` (:mod:`composer.overlay`); the other outputs are
             the same bytes either way.
         check: also lint the figure (:mod:`composer.check`) into
-            ``result.report``; its panels are rendered afresh (the check
-            watches matplotlib's font substitutions while they are drawn).
+            ``result.report``. Panels come from the panel cache or are
+            rendered like any build's (isolated, ``timeout_s``, ``jobs``);
+            the font substitutions matplotlib made while drawing a panel are
+            kept with it, so the report is the same either way.
         timeout_s: wall-time limit in seconds of each panel function (or
             group of aligned panels), each ``values()`` and each export; None
             for no limit (:mod:`composer.isolate`).
@@ -725,9 +727,47 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
         progress.close()
 
 
+def lint_figure(name: str, *, root: str | Path = ".", timeout_s: float | None = DEFAULT_TIMEOUT_S,
+                jobs: int | None = None, cache: bool = True, progress: Progress | None = None) -> BuildResult:
+    """Render, compose and check figure ``name`` of the project at ``root``, writing nothing.
+
+    The panels go through the same path as :func:`build` with ``check=True``:
+    each from the panel cache when its entry is there (read only: nothing is
+    stored), else rendered in a forked worker with the ``timeout_s`` limit,
+    ``jobs`` at a time (default: every available core). No output, manifest or
+    cache entry is written.
+
+    Returns:
+        A :class:`BuildResult` without outputs; ``report`` is the check
+        report (:class:`composer.check.Report`), ``rendered``/``cached`` say
+        where the panels came from.
+
+    Raises:
+        ComposerError: the figure cannot be loaded, rendered (a panel that
+            raised, hung or crashed: one line naming it) or composed.
+    """
+    if timeout_s is not None and not timeout_s > 0:
+        raise ComposerError(f"timeout {timeout_s} must be a positive number of seconds")
+    if jobs is not None and jobs < 1:
+        raise ComposerError(f"jobs {jobs} must be at least 1")
+    started = time.perf_counter()
+    project = Project.at(root)
+    progress = progress or Progress()
+    token = _TEXT_CACHE.set(None)
+    try:
+        return _build(project, name, project.root / "build", (), 300.0, jobs or available_cores(), cache, progress,
+                      "check", {"check": time.perf_counter() - started}, check=True, timeout_s=timeout_s,
+                      write=False)
+    finally:
+        _TEXT_CACHE.reset(token)
+        progress.close()
+
+
 def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...], dpi: float, jobs: int,
            cache: bool, progress: Progress, reason: str, seconds: dict[str, float], debug: bool = False,
-           check: bool = False, timeout_s: float | None = DEFAULT_TIMEOUT_S) -> BuildResult:
+           check: bool = False, timeout_s: float | None = DEFAULT_TIMEOUT_S, write: bool = True) -> BuildResult:
+    """The build after the no-op test (see :func:`build`). ``write=False`` stops after composing (and
+    checking): nothing is exported or written, the panel cache is read but not filled."""
     clock = [time.perf_counter()]
 
     def lap(stage: str) -> None:
@@ -768,23 +808,14 @@ def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...],
     position = {p.name: i for i, p in enumerate(figure.panels)}
     layout_rank = {"+".join(g): min(position[n] for n in g) for g in missing}
     lap("read")
+    results, error = render_all(tasks, jobs=jobs, progress=progress, prepare=partial(_warm, figure.spec),
+                                rank=lambda t: layout_rank[t.name])
+    if error is not None:
+        raise error
     fresh: dict[str, RenderedPanel] = {}
-    if check:
-        from .check import lint, render_checked
-
-        progress.stage("rendering every panel for the check")
-        fresh, substituted = render_checked(inputs, typeset)
-        results = {}
-        rendered = dict(fresh)
-        cached = ()
-    else:
-        results, error = render_all(tasks, jobs=jobs, progress=progress, prepare=partial(_warm, figure.spec),
-                                    rank=lambda t: layout_rank[t.name])
-        if error is not None:
-            raise error
-        for panels_of_group, _ in results.values():
-            fresh.update(panels_of_group)
-        rendered.update(fresh)
+    for panels_of_group, _ in results.values():
+        fresh.update(panels_of_group)
+    rendered.update(fresh)
     for p in inputs.figure.panels:  # warnings from the render workers, cached ones included
         for note in rendered[p.name].notes if p.name in rendered else ():
             warnings.warn(ComposerWarning(f"{inputs.file}: {note}"), stacklevel=2)
@@ -797,7 +828,17 @@ def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...],
     if debug or check:
         geometry = figure_geometry(inputs, rendered, typeset)
     if check:
+        from .check import lint
+
+        # what matplotlib substituted while drawing, carried by each panel (from its worker or the cache)
+        substituted = {f"panel {n}\t{font}": message for n, panel in rendered.items()
+                       for font, message in panel.substituted.items()}
         report = lint(inputs.figure, geometry, svg, file=inputs.file, substituted=substituted)
+    if not write:
+        lap("compose")
+        return BuildResult(outputs={}, report=report, reason=reason,
+                           rendered=tuple(p.name for p in figure.panels if p.name in fresh), cached=cached,
+                           repaired=repaired, seconds=seconds, render_seconds={g: s for g, (_, s) in results.items()})
     if debug:
         from .overlay import overlay
 

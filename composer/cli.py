@@ -194,14 +194,19 @@ def _check(argv: list[str]) -> int:
         prog="compose check",
         description="Check a figure for print at its final size: text and line sizes, raster ppi, overlaps, "
                     "elements off the canvas, fonts, loose connectors, colours under colour-vision deficiency. "
-                    "Exit status 1 when an error-level problem is found. Writes nothing.")
+                    "Exit status 1 when an error-level problem is found. Panels come from the panel cache "
+                    "when a build put them there, else are rendered as a build renders them. Writes nothing.")
     parser.add_argument("name", help="figure name: checks layouts/NAME.toml")
     _common(parser)
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+                        help="worker processes for rendering panels (default: all cores)")
+    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                        help="stop a panel function that runs longer than this (default: 120)")
     args = parser.parse_args(argv)
     from .check import check
 
-    report = check(args.name, root=args.root)
+    report = check(args.name, root=args.root, jobs=args.jobs, timeout_s=_timeout(args))
     print(report.to_json() if args.json else report.table())
     return 0 if report.ok else 1
 
