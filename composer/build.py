@@ -20,6 +20,7 @@ imported SVG files are sanitized as they are read (:mod:`composer.sanitize`).
 from __future__ import annotations
 
 import base64
+import contextlib
 import contextvars
 import dataclasses
 import math
@@ -645,6 +646,11 @@ class BuildResult:
         render_seconds: render group (panel names joined by ``+``) -> its
             own render time, measured in the process that rendered it.
         report: the check report (:mod:`composer.check`) when one was asked for.
+        warnings: the messages of the :class:`ComposerWarning` s the build
+            issued (a panel's missing font, a raster below its ppi...), in
+            order; they are kept in the manifest, and a no-op build issues
+            them again (and lists them here), so an up-to-date figure is not
+            mistaken for a clean one.
 
     ``outputs`` also holds ``debug-svg``/``debug-png`` for the overlay.
     """
@@ -659,6 +665,7 @@ class BuildResult:
     seconds: dict[str, float] = dataclasses.field(default_factory=dict)
     render_seconds: dict[str, float] = dataclasses.field(default_factory=dict)
     report: Any = None
+    warnings: tuple[str, ...] = ()
 
 
 def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
@@ -716,7 +723,11 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
               else "--no-cache" if not cache else "--debug/--check")
     seconds = {"check": time.perf_counter() - started}
     if reason is None:
-        return BuildResult(outputs=manifest.recorded_outputs(out_dir, name), up_to_date=True, seconds=seconds)
+        replayed = tuple(manifest.recorded_warnings(out_dir, name))
+        for message in replayed:  # what the build that made these outputs warned about
+            warnings.warn(ComposerWarning(message), stacklevel=2)
+        return BuildResult(outputs=manifest.recorded_outputs(out_dir, name), up_to_date=True, seconds=seconds,
+                           warnings=replayed)
     progress = progress or Progress()
     token = _TEXT_CACHE.set(None)
     try:
@@ -761,6 +772,25 @@ def lint_figure(name: str, *, root: str | Path = ".", timeout_s: float | None = 
     finally:
         _TEXT_CACHE.reset(token)
         progress.close()
+
+
+@contextlib.contextmanager
+def _recording(issued: list[str]):
+    """Warnings raised inside the block are issued as they would have been (the caller's filters
+    apply), once it ends; the message of each :class:`ComposerWarning` among them is added to ``issued``."""
+    caught: list[warnings.WarningMessage] = []
+    try:
+        with warnings.catch_warnings(record=True) as log:
+            warnings.simplefilter("always")
+            try:
+                yield
+            finally:
+                caught = list(log)
+    finally:
+        for w in caught:
+            if issubclass(w.category, ComposerWarning):
+                issued.append(str(w.message))
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
 
 
 def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...], dpi: float, jobs: int,
@@ -816,13 +846,16 @@ def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...],
     for panels_of_group, _ in results.values():
         fresh.update(panels_of_group)
     rendered.update(fresh)
+    issued: list[str] = []  # every ComposerWarning of this build, in order: the manifest keeps them
     for p in inputs.figure.panels:  # warnings from the render workers, cached ones included
         for note in rendered[p.name].notes if p.name in rendered else ():
-            warnings.warn(ComposerWarning(f"{inputs.file}: {note}"), stacklevel=2)
+            issued.append(f"{inputs.file}: {note}")
+            warnings.warn(ComposerWarning(issued[-1]), stacklevel=2)
     lap("render")
     # 4. compose; write only what changed; PDF/PNG only when the SVG changed
     progress.stage("composing")
-    svg = compose(inputs, rendered, typeset)
+    with _recording(issued):
+        svg = compose(inputs, rendered, typeset)
     report = None
     files: dict[Path, bytes] = {}
     if debug or check:
@@ -838,7 +871,8 @@ def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...],
         lap("compose")
         return BuildResult(outputs={}, report=report, reason=reason,
                            rendered=tuple(p.name for p in figure.panels if p.name in fresh), cached=cached,
-                           repaired=repaired, seconds=seconds, render_seconds={g: s for g, (_, s) in results.items()})
+                           repaired=repaired, seconds=seconds, render_seconds={g: s for g, (_, s) in results.items()},
+                           warnings=tuple(issued))
     if debug:
         from .overlay import overlay
 
@@ -894,7 +928,7 @@ def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...],
     if consistent:
         group_seconds = {n: s / len(g.split("+")) for g, (_, s) in results.items() for n in g.split("+")}
         files[manifest_file] = manifest.dumps(_manifest(project, figure, formats, dpi, digests, records, keys,
-                                                        group_seconds, before))
+                                                        group_seconds, before, issued))
     write_files_atomically(files)
     if not consistent and manifest_file.exists():
         manifest_file.unlink()
@@ -917,6 +951,7 @@ def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...],
         written=tuple(written),
         seconds=seconds,
         render_seconds={g: s for g, (_, s) in results.items()},
+        warnings=tuple(issued),
     )
 
 
@@ -1052,8 +1087,8 @@ def _panel_keys(figure: Figure, inputs: Inputs, boxes: Mapping[str, Box], groups
 
 def _manifest(project: Project, figure: Figure, formats: tuple[str, ...], dpi: float,
               digests: Mapping[Path, str | None], records: Mapping[str, Any], keys: Mapping[str, str],
-              seconds: Mapping[str, float], before: Mapping[str, float]) -> dict:
-    """The manifest of a successful build (see :mod:`composer.manifest`)."""
+              seconds: Mapping[str, float], before: Mapping[str, float], issued: list[str]) -> dict:
+    """The manifest of a successful build (see :mod:`composer.manifest`); ``issued``: its warnings."""
     import sys
 
     packages = ("matplotlib", "numpy", "lxml", "cairosvg", "cairocffi", "PIL", "tinycss2", "cssselect2",
@@ -1074,6 +1109,7 @@ def _manifest(project: Project, figure: Figure, formats: tuple[str, ...], dpi: f
         "inputs": {manifest.display_path(p, project.root): d for p, d in sorted(digests.items())},
         "outputs": dict(records),
         "panels": panels,
+        "warnings": list(issued),
     }
 
 

@@ -13,7 +13,8 @@ line ``compose: warning: ...`` on stderr, and the build goes on.
 When nothing changed since the last build, ``compose NAME`` answers from the
 build manifest alone (:mod:`composer.manifest`): it imports neither the
 pipeline nor matplotlib, lxml or cairosvg, so it takes a few hundredths of a
-second.
+second. The warnings of the build that made the outputs are kept in the
+manifest and printed again.
 """
 
 from __future__ import annotations
@@ -95,10 +96,15 @@ def _build(argv: list[str]) -> int:
     if (not args.no_cache and not args.check and not args.debug and formats
             and set(formats) <= {"svg", "pdf", "png", "tiff", "eps"} and args.dpi > 0):
         # the no-op path: standard library only, no layout parsing (see composer.manifest)
-        from .manifest import fresh_outputs, options
+        from pathlib import Path
+
+        from .manifest import fresh_outputs, options, recorded_warnings
 
         fresh = fresh_outputs(args.root, args.name, args.out, options(formats, args.dpi))
         if fresh is not None:
+            out_dir = Path(args.out) if args.out is not None else Path(args.root).resolve() / "build"
+            for message in recorded_warnings(out_dir, args.name):  # as the build that made the outputs did
+                warnings.warn(ComposerWarning(message), stacklevel=1)
             print(f"{args.name} is up to date ({time.perf_counter() - started:.2f} s): {_paths(fresh.values())}")
             return 0
     from .build import build
