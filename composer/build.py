@@ -346,6 +346,11 @@ def render_panels(inputs: Inputs, typeset: Typeset | None = None, *,
     ``typeset`` (default: computed) gives the text sizes that panel placement
     may depend on.
 
+    Returns:
+        Render panel name -> :class:`RenderedPanel` (its SVG, data anchors in
+        panel pt, warnings, and the fonts matplotlib substituted while drawing
+        it), in layout order.
+
     Raises:
         PanelError: the first panel (in layout order) whose renderer raised,
             hung, crashed or returned garbage.
