@@ -20,6 +20,7 @@ imported SVG files are sanitized as they are read (:mod:`composer.sanitize`).
 from __future__ import annotations
 
 import base64
+import contextlib
 import contextvars
 import dataclasses
 import math
@@ -53,7 +54,8 @@ from .progress import Progress
 from .rasterize import to_eps, to_pdf, to_png, to_tiff
 from .rasters import finish_rasters
 from .render import (RenderedPanel, _describe, _user_dir, accepted, align_plot_areas, call_params, draw_panel,
-                     find_renderer, load_module, panel_failure, prepare_fork, rc_params, save_panel, warm_up)
+                     find_renderer, font_substitutions, load_module, panel_failure, prepare_fork, rc_params,
+                     save_panel, warm_up)
 from .sanitize import MAX_IMAGE_BYTES, MAX_IMAGE_PIXELS, load_svg
 from .svgio import NSMAP, parse_svg, read_limited, svg_tag, write_files_atomically, write_svg
 from .text import TextBlock, check_font, typeset
@@ -344,6 +346,11 @@ def render_panels(inputs: Inputs, typeset: Typeset | None = None, *,
     ``typeset`` (default: computed) gives the text sizes that panel placement
     may depend on.
 
+    Returns:
+        Render panel name -> :class:`RenderedPanel` (its SVG, data anchors in
+        panel pt, warnings, and the fonts matplotlib substituted while drawing
+        it), in layout order.
+
     Raises:
         PanelError: the first panel (in layout order) whose renderer raised,
             hung, crashed or returned garbage.
@@ -383,16 +390,37 @@ def render_units(figure: Figure) -> list[list[str]]:
 
 def _render_unit(inputs: Inputs, names: list[str], boxes: Mapping[str, Box],
                  timeout_s: float | None) -> dict[str, RenderedPanel]:
+    """Draw, align and save one render unit (a panel, or a group of aligned panels) in a forked worker.
+
+    Every panel comes back with the fonts matplotlib substituted while drawing
+    and saving it (:attr:`RenderedPanel.substituted`), so the facts the check
+    needs travel with the panel, into the panel cache too.
+
+    Raises:
+        PanelError: the unit's code raised, hung past ``timeout_s`` seconds,
+            crashed the worker or returned garbage (naming the panel).
+    """
     figure, file = inputs.figure, inputs.file
     panels = {p.name: p for p in figure.panels}
 
     def work() -> dict[str, RenderedPanel]:
-        drafts = {n: draw_panel(inputs.renderers[n], panels[n], figure.spec, inputs.data[n],
-                                size_pt=(boxes[n].width_pt, boxes[n].height_pt), file=file) for n in names}
+        substituted: dict[str, dict[str, str]] = {n: {} for n in names}
+        drafts = {}
+        for n in names:
+            with font_substitutions() as found:
+                drafts[n] = draw_panel(inputs.renderers[n], panels[n], figure.spec, inputs.data[n],
+                                       size_pt=(boxes[n].width_pt, boxes[n].height_pt), file=file)
+            substituted[n].update(found)
         for align in figure.aligns:
             if set(align.panels) & set(names):
                 align_plot_areas(drafts, boxes, align)
-        return {n: save_panel(drafts[n], figure.spec, file=file) for n in names}
+        saved = {}
+        for n in names:
+            with font_substitutions() as found:
+                panel = save_panel(drafts[n], figure.spec, file=file)
+            substituted[n].update(found)
+            saved[n] = dataclasses.replace(panel, substituted=dict(sorted(substituted[n].items())))
+        return saved
 
     prepare_fork()
     try:
@@ -623,6 +651,11 @@ class BuildResult:
         render_seconds: render group (panel names joined by ``+``) -> its
             own render time, measured in the process that rendered it.
         report: the check report (:mod:`composer.check`) when one was asked for.
+        warnings: the messages of the :class:`ComposerWarning` s the build
+            issued (a panel's missing font, a raster below its ppi...), in
+            order; they are kept in the manifest, and a no-op build issues
+            them again (and lists them here), so an up-to-date figure is not
+            mistaken for a clean one.
 
     ``outputs`` also holds ``debug-svg``/``debug-png`` for the overlay.
     """
@@ -637,6 +670,7 @@ class BuildResult:
     seconds: dict[str, float] = dataclasses.field(default_factory=dict)
     render_seconds: dict[str, float] = dataclasses.field(default_factory=dict)
     report: Any = None
+    warnings: tuple[str, ...] = ()
 
 
 def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
@@ -660,8 +694,10 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
             ``NAME.debug.png`` (:mod:`composer.overlay`); the other outputs are
             the same bytes either way.
         check: also lint the figure (:mod:`composer.check`) into
-            ``result.report``; its panels are rendered afresh (the check
-            watches matplotlib's font substitutions while they are drawn).
+            ``result.report``. Panels come from the panel cache or are
+            rendered like any build's (isolated, ``timeout_s``, ``jobs``);
+            the font substitutions matplotlib made while drawing a panel are
+            kept with it, so the report is the same either way.
         timeout_s: wall-time limit in seconds of each panel function (or
             group of aligned panels), each ``values()`` and each export; None
             for no limit (:mod:`composer.isolate`).
@@ -692,7 +728,11 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
               else "--no-cache" if not cache else "--debug/--check")
     seconds = {"check": time.perf_counter() - started}
     if reason is None:
-        return BuildResult(outputs=manifest.recorded_outputs(out_dir, name), up_to_date=True, seconds=seconds)
+        replayed = tuple(manifest.recorded_warnings(out_dir, name))
+        for message in replayed:  # what the build that made these outputs warned about
+            warnings.warn(ComposerWarning(message), stacklevel=2)
+        return BuildResult(outputs=manifest.recorded_outputs(out_dir, name), up_to_date=True, seconds=seconds,
+                           warnings=replayed)
     progress = progress or Progress()
     token = _TEXT_CACHE.set(None)
     try:
@@ -703,9 +743,66 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
         progress.close()
 
 
+def lint_figure(name: str, *, root: str | Path = ".", timeout_s: float | None = DEFAULT_TIMEOUT_S,
+                jobs: int | None = None, cache: bool = True, progress: Progress | None = None) -> BuildResult:
+    """Render, compose and check figure ``name`` of the project at ``root``, writing nothing.
+
+    The panels go through the same path as :func:`build` with ``check=True``:
+    each from the panel cache when its entry is there (read only: nothing is
+    stored), else rendered in a forked worker with the ``timeout_s`` limit,
+    ``jobs`` at a time (default: every available core). No output, manifest or
+    cache entry is written.
+
+    Returns:
+        A :class:`BuildResult` without outputs; ``report`` is the check
+        report (:class:`composer.check.Report`), ``rendered``/``cached`` say
+        where the panels came from.
+
+    Raises:
+        ComposerError: the figure cannot be loaded, rendered (a panel that
+            raised, hung or crashed: one line naming it) or composed.
+    """
+    if timeout_s is not None and not timeout_s > 0:
+        raise ComposerError(f"timeout {timeout_s} must be a positive number of seconds")
+    if jobs is not None and jobs < 1:
+        raise ComposerError(f"jobs {jobs} must be at least 1")
+    started = time.perf_counter()
+    project = Project.at(root)
+    progress = progress or Progress()
+    token = _TEXT_CACHE.set(None)
+    try:
+        return _build(project, name, project.root / "build", (), 300.0, jobs or available_cores(), cache, progress,
+                      "check", {"check": time.perf_counter() - started}, check=True, timeout_s=timeout_s,
+                      write=False)
+    finally:
+        _TEXT_CACHE.reset(token)
+        progress.close()
+
+
+@contextlib.contextmanager
+def _recording(issued: list[str]):
+    """Warnings raised inside the block are issued as they would have been (the caller's filters
+    apply), once it ends; the message of each :class:`ComposerWarning` among them is added to ``issued``."""
+    caught: list[warnings.WarningMessage] = []
+    try:
+        with warnings.catch_warnings(record=True) as log:
+            warnings.simplefilter("always")
+            try:
+                yield
+            finally:
+                caught = list(log)
+    finally:
+        for w in caught:
+            if issubclass(w.category, ComposerWarning):
+                issued.append(str(w.message))
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
+
+
 def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...], dpi: float, jobs: int,
            cache: bool, progress: Progress, reason: str, seconds: dict[str, float], debug: bool = False,
-           check: bool = False, timeout_s: float | None = DEFAULT_TIMEOUT_S) -> BuildResult:
+           check: bool = False, timeout_s: float | None = DEFAULT_TIMEOUT_S, write: bool = True) -> BuildResult:
+    """The build after the no-op test (see :func:`build`). ``write=False`` stops after composing (and
+    checking): nothing is exported or written, the panel cache is read but not filled."""
     clock = [time.perf_counter()]
 
     def lap(stage: str) -> None:
@@ -746,36 +843,41 @@ def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...],
     position = {p.name: i for i, p in enumerate(figure.panels)}
     layout_rank = {"+".join(g): min(position[n] for n in g) for g in missing}
     lap("read")
+    results, error = render_all(tasks, jobs=jobs, progress=progress, prepare=partial(_warm, figure.spec),
+                                rank=lambda t: layout_rank[t.name])
+    if error is not None:
+        raise error
     fresh: dict[str, RenderedPanel] = {}
-    if check:
-        from .check import lint, render_checked
-
-        progress.stage("rendering every panel for the check")
-        fresh, substituted = render_checked(inputs, typeset)
-        results = {}
-        rendered = dict(fresh)
-        cached = ()
-    else:
-        results, error = render_all(tasks, jobs=jobs, progress=progress, prepare=partial(_warm, figure.spec),
-                                    rank=lambda t: layout_rank[t.name])
-        if error is not None:
-            raise error
-        for panels_of_group, _ in results.values():
-            fresh.update(panels_of_group)
-        rendered.update(fresh)
+    for panels_of_group, _ in results.values():
+        fresh.update(panels_of_group)
+    rendered.update(fresh)
+    issued: list[str] = []  # every ComposerWarning of this build, in order: the manifest keeps them
     for p in inputs.figure.panels:  # warnings from the render workers, cached ones included
         for note in rendered[p.name].notes if p.name in rendered else ():
-            warnings.warn(ComposerWarning(f"{inputs.file}: {note}"), stacklevel=2)
+            issued.append(f"{inputs.file}: {note}")
+            warnings.warn(ComposerWarning(issued[-1]), stacklevel=2)
     lap("render")
     # 4. compose; write only what changed; PDF/PNG only when the SVG changed
     progress.stage("composing")
-    svg = compose(inputs, rendered, typeset)
+    with _recording(issued):
+        svg = compose(inputs, rendered, typeset)
     report = None
     files: dict[Path, bytes] = {}
     if debug or check:
         geometry = figure_geometry(inputs, rendered, typeset)
     if check:
+        from .check import lint
+
+        # what matplotlib substituted while drawing, carried by each panel (from its worker or the cache)
+        substituted = {f"panel {n}\t{font}": message for n, panel in rendered.items()
+                       for font, message in panel.substituted.items()}
         report = lint(inputs.figure, geometry, svg, file=inputs.file, substituted=substituted)
+    if not write:
+        lap("compose")
+        return BuildResult(outputs={}, report=report, reason=reason,
+                           rendered=tuple(p.name for p in figure.panels if p.name in fresh), cached=cached,
+                           repaired=repaired, seconds=seconds, render_seconds={g: s for g, (_, s) in results.items()},
+                           warnings=tuple(issued))
     if debug:
         from .overlay import overlay
 
@@ -831,7 +933,7 @@ def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...],
     if consistent:
         group_seconds = {n: s / len(g.split("+")) for g, (_, s) in results.items() for n in g.split("+")}
         files[manifest_file] = manifest.dumps(_manifest(project, figure, formats, dpi, digests, records, keys,
-                                                        group_seconds, before))
+                                                        group_seconds, before, issued))
     write_files_atomically(files)
     if not consistent and manifest_file.exists():
         manifest_file.unlink()
@@ -854,6 +956,7 @@ def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...],
         written=tuple(written),
         seconds=seconds,
         render_seconds={g: s for g, (_, s) in results.items()},
+        warnings=tuple(issued),
     )
 
 
@@ -989,8 +1092,8 @@ def _panel_keys(figure: Figure, inputs: Inputs, boxes: Mapping[str, Box], groups
 
 def _manifest(project: Project, figure: Figure, formats: tuple[str, ...], dpi: float,
               digests: Mapping[Path, str | None], records: Mapping[str, Any], keys: Mapping[str, str],
-              seconds: Mapping[str, float], before: Mapping[str, float]) -> dict:
-    """The manifest of a successful build (see :mod:`composer.manifest`)."""
+              seconds: Mapping[str, float], before: Mapping[str, float], issued: list[str]) -> dict:
+    """The manifest of a successful build (see :mod:`composer.manifest`); ``issued``: its warnings."""
     import sys
 
     packages = ("matplotlib", "numpy", "lxml", "cairosvg", "cairocffi", "PIL", "tinycss2", "cssselect2",
@@ -1011,6 +1114,7 @@ def _manifest(project: Project, figure: Figure, formats: tuple[str, ...], dpi: f
         "inputs": {manifest.display_path(p, project.root): d for p, d in sorted(digests.items())},
         "outputs": dict(records),
         "panels": panels,
+        "warnings": list(issued),
     }
 
 

@@ -28,12 +28,15 @@ uses these is hashed whole). ``compose NAME --no-cache`` renders everything.
 
 Location: ``ROOT/build/.cache/panels/<2 hex>/<key>`` (``build/`` is the
 project's generated folder and is gitignored; deleting it is always safe).
-Entry format: one header line ``composer-panel-cache 1 <key>``, one line with
-the sha256 of the payload, then the payload: the anchors as canonical JSON, a
-newline, and the panel's SVG bytes. Entries are written atomically
-(:func:`composer.svgio.write_files_atomically`) and verified on every read:
-an entry whose header, key or digest does not match is deleted and the panel
-is rendered again, never used.
+Entry format: one header line ``composer-panel-cache 3 <key>``, one line with
+the sha256 of the payload, then the payload: canonical JSON of the panel's
+data anchors, its warnings (``notes``) and the fonts matplotlib substituted
+while drawing it (``substituted``, for ``compose check``), a newline, and the
+panel's SVG bytes. The format is part of every key, so an entry of an older
+format (2 had no ``substituted``) is never looked up. Entries are written
+atomically (:func:`composer.svgio.write_files_atomically`) and verified on
+every read: an entry whose header, key or digest does not match is deleted
+and the panel is rendered again, never used.
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ from typing import Any, Iterable, Mapping
 from .manifest import bytes_digest, composer_fingerprint, file_digest
 from .render import RenderedPanel
 
-_MAGIC = b"composer-panel-cache 2"
+_MAGIC = b"composer-panel-cache 3"
 #: names whose use makes a module's globals reachable by string; such a module is hashed whole.
 _DYNAMIC = frozenset({"globals", "vars", "eval", "exec", "__import__", "__getattr__"})
 
@@ -308,9 +311,10 @@ def group_signature(members: Iterable[tuple[str, str, tuple[float, float, float,
 # ─── entries ─────────────────────────────────────────────────────────────────
 
 def encode_entry(key: str, panel: RenderedPanel) -> bytes:
-    """An entry's bytes: header, payload digest, payload (anchors and notes JSON + newline + SVG)."""
+    """An entry's bytes: header, payload digest, payload (anchors, notes and substituted fonts as JSON
+    + newline + SVG)."""
     anchors = {name: [float(x), float(y)] for name, (x, y) in panel.anchors.items()}
-    meta = {"anchors": anchors, "notes": list(panel.notes)}
+    meta = {"anchors": anchors, "notes": list(panel.notes), "substituted": dict(panel.substituted)}
     payload = canonical_json(meta).encode("utf-8") + b"\n" + panel.svg
     return b"%s %s\n%s\n" % (_MAGIC, key.encode(), bytes_digest(payload).encode()) + payload
 
@@ -330,9 +334,10 @@ def decode_entry(key: str, data: bytes) -> RenderedPanel | None:
         meta = json.loads(anchors_json)
         anchors = {str(name): (float(xy[0]), float(xy[1])) for name, xy in meta["anchors"].items()}
         notes = tuple(str(note) for note in meta["notes"])
+        substituted = {str(font): str(what) for font, what in meta["substituted"].items()}
     except (ValueError, TypeError, AttributeError, IndexError, KeyError):
         return None
-    return RenderedPanel(svg=svg, anchors=anchors, notes=notes)
+    return RenderedPanel(svg=svg, anchors=anchors, notes=notes, substituted=substituted)
 
 
 #: the panel cache is kept under this size: after each store the least

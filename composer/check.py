@@ -64,18 +64,17 @@ look on white.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
-import logging
 import math
 import re
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any, Iterator, Mapping
+from typing import Any, Mapping
 
 from .errors import LayoutError
 from .geometry import Box, Geometry
+from .isolate import DEFAULT_TIMEOUT_S
 from .model import CheckLimits, Figure
 from .svgscene import BBox, Scene, TextRun, path_points, scene
 
@@ -657,7 +656,8 @@ def lint(figure: Figure, geometry: Geometry, svg: bytes, *, file: str,
         svg: the composed canvas (:func:`composer.build.compose`).
         file: the layout file, for errors.
         substituted: ``"panel NAME<TAB>font"`` -> message, for fonts matplotlib
-            replaced while rendering the panels (see :func:`render_checked`).
+            replaced while rendering the panels (carried by each panel:
+            :attr:`composer.render.RenderedPanel.substituted`).
 
     Returns:
         A :class:`Report` with every finding, errors first.
@@ -707,95 +707,23 @@ def font_findings(figure: Figure) -> list[Finding]:
     return found
 
 
-class _FontLog(logging.Handler):
-    """Collects matplotlib's font substitution warnings: a family not found, a weight not found."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
-        self.found: dict[str, str] = {}
-
-    def emit(self, record: logging.LogRecord) -> None:
-        message = record.getMessage()
-        family = re.search(r"Font family \[?'([^']+)'\]? not found", message)
-        weight = re.search(r"Failed to find font weight (\S+) for (.+), now using (\S+)\.", message)
-        if family:
-            self.found[family.group(1)] = (f"font {family.group(1)!r} is not installed; matplotlib drew "
-                                           "the text in its fallback font")
-        elif weight:
-            self.found[f"{weight.group(2)} {weight.group(1)}"] = (
-                f"font {weight.group(2)!r} has no weight {weight.group(1)}; matplotlib drew weight "
-                f"{weight.group(3)} instead")
-
-
-@contextlib.contextmanager
-def font_substitutions() -> Iterator[dict[str, str]]:
-    """While matplotlib draws inside this block, collect the fonts it substituted.
-
-    Yields a dict, filled as it happens: font (and weight) asked for -> what
-    matplotlib did instead. matplotlib caches font lookups and warns only on a
-    font's first lookup in a process, so the cache is emptied first (through
-    ``FontManager._findfont_cached``, private to matplotlib; should it go away,
-    a long-lived process sees each substitution the first time only).
-    """
-    from matplotlib import font_manager
-
-    clear = getattr(getattr(font_manager.FontManager, "_findfont_cached", None), "cache_clear", None)
-    if clear is not None:
-        clear()
-    handler = _FontLog()
-    logger = logging.getLogger("matplotlib.font_manager")
-    logger.addHandler(handler)
-    try:
-        yield handler.found
-    finally:
-        logger.removeHandler(handler)
-
-
-def render_checked(inputs: Any, typeset: Any = None) -> tuple[dict[str, Any], dict[str, str]]:
-    """Render every matplotlib panel as :func:`composer.build.render_panels` does (keep the two in
-    step), one panel at a time, noting the fonts matplotlib substituted in each.
-
-    Returns:
-        (panel name -> :class:`composer.render.RenderedPanel`,
-        ``"panel NAME<TAB>font"`` -> what matplotlib did instead).
-    """
-    from .build import typeset_figure
-    from .geometry import panel_boxes
-    from .render import align_plot_areas, draw_panel, save_panel
-
-    figure = inputs.figure
-    typeset = typeset or typeset_figure(inputs)
-    boxes = panel_boxes(figure, typeset.text_sizes, typeset.shape_sizes, file=inputs.file)
-    substituted: dict[str, str] = {}
-    drafts = {}
-    for p in figure.panels:
-        if p.kind != "render":
-            continue
-        with font_substitutions() as found:
-            drafts[p.name] = draw_panel(inputs.renderers[p.name], p, figure.spec, inputs.data[p.name],
-                                        size_pt=(boxes[p.name].width_pt, boxes[p.name].height_pt), file=inputs.file)
-        substituted.update({f"panel {p.name}\t{font}": message for font, message in found.items()})
-    for align in figure.aligns:
-        align_plot_areas(drafts, boxes, align)
-    rendered = {}
-    for name, draft in drafts.items():
-        with font_substitutions() as found:
-            rendered[name] = save_panel(draft, figure.spec, file=inputs.file)
-        substituted.update({f"panel {name}\t{font}": message for font, message in found.items()})
-    return rendered, substituted
-
-
-def check(name: str, *, root: str = ".") -> Report:
+def check(name: str, *, root: str = ".", jobs: int | None = None,
+          timeout_s: float | None = DEFAULT_TIMEOUT_S) -> Report:
     """Compose figure ``name`` of the project at ``root`` and check it (see the module docstring).
 
-    Writes nothing. A layout font that is not installed stops the check after
-    the font rule (nothing can be composed); every other rule runs on the
-    composed canvas.
+    Writes nothing. Panels are rendered as a build renders them
+    (:func:`composer.build.lint_figure`): each from the panel cache when a
+    build stored it, else in a forked worker stopped after ``timeout_s``
+    seconds (None: no limit), ``jobs`` workers at a time (default: every
+    core). A layout font that is not installed stops the check after the font
+    rule (nothing can be composed); every other rule runs on the composed
+    canvas.
 
     Raises:
-        ComposerError: the figure cannot be loaded, rendered or composed.
+        ComposerError: the figure cannot be loaded, rendered (a panel raised,
+            hung or crashed: one line naming it) or composed.
     """
-    from .build import Project, compose, figure_geometry, load_layout, read_inputs, typeset_figure
+    from .build import Project, lint_figure, load_layout
 
     project = Project.at(root)
     layout_path = project.layout_path(name)
@@ -804,9 +732,4 @@ def check(name: str, *, root: str = ".") -> Report:
     if missing:
         return Report(figure=name, limits=figure.spec.check, findings=tuple(missing),
                       notes=("the figure cannot be composed with a missing font; the other rules did not run",))
-    inputs = read_inputs(project, name)
-    typeset = typeset_figure(inputs)
-    rendered, substituted = render_checked(inputs, typeset)
-    svg = compose(inputs, rendered, typeset)
-    geometry = figure_geometry(inputs, rendered, typeset)
-    return lint(inputs.figure, geometry, svg, file=inputs.file, substituted=substituted)
+    return lint_figure(name, root=project.root, jobs=jobs, timeout_s=timeout_s).report

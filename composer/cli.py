@@ -13,7 +13,8 @@ line ``compose: warning: ...`` on stderr, and the build goes on.
 When nothing changed since the last build, ``compose NAME`` answers from the
 build manifest alone (:mod:`composer.manifest`): it imports neither the
 pipeline nor matplotlib, lxml or cairosvg, so it takes a few hundredths of a
-second.
+second. The warnings of the build that made the outputs are kept in the
+manifest and printed again.
 """
 
 from __future__ import annotations
@@ -111,10 +112,15 @@ def _build(argv: list[str]) -> int:
     if (not args.no_cache and not args.check and not args.debug and formats
             and set(formats) <= {"svg", "pdf", "png", "tiff", "eps"} and args.dpi > 0):
         # the no-op path: standard library only, no layout parsing (see composer.manifest)
-        from .manifest import fresh_outputs, options
+        from pathlib import Path
+
+        from .manifest import fresh_outputs, options, recorded_warnings
 
         fresh = fresh_outputs(args.root, args.name, args.out, options(formats, args.dpi))
         if fresh is not None:
+            out_dir = Path(args.out) if args.out is not None else Path(args.root).resolve() / "build"
+            for message in recorded_warnings(out_dir, args.name):  # as the build that made the outputs did
+                warnings.warn(ComposerWarning(message), stacklevel=1)
             print(f"{args.name} is up to date ({time.perf_counter() - started:.2f} s): {_paths(fresh.values())}")
             return 0
     from .build import build
@@ -210,15 +216,20 @@ def _check(argv: list[str]) -> int:
         prog="compose check",
         description="Check a figure for print at its final size: text and line sizes, raster ppi, overlaps, "
                     "elements off the canvas, fonts, loose connectors, colours under colour-vision deficiency. "
-                    "Exit status 1 when an error-level problem is found. Writes nothing.")
+                    "Exit status 1 when an error-level problem is found. Panels come from the panel cache "
+                    "when a build put them there, else are rendered as a build renders them. Writes nothing.")
     parser.add_argument("name", help="figure name: checks layouts/NAME.toml")
     _common(parser)
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+                        help="worker processes for rendering panels (default: all cores)")
+    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                        help="stop a panel function that runs longer than this (default: 120)")
     args = parser.parse_args(argv)
     from .check import check
 
     _figure_name(args)
-    report = check(args.name, root=args.root)
+    report = check(args.name, root=args.root, jobs=args.jobs, timeout_s=_timeout(args))
     print(report.to_json() if args.json else report.table())
     return 0 if report.ok else 1
 

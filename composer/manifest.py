@@ -25,7 +25,10 @@ they import, data files, imported SVG and image files); ``outputs`` (format
 -> file, sha256, and for PDF/PNG the sha256 of the SVG they were made from
 and the dpi, so exports are redone only when the SVG bytes changed);
 ``panels`` (panel -> cache key and last render time, used to schedule the
-slowest panel first).
+slowest panel first); ``warnings`` (the messages of the ComposerWarnings the
+build issued, in order: a no-op build issues them again, see
+:func:`recorded_warnings`, so a rebuild does not look cleaner than the build
+that made the outputs).
 """
 
 from __future__ import annotations
@@ -38,8 +41,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-#: bump when the manifest's meaning changes; an older manifest is then ignored.
-FORMAT = 1
+#: bump when the manifest's meaning changes; an older manifest is then ignored
+#: (2: ``warnings`` added).
+FORMAT = 2
 #: read buffer for hashing files (1 MiB).
 _CHUNK = 1 << 20
 
@@ -176,6 +180,16 @@ def recorded_outputs(out_dir: str | Path, name: str) -> dict[str, Path]:
     outputs = (load(Path(out_dir), name) or {}).get("outputs", {})
     order = ("svg", "pdf", "png", "tiff", "eps")
     return {fmt: Path(out_dir) / outputs[fmt]["file"] for fmt in sorted(outputs, key=lambda f: (f not in order, order.index(f) if f in order else 0, f))}
+
+
+def recorded_warnings(out_dir: str | Path, name: str) -> list[str]:
+    """The warning messages the last build of ``name`` in ``out_dir`` issued, in order (empty without a manifest).
+
+    For the no-op path: the caller issues them again (as ``ComposerWarning``),
+    so an up-to-date build reports what the build that made the outputs did.
+    """
+    recorded = (load(Path(out_dir), name) or {}).get("warnings", [])
+    return [m for m in recorded if isinstance(m, str)] if isinstance(recorded, list) else []
 
 
 def fresh_outputs(root: str | Path, name: str, out_dir: str | Path | None,

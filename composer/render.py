@@ -40,10 +40,11 @@ import re
 import sys
 import traceback
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from .errors import LayoutError, PanelError
 from .isolate import Frame, WorkerFailure, where
@@ -61,11 +62,18 @@ class RenderedPanel:
         anchors: data anchor name -> (x_pt, y_pt) from the panel's top-left, y down.
         notes: warnings to report in the parent process (the panel is drawn in a
             worker): fonts it asks for that are not installed.
+        substituted: font (and weight) the panel asked for -> what matplotlib
+            drew instead, seen while it was drawn and saved
+            (:func:`font_substitutions`; ``compose check``'s
+            ``font-substituted`` rule). Filled by
+            :func:`composer.build.render_panels` and cached with the panel;
+            empty from :func:`render_panel`, which does not watch.
     """
 
     svg: bytes
     anchors: dict[str, tuple[float, float]]
     notes: tuple[str, ...] = ()
+    substituted: dict[str, str] = field(default_factory=dict)
 
 
 def load_module(panels_dir: Path, module: str, *, file: str, key: str) -> ModuleType:
@@ -484,6 +492,71 @@ def prepare_fork() -> None:
     from matplotlib import font_manager
 
     font_manager.get_font(font_manager.findfont(font_manager.FontProperties()))
+
+
+class _FontLog(logging.Handler):
+    """Collects matplotlib's font substitution warnings: a family not found, a weight not found.
+
+    ``echo``: also hand each record to :data:`logging.lastResort`, as logging
+    would have done had this handler not been there (no other handler).
+    """
+
+    def __init__(self, echo: bool) -> None:
+        super().__init__(logging.WARNING)
+        self.found: dict[str, str] = {}
+        self.echo = echo
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        family = re.search(r"Font family \[?'([^']+)'\]? not found", message)
+        weight = re.search(r"Failed to find font weight (\S+) for (.+), now using (\S+)\.", message)
+        if family:
+            self.found[family.group(1)] = (f"font {family.group(1)!r} is not installed; matplotlib drew "
+                                           "the text in its fallback font")
+        elif weight:
+            self.found[f"{weight.group(2)} {weight.group(1)}"] = (
+                f"font {weight.group(2)!r} has no weight {weight.group(1)}; matplotlib drew weight "
+                f"{weight.group(3)} instead")
+        if self.echo and logging.lastResort is not None and record.levelno >= logging.lastResort.level:
+            logging.lastResort.handle(record)
+
+
+def _unhandled(logger: logging.Logger) -> bool:
+    """True when no handler would see ``logger``'s records (logging then uses ``lastResort``)."""
+    current: logging.Logger | None = logger
+    while current is not None:
+        if current.handlers:
+            return False
+        if not current.propagate:
+            break
+        current = current.parent  # type: ignore[assignment]
+    return True
+
+
+@contextmanager
+def font_substitutions() -> Iterator[dict[str, str]]:
+    """While matplotlib draws inside this block, collect the fonts it substituted.
+
+    Yields a dict, filled as it happens: font (and weight) asked for -> what
+    matplotlib did instead. matplotlib caches font lookups and warns only on a
+    font's first lookup in a process, so the cache is emptied first (through
+    ``FontManager._findfont_cached``, private to matplotlib; should it go away,
+    a long-lived process sees each substitution the first time only). Panel
+    workers are forked, so emptying it there leaves the parent's cache alone.
+    matplotlib's own log lines are shown as they would have been without it.
+    """
+    from matplotlib import font_manager
+
+    clear = getattr(getattr(font_manager.FontManager, "_findfont_cached", None), "cache_clear", None)
+    if clear is not None:
+        clear()
+    logger = logging.getLogger("matplotlib.font_manager")
+    handler = _FontLog(echo=_unhandled(logger))
+    logger.addHandler(handler)
+    try:
+        yield handler.found
+    finally:
+        logger.removeHandler(handler)
 
 
 class _GlyphLog(logging.Handler):

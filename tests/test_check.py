@@ -18,7 +18,7 @@ import pytest
 from composer.check import RULES, check
 from composer.cli import main
 from composer.errors import LayoutError
-from conftest import REPO
+from conftest import REPO, snapshot
 
 LINT = Path(__file__).resolve().parent / "projects" / "lint"
 
@@ -264,3 +264,179 @@ def test_font_substitution_is_seen_on_every_check(lint_root):
     """matplotlib warns about a missing font once per process; the check still sees it each time."""
     for _ in range(2):
         assert [f.rule for f in check("font_substituted", root=lint_root).findings] == ["font-substituted"]
+
+
+# ─── the check renders through the build's own path: isolation, timeout, -j, cache ──────────
+
+CHECKED = '''"""Panels for the check-path tests: each render is logged (COMPOSER_TEST_RENDER_LOG), two are hostile."""
+import os
+import time
+
+import numpy as np
+
+
+def _log(name):
+    path = os.environ.get("COMPOSER_TEST_RENDER_LOG")
+    if path:
+        with open(path, "a") as fh:
+            fh.write(name + "\\n")
+
+
+def substituted(fig, data):
+    _log("substituted")
+    ax = fig.add_axes([0.1, 0.1, 0.8, 0.8])
+    ax.set_axis_off()
+    ax.text(0.5, 0.5, "substituted", fontsize=7, fontfamily="Composer Lint Missing Font", ha="center")
+
+
+def plain(fig, data):
+    _log("plain")
+    ax = fig.add_subplot()
+    ax.plot(np.arange(4), np.arange(4) ** 2, color="#0072b2", lw=1.0)
+    fig.subplots_adjust(left=0.25, bottom=0.25, right=0.95, top=0.95)
+
+
+def hangs(fig, data):
+    fig.add_subplot()
+    time.sleep(600)
+
+
+def aborts(fig, data):
+    os.abort()
+'''
+
+CHECKED_LAYOUT = '''[figure]
+width = "120mm"
+height = "60mm"
+
+[panels.fonts]
+render = "checked:{first}"
+at = ["5mm", "5mm"]
+size = ["50mm", "45mm"]
+
+[panels.plain]
+render = "checked:plain"
+at = ["65mm", "5mm"]
+size = ["50mm", "45mm"]
+
+[panels.coarse]
+image = "../assets/coarse.png"
+at = ["5mm", "52mm"]
+size = ["6mm", "6mm"]
+'''
+
+
+@pytest.fixture
+def checked_root(tmp_path, monkeypatch) -> Path:
+    """The lint project with panels/checked.py and layouts subst (a font substituted, a coarse image),
+    hang and abort (its first panel hangs or aborts); clean is built, so build/ has outputs and a cache."""
+    root = tmp_path / "lint"
+    shutil.copytree(LINT, root)
+    (root / "panels" / "checked.py").write_text(CHECKED)
+    for name, first in (("subst", "substituted"), ("hang", "hangs"), ("abort", "aborts")):
+        (root / "layouts" / f"{name}.toml").write_text(CHECKED_LAYOUT.format(first=first))
+    monkeypatch.setenv("COMPOSER_TEST_RENDER_LOG", str(tmp_path / "renders.log"))
+    from composer.build import build
+
+    build("clean", root=root, formats=("svg",))  # ("compose clean" is a command word)
+    return root
+
+
+def _renders(root: Path) -> list[str]:
+    """Panels rendered since the last call (read from the render log, which is then emptied)."""
+    log = root.parent / "renders.log"
+    names = log.read_text().split() if log.exists() else []
+    log.write_text("")
+    return sorted(names)
+
+
+def _fails_in_one_line(root: Path, argv: list[str], capsys) -> str:
+    before = snapshot(root)
+    assert before, "build/ should hold the clean figure's outputs and cache"
+    capsys.readouterr()
+    status = main([*argv, "--root", str(root)])
+    out, err = capsys.readouterr()
+    assert status == 1 and out == "", (out, err)
+    assert "Traceback" not in err
+    lines = [line for line in err.splitlines() if not line.startswith("findfont:")]
+    assert len(lines) == 1, err
+    assert snapshot(root) == before, "a failed check changed build/"
+    return lines[0]
+
+
+@pytest.mark.parametrize("argv", [["check", "hang"], ["hang", "--check"]], ids=["compose check", "--check"])
+def test_check_stops_a_hanging_panel_at_the_timeout(checked_root, argv, capsys):
+    line = _fails_in_one_line(checked_root, [*argv, "--timeout", "2"], capsys)
+    assert line.startswith("compose: error: layouts/hang.toml: panels.fonts.render: panel 'fonts': "
+                           "checked:hangs did not finish: still running after 2 s (the timeout)"), line
+    assert "checked.py:" in line and "time.sleep(600)" in line, line
+
+
+@pytest.mark.parametrize("argv", [["check", "abort", "-j", "1"], ["abort", "--check", "-j", "2"]],
+                         ids=["compose check", "--check"])
+def test_check_reports_a_crashing_panel_in_one_line(checked_root, argv, capsys):
+    line = _fails_in_one_line(checked_root, argv, capsys)
+    assert line.startswith("compose: error: layouts/abort.toml: panels.fonts.render: panel 'fonts': "
+                           "checked:aborts crashed: the worker process was killed by signal SIGABRT"), line
+    assert "os.abort()" in line, line
+
+
+def test_a_second_check_is_served_from_the_cache_with_the_same_findings(checked_root, tmp_path):
+    from composer.build import build
+
+    def findings(report) -> list[tuple[str, str, str]]:
+        return [(f.rule, f.element, f.problem) for f in report.findings]
+
+    first = build("subst", root=checked_root, formats=("svg",), check=True, jobs=2)
+    assert _renders(checked_root) == ["plain", "substituted"]
+    assert set(first.rendered) == {"fonts", "plain"} and first.cached == ()
+    assert [(f.rule, f.element) for f in first.report.findings] == [
+        ("font-substituted", "panel fonts"), ("raster-ppi", "panel coarse: image 8x8 px printed 6.0x6.0 mm")]
+
+    second = build("subst", root=checked_root, formats=("svg",), check=True, jobs=1)
+    assert _renders(checked_root) == [], "the second check rendered again"
+    assert second.rendered == () and set(second.cached) == {"fonts", "plain"}
+    assert second.report.to_json() == first.report.to_json()
+
+    # compose check: the same report from the same cache entries, and nothing written
+    before = snapshot(checked_root)
+    assert check("subst", root=checked_root).to_json() == first.report.to_json()
+    assert _renders(checked_root) == [] and snapshot(checked_root) == before
+
+    # a check with no cache renders afresh and still finds the same (the substitution is seen every time)
+    fresh = build("subst", root=checked_root, out=tmp_path / "fresh", formats=("svg",), check=True, cache=False)
+    assert _renders(checked_root) == ["plain", "substituted"]
+    assert findings(fresh.report) == findings(first.report)
+
+
+def test_compose_check_fills_no_cache_but_a_build_check_does(checked_root):
+    """compose check writes nothing, so a second one renders again; a build made with --check
+    fills the cache, and compose check then renders nothing."""
+    from composer.build import build
+
+    shutil.rmtree(checked_root / "build")
+    first = check("subst", root=checked_root)
+    assert _renders(checked_root) == ["plain", "substituted"]
+    assert not (checked_root / "build").exists()
+    build("subst", root=checked_root, formats=("svg",), check=True)
+    assert _renders(checked_root) == ["plain", "substituted"]
+    assert check("subst", root=checked_root).to_json() == first.to_json()
+    assert _renders(checked_root) == []
+
+
+def test_a_cache_entry_without_font_substitutions_is_not_used():
+    """Entries of the older format (no ``substituted``) cannot be read as "no substitution"."""
+    import json as _json
+
+    from composer.cache import _MAGIC, canonical_json, decode_entry, encode_entry
+    from composer.manifest import bytes_digest
+    from composer.render import RenderedPanel
+
+    panel = RenderedPanel(svg=b"<svg/>", anchors={}, notes=(), substituted={"X": "font 'X' is not installed"})
+    assert decode_entry("k", encode_entry("k", panel)) == panel
+    payload = canonical_json({"anchors": {}, "notes": []}).encode() + b"\n<svg/>"
+    old = b"%s k\n%s\n" % (_MAGIC, bytes_digest(payload).encode()) + payload
+    assert decode_entry("k", old) is None
+    old_magic = b"composer-panel-cache 2 k\n%s\n" % bytes_digest(payload).encode() + payload
+    assert decode_entry("k", old_magic) is None
+    assert _json.loads(encode_entry("k", panel).split(b"\n")[2])["substituted"] == {"X": "font 'X' is not installed"}

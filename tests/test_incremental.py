@@ -23,7 +23,7 @@ import pytest
 from composer.build import build
 from composer.cache import PanelCache, cache_dir, decode_entry, function_closure, project_imports
 from composer.cli import main
-from composer.errors import ComposerError
+from composer.errors import ComposerError, ComposerWarning
 from composer.manifest import load as load_manifest, manifest_path
 
 LAYOUT = """\
@@ -315,6 +315,12 @@ def test_a_corrupt_cache_entry_is_detected_deleted_and_rebuilt(how, warm, render
 
 def run_cli(root: Path, *args: str) -> tuple[str, set[str]]:
     """Run ``compose fig`` in a fresh interpreter; returns its stdout and the top-level modules it imported."""
+    out, _, modules = run_cli_full(root, *args)
+    return out, modules
+
+
+def run_cli_full(root: Path, *args: str) -> tuple[str, str, set[str]]:
+    """:func:`run_cli`, also returning stderr."""
     code = ("import sys, json\n"
             "from composer.cli import main\n"
             f"status = main({['fig', '--root', str(root), *args]!r})\n"
@@ -323,7 +329,7 @@ def run_cli(root: Path, *args: str) -> tuple[str, set[str]]:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.strip().splitlines()
-    return "\n".join(lines[:-1]), set(json.loads(lines[-1]))
+    return "\n".join(lines[:-1]), proc.stderr, set(json.loads(lines[-1]))
 
 
 HEAVY = {"matplotlib", "numpy", "lxml", "cairosvg", "cairocffi", "PIL", "composer.build"}
@@ -340,6 +346,85 @@ def test_noop_path_imports_neither_matplotlib_nor_the_pipeline(warm):
     assert {"matplotlib", "cairosvg"} <= modules
     out, modules = run_cli(warm, "--dpi", "100")
     assert out.startswith("fig is up to date") and "matplotlib" not in modules
+
+
+WARNED = """
+
+def five(fig, data):
+    ax = fig.add_axes([0.1, 0.1, 0.8, 0.8])
+    ax.set_axis_off()
+    ax.text(0.5, 0.5, "five", fontfamily="Composer Test Missing Font", ha="center")
+"""
+
+WARNED_LAYOUT = """
+[panels.p5]
+render = "beta:five"
+at = ["2mm", "36mm"]
+size = ["20mm", "12mm"]
+
+[panels.photo]
+image = "../data/photo.png"
+at = ["30mm", "36mm"]
+size = ["12mm", "12mm"]
+"""
+
+
+def _warned_project(root: Path) -> Path:
+    """The test project plus a panel in a font that is not installed and a 6x4 px photo 12 mm wide:
+    two ComposerWarnings, one from a render worker, one from composing."""
+    from PIL import Image
+
+    make_project(root)
+    (root / "panels" / "beta.py").write_text(BETA + WARNED)
+    edit(root / "layouts/fig.toml", "[[text]]", WARNED_LAYOUT.strip() + "\n\n[[text]]")
+    Image.new("RGB", (6, 4), "#336699").save(root / "data" / "photo.png")
+    return root
+
+
+def _warning_lines(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.startswith("compose: warning:")]
+
+
+def test_a_noop_build_repeats_the_warnings_of_the_build_that_rendered(tmp_path):
+    root = _warned_project(tmp_path / "proj")
+    out, err, _ = run_cli_full(root, "--dpi", "100")
+    assert out.startswith("built fig"), out
+    rendered = _warning_lines(err)
+    assert len(rendered) == 2, err
+    assert "asks for font 'Composer Test Missing Font'" in rendered[0] and "p5" in rendered[0]
+    assert "6x4 px" in rendered[1] and "below raster_ppi 300" in rendered[1]
+
+    out, err, modules = run_cli_full(root, "--dpi", "100")
+    assert out.startswith("fig is up to date"), out
+    assert _warning_lines(err) == rendered
+    assert "matplotlib" not in modules and "composer" in modules
+
+    # the library: a no-op build() issues them too, and lists them
+    with pytest.warns(ComposerWarning) as caught:
+        result = build("fig", root=root, dpi=100)
+    assert result.up_to_date and result.rendered == ()
+    assert [f"compose: warning: {m}" for m in result.warnings] == rendered
+    assert [str(w.message) for w in caught] == list(result.warnings)
+
+    # a build served from the panel cache (new out dir) warns the same, and so does its no-op
+    with pytest.warns(ComposerWarning):
+        cached = build("fig", root=root, out=tmp_path / "other", dpi=100)
+        noop = build("fig", root=root, out=tmp_path / "other", dpi=100)
+    assert cached.rendered == () and cached.warnings == result.warnings
+    assert noop.up_to_date and noop.warnings == result.warnings
+
+    # once the cause is fixed, the warning is gone from the next build and from its no-op
+    edit(root / "panels" / "beta.py", 'fontfamily="Composer Test Missing Font", ', "")
+    out, err, _ = run_cli_full(root, "--dpi", "100")
+    assert out.startswith("built fig") and _warning_lines(err) == rendered[1:], err
+    out, err, _ = run_cli_full(root, "--dpi", "100")
+    assert out.startswith("fig is up to date") and _warning_lines(err) == rendered[1:], err
+
+
+def test_a_clean_build_records_no_warnings(warm):
+    assert load_manifest(warm / "build", "fig")["warnings"] == []
+    out, err, _ = run_cli_full(warm, "--dpi", "100")
+    assert out.startswith("fig is up to date") and _warning_lines(err) == []
 
 
 @pytest.mark.parametrize("change", ["dpi", "formats", "output modified", "output deleted", "data"])
