@@ -159,7 +159,7 @@ def read_inputs(project: Project, name: str, figure: Figure | None = None, *,
     layout_path = project.layout_path(name)
     file = project.display(layout_path)
     if figure is None:
-        figure = load_layout(layout_path, name=name, display=file)
+        figure = load_layout(layout_path, name=name, display=file, timeout_s=timeout_s)
     return read_figure_inputs(project, figure, file, timeout_s=timeout_s)
 
 
@@ -716,8 +716,7 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
             changed then (no output, no manifest, no cache entry).
     """
     check_outputs(formats, dpi)
-    if timeout_s is not None and not timeout_s > 0:
-        raise ComposerError(f"timeout {timeout_s} must be a positive number of seconds")
+    check_timeout(timeout_s)
     if jobs is not None and jobs < 1:
         raise ComposerError(f"jobs {jobs} must be at least 1")
     started = time.perf_counter()
@@ -762,8 +761,7 @@ def lint_figure(name: str, *, root: str | Path = ".", timeout_s: float | None = 
         ComposerError: the figure cannot be loaded, rendered (a panel that
             raised, hung or crashed: one line naming it) or composed.
     """
-    if timeout_s is not None and not timeout_s > 0:
-        raise ComposerError(f"timeout {timeout_s} must be a positive number of seconds")
+    check_timeout(timeout_s)
     if jobs is not None and jobs < 1:
         raise ComposerError(f"jobs {jobs} must be at least 1")
     started = time.perf_counter()
@@ -815,7 +813,7 @@ def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...],
     layout_path = project.layout_path(name)
     layout_digest = manifest.file_digest(layout_path)
     file = project.display(layout_path)
-    figure = load_layout(layout_path, name=name, display=file)
+    figure = load_layout(layout_path, name=name, display=file, timeout_s=timeout_s)
     sources, digests = _input_digests(project, figure)
     digests[layout_path.resolve()] = layout_digest
     # 2. read data and panel modules, typeset (from the text cache), place; one cache key per render panel
@@ -961,7 +959,7 @@ def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...],
 
 
 def check_outputs(formats: tuple[str, ...], dpi: float) -> None:
-    """Refuse unknown output formats and a dpi that is not positive (before any work).
+    """Refuse unknown output formats and a dpi outside 1 to :data:`MAX_DPI` (before any work).
 
     Raises:
         ComposerError: names the bad format and the valid ones, or the bad dpi.
@@ -969,8 +967,25 @@ def check_outputs(formats: tuple[str, ...], dpi: float) -> None:
     bad = [f for f in formats if f not in ALL_FORMATS]
     if bad or not formats:
         raise ComposerError(f"unknown format {bad[0] if bad else ''!r}; valid formats are {', '.join(ALL_FORMATS)}")
-    if dpi <= 0:
-        raise ComposerError(f"dpi {dpi} must be positive")
+    if not 1 <= dpi <= MAX_DPI:  # NaN fails too
+        raise ComposerError(f"dpi {dpi} must be a number from 1 to {MAX_DPI:g}")
+
+
+#: the largest --dpi: 10 times a journal's line-art resolution (1200 dpi), far past any print need
+MAX_DPI = 12000.0
+#: the longest --timeout, seconds: a day (the clock the worker's deadline uses overflows near infinity)
+MAX_TIMEOUT_S = 86400.0
+
+
+def check_timeout(timeout_s: float | None) -> None:
+    """Refuse a timeout that is not a number of seconds above 0 and at most :data:`MAX_TIMEOUT_S` (None: none).
+
+    Raises:
+        ComposerError: names the bad value and the range.
+    """
+    if timeout_s is not None and not 0 < timeout_s <= MAX_TIMEOUT_S:
+        raise ComposerError(f"timeout {timeout_s} must be a number of seconds above 0 and at most "
+                            f"{MAX_TIMEOUT_S:g} (a day)")
 
 
 def compose_svg(inputs: Inputs) -> bytes:

@@ -31,6 +31,13 @@ from . import __version__
 from .errors import ComposerError, ComposerWarning
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its errors as every other error of composer: one line on stderr, exit status 1."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(1, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--root", default=".", help="project folder holding layouts/ and panels/ (default: .)")
 
@@ -70,7 +77,7 @@ def _formats(text: str) -> tuple[str, ...]:
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="compose",
         description="Build a multi-panel figure: layouts/NAME.toml -> build/NAME.svg, .pdf, .png. "
                     f"Other commands: {', '.join(COMMANDS)} (compose COMMAND --help).",
@@ -190,7 +197,7 @@ def _watch(args: argparse.Namespace, formats: tuple[str, ...]) -> int:
 
 
 def _clean(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="compose clean",
         description="Delete what composer wrote: a figure's outputs, its build manifest and its cache "
                     "entries (panels, typeset text); without NAME, those of every figure and the whole cache "
@@ -212,7 +219,7 @@ def _clean(argv: list[str]) -> int:
 
 
 def _check(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="compose check",
         description="Check a figure for print at its final size: text and line sizes, raster ppi, overlaps, "
                     "elements off the canvas, fonts, loose connectors, colours under colour-vision deficiency. "
@@ -252,7 +259,7 @@ def _build_every(args: argparse.Namespace) -> int:
 
 
 def _all(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="compose all", description="Build every figure of the project; "
+    parser = _Parser(prog="compose all", description="Build every figure of the project; "
                                      "a figure that fails does not stop the others (exit 1 if any failed).")
     _common(parser)
     _outputs(parser)
@@ -260,7 +267,7 @@ def _all(argv: list[str]) -> int:
 
 
 def _list(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="compose list", description="List the project's figures and their "
+    parser = _Parser(prog="compose list", description="List the project's figures and their "
                                      "panels (exit 1 if a layout does not load).")
     _common(parser)
     parser.add_argument("--names", action="store_true", help="figure names only, one per line")
@@ -283,7 +290,7 @@ def _list(argv: list[str]) -> int:
 
 
 def _new(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="compose new", description="Write a starter figure that builds at "
+    parser = _Parser(prog="compose new", description="Write a starter figure that builds at "
                                      "once: layouts/NAME.toml, panels/NAME.py, data/NAME.csv. Never overwrites.")
     parser.add_argument("name", help="the new figure's name")
     parser.add_argument("--root", default=".", help="project folder (default: .; created if missing)")
@@ -297,7 +304,7 @@ def _new(argv: list[str]) -> int:
 
 
 def _schema(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="compose schema", description="Print the JSON Schema of layout "
+    parser = _Parser(prog="compose schema", description="Print the JSON Schema of layout "
                                      "files (for editors: compose schema > layout.schema.json).")
     parser.add_argument("--markdown", action="store_true", help="print the layout reference as markdown instead")
     args = parser.parse_args(argv)
@@ -320,7 +327,8 @@ COMMANDS: dict[str, Callable[[list[str]], int]] = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; returns the exit status (0 ok, 1 user error, 2 usage error)."""
+    """Run the CLI; returns the exit status (0 ok, 1 error). A usage error (an unknown option, a value
+    that is not a number) exits with status 1 too, after one line on stderr."""
     argv = list(sys.argv[1:] if argv is None else argv)
     handler = COMMANDS.get(argv[0], None) if argv else None
     with warnings.catch_warnings():

@@ -68,10 +68,21 @@ def _read(path: Path | None, display: str | None) -> dict[str, Any]:
                 raise DataError("the top level of a JSON data file must be an object", file=where)
             return data
         with path.open(newline="", encoding="utf-8") as fh:
-            rows = list(csv.DictReader(fh))
-        if not rows:
+            lines = list(csv.reader(fh))
+        if len(lines) < 2 or not any(lines[1:]):
             raise DataError("a CSV data file needs a header row and at least one data row", file=where)
-        return {col: _column([row[col] for row in rows]) for col in rows[0]}
+        header = lines[0]
+        numbered = [(n, row) for n, row in enumerate(lines[1:], start=2) if row]  # blank lines are skipped
+        rows = [row for _, row in numbered]
+        for i, name in enumerate(header):
+            if name in header[:i]:
+                raise DataError(f"column {name!r} appears twice in the header; name every column once",
+                                file=where)
+        for number, row in numbered:
+            if len(row) != len(header):
+                raise DataError(f"row {number} has {len(row)} cells, the header {len(header)}; every row needs "
+                                "one cell per column", file=where)
+        return {col: _column([row[i] for row in rows]) for i, col in enumerate(header)}
     except DataError:
         raise
     except ValueError as exc:  # npz with object arrays, bad JSON, bad CSV

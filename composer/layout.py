@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterable
 
 from . import presets
 from .errors import LayoutError
+from .isolate import DEFAULT_TIMEOUT_S, WorkerFailure, run_isolated
 from .model import (ALIGNS, COMPASS, HEAD_STYLES, HEADS, RELATIONS, ROUTES, SHAPE_KINDS, SIDES, STYLES,
                     SYMBOLS, TEXT_MODES, WEIGHTS, Align, Arrow, CheckLimits, Figure, FigureSpec, Grid, Panel,
                     Placement, Position, Shape, Text, TextStyle, Track)
@@ -233,7 +234,8 @@ class _Reader:
             return Track(ratio=float(value))
         return Track(length_pt=self.length(value, key))
 
-def load_layout(path: Path, *, name: str | None = None, display: str | None = None) -> Figure:
+def load_layout(path: Path, *, name: str | None = None, display: str | None = None,
+                timeout_s: float | None = DEFAULT_TIMEOUT_S) -> Figure:
     """Read and validate one layout file, TOML (``.toml``) or Python (``.py``).
 
     A Python layout defines ``layout() -> dict``: the same document a TOML
@@ -244,6 +246,9 @@ def load_layout(path: Path, *, name: str | None = None, display: str | None = No
         path: the layout file.
         name: the figure's name (default: the file stem).
         display: how to name the file in errors (default: ``path``).
+        timeout_s: a Python layout runs in a forked worker (as panel code
+            does: :mod:`composer.isolate`), stopped after this many seconds;
+            None: no limit.
 
     Returns:
         A :class:`Figure` with every length in pt and every element reference
@@ -252,11 +257,13 @@ def load_layout(path: Path, *, name: str | None = None, display: str | None = No
 
     Raises:
         LayoutError: unreadable file, unknown key, bad value, over- or
-            under-constrained placement; the message names the file and key path.
+            under-constrained placement; a Python layout that raised, exited,
+            crashed or ran past ``timeout_s``; the message names the file and
+            key path.
     """
     path = Path(path)
     r = _Reader(path, display or str(path))
-    raw = _read_python(r) if path.suffix == ".py" else _read_toml(r)
+    raw = _read_python(r, timeout_s) if path.suffix == ".py" else _read_toml(r)
     return layout_from_dict(raw, r, name=name or path.stem)
 
 
@@ -294,26 +301,33 @@ def _read_toml(r: _Reader) -> dict[str, Any]:
         raise LayoutError(f"cannot read: {exc}", file=r.file) from None
 
 
-def _read_python(r: _Reader) -> dict[str, Any]:
-    import importlib.util
+def _read_python(r: _Reader, timeout_s: float | None = DEFAULT_TIMEOUT_S) -> dict[str, Any]:
+    """Run a Python layout's ``layout()`` in a forked worker; its dict comes back by pickle."""
+    def work() -> Any:
+        import importlib.util
 
-    spec = importlib.util.spec_from_file_location(f"composer_layouts.{r.path.stem}", r.path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    try:
+        spec = importlib.util.spec_from_file_location(f"composer_layouts.{r.path.stem}", r.path)
+        assert spec and spec.loader
+        module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         func = getattr(module, "layout", None)
         if not callable(func):
             raise LayoutError("a Python layout defines layout() returning the layout as a dict", file=r.file)
-        raw = func()
-    except LayoutError:
-        raise
-    except Exception as exc:  # the user's code
-        import traceback
+        return func()
 
-        frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == r.path]
-        at = f" (at line {frames[-1].lineno} in {frames[-1].name}: {(frames[-1].line or '').strip()})" if frames else ""
-        raise LayoutError(f"running the layout raised {type(exc).__name__}: {exc}{at}", file=r.file) from None
+    try:
+        raw = run_isolated(work, timeout_s=timeout_s)
+    except WorkerFailure as failure:
+        verb = {"timeout": "did not finish:", "crashed": "crashed:"}.get(failure.kind, "raised")
+        at = ""
+        for frame in reversed(failure.frames):
+            if Path(frame.file) == r.path:
+                import linecache
+
+                code = linecache.getline(str(r.path), frame.line).strip()
+                at = f" (at line {frame.line} in {frame.name}{': ' + code if code else ''})"
+                break
+        raise LayoutError(f"running the layout {verb} {failure.detail}{at}", file=r.file) from None
     if not isinstance(raw, dict):
         raise LayoutError(f"layout() returned {type(raw).__name__}, not a dict", file=r.file)
     return raw
@@ -581,7 +595,12 @@ def _tracks(r: _Reader, value: Any, key: str, count: int) -> tuple[Track, ...]:
 
 
 def _areas(r: _Reader, mosaic: tuple[str, ...], key: str) -> None:
-    """Every area letter of a mosaic must cover a rectangle of cells."""
+    """Every cell is one letter, digit or ``.``; every area letter must cover a rectangle of cells."""
+    for row in mosaic:
+        for c in row:
+            if not (c.isascii() and (c.isalnum() or c == "." or c == "_")):
+                raise r.err(f"{key}.mosaic", f"{row!r} has the cell {c!r}; a cell is one letter or digit naming "
+                                             "an area, or '.' for an empty cell (no spaces between cells)")
     for letter in sorted({c for row in mosaic for c in row} - {"."}):
         cells = [(i, j) for i, row in enumerate(mosaic) for j, c in enumerate(row) if c == letter]
         rows = [i for i, _ in cells]
@@ -824,6 +843,7 @@ def _check_names(r: _Reader, figure: Figure) -> None:
     positions += [a.start for a in figure.arrows] + [a.end for a in figure.arrows]
     positions += [v for a in figure.arrows for v in a.via] + [p for s in figure.shapes for p in s.points]
     renderers = {p.name for p in figure.panels if p.kind == "render"}
+    drawn_through = {s.name: s.kind for s in figure.shapes if s.name and s.place is None}
     for pos in positions:
         if pos.ref is None:
             continue
@@ -831,11 +851,19 @@ def _check_names(r: _Reader, figure: Figure) -> None:
         if element not in names:
             raise r.err(pos.key, f"{element + '.' + anchor!r} refers to unknown element {element!r}; "
                                  f"elements are {', '.join(names) or '(none)'}")
+        if element in drawn_through:
+            raise r.err(pos.key, f"{element + '.' + anchor!r}: {element!r} is a {drawn_through[element]}, drawn "
+                                 "through its points; it has no box and so no anchors: use the point it starts "
+                                 "or ends at")
         if anchor not in COMPASS and "@" not in anchor and element not in renderers:  # canvas: compass only
             raise r.err(pos.key, f"{element + '.' + anchor!r} has unknown anchor {anchor!r}; "
                                  f"valid anchors are {', '.join(COMPASS)}, or side@fraction (e@0.25)")
     grids = {g.name: g for g in figure.grids}
     for place in placements:
+        if place.at is not None and place.at.ref is not None and place.at.ref[0] in drawn_through:
+            element = place.at.ref[0]
+            raise r.err(place.key, f"{element!r} is a {drawn_through[element]}: it has no box to place "
+                                   "anything beside; place it relative to another element")
         if place.cell is None:
             continue
         grid_name, area = place.cell
@@ -850,6 +878,8 @@ def _check_names(r: _Reader, figure: Figure) -> None:
     panel_names = {p.name for p in figure.panels}
     for align in figure.aligns:
         for i, name in enumerate(align.panels):
+            if name in align.panels[:i]:
+                raise r.err(f"{align.key}.panels[{i}]", f"{name!r} is listed twice")
             if name not in renderers:
                 raise r.err(f"{align.key}.panels[{i}]", f"{name!r} is not a matplotlib panel; "
                                                         f"panels are {', '.join(sorted(renderers & panel_names))}")

@@ -39,7 +39,7 @@ import os
 import sys
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 #: bump when the manifest's meaning changes; an older manifest is then ignored
 #: (2: ``warnings`` added).
@@ -126,9 +126,30 @@ def load(out_dir: Path, name: str) -> dict[str, Any] | None:
         data = json.loads(manifest_path(out_dir, name).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
+    if not isinstance(data, dict) or data.get("format") != FORMAT or not _well_formed(data):
         return None
     return data
+
+
+def _well_formed(data: dict[str, Any]) -> bool:
+    """Every field a reader of the manifest uses has the type it expects (a damaged manifest is no manifest)."""
+    def table(value: Any, item: Callable[[Any], bool]) -> bool:
+        return isinstance(value, dict) and all(isinstance(k, str) and item(v) for k, v in value.items())
+
+    def text(value: Any) -> bool:
+        return isinstance(value, str)
+
+    env = data.get("environment", {})
+    return (table(env, lambda v: True)
+            and all(text(env.get(k, "")) for k in ("python", "composer"))
+            and table(env.get("files", {}), lambda v: isinstance(v, list))
+            and table(data.get("options", {}), lambda v: True)
+            and table(data.get("inputs", {}), text)
+            and table(data.get("outputs", {}), lambda v: table(v, lambda _: True) and text(v.get("file"))
+                      and text(v.get("sha256", "")))
+            and table(data.get("panels", {}), lambda v: table(v, lambda _: True)
+                      and isinstance(v.get("seconds", 0.0), (int, float)))
+            and isinstance(data.get("warnings", []), list))
 
 
 def dumps(manifest: Mapping[str, Any]) -> bytes:
@@ -170,7 +191,7 @@ def stale_reason(root: str | Path, name: str, out_dir: str | Path | None,
     if sorted(outputs) != list(opts.get("formats", [])):
         return "outputs differ"
     for record in outputs.values():
-        if file_digest(out / record["file"]) != record["sha256"]:
+        if file_digest(out / record["file"]) != record.get("sha256"):
             return f"{record['file']} is missing or was modified"
     return None
 

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from .errors import SvgError
+from .errors import ProjectError, SvgError
 
 SVG_NS = "http://www.w3.org/2000/svg"
 XLINK_NS = "http://www.w3.org/1999/xlink"
@@ -162,10 +162,22 @@ def write_files_atomically(files: dict[Path, bytes]) -> None:
     outputs about to be written can only come from a build that was killed
     (SIGKILL, power loss) before it could remove them: they are deleted.
     Nothing else in the folder is touched.
+
+    Raises:
+        ProjectError: an output folder cannot be made (a file in its place,
+            no permission) or a folder stands where an output goes; nothing
+            is written then; or writing failed (disk full): if that was
+            before the renames, every previous output is still in place.
     """
     folders = sorted({path.parent for path in files})
     for folder in folders:
-        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ProjectError(f"cannot make the output folder {folder}: {exc.strerror or exc}") from None
+    for path in files:
+        if path.is_dir():
+            raise ProjectError(f"cannot write {path}: a folder is in its place; remove the folder")
     locks = [_lock(folder) for folder in folders]  # sorted order: two builds cannot deadlock
     temps: list[tuple[Path, Path]] = []
     try:
@@ -184,6 +196,9 @@ def write_files_atomically(files: dict[Path, bytes]) -> None:
             os.replace(tmp, path)
         for folder in folders:
             _fsync_dir(folder)
+    except OSError as exc:
+        raise ProjectError(f"cannot write the outputs in {', '.join(map(str, folders))}: "
+                           f"{exc.strerror or exc}") from None
     finally:
         for tmp, _ in temps:
             if tmp.exists():

@@ -357,10 +357,11 @@ def test_unknown_format(formats, bad, project, capsys):
     assert snapshot(project) == before
 
 
-def test_nonpositive_dpi(project, capsys):
+@pytest.mark.parametrize("dpi", ["-300", "0", "nan", "inf", "1e-3", "1e9"])
+def test_dpi_out_of_range(dpi, project, capsys):
     before = snapshot(project)
-    line = error_line(*run(capsys, ["demo", "--root", str(project), "--dpi", "-300"]))
-    assert "dpi -300" in line and "positive" in line
+    line = error_line(*run(capsys, ["demo", "--root", str(project), "--dpi", dpi]))
+    assert f"dpi {float(dpi)} must be a number from 1 to 12000" in line, line
     assert snapshot(project) == before
 
 
@@ -385,3 +386,55 @@ def test_python_layout_that_raises_names_its_line(project, capsys):
     line = error_line(*run(capsys, ["pyfig", "--root", str(project)]))
     assert line == ("compose: error: layouts/pyfig.py: running the layout raised ZeroDivisionError: division by "
                     "zero (at line 3 in layout: return {'w': 1 / scale})"), line
+
+
+@pytest.mark.parametrize("body, expect", [
+    ("    import sys\n    sys.exit(0)\n", "running the layout raised SystemExit"),
+    ("    import os\n    os._exit(0)\n", "running the layout crashed"),
+    ("    while True:\n        pass\n", "running the layout did not finish"),
+])
+def test_python_layout_that_exits_or_hangs_is_one_line(body, expect, project, capsys):
+    """A Python layout runs isolated, as panel code does: exiting or hanging is an error, never a silent exit 0."""
+    (project / "layouts" / "pyfig.py").write_text("def layout():\n" + body)
+    before = snapshot(project)
+    line = error_line(*run(capsys, ["pyfig", "--root", str(project), "--timeout", "2"]))
+    assert line.startswith("compose: error: layouts/pyfig.py: " + expect), line
+    assert snapshot(project) == before
+    capsys.readouterr()
+    assert main(["all", "--root", str(project), "--format", "svg", "--timeout", "2"]) == 1  # demo still built
+    out, err = capsys.readouterr()
+    assert "demo" in out and "pyfig" in out + err, (out, err)
+
+
+@pytest.mark.parametrize("manifest", [
+    '{"format": 2, "figure": "demo", "environment": []}',
+    '{"format": 2, "outputs": {"svg": []}}',
+    '{"format": 2, "panels": {"a": {"seconds": "x"}}}',
+    '[]',
+])
+def test_a_damaged_manifest_is_no_manifest(manifest, project, capsys):
+    """A manifest of the wrong shape means "no previous build": the figure is rebuilt, to the same bytes."""
+    before = {n: (project / "build" / n).read_bytes() for n in OUTPUTS}
+    (project / "build" / ".demo.manifest.json").write_text(manifest)
+    status, out, err = run(capsys, ["demo", "--root", str(project)])
+    assert status == 0 and "Traceback" not in err, err
+    assert {n: (project / "build" / n).read_bytes() for n in OUTPUTS} == before
+
+
+def test_unwritable_outputs_are_one_line(project, tmp_path, capsys):
+    def error(argv):  # the one error line (the demo's low-ppi photo also warns)
+        status, out, err = run(capsys, argv)
+        lines = [line for line in err.splitlines() if not line.startswith("compose: warning: ")]
+        assert status == 1 and out == "" and "Traceback" not in err and len(lines) == 1, err
+        return lines[0]
+
+    (tmp_path / "a_file").write_text("x")
+    line = error(["demo", "--root", str(project), "--out", str(tmp_path / "a_file")])
+    assert line == f"compose: error: cannot make the output folder {tmp_path / 'a_file'}: File exists", line
+    before = snapshot(project)
+    (project / "build" / "demo.svg").unlink()
+    (project / "build" / "demo.svg").mkdir()
+    line = error(["demo", "--root", str(project), "--no-cache"])
+    assert "demo.svg: a folder is in its place" in line, line
+    assert {k: v for k, v in snapshot(project).items() if k != "build/demo.svg"} == \
+        {k: v for k, v in before.items() if k != "build/demo.svg"}

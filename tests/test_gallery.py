@@ -250,6 +250,13 @@ def test_compose_all_goes_on_after_a_failure(tmp_path, capsys):
 def test_compose_needs_a_name_or_all(capsys):
     with pytest.raises(SystemExit) as exc:
         main([])
-    assert exc.value.code == 2
+    assert exc.value.code == 1
+    assert capsys.readouterr().err == "compose: error: give a figure NAME or --all (see compose --help)\n"
     with pytest.raises(SystemExit):
         main(["volume_kv", "--all"])
+    capsys.readouterr()
+    for argv in (["volume_kv", "--dpi", "abc"], ["volume_kv", "--bogus"], ["check", "--json"]):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        err = capsys.readouterr().err
+        assert exc.value.code == 1 and len(err.splitlines()) == 1 and "error:" in err, (argv, err)

@@ -270,10 +270,14 @@ def test_isolated_render_is_byte_identical_to_in_process(tmp_path):
             assert direct == isolated[panel.name]
 
 
-def test_timeout_must_be_positive(project, capsys):
+@pytest.mark.parametrize("timeout", ["0", "-1", "nan", "inf", "1e300"])
+def test_timeout_must_be_in_range(timeout, project, capsys):
     before = snapshot(project)
-    assert main(["demo", "--root", str(project), "--timeout", "0"]) == 1
-    assert "timeout 0.0 must be a positive number of seconds" in capsys.readouterr().err
+    capsys.readouterr()
+    assert main(["demo", "--root", str(project), "--timeout", timeout]) == 1
+    err = capsys.readouterr().err
+    assert err == (f"compose: error: timeout {float(timeout)} must be a number of seconds above 0 and at most "
+                   "86400 (a day)\n"), err
     assert snapshot(project) == before
 
 
