@@ -102,17 +102,9 @@ class TextBlock:
         first use, with its box's top-left at (x_pt, y_pt).
 
         ``align`` (left, center, right) places each line inside the block width.
+        Kept for the process (a rebuild in ``--watch`` places the same texts again).
         """
-        by_color: dict[str, list[str]] = {}
-        top = y_pt
-        for line in self.lines:
-            shift = {"left": 0.0, "center": (self.width_pt - line.width_pt) / 2,
-                     "right": self.width_pt - line.width_pt}[align]
-            baseline = top + line.ascent_pt
-            for color, d in line.pieces:
-                by_color.setdefault(color, []).append(_translate_d(d, x_pt + shift, baseline))
-            top = baseline + line.descent_pt + _gap(line)
-        return [(color, " ".join(ds)) for color, ds in by_color.items()]
+        return list(_placed_paths(self, x_pt, y_pt, align))
 
     def path_d(self, x_pt: float, y_pt: float, align: str) -> str:
         """All outlines as one ``d`` (whatever their colours)."""
@@ -130,6 +122,21 @@ class TextBlock:
             out.append((line, x_pt + shift, baseline))
             top = baseline + line.descent_pt + _gap(line)
         return out
+
+
+@lru_cache(maxsize=1024)
+def _placed_paths(block: TextBlock, x_pt: float, y_pt: float, align: str) -> tuple[tuple[str, str], ...]:
+    """:meth:`TextBlock.paths`, computed."""
+    by_color: dict[str, list[str]] = {}
+    top = y_pt
+    for line in block.lines:
+        shift = {"left": 0.0, "center": (block.width_pt - line.width_pt) / 2,
+                 "right": block.width_pt - line.width_pt}[align]
+        baseline = top + line.ascent_pt
+        for color, d in line.pieces:
+            by_color.setdefault(color, []).append(_translate_d(d, x_pt + shift, baseline))
+        top = baseline + line.descent_pt + _gap(line)
+    return tuple((color, " ".join(ds)) for color, ds in by_color.items())
 
 
 def is_math(text: str) -> bool:
