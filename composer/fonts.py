@@ -239,6 +239,9 @@ def text_elements(root: etree._Element):
     """
     import cssselect2
 
+    if not root.xpath("boolean(descendant-or-self::*[local-name()='text' or local-name()='tspan' "
+                      "or local-name()='textPath'])"):
+        return []  # text drawn as outlines only: nothing to resolve
     matcher = _css_matcher(root)
     out = []
 
@@ -383,6 +386,12 @@ _FONT_PROPS = ("font-family", "font-weight", "font-style", "font-size", "text-an
 
 
 def _parse_declarations(text: str) -> dict[str, str]:
+    return dict(_declarations(text))
+
+
+@lru_cache(maxsize=4096)
+def _declarations(text: str) -> tuple[tuple[str, str], ...]:
+    """:func:`_parse_declarations`, kept (matplotlib repeats the same ``style`` on many elements)."""
     import tinycss2
 
     out: dict[str, str] = {}
@@ -394,7 +403,7 @@ def _parse_declarations(text: str) -> dict[str, str]:
             out.update(_font_shorthand(value))
         elif decl.lower_name in _FONT_PROPS:
             out[decl.lower_name] = value
-    return out
+    return tuple(out.items())
 
 
 def _font_shorthand(value: str) -> dict[str, str]:

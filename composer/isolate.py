@@ -36,6 +36,7 @@ import select
 import signal
 import sys
 import tempfile
+import threading
 import time
 import traceback
 from dataclasses import dataclass
@@ -139,25 +140,47 @@ def run_isolated(func: Callable[[], Any], *, timeout_s: float | None) -> Any:
     return _fork_and_wait(func, timeout_s)
 
 
-def _fork_and_wait(func: Callable[[], Any], timeout_s: float | None) -> Any:
-    read_fd, write_fd = os.pipe()
-    stacks = tempfile.TemporaryFile()
-    for stream in (sys.stdout, sys.stderr):  # or the child would print the parent's buffered text again
+#: held from making a worker's pipe until the parent closed its write end: a worker forked by another
+#: thread (:mod:`composer.parallel`) in between would hold that end open, and the read would not end.
+_FORK_LOCK = threading.Lock()
+#: workers forked by this process and not yet reaped.
+_RUNNING: set[int] = set()
+
+
+def kill_workers() -> None:
+    """SIGKILL every worker of this process still running (a parallel stage interrupted by Ctrl-C)."""
+    for pid in list(_RUNNING):
         try:
-            stream.flush()
-        except (AttributeError, ValueError, OSError):
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
             pass
-    pid = -1
-    gc.freeze()  # the worker's collector then leaves the parent's objects (and their pages) alone
-    try:
-        pid = os.fork()
-    finally:
-        if pid != 0:
-            gc.unfreeze()
-    if pid == 0:  # the worker: never returns
-        os.close(read_fd)
-        _child(func, write_fd, stacks, timeout_s)
-    os.close(write_fd)
+
+
+def _fork_and_wait(func: Callable[[], Any], timeout_s: float | None) -> Any:
+    global _FORK_LOCK
+    stacks = tempfile.TemporaryFile()
+    with _FORK_LOCK:
+        read_fd, write_fd = os.pipe()
+        for stream in (sys.stdout, sys.stderr):  # or the child would print the parent's buffered text again
+            try:
+                stream.flush()
+            except (AttributeError, ValueError, OSError):
+                pass
+        pid = -1
+        gc.freeze()  # the worker's collector then leaves the parent's objects (and their pages) alone
+        try:
+            pid = os.fork()
+        finally:
+            if pid != 0:
+                gc.unfreeze()
+        if pid == 0:  # the worker: never returns
+            _FORK_LOCK = threading.Lock()  # this copy is held; the worker may fork workers of its own
+            _RUNNING.clear()
+            os.close(read_fd)
+            _child(func, write_fd, stacks, timeout_s)
+        os.close(write_fd)
+        _RUNNING.add(pid)
+    child = pid
     started = time.monotonic()
     chunks: list[bytes] = []
     status: int | None = None
@@ -183,6 +206,7 @@ def _fork_and_wait(func: Callable[[], Any], timeout_s: float | None) -> Any:
                 os.waitpid(pid, 0)
             except OSError:
                 pass
+        _RUNNING.discard(child)
     elapsed = time.monotonic() - started
     try:
         payload = b"".join(chunks)

@@ -1,9 +1,12 @@
 """Parallel stages: render panels, and export PDF and PNG, on several cores.
 
-Worker processes are *forked* (``multiprocessing.get_context("fork")``):
-they inherit the imported matplotlib, the loaded panel modules and the data,
-so a task is only an index into a list the parent set up before forking, and
-nothing but the results is pickled. DESIGN.md measured the alternatives on
+Every task already runs in its own forked worker (:func:`composer.isolate.run_isolated`):
+it inherits the imported matplotlib, the loaded panel modules and the data,
+and nothing but the result is pickled. Running ``jobs`` tasks at once is
+then only a matter of ``jobs`` threads in this process, each forking its
+task's worker and waiting for it (the wait releases the GIL); no process
+pool sits in between (a pool cost a fork of its own per worker, and every
+task was forked twice, about 0.04 s per stage). DESIGN.md measured the alternatives on
 this kind of machine: fork takes 0.57x the serial time for the six
 volume_kv panels with BLAS pinned to one thread per worker; spawn is 1.6x
 *slower* than serial, since every worker imports matplotlib again. Where
@@ -24,13 +27,14 @@ of the first one in layout order is raised, as a serial build would.
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import os
 import time
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from .errors import ComposerError
+from .isolate import kill_workers
 from .progress import Progress
 from .render import RenderedPanel
 
@@ -45,7 +49,7 @@ def available_cores() -> int:
 
 def can_fork() -> bool:
     """True where worker processes can be forked (Linux, macOS)."""
-    return "fork" in multiprocessing.get_all_start_methods()
+    return hasattr(os, "fork")
 
 
 @dataclass(frozen=True)
@@ -62,12 +66,10 @@ class RenderTask:
     run: Callable[[], Mapping[str, RenderedPanel]]
 
 
-#: the tasks of the current parallel run, inherited by forked workers.
-_TASKS: Sequence[RenderTask] = ()
-
-
 def _one_blas_thread() -> Any:
-    """Limit BLAS/OpenMP pools to one thread (a context manager; a no-op without threadpoolctl)."""
+    """Limit BLAS/OpenMP pools to one thread (a context manager; a no-op without threadpoolctl).
+
+    Set in this process, so every worker forked while it holds inherits it."""
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:
@@ -75,18 +77,15 @@ def _one_blas_thread() -> Any:
     return threadpool_limits(limits=1)
 
 
-def _init_worker() -> None:
-    _one_blas_thread()  # for the life of the worker
-
-
-def _run(index: int) -> tuple[int, str, object, float]:
+def _run(task: RenderTask) -> tuple[str, object, float]:
+    """``(status, value, seconds)`` of one task: its result, or a ComposerError carried as data."""
     started = time.perf_counter()
     try:
-        value: object = _TASKS[index].run()
+        value: object = task.run()
         status = "ok"
     except ComposerError as exc:  # user-fixable: carried back as data, raised by the parent
         value, status = (type(exc), exc.message, exc.file, exc.key), "error"
-    return index, status, value, time.perf_counter() - started
+    return status, value, time.perf_counter() - started
 
 
 def render_all(tasks: Sequence[RenderTask], *, jobs: int, progress: Progress | None = None,
@@ -114,7 +113,6 @@ def render_all(tasks: Sequence[RenderTask], *, jobs: int, progress: Progress | N
         ``jobs`` and whichever task failed first in time. Every task runs even when
         one fails, so the successes can be cached.
     """
-    global _TASKS
     progress = progress or Progress()
     outcomes: dict[int, tuple[str, object, float]] = {}
     pending = [t.name for t in tasks]
@@ -122,40 +120,34 @@ def render_all(tasks: Sequence[RenderTask], *, jobs: int, progress: Progress | N
     workers = min(jobs, len(tasks))
     if prepare is not None and tasks:
         prepare()
-    if workers <= 1 or not can_fork():
-        _TASKS = tasks
-        try:
-            with _one_blas_thread():
-                for i in range(len(tasks)):
-                    _, status, value, seconds = _run(i)
-                    outcomes[i] = (status, value, seconds)
-                    pending.remove(tasks[i].name)
-                    progress.panels(pending, len(outcomes), len(tasks))
-        finally:
-            _TASKS = ()
-    else:
-        _TASKS = tasks
-        try:
-            pool = multiprocessing.get_context("fork").Pool(workers, initializer=_init_worker)
-        finally:
-            _TASKS = ()
-        try:
-            results = pool.imap_unordered(_run, range(len(tasks)), chunksize=1)
-            if overlap is not None:
-                overlap()
-            while len(outcomes) < len(tasks):
-                try:
-                    i, status, value, seconds = results.next(timeout=0.1)
-                except multiprocessing.TimeoutError:
-                    progress.tick()
-                    continue
-                outcomes[i] = (status, value, seconds)
-                pending.remove(tasks[i].name)
+    with _one_blas_thread():
+        if workers <= 1 or not can_fork():
+            for i, task in enumerate(tasks):
+                outcomes[i] = _run(task)
+                pending.remove(task.name)
                 progress.panels(pending, len(outcomes), len(tasks))
-            pool.close()
-        finally:
-            pool.terminate()
-            pool.join()
+        else:
+            pool = ThreadPoolExecutor(workers, thread_name_prefix="composer-render")
+            try:
+                futures: dict[Future, int] = {pool.submit(_run, task): i for i, task in enumerate(tasks)}
+                if overlap is not None:
+                    overlap()
+                running = set(futures)
+                while running:
+                    finished, running = wait(running, timeout=0.1, return_when=FIRST_COMPLETED)
+                    if not finished:
+                        progress.tick()
+                    for future in sorted(finished, key=futures.__getitem__):
+                        i = futures[future]
+                        outcomes[i] = future.result()
+                        pending.remove(tasks[i].name)
+                        progress.panels(pending, len(outcomes), len(tasks))
+            except BaseException:  # interrupted (Ctrl-C): end the workers now, start no other
+                pool.shutdown(wait=False, cancel_futures=True)
+                kill_workers()
+                raise
+            finally:
+                pool.shutdown(wait=True)
     done: dict[str, tuple[Mapping[str, RenderedPanel], float]] = {}
     error: ComposerError | None = None
     order = sorted(range(len(tasks)), key=lambda i: (rank(tasks[i]) if rank else i, i))
@@ -173,9 +165,10 @@ def render_all(tasks: Sequence[RenderTask], *, jobs: int, progress: Progress | N
 def run_concurrently(calls: Mapping[str, Callable[[], bytes]], *, jobs: int) -> dict[str, bytes]:
     """Run independent calls (the exports: PDF and PNG), side by side when ``jobs > 1``.
 
-    With two or more calls and fork available, every call but the last runs
-    in a forked worker (inheriting everything, so nothing but the result is
-    pickled) while this process runs the last one.
+    With two or more calls, ``jobs > 1`` and fork available, each call runs
+    in a thread of its own; a call is expected to do its work in a forked
+    worker (the exports do: :func:`composer.build._export`), so the threads
+    only wait.
 
     Returns:
         name -> result, for every call.
@@ -184,32 +177,23 @@ def run_concurrently(calls: Mapping[str, Callable[[], bytes]], *, jobs: int) -> 
         ComposerError: of the first failing call, in ``calls`` order (as
             running them one after the other would).
     """
-    global _TASKS
     names = list(calls)
     if len(names) < 2 or jobs < 2 or not can_fork():
         return {name: calls[name]() for name in names}
-    tasks = [RenderTask(name, calls[name]) for name in names]
-    _TASKS = tasks
+    pool = ThreadPoolExecutor(min(jobs, len(names)), thread_name_prefix="composer-export")
     try:
-        pool = multiprocessing.get_context("fork").Pool(min(jobs, len(names)) - 1)
+        futures = [pool.submit(_run, RenderTask(name, calls[name])) for name in names]
+        outcomes = [future.result() for future in futures]
+    except BaseException:  # interrupted (Ctrl-C): end the workers now
+        pool.shutdown(wait=False, cancel_futures=True)
+        kill_workers()
+        raise
     finally:
-        _TASKS = ()
-    try:
-        pending = [pool.apply_async(_run, (i,)) for i in range(len(names) - 1)]
-        _TASKS = tasks
-        try:
-            last = _run(len(names) - 1)
-        finally:
-            _TASKS = ()
-        outcomes = [p.get() for p in pending] + [last]
-        pool.close()
-    finally:
-        pool.terminate()
-        pool.join()
+        pool.shutdown(wait=True)
     out: dict[str, bytes] = {}
-    for index, status, value, _ in sorted(outcomes, key=lambda o: o[0]):
+    for name, (status, value, _) in zip(names, outcomes):
         if status != "ok":
             cls, message, file, key = value  # type: ignore[misc]
             raise cls(message, file=file, key=key)
-        out[names[index]] = value  # type: ignore[assignment]
+        out[name] = value  # type: ignore[assignment]
     return out

@@ -253,18 +253,27 @@ def warm_up(spec: FigureSpec) -> None:
     about 0.25 s, in the parent (whose text machinery the canvas text
     already warmed) about 0.05 s. Done once before the workers are forked,
     every worker inherits it. Output is unaffected: each panel is drawn with
-    its own rcParams and hash salt.
+    its own rcParams and hash salt. Done once per process and rcParams.
     """
     import matplotlib
     from matplotlib.figure import Figure
 
-    with matplotlib.rc_context(rc_params(spec, "warm-up")):
+    rc = rc_params(spec, "warm-up")
+    done = repr(sorted(rc.items()))
+    if done in _WARMED:  # this process drew with these rcParams before (a rebuild in --watch)
+        return
+    with matplotlib.rc_context(rc):
         fig = Figure(figsize=(1.0, 1.0), dpi=72.0)
         ax = fig.add_subplot()
         ax.plot([0, 1], [0, 1], "o-")
         ax.imshow([[0.0, 1.0], [1.0, 0.0]])
         ax.set_xlabel("x $x^2_i$")
         fig.savefig(io.BytesIO(), format="svg", metadata={"Date": None})
+    _WARMED.add(done)
+
+
+#: the rcParams :func:`warm_up` drew with in this process.
+_WARMED: set[str] = set()
 
 
 @dataclass

@@ -102,17 +102,9 @@ class TextBlock:
         first use, with its box's top-left at (x_pt, y_pt).
 
         ``align`` (left, center, right) places each line inside the block width.
+        Kept for the process (a rebuild in ``--watch`` places the same texts again).
         """
-        by_color: dict[str, list[str]] = {}
-        top = y_pt
-        for line in self.lines:
-            shift = {"left": 0.0, "center": (self.width_pt - line.width_pt) / 2,
-                     "right": self.width_pt - line.width_pt}[align]
-            baseline = top + line.ascent_pt
-            for color, d in line.pieces:
-                by_color.setdefault(color, []).append(_translate_d(d, x_pt + shift, baseline))
-            top = baseline + line.descent_pt + _gap(line)
-        return [(color, " ".join(ds)) for color, ds in by_color.items()]
+        return list(_placed_paths(self, x_pt, y_pt, align))
 
     def path_d(self, x_pt: float, y_pt: float, align: str) -> str:
         """All outlines as one ``d`` (whatever their colours)."""
@@ -130,6 +122,21 @@ class TextBlock:
             out.append((line, x_pt + shift, baseline))
             top = baseline + line.descent_pt + _gap(line)
         return out
+
+
+@lru_cache(maxsize=1024)
+def _placed_paths(block: TextBlock, x_pt: float, y_pt: float, align: str) -> tuple[tuple[str, str], ...]:
+    """:meth:`TextBlock.paths`, computed."""
+    by_color: dict[str, list[str]] = {}
+    top = y_pt
+    for line in block.lines:
+        shift = {"left": 0.0, "center": (block.width_pt - line.width_pt) / 2,
+                 "right": block.width_pt - line.width_pt}[align]
+        baseline = top + line.ascent_pt
+        for color, d in line.pieces:
+            by_color.setdefault(color, []).append(_translate_d(d, x_pt + shift, baseline))
+        top = baseline + line.descent_pt + _gap(line)
+    return tuple((color, " ".join(ds)) for color, ds in by_color.items())
 
 
 def is_math(text: str) -> bool:
@@ -561,7 +568,9 @@ def _path_d(path, dx: float = 0.0) -> str:
     :func:`composer.units.fmt` rounds a numpy scalar) and ``dx`` is added
     after, exactly as formatting and then :func:`_translate_d` would, but
     with one vectorized rounding instead of a Python call per coordinate
-    (a figure's text has some 10^5 of them).
+    (a figure's text has some 10^5 of them). The ``d`` is one template
+    (command letters and ``%s`` slots, one per coordinate) filled with every
+    coordinate formatted at once (:func:`_formatted`).
     """
     import numpy as np
     from matplotlib.path import Path as MplPath
@@ -570,31 +579,59 @@ def _path_d(path, dx: float = 0.0) -> str:
     verts, codes = cleaned.vertices, cleaned.codes
     if len(verts) == 0:
         return ""
-    xs = _formatted(np.round(verts[:, 0], 3) + dx if dx else np.round(verts[:, 0], 3))
-    ys = _formatted(np.round(-verts[:, 1], 3))
-    letters = {MplPath.MOVETO: "M", MplPath.LINETO: "L", MplPath.CURVE3: "Q", MplPath.CURVE4: "C"}
-    count = MplPath.NUM_VERTICES_FOR_CODE
-    out, i, n = [], 0, len(codes)
-    while i < n:
-        code = int(codes[i])
-        if code == MplPath.STOP:
-            break
-        step = count[code]
-        if code == MplPath.CLOSEPOLY:
-            out.append("Z")
-        elif code in letters:
-            out.append(letters[code] + " ".join(f"{xs[j]} {ys[j]}" for j in range(i, i + step)))
-        i += step
-    return "".join(out)
+    codes = np.asarray(codes)
+    stops = np.flatnonzero(codes == MplPath.STOP)
+    if len(stops):
+        verts, codes = verts[:stops[0]], codes[:stops[0]]
+    # a segment of k vertices repeats its code k times (CURVE4 x 3): in a run of equal codes,
+    # a segment starts every k vertices
+    slots, steps = _path_slots()
+    run_start = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
+    position = np.arange(len(codes)) - np.repeat(run_start, np.diff(np.r_[run_start, len(codes)]))
+    first = position % steps[codes] == 0
+    template = "".join(slots[np.where(first, codes, MplPath.STOP)].tolist())
+    drawn = codes != MplPath.CLOSEPOLY
+    if not drawn.any():
+        return template
+    xs = np.round(verts[drawn, 0], 3)
+    pairs = np.empty((int(drawn.sum()), 2))
+    pairs[:, 0] = xs + dx if dx else xs
+    pairs[:, 1] = np.round(-verts[drawn, 1], 3)
+    return template % tuple(_formatted(pairs.ravel()))
+
+
+@lru_cache(maxsize=None)
+def _path_slots():
+    """``(slots, steps)`` indexed by matplotlib path code: the ``d`` piece written for a vertex starting
+    a segment (STOP's place holds the piece of a further vertex of a segment, ``" %s %s"``), and how
+    many vertices a segment of that code has."""
+    import numpy as np
+    from matplotlib.path import Path as MplPath
+
+    slots = np.full(MplPath.CLOSEPOLY + 1, "", dtype=object)
+    steps = np.ones(MplPath.CLOSEPOLY + 1, dtype=np.int64)
+    for code, piece in ((MplPath.STOP, " %s %s"), (MplPath.MOVETO, "M%s %s"), (MplPath.LINETO, "L%s %s"),
+                        (MplPath.CURVE3, "Q%s %s"), (MplPath.CURVE4, "C%s %s"), (MplPath.CLOSEPOLY, "Z")):
+        slots[code] = piece
+        steps[code] = MplPath.NUM_VERTICES_FOR_CODE[code]
+    return slots, steps
+
+
+#: the zeros (and point) :func:`composer.units.fmt` strips from a number written with 3 decimals.
+_TRAILING_ZEROS = re.compile(r"\.?0+(?=\n)")
+_MINUS_ZERO = re.compile(r"^-0$", re.M)
 
 
 def _formatted(values) -> list[str]:
-    """Already-rounded coordinates as :func:`composer.units.fmt` writes them."""
-    out = []
-    for v in values.tolist():
-        text = f"{v:.3f}".rstrip("0").rstrip(".")
-        out.append("0" if text in ("-0", "") else text)
-    return out
+    """Already-rounded coordinates as :func:`composer.units.fmt` writes them
+    (``f"{v:.3f}"`` without trailing zeros and point, ``-0`` as ``0``), all in one
+    string formatting and two regular-expression passes instead of a Python call each."""
+    numbers = values.tolist()
+    if not numbers:
+        return []
+    text = ("%.3f\n" * len(numbers)) % tuple(numbers)
+    text = _MINUS_ZERO.sub("0", _TRAILING_ZEROS.sub("", text))
+    return text.split("\n")[:-1]
 
 
 _PAIR = re.compile(r"(-?\d+(?:\.\d+)?) (-?\d+(?:\.\d+)?)")
@@ -618,9 +655,8 @@ def _translate_d(d: str, dx: float, dy: float) -> str:
     parts = _PAIR.split(d)  # text, x, y, text, x, y, ..., text
     if len(parts) == 1:
         return d
-    xs = _formatted(np.array([float(v) for v in parts[1::3]]) + dx)
-    ys = _formatted(np.array([float(v) for v in parts[2::3]]) + dy)
-    out = [parts[0]]
-    for x, y, rest in zip(xs, ys, parts[3::3]):
-        out += (x, " ", y, rest)
-    return "".join(out)
+    pairs = np.empty((len(parts) // 3, 2))
+    pairs[:, 0] = np.array(parts[1::3], dtype=float) + dx
+    pairs[:, 1] = np.array(parts[2::3], dtype=float) + dy
+    template = "%s %s".join(text.replace("%", "%%") for text in parts[0::3])
+    return template % tuple(_formatted(pairs.ravel()))
