@@ -37,6 +37,12 @@ def sleeps(fig, data):
     time.sleep(600)
 
 
+def sleeps_noting_pid(fig, data):
+    with open(os.environ["COMPOSER_TEST_PID_FILE"], "w") as fh:
+        fh.write(str(os.getpid()))
+    time.sleep(600)
+
+
 def spins(fig, data):
     while True:
         pass
@@ -300,3 +306,41 @@ def test_hanging_or_crashing_export_is_one_error(project, monkeypatch):
     with pytest.raises(SvgError, match=r"exporting the PDF failed: the worker process was killed by signal SIGSEGV"):
         build("demo", root=project, dpi=50, cache=False)
     assert snapshot(project) == before
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_killed_compose_leaves_no_worker_behind(jobs, project, tmp_path):
+    """SIGKILL to compose while a panel hangs: its worker dies with it, not at the --timeout 10 minutes later."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    use_renderer(project, "sleeps_noting_pid")
+    pid_file = tmp_path / "worker.pid"
+    proc = subprocess.Popen([sys.executable, "-m", "composer.cli", "demo", "--root", str(project), "-j", jobs,
+                             "--no-cache", "--timeout", "600"], env={**os.environ, "COMPOSER_TEST_PID_FILE": str(pid_file)},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while not pid_file.exists() or not pid_file.read_text():
+            assert time.monotonic() < deadline and proc.poll() is None, "the hanging panel never started"
+            time.sleep(0.05)
+        worker = int(pid_file.read_text())
+    finally:
+        proc.kill()
+        proc.wait()
+
+    def alive(pid: int) -> bool:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return False
+        return state not in ("Z", "X")  # a zombie has ended; only its exit status waits to be collected
+
+    deadline = time.monotonic() + 10
+    while alive(worker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if alive(worker):
+        os.kill(worker, signal.SIGKILL)
+        pytest.fail("the panel worker outlived the compose process that started it")
