@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from composer.build import build
-from composer.errors import ComposerError
+from composer.errors import ComposerError, ProjectError
 from composer.svgio import temp_names, write_files_atomically
 from conftest import DEMO
 
@@ -199,7 +199,7 @@ def test_failing_write_leaves_previous_outputs(tmp_path, monkeypatch):
         return fh
 
     monkeypatch.setattr(os, "fdopen", fdopen)
-    with pytest.raises(OSError, match="No space left"):
+    with pytest.raises(ProjectError, match="cannot write the outputs in .*: No space left on device"):
         write_files_atomically({path: b"new " * 1000 for path in old})
     assert {p: p.read_bytes() for p in old} == old
     assert sorted(p.name for p in out.iterdir()) == sorted([*OUTPUTS, "notes.txt"])
