@@ -106,7 +106,8 @@ def import_fragment(root: etree._Element, *, name: str, group_id: str, source: s
         The group, holding the document's content with ids prefixed, every
         reference rewritten and CSS scoped. A reference to an id the document
         does not define is removed (it would dangle in the canvas), and so is
-        a ``<use>`` left without one.
+        a ``<use>`` left without one. An id the document repeats is kept on
+        its first element only (where a browser resolves references to it).
     """
     for meta in list(root.iter(svg_tag("metadata"), svg_tag("title"))):
         if meta.getparent() is root:
@@ -118,11 +119,16 @@ def import_fragment(root: etree._Element, *, name: str, group_id: str, source: s
         new = mapping.get(match.group(2))
         return f"url(#{new})" if new else "none"
 
+    seen: set[str] = set()
     for el in root.iter():
         if not isinstance(el.tag, str):
             continue
         for attr, value in el.attrib.items():
             if attr == "id":
+                if value in seen:  # a repeated id: references go to the first, as in a browser
+                    del el.attrib[attr]
+                    continue
+                seen.add(value)
                 el.set(attr, mapping[value])
             elif attr in _HREFS and value.startswith("#"):
                 if value[1:] in mapping:

@@ -22,7 +22,11 @@ cross-reference table stay valid and equal inputs give equal bytes.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import time
+from typing import Iterator
 
 #: written into every PDF instead of the build time (same length as cairo's
 #: ``D:YYYYMMDDHHmmSS+HH'mm``, so xref offsets do not move).
@@ -200,8 +204,26 @@ def to_pdf(svg: bytes, *, source: str = "canvas") -> bytes:
     """
     import cairosvg
 
-    pdf = _cairo(lambda: cairosvg.svg2pdf(bytestring=expand_uses(physical_size(svg))), "PDF", source)
+    with _utc():
+        pdf = _cairo(lambda: cairosvg.svg2pdf(bytestring=expand_uses(physical_size(svg))), "PDF", source)
     return pin_pdf_dates(pdf)
+
+
+@contextlib.contextmanager
+def _utc() -> Iterator[None]:
+    """Run cairo in UTC: it dates a PDF in local time, ``D:...Z`` in UTC but ``D:...-05'00`` in New York,
+    and a date of another length would move the bytes after it (the pinned date keeps its length)."""
+    old = os.environ.get("TZ")
+    os.environ["TZ"] = "UTC"
+    time.tzset()
+    try:
+        yield
+    finally:
+        if old is None:
+            del os.environ["TZ"]
+        else:
+            os.environ["TZ"] = old
+        time.tzset()
 
 
 def _cairo(convert, kind: str, source: str) -> bytes:

@@ -91,3 +91,19 @@ def test_exports_go_through_the_expansion(monkeypatch, fmt):
     monkeypatch.setattr(rasterize, "expand_uses", lambda svg: seen.append(svg) or real(svg))
     (rasterize.to_png if fmt == "png" else rasterize.to_pdf)(SVG)
     assert seen == [SVG]
+
+
+def test_pdf_bytes_do_not_depend_on_the_time_zone(monkeypatch):
+    """cairo dates the PDF in local time; the pinned date must not change the bytes around it."""
+    import time
+
+    outputs = set()
+    try:
+        for tz in ("UTC0", "EST+5EDT", "IST-5:30"):  # POSIX zone strings: no tz database needed
+            monkeypatch.setenv("TZ", tz)
+            time.tzset()
+            outputs.add(rasterize.to_pdf(SVG))
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    assert len(outputs) == 1

@@ -80,3 +80,17 @@ def test_view_box_from_width_and_height_units():
     vb = view_box(root, source="t")
     # no viewBox: the user unit is the CSS px, so the content spans 96 x 96 user units (SVG 1.1, 7.2)
     assert (vb.width, vb.height) == (96.0, 96.0)
+
+
+def test_a_repeated_id_is_kept_once_and_references_go_to_the_first():
+    source = b"""<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">
+      <linearGradient id="g"><stop offset="0" stop-color="red"/></linearGradient>
+      <linearGradient id="g"><stop offset="0" stop-color="blue"/></linearGradient>
+      <rect id="r" fill="url(#g)" width="5" height="5"/><circle id="r" r="1"/>
+    </svg>"""
+    group = import_fragment(parse_svg(source, source="dup.svg"), name="p", group_id="panel-p", source="dup.svg")
+    ids = [el.get("id") for el in group.iter() if el.get("id")]
+    assert sorted(ids) == ["p--g", "p--r", "panel-p"]
+    first = next(el for el in group.iter() if el.get("id") == "p--g")
+    assert first[0].get("stop-color") == "red"  # the browser's choice: the first in document order
+    assert next(el for el in group.iter() if el.tag.endswith("rect")).get("fill") == "url(#p--g)"
