@@ -602,15 +602,18 @@ def _image_group(panel: Panel, box, data: bytes, group_id: str, inputs_ppi: floa
         with Image.open(io.BytesIO(data)) as img:
             width_px, height_px = img.size
             fmt_name = img.format
+            mime = {"PNG": "image/png", "JPEG": "image/jpeg"}.get(fmt_name or "")
+            if mime is None:
+                raise DataError(f"image format {fmt_name} is not supported; use PNG or JPEG", file=str(panel.source))
+            if width_px * height_px > MAX_IMAGE_PIXELS:
+                raise DataError(f"image is {width_px}x{height_px} pixels, more than the limit of "
+                                f"{MAX_IMAGE_PIXELS}", file=str(panel.source))
+            img.load()  # decode every pixel: a truncated or damaged file fails here, not in a viewer
+    except DataError:
+        raise
     except Exception as exc:  # PIL raises many kinds for broken files
         detail = "not a PNG or JPEG file" if isinstance(exc, UnidentifiedImageError) else exc
         raise DataError(f"cannot read image: {detail}", file=str(panel.source)) from None
-    mime = {"PNG": "image/png", "JPEG": "image/jpeg"}.get(fmt_name or "")
-    if mime is None:
-        raise DataError(f"image format {fmt_name} is not supported; use PNG or JPEG", file=str(panel.source))
-    if width_px * height_px > MAX_IMAGE_PIXELS:
-        raise DataError(f"image is {width_px}x{height_px} pixels, more than the limit of {MAX_IMAGE_PIXELS}",
-                        file=str(panel.source))
     scale = min(box.width_pt / width_px, box.height_pt / height_px)
     w, h = width_px * scale, height_px * scale
     group = etree.Element(svg_tag("g"), id=group_id)

@@ -141,7 +141,7 @@ def fill_fields(template: str, values: Mapping[str, Any], *, file: str, key: str
     Raises:
         DataError: a field has no value (lists the names that do; for a field
             inside ``$...$`` it reminds that mathtext braces are doubled), is
-            NaN or infinite (a missing value is never printed as ``nan``), its
+            None, NaN or infinite (a missing value is never printed as ``nan``), its
             format spec does not fit the value, has a nested ``{}`` or a width
             or precision over :data:`MAX_TEXT_CHARS`, or the filled text is
             longer than that.
@@ -176,6 +176,9 @@ def _fill_plain(text: str, values: Mapping[str, Any], template: str, file: str, 
                 hint = " (for mathtext braces inside $...$ write {{ and }})"
             raise DataError(f"text field {{{name}}} has no value{hint}; values are {known}", file=file, key=key)
         value = values[name]
+        if value is None:
+            raise DataError(f"text field {{{name}}} is None, not a value to print; composer never prints a "
+                            "missing value: fix the data file or values()", file=file, key=key)
         if isinstance(value, (float, np.floating)) and not math.isfinite(value):
             raise DataError(f"text field {{{name}}} is {float(value)}, not a number to print; composer never "
                             "prints a missing value: fix the data file or values()", file=file, key=key)

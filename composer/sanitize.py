@@ -278,12 +278,16 @@ def image_type(data: bytes, *, source: str) -> str:
         with Image.open(io.BytesIO(data)) as img:
             width, height = img.size
             kind = img.format or ""
+            if kind not in _IMAGE_TYPES:
+                raise SvgError(f"is a {kind} image; supported images are PNG, JPEG and SVG", file=source)
+            if width * height > MAX_IMAGE_PIXELS:
+                raise SvgError(f"is {width}x{height} pixels, more than the limit of {MAX_IMAGE_PIXELS}",
+                               file=source)
+            img.load()  # every pixel decodes: a truncated file is refused here, not drawn half by a viewer
+    except SvgError:
+        raise
     except Exception:  # noqa: BLE001 - Pillow raises many kinds for broken files
-        raise SvgError("is not a PNG, JPEG or SVG image Pillow can read", file=source) from None
-    if kind not in _IMAGE_TYPES:
-        raise SvgError(f"is a {kind} image; supported images are PNG, JPEG and SVG", file=source)
-    if width * height > MAX_IMAGE_PIXELS:
-        raise SvgError(f"is {width}x{height} pixels, more than the limit of {MAX_IMAGE_PIXELS}", file=source)
+        raise SvgError("is not a PNG, JPEG or SVG image Pillow can read (or it is truncated)", file=source) from None
     return _IMAGE_TYPES[kind]
 
 
