@@ -310,12 +310,21 @@ class _Resolver:
         start, end = self.point(arrow.start), self.point(arrow.end)
         via = [self.point(v) for v in arrow.via]
         if arrow.route == "arc":
-            return Route(arc_points(start, end, arrow.bend_deg), curve=True)
-        stops = [start, *via, end]
-        points = [start]
-        for a, b in zip(stops, stops[1:]):
-            points += list(route(a, b, arrow.route)[1:])
-        return Route(tuple(points))
+            found = Route(arc_points(start, end, arrow.bend_deg), curve=True)
+            length_pt = math.dist(start, end)
+        else:
+            stops = [start, *via, end]
+            points = [start]
+            for a, b in zip(stops, stops[1:]):
+                points += list(route(a, b, arrow.route)[1:])
+            found = Route(tuple(points))
+            length_pt = sum(math.dist(a, b) for a, b in zip(points, points[1:]))
+        if length_pt - 2 * arrow.gap_pt < MIN_CONNECTOR_PT:
+            raise LayoutError(f"the connector is {length_pt:.2f} pt long"
+                              + (f" and its gap takes {2 * arrow.gap_pt:.2f} pt of it" if arrow.gap_pt else "")
+                              + ": nothing would be drawn; its ends are (nearly) the same point", file=self.file,
+                              key=arrow.key or None)
+        return found
 
     def _check_overlaps(self) -> None:
         """Panels lie on the canvas and do not overlap (unless marked ``overlap``)."""
@@ -338,6 +347,10 @@ class _Resolver:
                 if w > 0.01 and h > 0.01:
                     raise LayoutError(f"panels {a.name!r} and {b.name!r} overlap by {w:.1f} x {h:.1f} pt; "
                                       "move one, or set overlap = true on an inset", file=self.file, key=b.key)
+
+
+#: the shortest connector drawn (pt, after its gaps): about 0.35 mm, shorter than any head
+MIN_CONNECTOR_PT = 1.0
 
 
 def _tracks(lengths: list[float | None], ratios: list[float | None], total_pt: float, gutter_pt: float,

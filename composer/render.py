@@ -458,6 +458,13 @@ def _data_anchors(fig: Any, result: Any, panel: Panel, height_pt: float, *, file
 
             xs, ys, _ = proj3d.proj_transform(*(float(c) for c in coords), ax.get_proj())
             coords = [xs, ys]
+        else:
+            for axis, value in zip("xy", coords):
+                scale_name = getattr(ax, f"get_{axis}scale")()
+                if (scale_name == "log" and value <= 0) or (scale_name == "logit" and not 0 < value < 1):
+                    domain = "above 0" if scale_name == "log" else "between 0 and 1"
+                    raise PanelError(f"panel {panel.name!r}: anchor {name!r} has {axis} = {value} on a "
+                                     f"{scale_name} axis, which shows only values {domain}", file=file, key=key)
         disp_x, disp_y = ax.transData.transform((float(coords[0]), float(coords[1])))
         scale = 72.0 / fig.dpi
         point = (float(disp_x) * scale, height_pt - float(disp_y) * scale)

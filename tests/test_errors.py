@@ -123,6 +123,8 @@ LAYOUT_CASES = [
     Case("truncated_png", (('image = "../assets/photo.png"', 'image = "../assets/trunc.png"'),),
          ("panels.photo.image", "cannot read image", "truncated"),
          files={"assets/trunc.png": (DEMO / "assets" / "photo.png").read_bytes()[:48]}),
+    Case("zero_length_arrow", (('to = "b.w"', 'to = "node.e"'),),
+         ("arrow[1]:", "connector is 0.00 pt long", "nothing would be drawn")),
     Case("missing_required_key", (('size = ["40mm", "40mm"]\n', ''),),
          ("panels.b.size", "missing")),
     Case("under_constrained", (('at = ["75mm", "8mm"]\n', ''),),

@@ -79,6 +79,12 @@ def nan_anchor(fig, data):
     return {"p": (ax, float("nan"), 0.0)}
 
 
+def log_anchor(fig, data):
+    ax = fig.add_subplot()
+    ax.set_xscale("log")
+    return {"p": (ax, -5.0, 0.5)}  # a log axis has no -5: matplotlib maps it far off the panel
+
+
 def inf_anchor(fig, data):
     ax = fig.add_subplot()
     ax.set_xlim(0, 1e-5)
@@ -214,6 +220,7 @@ def test_hanging_renderer_is_stopped_at_the_timeout(function, expect, project, c
     ("key_not_str", ("returned anchor name 1",)),
     ("nan_anchor", ("returned anchor 'p': (<Axes", "nan")),
     ("inf_anchor", ("anchor 'p'", "not a finite point")),
+    ("log_anchor", ("anchor 'p' has x = -5.0 on a log axis", "only values above 0")),
     ("other_figure", ("anchor 'p' names axes of another figure",)),
     ("huge_garbage", ("returned anchor 'p'", "...; a renderer returns")),
     ("generator", ("returned generator",)),
