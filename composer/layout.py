@@ -28,6 +28,8 @@ from .units import to_pt
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _RENDER = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*):([A-Za-z_][A-Za-z0-9_]*)$")
 _MISSING = object()
+#: the smallest canvas side, pt (1 mm): smaller is a unit slip, and has no pixels to export.
+MIN_CANVAS_PT = 72 / 25.4
 #: largest grid track ratio ("2fr"); a million to one is beyond any layout, and larger values overflow
 #: the sum of the ratios to infinity.
 MAX_RATIO = 1e6
@@ -108,6 +110,20 @@ class _Reader:
 
     def length(self, value: Any, key: str) -> float:
         return to_pt(value, file=self.file, key=key)
+
+    def words(self, value: Any, key: str) -> str:
+        """A text to draw: a string with something to see (an empty one would be drawn as nothing)."""
+        text = self.string(value, key)
+        if not text.strip():
+            raise self.err(key, f"{value!r} is empty; give the text, or remove the key")
+        return text
+
+    def text_size(self, value: Any, key: str) -> float:
+        """A font size: a length above zero (0 pt text is invisible, never what was meant)."""
+        size = to_pt(value, file=self.file, key=key)
+        if size <= 0:
+            raise self.err(key, f"{value!r} is zero; text needs a size above 0 pt")
+        return size
 
     def offset(self, value: Any, key: str) -> float:
         return to_pt(value, file=self.file, key=key, allow_negative=True)
@@ -419,13 +435,15 @@ def _figure_spec(r: _Reader, raw: Any, check_raw: Any = None) -> FigureSpec:
     for key, value, text in (("figure.width", width, width_text), ("figure.height", height, height_text)):
         if value <= 0:
             raise r.err(key, f"{text!r} is zero; the canvas must have a positive size")
+        if value < MIN_CANVAS_PT:
+            raise r.err(key, f"{text!r} is less than 1 mm; no figure is that small (a unit slip?)")
     font = t.get("font", r.string, "DejaVu Sans")
-    font_size = t.get("font_size", r.length, 7.0)
+    font_size = t.get("font_size", r.text_size, 7.0)
     background = t.get("background", r.color, "#ffffff")
     data = t.get("data", lambda v, k: r.file_path(v, k, (".npz", ".json", ".csv")), None)
     params = t.get("params", r.params, {})
     preset = t.get("preset", lambda v, k: presets.get_preset(v, file=r.file, key=k), None)
-    label_size = t.get("label_size", r.length, font_size + 1.0)
+    label_size = t.get("label_size", r.text_size, font_size + 1.0)
     label_weight = t.get("label_weight", r.choice(WEIGHTS), preset.label.weight if preset and preset.label else "bold")
     label_color = t.get("label_color", r.color, "#000000")
     label_offset = t.get("label_offset", lambda v, k: r.pair(v, k, signed=True), (0.0, -2.0))
@@ -636,7 +654,7 @@ def _panel(r: _Reader, name: str, raw: Any, spec: FigureSpec) -> Panel:
                                    f"{t.misspelt(['size'])}")
     if place.cell is not None and size is not None:
         raise r.err(f"{key}.size", "over-constrained: the grid cell gives the size; remove size or cell")
-    label = t.get("label", r.string, None)
+    label = t.get("label", r.words, None)
     if label is not None and spec.preset and presets.PRESETS[spec.preset].label:
         label = presets.PRESETS[spec.preset].label.format(label)  # the journal's style: a / A / (a)
     title = t.get("title", r.string, None)
@@ -667,7 +685,7 @@ def _text_style(r: _Reader, t: _Table, spec: FigureSpec, prefix: str = "") -> Te
 
     style = TextStyle(
         font=pick("font", r.string, spec.font),
-        size_pt=pick("size", r.length, spec.font_size_pt),
+        size_pt=pick("size", r.text_size, spec.font_size_pt),
         weight=pick("weight", r.choice(WEIGHTS), "normal"),
         style=pick("style", r.choice(STYLES), "normal"),
         color=pick("color", r.color, "#000000") or "#000000",
@@ -687,7 +705,7 @@ def _no_classes(r: _Reader) -> Callable[[Any, str], str]:
 
 def _text(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Text:
     t = _Table(raw, key, r.file)
-    text = t.get("text", r.string)
+    text = t.get("text", r.words)
     name = t.get("name", r.name, None)
     place = _placement(r, t, "center")
     align = t.get("justify", r.choice(ALIGNS), None)
@@ -753,7 +771,7 @@ def _shape(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Shape:
     if kind not in ("circle", "ellipse"):
         t.refuse(["symbol"], "a symbol goes inside a circle or an ellipse")
     if boxed:
-        text = t.get("text", r.string, None)
+        text = t.get("text", r.words, None)
         padding = t.get("padding", r.length, 3.0)
         text_style = _text_style(r, t, spec, prefix="text_")
     else:
@@ -779,7 +797,7 @@ def _arrow(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Arrow:
     if via and route == "arc":
         raise r.err(f"{key}.via", "an arc has no waypoints; use straight, -| or |- with via")
     bend = t.get("bend", _degrees(r), 30.0)
-    label = t.get("label", r.string, None)
+    label = t.get("label", r.words, None)
     label_style = _text_style(r, t, spec, prefix="label_")
     arrow = Arrow(
         start=start, end=end, route=route, via=via, bend_deg=bend,

@@ -25,7 +25,8 @@ PT_PER_UNIT: dict[str, float] = {
 #: overflow to infinity ("1e999mm") or ask for PNGs of billions of pixels.
 MAX_LENGTH_PT = 100_000.0
 
-_LENGTH = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([a-zA-Z%]*)\s*$")
+#: a number (ASCII digits only: "６０mm" is refused) and a unit
+_LENGTH = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([a-zA-Z%]*)\s*$", re.ASCII)
 
 
 def to_pt(value: object, *, file: str | None = None, key: str | None = None,
