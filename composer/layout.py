@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import re
+import shutil
 import tomllib
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -414,11 +415,30 @@ def _styles(r: _Reader, top: _Table) -> None:
         import matplotlib
 
         for key, value in r.rcparams.items():
+            if key in COMPOSER_RCPARAMS:
+                raise LayoutError(f"composer sets {key} itself: {COMPOSER_RCPARAMS[key]}", file=r.file,
+                                  key=f"rcparams.{key}")
+            if key == "text.usetex" and value and shutil.which("latex") is None:
+                raise LayoutError("text.usetex needs LaTeX, and no latex program is installed; mathtext "
+                                  "($\\alpha$) needs none", file=r.file, key=f"rcparams.{key}")
             try:
                 matplotlib.RcParams().__setitem__(key, value)
             except (KeyError, ValueError) as exc:
                 raise LayoutError(f"{value!r} is not a valid rcParam value: {' '.join(str(exc).split())[:200]}",
                                   file=r.file, key=f"rcparams.{key}") from None
+
+
+_SIZE = "a panel is drawn and saved at exactly its box's size (72 user units per inch)"
+#: rcParams composer sets for every panel (see :func:`composer.render.rc_params`) and the reason; a layout's
+#: [rcparams] may not change them (the panel would no longer fit its box, or the SVG would not merge).
+COMPOSER_RCPARAMS = {
+    "backend": "panels are drawn with matplotlib's SVG backend",
+    "figure.dpi": _SIZE, "figure.figsize": _SIZE, "savefig.dpi": _SIZE, "savefig.bbox": _SIZE,
+    "savefig.pad_inches": _SIZE, "savefig.format": "panels are saved as SVG",
+    "svg.fonttype": "[figure] text = \"paths\" or \"editable\" chooses it",
+    "svg.hashsalt": "each panel gets its own, for ids that never collide",
+    "svg.image_inline": "images are inlined, so the figure is one file",
+}
 
 
 def _figure_spec(r: _Reader, raw: Any, check_raw: Any = None) -> FigureSpec:

@@ -262,13 +262,16 @@ def warm_up(spec: FigureSpec) -> None:
     done = repr(sorted(rc.items()))
     if done in _WARMED:  # this process drew with these rcParams before (a rebuild in --watch)
         return
-    with matplotlib.rc_context(rc):
-        fig = Figure(figsize=(1.0, 1.0), dpi=72.0)
-        ax = fig.add_subplot()
-        ax.plot([0, 1], [0, 1], "o-")
-        ax.imshow([[0.0, 1.0], [1.0, 0.0]])
-        ax.set_xlabel("x $x^2_i$")
-        fig.savefig(io.BytesIO(), format="svg", metadata={"Date": None})
+    try:
+        with matplotlib.rc_context(rc):
+            fig = Figure(figsize=(1.0, 1.0), dpi=72.0)
+            ax = fig.add_subplot()
+            ax.plot([0, 1], [0, 1], "o-")
+            ax.imshow([[0.0, 1.0], [1.0, 0.0]])
+            ax.set_xlabel("x $x^2_i$")
+            fig.savefig(io.BytesIO(), format="svg", metadata={"Date": None})
+    except Exception:  # noqa: BLE001 - only a speed-up: the panels, isolated, report what fails and where
+        return
     _WARMED.add(done)
 
 
