@@ -816,14 +816,26 @@ def _arrow(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Arrow:
     via = t.get("via", r.points, ())
     if via and route == "arc":
         raise r.err(f"{key}.via", "an arc has no waypoints; use straight, -| or |- with via")
-    bend = t.get("bend", _degrees(r), 30.0)
+    if route == "arc":
+        bend = t.get("bend", _degrees(r), 30.0)
+    else:
+        t.refuse(["bend"], "bend curves an arc: add route = \"arc\"")
+        bend = 30.0
+    head = t.get("head", r.choice(HEADS), "end")
+    if head == "none":
+        t.refuse(["head_style", "head_length", "head_width"], "they shape a head, and head = \"none\"")
     label = t.get("label", r.words, None)
-    label_style = _text_style(r, t, spec, prefix="label_")
+    if label is None:
+        t.refuse(["label_pos", "label_side", *(f"label_{k}" for k in TEXT_STYLE_KEYS)],
+                 "they place and style a label, and the connector has none")
+        label_style = _text_style(r, _Table({}, key, r.file), spec)
+    else:
+        label_style = _text_style(r, t, spec, prefix="label_")
     arrow = Arrow(
         start=start, end=end, route=route, via=via, bend_deg=bend,
         color=t.get("color", r.color, "#000000") or "#000000",
         width_pt=width,
-        head=t.get("head", r.choice(HEADS), "end"),
+        head=head,
         head_style=t.get("head_style", r.choice(HEAD_STYLES), "triangle"),
         head_length_pt=t.get("head_length", r.length, max(4.0, 4.5 * width)),
         head_width_pt=t.get("head_width", r.length, max(3.2, 3.6 * width)),
