@@ -37,8 +37,8 @@ import json
 from pathlib import Path
 from typing import Any, Callable, ClassVar
 
-from .build import (FORMATS, BuildResult, Inputs, Project, compose_svg, read_figure_inputs, write_outputs,
-                    check_outputs)
+from .build import (ALL_FORMATS, FORMATS, BuildResult, Inputs, Project, check_outputs, compose_svg,
+                    read_figure_inputs, write_outputs)
 from .layout import load_document, read_document
 from .model import Figure as LayoutModel
 from .schema import TABLES_BY_KIND
@@ -281,11 +281,28 @@ class Figure:
 
     def build(self, *, out: str | Path | None = None, formats: tuple[str, ...] = FORMATS,
               dpi: float = 300.0) -> BuildResult:
-        """Write ``NAME.svg``/``.pdf``/``.png`` to ``out`` (default ``ROOT/build``), as ``compose NAME`` does."""
+        """Write ``NAME.svg``/``.pdf``/``.png`` to ``out`` (default ``ROOT/build``), the same bytes
+        ``compose NAME`` writes for the same document.
+
+        The figure lives in memory (it may differ from its layout file), so every
+        panel is rendered: the result's ``rendered`` lists them all, ``written``
+        the formats written, ``seconds`` the time per stage (``render``,
+        ``export``). The panel cache and the build manifest belong to layout
+        files and are left alone.
+        """
+        import dataclasses
+        import time
+
         check_outputs(formats, dpi)
-        svg = compose_svg(self.inputs())
+        started = time.perf_counter()
+        inputs = self.inputs()
+        svg = compose_svg(inputs)
+        composed = time.perf_counter()
         out_dir = Path(out) if out is not None else Project.at(self.root).root / "build"
-        return write_outputs(svg, self.name, out_dir, formats, dpi)
+        result = write_outputs(svg, self.name, out_dir, formats, dpi)
+        rendered = tuple(p.name for p in inputs.figure.panels if p.kind == "render")
+        return dataclasses.replace(result, rendered=rendered, written=tuple(f for f in ALL_FORMATS if f in formats),
+                                   seconds={"render": composed - started, "export": time.perf_counter() - composed})
 
     def _repr_svg_(self) -> str:
         """Jupyter's inline display (vector)."""

@@ -536,7 +536,9 @@ class _FontLog(logging.Handler):
             self.found[f"{weight.group(2)} {weight.group(1)}"] = (
                 f"font {weight.group(2)!r} has no weight {weight.group(1)}; matplotlib drew weight "
                 f"{weight.group(3)} instead")
-        if self.echo and logging.lastResort is not None and record.levelno >= logging.lastResort.level:
+        known = family or weight  # composer reports these itself, once, as a ComposerWarning
+        if (self.echo and not known and logging.lastResort is not None
+                and record.levelno >= logging.lastResort.level):
             logging.lastResort.handle(record)
 
 
@@ -562,7 +564,9 @@ def font_substitutions() -> Iterator[dict[str, str]]:
     ``FontManager._findfont_cached``, private to matplotlib; should it go away,
     a long-lived process sees each substitution the first time only). Panel
     workers are forked, so emptying it there leaves the parent's cache alone.
-    matplotlib's own log lines are shown as they would have been without it.
+    matplotlib's other log lines are shown as they would have been without it;
+    the substitutions it logs (``findfont: Font family ... not found``, once
+    per lookup) are not: composer reports each once, as a warning.
     """
     from matplotlib import font_manager
 

@@ -72,6 +72,8 @@ def test_load_gives_the_file_and_builds_the_same_bytes(flagship_svg, tmp_path):
     assert fig.document == tomllib.loads((REPO / "layouts" / "volume_kv.toml").read_text())
     result = fig.build(out=tmp_path, formats=("svg",))
     assert result.outputs["svg"].read_bytes() == flagship_svg
+    assert result.rendered == ("rgb", "pca", "fmap", "fvec", "keys", "volume")  # in memory: every panel drawn
+    assert result.written == ("svg",) and set(result.seconds) == {"render", "export"}
 
 
 def test_notebook_reprs_render_the_flagship(flagship_svg):
