@@ -225,7 +225,9 @@ def _check(argv: list[str]) -> int:
                     "elements off the canvas, fonts, loose connectors, colours under colour-vision deficiency. "
                     "Exit status 1 when an error-level problem is found. Panels come from the panel cache "
                     "when a build put them there, else are rendered as a build renders them. Writes nothing.")
-    parser.add_argument("name", help="figure name: checks layouts/NAME.toml")
+    parser.add_argument("name", nargs="?", help="figure name: checks layouts/NAME.toml")
+    parser.add_argument("--all", action="store_true",
+                        help="check every figure of the project (for a paper's CI); exit 1 if any has an error")
     _common(parser)
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
@@ -235,10 +237,44 @@ def _check(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     from .check import check
 
+    if args.all == (args.name is not None):
+        parser.error("give a figure NAME or --all")
+    if args.all:
+        return _check_every(args)
     _figure_name(args)
     report = check(args.name, root=args.root, jobs=args.jobs, timeout_s=_timeout(args))
     print(report.to_json() if args.json else report.table())
     return 0 if report.ok else 1
+
+
+def _check_every(args: argparse.Namespace) -> int:
+    """``compose check --all``: every figure's report (a figure that cannot be checked is one error line),
+    then a summary line; exit 1 when any figure has an error or could not be checked."""
+    import json
+
+    from .build import Project
+    from .check import check
+
+    names = Project.at(args.root).figures()
+    failed, reports = [], {}
+    for name in names:
+        try:
+            report = check(name, root=args.root, jobs=args.jobs, timeout_s=_timeout(args))
+        except ComposerError as exc:
+            print(f"compose: error: {exc}", file=sys.stderr)
+            failed.append(name)
+            continue
+        reports[name] = report
+        if not report.ok:
+            failed.append(name)
+        if not args.json:
+            print(report.table())
+    if args.json:
+        print(json.dumps({n: json.loads(r.to_json()) for n, r in reports.items()}, indent=1, sort_keys=True))
+    else:
+        print(f"checked {len(names)} figures: " + (f"{len(failed)} failed: {', '.join(failed)}" if failed
+                                                     else "no errors"))
+    return 1 if failed else 0
 
 
 def _build_every(args: argparse.Namespace) -> int:

@@ -440,3 +440,22 @@ def test_a_cache_entry_without_font_substitutions_is_not_used():
     old_magic = b"composer-panel-cache 2 k\n%s\n" % bytes_digest(payload).encode() + payload
     assert decode_entry("k", old_magic) is None
     assert _json.loads(encode_entry("k", panel).split(b"\n")[2])["substituted"] == {"X": "font 'X' is not installed"}
+
+
+def test_check_all_reports_every_figure_and_fails_on_any(tmp_path, capsys):
+    """compose check --all: a paper's CI checks every figure in one command."""
+    from composer.cli import main
+
+    root = tmp_path / "paper"
+    for name in ("fig1", "fig2"):
+        assert main(["new", name, "--root", str(root)]) == 0
+    capsys.readouterr()
+    assert main(["check", "--all", "--root", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert "compose check fig1: 0 errors" in out and "compose check fig2: 0 errors" in out
+    assert out.rstrip().endswith("checked 2 figures: no errors")
+    layout = root / "layouts" / "fig2.toml"
+    layout.write_text(layout.read_text().replace('font_size = "7pt"', 'font_size = "4pt"'))  # below 5 pt
+    assert main(["check", "--all", "--root", str(root)]) == 1
+    out = capsys.readouterr().out
+    assert "compose check fig1: 0 errors" in out and out.rstrip().endswith("checked 2 figures: 1 failed: fig2")
