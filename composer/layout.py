@@ -458,7 +458,10 @@ def _figure_spec(r: _Reader, raw: Any, check_raw: Any = None) -> FigureSpec:
         if value < MIN_CANVAS_PT:
             raise r.err(key, f"{text!r} is less than 1 mm; no figure is that small (a unit slip?)")
     font = t.get("font", r.string, "DejaVu Sans")
-    font_size = t.get("font_size", r.text_size, 7.0)
+    preset_raw = t.raw.get("preset")
+    journal_min = presets.PRESETS[preset_raw].min_font_pt if preset_raw in presets.PRESETS else None
+    # 7 pt, or a journal preset's smallest text size when that is larger (IEEE: 8 pt)
+    font_size = t.get("font_size", r.text_size, max(7.0, journal_min or 0.0))
     background = t.get("background", r.color, "#ffffff")
     data = t.get("data", lambda v, k: r.file_path(v, k, (".npz", ".json", ".csv")), None)
     params = t.get("params", r.params, {})

@@ -270,7 +270,8 @@ TABLES: tuple[Table, ...] = (
         Key("height", "length", "canvas height", required=True),
         Key("font", "string", "text font of canvas and panels; a font that is not installed is an error, "
                               "never a silent swap", "`\"DejaVu Sans\"`"),
-        Key("font_size", "length", "text size of canvas and panels", "`\"7pt\"`"),
+        Key("font_size", "length", "text size of canvas and panels",
+            "`\"7pt\"`, or the preset's smallest text size when larger"),
         Key("background", "color", "canvas colour, painted as a rect; `\"none\"` for transparent",
             "`\"white\"`"),
         Key("data", "data_file", "the figure's data: renderers get it, and its scalars fill `{fields}`"),

@@ -96,8 +96,10 @@ def test_preset_sets_check_limits(tmp_path):
     assert (cell.min_font_pt, cell.min_ppi, cell.source) == (6.0, 300.0, "cell preset")
     science = _load(tmp_path, extra='preset = "science"').spec.check
     assert (science.min_font_pt, science.min_ppi) == (5.0, 400.0)  # no font minimum stated: composer's default
-    ieee = _load(tmp_path, extra='preset = "ieee"').spec.check
-    assert ieee.min_font_pt == 8.0
+    ieee = _load(tmp_path, extra='preset = "ieee"').spec
+    assert ieee.check.min_font_pt == 8.0
+    assert ieee.font_size_pt == 8.0  # the default text size rises to the journal's minimum (7 pt otherwise)
+    assert _load(tmp_path, extra='preset = "nature"').spec.font_size_pt == 7.0
 
 
 def test_unknown_preset_lists_the_presets(tmp_path):
