@@ -300,7 +300,7 @@ def typeset_figure(inputs: Inputs) -> Typeset:
     colors = tuple(figure.spec.colors.items())
     texts = []
     for t in figure.texts:
-        filled = _fill(t.text, inputs.values, file, f"{t.key}.text")
+        filled = _fill(t.text, inputs, file, f"{t.key}.text")
         texts.append((filled, _typeset(filled, t.style, file, f"{t.key}.text", colors, t.width_pt)))
     shapes = []
     for s in figure.shapes:
@@ -308,7 +308,7 @@ def typeset_figure(inputs: Inputs) -> Typeset:
             shapes.append((None, None, None))
             continue
         width, height = s.size_pt
-        filled = _fill(s.text, inputs.values, file, f"{s.key}.text") if s.text else None
+        filled = _fill(s.text, inputs, file, f"{s.key}.text") if s.text else None
         block = None
         if filled is not None and s.text_style is not None:
             wrap = width - 2 * s.padding_pt if width is not None and s.kind == "rect" else None
@@ -330,7 +330,7 @@ def typeset_figure(inputs: Inputs) -> Typeset:
         if a.label is None or a.label_style is None:
             labels.append(None)
             continue
-        filled = _fill(a.label, inputs.values, file, f"{a.key}.label")
+        filled = _fill(a.label, inputs, file, f"{a.key}.label")
         labels.append((filled, _typeset(filled, a.label_style, file, f"{a.key}.label", colors)))
     return Typeset(tuple(texts), tuple(shapes), tuple(labels))
 
@@ -511,7 +511,7 @@ def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Type
     title_style = dataclasses.replace(spec.label, weight="normal")
     for panel in figure.panels:
         label = _typeset(panel.label, spec.label, file, f"{panel.key}.label", colors) if panel.label else None
-        title_text = _fill(panel.title, inputs.values, file, f"{panel.key}.title") if panel.title else None
+        title_text = _fill(panel.title, inputs, file, f"{panel.key}.title") if panel.title else None
         title = _typeset(title_text, title_style, file, f"{panel.key}.title", colors) if title_text else None
         label_box, title_box = draw.label_boxes(panel, geometry.panels[panel.name], spec, label, title)
         if label is not None:
@@ -538,7 +538,7 @@ def panel_label_boxes(inputs: Inputs, geometry: Geometry) -> dict[str, tuple[Box
     boxes = {}
     for panel in inputs.figure.panels:
         label = _typeset(panel.label, spec.label, file, f"{panel.key}.label", colors) if panel.label else None
-        title_text = _fill(panel.title, inputs.values, file, f"{panel.key}.title") if panel.title else None
+        title_text = _fill(panel.title, inputs, file, f"{panel.key}.title") if panel.title else None
         title = _typeset(title_text, title_style, file, f"{panel.key}.title", colors) if title_text else None
         boxes[panel.name] = draw.label_boxes(panel, geometry.panels[panel.name], spec, label, title)
     return boxes
@@ -552,8 +552,11 @@ def _top_level_kind(el: etree._Element, kinds: Mapping[str, str]) -> str | None:
     return kinds.get(top.get("id", ""))
 
 
-def _fill(template: str, values: Mapping[str, Any], file: str, key: str) -> str:
-    return fill_fields(template, values, file=file, key=key)
+def _fill(template: str, inputs: Inputs, file: str, key: str) -> str:
+    """Fill a text's ``{fields}``; negative numbers get matplotlib's minus sign (U+2212) unless the
+    layout's rcParams turn ``axes.unicode_minus`` off, so text and tick labels agree."""
+    minus = "\u2212" if inputs.figure.spec.rcparams.get("axes.unicode_minus", True) else "-"
+    return fill_fields(template, inputs.values, file=file, key=key, minus=minus)
 
 
 #: the typeset-text cache of the build in progress (:class:`composer.cache.TextCache`), if any.

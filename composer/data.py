@@ -132,11 +132,32 @@ _MATH = re.compile(r"(?<!\\)\$.*?(?<!\\)\$", re.DOTALL)
 MAX_TEXT_CHARS = 2000
 
 
-def fill_fields(template: str, values: Mapping[str, Any], *, file: str, key: str) -> str:
+class _Number:
+    """A number filled into a text: formatted as ``str.format`` would, with ``minus`` for the sign."""
+
+    def __init__(self, value: Any, minus: str):
+        self.value, self.minus = value, minus
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec).replace("-", self.minus)
+
+    def __str__(self) -> str:
+        return format(self, "")
+
+    def __repr__(self) -> str:
+        return repr(self.value).replace("-", self.minus)
+
+    def __getattr__(self, name: str) -> Any:  # {x.real}
+        return getattr(self.value, name)
+
+
+def fill_fields(template: str, values: Mapping[str, Any], *, file: str, key: str, minus: str = "-") -> str:
     """Fill ``{name:format}`` fields of a text template from ``values`` (``str.format`` rules).
 
     As in a Python f-string, literal braces are doubled, in mathtext too:
-    ``"$d_{{KV}}$ = {d_kv}"``.
+    ``"$d_{{KV}}$ = {d_kv}"``. A number's minus sign (and its exponent's) is
+    written as ``minus`` (composer passes U+2212, as matplotlib's tick labels
+    have it, unless ``axes.unicode_minus`` is off).
 
     Raises:
         DataError: a field has no value (lists the names that do; for a field
@@ -146,7 +167,7 @@ def fill_fields(template: str, values: Mapping[str, Any], *, file: str, key: str
             or precision over :data:`MAX_TEXT_CHARS`, or the filled text is
             longer than that.
     """
-    filled = _fill_plain(template, values, template, file, key)
+    filled = _fill_plain(template, values, template, file, key, minus)
     if len(filled) > MAX_TEXT_CHARS:
         raise DataError(f"{_short(template)!r} is {len(filled)} characters long when filled, more than the limit "
                         f"of {MAX_TEXT_CHARS}", file=file, key=key)
@@ -157,7 +178,7 @@ def _short(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _fill_plain(text: str, values: Mapping[str, Any], template: str, file: str, key: str) -> str:
+def _fill_plain(text: str, values: Mapping[str, Any], template: str, file: str, key: str, minus: str = "-") -> str:
     try:
         names = field_names(text)
         for _, field, spec, _ in string.Formatter().parse(text):
@@ -182,6 +203,9 @@ def _fill_plain(text: str, values: Mapping[str, Any], template: str, file: str, 
         if isinstance(value, (float, np.floating)) and not math.isfinite(value):
             raise DataError(f"text field {{{name}}} is {float(value)}, not a number to print; composer never "
                             "prints a missing value: fix the data file or values()", file=file, key=key)
+    if minus != "-":
+        values = {k: _Number(v, minus) if isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
+                  else v for k, v in values.items()}
     try:
         return text.format_map(values)
     except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError) as exc:
