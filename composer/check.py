@@ -257,8 +257,8 @@ def _check_allowed(figure: Figure, names: _Names, file: str) -> set[frozenset[st
     for i, pair in enumerate(figure.spec.check.allow_overlap):
         for name in pair:
             if name not in valid:
-                raise LayoutError(f"{name!r} is not an element; elements are {', '.join(valid)}", file=file,
-                                  key=f"check.allow_overlap[{i}]")
+                raise LayoutError(f"{name!r} is not an element; elements are {', '.join(valid) or '(none)'}",
+                                  file=file, key=f"check.allow_overlap[{i}]")
     return {frozenset(p) for p in figure.spec.check.allow_overlap}
 
 

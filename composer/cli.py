@@ -148,9 +148,10 @@ def _paths(paths) -> str:
     import os
 
     shown = []
+    here = os.getcwd()
     for path in paths:
         rel = os.path.relpath(path)
-        shown.append(str(path) if rel.startswith("..") else rel)
+        shown.append(str(os.path.abspath(path)) if rel.startswith("..") or here == os.sep else rel)
     return ", ".join(shown)
 
 
