@@ -116,11 +116,18 @@ def field_names(template: str) -> list[str]:
         ValueError: malformed braces (the caller adds file and key).
     """
     names = []
-    for _, field, _, _ in string.Formatter().parse(template):
+    for _, field, _, conversion in string.Formatter().parse(template):
         if field is not None:
             if field == "" or field.isdigit():
                 raise ValueError("positional fields like {} are not allowed; name the value: {name}")
-            names.append(field.split(".")[0].split("[")[0])
+            if not field.isidentifier():
+                raise ValueError(f"{{{field}}}: a field is a value's name and a format, {{name:.2f}}; "
+                                 "attributes and indexes (. and [ ]) are not allowed: compute the value in "
+                                 "values(data)")
+            if conversion:
+                raise ValueError(f"{{{field}!{conversion}}}: a field is a value's name and a format, "
+                                 "{name:.2f}; conversions (!r, !s, !a) are not allowed")
+            names.append(field)
     return names
 
 
@@ -132,23 +139,20 @@ _MATH = re.compile(r"(?<!\\)\$.*?(?<!\\)\$", re.DOTALL)
 MAX_TEXT_CHARS = 2000
 
 
+_SIGN = re.compile(r"-(?=[0-9.])")
+
+
 class _Number:
     """A number filled into a text: formatted as ``str.format`` would, with ``minus`` for the sign."""
+
+    __slots__ = ("value", "minus")
 
     def __init__(self, value: Any, minus: str):
         self.value, self.minus = value, minus
 
     def __format__(self, spec: str) -> str:
-        return format(self.value, spec).replace("-", self.minus)
-
-    def __str__(self) -> str:
-        return format(self, "")
-
-    def __repr__(self) -> str:
-        return repr(self.value).replace("-", self.minus)
-
-    def __getattr__(self, name: str) -> Any:  # {x.real}
-        return getattr(self.value, name)
+        # a sign is a hyphen before a digit or a point (the number's and its exponent's), not a fill character
+        return _SIGN.sub(self.minus, format(self.value, spec))
 
 
 def fill_fields(template: str, values: Mapping[str, Any], *, file: str, key: str, minus: str = "-") -> str:
@@ -200,6 +204,9 @@ def _fill_plain(text: str, values: Mapping[str, Any], template: str, file: str, 
         if value is None:
             raise DataError(f"text field {{{name}}} is None, not a value to print; composer never prints a "
                             "missing value: fix the data file or values()", file=file, key=key)
+        if not isinstance(value, (str, int, float, np.number, np.bool_)):
+            raise DataError(f"text field {{{name}}} is a {type(value).__name__}; a field prints one number or "
+                            "string: pick it in values(data)", file=file, key=key)
         if isinstance(value, (float, np.floating)) and not math.isfinite(value):
             raise DataError(f"text field {{{name}}} is {float(value)}, not a number to print; composer never "
                             "prints a missing value: fix the data file or values()", file=file, key=key)
