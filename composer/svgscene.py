@@ -241,11 +241,32 @@ _PATH_TOKEN = re.compile(r"[MmLlHhVvCcSsQqTtAaZz]|[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE
 _ARGS = {"M": 2, "L": 2, "H": 1, "V": 1, "C": 6, "S": 4, "Q": 4, "T": 2, "A": 7, "Z": 0}
 
 
-def path_points(d: str) -> list[list[tuple[float, float]]]:
-    """Every end and control point of a path ``d``, absolute, one list per subpath.
+#: points a quadratic or cubic Bezier segment is flattened to (its end included)
+CURVE_STEPS = 12
 
-    The hull of a curve's control points contains the curve, so the extent of
-    these points contains the path's ink (arcs contribute their end points).
+
+def _bezier(start: tuple[float, float], controls: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """Points along a quadratic (1 control point + end) or cubic (2 + end) Bezier segment, end included."""
+    nodes = [start, *controls]
+    out = []
+    for k in range(1, CURVE_STEPS + 1):
+        t = k / CURVE_STEPS
+        level = nodes
+        while len(level) > 1:  # de Casteljau
+            level = [((1 - t) * a[0] + t * b[0], (1 - t) * a[1] + t * b[1]) for a, b in zip(level, level[1:])]
+        out.append(level[0])
+    return out
+
+
+def path_points(d: str) -> list[list[tuple[float, float]]]:
+    """Points along a path ``d``, absolute, one list per subpath.
+
+    Lines contribute their end points; quadratic and cubic Bezier segments
+    (``Q``, ``C``) are flattened to :data:`CURVE_STEPS` points on the curve, so
+    consecutive points are short chords of the drawn line (an arc connector's
+    control point, far off the curve, is not ink). Smooth curves (``S``,
+    ``T``) contribute their control points (their hull contains the curve)
+    and elliptical arcs their end points.
     """
     tokens = _PATH_TOKEN.findall(d or "")
     subpaths: list[list[tuple[float, float]]] = []
@@ -286,6 +307,8 @@ def path_points(d: str) -> list[list[tuple[float, float]]]:
             pts = [(x, y)]
         else:
             pts = [(x + v[k], y + v[k + 1]) if rel else (v[k], v[k + 1]) for k in range(0, n, 2)]
+            if up in ("Q", "C"):
+                pts = _bezier((x, y), pts)
             x, y = pts[-1]
         if up == "M":
             if current:

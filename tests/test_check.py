@@ -459,3 +459,17 @@ def test_check_all_reports_every_figure_and_fails_on_any(tmp_path, capsys):
     assert main(["check", "--all", "--root", str(root)]) == 1
     out = capsys.readouterr().out
     assert "compose check fig1: 0 errors" in out and out.rstrip().endswith("checked 2 figures: 1 failed: fig2")
+
+
+def test_a_strongly_bent_arc_is_measured_along_its_curve(tmp_path, capsys):
+    """An arc's control point lies far off the curve: the check measures the drawn curve, not its hull."""
+    from composer.cli import main
+
+    root = tmp_path / "paper"
+    assert main(["new", "arc", "--root", str(root)]) == 0
+    layout = root / "layouts" / "arc.toml"
+    layout.write_text(layout.read_text().replace('to = "bars.w@0.4"', 'to = "bars.w@0.4"\nroute = "arc"\nbend = 80'))
+    capsys.readouterr()
+    assert main(["check", "arc", "--root", str(root), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["errors"] == 0 and report["warnings"] == 0, report

@@ -27,7 +27,14 @@ def test_transforms_compose_in_document_order():
 def test_path_points_relative_and_implicit_commands():
     subpaths = path_points("m10 10 5 0 v5 h-5 z M 0 0 C 1 2 3 4 5 6 s 1 1 2 2 q 1 1 2 0 t 1 1 A 3 3 0 0 1 20 20")
     assert subpaths[0] == [(10, 10), (15, 10), (15, 15), (10, 15)]
-    assert subpaths[1] == [(0, 0), (1, 2), (3, 4), (5, 6), (6, 7), (7, 8), (8, 9), (9, 8), (10, 9), (20, 20)]
+    points = subpaths[1]
+    # C and q are flattened along the curve (12 chords each): control points (1, 2), (3, 4), (8, 9) are not ink
+    assert len(points) == 1 + 12 + 2 + 12 + 1 + 1
+    assert points[0] == (0, 0) and points[12] == (5, 6) and points[13:15] == [(6, 7), (7, 8)]
+    assert points[6] == pytest.approx((2.125, 3.0))  # the cubic at t = 0.5
+    assert points[20] == pytest.approx((8.0, 8.5))  # the quadratic from (7, 8) via (8, 9) to (9, 8) at t = 0.5
+    assert points[-3:] == [(9, 8), (10, 9), (20, 20)]
+    assert not {(1, 2), (3, 4), (8, 9)} & set(points)
 
 
 def test_stroke_width_counts_css_rules_inline_style_and_every_scale():
