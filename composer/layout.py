@@ -71,9 +71,12 @@ class _Table:
     def misspelt(self, names: Iterable[str]) -> str:
         """`` (is 'hieght' a misspelling of 'height'?)`` when a key nobody asked for is close to one of
         ``names``, else ``""``: a typo then explains a missing key."""
+        from .schema import TABLES
+
         names = list(names)
+        known = set().union(*(table.key_names() for table in TABLES))  # a real key is not a typo
         for given in self.raw:
-            if given in self.asked or given in names:
+            if given in self.asked or given in names or given in known:
                 continue
             close = difflib.get_close_matches(given, names, n=1, cutoff=0.6)
             if close:
@@ -612,6 +615,8 @@ def _grid(r: _Reader, raw: Any, name: str, key: str, spec: FigureSpec) -> Grid:
         size = _size(r, t)
         if size is None and place.cell is None:
             raise r.err(key, "a grid placed with at or a relation needs a size")
+        if size is not None and place.cell is not None:
+            raise r.err(f"{key}.size", "over-constrained: the grid cell gives the size; remove size or cell")
     t.done()
     _areas(r, mosaic, key)
     return Grid(name=name, mosaic=mosaic, columns=columns, rows=rows, gutter_pt=gutter, place=place, size_pt=size,
@@ -681,8 +686,13 @@ def _panel(r: _Reader, name: str, raw: Any, spec: FigureSpec) -> Panel:
     if label is not None and spec.preset and presets.PRESETS[spec.preset].label:
         label = presets.PRESETS[spec.preset].label.format(label)  # the journal's style: a / A / (a)
     title = t.get("title", r.string, None)
-    params = t.get("params", r.params, {})
-    data = t.get("data", lambda v, k: r.file_path(v, k, (".npz", ".json", ".csv")), None)
+    if kind == "render":
+        params = t.get("params", r.params, {})
+        data = t.get("data", lambda v, k: r.file_path(v, k, (".npz", ".json", ".csv")), None)
+    else:
+        t.refuse(["params", "data"], f"params and data go to a panel function (render); a {kind} panel is "
+                                     "embedded as it is")
+        params, data = {}, None
     overlap = t.get("overlap", r.boolean, False)
     raster = t.get("raster", r.boolean, None)
     if raster is not None and kind != "render":
@@ -785,7 +795,11 @@ def _shape(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Shape:
             t.refuse(["side", "depth"], "side and depth shape a brace or bracket")
             if len(points) < 2:
                 raise r.err(f"{key}.points", "a line needs at least 2 points")
-    fill = t.get("fill", r.color, None)
+    if boxed:
+        fill = t.get("fill", r.color, None)
+    else:
+        t.refuse(["fill"], f"a {kind} is a stroke, never filled; its colour is stroke")
+        fill = None
     stroke = t.get("stroke", r.color, "#000000")
     stroke_width = t.get("stroke_width", r.length, 0.5)
     dash = t.get("dash", r.boolean, False)
@@ -793,10 +807,15 @@ def _shape(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Shape:
     symbol = t.get("symbol", r.choice(SYMBOLS), None) if kind in ("circle", "ellipse") else None
     if kind not in ("circle", "ellipse"):
         t.refuse(["symbol"], "a symbol goes inside a circle or an ellipse")
-    if boxed:
+    if boxed and "text" in t.raw:
         text = t.get("text", r.words, None)
         padding = t.get("padding", r.length, 3.0)
         text_style = _text_style(r, t, spec, prefix="text_")
+    elif boxed:
+        t.asked.append("text")
+        t.refuse(["padding", *(f"text_{k}" for k in TEXT_STYLE_KEYS)],
+                 "padding and text_* set out and style a shape's text, and it has none")
+        text, padding, text_style = None, 3.0, _text_style(r, _Table({}, key, r.file), spec)
     else:
         t.refuse(["text", "padding", *(f"text_{k}" for k in TEXT_STYLE_KEYS)],
                  f"a {kind} holds no text; add a [[text]] placed at one of its points")

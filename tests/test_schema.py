@@ -114,7 +114,7 @@ FULL_COVERAGE = [
      "check": {"min_font_size": "5pt", "allow_overlap": [["a", "p"]]},
      "grids": {"g": {"mosaic": "AB", "at": ["0mm", "0mm"], "size": ["40mm", "10mm"]}},
      "styles": {"s": {"size": "7pt"}},
-     "shape": [{"name": "a", "cell": "g.A", "text_class": "s"},
+     "shape": [{"name": "a", "cell": "g.A", "text": "A", "text_class": "s"},
                {"kind": "brace", "points": [{"at": "a.sw", "offset": ["0mm", "1mm"]}, "a.se"]},
                {"kind": "circle", "radius": "2mm", "below": "a", "gap": "5mm", "symbol": "+"}],
      "arrow": [{"from": {"at": "a.s"}, "to": ["30mm", "30mm"], "via": [["10mm", "30mm"]], "label": "x"}],
