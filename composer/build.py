@@ -413,7 +413,7 @@ def _render_unit(inputs: Inputs, names: list[str], boxes: Mapping[str, Box],
             substituted[n].update(found)
         for align in figure.aligns:
             if set(align.panels) & set(names):
-                align_plot_areas(drafts, boxes, align)
+                align_plot_areas(drafts, boxes, align, file=file)
         saved = {}
         for n in names:
             with font_substitutions() as found:

@@ -367,15 +367,38 @@ def render_panel(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data:
     return save_panel(draw_panel(func, panel, spec, data, size_pt=size, file=file), spec, file=file)
 
 
-def align_plot_areas(drafts: Mapping[str, Draft], boxes: Mapping[str, Any], align: Any) -> None:
+#: the least share of its width or height a plot area may keep when aligned (less is an error)
+MIN_ALIGNED_SHARE = 0.5
+#: box edges closer than this (pt) are one grid line for alignment
+EDGE_TOLERANCE_PT = 0.5
+
+
+def _same_edge(edges: Mapping[str, float]) -> list[list[str]]:
+    """Panel names clustered by box edge (pt): edges within :data:`EDGE_TOLERANCE_PT` are one line."""
+    clusters: list[list[str]] = []
+    last = None
+    for name, edge in sorted(edges.items(), key=lambda kv: kv[1]):
+        if last is None or edge - last > EDGE_TOLERANCE_PT:
+            clusters.append([])
+        clusters[-1].append(name)
+        last = edge
+    return clusters
+
+
+def align_plot_areas(drafts: Mapping[str, Draft], boxes: Mapping[str, Any], align: Any, *,
+                     file: str | None = None) -> None:
     """Line up the plot areas (axes) of an ``[[align]]``'s panels on the canvas, as R patchwork does.
 
     For each panel the union of its axes' positions is its plot area; its
     margins (what the renderer left for tick labels and titles) are minimums.
     Within each row of the group (:func:`composer.geometry.alignment_groups`),
-    ``axis = "y"`` moves every plot area's top to the lowest top and its
-    bottom to the highest bottom (canvas coordinates); within each column,
-    ``"x"`` does the same for left and right edges; ``"both"`` both. The
+    ``axis = "y"`` gives the panels whose boxes start on one line (same top)
+    the lowest of their plot-area tops, and those whose boxes end on one line
+    the highest of their bottoms (canvas coordinates), like patchwork's grid
+    lines: a panel spanning two rows shares its top with the first row and its
+    bottom with the second. Boxes that share no edge at all (centred, of
+    unequal height) are aligned as one row. Within each column, ``"x"`` does
+    the same for left and right edges; ``"both"`` both. The
     axes inside each panel are mapped linearly from the old plot area to the
     new one.
 
@@ -383,6 +406,12 @@ def align_plot_areas(drafts: Mapping[str, Draft], boxes: Mapping[str, Any], alig
         drafts: panel name -> drawn, unsaved figure (every panel of ``align``).
         boxes: panel name -> :class:`composer.geometry.Box` on the canvas, pt.
         align: the :class:`composer.model.Align`.
+        file: the layout, for errors.
+
+    Raises:
+        LayoutError: a plot area would keep less than :data:`MIN_ALIGNED_SHARE`
+            of its width or height (panels that overlap only in part, or one
+            spanning rows others do not): the layout asks for the impossible.
     """
     from .geometry import alignment_groups
 
@@ -408,19 +437,38 @@ def align_plot_areas(drafts: Mapping[str, Draft], boxes: Mapping[str, Any], alig
             members = [n for n in group if n in areas]
             if len(members) < 2:
                 continue
-            edges = [canvas(n) for n in members]
-            left, top = max(e[0] for e in edges), max(e[1] for e in edges)
-            right, bottom = min(e[2] for e in edges), min(e[3] for e in edges)
-            for name in members:
-                box = areas[name][3]
-                if axis == "x":
-                    new[name][0] = (left - box.x_pt) / box.width_pt
-                    new[name][2] = (right - box.x_pt) / box.width_pt
-                else:
-                    new[name][3] = 1 - (top - box.y_pt) / box.height_pt
-                    new[name][1] = 1 - (bottom - box.y_pt) / box.height_pt
+            # near edge (left / top) and far edge (right / bottom) of each member's box, pt
+            near = {n: boxes[n].x_pt if axis == "x" else boxes[n].y_pt for n in members}
+            far = {n: near[n] + (boxes[n].width_pt if axis == "x" else boxes[n].height_pt) for n in members}
+            near_sets, far_sets = _same_edge(near), _same_edge(far)
+            if all(len(c) == 1 for c in near_sets + far_sets):  # boxes share no edge (centred, unequal): one row
+                near_sets = far_sets = [members]
+            for cluster in near_sets:  # plot areas start at the innermost start of boxes that start together
+                if len(cluster) > 1:
+                    edge = max(canvas(n)[0 if axis == "x" else 1] for n in cluster)
+                    for n in cluster:
+                        box = boxes[n]
+                        if axis == "x":
+                            new[n][0] = (edge - box.x_pt) / box.width_pt
+                        else:
+                            new[n][3] = 1 - (edge - box.y_pt) / box.height_pt
+            for cluster in far_sets:
+                if len(cluster) > 1:
+                    edge = min(canvas(n)[2 if axis == "x" else 3] for n in cluster)
+                    for n in cluster:
+                        box = boxes[n]
+                        if axis == "x":
+                            new[n][2] = (edge - box.x_pt) / box.width_pt
+                        else:
+                            new[n][1] = 1 - (edge - box.y_pt) / box.height_pt
     for name, (axes, pos, (x0, y0, x1, y1), box) in areas.items():
         nx0, ny0, nx1, ny1 = new[name]
+        for side, old_len, new_len in (("width", x1 - x0, nx1 - nx0), ("height", y1 - y0, ny1 - ny0)):
+            if old_len > 0 and new_len < MIN_ALIGNED_SHARE * old_len:
+                raise LayoutError(f"aligning would leave panel {name!r} {max(new_len, 0) / old_len:.0%} of its "
+                                  f"plot area's {side}: its box lines up with no other panel's on that axis; "
+                                  "align panels of one row (or column) of the same height (width)",
+                                  file=file, key=f"{align.key}.panels" if align.key else None)
         for ax, p in zip(axes, pos):
             fx = (nx1 - nx0) / (x1 - x0) if x1 > x0 else 1.0
             fy = (ny1 - ny0) / (y1 - y0) if y1 > y0 else 1.0

@@ -366,6 +366,60 @@ def test_plot_areas_align_across_panels(tmp_path, axis):
         assert ll["three"][1] != pytest.approx(ll["one"][1], abs=1)
 
 
+def test_a_panel_spanning_two_rows_aligns_with_both(tmp_path):
+    """Mosaic "AB/AC", axis both: a's plot top meets b's, a's bottom meets c's, b and c share left/right
+    (patchwork's grid lines), and nothing is squeezed."""
+    layout = """
+    [figure]
+    width = "120mm"
+    height = "90mm"
+    [grid]
+    mosaic = "AB\\nAC"
+    gutter = "6mm"
+    [panels.one]
+    render = "p:narrow"
+    cell = "A"
+    [panels.two]
+    render = "p:wide"
+    cell = "B"
+    [panels.three]
+    render = "p:narrow"
+    cell = "C"
+    [[align]]
+    panels = ["one", "two", "three"]
+    axis = "both"
+    """
+    _, geo = geometry_of(project(tmp_path, layout, panels=PANELS))
+    ll = {p: geo.data_anchors[(p, "ll")] for p in ("one", "two", "three")}
+    ur = {p: geo.data_anchors[(p, "ur")] for p in ("one", "two", "three")}
+    assert ur["one"][1] == pytest.approx(ur["two"][1], abs=1e-3)    # tops of row 1
+    assert ll["one"][1] == pytest.approx(ll["three"][1], abs=1e-3)  # bottoms of row 2
+    assert ll["two"][0] == pytest.approx(ll["three"][0], abs=1e-3)  # the right column's left edges
+    assert ur["two"][0] == pytest.approx(ur["three"][0], abs=1e-3)
+    assert ll["one"][1] - ur["one"][1] > 150  # a's plot area still spans both rows (pt)
+
+
+def test_aligning_panels_that_only_partly_overlap_is_an_error(tmp_path):
+    layout = """
+    [figure]
+    width = "120mm"
+    height = "80mm"
+    [panels.one]
+    render = "p:narrow"
+    at = ["0mm", "0mm"]
+    size = ["50mm", "40mm"]
+    [panels.two]
+    render = "p:narrow"
+    at = ["60mm", "35mm"]
+    size = ["50mm", "40mm"]
+    [[align]]
+    panels = ["one", "two"]
+    """
+    with pytest.raises(LayoutError, match=r"align\[0\].panels: aligning would leave panel 'one' 0% of its plot "
+                                          r"area's height"):
+        geometry_of(project(tmp_path, layout, panels=PANELS))
+
+
 def test_python_layout_gives_the_same_svg_as_toml(tmp_path):
     toml = GRID + '\n[[text]]\ntext = "<b>bold</b> and <color=hot>hot</color>"\nat = "a.center"\n[colors]\nhot = "#ff0000"\n'
     root_t = project(tmp_path / "t", toml)
