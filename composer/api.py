@@ -34,14 +34,19 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 from typing import Any, Callable, ClassVar
 
 from .build import (ALL_FORMATS, FORMATS, BuildResult, Inputs, Project, check_outputs, compose_svg,
                     read_figure_inputs, write_outputs)
+from .errors import LayoutError
 from .layout import load_document, read_document
 from .model import Figure as LayoutModel
 from .schema import TABLES_BY_KIND
+
+#: a figure's name: it names the files build/NAME.* (as compose new requires)
+_FIGURE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def _plain(value: Any) -> Any:
@@ -179,6 +184,9 @@ class Figure:
         self._init(document, name=name, root=root, path=None)
 
     def _init(self, document: dict[str, Any], *, name: str, root: str | Path, path: Path | None) -> None:
+        if not isinstance(name, str) or not _FIGURE_NAME.match(name):
+            raise LayoutError(f"{name!r} is not a valid figure name: letters, digits and _ (it names the "
+                              "files build/NAME.svg...)", key="name")
         self.document = document
         self.name = name
         self.root = Path(root)
@@ -202,32 +210,33 @@ class Figure:
         """Add panels, texts, shapes, connectors, grids and alignments, in order; returns the figure.
 
         Raises:
-            ValueError: a panel or grid name that is already used.
+            LayoutError: a panel or grid name that is already used, or something
+                that is not an element.
         """
         doc = self.document
         for element in elements:
+            if not isinstance(element, Element):
+                raise LayoutError(f"{element!r} is not a Panel, Text, Shape, Connector, Grid or Align")
             table = copy.deepcopy(element.table)
             if isinstance(element, Panel):
                 panels = doc.setdefault("panels", {})
                 if element.name in panels:
-                    raise ValueError(f"a panel named {element.name!r} is already in the figure")
+                    raise LayoutError(f"a panel named {element.name!r} is already in the figure")
                 panels[element.name] = table
                 if element.function is not None:
                     self.functions[table["render"]] = element.function
             elif isinstance(element, Grid) and element.name is None:
                 if "grid" in doc:
-                    raise ValueError("the figure already has a [grid]; name the others: Grid(..., name='g')")
+                    raise LayoutError("the figure already has a [grid]; name the others: Grid(..., name='g')")
                 doc["grid"] = table
             elif isinstance(element, Grid):
                 grids = doc.setdefault("grids", {})
                 if element.name in grids:
-                    raise ValueError(f"a grid named {element.name!r} is already in the figure")
+                    raise LayoutError(f"a grid named {element.name!r} is already in the figure")
                 grids[element.name] = table
-            elif isinstance(element, Element):
+            else:
                 doc.setdefault({"text": "text", "shape": "shape", "arrow": "arrow", "align": "align"}[element.kind],
                                []).append(table)
-            else:
-                raise TypeError(f"{element!r} is not a Panel, Text, Shape, Connector, Grid or Align")
         self._cache = None
         return self
 
@@ -268,9 +277,14 @@ class Figure:
         return self._cache[1]
 
     def png(self, *, dpi: float = 300.0) -> bytes:
-        """The figure as PNG bytes at ``dpi`` (round(width_in * dpi) px wide)."""
+        """The figure as PNG bytes at ``dpi`` (round(width_in * dpi) px wide).
+
+        Raises:
+            ComposerError: a dpi outside 1 to 12000, or any layout problem.
+        """
         from .rasterize import to_png
 
+        check_outputs(("png",), dpi)
         return to_png(self.svg(), dpi=dpi)
 
     def pdf(self) -> bytes:

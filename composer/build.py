@@ -48,7 +48,7 @@ from .textpin import pin_text_positions
 from .geometry import Box, Geometry, panel_boxes, resolve
 from .layout import load_layout
 from .model import Figure, Panel
-from .isolate import DEFAULT_TIMEOUT_S, WorkerFailure, run_isolated
+from .isolate import DEFAULT_TIMEOUT_S, WorkerFailure, check_jobs, check_timeout, run_isolated
 from .parallel import RenderTask, available_cores, render_all, run_concurrently
 from .progress import Progress
 from .rasterize import to_eps, to_pdf, to_png, to_tiff
@@ -723,8 +723,7 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
     """
     check_outputs(formats, dpi)
     check_timeout(timeout_s)
-    if jobs is not None and jobs < 1:
-        raise ComposerError(f"jobs {jobs} must be at least 1")
+    check_jobs(jobs)
     started = time.perf_counter()
     project = Project.at(root)
     out_dir = Path(out) if out is not None else project.root / "build"
@@ -768,8 +767,7 @@ def lint_figure(name: str, *, root: str | Path = ".", timeout_s: float | None = 
             raised, hung or crashed: one line naming it) or composed.
     """
     check_timeout(timeout_s)
-    if jobs is not None and jobs < 1:
-        raise ComposerError(f"jobs {jobs} must be at least 1")
+    check_jobs(jobs)
     started = time.perf_counter()
     project = Project.at(root)
     progress = progress or Progress()
@@ -973,25 +971,12 @@ def check_outputs(formats: tuple[str, ...], dpi: float) -> None:
     bad = [f for f in formats if f not in ALL_FORMATS]
     if bad or not formats:
         raise ComposerError(f"unknown format {bad[0] if bad else ''!r}; valid formats are {', '.join(ALL_FORMATS)}")
-    if not 1 <= dpi <= MAX_DPI:  # NaN fails too
+    if isinstance(dpi, bool) or not isinstance(dpi, (int, float)) or not 1 <= dpi <= MAX_DPI:  # NaN fails too
         raise ComposerError(f"dpi {dpi} must be a number from 1 to {MAX_DPI:g}")
 
 
 #: the largest --dpi: 10 times a journal's line-art resolution (1200 dpi), far past any print need
 MAX_DPI = 12000.0
-#: the longest --timeout, seconds: a day (the clock the worker's deadline uses overflows near infinity)
-MAX_TIMEOUT_S = 86400.0
-
-
-def check_timeout(timeout_s: float | None) -> None:
-    """Refuse a timeout that is not a number of seconds above 0 and at most :data:`MAX_TIMEOUT_S` (None: none).
-
-    Raises:
-        ComposerError: names the bad value and the range.
-    """
-    if timeout_s is not None and not 0 < timeout_s <= MAX_TIMEOUT_S:
-        raise ComposerError(f"timeout {timeout_s} must be a number of seconds above 0 and at most "
-                            f"{MAX_TIMEOUT_S:g} (a day)")
 
 
 def compose_svg(inputs: Inputs) -> bytes:

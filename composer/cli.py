@@ -29,6 +29,7 @@ from typing import Callable
 
 from . import __version__
 from .errors import ComposerError, ComposerWarning
+from .isolate import check_jobs, check_timeout
 
 
 class _Parser(argparse.ArgumentParser):
@@ -66,10 +67,19 @@ def _figure_name(args: argparse.Namespace) -> None:
     if not name or not name.endswith((".toml", ".py")):
         return
     path = Path(name)
-    if path.parent.name == "layouts" and path.is_file():
-        if args.root == ".":
-            args.root = str(path.parent.parent)
-        args.name = path.stem
+    for candidate in ([path] if path.is_absolute() else [path, Path(args.root) / path]):
+        if candidate.is_file() and candidate.resolve().parent.name == "layouts":
+            if args.root == "." and candidate is path:
+                args.root = str(candidate.resolve().parent.parent)
+            args.name = candidate.stem
+            return
+
+
+def _one_or_all(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if args.all and args.name is not None:
+        parser.error(f"give a figure NAME or --all, not both ({args.name!r} and --all)")
+    if not args.all and args.name is None:
+        parser.error("give a figure NAME or --all")
 
 
 def _formats(text: str) -> tuple[str, ...]:
@@ -107,8 +117,9 @@ def _build(argv: list[str]) -> int:
     parser = _build_parser()
     args = parser.parse_args(argv)
     _figure_name(args)
-    if args.all == (args.name is not None):
-        parser.error("give a figure NAME or --all")
+    _one_or_all(parser, args)
+    check_jobs(args.jobs)
+    check_timeout(args.timeout)
     if args.all:
         if args.check or args.debug:
             parser.error("--check and --debug build one figure; use compose check NAME for each")
@@ -207,6 +218,7 @@ def _clean(argv: list[str]) -> int:
     _common(parser)
     parser.add_argument("--out", default=None, help="output folder (default: ROOT/build)")
     args = parser.parse_args(argv)
+    _figure_name(args)
     from .build import Project
     from .cache import clean
 
@@ -238,8 +250,9 @@ def _check(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     from .check import check
 
-    if args.all == (args.name is not None):
-        parser.error("give a figure NAME or --all")
+    _one_or_all(parser, args)
+    check_jobs(args.jobs)
+    check_timeout(args.timeout)
     if args.all:
         return _check_every(args)
     _figure_name(args)
@@ -257,13 +270,14 @@ def _check_every(args: argparse.Namespace) -> int:
     from .check import check
 
     names = Project.at(args.root).figures()
-    failed, reports = [], {}
+    failed, reports, errors = [], {}, {}
     for name in names:
         try:
             report = check(name, root=args.root, jobs=args.jobs, timeout_s=_timeout(args))
         except ComposerError as exc:
             print(f"compose: error: {exc}", file=sys.stderr)
             failed.append(name)
+            errors[name] = str(exc)
             continue
         reports[name] = report
         if not report.ok:
@@ -271,7 +285,9 @@ def _check_every(args: argparse.Namespace) -> int:
         if not args.json:
             print(report.table())
     if args.json:
-        print(json.dumps({n: json.loads(r.to_json()) for n, r in reports.items()}, indent=1, sort_keys=True))
+        found = {n: json.loads(r.to_json()) for n, r in reports.items()}
+        found.update({n: {"ok": False, "error": message} for n, message in errors.items()})
+        print(json.dumps(found, indent=1, sort_keys=True))
     else:
         print(f"checked {len(names)} figures: " + (f"{len(failed)} failed: {', '.join(failed)}" if failed
                                                      else "no errors"))

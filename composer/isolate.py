@@ -49,6 +49,29 @@ from .errors import ComposerError
 #: single figure panel (the six volume_kv panels take 0.55 s together); a panel
 #: that needs longer should load precomputed data. ``compose --timeout``.
 DEFAULT_TIMEOUT_S = 120.0
+#: the longest --timeout, seconds: a day (the clock the worker's deadline uses overflows near infinity)
+MAX_TIMEOUT_S = 86400.0
+
+
+def check_timeout(timeout_s: float | None) -> None:
+    """Refuse a timeout that is not a number of seconds above 0 and at most :data:`MAX_TIMEOUT_S` (None: none).
+
+    Raises:
+        ComposerError: names the bad value and the range.
+    """
+    if timeout_s is not None and not 0 < timeout_s <= MAX_TIMEOUT_S:
+        raise ComposerError(f"timeout {timeout_s} must be a number of seconds above 0 and at most "
+                            f"{MAX_TIMEOUT_S:g} (a day)")
+
+
+def check_jobs(jobs: int | None) -> None:
+    """Refuse fewer than one worker (None: every core).
+
+    Raises:
+        ComposerError: names the bad value.
+    """
+    if jobs is not None and jobs < 1:
+        raise ComposerError(f"jobs {jobs} must be at least 1")
 #: seconds after the timeout at which the parent SIGKILLs a child whose own
 #: watchdog did not end it.
 KILL_GRACE_S = 5.0

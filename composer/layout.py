@@ -436,6 +436,8 @@ _SIZE = "a panel is drawn and saved at exactly its box's size (72 user units per
 #: [rcparams] may not change them (the panel would no longer fit its box, or the SVG would not merge).
 COMPOSER_RCPARAMS = {
     "backend": "panels are drawn with matplotlib's SVG backend",
+    "font.size": "[figure] font_size sets it, for panel and canvas text alike",
+    "font.family": "[figure] font sets it (a family or a list), for panel and canvas text alike",
     "figure.dpi": _SIZE, "figure.figsize": _SIZE, "savefig.dpi": _SIZE, "savefig.bbox": _SIZE,
     "savefig.pad_inches": _SIZE, "savefig.format": "panels are saved as SVG",
     "svg.fonttype": "[figure] text = \"paths\" or \"editable\" chooses it",
@@ -921,8 +923,10 @@ def _check_names(r: _Reader, figure: Figure) -> None:
             continue
         element, anchor = pos.ref
         if element not in names:
-            raise r.err(pos.key, f"{element + '.' + anchor!r} refers to unknown element {element!r}; "
-                                 f"elements are {', '.join(names) or '(none)'}")
+            close = difflib.get_close_matches(element, names, n=1, cutoff=0.6)
+            raise r.err(pos.key, f"{element + '.' + anchor!r} refers to unknown element {element!r}"
+                                 + (f"; did you mean {close[0]!r}?" if close else "")
+                                 + f"; elements are {', '.join(names) or '(none)'}")
         if element in drawn_through:
             raise r.err(pos.key, f"{element + '.' + anchor!r}: {element!r} is a {drawn_through[element]}, drawn "
                                  "through its points; it has no box and so no anchors: use the point it starts "

@@ -137,13 +137,6 @@ def test_bad_values_fail_like_a_layout_file():
         fig.svg()
 
 
-def test_duplicate_panel_is_refused():
-    fig = Figure(width="100mm", height="50mm")
-    fig.add(Panel("a", "m:f", at=["0mm", "0mm"], size=["1mm", "1mm"]))
-    with pytest.raises(ValueError, match="already"):
-        fig.add(Panel("a", "m:f", at=["0mm", "0mm"], size=["1mm", "1mm"]))
-
-
 def test_api_constructors_accept_every_schema_key():
     from composer.schema import TABLES_BY_KIND
 
@@ -158,3 +151,25 @@ def test_api_constructors_accept_every_schema_key():
         else:
             element = cls(*args, **values)
             assert set(element.table) >= keys
+
+
+@pytest.mark.parametrize("name", ["../evil", "/tmp/abs", "", 5, "a b"])
+def test_a_figure_name_cannot_leave_build(name, tmp_path):
+    from composer.errors import ComposerError
+
+    with pytest.raises(ComposerError, match="is not a valid figure name"):
+        Figure(width="10mm", height="10mm", name=name, root=tmp_path)
+
+
+def test_api_mistakes_are_composer_errors(tmp_path):
+    from composer.errors import ComposerError
+
+    fig = Figure(width="20mm", height="10mm", name="f", root=tmp_path)
+    with pytest.raises(ComposerError, match="is not a Panel"):
+        fig.add(5)
+    fig.add(Panel("a", render="m:f", at=["0mm", "0mm"], size=["5mm", "5mm"]))
+    with pytest.raises(ComposerError, match="already in the figure"):
+        fig.add(Panel("a", render="m:f", at=["0mm", "0mm"], size=["5mm", "5mm"]))
+    for dpi in (0, float("nan"), "abc", True):
+        with pytest.raises(ComposerError, match="must be a number from 1 to 12000"):
+            fig.png(dpi=dpi)

@@ -473,3 +473,16 @@ def test_a_strongly_bent_arc_is_measured_along_its_curve(tmp_path, capsys):
     assert main(["check", "arc", "--root", str(root), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["errors"] == 0 and report["warnings"] == 0, report
+
+
+def test_check_all_json_names_a_figure_that_cannot_be_checked(tmp_path, capsys):
+    from composer.cli import main
+
+    root = tmp_path / "paper"
+    assert main(["new", "fig1", "--root", str(root)]) == 0
+    (root / "layouts" / "broken.toml").write_text('[figure]\nwidth = "20mm"\nhieght = "10mm"\n')
+    capsys.readouterr()
+    assert main(["check", "--all", "--json", "--root", str(root)]) == 1
+    found = json.loads(capsys.readouterr().out)
+    assert found["fig1"]["ok"] is True
+    assert found["broken"]["ok"] is False and "is 'hieght' a misspelling of 'height'" in found["broken"]["error"]

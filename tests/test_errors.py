@@ -463,3 +463,19 @@ def test_unwritable_outputs_are_one_line(project, tmp_path, capsys):
     assert "demo.svg: a folder is in its place" in line, line
     assert {k: v for k, v in snapshot(project).items() if k != "build/demo.svg"} == \
         {k: v for k, v in before.items() if k != "build/demo.svg"}
+
+
+def test_the_layout_path_names_the_figure(project, tmp_path, capsys, monkeypatch):
+    """``compose layouts/demo.toml`` as tab completion gives it: from the project, with --root, from layouts/."""
+    for cwd, argv in ((project, ["layouts/demo.toml"]), (tmp_path, ["layouts/demo.toml", "--root", str(project)]),
+                      (project / "layouts", ["demo.toml"])):
+        monkeypatch.chdir(cwd)
+        status, out, err = run(capsys, argv + ["--format", "svg"])
+        assert status == 0 and "demo" in out, (cwd, out, err)
+
+
+@pytest.mark.parametrize("option", [["-j", "0"], ["--timeout", "-1"]])
+def test_bad_options_fail_even_when_up_to_date(option, project, capsys):
+    assert run(capsys, ["demo", "--root", str(project)])[0] == 0  # up to date now
+    line = error_line(*run(capsys, ["demo", "--root", str(project), *option]))
+    assert "must be" in line, line
