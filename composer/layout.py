@@ -358,6 +358,8 @@ def layout_from_dict(raw: dict[str, Any], r: _Reader, *, name: str) -> Figure:
     top = _Table(raw, "", r.file)
     _styles(r, top)
     spec = _figure_spec(r, top.get("figure", None, None), top.get("check", None, None))
+    for cls_name in r.classes:  # every text style is checked, used or not (a typo in one is found now)
+        _text_style(r, _Table({"class": cls_name}, f"styles.{cls_name}", r.file), spec)
     grids = []
     if "grid" in top.raw:
         grids.append(_grid(r, top.get("grid"), "", "grid", spec))

@@ -420,7 +420,8 @@ def align_plot_areas(drafts: Mapping[str, Draft], boxes: Mapping[str, Any], alig
         fig, box = drafts[name].fig, boxes[name]
         axes = [ax for ax in fig.axes if ax.get_visible()]
         if not axes:
-            continue
+            raise LayoutError(f"panel {name!r} draws no axes, so it has no plot area to align; remove it "
+                              "from the group", file=file, key=f"{align.key}.panels" if align.key else None)
         pos = [ax.get_position(original=True) for ax in axes]
         x0, y0 = min(p.x0 for p in pos), min(p.y0 for p in pos)
         x1, y1 = max(p.x1 for p in pos), max(p.y1 for p in pos)

@@ -143,6 +143,8 @@ LAYOUT_CASES = [
          ("panels.logo.params", "does nothing here", "embedded as it is")),
     Case("text_style_on_a_shape_without_text", (('text = "+"\n', ''), ('text_size = "9pt"', 'text_size = "9pt"')),
          ("shape[0].text_size", "does nothing here", "it has none")),
+    Case("unused_text_style_with_a_typo", (('[[text]]', '[styles.big]\nsize = "banana"\n\n[[text]]'),),
+         ("styles.big.size", "'banana' is not a length")),
     Case("missing_required_key", (('size = ["40mm", "40mm"]\n', ''),),
          ("panels.b.size", "missing")),
     Case("under_constrained", (('at = ["75mm", "8mm"]\n', ''),),

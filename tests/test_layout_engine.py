@@ -318,6 +318,9 @@ def wide(fig, data):
     fig.subplots_adjust(left=0.35, bottom=0.2, right=0.95, top=0.85)
     return {"ll": (ax, 0, 0), "ur": (ax, 1, 100000)}
 
+def empty(fig, data):
+    pass
+
 def narrow(fig, data):
     ax = fig.add_subplot()
     ax.set_xlim(0, 1); ax.set_ylim(0, 1)
@@ -417,6 +420,26 @@ def test_aligning_panels_that_only_partly_overlap_is_an_error(tmp_path):
     """
     with pytest.raises(LayoutError, match=r"align\[0\].panels: aligning would leave panel 'one' 0% of its plot "
                                           r"area's height"):
+        geometry_of(project(tmp_path, layout, panels=PANELS))
+
+
+def test_aligning_a_panel_without_axes_is_an_error(tmp_path):
+    layout = """
+    [figure]
+    width = "120mm"
+    height = "50mm"
+    [panels.one]
+    render = "p:narrow"
+    at = ["0mm", "0mm"]
+    size = ["50mm", "40mm"]
+    [panels.two]
+    render = "p:empty"
+    at = ["60mm", "0mm"]
+    size = ["50mm", "40mm"]
+    [[align]]
+    panels = ["one", "two"]
+    """
+    with pytest.raises(LayoutError, match="panel 'two' draws no axes, so it has no plot area to align"):
         geometry_of(project(tmp_path, layout, panels=PANELS))
 
 
