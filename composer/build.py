@@ -39,7 +39,7 @@ from lxml import etree
 from . import draw, manifest
 from .cache import (PanelCache, TextCache, cache_dir, group_signature, panel_key, project_imports, rc_digest,
                     renderer_digest, text_cache_path)
-from .data import MAX_TEXT_CHARS, fill_fields, load_data, scalar_values
+from .data import MAX_TEXT_CHARS, field_names, fill_fields, load_data, scalar_values
 from .errors import ComposerError, ComposerWarning, DataError, LayoutError, PanelError, ProjectError, SvgError
 from .fonts import check_svg_fonts
 from .fragment import import_fragment, place, view_box
@@ -212,6 +212,9 @@ def read_figure_inputs(project: Project, figure: Figure, file: str,
                                   "composer imports files from inside the project only",
                                   file=file, key=f"{panel.key}.{panel.kind}")
             documents[panel.name] = _read_document(panel, path, project, file)
+    _check_shared_params(figure, [renderers[p.name] for p in figure.panels if p.kind == "render"]
+                         + [getattr(m, "values") for m in modules.values() if callable(getattr(m, "values", None))],
+                         file)
     values = {**scalar_values(figure_data), **figure.spec.params}
     for module_name, module in sorted(modules.items()):
         func = getattr(module, "values", None)
@@ -237,6 +240,42 @@ def _read_document(panel: Panel, path: Path, project: Project, file: str) -> byt
         shown = os.path.relpath(panel.source, layout_dir)
         detail = exc.message if exc.file == display else str(exc)  # name a nested image file
         raise SvgError(f"{shown!r} is not usable: {detail}", file=file, key=f"{panel.key}.{panel.kind}") from None
+
+
+def _check_shared_params(figure: Figure, functions: list[Any], file: str) -> None:
+    """Every ``[figure] params`` key is taken by a panel function or a ``values()`` (as a keyword, or
+    through ``**kwargs``) or printed by a text field; else it is a typo or a leftover.
+
+    Raises:
+        LayoutError: at ``figure.params.KEY``, with the closest name taken.
+    """
+    import difflib
+    import inspect
+
+    if not figure.spec.params:
+        return
+    taken: set[str] = set()
+    for func in functions:
+        try:
+            parameters = inspect.signature(func).parameters.values()
+        except (TypeError, ValueError):
+            return  # a callable composer cannot inspect may take anything
+        if any(p.kind is p.VAR_KEYWORD for p in parameters):
+            return
+        taken |= {p.name for p in parameters}
+    templates = ([t.text for t in figure.texts] + [s.text for s in figure.shapes if s.text]
+                 + [a.label for a in figure.arrows if a.label] + [p.title for p in figure.panels if p.title])
+    for template in templates:
+        try:
+            taken |= set(field_names(template))
+        except ValueError:
+            pass  # reported, with its key, when the text is filled
+    for name in figure.spec.params:
+        if name not in taken:
+            close = difflib.get_close_matches(name, sorted(taken), n=1, cutoff=0.6)
+            raise LayoutError(f"no panel function, values() or text field takes {name!r}"
+                              + (f"; did you mean {close[0]!r}?" if close else "")
+                              + "; a shared param must be used (or removed)", file=file, key=f"figure.params.{name}")
 
 
 def _module_values(func, module_name: str, data: Mapping[str, Any], params: Mapping[str, Any], project: Project,

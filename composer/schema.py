@@ -275,7 +275,8 @@ TABLES: tuple[Table, ...] = (
         Key("background", "color", "canvas colour, painted as a rect; `\"none\"` for transparent",
             "`\"white\"`"),
         Key("data", "data_file", "the figure's data: renderers get it, and its scalars fill `{fields}`"),
-        Key("params", "table", "shared parameters for every renderer and `values()` that accepts them", "`{}`"),
+        Key("params", "table", "shared parameters for every renderer and `values()` that accepts them, and "
+                               "for text fields; a key that none takes is an error", "`{}`"),
         Key("style", "style_file", "a shared style file whose `[colors]`, `[styles.NAME]`, `[rcparams]` "
                                    "the layout's own tables extend and override"),
         Key("label_size", "length", "panel label size", "`font_size` + 1pt"),

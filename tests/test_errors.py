@@ -145,6 +145,8 @@ LAYOUT_CASES = [
          ("shape[0].text_size", "does nothing here", "it has none")),
     Case("unused_text_style_with_a_typo", (('[[text]]', '[styles.big]\nsize = "banana"\n\n[[text]]'),),
          ("styles.big.size", "'banana' is not a length")),
+    Case("shared_param_nobody_takes", (('data = "../data/demo.npz"', 'data = "../data/demo.npz"\nparams = { nn = 8 }'),),
+         ("figure.params.nn", "no panel function, values() or text field takes 'nn'", "did you mean 'n'?")),
     Case("missing_required_key", (('size = ["40mm", "40mm"]\n', ''),),
          ("panels.b.size", "missing")),
     Case("under_constrained", (('at = ["75mm", "8mm"]\n', ''),),
