@@ -220,7 +220,8 @@ def read_figure_inputs(project: Project, figure: Figure, file: str,
         func = getattr(module, "values", None)
         if func is None:
             continue
-        values.update(_module_values(func, module_name, figure_data, figure.spec.params, project, file, timeout_s))
+        values.update(_module_values(func, module_name, figure_data, figure.spec.params, project, file, timeout_s,
+                                     has_data=figure.spec.data is not None))
     return Inputs(figure=figure, file=file, data=data, renderers=renderers, values=values, documents=documents)
 
 
@@ -279,16 +280,18 @@ def _check_shared_params(figure: Figure, functions: list[Any], file: str) -> Non
 
 
 def _module_values(func, module_name: str, data: Mapping[str, Any], params: Mapping[str, Any], project: Project,
-                   file: str, timeout_s: float | None) -> dict[str, Any]:
+                   file: str, timeout_s: float | None, *, has_data: bool = True) -> dict[str, Any]:
     """``values(data, **params)`` of one panel module, run isolated like a renderer."""
     who = f"values() in panels/{module_name}.py"
+    key = "figure.data" if has_data else None  # values(data) reads the figure's data file
+    hint = "" if has_data else " (the figure has no data file: values(data) got an empty one; set [figure] data)"
 
     def call() -> dict[str, Any]:
         try:
             found = func(data, **accepted(func, params))
         except Exception as exc:  # the user's code
-            raise PanelError(f"{who} raised {_describe(exc, project.panels_dir)}", file=file,
-                             key="figure.data") from None
+            raise PanelError(f"{who} raised {_describe(exc, project.panels_dir)}{hint}", file=file,
+                             key=key) from None
         if not isinstance(found, dict):
             raise PanelError(f"{who} returned {type(found).__name__}, not a dict", file=file)
         return found
@@ -297,7 +300,7 @@ def _module_values(func, module_name: str, data: Mapping[str, Any], params: Mapp
     try:
         return run_isolated(call, timeout_s=timeout_s)
     except WorkerFailure as failure:
-        raise PanelError(panel_failure(failure, who, project.panels_dir), file=file, key="figure.data") from None
+        raise PanelError(panel_failure(failure, who, project.panels_dir), file=file, key=key) from None
 
 
 @dataclass(frozen=True)

@@ -306,8 +306,10 @@ def _build_every(args: argparse.Namespace) -> int:
     results = build_all(args.root, out=args.out, formats=_formats(args.format), dpi=args.dpi, progress=report,
                         timeout_s=_timeout(args))
     failed = [name for name, r in results.items() if isinstance(r, ComposerError)]
-    print(f"{len(results) - len(failed)} of {len(results)} figures built" + (
-        f"; failed: {', '.join(failed)}" if failed else ""))
+    current = [name for name, r in results.items() if not isinstance(r, ComposerError) and r.up_to_date]
+    built = len(results) - len(failed) - len(current)
+    print(f"{built} of {len(results)} figures built" + (f", {len(current)} up to date" if current else "")
+          + (f"; failed: {', '.join(failed)}" if failed else ""))
     return 1 if failed else 0
 
 

@@ -473,6 +473,12 @@ def _figure_spec(r: _Reader, raw: Any, check_raw: Any = None) -> FigureSpec:
     data = t.get("data", lambda v, k: r.file_path(v, k, (".npz", ".json", ".csv")), None)
     params = t.get("params", r.params, {})
     preset = t.get("preset", lambda v, k: presets.get_preset(v, file=r.file, key=k), None)
+    journal = str(t.raw["width"]).partition(".")[0] if presets.is_width_name(t.raw["width"]) else None
+    if preset is not None and journal is not None and journal != preset.name:
+        raise r.err("figure.width", f"{t.raw['width']!r} is a {presets.PRESETS[journal].title} width, but "
+                                    f"preset = {preset.name!r}; use a {preset.title} width "
+                                    f"({', '.join(preset.name + '.' + w for w in preset.widths)}) or preset = "
+                                    f"{journal!r}")
     label_size = t.get("label_size", r.text_size, font_size + 1.0)
     label_weight = t.get("label_weight", r.choice(WEIGHTS), preset.label.weight if preset and preset.label else "bold")
     label_color = t.get("label_color", r.color, "#000000")

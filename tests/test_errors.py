@@ -147,6 +147,8 @@ LAYOUT_CASES = [
          ("styles.big.size", "'banana' is not a length")),
     Case("shared_param_nobody_takes", (('data = "../data/demo.npz"', 'data = "../data/demo.npz"\nparams = { nn = 8 }'),),
          ("figure.params.nn", "no panel function, values() or text field takes 'nn'", "did you mean 'n'?")),
+    Case("values_without_a_data_file", (('data = "../data/demo.npz"\n', ''),),
+         ("values() in panels/demo.py raised KeyError", "the figure has no data file")),
     Case("missing_required_key", (('size = ["40mm", "40mm"]\n', ''),),
          ("panels.b.size", "missing")),
     Case("under_constrained", (('at = ["75mm", "8mm"]\n', ''),),

@@ -245,6 +245,8 @@ def test_compose_all_goes_on_after_a_failure(tmp_path, capsys):
     assert (tmp_path / "p" / "build" / "demo.svg").is_file()
     assert "1 of 2 figures built; failed: broken" in captured.out
     assert captured.err.count("compose: error:") == 1
+    assert main(["all", "--root", str(tmp_path / "p"), "--format", "svg"]) == 1  # demo is up to date now
+    assert "0 of 2 figures built, 1 up to date; failed: broken" in capsys.readouterr().out
 
 
 def test_compose_needs_a_name_or_all(capsys):

@@ -122,3 +122,10 @@ def test_every_preset_is_complete_and_cites_its_source():
             assert named_width(f"{preset.name}.{next(iter(preset.widths))}")
     assert LabelStyle("upper", "bold").format("(a)") == "A"
     assert LabelStyle("lower", "normal", parens=True).format("A") == "(a)"
+
+
+def test_another_journals_width_is_refused_with_a_preset(tmp_path):
+    with pytest.raises(LayoutError, match=r"figure.width: 'science.double' is a Science width, but preset = "
+                                          r"'nature'; use a Nature width \(nature.single, nature.double\)"):
+        _load(tmp_path, width="science.double", extra='preset = "nature"')
+    assert _load(tmp_path, width="science.double").spec.width_pt == pytest.approx(120 * MM)  # no preset: fine
