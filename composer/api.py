@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 from pathlib import Path
 from typing import Any, Callable, ClassVar
 
@@ -42,11 +41,9 @@ from .build import (ALL_FORMATS, FORMATS, BuildResult, Inputs, Project, check_ou
                     read_figure_inputs, write_outputs)
 from .errors import LayoutError
 from .layout import load_document, read_document
+from .model import NAME
 from .model import Figure as LayoutModel
 from .schema import TABLES_BY_KIND
-
-#: a figure's name: it names the files build/NAME.* (as compose new requires)
-_FIGURE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def _plain(value: Any) -> Any:
@@ -184,7 +181,7 @@ class Figure:
         self._init(document, name=name, root=root, path=None)
 
     def _init(self, document: dict[str, Any], *, name: str, root: str | Path, path: Path | None) -> None:
-        if not isinstance(name, str) or not _FIGURE_NAME.match(name):
+        if not isinstance(name, str) or not NAME.match(name):
             raise LayoutError(f"{name!r} is not a valid figure name: letters, digits and _ (it names the "
                               "files build/NAME.svg...)", key="name")
         self.document = document

@@ -21,12 +21,11 @@ from typing import Any, Callable, Iterable
 from . import presets
 from .errors import LayoutError
 from .isolate import DEFAULT_TIMEOUT_S, WorkerFailure, run_isolated
-from .model import (ALIGNS, COMPASS, HEAD_STYLES, HEADS, RELATIONS, ROUTES, SHAPE_KINDS, SIDES, STYLES,
+from .model import (ALIGNS, COMPASS, HEAD_STYLES, HEADS, NAME, RELATIONS, ROUTES, SHAPE_KINDS, SIDES, STYLES,
                     SYMBOLS, TEXT_MODES, WEIGHTS, Align, Arrow, CheckLimits, Figure, FigureSpec, Grid, Panel,
                     Placement, Position, Shape, Text, TextStyle, Track)
 from .units import to_pt
 
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _RENDER = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*):([A-Za-z_][A-Za-z0-9_]*)$")
 _MISSING = object()
 #: the smallest canvas side, pt (1 mm): smaller is a unit slip, and has no pixels to export.
@@ -144,7 +143,7 @@ class _Reader:
         return value
 
     def name(self, value: Any, key: str) -> str:
-        if not isinstance(value, str) or not _NAME.match(value):
+        if not isinstance(value, str) or not NAME.match(value):
             raise self.err(key, f"{value!r} is not a valid name; use letters, digits and _, not starting with a digit")
         return value
 
@@ -219,7 +218,7 @@ class _Reader:
             return pos
         if isinstance(value, str):
             element, dot, anchor = value.partition(".")
-            if not dot or not _NAME.match(element) or not anchor:
+            if not dot or not NAME.match(element) or not anchor:
                 raise self.err(key, f"{value!r} is not a point; write [\"x\", \"y\"] or \"element.anchor\" "
                                     f"with anchor one of {', '.join(COMPASS)}, side@fraction like e@0.25, "
                                     "or a data anchor")
@@ -740,6 +739,11 @@ def _text_style(r: _Reader, t: _Table, spec: FigureSpec, prefix: str = "") -> Te
     return style
 
 
+def _default_text_style(r: _Reader, spec: FigureSpec) -> TextStyle:
+    """The figure's text style with nothing set (for an element that draws no text)."""
+    return _text_style(r, _Table({}, "", r.file), spec)
+
+
 def _no_classes(r: _Reader) -> Callable[[Any, str], str]:
     def convert(value: Any, key: str) -> str:
         raise r.err(key, f"{value!r}: no text styles are defined; declare [styles.{value}] first")
@@ -821,15 +825,14 @@ def _shape(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Shape:
         text = t.get("text", r.words, None)
         padding = t.get("padding", r.length, 3.0)
         text_style = _text_style(r, t, spec, prefix="text_")
-    elif boxed:
-        t.asked.append("text")
-        t.refuse(["padding", *(f"text_{k}" for k in TEXT_STYLE_KEYS)],
-                 "padding and text_* set out and style a shape's text, and it has none")
-        text, padding, text_style = None, 3.0, _text_style(r, _Table({}, key, r.file), spec)
-    else:
-        t.refuse(["text", "padding", *(f"text_{k}" for k in TEXT_STYLE_KEYS)],
-                 f"a {kind} holds no text; add a [[text]] placed at one of its points")
-        text, padding, text_style = None, 3.0, _text_style(r, _Table({}, key, r.file), spec)
+    else:  # no text: the keys that set out and style one do nothing
+        text_keys = ["padding", *(f"text_{k}" for k in TEXT_STYLE_KEYS)]
+        if boxed:
+            t.asked.append("text")
+            t.refuse(text_keys, "padding and text_* set out and style a shape's text, and it has none")
+        else:
+            t.refuse(["text", *text_keys], f"a {kind} holds no text; add a [[text]] placed at one of its points")
+        text, padding, text_style = None, 3.0, _default_text_style(r, spec)
     t.done()
     if boxed and text is None and None in size and place is not None and place.cell is None:
         raise r.err(key, f"a {kind} without text needs a size" + (" (radius)" if kind == "circle" else ""))
@@ -860,7 +863,7 @@ def _arrow(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Arrow:
     if label is None:
         t.refuse(["label_pos", "label_side", *(f"label_{k}" for k in TEXT_STYLE_KEYS)],
                  "they place and style a label, and the connector has none")
-        label_style = _text_style(r, _Table({}, key, r.file), spec)
+        label_style = _default_text_style(r, spec)
     else:
         label_style = _text_style(r, t, spec, prefix="label_")
     arrow = Arrow(

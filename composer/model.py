@@ -8,9 +8,14 @@ y downwards (the SVG convention).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+#: a name composer accepts for a figure, a panel, an element, a grid or a style: a Python identifier in
+#: ASCII (it names files, ids and anchors: ``build/NAME.svg``, ``panel-NAME``, ``NAME.e``)
+NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 #: compass anchors every element has; (fx, fy) as fractions of the box,
 #: from its top-left corner, y down.

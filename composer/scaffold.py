@@ -8,12 +8,11 @@ exists, nothing is written.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from .errors import ProjectError
+from .model import NAME
 
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 #: words the ``compose`` command reads as sub-commands, not figure names.
 RESERVED = ("all", "list", "new", "schema", "check", "clean")
@@ -133,7 +132,7 @@ def new_figure(root: str | Path, name: str) -> list[Path]:
         ProjectError: ``name`` is not a valid figure name, or one of the files
             already exists (nothing is written then).
     """
-    if not _NAME.match(name):
+    if not NAME.match(name):
         raise ProjectError(f"{name!r} is not a valid figure name; use letters, digits and _, "
                            "not starting with a digit (it is also the panel module's name)")
     if name in RESERVED:
