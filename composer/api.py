@@ -279,16 +279,17 @@ class Figure:
         Raises:
             ComposerError: a dpi outside 1 to 12000, or any layout problem.
         """
-        from .rasterize import to_png
+        from .export import export
 
         check_outputs(("png",), dpi)
-        return to_png(self.svg(), dpi=dpi)
+        return export(self.svg(), ["png"], engine=self.layout.spec.engine, dpi=dpi, source=self._display())["png"]
 
     def pdf(self) -> bytes:
-        """The figure as PDF bytes (creation date pinned: same input, same bytes)."""
-        from .rasterize import to_pdf
+        """The figure as PDF bytes (creation date pinned: same input, same bytes), titled with its name."""
+        from .export import export
 
-        return to_pdf(self.svg())
+        return export(self.svg(), ["pdf"], engine=self.layout.spec.engine, title=self.name,
+                      source=self._display())["pdf"]
 
     def build(self, *, out: str | Path | None = None, formats: tuple[str, ...] = FORMATS,
               dpi: float = 300.0) -> BuildResult:
@@ -310,7 +311,8 @@ class Figure:
         svg = compose_svg(inputs)
         composed = time.perf_counter()
         out_dir = Path(out) if out is not None else Project.at(self.root).root / "build"
-        result = write_outputs(svg, self.name, out_dir, formats, dpi)
+        result = write_outputs(svg, self.name, out_dir, formats, dpi, source=self._display(),
+                               engine=inputs.figure.spec.engine)
         rendered = tuple(p.name for p in inputs.figure.panels if p.kind == "render")
         return dataclasses.replace(result, rendered=rendered, written=tuple(f for f in ALL_FORMATS if f in formats),
                                    seconds={"render": composed - started, "export": time.perf_counter() - composed})

@@ -49,9 +49,9 @@ from .geometry import Box, Geometry, panel_boxes, resolve
 from .layout import load_layout
 from .model import Figure, Panel
 from .isolate import DEFAULT_TIMEOUT_S, WorkerFailure, check_jobs, check_timeout, run_isolated
-from .parallel import RenderTask, available_cores, render_all, run_concurrently
+from .parallel import RenderTask, available_cores, render_all
 from .progress import Progress
-from .rasterize import to_eps, to_pdf, to_png, to_tiff
+from .export import DEFAULT_ENGINE, check_engine, export
 from .rasters import finish_rasters
 from .render import (RenderedPanel, _describe, _user_dir, accepted, align_plot_areas, call_params, draw_panel,
                      find_renderer, font_substitutions, load_module, panel_failure, prepare_fork, rc_params,
@@ -724,7 +724,8 @@ class BuildResult:
 def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
           formats: tuple[str, ...] = FORMATS, dpi: float = 300.0, debug: bool = False, check: bool = False,
           timeout_s: float | None = DEFAULT_TIMEOUT_S, jobs: int | None = None, cache: bool = True,
-          progress: Progress | None = None) -> BuildResult:
+          progress: Progress | None = None, engine: str | None = None, pdf_standard: str | None = None,
+          svg_first: bool = False) -> BuildResult:
     """Build figure ``name`` of the project at ``root`` into ``out`` (default ``root/build``).
 
     Incremental: when nothing changed since the last build (the manifest in
@@ -755,6 +756,13 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
         cache: False ignores the manifest and the panel cache (neither read
             nor written) and redoes every stage.
         progress: receives progress events (default: shows nothing).
+        engine: the export engine, ``resvg`` or ``cairosvg``
+            (:mod:`composer.export`); None takes ``[figure] engine``.
+        pdf_standard: a PDF/A profile or PDF version for the PDF (``"a-2b"``;
+            resvg engine only).
+        svg_first: write the SVG as soon as it is composed, then export PDF
+            and PNG (``--watch``: an SVG viewer updates at once). A failing
+            export then leaves the new SVG beside the old PDF and PNG.
 
     Returns:
         A :class:`BuildResult`.
@@ -766,10 +774,12 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
     check_outputs(formats, dpi)
     check_timeout(timeout_s)
     check_jobs(jobs)
+    if engine is not None or pdf_standard is not None:
+        check_engine(engine or DEFAULT_ENGINE, (), pdf_standard)
     started = time.perf_counter()
     project = Project.at(root)
     out_dir = Path(out) if out is not None else project.root / "build"
-    opts = manifest.options(formats, dpi)
+    opts = manifest.options(formats, dpi, engine, pdf_standard)
     reason = (manifest.stale_reason(project.root, name, out_dir, opts) if cache and not (debug or check)
               else "--no-cache" if not cache else "--debug/--check")
     seconds = {"check": time.perf_counter() - started}
@@ -783,7 +793,8 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
     token = _TEXT_CACHE.set(None)
     try:
         return _build(project, name, out_dir, tuple(formats), dpi, jobs or available_cores(), cache, progress,
-                      reason, seconds, debug, check, timeout_s)
+                      reason, seconds, debug, check, timeout_s, engine=engine, pdf_standard=pdf_standard,
+                      svg_first=svg_first)
     finally:
         _TEXT_CACHE.reset(token)
         progress.close()
@@ -844,7 +855,8 @@ def _recording(issued: list[str]):
 
 def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...], dpi: float, jobs: int,
            cache: bool, progress: Progress, reason: str, seconds: dict[str, float], debug: bool = False,
-           check: bool = False, timeout_s: float | None = DEFAULT_TIMEOUT_S, write: bool = True) -> BuildResult:
+           check: bool = False, timeout_s: float | None = DEFAULT_TIMEOUT_S, write: bool = True,
+           engine: str | None = None, pdf_standard: str | None = None, svg_first: bool = False) -> BuildResult:
     """The build after the no-op test (see :func:`build`). ``write=False`` stops after composing (and
     checking): nothing is exported or written, the panel cache is read but not filled."""
     clock = [time.perf_counter()]
@@ -860,6 +872,10 @@ def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...],
     layout_digest = manifest.file_digest(layout_path)
     file = project.display(layout_path)
     figure = load_layout(layout_path, name=name, display=file, timeout_s=timeout_s)
+    opts = manifest.options(formats, dpi, engine, pdf_standard)  # as the next build's no-op test sees them
+    engine = engine or figure.spec.engine
+    if write:  # a missing engine is said before any panel is drawn
+        check_engine(engine, [*formats, *(["png"] if debug else [])], pdf_standard)
     sources, digests = _input_digests(project, figure)
     digests[layout_path.resolve()] = layout_digest
     # 2. read data and panel modules, typeset (from the text cache), place; one cache key per render panel
@@ -927,8 +943,8 @@ def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...],
 
         debug_svg = overlay(inputs.figure, geometry, svg, panel_label_boxes(inputs, geometry))
         files[out_dir / f"{name}.debug.svg"] = debug_svg
-        files[out_dir / f"{name}.debug.png"] = _export("PNG", lambda: to_png(debug_svg, dpi=dpi), inputs.file,
-                                                       timeout_s)
+        files[out_dir / f"{name}.debug.png"] = export(debug_svg, ["png"], engine=engine, dpi=dpi,
+                                                      source=inputs.file, timeout_s=timeout_s)["png"]
     lap("compose")
     svg_digest = manifest.bytes_digest(svg)
     old = (previous or {}).get("outputs", {})
@@ -939,8 +955,9 @@ def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...],
     for kind in ALL_FORMATS[1:]:
         if kind not in formats:
             continue
-        record = {"file": f"{name}.{kind}", "svg_sha256": svg_digest,
-                  **({"dpi": float(dpi)} if kind in ("png", "tiff") else {})}
+        record = {"file": f"{name}.{kind}", "svg_sha256": svg_digest, "engine": engine if kind != "eps" else "cairosvg",
+                  **({"dpi": float(dpi)} if kind in ("png", "tiff") else {}),
+                  **({"pdf_standard": pdf_standard} if kind == "pdf" and pdf_standard else {})}
         prev = old.get(kind, {})
         if ({k: prev.get(k) for k in record} == record and prev.get("sha256")
                 and manifest.file_digest(out_dir / record["file"]) == prev["sha256"]):
@@ -948,15 +965,13 @@ def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...],
         else:
             exports.append(kind)
             records[kind] = record
+    if svg_first and "svg" in formats and exports and manifest.file_digest(out_dir / f"{name}.svg") != svg_digest:
+        write_files_atomically({**files, out_dir / f"{name}.svg": svg})  # the SVG now, PDF and PNG after
+        files = {}
     if exports:
         progress.stage(f"exporting {', '.join(exports)}")
-    converters = {"pdf": partial(_export, "PDF", partial(to_pdf, svg, source=inputs.file), inputs.file, timeout_s),
-                  "png": partial(_export, "PNG", partial(to_png, svg, dpi=dpi, source=inputs.file), inputs.file,
-                                 timeout_s),
-                  "tiff": partial(_export, "TIFF", partial(to_tiff, svg, dpi=dpi, source=inputs.file), inputs.file,
-                                  timeout_s),
-                  "eps": partial(_export, "EPS", partial(to_eps, svg, source=inputs.file), inputs.file, timeout_s)}
-    made = run_concurrently({kind: converters[kind] for kind in exports}, jobs=jobs)
+    made = export(svg, exports, engine=engine, dpi=dpi, title=name, pdf_standard=pdf_standard,
+                  source=inputs.file, timeout_s=timeout_s, jobs=jobs)
     lap("export")
     if "svg" in formats:
         made["svg"] = svg
@@ -976,8 +991,8 @@ def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...],
     manifest_file = manifest.manifest_path(out_dir, name)
     if consistent:
         group_seconds = {n: s / len(g.split("+")) for g, (_, s) in results.items() for n in g.split("+")}
-        files[manifest_file] = manifest.dumps(_manifest(project, figure, formats, dpi, digests, records, keys,
-                                                        group_seconds, before, issued))
+        files[manifest_file] = manifest.dumps(_manifest(project, figure, opts,
+                                                        digests, records, keys, group_seconds, before, issued))
     write_files_atomically(files)
     if not consistent and manifest_file.exists():
         manifest_file.unlink()
@@ -1033,38 +1048,25 @@ def compose_svg(inputs: Inputs) -> bytes:
 
 def write_outputs(svg: bytes, name: str, out_dir: Path, formats: tuple[str, ...] = FORMATS,
                   dpi: float = 300.0, extra: dict[Path, bytes] | None = None, *, source: str = "canvas",
-                  timeout_s: float | None = DEFAULT_TIMEOUT_S) -> BuildResult:
-    """Rasterize ``svg`` to the asked ``formats`` (each export in a forked worker with the
+                  timeout_s: float | None = DEFAULT_TIMEOUT_S, engine: str = DEFAULT_ENGINE,
+                  pdf_standard: str | None = None) -> BuildResult:
+    """Export ``svg`` to the asked ``formats`` (:func:`composer.export.export`: forked workers with the
     ``timeout_s`` limit) and write ``out_dir/NAME.*`` (and ``extra`` files) atomically: all or none.
 
     Raises:
         SvgError: an export failed, hung or crashed (``source`` names the figure).
+        ComposerError: the engine cannot run here (:func:`composer.export.check_engine`).
     """
     files: dict[Path, bytes] = dict(extra or {})
+    made = export(svg, formats, engine=engine, dpi=dpi, title=name, pdf_standard=pdf_standard, source=source,
+                  timeout_s=timeout_s)
     if "svg" in formats:
-        files[out_dir / f"{name}.svg"] = svg
-    if "pdf" in formats:
-        files[out_dir / f"{name}.pdf"] = _export("PDF", lambda: to_pdf(svg, source=source), source, timeout_s)
-    if "png" in formats:
-        files[out_dir / f"{name}.png"] = _export("PNG", lambda: to_png(svg, dpi=dpi, source=source), source,
-                                                 timeout_s)
-    if "tiff" in formats:
-        files[out_dir / f"{name}.tiff"] = _export("TIFF", lambda: to_tiff(svg, dpi=dpi, source=source), source,
-                                                  timeout_s)
-    if "eps" in formats:
-        files[out_dir / f"{name}.eps"] = _export("EPS", lambda: to_eps(svg, source=source), source, timeout_s)
+        made["svg"] = svg
+    for kind in ALL_FORMATS:
+        if kind in made:
+            files[out_dir / f"{name}.{kind}"] = made[kind]
     write_files_atomically(files)
     return BuildResult(outputs={p.name[len(name) + 1:].replace(".", "-"): p for p in files})
-
-
-def _export(kind: str, convert, file: str, timeout_s: float | None) -> bytes:
-    """Run a cairosvg export in a forked worker: a drawing that hangs or crashes cairo is one error line."""
-    import cairosvg  # noqa: F401 - imported once here, not in every worker
-
-    try:
-        return run_isolated(convert, timeout_s=timeout_s)
-    except WorkerFailure as failure:
-        raise SvgError(f"exporting the {kind} failed: {failure.detail}", file=file) from None
 
 
 def _warm(spec) -> None:
@@ -1138,13 +1140,13 @@ def _panel_keys(figure: Figure, inputs: Inputs, boxes: Mapping[str, Box], groups
     return keys
 
 
-def _manifest(project: Project, figure: Figure, formats: tuple[str, ...], dpi: float,
+def _manifest(project: Project, figure: Figure, opts: Mapping[str, Any],
               digests: Mapping[Path, str | None], records: Mapping[str, Any], keys: Mapping[str, str],
               seconds: Mapping[str, float], before: Mapping[str, float], issued: list[str]) -> dict:
     """The manifest of a successful build (see :mod:`composer.manifest`); ``issued``: its warnings."""
     import sys
 
-    packages = ("matplotlib", "numpy", "lxml", "cairosvg", "cairocffi", "PIL", "tinycss2", "cssselect2",
+    packages = ("matplotlib", "numpy", "lxml", "typst", "cairosvg", "cairocffi", "PIL", "tinycss2", "cssselect2",
                 "mpl_toolkits", "pyparsing", "kiwisolver")
     env_files = [getattr(sys.modules[p], "__file__", None) for p in packages if p in sys.modules]
     fonts = {figure.spec.font, figure.spec.label.font}
@@ -1158,7 +1160,7 @@ def _manifest(project: Project, figure: Figure, formats: tuple[str, ...], dpi: f
         "format": manifest.FORMAT,
         "figure": figure.name,
         "environment": manifest.environment(f for f in env_files if f),
-        "options": manifest.options(formats, dpi),
+        "options": dict(opts),
         "inputs": {manifest.display_path(p, project.root): d for p, d in sorted(digests.items())},
         "outputs": dict(records),
         "panels": panels,

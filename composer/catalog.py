@@ -65,13 +65,13 @@ def figures(root: str | Path = ".") -> list[FigureEntry]:
 
 
 def build_all(root: str | Path = ".", *, out: str | Path | None = None, formats: tuple[str, ...] = FORMATS,
-              dpi: float = 300.0, progress=None,
-              timeout_s: float | None = DEFAULT_TIMEOUT_S) -> dict[str, BuildResult | ComposerError]:
+              dpi: float = 300.0, progress=None, timeout_s: float | None = DEFAULT_TIMEOUT_S,
+              engine: str | None = None, pdf_standard: str | None = None) -> dict[str, BuildResult | ComposerError]:
     """Build every figure of the project; a figure that fails does not stop the others.
 
     Args:
         progress: called as ``progress(name, result_or_error, seconds)`` after each figure.
-        timeout_s: see :func:`composer.build.build`.
+        timeout_s, engine, pdf_standard: see :func:`composer.build.build`.
 
     Returns:
         name -> its :class:`BuildResult`, or the :class:`ComposerError` that stopped it
@@ -86,7 +86,8 @@ def build_all(root: str | Path = ".", *, out: str | Path | None = None, formats:
     for name in project.figures():
         started = time.perf_counter()
         try:
-            results[name] = build(name, root=project.root, out=out, formats=formats, dpi=dpi, timeout_s=timeout_s)
+            results[name] = build(name, root=project.root, out=out, formats=formats, dpi=dpi, timeout_s=timeout_s,
+                                  engine=engine, pdf_standard=pdf_standard)
         except ComposerError as exc:
             results[name] = exc
         if progress is not None:

@@ -52,6 +52,11 @@ def _outputs(parser: argparse.ArgumentParser) -> None:
                         help="PNG and TIFF resolution in dots per inch (default: 300)")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                         help="stop a panel function or an export that runs longer than this (default: 120)")
+    parser.add_argument("--engine", default=None, choices=("resvg", "cairosvg"),
+                        help="the engine that draws PDF and PNG (default: the layout's [figure] engine, else "
+                             "resvg); cairosvg needs composer[cairosvg] and the cairo library")
+    parser.add_argument("--pdf-standard", default=None, metavar="STANDARD",
+                        help="write the PDF to a standard: a-2b, a-3b, a-4 (PDF/A), 1.7, 2.0... (resvg engine)")
 
 
 def _timeout(args: argparse.Namespace) -> float:
@@ -134,7 +139,8 @@ def _build(argv: list[str]) -> int:
 
         from .manifest import fresh_outputs, options, recorded_warnings
 
-        fresh = fresh_outputs(args.root, args.name, args.out, options(formats, args.dpi))
+        fresh = fresh_outputs(args.root, args.name, args.out,
+                              options(formats, args.dpi, args.engine, args.pdf_standard))
         if fresh is not None:
             out_dir = Path(args.out) if args.out is not None else Path(args.root).resolve() / "build"
             for message in recorded_warnings(out_dir, args.name):  # as the build that made the outputs did
@@ -146,7 +152,7 @@ def _build(argv: list[str]) -> int:
 
     result = build(args.name, root=args.root, out=args.out, formats=formats, dpi=args.dpi, jobs=args.jobs,
                    cache=not args.no_cache, progress=for_terminal(), debug=args.debug, check=args.check,
-                   timeout_s=_timeout(args))
+                   timeout_s=_timeout(args), engine=args.engine, pdf_standard=args.pdf_standard)
     print(_summary(args.name, result, time.perf_counter() - started))
     if result.report is not None:
         print(result.report.table())
@@ -202,7 +208,8 @@ def _watch(args: argparse.Namespace, formats: tuple[str, ...]) -> int:
     print(f"watching {args.name} (Ctrl-C stops)", flush=True)
     try:
         watch(args.name, root=args.root, out=args.out, formats=formats, dpi=args.dpi, jobs=args.jobs,
-              timeout_s=_timeout(args), on_build=report, progress=for_terminal)
+              timeout_s=_timeout(args), on_build=report, progress=for_terminal, engine=args.engine,
+              pdf_standard=args.pdf_standard)
     except KeyboardInterrupt:
         print("stopped watching", flush=True)
     return 0
@@ -304,7 +311,7 @@ def _build_every(args: argparse.Namespace) -> int:
             print(_summary(name, result, seconds))
 
     results = build_all(args.root, out=args.out, formats=_formats(args.format), dpi=args.dpi, progress=report,
-                        timeout_s=_timeout(args))
+                        timeout_s=_timeout(args), engine=args.engine, pdf_standard=args.pdf_standard)
     failed = [name for name, r in results.items() if isinstance(r, ComposerError)]
     current = [name for name, r in results.items() if not isinstance(r, ComposerError) and r.up_to_date]
     built = len(results) - len(failed) - len(current)

@@ -22,7 +22,7 @@ from . import presets
 from .errors import LayoutError
 from .isolate import DEFAULT_TIMEOUT_S, WorkerFailure, run_isolated
 from .model import (ALIGNS, COMPASS, HEAD_STYLES, HEADS, NAME, RELATIONS, ROUTES, SHAPE_KINDS, SIDES, STYLES,
-                    SYMBOLS, TEXT_MODES, WEIGHTS, Align, Arrow, CheckLimits, Figure, FigureSpec, Grid, Panel,
+                    ENGINES, SYMBOLS, TEXT_MODES, WEIGHTS, Align, Arrow, CheckLimits, Figure, FigureSpec, Grid, Panel,
                     Placement, Position, Shape, Text, TextStyle, Track)
 from .units import to_pt
 
@@ -484,6 +484,7 @@ def _figure_spec(r: _Reader, raw: Any, check_raw: Any = None) -> FigureSpec:
     label_offset = t.get("label_offset", lambda v, k: r.pair(v, k, signed=True), (0.0, -2.0))
     raster_ppi = t.get("raster_ppi", r.positive_number, 300.0)
     text_mode = t.get("text", r.choice(TEXT_MODES), "paths")
+    engine = t.get("engine", r.choice(ENGINES), ENGINES[0])
     t.done()
     label = TextStyle(font=font, size_pt=label_size, weight=label_weight, color=label_color or "#000000",
                       mathtext=str(r.rcparams.get("mathtext.fontset", "dejavusans")),
@@ -492,6 +493,7 @@ def _figure_spec(r: _Reader, raw: Any, check_raw: Any = None) -> FigureSpec:
                       font=font, font_size_pt=font_size, background=background, data=data, params=params,
                       label=label, label_offset_pt=label_offset, raster_ppi=raster_ppi, colors=dict(r.colors),
                       rcparams=dict(r.rcparams), preset=preset.name if preset else None, text=text_mode,
+                      engine=engine,
                       check=_check_limits(r, check_raw, preset))
 
 

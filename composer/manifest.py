@@ -105,10 +105,17 @@ def environment(files: Iterable[str | Path] = ()) -> dict[str, Any]:
     }
 
 
-def options(formats: Iterable[str], dpi: float) -> dict[str, Any]:
-    """The CLI options that change the outputs: formats (as a sorted set) and PNG dpi."""
+def options(formats: Iterable[str], dpi: float, engine: str | None = None,
+            pdf_standard: str | None = None) -> dict[str, Any]:
+    """The CLI options that change the outputs: formats (as a sorted set), PNG dpi, and the
+    export engine and PDF standard when given on the command line (None: the layout's)."""
     formats = sorted(set(formats))
-    return {"formats": formats, "dpi": float(dpi) if {"png", "tiff"} & set(formats) else None}
+    opts: dict[str, Any] = {"formats": formats, "dpi": float(dpi) if {"png", "tiff"} & set(formats) else None}
+    if engine is not None:
+        opts["engine"] = engine
+    if pdf_standard is not None:
+        opts["pdf_standard"] = pdf_standard
+    return opts
 
 
 def display_path(path: Path, root: Path) -> str:

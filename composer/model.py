@@ -35,6 +35,8 @@ SHAPE_KINDS = ("rect", "circle", "ellipse", "line", "brace", "bracket")
 SYMBOLS = ("+", "x", ".", "*")
 #: ``[figure] text``: glyphs as outlines everywhere, or canvas and panel text kept as ``<text>``.
 TEXT_MODES = ("paths", "editable")
+#: export engines, default first (:mod:`composer.export`).
+ENGINES = ("resvg", "cairosvg")
 #: relative placements and, for each, the alignments it takes.
 RELATIONS: dict[str, tuple[str, ...]] = {
     "right_of": ("top", "center", "bottom"), "left_of": ("top", "center", "bottom"),
@@ -202,6 +204,8 @@ class FigureSpec:
             renderer) or ``"editable"`` (``<text>`` with a font stack, for
             Inkscape and Illustrator; mathtext stays outlines); see
             :mod:`composer.fonts` and :mod:`composer.panelsvg`.
+        engine: the export engine, ``"resvg"`` or ``"cairosvg"``
+            (:mod:`composer.export`); ``compose --engine`` overrides it.
     """
 
     width_pt: float
@@ -221,6 +225,7 @@ class FigureSpec:
     preset: str | None = None
     check: CheckLimits = field(default_factory=CheckLimits)
     text: str = "paths"
+    engine: str = "resvg"
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .model import (ALIGNS, COMPASS, HEAD_STYLES, HEADS, RELATIONS, ROUTES, SHAPE_KINDS, SIDES, STYLES,
-                    SYMBOLS, TEXT_MODES, WEIGHTS)
+                    ENGINES, SYMBOLS, TEXT_MODES, WEIGHTS)
 from .presets import PRESETS
 from .units import PT_PER_UNIT
 
@@ -70,6 +70,7 @@ TYPES: dict[str, ValueType] = {t.name: t for t in (
         "description": "a length with a unit, or a journal's column width: \"nature.double\""}),
     ValueType("preset", "choice", _choice_schema(tuple(PRESETS))),
     ValueType("text_mode", "choice", _choice_schema(TEXT_MODES)),
+    ValueType("engine", "choice", _choice_schema(ENGINES)),
     ValueType("name_pairs", "list of `[\"a\", \"b\"]` name pairs", {
         "type": "array", "items": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 2},
         "description": "pairs of element names: [[\"a\", \"inset\"]]"}),
@@ -290,6 +291,9 @@ TABLES: tuple[Table, ...] = (
         Key("text", "text_mode", "`\"paths\"`: every glyph an outline, the same in every viewer; `\"editable\"`: "
                                  "`<text>` with a font stack for Inkscape and Illustrator (mathtext stays outlines)",
             "`\"paths\"`"),
+        Key("engine", "engine", "the engine that draws PDF and PNG: `\"resvg\"` (resvg and svg2pdf, nothing to "
+                                "install) or `\"cairosvg\"` (needs `composer[cairosvg]` and the cairo library); "
+                                "`compose --engine` overrides it", "`\"resvg\"`"),
         Key("preset", "preset", "a journal's print limits and panel-label style (`compose check`)"),
     )),
     Table("check", "[check]", "Limits for `compose check`, over composer's defaults and the preset's.", (

@@ -50,11 +50,13 @@ def watch(name: str, *, root: str | Path = ".", out: str | Path | None = None,
           formats: tuple[str, ...] = FORMATS, dpi: float = 300.0, jobs: int | None = None,
           timeout_s: float | None = DEFAULT_TIMEOUT_S, on_build: Callable[[WatchEvent], None], stop_event: threading.Event | None = None,
           max_builds: int | None = None, progress: Callable[[], Progress] = Progress,
-          debounce_ms: int = 400) -> int:
+          debounce_ms: int = 400, engine: str | None = None, pdf_standard: str | None = None) -> int:
     """Build ``name``, then rebuild it on every relevant change until stopped.
 
     Args:
-        name, root, out, formats, dpi, jobs, timeout_s: as for :func:`composer.build.build`.
+        name, root, out, formats, dpi, jobs, timeout_s, engine, pdf_standard: as for
+            :func:`composer.build.build`; each build writes the SVG first, then PDF and PNG
+            (``svg_first``), so a viewer of the SVG updates at once.
         on_build: called after every build (also the first and failed ones).
         stop_event: set it to end the loop (checked at least every 0.2 s).
         max_builds: end after this many builds (the first one included).
@@ -73,7 +75,7 @@ def watch(name: str, *, root: str | Path = ".", out: str | Path | None = None,
     project = Project.at(root)
     project.layout_path(name)
     out_dir = Path(out) if out is not None else project.root / "build"
-    opts = manifest.options(formats, dpi)
+    opts = manifest.options(formats, dpi, engine, pdf_standard)
     builds = 0
 
     def run(changed: tuple[str, ...]) -> None:
@@ -81,7 +83,8 @@ def watch(name: str, *, root: str | Path = ".", out: str | Path | None = None,
         started = time.perf_counter()
         try:
             result, error = build(name, root=project.root, out=out, formats=formats, dpi=dpi, jobs=jobs,
-                                  timeout_s=timeout_s, progress=progress()), None
+                                  timeout_s=timeout_s, progress=progress(), engine=engine,
+                                  pdf_standard=pdf_standard, svg_first=True), None
         except ComposerError as exc:
             result, error = None, exc
         builds += 1

@@ -1,4 +1,10 @@
-"""Rasterize stage: the composed SVG -> PDF, PNG, TIFF and EPS with cairosvg.
+"""The cairosvg engine (``--engine cairosvg``, and every EPS): PDF, PNG and EPS with cairosvg and cairo.
+
+Imported only when chosen: it needs ``pip install 'composer[cairosvg]'`` and
+the cairo library (Debian: ``apt-get install libcairo2``). Everything in this
+module beyond calling cairosvg works around cairosvg, and lives here for that
+reason: ``<use>`` expansion (speed), restating a px canvas in pt, and the
+pinned PDF date (cairo dates PDFs by the clock, in local time).
 
 cairosvg runs with its default ``unsafe=False``: it never reads a file or URL
 named by the SVG (composer inlines every image it imports, so nothing is lost).
@@ -9,9 +15,6 @@ cairosvg takes ``px`` as device pixels whatever the dpi, where a browser takes
 a CSS px (1/96 in): a root size in px is restated in pt first
 (:func:`physical_size`), so a 480 px canvas is 5 in, 1500 px at 300 dpi.
 
-TIFF (journals' raster format): the PNG at the same dpi, LZW-compressed by
-Pillow, with its resolution tags set; RGB when the canvas is opaque (a
-background rect), RGBA when ``background = "none"``.
 EPS: cairo's EPS surface (``cairosvg.svg2eps``); PostScript has no
 transparency, so cairo draws translucent parts as embedded image fallbacks
 at 300 dpi. Its ``%%CreationDate`` is pinned like the PDF's.
@@ -64,7 +67,7 @@ def expand_uses(svg: bytes) -> bytes:
 
     from lxml import etree
 
-    from .svgio import MAX_SVG_BYTES, XLINK_NS, parse_svg, svg_tag
+    from ..svgio import MAX_SVG_BYTES, XLINK_NS, parse_svg, svg_tag
 
     if b"<use" not in svg or len(svg) > MAX_SVG_BYTES:
         return svg
@@ -134,6 +137,17 @@ def _universal_only(css: str) -> bool:
     return True
 
 
+def available() -> str | None:
+    """None when cairosvg and the cairo library load, else why not (one line)."""
+    try:
+        import cairosvg  # noqa: F401
+    except ImportError:
+        return "the cairosvg package is not installed"
+    except OSError as exc:  # cairocffi: "no library called "cairo-2" was found"
+        return f"the cairo library is missing: {' '.join(str(exc).split())[:160]}"
+    return None
+
+
 def to_png(svg: bytes, *, dpi: float = 300.0, source: str = "canvas") -> bytes:
     """Rasterize SVG bytes to PNG bytes at ``dpi`` (pixels per inch of the canvas's physical size).
 
@@ -145,25 +159,6 @@ def to_png(svg: bytes, *, dpi: float = 300.0, source: str = "canvas") -> bytes:
     import cairosvg
 
     return _cairo(lambda: cairosvg.svg2png(bytestring=expand_uses(physical_size(svg)), dpi=dpi), "PNG", source)
-
-
-def to_tiff(svg: bytes, *, dpi: float = 300.0, source: str = "canvas") -> bytes:
-    """Rasterize SVG bytes to an LZW-compressed TIFF at ``dpi`` (resolution tags = dpi).
-
-    Raises:
-        SvgError: cairosvg could not draw it (``source`` names the figure).
-    """
-    import io
-
-    from PIL import Image
-
-    with Image.open(io.BytesIO(to_png(svg, dpi=dpi, source=source))) as img:
-        img.load()
-        if img.mode == "RGBA" and img.getchannel("A").getextrema() == (255, 255):
-            img = img.convert("RGB")
-        out = io.BytesIO()
-        img.save(out, format="TIFF", compression="tiff_lzw", dpi=(dpi, dpi))
-    return out.getvalue()
 
 
 def to_eps(svg: bytes, *, source: str = "canvas") -> bytes:
@@ -232,7 +227,7 @@ def _cairo(convert, kind: str, source: str) -> bytes:
     cairosvg refuses, for instance, more than 100,000 ``<use>`` instantiations
     (a panel with very many markers: draw them with ``rasterized=True``).
     """
-    from .errors import SvgError
+    from ..errors import SvgError
 
     try:
         return convert()

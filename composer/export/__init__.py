@@ -1,0 +1,243 @@
+"""Export stage: the composed SVG -> PDF, PNG, TIFF and EPS, through one of two engines.
+
+======== =================================== ============================== ===========================
+engine   draws with                          writes                         needs
+======== =================================== ============================== ===========================
+resvg    usvg + resvg (pixels) + svg2pdf     PDF, PNG (TIFF from its PNG)   the ``typst`` wheel (pip)
+cairosvg cairosvg + cairo                    PDF, PNG, EPS (TIFF from PNG)  ``composer[cairosvg]`` and
+                                                                            the cairo library
+======== =================================== ============================== ===========================
+
+``resvg`` is the default (:mod:`composer.export.resvg_engine`): PDF and PNG
+come from one parse, in a tenth of cairosvg's time, and it draws what
+cairosvg gets wrong (luminance masks, ``paint-order``, ``context-stroke``,
+gradient ``href`` chains, negative dash arrays, hatches at any dpi).
+``cairosvg`` (``--engine cairosvg`` or ``[figure] engine``) is imported only
+when chosen; EPS always comes from it (PostScript is cairo's alone), so EPS
+needs it installed whatever the engine.
+
+Every export runs in a forked worker with the build's timeout
+(:func:`composer.isolate.run_isolated`): a drawing that hangs or crashes the
+engine is one error line. Every PNG gets ``pHYs`` (= dpi) and ``sRGB``
+(:mod:`composer.export.png`); TIFF is the PNG's pixels.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import partial
+from typing import Callable, Iterable, Mapping
+
+from ..errors import ComposerError, SvgError
+from ..isolate import DEFAULT_TIMEOUT_S, WorkerFailure, run_isolated
+from . import png as _png
+
+#: the engines, default first (``--engine``, ``[figure] engine``).
+from ..model import ENGINES
+DEFAULT_ENGINE = "resvg"
+#: formats the export stage writes (the SVG itself is the compose stage's).
+EXPORT_KINDS = ("pdf", "png", "tiff", "eps")
+#: what each engine draws itself; TIFF is made from the PNG, EPS only by cairosvg.
+NATIVE = {"resvg": ("pdf", "png"), "cairosvg": ("pdf", "png", "eps")}
+
+_INSTALL = {
+    "resvg": "pip install typst",
+    "cairosvg": "pip install 'composer[cairosvg]' and the cairo library (Debian: apt-get install libcairo2; "
+                "macOS: brew install cairo)",
+}
+
+
+def engine_for(kind: str, engine: str) -> str:
+    """The engine that writes ``kind`` when ``engine`` is chosen (EPS: always cairosvg)."""
+    return "cairosvg" if kind == "eps" else engine
+
+
+def missing(engine: str) -> str | None:
+    """None when ``engine`` can run on this machine, else why not (one line)."""
+    if engine == "resvg":
+        from .resvg_engine import available
+    else:
+        from .cairosvg_engine import available
+    return available()
+
+
+def check_engine(engine: str, kinds: Iterable[str], pdf_standard: str | None = None) -> None:
+    """Refuse, before any work, an unknown engine, a missing one, or an option it lacks.
+
+    Raises:
+        ComposerError: one line naming the engine or option, the valid
+            choices, and how to install what is missing.
+    """
+    if engine not in ENGINES:
+        raise ComposerError(f"unknown engine {engine!r}; valid engines are {', '.join(ENGINES)}")
+    kinds = tuple(kinds)
+    for needed in dict.fromkeys(engine_for(k, engine) for k in kinds if k in EXPORT_KINDS):
+        why = missing(needed)
+        if why is not None:
+            what = "EPS is written by the cairosvg engine" if needed != engine else f"engine {needed!r}"
+            raise ComposerError(f"{what}, which cannot run here ({why}); install it: {_INSTALL[needed]}")
+    if pdf_standard is not None:
+        from .resvg_engine import PDF_STANDARDS
+
+        if engine != "resvg":
+            raise ComposerError(f"pdf standard {pdf_standard!r} needs the resvg engine; the {engine} engine "
+                                "writes plain PDF")
+        if pdf_standard not in PDF_STANDARDS:
+            raise ComposerError(f"unknown pdf standard {pdf_standard!r}; valid standards are "
+                                f"{', '.join(PDF_STANDARDS)}")
+
+
+_ROOT = re.compile(rb"<svg\b[^>]*>", re.S)
+_ATTR = r"""(?<![\w:-]){}\s*=\s*(["'])(.*?)\1"""
+#: CSS absolute lengths in pt (CSS Values 3, section 5.2: 1 in = 96 px = 72 pt); a bare number is px.
+_PT_PER = {"": 0.75, "px": 0.75, "pt": 1.0, "pc": 12.0, "in": 72.0, "mm": 72 / 25.4, "cm": 720 / 25.4, "q": 18 / 25.4}
+
+
+def canvas_size_pt(svg: bytes) -> tuple[float, float]:
+    """The (width, height) in pt at which an SVG is exported: its root ``width``/``height``.
+
+    A bare number or px is a CSS px (1/96 in); a root without width/height
+    (or with a percentage) takes its viewBox's size in px, as SVG 2 section
+    8.2 (the initial viewport) does for a standalone file.
+
+    Raises:
+        SvgError: no root ``<svg>``, or no size from either.
+    """
+    root = _ROOT.search(svg)
+    if root is None:
+        raise SvgError("no <svg> root element", file="canvas")
+    tag = root.group(0).decode("utf-8", "replace")
+
+    def attr(name: str) -> str | None:
+        m = re.search(_ATTR.format(name), tag, re.S)
+        return m.group(2).strip() if m else None
+
+    box = (attr("viewBox") or "").replace(",", " ").split()
+    size = []
+    for i, name in enumerate(("width", "height")):
+        value = attr(name)
+        m = re.fullmatch(r"([0-9]*\.?[0-9]+(?:[eE][-+]?\d+)?)\s*([a-zA-Z]*)", value or "")
+        if m and m.group(2).lower() in _PT_PER:
+            size.append(float(m.group(1)) * _PT_PER[m.group(2).lower()])
+        elif len(box) == 4:
+            size.append(float(box[2 + i]) * 0.75)
+        else:
+            raise SvgError(f"the root <svg> has no usable {name} and no viewBox", file="canvas")
+    return size[0], size[1]
+
+
+def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dpi: float = 300.0,
+           title: str = "", pdf_standard: str | None = None, source: str = "canvas",
+           timeout_s: float | None = DEFAULT_TIMEOUT_S, jobs: int = 1) -> dict[str, bytes]:
+    """Export the composed SVG to each of ``kinds``, each engine's work in forked workers.
+
+    Args:
+        svg: the canvas, as the compose stage wrote it.
+        kinds: any of :data:`EXPORT_KINDS`.
+        engine: one of :data:`ENGINES`.
+        dpi: PNG and TIFF pixels per inch; the PNG is round(width_in * dpi)
+            px wide and states ``dpi`` in its ``pHYs`` chunk.
+        title: the PDF's Title (the figure's name).
+        pdf_standard: a PDF/A or PDF version (resvg engine only).
+        source: the layout file, named by errors.
+        timeout_s: wall-time limit of each worker, seconds (None: none).
+        jobs: workers that may run side by side (the resvg engine draws PDF,
+            PNG and TIFF in one worker; EPS and cairosvg's exports each in one).
+
+    Returns:
+        kind -> bytes, for every asked kind.
+
+    Raises:
+        ComposerError: :func:`check_engine`'s refusals. SvgError: the engine
+            could not draw the SVG, hung past ``timeout_s`` or crashed.
+    """
+    from ..parallel import run_concurrently
+
+    kinds = tuple(k for k in EXPORT_KINDS if k in set(kinds))
+    check_engine(engine, kinds, pdf_standard)
+    if not kinds:
+        return {}
+    size_pt = canvas_size_pt(svg)
+    if engine == "resvg" and b"<text" in svg:
+        _check_text_fonts(svg, source)
+    calls: dict[str, Callable[[], dict[str, bytes]]] = {}
+    own = [k for k in kinds if engine_for(k, engine) == engine]
+    if engine == "resvg":
+        if own:
+            calls["resvg"] = partial(_isolated, "+".join(k.upper() for k in own),
+                                     partial(_resvg, svg, own, dpi, size_pt, title, pdf_standard, source),
+                                     source, timeout_s)
+    else:
+        for kind in own:
+            calls[kind] = partial(_isolated, kind.upper(), partial(_cairosvg, svg, kind, dpi, source), source,
+                                  timeout_s)
+    if "eps" in kinds and engine != "cairosvg":
+        calls["eps"] = partial(_isolated, "EPS", partial(_cairosvg, svg, "eps", dpi, source), source, timeout_s)
+    made: dict[str, bytes] = {}
+    for part in run_concurrently(calls, jobs=jobs).values():
+        made.update(part)
+    return {k: made[k] for k in kinds}
+
+
+def _finish(made: dict[str, bytes], kinds: Iterable[str], dpi: float) -> dict[str, bytes]:
+    """PNG metadata and the TIFF from the engine's PNG (in the worker: the pixels do not travel twice)."""
+    kinds = tuple(kinds)
+    if "png" in made:
+        made["png"] = _png.with_metadata(made["png"], dpi=dpi)
+        if "tiff" in kinds:
+            made["tiff"] = _png.to_tiff(made["png"], dpi=dpi)
+        if "png" not in kinds:
+            del made["png"]
+    return made
+
+
+def _resvg(svg: bytes, kinds: list[str], dpi: float, size_pt: tuple[float, float], title: str,
+           pdf_standard: str | None, source: str) -> dict[str, bytes]:
+    from . import resvg_engine
+
+    native = [k for k in ("pdf", "png") if k in kinds or (k == "png" and "tiff" in kinds)]
+    made = resvg_engine.convert(svg, native, dpi=dpi, size_pt=size_pt, title=title, pdf_standard=pdf_standard,
+                                source=source)
+    return _finish(made, kinds, dpi)
+
+
+def _cairosvg(svg: bytes, kind: str, dpi: float, source: str) -> dict[str, bytes]:
+    from . import cairosvg_engine
+
+    if kind in ("png", "tiff"):
+        return _finish({"png": cairosvg_engine.to_png(svg, dpi=dpi, source=source)}, [kind], dpi)
+    convert = cairosvg_engine.to_pdf if kind == "pdf" else cairosvg_engine.to_eps
+    return {kind: convert(svg, source=source)}
+
+
+def _isolated(label: str, convert: Callable[[], dict[str, bytes]], source: str,
+              timeout_s: float | None) -> dict[str, bytes]:
+    """Run one engine call in a forked worker: a drawing that hangs or crashes it is one error line."""
+    try:
+        return run_isolated(convert, timeout_s=timeout_s)
+    except WorkerFailure as failure:
+        raise SvgError(f"exporting the {label} failed: {failure.detail}", file=source) from None
+
+
+def _check_text_fonts(svg: bytes, source: str) -> None:
+    """The resvg engine has every family the ``<text>`` of the SVG asks for first
+    (:func:`composer.export.resvg_engine.check_fonts`); who uses it is named by its top-level element."""
+    from ..fonts import svg_text_fonts
+    from ..svgio import parse_svg
+    from .resvg_engine import check_fonts
+
+    root = parse_svg(svg, source=source)
+
+    def owner_of(el) -> str:
+        top = el
+        for anc in el.iterancestors():
+            if anc is root:
+                break
+            top = anc
+        label = top.get("{http://www.inkscape.org/namespaces/inkscape}label") or top.get("id") or "canvas"
+        return label
+
+    used: Mapping[str, str] = {}
+    for tf in svg_text_fonts(root, owner_of):
+        used.setdefault(tf.families[0], tf.owner or "canvas text")  # type: ignore[attr-defined]
+    check_fonts(used, file=source)
