@@ -48,8 +48,10 @@ from .model import FigureSpec, Panel
 
 #: vector markup (SVG bytes outside embedded ``data:`` images) above which a
 #: panel's data artists are rasterized: about 6,000 scatter points (160 bytes
-#: each, DESIGN.md) or a 60 x 60 3D surface; cairosvg takes about 3 s on that
-#: much markup (0.5 ms per point) and browsers slow down alike.
+#: each) or a 60 x 60 3D surface. Measured again with the resvg engine
+#: (``benchmarks/bench.py``, scatter rows): it exports that much markup in a
+#: tenth of cairosvg's time, but the SVG itself is then heavy for what opens it
+#: (a browser, Inkscape, a journal's upload preview), so the limit stays.
 HEAVY_PANEL_BYTES = 1_000_000
 
 _DATA_URI = re.compile(rb"data:[\w/+.-]+;base64,[A-Za-z0-9+/=\s]*")
@@ -79,11 +81,52 @@ def save_svg(fig: Any, spec: FigureSpec, panel: Panel, *, file: str) -> tuple[by
     notes = check_panel_fonts(fig, panel)
     if panel.raster is not False:
         fix_seams(fig)
+    photos = mark_photos(fig)
     svg = _save(fig, spec)
-    if panel.raster or panel.raster is None and vector_bytes(svg) > HEAVY_PANEL_BYTES:
+    heavy = vector_bytes(svg)
+    if panel.raster or panel.raster is None and heavy > HEAVY_PANEL_BYTES:
         if rasterize_data_artists(fig):
             svg = _save(fig, spec)
-    return svg, notes
+            if not panel.raster:
+                notes += (f"panel {panel.name!r}: {heavy / 1e6:.1f} MB of vector markup (over "
+                          f"{HEAVY_PANEL_BYTES / 1e6:g} MB), so its data artists are rasterized at "
+                          f"{spec.raster_ppi:g} ppi (text and axes stay vector); raster = false keeps it vector",)
+    return smooth_photos(svg, photos), notes
+
+
+#: the gid :func:`mark_photos` gives a photo, numbered in drawing order (matplotlib writes it as the image's id)
+PHOTO_GID = "composer-photo-{}"
+_PIXELATED = 'style="image-rendering:crisp-edges;image-rendering:pixelated"'
+
+
+def mark_photos(fig: Any) -> int:
+    """Give every image of RGB(A) pixels (a photo: ``imshow`` of an (H, W, 3|4) array) without a gid of its
+    own the gid ``composer-photo-N``; returns how many.
+
+    matplotlib writes every ``imshow`` as ``image-rendering: pixelated``. For
+    a colour-mapped array that is right (its pixels are data cells, kept
+    sharp and enlarged to ``raster_ppi``: :mod:`composer.rasters`); a photo
+    drawn smaller than its pixels is then sampled by nearest pixel in SVG
+    renderers but smoothed by PDF viewers, and the two disagree (36/255 on a
+    24 px tile of volume_kv at 127 dpi, Chromium against pdfium).
+    """
+    from matplotlib.image import AxesImage
+
+    count = 0
+    for image in fig.findobj(AxesImage):
+        array = image.get_array()
+        if array is not None and array.ndim == 3 and image.get_gid() is None:
+            image.set_gid(PHOTO_GID.format(count))
+            count += 1
+    return count
+
+
+def smooth_photos(svg: bytes, count: int) -> bytes:
+    """The saved SVG with each photo :func:`mark_photos` marked drawn smoothly (``optimizeQuality``)."""
+    for i in range(count):
+        svg = re.sub(rb'(<image\b[^>]*\bid="' + PHOTO_GID.format(i).encode() + rb'"[^>]*?)' + _PIXELATED.encode(),
+                     rb'\1style="image-rendering:optimizeQuality"', svg, count=1)
+    return svg
 
 
 def _save(fig: Any, spec: FigureSpec) -> bytes:

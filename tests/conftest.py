@@ -60,7 +60,7 @@ def fidelity_builds(tmp_path_factory, flagship_build):
     pixels), ``volume_kv`` and ``volume_kv_editable`` (the flagship).
     """
     from composer.build import build
-    from composer.rasterize import to_pdf
+    from composer.export import export
 
     root = tmp_path_factory.mktemp("fidelity") / "fidelity"
     shutil.copytree(FIDELITY, root)
@@ -82,7 +82,7 @@ def fidelity_builds(tmp_path_factory, flagship_build):
     result = build("volume_kv", root=flag, formats=("svg", "pdf"))
     out["volume_kv_editable"] = (result.outputs["svg"].read_bytes(), result.outputs["pdf"].read_bytes())
     smeared = smear_heatmap(out["fidelity"][0])
-    out["fidelity_smeared"] = (smeared, to_pdf(smeared))
+    out["fidelity_smeared"] = (smeared, export(smeared, ["pdf"])["pdf"])
     return out
 
 

@@ -1,7 +1,7 @@
 """Render one composed figure with three real renderers and compare what they show.
 
 Renderers:
-    cairosvg   the SVG -> PNG, as ``compose`` writes it;
+    composer   the SVG -> PNG, as ``compose`` writes it (resvg engine; cairosvg on request);
     Chromium   headless, a screenshot of the SVG file opened as a page (a real
                browser: its own SVG engine, Skia, HarfBuzz, its own font
                hinting), started with networking and background services
@@ -88,11 +88,11 @@ def _png(data: bytes) -> np.ndarray:
         return flatten(np.asarray(img.convert("RGBA")))
 
 
-def render_cairosvg(svg: bytes, dpi: float = DPI) -> np.ndarray:
-    """The SVG as cairosvg draws it (composer's own PNG path)."""
-    from composer.rasterize import to_png
+def render_composer(svg: bytes, dpi: float = DPI, engine: str = "resvg") -> np.ndarray:
+    """The SVG as composer's PNG export draws it (its default engine, resvg, unless told)."""
+    from composer.export import export
 
-    return _png(to_png(svg, dpi=dpi))
+    return _png(export(svg, ["png"], dpi=dpi, engine=engine)["png"])
 
 
 def render_pdfium(pdf: bytes, dpi: float = DPI) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""The same figure in every viewer: cairosvg, headless Chromium and pdfium agree, in both text modes.
+"""The same figure in every viewer: composer's PNG, headless Chromium and pdfium agree, in both text modes.
 
 Fixture set: ``tests/projects/fidelity`` (canvas text with bold, italic and
 colour spans and mathtext; a 56 x 56 imshow heatmap; a 56 x 56 pcolormesh
@@ -24,7 +24,7 @@ import crossrender as cr
 from conftest import FIDELITY
 needs_chromium = pytest.mark.skipif(cr.chromium() is None,
                                     reason="chromium is not installed (.ci/run installs it: apt-get install chromium)")
-RENDERERS = ("cairosvg", "chromium", "pdfium")
+RENDERERS = ("composer", "chromium", "pdfium")
 
 
 @pytest.fixture(scope="session")
@@ -36,7 +36,7 @@ def builds(fidelity_builds):
 def renders(builds):
     """name -> {renderer: (H, W, 3) image at cr.DPI}; Chromium only where installed."""
     names = list(builds)
-    out = {name: {"cairosvg": cr.render_cairosvg(builds[name][0]),
+    out = {name: {"composer": cr.render_composer(builds[name][0]),
                   "pdfium": cr.render_pdfium(builds[name][1])} for name in names}
     if cr.chromium() is not None:
         for name, shot in zip(names, cr.render_chromium([builds[n][0] for n in names])):
@@ -60,14 +60,14 @@ def _check(name, a, b, prepared, renders, tmp_path_factory) -> cr.Difference:
 
 
 @pytest.mark.parametrize("name", ["fidelity", "fidelity_editable", "volume_kv", "volume_kv_editable"])
-def test_cairosvg_and_pdfium_agree(name, prepared, renders, tmp_path_factory):
-    _check(name, "cairosvg", "pdfium", prepared, renders, tmp_path_factory)
+def test_composer_and_pdfium_agree(name, prepared, renders, tmp_path_factory):
+    _check(name, "composer", "pdfium", prepared, renders, tmp_path_factory)
 
 
 @needs_chromium
 @pytest.mark.parametrize("name", ["fidelity", "fidelity_editable", "volume_kv", "volume_kv_editable"])
-def test_chromium_agrees_with_cairosvg_and_pdfium(name, prepared, renders, tmp_path_factory):
-    _check(name, "chromium", "cairosvg", prepared, renders, tmp_path_factory)
+def test_chromium_agrees_with_composer_and_pdfium(name, prepared, renders, tmp_path_factory):
+    _check(name, "chromium", "composer", prepared, renders, tmp_path_factory)
     _check(name, "chromium", "pdfium", prepared, renders, tmp_path_factory)
 
 
@@ -86,7 +86,7 @@ def test_threshold_catches_broken_input(broken, clean, prepared, renders):
     assert len(scores) >= 2
     assert all(s > cr.THRESHOLD for s in scores.values()), scores
     # and the worst tile is where the damage is: the swapped glyph, or the heatmap
-    d = cr.difference(prepared[broken]["cairosvg"], prepared[clean]["pdfium"])
+    d = cr.difference(prepared[broken]["composer"], prepared[clean]["pdfium"])
     region = _box_px(renders, clean, "text-rich") if "glyph" in broken else _box_px(renders, clean, "panel-heat")
     assert region[0] <= d.x_px + cr.TILE_PX and d.x_px <= region[2], (d, region)
     assert region[1] <= d.y_px + cr.TILE_PX and d.y_px <= region[3], (d, region)
@@ -139,13 +139,13 @@ def test_56_sharp_columns_in_every_renderer(name, panel, inset, renders):
         seen[renderer] = (runs, between)
         assert runs == 56, (renderer, runs)
         assert between <= 55 + 4, (renderer, between)  # one per edge, a few to spare at the ends
-    assert set(seen) >= {"cairosvg", "pdfium"}
+    assert set(seen) >= {"composer", "pdfium"}
 
 
 def test_smeared_heatmap_is_not_sharp(renders):
     """The column test fails on the smeared heatmap: its edges are ramps several pixels wide."""
     x0, y0, x1, y1 = _box_px(renders, "fidelity", "panel-heat")
-    row = renders["fidelity_smeared"]["cairosvg"][int((y0 + y1) / 2), int(x0) + 2:int(x1) - 2]
+    row = renders["fidelity_smeared"]["composer"][int((y0 + y1) / 2), int(x0) + 2:int(x1) - 2]
     runs, between = _columns(row @ np.array([0.2126, 0.7152, 0.0722]))
     assert between > 2 * 55, between
 

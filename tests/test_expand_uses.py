@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from lxml import etree
 
-from composer import rasterize
-from composer.rasterize import expand_uses
+from composer.export import cairosvg_engine as rasterize
+from composer.export.cairosvg_engine import expand_uses
 
 from conftest import SVG_NS
 

@@ -437,7 +437,7 @@ def test_tiff_and_eps_exports(fidelity_builds, tmp_path):
                    check=True, timeout=60)
     with Image.open(shot) as img:
         shown = cr.flatten(np.asarray(img.convert("RGBA")))
-    reference = cr.render_cairosvg(fidelity_builds["fidelity"][0], dpi=288)
+    reference = cr.render_composer(fidelity_builds["fidelity"][0], dpi=288)
     assert abs(shown.shape[0] - reference.shape[0]) <= 2 and abs(shown.shape[1] - reference.shape[1]) <= 2
     assert cr.difference(shown, reference).ok(), "ghostscript's EPS differs from cairosvg's PNG"
 

@@ -9,7 +9,7 @@ matplotlib panels, so thousands of examples take seconds:
   (geometry, typesetting, import, drawing) with each render panel replaced by
   a blank SVG of its box size that publishes the anchor ``peak``;
 - SVG inputs: an svg panel's file through ``read_inputs`` (sanitize) and
-  ``compose`` (import), then ``to_png`` at a small size; the composed SVG must
+  ``compose`` (import), then the resvg engine's PNG at a small size; the composed SVG must
   hold no active content and no reference outside itself.
 
 Generation is derandomized (same examples every run) and each example is
@@ -36,7 +36,7 @@ from lxml import etree
 from composer.build import Inputs, Project, compose, read_inputs, typeset_figure
 from composer.geometry import panel_boxes
 from composer.errors import ComposerError
-from composer.rasterize import to_png
+from composer.export import export
 from composer.render import RenderedPanel
 from composer.sanitize import REMOVED
 from conftest import DEMO
@@ -479,7 +479,7 @@ def test_fuzz_svg_inputs(project):
     def build_svg() -> None:
         svg = load_and_compose(project, "svgfuzz")
         assert_inert(svg)
-        to_png(svg, dpi=20, source="layouts/svgfuzz.toml")
+        export(svg, ["png"], dpi=20, source="layouts/svgfuzz.toml", timeout_s=HANG_S)  # forked, as in a build
 
     @FUZZ
     @given(svg_document)

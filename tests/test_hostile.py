@@ -381,9 +381,17 @@ def test_svg_encoding_errors_are_clear(name, data, expect, tmp_path):
         assert part in line, (part, line)
 
 
-def test_rasterizer_never_reads_files_or_urls(project, network):
-    """Even an SVG that skipped sanitizing: cairosvg (unsafe=False) draws nothing from a file or URL."""
-    from composer.rasterize import to_pdf, to_png
+@pytest.mark.parametrize("engine", ["resvg", "cairosvg"])
+def test_rasterizer_never_reads_files_or_urls(project, network, engine):
+    """Even an SVG that skipped sanitizing: neither engine draws anything from a file or URL (cairosvg runs
+    with unsafe=False; the resvg engine reads the SVG from an empty folder of its own)."""
+    from composer.export import export
+
+    def to_png(svg, dpi):
+        return export(svg, ["png"], dpi=dpi, engine=engine)["png"]
+
+    def to_pdf(svg):
+        return export(svg, ["pdf"], engine=engine)["pdf"]
 
     port, accepted = network
     secret = project["outside"] / "secret.png"  # magenta
@@ -399,5 +407,5 @@ def test_rasterizer_never_reads_files_or_urls(project, network):
     pdf = to_pdf(svg)
     assert SECRET.encode() not in pdf and b"/Subtype /Image" not in pdf
     assert accepted == []
-    source = "\n".join(p.read_text() for p in Path(__import__("composer").__file__).parent.glob("*.py"))
+    source = "\n".join(p.read_text() for p in Path(__import__("composer").__file__).parent.rglob("*.py"))
     assert "unsafe=True" not in source

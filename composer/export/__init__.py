@@ -18,7 +18,10 @@ needs it installed whatever the engine.
 
 Every export runs in a forked worker with the build's timeout
 (:func:`composer.isolate.run_isolated`): a drawing that hangs or crashes the
-engine is one error line. Every PNG gets ``pHYs`` (= dpi) and ``sRGB``
+engine is one error line. The resvg engine must never run in the process that
+forks the workers: Typst's thread pool, once started, does not survive a fork
+(a worker forked after it waits forever on a lock), so the font check runs in
+the worker too. Every PNG gets ``pHYs`` (= dpi) and ``sRGB``
 (:mod:`composer.export.png`); TIFF is the PNG's pixels.
 """
 
@@ -26,7 +29,7 @@ from __future__ import annotations
 
 import re
 from functools import partial
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Iterable
 
 from ..errors import ComposerError, SvgError
 from ..isolate import DEFAULT_TIMEOUT_S, WorkerFailure, run_isolated
@@ -158,8 +161,6 @@ def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dp
     if not kinds:
         return {}
     size_pt = canvas_size_pt(svg)
-    if engine == "resvg" and b"<text" in svg:
-        _check_text_fonts(svg, source)
     calls: dict[str, Callable[[], dict[str, bytes]]] = {}
     own = [k for k in kinds if engine_for(k, engine) == engine]
     if engine == "resvg":
@@ -217,27 +218,3 @@ def _isolated(label: str, convert: Callable[[], dict[str, bytes]], source: str,
         return run_isolated(convert, timeout_s=timeout_s)
     except WorkerFailure as failure:
         raise SvgError(f"exporting the {label} failed: {failure.detail}", file=source) from None
-
-
-def _check_text_fonts(svg: bytes, source: str) -> None:
-    """The resvg engine has every family the ``<text>`` of the SVG asks for first
-    (:func:`composer.export.resvg_engine.check_fonts`); who uses it is named by its top-level element."""
-    from ..fonts import svg_text_fonts
-    from ..svgio import parse_svg
-    from .resvg_engine import check_fonts
-
-    root = parse_svg(svg, source=source)
-
-    def owner_of(el) -> str:
-        top = el
-        for anc in el.iterancestors():
-            if anc is root:
-                break
-            top = anc
-        label = top.get("{http://www.inkscape.org/namespaces/inkscape}label") or top.get("id") or "canvas"
-        return label
-
-    used: Mapping[str, str] = {}
-    for tf in svg_text_fonts(root, owner_of):
-        used.setdefault(tf.families[0], tf.owner or "canvas text")  # type: ignore[attr-defined]
-    check_fonts(used, file=source)

@@ -83,6 +83,8 @@ def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[floa
     """
     import typst
 
+    if b"<text" in svg:
+        check_fonts(text_fonts(svg, source), file=source)
     width_pt, height_pt = size_pt
     document = _DOCUMENT.format(width_pt=f"{width_pt:.6f}", height_pt=f"{height_pt:.6f}").encode()
     out: dict[str, bytes] = {}
@@ -138,6 +140,29 @@ def families() -> frozenset[str]:
 
     fonts = typst.Fonts(include_system_fonts=True, include_embedded_fonts=False, font_paths=font_folders())
     return frozenset(f.casefold() for f in fonts.families())
+
+
+def text_fonts(svg: bytes, source: str) -> dict[str, str]:
+    """family -> who uses it (the label or id of its top-level element), for the first family of
+    every font a ``<text>`` of the SVG asks for (:func:`composer.fonts.svg_text_fonts`: style
+    attributes, ``<style>`` rules and inheritance)."""
+    from ..fonts import svg_text_fonts
+    from ..svgio import parse_svg
+
+    root = parse_svg(svg, source=source)
+
+    def owner_of(el) -> str:
+        top = el
+        for anc in el.iterancestors():
+            if anc is root:
+                break
+            top = anc
+        return top.get("{http://www.inkscape.org/namespaces/inkscape}label") or top.get("id") or "canvas text"
+
+    used: dict[str, str] = {}
+    for tf in svg_text_fonts(root, owner_of):
+        used.setdefault(tf.families[0], tf.owner or "canvas text")
+    return used
 
 
 def check_fonts(used: Mapping[str, str], *, file: str | None) -> None:
