@@ -13,15 +13,20 @@ on what else runs on it (the load average is printed before and after).
 
 Measured (volume_kv from this repository, copied to a temporary project):
 
+- the export stage alone, each engine (resvg, the default, and cairosvg)
+  exporting volume_kv's composed SVG to PDF + PNG at 300 dpi in one process,
+  through the same forked workers a build uses;
 - cold build (SVG + PDF + PNG at 300 dpi; panel cache and outputs deleted
-  first) with all cores and with ``-j 1``;
+  first) with all cores and with ``-j 1``, and with ``--engine cairosvg``;
 - no-op rebuild (nothing changed);
 - one-panel edit: the source of one renderer (``f_map``) changes, so that one
-  panel renders again; with all outputs, and SVG only;
+  panel renders again; with all outputs, and SVG only; in a fresh process and
+  inside ``compose --watch`` (both engines);
 - cold build of generated figures of 6, 24 and 96 panels;
-- a scatter panel of 1e3 .. 1e6 points, vector and ``rasterized=True``: SVG
-  size and build time (cases predicted to take over a minute are skipped and
-  listed as such);
+- a scatter panel of 1e3 .. 1e6 points, vector (``raster = false``, so it is
+  never rasterized for its size) and ``rasterized=True``, with each engine:
+  SVG size and build time (cases predicted to take over a minute are skipped
+  and listed as such);
 - where the time of a cold build goes (stage times, and composer's own
   functions from a profile).
 """
@@ -176,6 +181,7 @@ def volume_kv(root: Path, runs: int) -> dict:
         "baseline_pdf": (hand + ["--pdf"], None),
         "cold": (name, lambda: clean(root)),
         "cold_j1": (name + ["-j", "1"], lambda: clean(root)),
+        "cold_cairo": (name + ["--engine", "cairosvg"], lambda: clean(root)),
         "noop": (name, built()),
         "edit": (name, edited()),
         "edit_svg": (name + ["--format", "svg"], edited("--format", "svg")),
@@ -195,7 +201,39 @@ def volume_kv(root: Path, runs: int) -> dict:
     out["edit_render"] = statistics.median(render_times)
     out["watch_edit"], out["watch_render"] = watch_edit(root, runs, "svg,pdf,png", 100_000)
     out["watch_edit_svg"], out["watch_render_svg"] = watch_edit(root, runs, "svg", 200_000)
+    out["watch_edit_cairo"], out["watch_render_cairo"] = watch_edit(root, runs, "svg,pdf,png", 300_000, "cairosvg")
+    out["export"] = export_stage(root, runs)
     return out
+
+
+EXPORT = r'''
+import json, statistics, sys, time
+from composer.export import export
+svg = open(sys.argv[1], "rb").read()
+runs = int(sys.argv[2])
+out = {}
+for engine in ("resvg", "cairosvg"):
+    export(svg, ["pdf", "png"], engine=engine, dpi=300, jobs=2)  # warm: imports, fonts
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        export(svg, ["pdf", "png"], engine=engine, dpi=300, jobs=2)
+        times.append(time.perf_counter() - t)
+    out[engine] = statistics.median(times)
+print(json.dumps(out))
+'''
+
+
+def export_stage(root: Path, runs: int) -> dict:
+    """Median seconds of the export stage (PDF + PNG at 300 dpi, forked workers, 2 jobs) per engine, on
+    volume_kv's composed SVG, both engines in one process."""
+    clean(root)
+    run(COMPOSE + ["volume_kv", "--root", str(root), "--format", "svg"])
+    proc = subprocess.run([PY, "-c", EXPORT, str(root / "build" / "volume_kv.svg"), str(max(runs, 3))],
+                          capture_output=True, text=True, timeout=1800)
+    if proc.returncode != 0:
+        raise RuntimeError(proc.stderr)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 WATCH = r'''
@@ -205,11 +243,12 @@ from bench import renderer_editor
 from composer.watch import watch
 
 root, runs, formats, first = sys.argv[1], int(sys.argv[3]), tuple(sys.argv[4].split(",")), int(sys.argv[5])
+engine = sys.argv[6]
 events = queue.Queue()
 stop = threading.Event()
 thread = threading.Thread(target=watch, args=("volume_kv",), daemon=True,
                           kwargs=dict(root=root, formats=formats, on_build=events.put, stop_event=stop,
-                                      debounce_ms=50))
+                                      debounce_ms=50, engine=engine))
 thread.start()
 events.get(timeout=600)  # the first build
 edit = renderer_editor(__import__("pathlib").Path(root) / "panels" / "volume_kv.py", "f_map")
@@ -229,11 +268,12 @@ print(json.dumps({"times": times, "renders": renders}))
 '''
 
 
-def watch_edit(root: Path, runs: int, formats: str, first: int) -> tuple[float, float]:
+def watch_edit(root: Path, runs: int, formats: str, first: int, engine: str = "resvg") -> tuple[float, float]:
     """Median rebuild time and median f_map render time of one-panel edits inside ``compose --watch``."""
     clean(root)
-    run(COMPOSE + ["volume_kv", "--root", str(root), "--format", formats])
-    proc = subprocess.run([PY, "-c", WATCH, str(root), str(REPO / "benchmarks"), str(runs), formats, str(first)],
+    run(COMPOSE + ["volume_kv", "--root", str(root), "--format", formats, "--engine", engine])
+    proc = subprocess.run([PY, "-c", WATCH, str(root), str(REPO / "benchmarks"), str(runs), formats, str(first),
+                           engine],
                           capture_output=True, text=True, timeout=1800)
     if proc.returncode != 0:
         raise RuntimeError(proc.stderr)
@@ -293,7 +333,7 @@ def scaling(base: Path, runs: int, counts: list[int]) -> list[tuple[int, tuple[f
     return results
 
 
-def scatter_project(root: Path, n: int, rasterized: bool) -> Path:
+def scatter_project(root: Path, n: int, rasterized: bool, engine: str) -> Path:
     (root / "layouts").mkdir(parents=True)
     (root / "panels").mkdir()
     (root / "panels" / "gen.py").write_text(PANELS_PY)
@@ -301,27 +341,29 @@ def scatter_project(root: Path, n: int, rasterized: bool) -> Path:
         [figure]
         width = "90mm"
         height = "70mm"
+        engine = "{engine}"
 
         [panels.s]
         render = "gen:scatter"
         at = ["2mm", "2mm"]
         size = ["86mm", "66mm"]
         params = {{ n = {n}, rasterized = {str(rasterized).lower()} }}
+        {"" if rasterized else "raster = false"}
         '''))
     return root
 
 
 def scatter(base: Path, runs: int, sizes: list[int]) -> list[list[str]]:
     rows = []
-    for rasterized in (False, True):
+    for engine, rasterized in (("resvg", False), ("cairosvg", False), ("resvg", True), ("cairosvg", True)):
         last: tuple[int, float] | None = None
         for n in sizes:
-            kind = "rasterized" if rasterized else "vector"
+            kind = ("rasterized" if rasterized else "vector") + f", {engine}"
             if last is not None and last[1] * n / last[0] > LIMIT_S:
                 predicted = last[1] * n / last[0]
                 rows.append([f"{n:.0e}", kind, "-", "-", f"skipped: predicted {predicted:.0f} s > {LIMIT_S:.0f} s"])
                 continue
-            root = scatter_project(base / f"scatter-{kind}-{n}", n, rasterized)
+            root = scatter_project(base / f"scatter-{'r' if rasterized else 'v'}-{engine}-{n}", n, rasterized, engine)
             cmd = COMPOSE + ["scatter", "--root", str(root)]
             try:
                 k = runs if n <= 10_000 else 1
@@ -343,7 +385,7 @@ def scatter(base: Path, runs: int, sizes: list[int]) -> list[list[str]]:
 PROFILE = r'''
 import cProfile, json, pstats, sys, time, io
 t0 = time.perf_counter()
-import matplotlib.figure, matplotlib.backends.backend_svg, cairosvg  # noqa: the libraries, timed apart
+import matplotlib.figure, matplotlib.backends.backend_svg, typst  # noqa: the libraries, timed apart
 t1 = time.perf_counter()
 from composer.build import build
 t2 = time.perf_counter()
@@ -384,11 +426,13 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="one run each; no 96-panel or >1e4 scatter cases")
     args = parser.parse_args()
     runs = 1 if args.quick else args.runs
-    import cairosvg
+    from importlib.metadata import version
+
     import matplotlib
 
     print(f"composer benchmark: {os.cpu_count()} cores ({platform.processor() or platform.machine()}), "
-          f"Python {platform.python_version()}, matplotlib {matplotlib.__version__}, cairosvg {cairosvg.__version__}; "
+          f"Python {platform.python_version()}, matplotlib {matplotlib.__version__}, typst {version('typst')}, "
+          f"cairosvg {version('cairosvg')}; "
           f"medians of {runs} run(s); load average before: {loadavg()}\n")
     base = Path(tempfile.mkdtemp(prefix="composer-bench-"))
     try:
@@ -408,12 +452,14 @@ def main() -> None:
             row("hand-written baseline (SVG + PNG + PDF)", "baseline_pdf"),
             row("composer cold build, all cores", "cold"),
             row("composer cold build, `-j 1`", "cold_j1"),
+            row("composer cold build, `--engine cairosvg`", "cold_cairo"),
             row("composer no-op rebuild", "noop"),
             row("composer one-panel edit (f_map source), SVG + PDF + PNG", "edit"),
             row("composer one-panel edit, SVG only", "edit_svg"),
         ]
         rows += [row("`compose --watch`: one-panel edit, SVG + PDF + PNG", "watch_edit"),
-                 row("`compose --watch`: one-panel edit, SVG only", "watch_edit_svg")]
+                 row("`compose --watch`: one-panel edit, SVG only", "watch_edit_svg"),
+                 row("`compose --watch --engine cairosvg`: one-panel edit, SVG + PDF + PNG", "watch_edit_cairo")]
         print("### volume_kv (SVG + PDF + PNG at 300 dpi unless noted)\n")
         print(table(["", "median wall", "/ baseline", "/ import pyplot", "median CPU"], rows))
         print(f"\nOne-panel edit = f_map's own render time plus: {v['edit'] - v['edit_render']:.2f} s (fresh process), "
@@ -421,6 +467,16 @@ def main() -> None:
               f"{v['watch_edit'] - v['watch_render']:.2f} s (watch), "
               f"{v['watch_edit_svg'] - v['watch_render_svg']:.2f} s (watch, SVG only); "
               f"f_map's render time: {v['edit_render']:.3f} s in a fresh process, {v['watch_render']:.3f} s in watch")
+        ex = v["export"]
+        print("\n### Export stage: volume_kv's composed SVG to PDF + PNG at 300 dpi, both engines in one process\n")
+        print(table(["engine", "median wall", "/ cairosvg"],
+                    [[e, fmt_s(ex[e]), f"{ex[e] / ex['cairosvg']:.2f}"] for e in ("resvg", "cairosvg")]))
+        targets = [
+            ("export stage, resvg / cairosvg", ex["resvg"] / ex["cairosvg"], 0.25, "x"),
+            ("cold build / hand-written baseline", v["cold"] / b, 0.8, "x"),
+            ("`--watch` one-panel edit, all formats, beyond the render", v["watch_edit"] - v["watch_render"], 0.3,
+             " s"),
+        ]
 
         counts = [6, 24] if args.quick else [6, 24, 96]
         sc = scaling(base, runs, counts)
@@ -433,8 +489,11 @@ def main() -> None:
 
         sizes = [1_000, 10_000] if args.quick else [1_000, 10_000, 100_000, 1_000_000]
         print("\n### One scatter panel (90 x 70 mm figure)\n")
-        print(table(["points", "kind", "SVG size", "build (SVG only)", "build (SVG + PDF + PNG)"],
-                    scatter(base, max(1, min(runs, 3)), sizes)))
+        scatter_rows = scatter(base, max(1, min(runs, 3)), sizes)
+        print(table(["points", "kind", "SVG size", "build (SVG only)", "build (SVG + PDF + PNG)"], scatter_rows))
+        big = [r for r in scatter_rows if r[0] == "1e+05" and r[1] == "vector, resvg"]
+        if big and big[0][4].endswith(" s"):
+            targets.append(("1e5-point vector scatter, SVG + PDF + PNG", float(big[0][4].split()[0]), 5.0, " s"))
 
         print("\n### Where a cold build of volume_kv goes\n")
         for jobs in (os.cpu_count() or 1, 1):
@@ -443,7 +502,7 @@ def main() -> None:
             total = p["libraries"] + p["composer_import"] + p["build"]
             render, export = st.get("render", 0.0), st.get("export", 0.0)
             own = total - p["libraries"] - render - export
-            rows = [["import matplotlib + cairosvg", fmt_s(p["libraries"])],
+            rows = [["import matplotlib + typst", fmt_s(p["libraries"])],
                     ["import composer (lxml, numpy, ...)", fmt_s(p["composer_import"])]]
             rows += [[f"stage `{k}`", fmt_s(v_)] for k, v_ in st.items()]
             rows.append(["**composition overhead** (all but library imports, rendering, export)",
@@ -456,7 +515,10 @@ def main() -> None:
                       "panels and exports run in forked workers, outside this profile):\n")
                 print(table(["function", "cumulative"], [[f"`{f}`", fmt_s(t)] for t, f in p["top"]]))
             print()
-        print(f"load average after: {loadavg()}")
+        print("### Against the targets\n")
+        print(table(["target", "measured", "at most", "met"],
+                    [[t, f"{m:.2f}{u}", f"{lim:g}{u}", "yes" if m <= lim else "**no**"] for t, m, lim, u in targets]))
+        print(f"\nload average after: {loadavg()}")
     finally:
         shutil.rmtree(base, ignore_errors=True)
 

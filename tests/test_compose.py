@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import io
 
-import cairosvg
 import numpy as np
 import pytest
 from lxml import etree
 
 from composer.build import Project, figure_geometry, read_inputs, render_panels
+from composer.export import export
 from conftest import SVG_NS, cumulative_transform, ids_and_refs, read_png
 
 MM = 72 / 25.4
@@ -56,10 +56,11 @@ def test_root_size_units_viewbox_and_background(demo_build):
     assert float(first.get("width")) == pytest.approx(120 * MM, abs=1e-3)
 
 
+@pytest.mark.parametrize("engine", ["resvg", "cairosvg"])
 @pytest.mark.parametrize("dpi", [100, 300])
-def test_png_size_is_exact(demo_build, dpi):
+def test_png_size_is_exact(demo_build, dpi, engine):
     _, outputs = demo_build
-    png = cairosvg.svg2png(bytestring=outputs["svg"].read_bytes(), dpi=dpi)
+    png = export(outputs["svg"].read_bytes(), ["png"], dpi=dpi, engine=engine)["png"]
     from PIL import Image
 
     with Image.open(io.BytesIO(png)) as img:
@@ -108,7 +109,7 @@ def test_each_panel_alone_matches_its_region(demo_build):
         alone.set("width", str(box.width_pt))  # user units (pt) here: "141pt" would mean 4/3 as much
         alone.set("height", str(box.height_pt))
         wrapper.append(alone)
-        single = read_png(io.BytesIO(cairosvg.svg2png(bytestring=etree.tostring(wrapper), dpi=dpi))).astype(int)
+        single = read_png(io.BytesIO(export(etree.tostring(wrapper), ["png"], dpi=dpi)["png"])).astype(int)
         x0, y0 = int(box.x_pt / 72 * dpi), int(box.y_pt / 72 * dpi)
         x1, y1 = int((box.x_pt + box.width_pt) / 72 * dpi), int((box.y_pt + box.height_pt) / 72 * dpi)
         region, reference = composed[y0:y1, x0:x1, :3], single[y0:y1, x0:x1, :3]
@@ -167,12 +168,25 @@ def test_text_fields_come_from_values_and_data(demo_build):
     assert "total = 285.0, scale = 2.5\n$\\alpha_i^2 + \\beta$ ok" in labels
 
 
-def test_pdf_is_vector_with_the_canvas_size(demo_build):
-    _, outputs = demo_build
-    pdf = outputs["pdf"].read_bytes()
-    assert pdf.startswith(b"%PDF")
-    import re
+@pytest.mark.parametrize("engine", ["resvg", "cairosvg"])
+def test_pdf_is_vector_with_the_canvas_size(demo_build, engine):
+    """The page is the canvas (120 x 70 mm), and it is drawn with paths: pdfium finds dozens of path
+    objects and exactly the SVG's two images (the heatmap and the photo), not one image of the page."""
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as raw
 
-    box = [float(v) for v in re.search(rb"/MediaBox \[ ([^\]]+) \]", pdf).group(1).split()]
-    assert box[2] == pytest.approx(120 * MM, abs=0.01) and box[3] == pytest.approx(70 * MM, abs=0.01)
-    assert b"/Subtype /Image" in pdf  # the heatmap and the photo; the rest is vector
+    _, outputs = demo_build
+    pdf = export(outputs["svg"].read_bytes(), ["pdf"], engine=engine)["pdf"]
+    assert pdf.startswith(b"%PDF")
+    doc = pdfium.PdfDocument(pdf)
+    try:
+        page = doc[0]
+        width, height = page.get_size()
+        kinds = [obj.type for obj in page.get_objects(max_depth=64)]
+        page.close()
+    finally:
+        doc.close()
+    assert width == pytest.approx(120 * MM, abs=0.01) and height == pytest.approx(70 * MM, abs=0.01)
+    svg = outputs["svg"].read_bytes()
+    assert kinds.count(raw.FPDF_PAGEOBJ_IMAGE) == svg.count(b"<image") == 2
+    assert kinds.count(raw.FPDF_PAGEOBJ_PATH) >= 20  # glyphs, ticks, lines, arrows; a rasterized page has none

@@ -81,10 +81,13 @@ def _available(renders, name):
 def test_threshold_catches_broken_input(broken, clean, prepared, renders):
     """A broken build drawn by any renderer fails against the clean build drawn by any other."""
     available = _available(renders, clean)
+    # svg2pdf writes no /Interpolate, so pdfium draws the smeared PDF's 56 x 56 image by nearest pixel:
+    # sharp, not smeared (the PDF is then right by luck); the other renderers smooth it as asked
+    drawing = [r for r in available if not (broken == "fidelity_smeared" and r == "pdfium")]
     scores = {(a, b): cr.difference(prepared[broken][a], prepared[clean][b]).score
-              for a in available for b in available if a != b}
+              for a in drawing for b in available if a != b}
     assert len(scores) >= 2
-    assert all(s > cr.THRESHOLD for s in scores.values()), scores
+    assert all(s > cr.THRESHOLD for s in scores.values()), {k: round(v, 4) for k, v in scores.items() if v <= cr.THRESHOLD}
     # and the worst tile is where the damage is: the swapped glyph, or the heatmap
     d = cr.difference(prepared[broken]["composer"], prepared[clean]["pdfium"])
     region = _box_px(renders, clean, "text-rich") if "glyph" in broken else _box_px(renders, clean, "panel-heat")

@@ -332,18 +332,19 @@ def run_cli_full(root: Path, *args: str) -> tuple[str, str, set[str]]:
     return "\n".join(lines[:-1]), proc.stderr, set(json.loads(lines[-1]))
 
 
-HEAVY = {"matplotlib", "numpy", "lxml", "cairosvg", "cairocffi", "PIL", "composer.build"}
+HEAVY = {"matplotlib", "numpy", "lxml", "typst", "cairosvg", "cairocffi", "PIL", "composer.build"}
 
 
 def test_noop_path_imports_neither_matplotlib_nor_the_pipeline(warm):
     out, modules = run_cli(warm, "--dpi", "100")
     assert out.startswith("fig is up to date"), out
-    assert not modules & {"matplotlib", "numpy", "lxml", "cairosvg", "cairocffi", "PIL"}, modules & HEAVY
+    assert not modules & {"matplotlib", "numpy", "lxml", "typst", "cairosvg", "cairocffi", "PIL"}, modules & HEAVY
     # control: after a change the same command does import them (so the check above can fail)
     edit(warm / "layouts/fig.toml", "params = { n = 3 }", "params = { n = 4 }")
     out, modules = run_cli(warm, "--dpi", "100")
     assert out.startswith("built fig"), out
-    assert {"matplotlib", "cairosvg"} <= modules
+    assert {"matplotlib", "lxml"} <= modules
+    assert not modules & {"cairosvg", "cairocffi"}  # the default engine never imports cairosvg
     out, modules = run_cli(warm, "--dpi", "100")
     assert out.startswith("fig is up to date") and "matplotlib" not in modules
 

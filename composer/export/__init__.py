@@ -165,7 +165,7 @@ def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dp
     own = [k for k in kinds if engine_for(k, engine) == engine]
     if engine == "resvg":
         if own:
-            calls["resvg"] = partial(_isolated, "+".join(k.upper() for k in own),
+            calls["resvg"] = partial(_isolated, " and ".join(k.upper() for k in own),
                                      partial(_resvg, svg, own, dpi, size_pt, title, pdf_standard, source),
                                      source, timeout_s)
     else:
