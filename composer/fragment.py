@@ -137,8 +137,6 @@ def import_fragment(root: etree._Element, *, name: str, group_id: str, source: s
                     del el.attrib[attr]
             elif "url(" in value:
                 el.set(attr, _URL_REF.sub(ref, value))
-        if el.tag == svg_tag("image"):
-            _crisp_image(el)
         if el.tag == svg_tag("style") and el.text:
             el.text = scope_css(el.text, scope=f"#{group_id}", mapping=mapping)
     for use in list(root.iter(svg_tag("use"))):
@@ -154,22 +152,6 @@ def import_fragment(root: etree._Element, *, name: str, group_id: str, source: s
     for child in list(root):
         group.append(child)
     return group
-
-
-def _crisp_image(el: etree._Element) -> None:
-    """Keep an image's pixels sharp in cairosvg as well as in browsers.
-
-    matplotlib marks ``interpolation="none"`` images with
-    ``style="image-rendering:crisp-edges;image-rendering:pixelated"``, which
-    browsers honour but cairosvg ignores (it knows only SVG 1.1's
-    ``optimizeSpeed``, mapped to cairo's nearest-neighbour FILTER_FAST).
-    ``optimizeSpeed`` is added last, where cairosvg reads it; browsers treat it
-    as ``pixelated`` (CSS Images 3, section 5.3).
-    """
-    style = el.get("style", "")
-    if "pixelated" in style or "crisp-edges" in style:
-        el.set("image-rendering", "optimizeSpeed")
-        el.set("style", style.rstrip(";") + ";image-rendering:optimizeSpeed")
 
 
 def scope_css(css: str, *, scope: str, mapping: dict[str, str]) -> str:

@@ -402,6 +402,18 @@ def test_rasterizer_never_reads_files_or_urls(project, network, engine):
            f'<image xlink:href="http://127.0.0.1:{port}/x.png" width="40" height="20"/></svg>').encode()
     import io
 
+    from composer.errors import SvgError
+
+    if engine == "resvg":  # it refuses every link with one line (the composed SVG never has one: all inlined)
+        for link in (f"file://{secret}", str(secret), f"http://127.0.0.1:{port}/x.png"):
+            one = (f'<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
+                   f'width="40pt" height="20pt"><image xlink:href="{link}" width="20" height="20"/></svg>')
+            for convert in (lambda b: to_png(b, dpi=72), to_pdf):
+                with pytest.raises(SvgError, match=r"^canvas: cannot export the (PNG|PDF): resvg: .*(image|file)") as err:
+                    convert(one.encode())
+                assert "\n" not in str(err.value) and SECRET not in str(err.value)
+        assert accepted == []
+        return
     png = read_png(io.BytesIO(to_png(svg, dpi=72)))
     assert (png[..., :3] == 255).all()  # white: no magenta pixel from the secret image
     pdf = to_pdf(svg)

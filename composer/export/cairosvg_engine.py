@@ -3,8 +3,9 @@
 Imported only when chosen: it needs ``pip install 'composer[cairosvg]'`` and
 the cairo library (Debian: ``apt-get install libcairo2``). Everything in this
 module beyond calling cairosvg works around cairosvg, and lives here for that
-reason: ``<use>`` expansion (speed), restating a px canvas in pt, and the
-pinned PDF date (cairo dates PDFs by the clock, in local time).
+reason: ``<use>`` expansion (speed), restating a px canvas in pt, marking
+data-cell images ``optimizeSpeed``, and the pinned PDF date (cairo dates PDFs
+by the clock, in local time).
 
 cairosvg runs with its default ``unsafe=False``: it never reads a file or URL
 named by the SVG (composer inlines every image it imports, so nothing is lost).
@@ -148,6 +149,30 @@ def available() -> str | None:
     return None
 
 
+_PIXELATED_IMAGE = re.compile(rb"""<image\b[^>]*\bstyle=(["'])[^"']*image-rendering\s*:\s*(?:pixelated|crisp-edges)[^>]*>""")
+
+
+def crisp_images(svg: bytes) -> bytes:
+    """Keep data-cell images sharp in cairosvg.
+
+    matplotlib marks ``interpolation="none"`` images with
+    ``style="image-rendering:crisp-edges;image-rendering:pixelated"``, which
+    resvg and browsers honour but cairosvg ignores (it knows only SVG 1.1's
+    ``optimizeSpeed``, mapped to cairo's nearest-neighbour FILTER_FAST): each
+    such ``<image>`` gets ``image-rendering="optimizeSpeed"``.
+    """
+    def add(match: re.Match[bytes]) -> bytes:
+        tag = match.group(0)
+        return tag if b'image-rendering="' in tag else tag[:6] + b' image-rendering="optimizeSpeed"' + tag[6:]
+
+    return _PIXELATED_IMAGE.sub(add, svg)
+
+
+def prepared(svg: bytes) -> bytes:
+    """The SVG as cairosvg is given it: px size restated in pt, data cells marked, ``<use>`` expanded."""
+    return expand_uses(crisp_images(physical_size(svg)))
+
+
 def to_png(svg: bytes, *, dpi: float = 300.0, source: str = "canvas") -> bytes:
     """Rasterize SVG bytes to PNG bytes at ``dpi`` (pixels per inch of the canvas's physical size).
 
@@ -158,7 +183,7 @@ def to_png(svg: bytes, *, dpi: float = 300.0, source: str = "canvas") -> bytes:
     """
     import cairosvg
 
-    return _cairo(lambda: cairosvg.svg2png(bytestring=expand_uses(physical_size(svg)), dpi=dpi), "PNG", source)
+    return _cairo(lambda: cairosvg.svg2png(bytestring=prepared(svg), dpi=dpi), "PNG", source)
 
 
 def to_eps(svg: bytes, *, source: str = "canvas") -> bytes:
@@ -169,7 +194,7 @@ def to_eps(svg: bytes, *, source: str = "canvas") -> bytes:
     """
     import cairosvg
 
-    eps = _cairo(lambda: cairosvg.svg2eps(bytestring=expand_uses(physical_size(svg))), "EPS", source)
+    eps = _cairo(lambda: cairosvg.svg2eps(bytestring=prepared(svg)), "EPS", source)
     return re.sub(rb"^%%CreationDate: [^\n]*", b"%%CreationDate: " + FIXED_PS_DATE, eps, count=1, flags=re.M)
 
 
@@ -200,7 +225,7 @@ def to_pdf(svg: bytes, *, source: str = "canvas") -> bytes:
     import cairosvg
 
     with _utc():
-        pdf = _cairo(lambda: cairosvg.svg2pdf(bytestring=expand_uses(physical_size(svg))), "PDF", source)
+        pdf = _cairo(lambda: cairosvg.svg2pdf(bytestring=prepared(svg)), "PDF", source)
     return pin_pdf_dates(pdf)
 
 
