@@ -295,3 +295,25 @@ def test_text_in_a_font_the_engine_lacks_is_an_error_naming_it():
         export(svg.encode(), ["png"])
     fallback = f'<svg {S} width="100pt" height="20pt"><text x="1" y="15" font-family="DejaVu Sans">Hi</text></svg>'
     assert export(fallback.encode(), ["png"])["png"]
+
+
+def test_both_engines_draw_the_flagship_alike(flagship_build, tmp_path):
+    """volume_kv through cairosvg and through resvg (the default): PNGs of the same size, and the same
+    figure by the cross-renderer metric (tests/crossrender.py), for the PNGs and for pdfium's renders of
+    the PDFs; the cairosvg PDF is cairo's, the default one svg2pdf's."""
+    import crossrender as cr
+
+    from composer.build import build
+    from conftest import REPO
+
+    cairo = build("volume_kv", root=REPO, out=tmp_path, dpi=cr.DPI, engine="cairosvg")
+    assert cairo.outputs["svg"].read_bytes() == flagship_build["svg"].read_bytes()  # one SVG, two engines
+    assert re.search(rb"/Producer \(cairo", cairo.outputs["pdf"].read_bytes())
+    assert b"Typst" in flagship_build["pdf"].read_bytes()
+    svg = flagship_build["svg"].read_bytes()
+    resvg_png = cr.render_composer(svg, engine="resvg")
+    cairo_png = cr.flatten(pixels(cairo.outputs["png"].read_bytes()).astype(np.uint8))
+    assert resvg_png.shape == cairo_png.shape == (round(100 / 25.4 * cr.DPI), round(180 / 25.4 * cr.DPI), 3)
+    assert cr.difference(cr.prepare(resvg_png), cr.prepare(cairo_png)).ok()
+    pdfs = [cr.render_pdfium(p) for p in (flagship_build["pdf"].read_bytes(), cairo.outputs["pdf"].read_bytes())]
+    assert cr.difference(cr.prepare(pdfs[0]), cr.prepare(pdfs[1])).ok()
