@@ -3,7 +3,7 @@
 Pipeline, one module per stage: :mod:`~composer.layout` (load) ->
 :mod:`~composer.geometry` -> :mod:`~composer.render` ->
 :mod:`~composer.fragment` (import) -> :mod:`~composer.draw` ->
-:mod:`~composer.svgio` (write) -> :mod:`~composer.rasterize`;
+:mod:`~composer.svgio` (write) -> :mod:`~composer.export` (PDF, PNG);
 :mod:`~composer.build` runs them and :mod:`~composer.cli` is the command.
 """
 

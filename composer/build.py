@@ -5,14 +5,14 @@
     layouts/NAME.toml --load--> Figure --data/values--> filled texts
         --render--> panel SVGs (+ data anchors) --geometry--> boxes
         --import fragments + draw--> canvas --write--> NAME.svg
-        --rasterize--> NAME.pdf, NAME.png
+        --export (composer.export: resvg, or cairosvg)--> NAME.pdf, NAME.png
 
 Only :func:`build` touches the file system (reading inputs, writing outputs);
 :func:`compose` is the pure middle. Outputs are written only after every stage
 succeeded, each atomically, so a failed build leaves the previous outputs
 byte-identical.
 
-The user's code (panel functions, ``values()``) and cairosvg's exports run in
+The user's code (panel functions, ``values()``) and the engines' exports run in
 forked workers with a wall-time limit (``timeout_s``, :mod:`composer.isolate`);
 imported SVG files are sanitized as they are read (:mod:`composer.sanitize`).
 """
@@ -51,7 +51,7 @@ from .model import Figure, Panel
 from .isolate import DEFAULT_TIMEOUT_S, WorkerFailure, check_jobs, check_timeout, run_isolated
 from .parallel import RenderTask, available_cores, render_all
 from .progress import Progress
-from .export import DEFAULT_ENGINE, check_engine, export
+from .export import DEFAULT_ENGINE, check_engine, engine_for, export
 from .rasters import finish_rasters
 from .render import (RenderedPanel, _describe, _user_dir, accepted, align_plot_areas, call_params, draw_panel,
                      find_renderer, font_substitutions, load_module, panel_failure, prepare_fork, rc_params,
@@ -63,7 +63,7 @@ from .units import fmt
 
 #: formats ``compose`` writes by default.
 FORMATS = ("svg", "pdf", "png")
-#: every format it can write (``--format tiff,eps``; see :mod:`composer.rasterize`).
+#: every format it can write (``--format tiff,eps``; see :mod:`composer.export`).
 ALL_FORMATS = ("svg", "pdf", "png", "tiff", "eps")
 
 
@@ -955,7 +955,7 @@ def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...],
     for kind in ALL_FORMATS[1:]:
         if kind not in formats:
             continue
-        record = {"file": f"{name}.{kind}", "svg_sha256": svg_digest, "engine": engine if kind != "eps" else "cairosvg",
+        record = {"file": f"{name}.{kind}", "svg_sha256": svg_digest, "engine": engine_for(kind, engine),
                   **({"dpi": float(dpi)} if kind in ("png", "tiff") else {}),
                   **({"pdf_standard": pdf_standard} if kind == "pdf" and pdf_standard else {})}
         prev = old.get(kind, {})
@@ -1146,9 +1146,17 @@ def _manifest(project: Project, figure: Figure, opts: Mapping[str, Any],
     """The manifest of a successful build (see :mod:`composer.manifest`); ``issued``: its warnings."""
     import sys
 
-    packages = ("matplotlib", "numpy", "lxml", "typst", "cairosvg", "cairocffi", "PIL", "tinycss2", "cssselect2",
+    import importlib.util
+
+    packages = ("matplotlib", "numpy", "lxml", "cairosvg", "cairocffi", "PIL", "tinycss2", "cssselect2",
                 "mpl_toolkits", "pyparsing", "kiwisolver")
     env_files = [getattr(sys.modules[p], "__file__", None) for p in packages if p in sys.modules]
+    # the engines are imported by the export workers only: their files are found, not imported
+    engines = {engine_for(kind, figure.spec.engine if "engine" not in opts else opts["engine"])
+               for kind in opts["formats"] if kind != "svg"}
+    for package in sorted({"resvg": "typst", "cairosvg": "cairosvg"}[e] for e in engines):
+        spec = importlib.util.find_spec(package)
+        env_files.append(spec.origin if spec is not None else None)
     fonts = {figure.spec.font, figure.spec.label.font}
     fonts |= {t.style.font for t in figure.texts}
     fonts |= {s.text_style.font for s in figure.shapes if s.text_style is not None}

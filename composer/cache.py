@@ -1,6 +1,6 @@
 """Panel cache: a rendered panel stored under a digest of everything it depends on.
 
-A matplotlib panel is a pure function of its inputs (DESIGN.md), so its SVG
+A matplotlib panel is a pure function of its inputs (docs/design.md), so its SVG
 and data anchors can be reused whenever these are unchanged. The cache key is
 the sha256 of a canonical JSON document holding:
 

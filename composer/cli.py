@@ -12,7 +12,7 @@ line ``compose: warning: ...`` on stderr, and the build goes on.
 
 When nothing changed since the last build, ``compose NAME`` answers from the
 build manifest alone (:mod:`composer.manifest`): it imports neither the
-pipeline nor matplotlib, lxml or cairosvg, so it takes a few hundredths of a
+pipeline nor matplotlib, lxml or an export engine, so it takes a few hundredths of a
 second. The warnings of the build that made the outputs are kept in the
 manifest and printed again.
 """

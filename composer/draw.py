@@ -72,7 +72,7 @@ def editable_text_element(block: TextBlock, box: Box, style: TextStyle, align: s
     unhinted glyphs; renderers hint glyphs as they see fit, which moves
     stems by less than a pixel, never a glyph.) Formulas (``$...$``) follow as filled
     outlines in the same group: matplotlib's math fonts are not the fonts a
-    browser has, and ``<text>`` would show other glyphs (DESIGN.md).
+    browser has, and ``<text>`` would show other glyphs (docs/design.md).
     """
     from .fonts import font_stack
 

@@ -16,7 +16,7 @@ it was given. :func:`run_isolated` runs it in a child made by ``os.fork`` so
 
 ``fork``, not ``spawn``: the child shares the parent's already-imported
 matplotlib, panel modules and data, so it starts in milliseconds (spawn
-re-imports matplotlib, about 0.5 s per worker; see DESIGN.md "Performance
+re-imports matplotlib, about 0.5 s per worker; see docs/design.md "Performance
 facts"). Where ``os.fork`` does not exist (Windows) the function runs in
 process, without a timeout.
 

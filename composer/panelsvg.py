@@ -8,7 +8,7 @@ Text (``[figure] text``):
     mathtext is still drawn as outlines: with ``fonttype = "none"`` matplotlib
     writes math as characters of its own math fonts (``cmmi10``, STIX,
     DejaVu's math glyphs) that other renderers draw with other glyphs
-    (DESIGN.md). :func:`_canvas_class` saves with a renderer that sends
+    (docs/design.md). :func:`_canvas_class` saves with a renderer that sends
     ``ismath`` text to matplotlib's own outline path. On the canvas,
     :mod:`composer.textpin` then gives every character the x matplotlib laid
     it out at.

@@ -6,7 +6,7 @@ and nothing but the result is pickled. Running ``jobs`` tasks at once is
 then only a matter of ``jobs`` threads in this process, each forking its
 task's worker and waiting for it (the wait releases the GIL); no process
 pool sits in between (a pool cost a fork of its own per worker, and every
-task was forked twice, about 0.04 s per stage). DESIGN.md measured the alternatives on
+task was forked twice, about 0.04 s per stage). docs/design.md measured the alternatives on
 this kind of machine: fork takes 0.57x the serial time for the six
 volume_kv panels with BLAS pinned to one thread per worker; spawn is 1.6x
 *slower* than serial, since every worker imports matplotlib again. Where
@@ -14,7 +14,7 @@ fork does not exist (Windows) everything runs serially.
 
 BLAS: rendering limits BLAS/OpenMP pools to one thread (threadpoolctl), in
 workers and in a serial build alike: two workers each running a
-multi-threaded SVD on two cores nearly triple its time (DESIGN.md), and a
+multi-threaded SVD on two cores nearly triple its time (docs/design.md), and a
 thread count that differs between serial and parallel builds could change
 the order of floating-point sums, and so the bytes of a panel.
 

@@ -5,7 +5,7 @@ A renderer is a plain function ``f(fig, data, **params)`` in
 so the panel is drawn at the physical size it has in the final figure: a 7 pt
 tick label is 7 pt on paper, and the panel is never scaled afterwards.
 
-rcParams while rendering (see DESIGN.md "Facts"):
+rcParams while rendering (see docs/design.md, "Traps of merging SVG"):
 
 - ``svg.fonttype = "path"``: glyphs as outlines, mathtext included, so every
   renderer shows the same glyphs (``"none"`` under ``[figure] text =

@@ -317,3 +317,30 @@ def test_both_engines_draw_the_flagship_alike(flagship_build, tmp_path):
     assert cr.difference(cr.prepare(resvg_png), cr.prepare(cairo_png)).ok()
     pdfs = [cr.render_pdfium(p) for p in (flagship_build["pdf"].read_bytes(), cairo.outputs["pdf"].read_bytes())]
     assert cr.difference(cr.prepare(pdfs[0]), cr.prepare(pdfs[1])).ok()
+
+
+def test_watch_builds_write_the_svg_before_pdf_and_png(tmp_path, monkeypatch):
+    """``svg_first`` (every ``--watch`` build): the new SVG is on disk while PDF and PNG are still being
+    made. Shown by an export that fails: the SVG is already the new one, PDF and PNG the old ones; a
+    plain build in the same state changes nothing."""
+    from composer.build import build
+    from composer.export import resvg_engine
+
+    root = tmp_path / "demo"
+    shutil.copytree(DEMO, root)
+    first = build("demo", root=root, dpi=40)
+    old = {k: p.read_bytes() for k, p in first.outputs.items()}
+    layout = root / "layouts" / "demo.toml"
+    layout.write_text(layout.read_text().replace("[figure]\n", '[figure]\nbackground = "#fafafa"\n', 1))
+
+    def failing(svg, kinds, **kw):
+        raise SvgError("engine failed on purpose", file="layouts/demo.toml")
+
+    monkeypatch.setattr(resvg_engine, "convert", failing)
+    with pytest.raises(SvgError, match="on purpose"):
+        build("demo", root=root, dpi=40)
+    assert {k: p.read_bytes() for k, p in first.outputs.items()} == old  # atomic: nothing written
+    with pytest.raises(SvgError, match="on purpose"):
+        build("demo", root=root, dpi=40, svg_first=True)
+    assert b"#fafafa" in first.outputs["svg"].read_bytes() and first.outputs["svg"].read_bytes() != old["svg"]
+    assert first.outputs["pdf"].read_bytes() == old["pdf"] and first.outputs["png"].read_bytes() == old["png"]

@@ -296,7 +296,8 @@ def test_timeout_must_be_in_range(timeout, project, capsys):
 
 def test_hanging_or_crashing_export_is_one_error(project, monkeypatch):
     """Exports run in a worker: an export that hangs or kills its process is an SvgError, outputs kept;
-    with either engine (resvg draws PDF and PNG in one worker, cairosvg each in its own)."""
+    with either engine (resvg draws PDF and PNG in one worker with -j 1, in two otherwise; cairosvg each
+    in its own)."""
     import os
     import signal
 
@@ -309,12 +310,15 @@ def test_hanging_or_crashing_export_is_one_error(project, monkeypatch):
         patch.setattr(resvg_engine, "convert", lambda svg, kinds, **kw: time.sleep(60))
         with pytest.raises(SvgError, match=r"layouts/demo.toml: exporting the PDF and PNG failed: still running "
                                            r"after 1 s"):
-            build("demo", root=project, dpi=50, timeout_s=1, cache=False)  # up to date: force the export
+            build("demo", root=project, dpi=50, timeout_s=1, cache=False, jobs=1)  # up to date: force the export
     with monkeypatch.context() as patch:
         patch.setattr(resvg_engine, "convert", lambda svg, kinds, **kw: os.kill(os.getpid(), signal.SIGSEGV))
         with pytest.raises(SvgError, match=r"exporting the PDF and PNG failed: the worker process was killed by "
                                            r"signal SIGSEGV"):
-            build("demo", root=project, dpi=50, cache=False)
+            build("demo", root=project, dpi=50, cache=False, jobs=1)
+        with pytest.raises(SvgError, match=r"exporting the PDF failed: the worker process was killed by "
+                                           r"signal SIGSEGV"):  # two workers: the PDF's fails first
+            build("demo", root=project, dpi=50, cache=False, jobs=2)
     with monkeypatch.context() as patch:
         patch.setattr(cairosvg_engine, "to_pdf", lambda svg, **kw: os.kill(os.getpid(), signal.SIGSEGV))
         with pytest.raises(SvgError, match=r"exporting the PDF failed: the worker process was killed by signal "
