@@ -873,9 +873,11 @@ def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...],
     file = project.display(layout_path)
     figure = load_layout(layout_path, name=name, display=file, timeout_s=timeout_s)
     opts = manifest.options(formats, dpi, engine, pdf_standard)  # as the next build's no-op test sees them
+    chosen_by = (None, None) if engine else (file, "figure.engine")
     engine = engine or figure.spec.engine
     if write:  # a missing engine is said before any panel is drawn
-        check_engine(engine, [*formats, *(["png"] if debug else [])], pdf_standard)
+        check_engine(engine, [*formats, *(["png"] if debug else [])], pdf_standard, file=chosen_by[0],
+                     key=chosen_by[1])
     sources, digests = _input_digests(project, figure)
     digests[layout_path.resolve()] = layout_digest
     # 2. read data and panel modules, typeset (from the text cache), place; one cache key per render panel

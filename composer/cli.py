@@ -54,7 +54,7 @@ def _outputs(parser: argparse.ArgumentParser) -> None:
                         help="stop a panel function or an export that runs longer than this (default: 120)")
     parser.add_argument("--engine", default=None, choices=("resvg", "cairosvg"),
                         help="the engine that draws PDF and PNG (default: the layout's [figure] engine, else "
-                             "resvg); cairosvg needs composer[cairosvg] and the cairo library")
+                             "resvg); cairosvg needs the cairosvg package and the cairo library")
     parser.add_argument("--pdf-standard", default=None, metavar="STANDARD",
                         help="write the PDF to a standard: a-2b, a-3b, a-4 (PDF/A), 1.7, 2.0... (resvg engine)")
 

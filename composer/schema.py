@@ -292,7 +292,7 @@ TABLES: tuple[Table, ...] = (
                                  "`<text>` with a font stack for Inkscape and Illustrator (mathtext stays outlines)",
             "`\"paths\"`"),
         Key("engine", "engine", "the engine that draws PDF and PNG: `\"resvg\"` (resvg and svg2pdf, nothing to "
-                                "install) or `\"cairosvg\"` (needs `composer[cairosvg]` and the cairo library); "
+                                "install) or `\"cairosvg\"` (needs the cairosvg package and the cairo library); "
                                 "`compose --engine` overrides it", "`\"resvg\"`"),
         Key("preset", "preset", "a journal's print limits and panel-label style (`compose check`)"),
     )),

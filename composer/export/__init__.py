@@ -45,7 +45,7 @@ NATIVE = {"resvg": ("pdf", "png"), "cairosvg": ("pdf", "png", "eps")}
 
 _INSTALL = {
     "resvg": "pip install typst",
-    "cairosvg": "pip install 'composer[cairosvg]' and the cairo library (Debian: apt-get install libcairo2; "
+    "cairosvg": "pip install cairosvg, and the cairo library (Debian: apt-get install libcairo2; "
                 "macOS: brew install cairo)",
 }
 
@@ -64,21 +64,28 @@ def missing(engine: str) -> str | None:
     return available()
 
 
-def check_engine(engine: str, kinds: Iterable[str], pdf_standard: str | None = None) -> None:
+def check_engine(engine: str, kinds: Iterable[str], pdf_standard: str | None = None, *,
+                 file: str | None = None, key: str | None = None) -> None:
     """Refuse, before any work, an unknown engine, a missing one, or an option it lacks.
+
+    Args:
+        file, key: where the engine was chosen (``layouts/fig.toml``,
+            ``figure.engine``), named by the error; None for the command line.
 
     Raises:
         ComposerError: one line naming the engine or option, the valid
             choices, and how to install what is missing.
     """
     if engine not in ENGINES:
-        raise ComposerError(f"unknown engine {engine!r}; valid engines are {', '.join(ENGINES)}")
+        raise ComposerError(f"unknown engine {engine!r}; valid engines are {', '.join(ENGINES)}", file=file,
+                            key=key)
     kinds = tuple(kinds)
     for needed in dict.fromkeys(engine_for(k, engine) for k in kinds if k in EXPORT_KINDS):
         why = missing(needed)
         if why is not None:
             what = "EPS is written by the cairosvg engine" if needed != engine else f"engine {needed!r}"
-            raise ComposerError(f"{what}, which cannot run here ({why}); install it: {_INSTALL[needed]}")
+            raise ComposerError(f"{what}, which cannot run here ({why}); install it: {_INSTALL[needed]}",
+                                file=file if needed == engine else None, key=key if needed == engine else None)
     if pdf_standard is not None:
         from .resvg_engine import PDF_STANDARDS
 
@@ -175,8 +182,8 @@ def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dp
                 partial(_resvg, svg, part, dpi, size_pt, title, pdf_standard, source), source, timeout_s)
     else:
         for kind in own:
-            calls[kind] = partial(_isolated, kind.upper(), partial(_cairosvg, svg, kind, dpi, source), source,
-                                  timeout_s)
+            calls[kind] = partial(_isolated, kind.upper(), partial(_cairosvg, svg, kind, dpi, source, title),
+                                  source, timeout_s)
     if "eps" in kinds and engine != "cairosvg":
         calls["eps"] = partial(_isolated, "EPS", partial(_cairosvg, svg, "eps", dpi, source), source, timeout_s)
     made: dict[str, bytes] = {}
@@ -185,13 +192,19 @@ def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dp
     return {k: made[k] for k in kinds}
 
 
-def _finish(made: dict[str, bytes], kinds: Iterable[str], dpi: float) -> dict[str, bytes]:
-    """PNG metadata and the TIFF from the engine's PNG (in the worker: the pixels do not travel twice)."""
+#: the background rect the compose stage paints unless ``background = "none"`` (:func:`composer.draw.background`)
+_BACKGROUND = re.compile(rb"""<rect\b[^>]*\bid=["']background["']""")
+
+
+def _finish(made: dict[str, bytes], kinds: Iterable[str], dpi: float, svg: bytes) -> dict[str, bytes]:
+    """PNG metadata and the TIFF from the engine's PNG (in the worker: the pixels do not travel twice).
+    The TIFF is RGB when the canvas has a background (cairo leaves the last, partly covered column of a
+    canvas that is not a whole number of pixels translucent) or every pixel is opaque."""
     kinds = tuple(kinds)
     if "png" in made:
         made["png"] = _png.with_metadata(made["png"], dpi=dpi)
         if "tiff" in kinds:
-            made["tiff"] = _png.to_tiff(made["png"], dpi=dpi)
+            made["tiff"] = _png.to_tiff(made["png"], dpi=dpi, opaque=bool(_BACKGROUND.search(svg[:4096])))
         if "png" not in kinds:
             del made["png"]
     return made
@@ -204,16 +217,17 @@ def _resvg(svg: bytes, kinds: list[str], dpi: float, size_pt: tuple[float, float
     native = [k for k in ("pdf", "png") if k in kinds or (k == "png" and "tiff" in kinds)]
     made = resvg_engine.convert(svg, native, dpi=dpi, size_pt=size_pt, title=title, pdf_standard=pdf_standard,
                                 source=source)
-    return _finish(made, kinds, dpi)
+    return _finish(made, kinds, dpi, svg)
 
 
-def _cairosvg(svg: bytes, kind: str, dpi: float, source: str) -> dict[str, bytes]:
+def _cairosvg(svg: bytes, kind: str, dpi: float, source: str, title: str = "") -> dict[str, bytes]:
     from . import cairosvg_engine
 
     if kind in ("png", "tiff"):
-        return _finish({"png": cairosvg_engine.to_png(svg, dpi=dpi, source=source)}, [kind], dpi)
-    convert = cairosvg_engine.to_pdf if kind == "pdf" else cairosvg_engine.to_eps
-    return {kind: convert(svg, source=source)}
+        return _finish({"png": cairosvg_engine.to_png(svg, dpi=dpi, source=source)}, [kind], dpi, svg)
+    if kind == "pdf":
+        return {"pdf": cairosvg_engine.to_pdf(svg, title=title, source=source)}
+    return {kind: cairosvg_engine.to_eps(svg, source=source)}
 
 
 def _isolated(label: str, convert: Callable[[], dict[str, bytes]], source: str,

@@ -216,16 +216,23 @@ def physical_size(svg: bytes) -> bytes:
     return svg[:root.start()] + tag + svg[root.end():]
 
 
-def to_pdf(svg: bytes, *, source: str = "canvas") -> bytes:
-    """Convert SVG bytes to vector PDF bytes with a pinned creation date.
+def to_pdf(svg: bytes, *, title: str = "", source: str = "canvas") -> bytes:
+    """Convert SVG bytes to vector PDF bytes with a pinned creation date and ``title`` as its Title.
 
     Raises:
         SvgError: cairosvg could not draw it (``source`` names the figure).
     """
-    import cairosvg
+    import cairocffi
+    from cairosvg.surface import PDFSurface
+
+    class Titled(PDFSurface):  # cairosvg has no title option; cairo sets it before the surface ends
+        def finish(self):
+            if title:
+                self.cairo.set_metadata(cairocffi.PDF_METADATA_TITLE, title)
+            return super().finish()
 
     with _utc():
-        pdf = _cairo(lambda: cairosvg.svg2pdf(bytestring=prepared(svg)), "PDF", source)
+        pdf = _cairo(lambda: Titled.convert(bytestring=prepared(svg)), "PDF", source)
     return pin_pdf_dates(pdf)
 
 

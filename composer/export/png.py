@@ -78,17 +78,20 @@ def dpi_of(png: bytes) -> float | None:
     return None
 
 
-def to_tiff(png: bytes, *, dpi: float) -> bytes:
+def to_tiff(png: bytes, *, dpi: float, opaque: bool = False) -> bytes:
     """The PNG's pixels as an LZW-compressed TIFF with resolution tags = ``dpi``.
 
-    RGB when every pixel is opaque (a canvas with a background), RGBA otherwise.
+    RGB when ``opaque`` (the canvas paints a background) or every pixel is
+    opaque: partly transparent pixels are then composited over white; RGBA
+    otherwise.
     """
     from PIL import Image
 
     with Image.open(io.BytesIO(png)) as img:
         img.load()
-        if img.mode == "RGBA" and img.getchannel("A").getextrema() == (255, 255):
-            img = img.convert("RGB")
+        if img.mode == "RGBA" and (opaque or img.getchannel("A").getextrema() == (255, 255)):
+            white = Image.new("RGBA", img.size, (255, 255, 255, 255))
+            img = Image.alpha_composite(white, img).convert("RGB")
         out = io.BytesIO()
         img.save(out, format="TIFF", compression="tiff_lzw", dpi=(dpi, dpi))
     return out.getvalue()
