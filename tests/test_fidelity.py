@@ -328,7 +328,13 @@ def test_heavy_scatter_is_rasterized_but_keeps_vector_text(tmp_path):
     base = ('[figure]\nwidth = "50mm"\nheight = "40mm"\n[panels.c]\nrender = "extra:cloud"\n'
             'at = ["0mm", "0mm"]\nsize = ["50mm", "40mm"]\n')
     root = _project(tmp_path, base, panels=panels)
-    svg = _build(root)["svg"].read_bytes()
+    with pytest.warns(ComposerWarning) as said:
+        svg = _build(root)["svg"].read_bytes()
+    lines = [str(w.message) for w in said if "rasterized" in str(w.message)]
+    # the build says so, in one line: which panel, why (its size), how to keep it vector
+    assert len(lines) == 1 and "\n" not in lines[0], lines
+    assert re.search(r"panel 'c': \d\.\d MB of vector markup \(over 1 MB\), so its data artists are rasterized "
+                     r"at 300 ppi .*raster = false keeps it vector", lines[0]), lines[0]
     assert vector_bytes(svg) < HEAVY_PANEL_BYTES / 4
     panel = _root(svg).find("svg:g[@id='panel-c']", SVG_NS)
     assert panel.findall(".//svg:image", SVG_NS)  # the points
