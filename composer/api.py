@@ -40,6 +40,7 @@ from typing import Any, Callable, ClassVar
 from .build import (ALL_FORMATS, FORMATS, BuildResult, Inputs, Project, check_outputs, compose_svg,
                     read_figure_inputs, write_outputs)
 from .errors import LayoutError
+from .export import check_engine
 from .layout import load_document, read_document
 from .model import NAME
 from .model import Figure as LayoutModel
@@ -292,9 +293,10 @@ class Figure:
                       source=self._display())["pdf"]
 
     def build(self, *, out: str | Path | None = None, formats: tuple[str, ...] = FORMATS,
-              dpi: float = 300.0) -> BuildResult:
+              dpi: float = 300.0, engine: str | None = None, pdf_standard: str | None = None) -> BuildResult:
         """Write ``NAME.svg``/``.pdf``/``.png`` to ``out`` (default ``ROOT/build``), the same bytes
-        ``compose NAME`` writes for the same document.
+        ``compose NAME`` writes for the same document (``engine``: ``resvg`` or ``cairosvg``, default
+        the layout's; ``pdf_standard``: as ``compose --pdf-standard``).
 
         The figure lives in memory (it may differ from its layout file), so every
         panel is rendered: the result's ``rendered`` lists them all, ``written``
@@ -306,13 +308,15 @@ class Figure:
         import time
 
         check_outputs(formats, dpi)
+        chosen = engine or self.layout.spec.engine
+        check_engine(chosen, formats, pdf_standard)
         started = time.perf_counter()
         inputs = self.inputs()
         svg = compose_svg(inputs)
         composed = time.perf_counter()
         out_dir = Path(out) if out is not None else Project.at(self.root).root / "build"
-        result = write_outputs(svg, self.name, out_dir, formats, dpi, source=self._display(),
-                               engine=inputs.figure.spec.engine)
+        result = write_outputs(svg, self.name, out_dir, formats, dpi, source=self._display(), engine=chosen,
+                               pdf_standard=pdf_standard)
         rendered = tuple(p.name for p in inputs.figure.panels if p.kind == "render")
         return dataclasses.replace(result, rendered=rendered, written=tuple(f for f in ALL_FORMATS if f in formats),
                                    seconds={"render": composed - started, "export": time.perf_counter() - composed})

@@ -51,7 +51,7 @@ from .model import Figure, Panel
 from .isolate import DEFAULT_TIMEOUT_S, WorkerFailure, check_jobs, check_timeout, run_isolated
 from .parallel import RenderTask, available_cores, render_all
 from .progress import Progress
-from .export import DEFAULT_ENGINE, check_engine, engine_for, export
+from .export import DEFAULT_ENGINE, MAX_DPI, check_engine, engine_for, export
 from .rasters import finish_rasters
 from .render import (RenderedPanel, _describe, _user_dir, accepted, align_plot_areas, call_params, draw_panel,
                      find_renderer, font_substitutions, load_module, panel_failure, prepare_fork, rc_params,
@@ -961,7 +961,7 @@ def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...],
                   **({"dpi": float(dpi)} if kind in ("png", "tiff") else {}),
                   **({"pdf_standard": pdf_standard} if kind == "pdf" and pdf_standard else {})}
         prev = old.get(kind, {})
-        if ({k: prev.get(k) for k in record} == record and prev.get("sha256")
+        if ({k: v for k, v in prev.items() if k != "sha256"} == record and prev.get("sha256")
                 and manifest.file_digest(out_dir / record["file"]) == prev["sha256"]):
             records[kind] = {**record, "sha256": prev["sha256"]}
         else:
@@ -1034,8 +1034,6 @@ def check_outputs(formats: tuple[str, ...], dpi: float) -> None:
         raise ComposerError(f"dpi {dpi} must be a number from 1 to {MAX_DPI:g}")
 
 
-#: the largest --dpi: 10 times a journal's line-art resolution (1200 dpi), far past any print need
-MAX_DPI = 12000.0
 
 
 def compose_svg(inputs: Inputs) -> bytes:
@@ -1060,8 +1058,8 @@ def write_outputs(svg: bytes, name: str, out_dir: Path, formats: tuple[str, ...]
         ComposerError: the engine cannot run here (:func:`composer.export.check_engine`).
     """
     files: dict[Path, bytes] = dict(extra or {})
-    made = export(svg, formats, engine=engine, dpi=dpi, title=name, pdf_standard=pdf_standard, source=source,
-                  timeout_s=timeout_s)
+    made = export(svg, [f for f in formats if f != "svg"], engine=engine, dpi=dpi, title=name,
+                  pdf_standard=pdf_standard, source=source, timeout_s=timeout_s)
     if "svg" in formats:
         made["svg"] = svg
     for kind in ALL_FORMATS:

@@ -42,6 +42,7 @@ and the panel is rendered again, never used.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import hashlib
 import json
 import os
@@ -484,7 +485,7 @@ def clean(root: Path, names: Iterable[str], *, out_dir: Path | None = None, whol
 
 # ─── typeset canvas text ─────────────────────────────────────────────────────
 
-_TEXT_MAGIC = b"composer-text-cache 1"
+_TEXT_MAGIC = b"composer-text-cache 2"  # 2: editable runs kept
 
 
 class TextCache:
@@ -590,16 +591,25 @@ def text_cache_path(root: Path, name: str) -> Path:
 
 
 def _block_to_json(block: Any) -> dict[str, Any]:
+    """A typeset block as JSON: outline pieces, sizes, and the runs of editable text (each with its style)."""
     return {"lines": [{"pieces": [list(p) for p in line.pieces], "width_pt": float(line.width_pt),
-                       "ascent_pt": float(line.ascent_pt), "descent_pt": float(line.descent_pt)}
+                       "ascent_pt": float(line.ascent_pt), "descent_pt": float(line.descent_pt),
+                       "runs": [{"text": run.text, "style": dataclasses.asdict(run.style), "x_pt": float(run.x_pt),
+                                 "char_x_pt": [float(x) for x in run.char_x_pt], "math_d": run.math_d}
+                                for run in line.runs]}
                       for line in block.lines],
             "width_pt": float(block.width_pt), "height_pt": float(block.height_pt)}
 
 
 def _block_from_json(raw: dict[str, Any]) -> Any:
-    from .text import Line, TextBlock
+    from .model import TextStyle
+    from .text import Line, Run, TextBlock
 
     lines = tuple(Line(pieces=tuple((str(c), str(d)) for c, d in line["pieces"]), width_pt=float(line["width_pt"]),
-                       ascent_pt=float(line["ascent_pt"]), descent_pt=float(line["descent_pt"]))
+                       ascent_pt=float(line["ascent_pt"]), descent_pt=float(line["descent_pt"]),
+                       runs=tuple(Run(text=str(r["text"]), style=TextStyle(**r["style"]), x_pt=float(r["x_pt"]),
+                                      char_x_pt=tuple(float(x) for x in r["char_x_pt"]),
+                                      math_d=None if r["math_d"] is None else str(r["math_d"]))
+                                  for r in line["runs"]))
                   for line in raw["lines"])
     return TextBlock(lines=lines, width_pt=float(raw["width_pt"]), height_pt=float(raw["height_pt"]))

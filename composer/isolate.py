@@ -181,8 +181,10 @@ def kill_workers() -> None:
 
 def _fork_and_wait(func: Callable[[], Any], timeout_s: float | None) -> Any:
     global _FORK_LOCK
-    stacks = tempfile.TemporaryFile()
     with _FORK_LOCK:
+        # made under the lock: another thread forking while this one is inside tempfile would hand its
+        # worker tempfile's first-use lock held, and the worker's own tempfile call would wait forever
+        stacks = tempfile.TemporaryFile()
         read_fd, write_fd = os.pipe()
         for stream in (sys.stdout, sys.stderr):  # or the child would print the parent's buffered text again
             try:

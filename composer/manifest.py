@@ -82,8 +82,8 @@ def composer_fingerprint() -> str:
 
     h = hashlib.sha256(__version__.encode())
     package = Path(__file__).resolve().parent
-    for path in sorted(package.glob("*.py")):
-        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    for path in sorted(package.rglob("*.py")):  # subpackages (composer/export/) too
+        h.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return f"{__version__}+{h.hexdigest()[:16]}"
 
 

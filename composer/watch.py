@@ -22,9 +22,10 @@ from pathlib import Path
 from typing import Callable
 
 from . import manifest
-from .build import FORMATS, BuildResult, Project, build
+from .build import FORMATS, BuildResult, Project, build, check_outputs
 from .errors import ComposerError
-from .isolate import DEFAULT_TIMEOUT_S
+from .export import DEFAULT_ENGINE, check_engine
+from .isolate import DEFAULT_TIMEOUT_S, check_jobs, check_timeout
 from .progress import Progress
 
 
@@ -69,9 +70,16 @@ def watch(name: str, *, root: str | Path = ".", out: str | Path | None = None,
     Raises:
         ProjectError: ``root`` is not a project or the figure does not exist
             (checked before watching starts).
+        ComposerError: a bad format, dpi, timeout, jobs, engine or PDF
+            standard (also checked before watching starts: no edit can fix them).
     """
     import watchfiles
 
+    check_outputs(formats, dpi)
+    check_timeout(timeout_s)
+    check_jobs(jobs)
+    if engine is not None or pdf_standard is not None:
+        check_engine(engine or DEFAULT_ENGINE, (), pdf_standard)
     project = Project.at(root)
     project.layout_path(name)
     out_dir = Path(out) if out is not None else project.root / "build"

@@ -363,3 +363,87 @@ def test_tiff_of_a_canvas_with_a_background_is_rgb(demo_build, engine):
     with Image.open(io.BytesIO(tiff)) as img:
         assert img.mode == "RGB" and img.size == (round(120 / 25.4 * 100), round(70 / 25.4 * 100))
         assert img.getpixel((0, 0)) == (255, 255, 255)
+
+
+def test_export_refuses_bad_arguments_in_one_line():
+    svg = MASK.encode()
+    for kinds, dpi, match in ((["jpg"], 300, r"unknown export format 'jpg'; valid formats are pdf, png, tiff, eps"),
+                              (["png"], 0, r"dpi 0 must be a number from 1 to 12000"),
+                              (["png"], float("inf"), r"dpi inf must be"),
+                              (["png"], float("nan"), r"dpi nan must be")):
+        with pytest.raises(ComposerError, match=match):
+            export(svg, kinds, dpi=dpi)
+    assert set(export(svg, "png", dpi=10)) == {"png"}  # one format as a string
+    with pytest.raises(ComposerError, match=r"must be bytes, not str"):
+        export(MASK, ["png"])
+    with pytest.raises(SvgError, match=r"no usable width \(a length\) and no usable viewBox"):
+        export(b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="a b c d"/>', ["png"])
+    big = b'<svg xmlns="http://www.w3.org/2000/svg" width="1000mm" height="1000mm"/>'
+    with pytest.raises(SvgError, match=r"a PNG of 47244 x 47244 px .* more than the limit of 1,000,000,000 pixels"):
+        export(big, ["png"], dpi=1200)
+    assert export(big, ["pdf"])["pdf"].startswith(b"%PDF")  # a PDF has no pixels to count
+
+
+def test_eps_alone_runs_no_resvg_worker(monkeypatch):
+    from composer.export import resvg_engine
+
+    def never(*args, **kwargs):
+        raise AssertionError("the resvg engine ran for an EPS")
+
+    monkeypatch.setattr(resvg_engine, "convert", never)
+    assert export(MASK.encode(), ["eps"])["eps"].startswith(b"%!PS")
+
+
+def test_dropping_the_pdf_standard_makes_the_pdf_again(tmp_path):
+    from composer.build import build
+
+    root = tmp_path / "demo"
+    shutil.copytree(DEMO, root)
+    archival = build("demo", root=root, formats=("svg", "pdf"), pdf_standard="a-2b")
+    assert b"pdfaid:part" in archival.outputs["pdf"].read_bytes()
+    plain = build("demo", root=root, formats=("svg", "pdf"))
+    assert not plain.up_to_date and plain.written == ("pdf",) and plain.rendered == ()
+    assert b"pdfaid:part" not in plain.outputs["pdf"].read_bytes()
+    assert build("demo", root=root, formats=("svg", "pdf")).up_to_date
+
+
+def test_fresh_processes_exporting_side_by_side_never_hang(tmp_path):
+    """A figure without matplotlib panels (an imported SVG and a text): its first use of ``tempfile`` is in
+    the two export threads, each forking a worker. Forking while the other thread held tempfile's
+    first-use lock left a worker waiting forever (5 of 12 fresh builds hung). Six fresh builds, each must
+    finish well inside its 20 s timeout."""
+    (tmp_path / "layouts").mkdir()
+    shutil.copytree(DEMO / "assets", tmp_path / "assets")
+    (tmp_path / "layouts" / "t.toml").write_text(
+        '[figure]\nwidth = "60mm"\nheight = "30mm"\n'
+        '[panels.logo]\nsvg = "../assets/logo.svg"\nat = ["2mm", "2mm"]\nsize = ["20mm", "20mm"]\n'
+        '[[text]]\ntext = "no matplotlib panel"\nat = ["30mm", "10mm"]\n')
+    for i in range(6):
+        proc = subprocess.run([sys.executable, "-m", "composer.cli", "t", "--root", str(tmp_path), "--out",
+                               str(tmp_path / f"out{i}"), "-j", "2", "--timeout", "20", "--dpi", "50"],
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+    first = (tmp_path / "out0" / "t.pdf").read_bytes()
+    assert all((tmp_path / f"out{i}" / "t.pdf").read_bytes() == first for i in range(6))
+
+
+@pytest.mark.parametrize("bad", [["--pdf-standard", "zz"], ["--format", "xyz"], ["--dpi", "0"],
+                                 ["--engine", "cairosvg", "--pdf-standard", "a-2b"]])
+def test_watch_refuses_a_bad_option_at_once(bad, tmp_path):
+    """No edit of the project can fix an option: ``--watch`` exits 1 with one line instead of watching."""
+    root = tmp_path / "demo"
+    shutil.copytree(DEMO, root)
+    proc = subprocess.run([sys.executable, "-m", "composer.cli", "demo", "--root", str(root), "--watch", *bad],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)
+    assert len(proc.stderr.strip().splitlines()) == 1 and proc.stderr.startswith("compose: error: "), proc.stderr
+
+
+def test_compose_all_refuses_a_bad_pdf_standard_once(tmp_path):
+    root = tmp_path / "demo"
+    shutil.copytree(DEMO, root)
+    proc = subprocess.run([sys.executable, "-m", "composer.cli", "all", "--root", str(root), "--pdf-standard", "zz"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines() == ["compose: error: unknown pdf standard 'zz'; valid standards are "
+                                                "1.4, 1.5, 1.6, 1.7, 2.0, a-1b, a-2b, a-2u, a-3b, a-3u, a-4"]

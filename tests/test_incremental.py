@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import re
 import shutil
 import subprocess
 import sys
@@ -695,3 +696,20 @@ def test_a_long_lived_process_runs_the_edited_panel_code(warm):
     edit(warm / "panels/alpha.py", "[0, k, 0], color", "[0, k, 0], lw=3, color")
     build("fig", root=warm, dpi=100, jobs=1)
     assert b"stroke-width: 3" in svg.read_bytes()
+
+
+def test_editable_text_from_the_text_cache_is_the_same_text(tmp_path):
+    """``text = "editable"``: a rebuild that takes the canvas text from the text cache writes the same
+    ``<text>`` (the cache keeps each line's runs, not only its outlines)."""
+    from composer.build import build
+
+    (tmp_path / "layouts").mkdir()
+    layout = tmp_path / "layouts" / "ed.toml"
+    layout.write_text('[figure]\nwidth = "60mm"\nheight = "20mm"\ntext = "editable"\n'
+                      '[[text]]\ntext = "Editable $x^2$ words"\nat = ["5mm", "10mm"]\n')
+    first = build("ed", root=tmp_path, formats=("svg",)).outputs["svg"].read_bytes()
+    assert first.count(b"<text") == 1 and b"Editable" in first
+    layout.write_text(layout.read_text().replace('height = "20mm"', 'height = "25mm"'))
+    second = build("ed", root=tmp_path, formats=("svg",)).outputs["svg"].read_bytes()
+    assert second.count(b"<text") == 1 and b"Editable" in second
+    assert re.sub(rb'(height|viewBox)="[^"]*"', b"", first) == re.sub(rb'(height|viewBox)="[^"]*"', b"", second)

@@ -42,6 +42,10 @@ DEFAULT_ENGINE = "resvg"
 EXPORT_KINDS = ("pdf", "png", "tiff", "eps")
 #: what each engine draws itself; TIFF is made from the PNG, EPS only by cairosvg.
 NATIVE = {"resvg": ("pdf", "png"), "cairosvg": ("pdf", "png", "eps")}
+#: the largest PNG (pixels) an export makes: 1e9 pixels is 4 GB of RGBA, a 1 m x 1 m poster at 800 dpi.
+MAX_PIXELS = 1_000_000_000
+#: the largest dpi (``compose --dpi``): 10 times a journal's line-art resolution (1200 dpi), past any print need.
+MAX_DPI = 12000.0
 
 _INSTALL = {
     "resvg": "pip install typst",
@@ -89,12 +93,12 @@ def check_engine(engine: str, kinds: Iterable[str], pdf_standard: str | None = N
     if pdf_standard is not None:
         from .resvg_engine import PDF_STANDARDS
 
-        if engine != "resvg":
-            raise ComposerError(f"pdf standard {pdf_standard!r} needs the resvg engine; the {engine} engine "
-                                "writes plain PDF")
         if pdf_standard not in PDF_STANDARDS:
             raise ComposerError(f"unknown pdf standard {pdf_standard!r}; valid standards are "
                                 f"{', '.join(PDF_STANDARDS)}")
+        if engine != "resvg":
+            raise ComposerError(f"pdf standard {pdf_standard!r} needs the resvg engine; the {engine} engine "
+                                "writes plain PDF", file=file, key=key)
 
 
 _ROOT = re.compile(rb"<svg\b[^>]*>", re.S)
@@ -103,7 +107,7 @@ _ATTR = r"""(?<![\w:-]){}\s*=\s*(["'])(.*?)\1"""
 _PT_PER = {"": 0.75, "px": 0.75, "pt": 1.0, "pc": 12.0, "in": 72.0, "mm": 72 / 25.4, "cm": 720 / 25.4, "q": 18 / 25.4}
 
 
-def canvas_size_pt(svg: bytes) -> tuple[float, float]:
+def canvas_size_pt(svg: bytes, *, source: str = "canvas") -> tuple[float, float]:
     """The (width, height) in pt at which an SVG is exported: its root ``width``/``height``.
 
     A bare number or px is a CSS px (1/96 in); a root without width/height
@@ -115,7 +119,7 @@ def canvas_size_pt(svg: bytes) -> tuple[float, float]:
     """
     root = _ROOT.search(svg)
     if root is None:
-        raise SvgError("no <svg> root element", file="canvas")
+        raise SvgError("no <svg> root element", file=source)
     tag = root.group(0).decode("utf-8", "replace")
 
     def attr(name: str) -> str | None:
@@ -129,10 +133,13 @@ def canvas_size_pt(svg: bytes) -> tuple[float, float]:
         m = re.fullmatch(r"([0-9]*\.?[0-9]+(?:[eE][-+]?\d+)?)\s*([a-zA-Z]*)", value or "")
         if m and m.group(2).lower() in _PT_PER:
             size.append(float(m.group(1)) * _PT_PER[m.group(2).lower()])
-        elif len(box) == 4:
+        elif len(box) == 4 and re.fullmatch(r"[-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?\d+)?", box[2 + i]):
             size.append(float(box[2 + i]) * 0.75)
         else:
-            raise SvgError(f"the root <svg> has no usable {name} and no viewBox", file="canvas")
+            raise SvgError(f"the root <svg> has no usable {name} (a length) and no usable viewBox", file=source)
+    if not all(0 < v <= 100_000 for v in size):  # units.MAX_LENGTH_PT: 35 m
+        raise SvgError(f"the canvas is {size[0]:g} x {size[1]:g} pt; each side must be above 0 and at most "
+                       "100,000 pt", file=source)
     return size[0], size[1]
 
 
@@ -163,19 +170,37 @@ def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dp
         ComposerError: :func:`check_engine`'s refusals. SvgError: the engine
             could not draw the SVG, hung past ``timeout_s`` or crashed.
     """
+    from ..isolate import check_timeout
     from ..parallel import run_concurrently
 
+    if not isinstance(svg, bytes):
+        raise ComposerError(f"the SVG to export must be bytes, not {type(svg).__name__}", file=source)
+    if isinstance(kinds, str):
+        kinds = (kinds,)
+    unknown = [k for k in kinds if k not in EXPORT_KINDS]
+    if unknown:
+        raise ComposerError(f"unknown export format {unknown[0]!r}; valid formats are {', '.join(EXPORT_KINDS)}")
+    if isinstance(dpi, bool) or not isinstance(dpi, (int, float)) or not 1 <= dpi <= MAX_DPI:  # NaN fails too
+        raise ComposerError(f"dpi {dpi} must be a number from 1 to {MAX_DPI:g}")
+    check_timeout(timeout_s)
     kinds = tuple(k for k in EXPORT_KINDS if k in set(kinds))
     check_engine(engine, kinds, pdf_standard)
     if not kinds:
         return {}
-    size_pt = canvas_size_pt(svg)
+    size_pt = canvas_size_pt(svg, source=source)
+    if {"png", "tiff"} & set(kinds):
+        width_px, height_px = (round(v / 72 * dpi) for v in size_pt)
+        if width_px * height_px > MAX_PIXELS:
+            raise SvgError(f"a PNG of {width_px} x {height_px} px ({size_pt[0] / 72 * 25.4:.0f} x "
+                           f"{size_pt[1] / 72 * 25.4:.0f} mm at {dpi:g} dpi) is more than the limit of "
+                           f"{MAX_PIXELS:,} pixels; use a lower --dpi", file=source)
     calls: dict[str, Callable[[], dict[str, bytes]]] = {}
     own = [k for k in kinds if engine_for(k, engine) == engine]
     if engine == "resvg":
         # one worker draws all from one parse; with two cores or more the PDF gets a worker of its own,
         # since usvg's parse is about 0.01 s of volume_kv's 0.17 s and drawing both at once halves the wait
-        parts = [own] if jobs < 2 or "pdf" not in own or len(own) < 2 else [["pdf"], [k for k in own if k != "pdf"]]
+        parts = ([own] if jobs < 2 or "pdf" not in own or len(own) < 2 else
+                 [["pdf"], [k for k in own if k != "pdf"]]) if own else []
         for part in parts:
             calls["resvg " + "+".join(part)] = partial(
                 _isolated, " and ".join(k.upper() for k in part),

@@ -60,7 +60,7 @@ def available() -> str | None:
     try:
         import typst  # noqa: F401
     except ImportError:
-        return "the resvg engine needs the typst package: pip install typst"
+        return "the typst package is not installed"
     return None
 
 
