@@ -91,9 +91,12 @@ def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[floa
     out: dict[str, bytes] = {}
     with tempfile.TemporaryDirectory(prefix="composer-export-") as folder:
         Path(folder, "canvas.svg").write_bytes(svg)
-        # without <text> (every glyph an outline) no font is needed: scanning them costs 0.08 s
-        compiler = (typst.Compiler(root=folder, font_paths=font_folders()) if has_text
-                    else typst.Compiler(root=folder, font_paths=[], ignore_system_fonts=True))
+        # Typst's own embedded fonts never: a family neither the system nor matplotlib has is an error
+        # (check_fonts), not a fallback; without <text> (every glyph an outline) no font at all (0.04 s
+        # to load Typst's, 0.08 s to scan the system's)
+        fonts = typst.Fonts(include_system_fonts=has_text, include_embedded_fonts=False,
+                            font_paths=font_folders() if has_text else [])
+        compiler = typst.Compiler(root=folder, font_paths=fonts)
         inputs = {"title": title} if title else {}
         try:
             for kind in kinds:
@@ -142,7 +145,7 @@ def families() -> frozenset[str]:
     import typst
 
     fonts = typst.Fonts(include_system_fonts=True, include_embedded_fonts=False, font_paths=font_folders())
-    return frozenset(f.casefold() for f in fonts.families())
+    return frozenset(f.casefold() for f in fonts.families())  # the same set convert() draws with
 
 
 def text_fonts(svg: bytes, source: str) -> dict[str, str]:
