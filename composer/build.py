@@ -967,7 +967,9 @@ def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...],
         else:
             exports.append(kind)
             records[kind] = record
-    if svg_first and "svg" in formats and exports and manifest.file_digest(out_dir / f"{name}.svg") != svg_digest:
+    early = svg_first and "svg" in formats and bool(exports) and \
+        manifest.file_digest(out_dir / f"{name}.svg") != svg_digest
+    if early:
         write_files_atomically({**files, out_dir / f"{name}.svg": svg})  # the SVG now, PDF and PNG after
         files = {}
     if exports:
@@ -977,9 +979,9 @@ def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...],
     lap("export")
     if "svg" in formats:
         made["svg"] = svg
-    written = []
+    written = ["svg"] if early else []
     for kind in ALL_FORMATS:
-        if kind not in made:
+        if kind not in made or (early and kind == "svg"):
             continue
         records[kind]["sha256"] = manifest.bytes_digest(made[kind])
         path = out_dir / f"{name}.{kind}"

@@ -350,6 +350,11 @@ def test_watch_builds_write_the_svg_before_pdf_and_png(tmp_path, monkeypatch):
         build("demo", root=root, dpi=40, svg_first=True)
     assert b"#fafafa" in first.outputs["svg"].read_bytes() and first.outputs["svg"].read_bytes() != old["svg"]
     assert first.outputs["pdf"].read_bytes() == old["pdf"] and first.outputs["png"].read_bytes() == old["png"]
+    monkeypatch.undo()
+    done = build("demo", root=root, dpi=40, svg_first=True)
+    assert done.written == ("pdf", "png")  # the SVG was already the new one
+    layout.write_text(layout.read_text().replace("#fafafa", "#f0f0f0"))
+    assert build("demo", root=root, dpi=40, svg_first=True).written == ("svg", "pdf", "png")
 
 
 @pytest.mark.parametrize("engine", ["resvg", "cairosvg"])
