@@ -150,7 +150,7 @@ def renderer_editor(path: Path, function: str, literal: str = "ms=5.0"):
 
     def edit(n: int) -> None:
         if at != -1:
-            value = f"{key}={float(number) + 0.001 * n:.3f}"  # a value never drawn before: no cache hit
+            value = f"{key}={float(number) + 0.01 * n:.2f}"  # a value never drawn before: no cache hit
             path.write_text(original[:at] + value + original[at + len(literal):])
         else:
             path.write_text(original[:body.start] + f"{match.group(1)}_bench_edit = {n}\n" + original[body.start:])
@@ -205,9 +205,9 @@ def volume_kv(root: Path, runs: int) -> dict:
     out = {k: statistics.median(v) for k, v in times.items()}
     out["cpu"] = {k: statistics.median(v) for k, v in cpu.items()}
     out["edit_render"] = statistics.median(render_times)
-    out["watch_edit"], out["watch_render"] = watch_edit(root, runs, "svg,pdf,png", 100_000)
-    out["watch_edit_svg"], out["watch_render_svg"] = watch_edit(root, runs, "svg", 200_000)
-    out["watch_edit_cairo"], out["watch_render_cairo"] = watch_edit(root, runs, "svg,pdf,png", 300_000, "cairosvg")
+    out["watch_edit"], out["watch_render"] = watch_edit(root, runs, "svg,pdf,png", 100)
+    out["watch_edit_svg"], out["watch_render_svg"] = watch_edit(root, runs, "svg", 200)
+    out["watch_edit_cairo"], out["watch_render_cairo"] = watch_edit(root, runs, "svg,pdf,png", 300, "cairosvg")
     out["export"] = export_stage(root, runs)
     return out
 
