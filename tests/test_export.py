@@ -452,3 +452,23 @@ def test_compose_all_refuses_a_bad_pdf_standard_once(tmp_path):
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines() == ["compose: error: unknown pdf standard 'zz'; valid standards are "
                                                 "1.4, 1.5, 1.6, 1.7, 2.0, a-1b, a-2b, a-2u, a-3b, a-3u, a-4"]
+
+
+@pytest.mark.parametrize("dpi", [150, 600])
+def test_compose_dpi_is_the_pngs_phys(tmp_path, dpi):
+    """``compose NAME --dpi N``: the PNG states N dpi (pHYs, pixels per metre = round(N / 0.0254)) and
+    is round(width_in * N) px wide; the TIFF's resolution tags say N too."""
+    from PIL import Image
+
+    root = tmp_path / "demo"
+    shutil.copytree(DEMO, root)
+    proc = subprocess.run([sys.executable, "-m", "composer.cli", "demo", "--root", str(root), "--dpi", str(dpi),
+                           "--format", "png,tiff"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    png = (root / "build" / "demo.png").read_bytes()
+    x, y, unit = struct.unpack(">IIB", dict(png_meta.chunks(png))[b"pHYs"])
+    assert (x, y, unit) == (round(dpi / 0.0254), round(dpi / 0.0254), 1)
+    with Image.open(io.BytesIO(png)) as img:
+        assert img.size == (round(120 / 25.4 * dpi), round(70 / 25.4 * dpi))
+    with Image.open(root / "build" / "demo.tiff") as tiff:
+        assert tiff.info["dpi"] == (dpi, dpi)
