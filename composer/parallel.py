@@ -31,7 +31,9 @@ import os
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence, TypeVar
+
+T = TypeVar("T")
 
 from .errors import ComposerError
 from .isolate import kill_workers
@@ -162,7 +164,7 @@ def render_all(tasks: Sequence[RenderTask], *, jobs: int, progress: Progress | N
     return done, error
 
 
-def run_concurrently(calls: Mapping[str, Callable[[], bytes]], *, jobs: int) -> dict[str, bytes]:
+def run_concurrently(calls: Mapping[str, Callable[[], T]], *, jobs: int) -> dict[str, T]:
     """Run independent calls (the exports: PDF and PNG), side by side when ``jobs > 1``.
 
     With two or more calls, ``jobs > 1`` and fork available, each call runs
@@ -182,7 +184,7 @@ def run_concurrently(calls: Mapping[str, Callable[[], bytes]], *, jobs: int) -> 
         return {name: calls[name]() for name in names}
     pool = ThreadPoolExecutor(min(jobs, len(names)), thread_name_prefix="composer-export")
     try:
-        futures = [pool.submit(_run, RenderTask(name, calls[name])) for name in names]
+        futures = [pool.submit(_run, RenderTask(name, calls[name])) for name in names]  # type: ignore[arg-type]
         outcomes = [future.result() for future in futures]
     except BaseException:  # interrupted (Ctrl-C): end the workers now
         pool.shutdown(wait=False, cancel_futures=True)
@@ -190,7 +192,7 @@ def run_concurrently(calls: Mapping[str, Callable[[], bytes]], *, jobs: int) -> 
         raise
     finally:
         pool.shutdown(wait=True)
-    out: dict[str, bytes] = {}
+    out: dict[str, T] = {}
     for name, (status, value, _) in zip(names, outcomes):
         if status != "ok":
             cls, message, file, key = value  # type: ignore[misc]

@@ -33,10 +33,9 @@ from typing import Callable, Iterable
 
 from ..errors import ComposerError, SvgError
 from ..isolate import DEFAULT_TIMEOUT_S, WorkerFailure, run_isolated
+from ..model import ENGINES  # the engines, default first (``--engine``, ``[figure] engine``)
 from . import png as _png
 
-#: the engines, default first (``--engine``, ``[figure] engine``).
-from ..model import ENGINES
 DEFAULT_ENGINE = "resvg"
 #: formats the export stage writes (the SVG itself is the compose stage's).
 EXPORT_KINDS = ("pdf", "png", "tiff", "eps")
@@ -212,8 +211,8 @@ def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dp
     if "eps" in kinds and engine != "cairosvg":
         calls["eps"] = partial(_isolated, "EPS", partial(_cairosvg, svg, "eps", dpi, source), source, timeout_s)
     made: dict[str, bytes] = {}
-    for part in run_concurrently(calls, jobs=jobs).values():
-        made.update(part)
+    for result in run_concurrently(calls, jobs=jobs).values():
+        made.update(result)
     return {k: made[k] for k in kinds}
 
 

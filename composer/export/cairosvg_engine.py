@@ -149,7 +149,8 @@ def available() -> str | None:
     return None
 
 
-_PIXELATED_IMAGE = re.compile(rb"""<image\b[^>]*\bstyle=(["'])[^"']*image-rendering\s*:\s*(?:pixelated|crisp-edges)[^>]*>""")
+_PIXELATED_IMAGE = re.compile(
+    rb"""<image\b[^>]*\bstyle=(["'])[^"']*image-rendering\s*:\s*(?:pixelated|crisp-edges)[^>]*>""")
 
 
 def crisp_images(svg: bytes) -> bytes:

@@ -89,9 +89,10 @@ def to_tiff(png: bytes, *, dpi: float, opaque: bool = False) -> bytes:
 
     with Image.open(io.BytesIO(png)) as img:
         img.load()
+        pixels: Image.Image = img
         if img.mode == "RGBA" and (opaque or img.getchannel("A").getextrema() == (255, 255)):
             white = Image.new("RGBA", img.size, (255, 255, 255, 255))
-            img = Image.alpha_composite(white, img).convert("RGB")
+            pixels = Image.alpha_composite(white, img).convert("RGB")
         out = io.BytesIO()
-        img.save(out, format="TIFF", compression="tiff_lzw", dpi=(dpi, dpi))
+        pixels.save(out, format="TIFF", compression="tiff_lzw", dpi=(dpi, dpi))
     return out.getvalue()

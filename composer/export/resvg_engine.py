@@ -102,7 +102,7 @@ def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[floa
             for kind in kinds:
                 if kind == "pdf":
                     result = compiler.compile(input=document, format="pdf", timestamp=PDF_DATE, sys_inputs=inputs,
-                                              pdf_standards=[pdf_standard] if pdf_standard else [])
+                                              pdf_standards=[pdf_standard] if pdf_standard else [])  # type: ignore[list-item]
                 elif kind == "png":
                     result = compiler.compile(input=document, format="png", ppi=dpi, sys_inputs=inputs)
                 else:
