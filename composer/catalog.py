@@ -9,7 +9,7 @@ from pathlib import Path
 from .build import FORMATS, BuildResult, Project, build, check_outputs
 from .errors import ComposerError
 from .export import DEFAULT_ENGINE, check_engine
-from .isolate import DEFAULT_TIMEOUT_S
+from .isolate import DEFAULT_TIMEOUT_S, check_timeout
 from .layout import load_layout
 
 
@@ -82,6 +82,7 @@ def build_all(root: str | Path = ".", *, out: str | Path | None = None, formats:
         ProjectError: ``root`` is not a project. ComposerError: bad formats, dpi, engine or PDF standard.
     """
     check_outputs(formats, dpi)
+    check_timeout(timeout_s)
     if engine is not None or pdf_standard is not None:  # refused once, not once per figure
         check_engine(engine or DEFAULT_ENGINE, (), pdf_standard)
     project = Project.at(root)

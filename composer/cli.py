@@ -205,6 +205,9 @@ def _watch(args: argparse.Namespace, formats: tuple[str, ...]) -> int:
         failed[0] = False
         print(_summary(args.name, event.result, event.seconds) + cause, flush=True)
 
+    from .watch import check_options
+
+    check_options(formats, args.dpi, args.jobs, _timeout(args), args.engine, args.pdf_standard)
     print(f"watching {args.name} (Ctrl-C stops)", flush=True)
     try:
         watch(args.name, root=args.root, out=args.out, formats=formats, dpi=args.dpi, jobs=args.jobs,

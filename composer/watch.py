@@ -47,6 +47,20 @@ class WatchEvent:
     changed: tuple[str, ...]
 
 
+def check_options(formats: tuple[str, ...], dpi: float, jobs: int | None, timeout_s: float | None,
+                  engine: str | None, pdf_standard: str | None) -> None:
+    """Refuse the options no edit of the project can fix, before watching starts.
+
+    Raises:
+        ComposerError: a bad format, dpi, jobs, timeout, engine or PDF standard (one line).
+    """
+    check_outputs(formats, dpi)
+    check_timeout(timeout_s)
+    check_jobs(jobs)
+    if engine is not None or pdf_standard is not None:
+        check_engine(engine or DEFAULT_ENGINE, (), pdf_standard)
+
+
 def watch(name: str, *, root: str | Path = ".", out: str | Path | None = None,
           formats: tuple[str, ...] = FORMATS, dpi: float = 300.0, jobs: int | None = None,
           timeout_s: float | None = DEFAULT_TIMEOUT_S, on_build: Callable[[WatchEvent], None], stop_event: threading.Event | None = None,
@@ -75,11 +89,7 @@ def watch(name: str, *, root: str | Path = ".", out: str | Path | None = None,
     """
     import watchfiles
 
-    check_outputs(formats, dpi)
-    check_timeout(timeout_s)
-    check_jobs(jobs)
-    if engine is not None or pdf_standard is not None:
-        check_engine(engine or DEFAULT_ENGINE, (), pdf_standard)
+    check_options(formats, dpi, jobs, timeout_s, engine, pdf_standard)
     project = Project.at(root)
     project.layout_path(name)
     out_dir = Path(out) if out is not None else project.root / "build"

@@ -379,6 +379,7 @@ def test_export_refuses_bad_arguments_in_one_line():
         with pytest.raises(ComposerError, match=match):
             export(svg, kinds, dpi=dpi)
     assert set(export(svg, "png", dpi=10)) == {"png"}  # one format as a string
+    assert set(export(svg, (k for k in ("pdf", "png")), dpi=10)) == {"pdf", "png"}  # or any iterable
     with pytest.raises(ComposerError, match=r"must be bytes, not str"):
         export(MASK, ["png"])
     with pytest.raises(SvgError, match=r"no usable width \(a length\) and no usable viewBox"):
@@ -442,6 +443,7 @@ def test_watch_refuses_a_bad_option_at_once(bad, tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1, (proc.stdout, proc.stderr)
     assert len(proc.stderr.strip().splitlines()) == 1 and proc.stderr.startswith("compose: error: "), proc.stderr
+    assert "watching" not in proc.stdout  # refused before it says it watches
 
 
 def test_compose_all_refuses_a_bad_pdf_standard_once(tmp_path):
@@ -472,3 +474,19 @@ def test_compose_dpi_is_the_pngs_phys(tmp_path, dpi):
         assert img.size == (round(120 / 25.4 * dpi), round(70 / 25.4 * dpi))
     with Image.open(root / "build" / "demo.tiff") as tiff:
         assert tiff.info["dpi"] == (dpi, dpi)
+
+
+def test_a_killed_export_leaves_no_temporary_folder(tmp_path, monkeypatch):
+    """The resvg engine's folder is made and removed by the exporting process, so an export killed at its
+    timeout leaves nothing in the temporary directory."""
+    import tempfile
+    import time
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # read TMPDIR again
+    import typst
+
+    monkeypatch.setattr(typst, "Compiler", lambda *a, **kw: time.sleep(30))  # hangs inside the real convert
+    with pytest.raises(SvgError, match=r"still running after 1 s"):
+        export(MASK.encode(), ["pdf", "png"], timeout_s=1, jobs=2)
+    assert list(tmp_path.iterdir()) == []

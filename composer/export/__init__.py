@@ -28,7 +28,10 @@ the worker too. Every PNG gets ``pHYs`` (= dpi) and ``sRGB``
 from __future__ import annotations
 
 import re
+import shutil
+import tempfile
 from functools import partial
+from pathlib import Path
 from typing import Callable, Iterable
 
 from ..errors import ComposerError, SvgError
@@ -174,8 +177,7 @@ def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dp
 
     if not isinstance(svg, bytes):
         raise ComposerError(f"the SVG to export must be bytes, not {type(svg).__name__}", file=source)
-    if isinstance(kinds, str):
-        kinds = (kinds,)
+    kinds = (kinds,) if isinstance(kinds, str) else tuple(kinds)  # a generator is read once
     unknown = [k for k in kinds if k not in EXPORT_KINDS]
     if unknown:
         raise ComposerError(f"unknown export format {unknown[0]!r}; valid formats are {', '.join(EXPORT_KINDS)}")
@@ -195,6 +197,12 @@ def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dp
                            f"{MAX_PIXELS:,} pixels; use a lower --dpi", file=source)
     calls: dict[str, Callable[[], dict[str, bytes]]] = {}
     own = [k for k in kinds if engine_for(k, engine) == engine]
+    folder = None
+    if engine == "resvg" and own:
+        # the SVG is written once, here, into a folder of its own that this process removes: a worker
+        # killed at its timeout cannot clean up after itself
+        folder = tempfile.mkdtemp(prefix="composer-export-")
+        Path(folder, "canvas.svg").write_bytes(svg)
     if engine == "resvg":
         # one worker draws all from one parse; with two cores or more the PDF gets a worker of its own,
         # since usvg's parse is about 0.01 s of volume_kv's 0.17 s and drawing both at once halves the wait
@@ -203,7 +211,7 @@ def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dp
         for part in parts:
             calls["resvg " + "+".join(part)] = partial(
                 _isolated, " and ".join(k.upper() for k in part),
-                partial(_resvg, svg, part, dpi, size_pt, title, pdf_standard, source), source, timeout_s)
+                partial(_resvg, svg, part, dpi, size_pt, title, pdf_standard, source, folder), source, timeout_s)
     else:
         for kind in own:
             calls[kind] = partial(_isolated, kind.upper(), partial(_cairosvg, svg, kind, dpi, source, title),
@@ -211,8 +219,12 @@ def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dp
     if "eps" in kinds and engine != "cairosvg":
         calls["eps"] = partial(_isolated, "EPS", partial(_cairosvg, svg, "eps", dpi, source), source, timeout_s)
     made: dict[str, bytes] = {}
-    for result in run_concurrently(calls, jobs=jobs).values():
-        made.update(result)
+    try:
+        for result in run_concurrently(calls, jobs=jobs).values():
+            made.update(result)
+    finally:
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
     return {k: made[k] for k in kinds}
 
 
@@ -235,12 +247,12 @@ def _finish(made: dict[str, bytes], kinds: Iterable[str], dpi: float, svg: bytes
 
 
 def _resvg(svg: bytes, kinds: list[str], dpi: float, size_pt: tuple[float, float], title: str,
-           pdf_standard: str | None, source: str) -> dict[str, bytes]:
+           pdf_standard: str | None, source: str, folder: str | None) -> dict[str, bytes]:
     from . import resvg_engine
 
     native = [k for k in ("pdf", "png") if k in kinds or (k == "png" and "tiff" in kinds)]
     made = resvg_engine.convert(svg, native, dpi=dpi, size_pt=size_pt, title=title, pdf_standard=pdf_standard,
-                                source=source)
+                                source=source, folder=folder)
     return _finish(made, kinds, dpi, svg)
 
 

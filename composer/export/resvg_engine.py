@@ -65,7 +65,7 @@ def available() -> str | None:
 
 
 def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[float, float], title: str = "",
-            pdf_standard: str | None = None, source: str = "canvas") -> dict[str, bytes]:
+            pdf_standard: str | None = None, source: str = "canvas", folder: str | None = None) -> dict[str, bytes]:
     """Export SVG bytes to each of ``kinds`` (``pdf``, ``png``) from one usvg parse.
 
     Args:
@@ -74,6 +74,8 @@ def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[floa
         size_pt: the canvas's (width, height) in pt (:func:`composer.export.canvas_size_pt`).
         title: the PDF's Title.
         pdf_standard: one of :data:`PDF_STANDARDS` (PDF/A: ``"a-2b"``...), or None.
+        folder: an otherwise empty folder holding ``svg`` as ``canvas.svg``, made and removed by the
+            caller (so a worker killed at its timeout leaves nothing behind); None: one of its own.
 
     Returns:
         kind -> bytes; the PNG without resolution metadata (the caller adds it).
@@ -83,36 +85,39 @@ def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[floa
     """
     import typst
 
+    if folder is None:
+        with tempfile.TemporaryDirectory(prefix="composer-export-") as own:
+            Path(own, "canvas.svg").write_bytes(svg)
+            return convert(svg, kinds, dpi=dpi, size_pt=size_pt, title=title, pdf_standard=pdf_standard,
+                           source=source, folder=own)
     has_text = b"<text" in svg
     if has_text:
         check_fonts(text_fonts(svg, source), file=source)
     width_pt, height_pt = size_pt
     document = _DOCUMENT.format(width_pt=f"{width_pt:.6f}", height_pt=f"{height_pt:.6f}").encode()
     out: dict[str, bytes] = {}
-    with tempfile.TemporaryDirectory(prefix="composer-export-") as folder:
-        Path(folder, "canvas.svg").write_bytes(svg)
-        # Typst's own embedded fonts never: a family neither the system nor matplotlib has is an error
-        # (check_fonts), not a fallback; without <text> (every glyph an outline) no font at all (0.04 s
-        # to load Typst's, 0.08 s to scan the system's)
-        fonts = typst.Fonts(include_system_fonts=has_text, include_embedded_fonts=False,
-                            font_paths=font_folders() if has_text else [])
-        compiler = typst.Compiler(root=folder, font_paths=fonts)
-        inputs = {"title": title} if title else {}
-        try:
-            for kind in kinds:
-                if kind == "pdf":
-                    result = compiler.compile(input=document, format="pdf", timestamp=PDF_DATE, sys_inputs=inputs,
-                                              pdf_standards=[pdf_standard] if pdf_standard else [])  # type: ignore[list-item]
-                elif kind == "png":
-                    result = compiler.compile(input=document, format="png", ppi=dpi, sys_inputs=inputs)
-                else:
-                    raise ValueError(f"the resvg engine does not write {kind}")
-                if isinstance(result, list):  # one page, always; Typst returns a list for several
-                    result = result[0]
-                assert isinstance(result, bytes)
-                out[kind] = result
-        except typst.TypstError as exc:
-            raise SvgError(f"cannot export the {kind.upper()}: resvg: {_one_line(exc)}", file=source) from None
+    # Typst's own embedded fonts never: a family neither the system nor matplotlib has is an error
+    # (check_fonts), not a fallback; without <text> (every glyph an outline) no font at all (0.04 s
+    # to load Typst's, 0.08 s to scan the system's)
+    fonts = typst.Fonts(include_system_fonts=has_text, include_embedded_fonts=False,
+                        font_paths=font_folders() if has_text else [])
+    compiler = typst.Compiler(root=folder, font_paths=fonts)
+    inputs = {"title": title} if title else {}
+    try:
+        for kind in kinds:
+            if kind == "pdf":
+                result = compiler.compile(input=document, format="pdf", timestamp=PDF_DATE, sys_inputs=inputs,
+                                          pdf_standards=[pdf_standard] if pdf_standard else [])  # type: ignore[list-item]
+            elif kind == "png":
+                result = compiler.compile(input=document, format="png", ppi=dpi, sys_inputs=inputs)
+            else:
+                raise ValueError(f"the resvg engine does not write {kind}")
+            if isinstance(result, list):  # one page, always; Typst returns a list for several
+                result = result[0]
+            assert isinstance(result, bytes)
+            out[kind] = result
+    except typst.TypstError as exc:
+        raise SvgError(f"cannot export the {kind.upper()}: resvg: {_one_line(exc)}", file=source) from None
     return out
 
 
