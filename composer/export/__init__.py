@@ -4,12 +4,13 @@
 engine   draws with                          writes                         needs
 ======== =================================== ============================== ===========================
 resvg    usvg + resvg (pixels) + svg2pdf     PDF, PNG (TIFF from its PNG)   the ``typst`` wheel (pip)
-cairosvg cairosvg + cairo                    PDF, PNG, EPS (TIFF from PNG)  ``composer[cairosvg]`` and
+cairosvg cairosvg + cairo                    PDF, PNG, EPS (TIFF from PNG)  the cairosvg package and
                                                                             the cairo library
 ======== =================================== ============================== ===========================
 
 ``resvg`` is the default (:mod:`composer.export.resvg_engine`): PDF and PNG
-come from one parse, in a tenth of cairosvg's time, and it draws what
+from usvg's model of the SVG, in a third of cairosvg's time on volume_kv and
+a twentieth on a 1e4-point scatter (``benchmarks/bench.py``), and it draws what
 cairosvg gets wrong (luminance masks, ``paint-order``, ``context-stroke``,
 gradient ``href`` chains, negative dash arrays, hatches at any dpi).
 ``cairosvg`` (``--engine cairosvg`` or ``[figure] engine``) is imported only
@@ -18,10 +19,12 @@ needs it installed whatever the engine.
 
 Every export runs in a forked worker with the build's timeout
 (:func:`composer.isolate.run_isolated`): a drawing that hangs or crashes the
-engine is one error line. The resvg engine must never run in the process that
-forks the workers: Typst's thread pool, once started, does not survive a fork
-(a worker forked after it waits forever on a lock), so the font check runs in
-the worker too. Every PNG gets ``pHYs`` (= dpi) and ``sRGB``
+engine is one error line. The resvg engine never runs in the process that
+forks the workers (its font check runs in the worker too): a Rust thread pool
+started there would be missing, its locks perhaps held, in every worker
+forked after it. The one file it reads, the SVG, is written here into a
+folder this process removes, so a worker killed at its timeout leaves nothing
+behind. Every PNG gets ``pHYs`` (= dpi) and ``sRGB``
 (:mod:`composer.export.png`); TIFF is the PNG's pixels.
 """
 
@@ -42,8 +45,6 @@ from . import png as _png
 DEFAULT_ENGINE = "resvg"
 #: formats the export stage writes (the SVG itself is the compose stage's).
 EXPORT_KINDS = ("pdf", "png", "tiff", "eps")
-#: what each engine draws itself; TIFF is made from the PNG, EPS only by cairosvg.
-NATIVE = {"resvg": ("pdf", "png"), "cairosvg": ("pdf", "png", "eps")}
 #: the largest PNG (pixels) an export makes: 1e9 pixels is 4 GB of RGBA, a 1 m x 1 m poster at 800 dpi.
 MAX_PIXELS = 1_000_000_000
 #: the largest dpi (``compose --dpi``): 10 times a journal's line-art resolution (1200 dpi), past any print need.

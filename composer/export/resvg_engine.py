@@ -5,13 +5,14 @@ svg2pdf writes that tree as a vector PDF, resvg draws it as pixels. Both come
 through the ``typst`` package: one wheel holding usvg, resvg and svg2pdf, no
 system library. The canvas becomes one Typst page of exactly its size showing
 the SVG as an image; Typst decodes an image once per process and reuses the
-tree (its memoization), so the PDF and the PNG of one export are drawn from
-the same parse and agree.
+tree (its memoization), so the PDF and the PNG asked of one call are drawn
+from one parse. (With two cores the export stage asks for them in two
+workers, parsing twice with the same usvg: 0.01 s, and the same model.)
 
 Why this binding (measured on volume_kv's composed SVG, 1.1 MB, 2 cores, one
 process; see ``benchmarks/bench.py`` for the engine comparison):
-``typst`` PDF 0.04 s and PNG at 300 dpi 0.13 s; ``resvg-py`` PNG 0.52 s (it
-reloads the system fonts on every call) and no PDF; ``svg2pdf-py`` PDF only,
+``typst`` PDF 0.04 s and PNG at 300 dpi 0.13 s; ``resvg-py`` PNG 0.52 s (0.65 s
+with the system fonts skipped) and no PDF; ``svg2pdf-py`` PDF only,
 with a usvg of its own, so PNG and PDF could disagree; cairosvg PDF 0.57 s
 and PNG 0.67 s. ``typst`` also pins the PDF's dates from a timestamp instead
 of the clock, and writes PDF/A (``--pdf-standard``).
