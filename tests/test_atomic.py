@@ -114,7 +114,9 @@ class Chain:
                 assert now[name] == refs[self.which][name], f"trial {trial}: {name} is partial or wrong"
                 seen["new"] += 1
         leftovers = strays(self.out)
-        assert all(n.startswith(".demo.") and n.endswith(".tmp") for n in leftovers), (trial, leftovers)
+        # an output's temporary file is .NAME.xxxxxx.tmp, the manifest's (.demo.manifest.json) ..demo.manifest.json.*
+        assert all(n.startswith((".demo.", "..demo.manifest.json.")) and n.endswith(".tmp") for n in leftovers), \
+            (trial, leftovers)
         seen["temps"] += bool(leftovers)
         self.previous = now
 
@@ -211,10 +213,12 @@ def test_next_build_removes_stale_temps_only(tmp_path):
     out = root / "build"
     out.mkdir()
     stale = [out / ".demo.svg.k1l2m3.tmp", out / ".demo.png.zz9.tmp"]
+    manifest_temp = out / "..demo.manifest.json.q1w2e3.tmp"  # the manifest's, from a build killed while writing
     keep = [out / ".other.svg.abc.tmp", out / "notes.txt", out / ".demo.svg.backup"]
-    for path in stale + keep:
+    for path in stale + keep + [manifest_temp]:
         path.write_bytes(b"x")
     assert temp_names(out, ["demo.svg", "demo.png"]) == sorted(stale)
+    stale.append(manifest_temp)
     build("demo", root=root, formats=("svg", "png"), dpi=30)
     assert not any(p.exists() for p in stale)
     assert all(p.read_bytes() == b"x" for p in keep)
