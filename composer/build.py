@@ -51,7 +51,7 @@ from .model import Figure, Panel
 from .isolate import DEFAULT_TIMEOUT_S, WorkerFailure, check_jobs, check_timeout, run_isolated
 from .parallel import RenderTask, available_cores, render_all
 from .progress import Progress
-from .export import DEFAULT_ENGINE, MAX_DPI, check_engine, engine_for, export
+from .export import DEFAULT_ENGINE, check_chosen, check_dpi, check_engine, engine_for, export
 from .rasters import finish_rasters
 from .render import (RenderedPanel, _describe, _user_dir, accepted, align_plot_areas, call_params, draw_panel,
                      find_renderer, font_substitutions, load_module, panel_failure, prepare_fork, rc_params,
@@ -774,8 +774,7 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
     check_outputs(formats, dpi)
     check_timeout(timeout_s)
     check_jobs(jobs)
-    if engine is not None or pdf_standard is not None:
-        check_engine(engine or DEFAULT_ENGINE, (), pdf_standard)
+    check_chosen(engine, pdf_standard)
     started = time.perf_counter()
     project = Project.at(root)
     out_dir = Path(out) if out is not None else project.root / "build"
@@ -1024,7 +1023,7 @@ def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...],
 
 
 def check_outputs(formats: tuple[str, ...], dpi: float) -> None:
-    """Refuse unknown output formats and a dpi outside 1 to :data:`MAX_DPI` (before any work).
+    """Refuse unknown output formats and a dpi outside 1 to :data:`composer.export.MAX_DPI` (before any work).
 
     Raises:
         ComposerError: names the bad format and the valid ones, or the bad dpi.
@@ -1032,8 +1031,7 @@ def check_outputs(formats: tuple[str, ...], dpi: float) -> None:
     bad = [f for f in formats if f not in ALL_FORMATS]
     if bad or not formats:
         raise ComposerError(f"unknown format {bad[0] if bad else ''!r}; valid formats are {', '.join(ALL_FORMATS)}")
-    if isinstance(dpi, bool) or not isinstance(dpi, (int, float)) or not 1 <= dpi <= MAX_DPI:  # NaN fails too
-        raise ComposerError(f"dpi {dpi} must be a number from 1 to {MAX_DPI:g}")
+    check_dpi(dpi)
 
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .build import FORMATS, BuildResult, Project, build, check_outputs
 from .errors import ComposerError
-from .export import DEFAULT_ENGINE, check_engine
+from .export import check_chosen
 from .isolate import DEFAULT_TIMEOUT_S, check_timeout
 from .layout import load_layout
 
@@ -83,8 +83,7 @@ def build_all(root: str | Path = ".", *, out: str | Path | None = None, formats:
     """
     check_outputs(formats, dpi)
     check_timeout(timeout_s)
-    if engine is not None or pdf_standard is not None:  # refused once, not once per figure
-        check_engine(engine or DEFAULT_ENGINE, (), pdf_standard)
+    check_chosen(engine, pdf_standard)  # refused once, not once per figure
     project = Project.at(root)
     results: dict[str, BuildResult | ComposerError] = {}
     for name in project.figures():

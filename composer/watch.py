@@ -24,7 +24,7 @@ from typing import Callable
 from . import manifest
 from .build import FORMATS, BuildResult, Project, build, check_outputs
 from .errors import ComposerError
-from .export import DEFAULT_ENGINE, check_engine
+from .export import check_chosen
 from .isolate import DEFAULT_TIMEOUT_S, check_jobs, check_timeout
 from .progress import Progress
 
@@ -57,8 +57,7 @@ def check_options(formats: tuple[str, ...], dpi: float, jobs: int | None, timeou
     check_outputs(formats, dpi)
     check_timeout(timeout_s)
     check_jobs(jobs)
-    if engine is not None or pdf_standard is not None:
-        check_engine(engine or DEFAULT_ENGINE, (), pdf_standard)
+    check_chosen(engine, pdf_standard)
 
 
 def watch(name: str, *, root: str | Path = ".", out: str | Path | None = None,

@@ -71,6 +71,27 @@ def missing(engine: str) -> str | None:
     return available()
 
 
+def check_dpi(dpi: float) -> None:
+    """Refuse a dpi that is not a number from 1 to :data:`MAX_DPI` (NaN and infinity included).
+
+    Raises:
+        ComposerError: names the bad value and the range.
+    """
+    if isinstance(dpi, bool) or not isinstance(dpi, (int, float)) or not 1 <= dpi <= MAX_DPI:  # NaN fails too
+        raise ComposerError(f"dpi {dpi} must be a number from 1 to {MAX_DPI:g}")
+
+
+def check_chosen(engine: str | None, pdf_standard: str | None) -> None:
+    """Refuse a command-line ``--engine``/``--pdf-standard`` before any work (None: the layout decides;
+    the layout's own choice is checked when it is read, :func:`check_engine`).
+
+    Raises:
+        ComposerError: as :func:`check_engine`.
+    """
+    if engine is not None or pdf_standard is not None:
+        check_engine(engine or DEFAULT_ENGINE, (), pdf_standard)
+
+
 def check_engine(engine: str, kinds: Iterable[str], pdf_standard: str | None = None, *,
                  file: str | None = None, key: str | None = None) -> None:
     """Refuse, before any work, an unknown engine, a missing one, or an option it lacks.
@@ -182,8 +203,7 @@ def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dp
     unknown = [k for k in kinds if k not in EXPORT_KINDS]
     if unknown:
         raise ComposerError(f"unknown export format {unknown[0]!r}; valid formats are {', '.join(EXPORT_KINDS)}")
-    if isinstance(dpi, bool) or not isinstance(dpi, (int, float)) or not 1 <= dpi <= MAX_DPI:  # NaN fails too
-        raise ComposerError(f"dpi {dpi} must be a number from 1 to {MAX_DPI:g}")
+    check_dpi(dpi)
     check_timeout(timeout_s)
     kinds = tuple(k for k in EXPORT_KINDS if k in set(kinds))
     check_engine(engine, kinds, pdf_standard)
