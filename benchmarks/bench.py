@@ -93,7 +93,7 @@ def copy_project(dest: Path) -> Path:
 
 def write_boxes(root: Path, name: str = "volume_kv") -> None:
     """The panel boxes composer's layout engine finds, for the hand-written baseline (ROOT/boxes.json)."""
-    from composer.build import Project, panel_boxes, read_inputs, typeset_figure
+    from composer.pipeline import Project, panel_boxes, read_inputs, typeset_figure
 
     inputs = read_inputs(Project.at(root), name)
     typeset = typeset_figure(inputs)
@@ -214,7 +214,7 @@ def volume_kv(root: Path, runs: int) -> dict:
 
 EXPORT = r'''
 import json, statistics, sys, time
-from composer.export import export
+from composer.stages.export import export
 svg = open(sys.argv[1], "rb").read()
 runs = int(sys.argv[2])
 out = {}
@@ -246,7 +246,7 @@ WATCH = r'''
 import json, queue, sys, threading, time
 sys.path.insert(0, sys.argv[2])
 from bench import renderer_editor
-from composer.watch import watch
+from composer.cli.watch import watch
 
 root, runs, formats, first = sys.argv[1], int(sys.argv[3]), tuple(sys.argv[4].split(",")), int(sys.argv[5])
 engine = sys.argv[6]
@@ -395,7 +395,7 @@ import cProfile, json, pstats, sys, time, io
 t0 = time.perf_counter()
 import matplotlib.figure, matplotlib.backends.backend_svg, typst  # noqa: the libraries, timed apart
 t1 = time.perf_counter()
-from composer.build import build
+from composer.pipeline import build
 t2 = time.perf_counter()
 prof = cProfile.Profile()
 jobs = int(sys.argv[2])

@@ -30,7 +30,7 @@ def main() -> int:
     parser.add_argument("--engine", default="resvg", choices=("resvg", "cairosvg"))
     parser.add_argument("names", nargs="*", help="figures (default: every figure of layouts/)")
     args = parser.parse_args()
-    from composer.build import Project, build
+    from composer.pipeline import Project, build
 
     if cr.chromium() is None:
         print("chromium is not installed (Debian: apt-get install chromium)", file=sys.stderr)

@@ -45,9 +45,9 @@ def main() -> int:
     args = parser.parse_args()
     import warnings
 
-    from composer.build import build
+    from composer.pipeline import build
     from composer.errors import ComposerError
-    from composer.export import canvas_size_pt
+    from composer.stages.export import canvas_size_pt
 
     warnings.simplefilter("ignore")
     files = sorted((args.suite / "tests").rglob("*.svg"))

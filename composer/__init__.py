@@ -1,40 +1,99 @@
 """composer: multi-panel scientific figures from a layout file and panel functions.
 
-Pipeline, one module per stage: :mod:`~composer.layout` (load) ->
-:mod:`~composer.geometry` -> :mod:`~composer.render` ->
-:mod:`~composer.fragment` (import) -> :mod:`~composer.draw` ->
-:mod:`~composer.svgio` (write) -> :mod:`~composer.export` (PDF, PNG);
-:mod:`~composer.build` runs them and :mod:`~composer.cli` is the command.
+The public API (documented in ``docs/api.md``)::
+
+    from composer import Figure, build, check, load, BuildResult, ComposerError, ComposerWarning
+
+    result = build("volume_kv", root=".")          # layouts/volume_kv.toml -> build/volume_kv.{svg,pdf,png}
+    report = check("volume_kv", root=".")          # the print check, writing nothing
+    fig = load("volume_kv", root=".")              # the layout as a Figure to change in code
+
+The package reads in run order (``docs/design.md``): :mod:`composer.layout`
+(the format table, model, loader, presets) -> :mod:`composer.stages` (inputs,
+typeset, geometry, render, fragment, draw, compose, export) run by
+:mod:`composer.pipeline`; beneath them :mod:`composer.svg` (SVG as data),
+:mod:`composer.text`, :mod:`composer.mpl` (matplotlib glue),
+:mod:`composer.incremental` (manifest, caches), :mod:`composer.sandbox`
+(forked workers); :mod:`composer.lint` checks a composition;
+:mod:`composer.cli` is the command.
 """
+
+from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from .errors import ComposerError  # noqa: E402
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["ComposerError", "__version__", "build", "load"]
+from composer.errors import ComposerError, ComposerWarning
+
+if TYPE_CHECKING:  # imported on first use: ``import composer`` stays light for the command's error paths
+    from composer.api import Figure
+    from composer.lint.rules import Report
+    from composer.pipeline import BuildResult
+
+__all__ = ["BuildResult", "ComposerError", "ComposerWarning", "Figure", "__version__", "build", "check", "load"]
 
 
-def build_figure(figure, **kwargs):
-    """Build a figure: a name (``layouts/NAME.toml``, see :func:`composer.build.build`) or a
-    :class:`composer.api.Figure` (see :meth:`composer.api.Figure.build`).
+def build(figure: str | Figure, **options: Any) -> BuildResult:
+    """Build a figure and write its outputs.
 
-    Also reachable as ``composer.build(...)``: importing the submodule
-    :mod:`composer.build` rebinds that name to the module, which is therefore
-    callable and calls this function.
+    Args:
+        figure: a figure name (``layouts/NAME.toml`` or ``.py`` under
+            ``root``; options as :func:`composer.pipeline.build`: ``root``,
+            ``out``, ``formats``, ``dpi``, ``jobs``, ``engine``, ...) or a
+            :class:`Figure` (options as :meth:`Figure.build`).
+
+    Returns:
+        A :class:`BuildResult`: the files written (by format) and what was
+        rendered or taken from the panel cache.
+
+    Raises:
+        ComposerError: one line naming the file, key and bad value.
     """
     if isinstance(figure, str):
-        from .build import build as _build
+        from composer.pipeline import build as build_named
 
-        return _build(figure, **kwargs)
-    return figure.build(**kwargs)
-
-
-build = build_figure
+        return build_named(figure, **options)
+    return figure.build(**options)
 
 
-def load(name, *, root="."):
-    """The figure ``layouts/NAME.toml`` of the project at ``root`` as a :class:`composer.api.Figure`
-    (shows inline in a notebook); see :func:`composer.api.load`."""
-    from .api import load as _load
+def check(name: str, *, root: str | Path = ".", jobs: int | None = None,
+          timeout_s: float | None = None) -> Report:
+    """Compose figure ``name`` of the project at ``root`` and run the print check on it; writes nothing.
 
-    return _load(name, root=root)
+    See :func:`composer.pipeline.check` (``timeout_s`` None: the build's
+    default limit per panel) and the rules in :mod:`composer.lint.rules`.
+
+    Raises:
+        ComposerError: the figure cannot be loaded, rendered or composed.
+    """
+    from composer.pipeline import check as check_named
+    from composer.sandbox.isolate import DEFAULT_TIMEOUT_S
+
+    return check_named(name, root=root, jobs=jobs, timeout_s=DEFAULT_TIMEOUT_S if timeout_s is None else timeout_s)
+
+
+def load(name: str, *, root: str | Path = ".") -> Figure:
+    """The figure ``layouts/NAME.toml`` (or ``.py``) of the project at ``root`` as a :class:`Figure`
+    (shows inline in a notebook); see :func:`composer.api.load`.
+
+    Raises:
+        ProjectError: no such figure. LayoutError: an unreadable layout file.
+    """
+    from composer.api import load as load_named
+
+    return load_named(name, root=root)
+
+
+def __getattr__(name: str) -> Any:
+    """``Figure`` and ``BuildResult``, imported when first asked for (PEP 562)."""
+    if name == "Figure":
+        from composer.api import Figure
+
+        return Figure
+    if name == "BuildResult":
+        from composer.pipeline import BuildResult
+
+        return BuildResult
+    raise AttributeError(f"module 'composer' has no attribute {name!r}")

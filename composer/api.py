@@ -5,7 +5,7 @@ file parses to. The constructors (:class:`Panel`, :class:`Text`,
 :class:`Shape`, :class:`Connector`, :class:`Grid`, :class:`Align`) take the
 layout keys as keyword arguments and add tables to that document; building
 runs it through the same validator as a file
-(:func:`composer.layout.load_document`) and the same pipeline, so a figure
+(:func:`composer.layout.loader.load_document`) and the same pipeline, so a figure
 written in code and the same figure written as a layout file give
 byte-identical SVG.
 
@@ -37,14 +37,14 @@ import json
 from pathlib import Path
 from typing import Any, Callable, ClassVar
 
-from .build import (ALL_FORMATS, FORMATS, BuildResult, Inputs, Project, check_outputs, compose_svg,
+from composer.pipeline import (ALL_FORMATS, FORMATS, BuildResult, Inputs, Project, check_outputs, compose_svg,
                     read_figure_inputs, write_outputs)
-from .errors import LayoutError
-from .export import check_engine
-from .layout import load_document, read_document
-from .model import NAME
-from .model import Figure as LayoutModel
-from .schema import TABLES_BY_KIND
+from composer.errors import LayoutError
+from composer.stages.export import check_engine
+from composer.layout.loader import load_document, read_document
+from composer.layout.model import NAME
+from composer.layout.model import Figure as LayoutModel
+from composer.layout.schema import TABLES_BY_KIND
 
 
 def _plain(value: Any) -> Any:
@@ -250,7 +250,7 @@ class Figure:
 
     @property
     def layout(self) -> LayoutModel:
-        """The validated model (:class:`composer.model.Figure`, lengths in pt).
+        """The validated model (:class:`composer.layout.model.Figure`, lengths in pt).
 
         Raises:
             LayoutError: as a layout file with the same content would.
@@ -280,14 +280,14 @@ class Figure:
         Raises:
             ComposerError: a dpi outside 1 to 12000, or any layout problem.
         """
-        from .export import export
+        from composer.stages.export import export
 
         check_outputs(("png",), dpi)
         return export(self.svg(), ["png"], engine=self.layout.spec.engine, dpi=dpi, source=self._display())["png"]
 
     def pdf(self) -> bytes:
         """The figure as PDF bytes (creation date pinned: same input, same bytes), titled with its name."""
-        from .export import export
+        from composer.stages.export import export
 
         return export(self.svg(), ["pdf"], engine=self.layout.spec.engine, title=self.name,
                       source=self._display())["pdf"]

@@ -1,6 +1,6 @@
 """Progress display: what a build is doing, for builds that take a while.
 
-:class:`Progress` is the interface :func:`composer.build.build` reports to;
+:class:`Progress` is the interface :func:`composer.pipeline.build` reports to;
 it shows nothing, so library calls and tests stay quiet.
 :func:`for_terminal` gives a `rich <https://rich.readthedocs.io>`_ display
 on stderr when stderr is a terminal (and the quiet one otherwise). The

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from .errors import LayoutError
+from composer.errors import LayoutError
 
 #: points per unit; 1 in = 72 pt = 25.4 mm = 96 px (CSS absolute lengths).
 PT_PER_UNIT: dict[str, float] = {

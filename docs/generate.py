@@ -47,7 +47,7 @@ def caption(layout: Path) -> str:
 def gallery_markdown(root: Path = REPO) -> str:
     """The README gallery block (markers included): a table of thumbnails, ``COLUMNS`` per row."""
     sys.path.insert(0, str(root))
-    from composer.build import Project
+    from composer.pipeline import Project
 
     project = Project.at(root)
     cells = []
@@ -71,7 +71,7 @@ def replace_block(text: str, start: str, end: str, block: str) -> str:
 
 
 def build_thumbnails(root: Path = REPO) -> None:
-    from composer.catalog import build_all
+    from composer.cli.catalog import build_all
 
     out = root / "docs" / "gallery"
     out.mkdir(parents=True, exist_ok=True)
@@ -93,7 +93,7 @@ def main() -> None:
     parser.add_argument("--no-build", action="store_true", help="do not rebuild the gallery thumbnails")
     args = parser.parse_args()
     sys.path.insert(0, str(REPO))
-    from composer.schema import README_END, README_START, readme_section, schema_text
+    from composer.layout.schema import README_END, README_START, readme_section, schema_text
 
     (REPO / "docs" / "layout.schema.json").write_text(schema_text(), encoding="utf-8")
     readme = (REPO / "README.md").read_text(encoding="utf-8")

@@ -22,7 +22,7 @@ SVG_NS = {"svg": "http://www.w3.org/2000/svg", "xlink": "http://www.w3.org/1999/
 @pytest.fixture(scope="session")
 def demo_build(tmp_path_factory):
     """The demo project copied to a temp folder and built once (svg, pdf, png at 150 dpi)."""
-    from composer.build import build
+    from composer.pipeline import build
 
     root = tmp_path_factory.mktemp("demo") / "demo"
     shutil.copytree(DEMO, root)
@@ -33,7 +33,7 @@ def demo_build(tmp_path_factory):
 @pytest.fixture(scope="session")
 def flagship_build(tmp_path_factory):
     """The flagship volume_kv built from the repo's own layout into a temp folder (300 dpi)."""
-    from composer.build import build
+    from composer.pipeline import build
 
     out = tmp_path_factory.mktemp("volume_kv")
     result = build("volume_kv", root=REPO, out=out, dpi=300)
@@ -60,8 +60,8 @@ def fidelity_builds(tmp_path_factory, flagship_build):
     swapped), ``fidelity_smeared`` (the heatmap drawn smoothed from its 56 x 56
     pixels), ``volume_kv`` and ``volume_kv_editable`` (the flagship).
     """
-    from composer.build import build
-    from composer.export import export
+    from composer.pipeline import build
+    from composer.stages.export import export
 
     root = tmp_path_factory.mktemp("fidelity") / "fidelity"
     shutil.copytree(FIDELITY, root)

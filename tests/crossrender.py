@@ -90,7 +90,7 @@ def _png(data: bytes) -> np.ndarray:
 
 def render_composer(svg: bytes, dpi: float = DPI, engine: str = "resvg") -> np.ndarray:
     """The SVG as composer's PNG export draws it (its default engine, resvg, unless told)."""
-    from composer.export import export
+    from composer.stages.export import export
 
     return _png(export(svg, ["png"], dpi=dpi, engine=engine)["png"])
 

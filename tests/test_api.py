@@ -138,7 +138,7 @@ def test_bad_values_fail_like_a_layout_file():
 
 
 def test_api_constructors_accept_every_schema_key():
-    from composer.schema import TABLES_BY_KIND
+    from composer.layout.schema import TABLES_BY_KIND
 
     for cls, kind, args in ((Panel, "panel", ("p",)), (Text, "text", ("t",)), (Shape, "shape", ()),
                             (Connector, "arrow", ("a.e", "b.w")), (Align, "align", ("p", "q"))):

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from composer.build import build
+from composer.pipeline import build
 from composer.errors import ComposerError, ProjectError
-from composer.svgio import temp_names, write_files_atomically
+from composer.svg.io import temp_names, write_files_atomically
 from conftest import DEMO
 
 OUTPUTS = ("demo.svg", "demo.pdf", "demo.png")
@@ -47,8 +47,8 @@ def outputs(out: Path) -> dict[str, bytes | None]:
     return {name: (out / name).read_bytes() if (out / name).exists() else None for name in OUTPUTS}
 
 
-#: composer's own bookkeeping in build/: the build manifest and the caches (see composer.manifest,
-#: composer.cache), written atomically like the outputs.
+#: composer's own bookkeeping in build/: the build manifest and the caches (see composer.incremental.manifest,
+#: composer.incremental.cache), written atomically like the outputs.
 BOOKKEEPING = (".demo.manifest.json", ".cache")
 
 

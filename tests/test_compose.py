@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from lxml import etree
 
-from composer.build import Project, figure_geometry, read_inputs, render_panels
-from composer.export import export
+from composer.pipeline import Project, figure_geometry, read_inputs, render_panels
+from composer.stages.export import export
 from conftest import SVG_NS, cumulative_transform, ids_and_refs, read_png
 
 MM = 72 / 25.4

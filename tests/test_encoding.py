@@ -21,8 +21,8 @@ import pytest
 from lxml import etree
 from PIL import Image, ImageDraw, ImageFont
 
-from composer.build import build
-from composer.cli import main
+from composer.pipeline import build
+from composer.cli.main import main
 from conftest import SVG_NS, read_png
 
 CJK_FONT = "WenQuanYi Micro Hei"

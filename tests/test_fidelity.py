@@ -47,7 +47,7 @@ def _fidelity_panels():
 
 
 def _build(root, formats=("svg",), **kw):
-    from composer.build import build
+    from composer.pipeline import build
 
     return build("fig", root=root, formats=formats, **kw).outputs
 
@@ -78,7 +78,7 @@ def test_paths_mode_has_no_text_but_imported(fidelity_builds):
 
 
 def test_editable_canvas_text_is_text_at_composers_positions(fidelity_builds):
-    from composer.build import Project, read_inputs, typeset_figure
+    from composer.pipeline import Project, read_inputs, typeset_figure
 
     root = _root(fidelity_builds["fidelity_editable"][0])
     group = root.find("svg:g[@id='text-rich']", SVG_NS)
@@ -123,7 +123,7 @@ def test_editable_panel_text_is_pinned_and_math_is_outlines(fidelity_builds):
 
 
 def test_editable_build_is_deterministic(fidelity_builds, tmp_path):
-    from composer.build import build
+    from composer.pipeline import build
 
     shutil.copytree(FIDELITY, tmp_path / "p")
     layout = tmp_path / "p" / "layouts" / "fidelity.toml"
@@ -142,7 +142,7 @@ def _font_layout(font: str, weight: str = "normal", mode: str = "editable") -> s
 def test_editable_refuses_a_font_the_renderers_would_swap(tmp_path):
     """STIXGeneral ships inside matplotlib, so matplotlib measures with it; fontconfig (cairosvg,
     browsers) has no such font and would draw another."""
-    from composer.fonts import fontconfig_font
+    from composer.text.fonts import fontconfig_font
 
     match = fontconfig_font("STIXGeneral")
     if match is None or match.family.casefold() == "stixgeneral":
@@ -160,7 +160,7 @@ def test_editable_refuses_a_font_the_renderers_would_swap(tmp_path):
 
 
 def test_editable_refuses_a_faked_bold(tmp_path):
-    from composer.fonts import fontconfig_font, matplotlib_font
+    from composer.text.fonts import fontconfig_font, matplotlib_font
 
     regular = matplotlib_font(("WenQuanYi Micro Hei",))
     bold = fontconfig_font("WenQuanYi Micro Hei", "bold")
@@ -203,7 +203,7 @@ def test_imported_svg_font_swap_is_a_warning(tmp_path):
 # ─── rasters ────────────────────────────────────────────────────────────────
 
 def test_no_raster_in_the_flagship_is_below_300_ppi(flagship_build):
-    from composer.rasters import PPI_TOLERANCE, raster_report
+    from composer.svg.images import PPI_TOLERANCE, raster_report
 
     report = raster_report(_root(flagship_build["svg"].read_bytes()))
     assert len(report) >= 6  # rgb, pca, fmap photos/maps; f-vector and key strips and the volume, rasterized
@@ -216,7 +216,7 @@ def test_nearest_heatmap_is_enlarged_by_pixel_repetition(fidelity_builds):
 
     from PIL import Image
 
-    from composer.rasters import raster_report
+    from composer.svg.images import raster_report
 
     stripes = _fidelity_panels().stripes
 
@@ -240,7 +240,7 @@ def test_smoothed_image_below_target_is_reported_not_resampled():
 
     from PIL import Image
 
-    from composer.rasters import finish_rasters
+    from composer.svg.images import finish_rasters
 
     buf = io.BytesIO()
     Image.new("RGB", (10, 10), "red").save(buf, format="PNG")
@@ -255,7 +255,7 @@ def test_smoothed_image_below_target_is_reported_not_resampled():
 
 def test_rasterized_mesh_lines_up_with_its_axes(fidelity_builds):
     """The pcolormesh, rasterized at 300 ppi, covers exactly its axes: every edge within one raster pixel."""
-    from composer.rasters import _cumulative
+    from composer.svg.images import _cumulative
 
     root = _root(fidelity_builds["fidelity"][0])
     panel = root.find("svg:g[@id='panel-mesh']", SVG_NS)
@@ -308,7 +308,7 @@ def test_mesh_has_no_hairline_seams(tmp_path, raster, seams, kind):
 def test_dense_3d_panel_svg_stays_small(tmp_path):
     """A 200 x 200 surface (40,000 quads) in a 60 x 50 mm panel: under 1 MB of SVG (README), seam-free;
     drawn as vectors (raster = false) it is several MB."""
-    from composer.panelsvg import HEAVY_PANEL_BYTES
+    from composer.mpl.savesvg import HEAVY_PANEL_BYTES
 
     layout = ('[figure]\nwidth = "64mm"\nheight = "54mm"\n[panels.s]\nrender = "fidelity:surface"\n'
               'at = ["2mm", "2mm"]\nsize = ["60mm", "50mm"]\nparams = { n = 200 }\n')
@@ -319,7 +319,7 @@ def test_dense_3d_panel_svg_stays_small(tmp_path):
 
 
 def test_heavy_scatter_is_rasterized_but_keeps_vector_text(tmp_path):
-    from composer.panelsvg import HEAVY_PANEL_BYTES, vector_bytes
+    from composer.mpl.savesvg import HEAVY_PANEL_BYTES, vector_bytes
 
     panels = ("import numpy as np\n"
               "def cloud(fig, data, n=12000):\n    ax = fig.add_axes([0.2, 0.2, 0.75, 0.75])\n"
@@ -417,7 +417,7 @@ def test_every_top_level_element_has_a_readable_inkscape_label(fidelity_builds):
 def test_tiff_and_eps_exports(fidelity_builds, tmp_path):
     from PIL import Image
 
-    from composer.build import build
+    from composer.pipeline import build
 
     shutil.copytree(FIDELITY, tmp_path / "p")
     out = build("fidelity", root=tmp_path / "p", formats=("tiff", "eps", "png"), dpi=200).outputs
@@ -449,7 +449,7 @@ def test_tiff_and_eps_exports(fidelity_builds, tmp_path):
 
 
 def test_unknown_format_lists_all(tmp_path):
-    from composer.build import build
+    from composer.pipeline import build
     from composer.errors import ComposerError
 
     shutil.copytree(FIDELITY, tmp_path / "p")
@@ -458,9 +458,9 @@ def test_unknown_format_lists_all(tmp_path):
 
 
 def test_imported_svg_linked_png_is_inlined_and_kept_sharp(fidelity_builds):
-    """The drawing links checker.png beside it: inlined (composer.sanitize), and as data cells
+    """The drawing links checker.png beside it: inlined (composer.svg.sanitize), and as data cells
     (image-rendering: pixelated) enlarged by repetition to raster_ppi like a heatmap."""
-    from composer.rasters import raster_report
+    from composer.svg.images import raster_report
 
     root = _root(fidelity_builds["fidelity"][0])
     image = root.find("svg:g[@id='panel-drawing']//svg:image", SVG_NS)

@@ -33,12 +33,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from composer.build import Inputs, Project, compose, read_inputs, typeset_figure
-from composer.geometry import panel_boxes
+from composer.pipeline import Inputs, Project, compose, read_inputs, typeset_figure
+from composer.stages.geometry import panel_boxes
 from composer.errors import ComposerError
-from composer.export import export
-from composer.render import RenderedPanel
-from composer.sanitize import REMOVED
+from composer.stages.export import export
+from composer.stages.render import RenderedPanel
+from composer.svg.sanitize import REMOVED
 from conftest import DEMO
 
 EXAMPLES = 1000
@@ -360,9 +360,9 @@ def test_fuzz_layout_files(projects, monkeypatch):
     ``values()`` runs in process here (its isolation is tested in test_isolation.py): a fork per example
     would double the time.
     """
-    import composer.build
+    import composer.pipeline
 
-    monkeypatch.setattr(composer.build, "run_isolated", lambda func, timeout_s: func())
+    monkeypatch.setattr(composer.pipeline, "run_isolated", lambda func, timeout_s: func())
     outcomes = {"ok": 0, "error": 0}
 
     @FUZZ

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from lxml import etree
 
-from composer.build import Project, figure_geometry, read_inputs, render_panels, typeset_figure
-from composer.cli import main
+from composer.pipeline import Project, figure_geometry, read_inputs, render_panels, typeset_figure
+from composer.cli.main import main
 from composer.units import to_pt
 from conftest import REPO, ids_and_refs, read_png
 
@@ -108,7 +108,7 @@ def test_gallery_figure(name, built, clone):
 def test_compose_check_is_clean_for_every_gallery_figure(clone, name):
     """`compose check NAME` finds nothing in any gallery figure: no error and no warning
     (colour vision, text outside its panel), with the default limits."""
-    from composer.check import check
+    from composer.pipeline import check
 
     report = check(name, root=str(clone))
     assert report.findings == (), report.table()
@@ -174,7 +174,7 @@ def test_readme_gallery_shows_every_figure():
 def test_thumbnail_exists_at_the_figures_size(name):
     """A thumbnail per figure, at THUMB_DPI of the figure's current canvas size (stale ones fail)."""
     gen = _generate_module()
-    from composer.layout import load_layout
+    from composer.layout.loader import load_layout
 
     spec = load_layout(Project.at(REPO).layout_path(name)).spec
     png = read_png(REPO / "docs" / "gallery" / f"{name}.png")

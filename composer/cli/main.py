@@ -1,0 +1,421 @@
+"""The ``compose`` command: a thin shell over the library.
+
+``compose NAME`` builds ``layouts/NAME.toml`` of the project in the current
+directory (or ``--root DIR``) into ``build/``; ``--check`` also lints it for
+print, ``--debug`` also writes the layout overlay; ``compose --all`` builds every
+figure. Other commands are words in place of NAME: ``compose list``,
+``compose all``, ``compose check NAME``, ``compose new NAME``, ``compose schema``, ``compose clean``, so a figure cannot
+be named like a command (``compose new`` refuses such names). Every :class:`ComposerError` becomes one
+line on stderr and exit status 1; no traceback. Every :class:`ComposerWarning`
+(a font swapped in an imported SVG, a raster below the target ppi) becomes one
+line ``compose: warning: ...`` on stderr, and the build goes on.
+
+When nothing changed since the last build, ``compose NAME`` answers from the
+build manifest alone (:mod:`composer.incremental.manifest`): it imports neither the
+pipeline nor matplotlib, lxml or an export engine, so it takes a few hundredths of a
+second. The warnings of the build that made the outputs are kept in the
+manifest and printed again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Callable
+
+from composer import __version__
+from composer.errors import ComposerError, ComposerWarning
+from composer.sandbox.isolate import check_jobs, check_timeout
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its errors as every other error of composer: one line on stderr, exit status 1."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(1, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--root", default=".", help="project folder holding layouts/ and panels/ (default: .)")
+
+
+def _outputs(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", default=None, help="output folder (default: ROOT/build)")
+    parser.add_argument("--format", default="svg,pdf,png",
+                        help="comma-separated output formats: svg, pdf, png, tiff (LZW, at --dpi), eps "
+                             "(default: svg,pdf,png)")
+    parser.add_argument("--dpi", type=float, default=300.0,
+                        help="PNG and TIFF resolution in dots per inch (default: 300)")
+    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                        help="stop a panel function or an export that runs longer than this (default: 120)")
+    parser.add_argument("--engine", default=None, choices=("resvg", "cairosvg"),
+                        help="the engine that draws PDF and PNG (default: the layout's [figure] engine, else "
+                             "resvg); cairosvg needs the cairosvg package and the cairo library")
+    parser.add_argument("--pdf-standard", default=None, metavar="STANDARD",
+                        help="write the PDF to a standard: a-2b, a-3b, a-4 (PDF/A), 1.7, 2.0... (resvg engine)")
+
+
+def _timeout(args: argparse.Namespace) -> float:
+    from composer.sandbox.isolate import DEFAULT_TIMEOUT_S
+
+    return DEFAULT_TIMEOUT_S if args.timeout is None else args.timeout
+
+
+def _figure_name(args: argparse.Namespace) -> None:
+    """Accept the layout's path for NAME, as tab completion gives it: ``layouts/fig.toml`` -> ``fig``
+    (and, without ``--root``, the project is the folder holding that ``layouts/``)."""
+    name = getattr(args, "name", None)
+    if not name or not name.endswith((".toml", ".py")):
+        return
+    path = Path(name)
+    for candidate in ([path] if path.is_absolute() else [path, Path(args.root) / path]):
+        if candidate.is_file() and candidate.resolve().parent.name == "layouts":
+            if args.root == "." and candidate is path:
+                args.root = str(candidate.resolve().parent.parent)
+            args.name = candidate.stem
+            return
+
+
+def _one_or_all(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if args.all and args.name is not None:
+        parser.error(f"give a figure NAME or --all, not both ({args.name!r} and --all)")
+    if not args.all and args.name is None:
+        parser.error("give a figure NAME or --all")
+
+
+def _formats(text: str) -> tuple[str, ...]:
+    return tuple(f.strip() for f in text.split(",") if f.strip())
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="compose",
+        description="Build a multi-panel figure: layouts/NAME.toml -> build/NAME.svg, .pdf, .png. "
+                    f"Other commands: {', '.join(COMMANDS)} (compose COMMAND --help).",
+    )
+    parser.add_argument("name", nargs="?", help="figure name: builds layouts/NAME.toml")
+    parser.add_argument("--all", action="store_true", help="build every figure of the project (as compose all)")
+    _common(parser)
+    _outputs(parser)
+    parser.add_argument("--check", action="store_true",
+                        help="also check the figure for print (as compose check NAME); exit 1 on an error")
+    parser.add_argument("--debug", action="store_true",
+                        help="also write the layout overlay build/NAME.debug.svg and .png (boxes, gutters, "
+                             "anchors, names); the real outputs are unchanged")
+    parser.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+                        help="worker processes for rendering panels and exporting (default: all cores)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="ignore the panel cache and the last build: render and export everything")
+    parser.add_argument("--watch", action="store_true",
+                        help="build, then rebuild whenever the layout, a panel module or a data file changes "
+                             "(Ctrl-C stops)")
+    parser.add_argument("--version", action="version", version=f"composer {__version__}")
+    return parser
+
+
+def _build(argv: list[str]) -> int:
+    started = time.perf_counter()
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    _figure_name(args)
+    _one_or_all(parser, args)
+    check_jobs(args.jobs)
+    check_timeout(args.timeout)
+    if args.all:
+        if args.check or args.debug:
+            parser.error("--check and --debug build one figure; use compose check NAME for each")
+        return _build_every(args)
+    formats = _formats(args.format)
+    if args.watch:
+        return _watch(args, formats)
+    if (not args.no_cache and not args.check and not args.debug and formats
+            and set(formats) <= {"svg", "pdf", "png", "tiff", "eps"} and args.dpi > 0):
+        # the no-op path: standard library only, no layout parsing (see composer.incremental.manifest)
+        from pathlib import Path
+
+        from composer.incremental.manifest import fresh_outputs, options, recorded_warnings
+
+        fresh = fresh_outputs(args.root, args.name, args.out,
+                              options(formats, args.dpi, args.engine, args.pdf_standard))
+        if fresh is not None:
+            out_dir = Path(args.out) if args.out is not None else Path(args.root).resolve() / "build"
+            for message in recorded_warnings(out_dir, args.name):  # as the build that made the outputs did
+                warnings.warn(ComposerWarning(message), stacklevel=1)
+            print(f"{args.name} is up to date ({time.perf_counter() - started:.2f} s): {_paths(fresh.values())}")
+            return 0
+    from composer.pipeline import build
+    from composer.progress import for_terminal
+
+    result = build(args.name, root=args.root, out=args.out, formats=formats, dpi=args.dpi, jobs=args.jobs,
+                   cache=not args.no_cache, progress=for_terminal(), debug=args.debug, check=args.check,
+                   timeout_s=_timeout(args), engine=args.engine, pdf_standard=args.pdf_standard)
+    print(_summary(args.name, result, time.perf_counter() - started))
+    if result.report is not None:
+        print(result.report.table())
+        return 0 if result.report.ok else 1
+    return 0
+
+
+def _paths(paths) -> str:
+    """Output paths as shown: relative to the current directory when below it."""
+    import os
+
+    shown = []
+    here = os.getcwd()
+    for path in paths:
+        rel = os.path.relpath(path)
+        shown.append(str(os.path.abspath(path)) if rel.startswith("..") or here == os.sep else rel)
+    return ", ".join(shown)
+
+
+def _summary(name: str, result, seconds: float) -> str:
+    """One line: what a build did and where its outputs are."""
+    if result.up_to_date:
+        return f"{name} is up to date ({seconds:.2f} s): {_paths(result.outputs.values())}"
+    parts = []
+    if result.rendered:
+        parts.append(f"rendered {', '.join(result.rendered)}")
+    if result.cached:
+        parts.append(f"{len(result.cached)} panel{'s' * (len(result.cached) != 1)} from cache")
+    if result.repaired:
+        parts.append(f"corrupt cache entr{'ies' if len(result.repaired) > 1 else 'y'} replaced: "
+                     f"{', '.join(result.repaired)}")
+    parts.append(f"wrote {', '.join(result.written)}" if result.written else "outputs unchanged")
+    return f"built {name} in {seconds:.2f} s ({'; '.join(parts)}): {_paths(result.outputs.values())}"
+
+
+def _watch(args: argparse.Namespace, formats: tuple[str, ...]) -> int:
+    from composer.progress import for_terminal
+    from composer.cli.watch import watch
+
+    failed = [False]
+
+    def report(event) -> None:
+        if event.error is not None:
+            print(f"compose: error: {event.error}", file=sys.stderr, flush=True)
+            failed[0] = True
+            return
+        cause = f" after {', '.join(event.changed)} changed" if event.changed else ""
+        if event.result.up_to_date and event.changed and not failed[0]:
+            return  # touched, not changed
+        failed[0] = False
+        print(_summary(args.name, event.result, event.seconds) + cause, flush=True)
+
+    from composer.cli.watch import check_options
+
+    check_options(formats, args.dpi, args.jobs, _timeout(args), args.engine, args.pdf_standard)
+    print(f"watching {args.name} (Ctrl-C stops)", flush=True)
+    try:
+        watch(args.name, root=args.root, out=args.out, formats=formats, dpi=args.dpi, jobs=args.jobs,
+              timeout_s=_timeout(args), on_build=report, progress=for_terminal, engine=args.engine,
+              pdf_standard=args.pdf_standard)
+    except KeyboardInterrupt:
+        print("stopped watching", flush=True)
+    return 0
+
+
+def _clean(argv: list[str]) -> int:
+    parser = _Parser(
+        prog="compose clean",
+        description="Delete what composer wrote: a figure's outputs, its build manifest and its cache "
+                    "entries (panels, typeset text); without NAME, those of every figure and the whole cache "
+                    "(build/.cache). The next build is then a cold build.")
+    parser.add_argument("name", nargs="?", default=None, help="only this figure (default: every figure)")
+    _common(parser)
+    parser.add_argument("--out", default=None, help="output folder (default: ROOT/build)")
+    args = parser.parse_args(argv)
+    _figure_name(args)
+    from composer.pipeline import Project
+    from composer.incremental.cache import clean
+
+    project = Project.at(args.root)
+    if args.name is not None:
+        project.layout_path(args.name)
+    names = [args.name] if args.name is not None else project.figures()
+    removed = clean(project.root, names, out_dir=args.out, whole_cache=args.name is None)
+    print(f"removed {_paths(removed)}" if removed else "nothing to remove")
+    return 0
+
+
+def _check(argv: list[str]) -> int:
+    parser = _Parser(
+        prog="compose check",
+        description="Check a figure for print at its final size: text and line sizes, raster ppi, overlaps, "
+                    "elements off the canvas, fonts, loose connectors, colours under colour-vision deficiency. "
+                    "Exit status 1 when an error-level problem is found. Panels come from the panel cache "
+                    "when a build put them there, else are rendered as a build renders them. Writes nothing.")
+    parser.add_argument("name", nargs="?", help="figure name: checks layouts/NAME.toml")
+    parser.add_argument("--all", action="store_true",
+                        help="check every figure of the project (for a paper's CI); exit 1 if any has an error")
+    _common(parser)
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+                        help="worker processes for rendering panels (default: all cores)")
+    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                        help="stop a panel function that runs longer than this (default: 120)")
+    args = parser.parse_args(argv)
+    from composer.pipeline import check
+
+    _one_or_all(parser, args)
+    check_jobs(args.jobs)
+    check_timeout(args.timeout)
+    if args.all:
+        return _check_every(args)
+    _figure_name(args)
+    report = check(args.name, root=args.root, jobs=args.jobs, timeout_s=_timeout(args))
+    print(report.to_json() if args.json else report.table())
+    return 0 if report.ok else 1
+
+
+def _check_every(args: argparse.Namespace) -> int:
+    """``compose check --all``: every figure's report (a figure that cannot be checked is one error line),
+    then a summary line; exit 1 when any figure has an error or could not be checked."""
+    import json
+
+    from composer.pipeline import Project
+    from composer.pipeline import check
+
+    names = Project.at(args.root).figures()
+    failed, reports, errors = [], {}, {}
+    for name in names:
+        try:
+            report = check(name, root=args.root, jobs=args.jobs, timeout_s=_timeout(args))
+        except ComposerError as exc:
+            print(f"compose: error: {exc}", file=sys.stderr)
+            failed.append(name)
+            errors[name] = str(exc)
+            continue
+        reports[name] = report
+        if not report.ok:
+            failed.append(name)
+        if not args.json:
+            print(report.table())
+    if args.json:
+        found = {n: json.loads(r.to_json()) for n, r in reports.items()}
+        found.update({n: {"ok": False, "error": message} for n, message in errors.items()})
+        print(json.dumps(found, indent=1, sort_keys=True))
+    else:
+        print(f"checked {len(names)} figures: " + (f"{len(failed)} failed: {', '.join(failed)}" if failed
+                                                     else "no errors"))
+    return 1 if failed else 0
+
+
+def _build_every(args: argparse.Namespace) -> int:
+    from composer.cli.catalog import build_all
+
+    def report(name, result, seconds):
+        if isinstance(result, ComposerError):
+            print(f"compose: error: {result}", file=sys.stderr)
+        else:
+            print(_summary(name, result, seconds))
+
+    results = build_all(args.root, out=args.out, formats=_formats(args.format), dpi=args.dpi, progress=report,
+                        timeout_s=_timeout(args), engine=args.engine, pdf_standard=args.pdf_standard)
+    failed = [name for name, r in results.items() if isinstance(r, ComposerError)]
+    current = [name for name, r in results.items() if not isinstance(r, ComposerError) and r.up_to_date]
+    built = len(results) - len(failed) - len(current)
+    print(f"{built} of {len(results)} figures built" + (f", {len(current)} up to date" if current else "")
+          + (f"; failed: {', '.join(failed)}" if failed else ""))
+    return 1 if failed else 0
+
+
+def _all(argv: list[str]) -> int:
+    parser = _Parser(prog="compose all", description="Build every figure of the project; "
+                                     "a figure that fails does not stop the others (exit 1 if any failed).")
+    _common(parser)
+    _outputs(parser)
+    return _build_every(parser.parse_args(argv))
+
+
+def _list(argv: list[str]) -> int:
+    parser = _Parser(prog="compose list", description="List the project's figures and their "
+                                     "panels (exit 1 if a layout does not load).")
+    _common(parser)
+    parser.add_argument("--names", action="store_true", help="figure names only, one per line")
+    args = parser.parse_args(argv)
+    from composer.cli.catalog import figures
+
+    entries = figures(args.root)
+    for entry in entries:
+        if args.names:
+            print(entry.name)
+            continue
+        if entry.error:
+            print(f"{entry.name}  ({entry.layout})\n  error: {entry.error}")
+            continue
+        print(f"{entry.name}  ({entry.layout}, {entry.size}, {len(entry.panels)} panels)")
+        width = max((len(p.name) for p in entry.panels), default=0)
+        for p in entry.panels:
+            print(f"  {p.name:<{width}}  {p.kind + ' ' if p.kind != 'render' else ''}{p.source}")
+    return 1 if any(e.error for e in entries) else 0
+
+
+def _new(argv: list[str]) -> int:
+    parser = _Parser(prog="compose new", description="Write a starter figure that builds at "
+                                     "once: layouts/NAME.toml, panels/NAME.py, data/NAME.csv. Never overwrites.")
+    parser.add_argument("name", help="the new figure's name")
+    parser.add_argument("--root", default=".", help="project folder (default: .; created if missing)")
+    args = parser.parse_args(argv)
+    from composer.layout.starter import new_figure
+
+    for path in new_figure(args.root, args.name):
+        print(f"wrote {path}")
+    print(f"build it: compose {args.name}" + (f" --root {args.root}" if args.root != "." else ""))
+    return 0
+
+
+def _schema(argv: list[str]) -> int:
+    parser = _Parser(prog="compose schema", description="Print the JSON Schema of layout "
+                                     "files (for editors: compose schema > layout.schema.json).")
+    parser.add_argument("--markdown", action="store_true", help="print the layout reference as markdown instead")
+    args = parser.parse_args(argv)
+    from composer.layout.schema import markdown_reference, schema_text
+
+    sys.stdout.write(markdown_reference() if args.markdown else schema_text())
+    return 0
+
+
+#: sub-commands: word -> handler(argv) returning the exit status. A first
+#: argument that is not one of these is a figure name to build.
+COMMANDS: dict[str, Callable[[list[str]], int]] = {
+    "list": _list,
+    "check": _check,
+    "all": _all,
+    "new": _new,
+    "schema": _schema,
+    "clean": _clean,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; returns the exit status (0 ok, 1 error). A usage error (an unknown option, a value
+    that is not a number) exits with status 1 too, after one line on stderr."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    handler = COMMANDS.get(argv[0], None) if argv else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", ComposerWarning)
+        shown = warnings.showwarning
+
+        def show(message, category, filename, lineno, file=None, line=None):
+            if issubclass(category, ComposerWarning):
+                print(f"compose: warning: {message}", file=sys.stderr)
+            else:
+                shown(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = show
+        try:
+            return handler(argv[1:]) if handler else _build(argv)
+        except ComposerError as exc:
+            print(f"compose: error: {exc}", file=sys.stderr)
+            return 1
+        except BrokenPipeError:  # compose check NAME | head: the reader left; say nothing more
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,150 @@
+"""Watch mode: rebuild a figure whenever one of its inputs changes.
+
+``compose NAME --watch`` builds once, then waits for file changes with
+`watchfiles <https://watchfiles.helpmanual.io>`_ (native file system events,
+changes grouped until the writes settle) and rebuilds when the layout, a
+panel module or a file the last build read (data, imported SVG or image)
+changed. Each rebuild is an ordinary incremental build: only the panels
+whose inputs changed are rendered, exports only when the SVG changed. A
+failed build reports its one-line error and watching goes on; the outputs
+of the last good build stay in place.
+
+Changed panel modules are imported again (:func:`composer.stages.render.forget_changed_modules`),
+so the process never runs stale code.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from composer.incremental import manifest
+from composer.pipeline import FORMATS, BuildResult, Project, build, check_outputs
+from composer.errors import ComposerError
+from composer.stages.export import check_chosen
+from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, check_jobs, check_timeout
+from composer.progress import Progress
+
+
+@dataclass(frozen=True)
+class WatchEvent:
+    """One build of the watch loop.
+
+    Attributes:
+        result: the build's result, or None when it failed.
+        error: the ComposerError of a failed build.
+        seconds: wall time of the build.
+        changed: the changed files (as shown to the user) that caused it;
+            empty for the first build.
+    """
+
+    result: BuildResult | None
+    error: ComposerError | None
+    seconds: float
+    changed: tuple[str, ...]
+
+
+def check_options(formats: tuple[str, ...], dpi: float, jobs: int | None, timeout_s: float | None,
+                  engine: str | None, pdf_standard: str | None) -> None:
+    """Refuse the options no edit of the project can fix, before watching starts.
+
+    Raises:
+        ComposerError: a bad format, dpi, jobs, timeout, engine or PDF standard (one line).
+    """
+    check_outputs(formats, dpi)
+    check_timeout(timeout_s)
+    check_jobs(jobs)
+    check_chosen(engine, pdf_standard)
+
+
+def watch(name: str, *, root: str | Path = ".", out: str | Path | None = None,
+          formats: tuple[str, ...] = FORMATS, dpi: float = 300.0, jobs: int | None = None,
+          timeout_s: float | None = DEFAULT_TIMEOUT_S, on_build: Callable[[WatchEvent], None], stop_event: threading.Event | None = None,
+          max_builds: int | None = None, progress: Callable[[], Progress] = Progress,
+          debounce_ms: int = 400, engine: str | None = None, pdf_standard: str | None = None) -> int:
+    """Build ``name``, then rebuild it on every relevant change until stopped.
+
+    Args:
+        name, root, out, formats, dpi, jobs, timeout_s, engine, pdf_standard: as for
+            :func:`composer.pipeline.build`; each build writes the SVG first, then PDF and PNG
+            (``svg_first``), so a viewer of the SVG updates at once.
+        on_build: called after every build (also the first and failed ones).
+        stop_event: set it to end the loop (checked at least every 0.2 s).
+        max_builds: end after this many builds (the first one included).
+        progress: makes the progress display of each build.
+        debounce_ms: longest time changes are grouped before a rebuild.
+
+    Returns:
+        The number of builds run.
+
+    Raises:
+        ProjectError: ``root`` is not a project or the figure does not exist
+            (checked before watching starts).
+        ComposerError: a bad format, dpi, timeout, jobs, engine or PDF
+            standard (also checked before watching starts: no edit can fix them).
+    """
+    import watchfiles
+
+    check_options(formats, dpi, jobs, timeout_s, engine, pdf_standard)
+    project = Project.at(root)
+    project.layout_path(name)
+    out_dir = Path(out) if out is not None else project.root / "build"
+    opts = manifest.options(formats, dpi, engine, pdf_standard)
+    builds = 0
+
+    def run(changed: tuple[str, ...]) -> None:
+        nonlocal builds
+        started = time.perf_counter()
+        try:
+            result, error = build(name, root=project.root, out=out, formats=formats, dpi=dpi, jobs=jobs,
+                                  timeout_s=timeout_s, progress=progress(), engine=engine,
+                                  pdf_standard=pdf_standard, svg_first=True), None
+        except ComposerError as exc:
+            result, error = None, exc
+        builds += 1
+        on_build(WatchEvent(result=result, error=error, seconds=time.perf_counter() - started, changed=changed))
+
+    run(())
+    if max_builds is not None and builds >= max_builds:
+        return builds
+    ignore = [out_dir.resolve(), (project.root / "build").resolve()]
+    checked_after_start = False
+    for changes in watchfiles.watch(project.root, watch_filter=watchfiles.DefaultFilter(ignore_paths=ignore),
+                                    stop_event=stop_event, yield_on_timeout=True, rust_timeout=200,
+                                    debounce=debounce_ms, raise_interrupt=True):
+        if not changes:
+            # the first timeout comes after the watcher started: a change made between the
+            # first build and then raised no event, so compare with the manifest once
+            if not checked_after_start:
+                checked_after_start = True
+                reason = manifest.stale_reason(project.root, name, out, opts)
+                if reason is not None and reason != "no previous build":
+                    run((reason,))
+        else:
+            relevant = sorted({_shown(project, Path(p)) for _, p in changes
+                               if _relevant(project, name, out_dir, Path(p))})
+            if relevant:
+                run(tuple(relevant))
+        if max_builds is not None and builds >= max_builds:
+            break
+    return builds
+
+
+def _shown(project: Project, path: Path) -> str:
+    return manifest.display_path(path, project.root)
+
+
+def _relevant(project: Project, name: str, out_dir: Path, path: Path) -> bool:
+    """The layout, a ``.py`` under ``panels/``, or an input the last build recorded (any file when there is none)."""
+    path = path.resolve()
+    if path == (project.root / "layouts" / f"{name}.toml").resolve():
+        return True
+    if path.suffix == ".py" and path.is_relative_to(project.panels_dir.resolve()):
+        return True
+    recorded = manifest.load(out_dir, name)
+    if recorded is None:
+        return not path.is_relative_to((project.root / "layouts").resolve())
+    return manifest.display_path(path, project.root) in recorded.get("inputs", {})

@@ -1,0 +1,974 @@
+"""Load stage: ``layouts/NAME.toml`` -> :class:`composer.layout.model.Figure`.
+
+Every key is checked here, up front, so later stages never meet a bad value:
+unknown keys, bad units, negative sizes, unknown enum values, duplicate or
+unknown element names. Errors name the file, the key path, the bad value and
+the valid choices, in the style of matplotlib's ``_api.check_in_list``.
+References to anchors are checked by name here; data anchors published by a
+renderer can only be checked after rendering (:mod:`composer.stages.geometry`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import re
+import shutil
+import tomllib
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from composer.layout import presets
+from composer.errors import LayoutError
+from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, WorkerFailure, run_isolated
+from composer.layout.model import (ALIGNS, COMPASS, HEAD_STYLES, HEADS, NAME, RELATIONS, ROUTES, SHAPE_KINDS, SIDES, STYLES,
+                    ENGINES, SYMBOLS, TEXT_MODES, WEIGHTS, Align, Arrow, CheckLimits, Figure, FigureSpec, Grid, Panel,
+                    Placement, Position, Shape, Text, TextStyle, Track)
+from composer.units import to_pt
+
+_RENDER = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*):([A-Za-z_][A-Za-z0-9_]*)$")
+_MISSING = object()
+#: the smallest canvas side, pt (1 mm): smaller is a unit slip, and has no pixels to export.
+MIN_CANVAS_PT = 72 / 25.4
+#: largest grid track ratio ("2fr"); a million to one is beyond any layout, and larger values overflow
+#: the sum of the ratios to infinity.
+MAX_RATIO = 1e6
+
+
+class _Table:
+    """A TOML table being read: tracks its key path and which keys were read.
+
+    ``done()`` refuses keys nobody asked for, listing the valid ones;
+    ``refuse()`` names keys of this table kind that do nothing in this use
+    of it (``radius`` on a rect), so no key is accepted and ignored.
+    """
+
+    def __init__(self, raw: Any, key: str, file: str):
+        if not isinstance(raw, dict):
+            raise LayoutError(f"expected a table, got {raw!r}", file=file, key=key or None)
+        self.raw, self.key, self.file = raw, key, file
+        self.asked: list[str] = []
+        #: keys of this table kind refused here because they would do nothing
+        self.refused: list[str] = []
+
+    def path(self, name: str) -> str:
+        return f"{self.key}.{name}" if self.key else name
+
+    def error(self, name: str, message: str) -> LayoutError:
+        return LayoutError(message, file=self.file, key=self.path(name))
+
+    def get(self, name: str, convert: Callable[[Any, str], Any] | None = None, default: Any = _MISSING) -> Any:
+        self.asked.append(name)
+        if name not in self.raw:
+            if default is _MISSING:
+                raise LayoutError(f"required key is missing{self.misspelt([name])}", file=self.file,
+                                  key=self.path(name))
+            return default
+        value = self.raw[name]
+        return convert(value, self.path(name)) if convert else value
+
+    def misspelt(self, names: Iterable[str]) -> str:
+        """`` (is 'hieght' a misspelling of 'height'?)`` when a key nobody asked for is close to one of
+        ``names``, else ``""``: a typo then explains a missing key."""
+        from composer.layout.schema import TABLES
+
+        names = list(names)
+        known = set().union(*(table.key_names() for table in TABLES))  # a real key is not a typo
+        for given in self.raw:
+            if given in self.asked or given in names or given in known:
+                continue
+            close = difflib.get_close_matches(given, names, n=1, cutoff=0.6)
+            if close:
+                return f" (is {given!r} a misspelling of {close[0]!r}?)"
+        return ""
+
+    def refuse(self, names: Iterable[str], why: str) -> None:
+        """Raise LayoutError if any of ``names`` is given: ``why`` says what the element takes instead."""
+        for name in names:
+            self.refused.append(name)
+            if name in self.raw:
+                raise self.error(name, f"{name!r} does nothing here: {why}")
+
+    def done(self) -> None:
+        unknown = sorted(set(self.raw) - set(self.asked))
+        if unknown:
+            close = difflib.get_close_matches(unknown[0], self.asked, n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise self.error(unknown[0], f"unknown key {unknown[0]!r}{hint}; valid keys are {', '.join(self.asked)}")
+
+
+class _Reader:
+    """Converters bound to one layout file (for error messages and paths)."""
+
+    def __init__(self, path: Path, display: str, files: list[Path] | None = None):
+        self.path, self.file = path, display
+        #: every file resolved by file_path (shared with a style file's reader)
+        self.files: list[Path] = files if files is not None else []
+        self.colors: dict[str, str] = {}
+        self.classes: dict[str, dict[str, Any]] = {}
+        self.rcparams: dict[str, Any] = {}
+
+    def err(self, key: str, message: str) -> LayoutError:
+        return LayoutError(message, file=self.file, key=key)
+
+    def length(self, value: Any, key: str) -> float:
+        return to_pt(value, file=self.file, key=key)
+
+    def words(self, value: Any, key: str) -> str:
+        """A text to draw: a string with something to see (an empty one would be drawn as nothing)."""
+        text = self.string(value, key)
+        if not text.strip():
+            raise self.err(key, f"{value!r} is empty; give the text, or remove the key")
+        return text
+
+    def text_size(self, value: Any, key: str) -> float:
+        """A font size: a length above zero (0 pt text is invisible, never what was meant)."""
+        size = to_pt(value, file=self.file, key=key)
+        if size <= 0:
+            raise self.err(key, f"{value!r} is zero; text needs a size above 0 pt")
+        return size
+
+    def offset(self, value: Any, key: str) -> float:
+        return to_pt(value, file=self.file, key=key, allow_negative=True)
+
+    def pair(self, value: Any, key: str, *, signed: bool = False) -> tuple[float, float]:
+        if not isinstance(value, list) or len(value) != 2:
+            raise self.err(key, f"{value!r} is not a pair; write [\"x\", \"y\"] with units, e.g. [\"4mm\", \"12mm\"]")
+        conv = self.offset if signed else self.length
+        return conv(value[0], f"{key}[0]"), conv(value[1], f"{key}[1]")
+
+    def string(self, value: Any, key: str) -> str:
+        if not isinstance(value, str):
+            raise self.err(key, f"{value!r} is not a string")
+        return value
+
+    def name(self, value: Any, key: str) -> str:
+        if not isinstance(value, str) or not NAME.match(value):
+            raise self.err(key, f"{value!r} is not a valid name; use letters, digits and _, not starting with a digit")
+        return value
+
+    def choice(self, choices: tuple[str, ...]) -> Callable[[Any, str], str]:
+        def convert(value: Any, key: str) -> str:
+            if value not in choices:
+                raise self.err(key, f"{value!r} is not a valid value; supported values are "
+                                    + ", ".join(repr(c) for c in choices))
+            return value
+        return convert
+
+    def positive_number(self, value: Any, key: str) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
+            raise self.err(key, f"{value!r} is not a positive number")
+        return float(value)
+
+    def boolean(self, value: Any, key: str) -> bool:
+        if not isinstance(value, bool):
+            raise self.err(key, f"{value!r} is not true or false")
+        return value
+
+    def fraction(self, value: Any, key: str) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+            raise self.err(key, f"{value!r} is not a number from 0 to 1")
+        return float(value)
+
+    def color(self, value: Any, key: str) -> str | None:
+        """A colour matplotlib understands -> ``#rrggbb`` (or None for "none")."""
+        if value == "none":
+            return None
+        if isinstance(value, str) and value in self.colors:
+            return self.colors[value]
+        from matplotlib.colors import to_hex, to_rgba
+        try:
+            rgba = to_rgba(value)
+        except (ValueError, TypeError):
+            palette = f", a palette name ({', '.join(self.colors)})" if self.colors else ""
+            raise self.err(key, f"{value!r} is not a colour; use a name (\"black\"), \"#rrggbb\", \"none\"{palette}") from None
+        if rgba[3] != 1.0:
+            raise self.err(key, f"{value!r} has transparency; give the colour opaque and use an opacity key")
+        return to_hex(rgba)
+
+    def file_path(self, value: Any, key: str, suffixes: tuple[str, ...]) -> Path:
+        """A path relative to the layout file; must exist and have a known suffix."""
+        text = self.string(value, key)
+        try:
+            path = (self.path.parent / text).resolve()
+            found = path.is_file()
+        except (OSError, ValueError) as exc:  # a NUL byte, a name too long, a symlink loop
+            raise self.err(key, f"{text!r} is not a usable path: {exc}") from None
+        if path.suffix.lower() not in suffixes:
+            raise self.err(key, f"{text!r} has an unsupported type; supported: {', '.join(suffixes)}")
+        if not found:
+            raise self.err(key, f"{text!r} not found (looked for {path})")
+        self.files.append(path)
+        return path
+
+    def params(self, value: Any, key: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.err(key, f"{value!r} is not a table; write {{ name = value }}")
+        return dict(value)
+
+    def position(self, value: Any, key: str, offset: tuple[float, float] = (0.0, 0.0)) -> Position:
+        """``["x", "y"]`` or ``"element.anchor"``; anchor a compass point, ``side@fraction``
+        (``"e@0.25"``) or a data anchor name (checked after rendering)."""
+        dx, dy = offset
+        if isinstance(value, dict):  # { at = ..., offset = [...] }: a point with its own offset
+            t = _Table(value, key, self.file)
+            own = t.get("offset", lambda v, k: self.pair(v, k, signed=True), (0.0, 0.0))
+            pos = t.get("at", lambda v, k: self.position(v, k, (dx + own[0], dy + own[1])))
+            t.done()
+            return pos
+        if isinstance(value, str):
+            element, dot, anchor = value.partition(".")
+            if not dot or not NAME.match(element) or not anchor:
+                raise self.err(key, f"{value!r} is not a point; write [\"x\", \"y\"] or \"element.anchor\" "
+                                    f"with anchor one of {', '.join(COMPASS)}, side@fraction like e@0.25, "
+                                    "or a data anchor")
+            side, at, fraction = anchor.partition("@")
+            if at:
+                try:
+                    ok = side in SIDES and 0.0 <= float(fraction) <= 1.0
+                except ValueError:
+                    ok = False
+                if not ok:
+                    raise self.err(key, f"{value!r}: a point along a side is side@fraction with side one of "
+                                        f"{', '.join(SIDES)} and fraction from 0 to 1, e.g. \"{element}.e@0.25\"")
+            return Position(ref=(element, anchor), dx_pt=dx, dy_pt=dy, key=key)
+        x, y = self.pair(value, key, signed=True)
+        return Position(x_pt=x, y_pt=y, dx_pt=dx, dy_pt=dy, key=key)
+
+    def points(self, value: Any, key: str) -> tuple[Position, ...]:
+        if not isinstance(value, list) or not value:
+            raise self.err(key, f"{value!r} is not a list of points")
+        return tuple(self.position(v, f"{key}[{i}]") for i, v in enumerate(value))
+
+    def track(self, value: Any, key: str) -> Track:
+        """A grid column/row: a length string (``"30mm"``) or a ratio (``1``, ``2``, ``"1fr"``)."""
+        if isinstance(value, str) and value.strip().endswith("fr"):
+            try:
+                value = float(value.strip()[:-2])
+            except ValueError:
+                raise self.err(key, f"{value!r} is not a ratio like \"2fr\"") from None
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if not 0 < value <= MAX_RATIO:  # also refuses nan and inf, which would make every cell nan
+                raise self.err(key, f"{value!r}: a ratio must be positive and at most {MAX_RATIO:g}")
+            return Track(ratio=float(value))
+        return Track(length_pt=self.length(value, key))
+
+def load_layout(path: Path, *, name: str | None = None, display: str | None = None,
+                timeout_s: float | None = DEFAULT_TIMEOUT_S) -> Figure:
+    """Read and validate one layout file, TOML (``.toml``) or Python (``.py``).
+
+    A Python layout defines ``layout() -> dict``: the same document a TOML
+    file holds, built in code (loops for repeated rows); it is validated the
+    same way, key by key.
+
+    Args:
+        path: the layout file.
+        name: the figure's name (default: the file stem).
+        display: how to name the file in errors (default: ``path``).
+        timeout_s: a Python layout runs in a forked worker (as panel code
+            does: :mod:`composer.sandbox.isolate`), stopped after this many seconds;
+            None: no limit.
+
+    Returns:
+        A :class:`Figure` with every length in pt and every element reference
+        checked against the declared names (compass anchors checked; data
+        anchors checked after rendering).
+
+    Raises:
+        LayoutError: unreadable file, unknown key, bad value, over- or
+            under-constrained placement; a Python layout that raised, exited,
+            crashed or ran past ``timeout_s``; the message names the file and
+            key path.
+    """
+    path = Path(path)
+    r = _Reader(path, display or str(path))
+    raw = _read_python(r, timeout_s) if path.suffix == ".py" else _read_toml(r)
+    return layout_from_dict(raw, r, name=name or path.stem)
+
+
+def load_document(raw: dict[str, Any], path: Path, *, name: str, display: str | None = None) -> Figure:
+    """Validate a layout document built in code as if it were the file ``path``.
+
+    The same validator as :func:`load_layout` (:func:`layout_from_dict`):
+    relative paths in the document resolve against ``path``'s folder, and
+    errors name ``display`` (default: ``path``).
+
+    Raises:
+        LayoutError: as :func:`load_layout`.
+    """
+    path = Path(path)
+    return layout_from_dict(raw, _Reader(path, display or str(path)), name=name)
+
+
+def read_document(path: Path, *, display: str | None = None) -> dict[str, Any]:
+    """The layout document of a TOML or Python layout file, unvalidated (``tomllib`` / ``layout()``).
+
+    Raises:
+        LayoutError: unreadable TOML, or a Python layout that fails or returns no dict.
+    """
+    path = Path(path)
+    r = _Reader(path, display or str(path))
+    return _read_python(r) if path.suffix == ".py" else _read_toml(r)
+
+
+def _read_toml(r: _Reader) -> dict[str, Any]:
+    try:
+        return tomllib.loads(r.path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise LayoutError(f"not valid TOML: {exc}", file=r.file) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LayoutError(f"cannot read: {exc}", file=r.file) from None
+
+
+def _read_python(r: _Reader, timeout_s: float | None = DEFAULT_TIMEOUT_S) -> dict[str, Any]:
+    """Run a Python layout's ``layout()`` in a forked worker; its dict comes back by pickle."""
+    def work() -> Any:
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location(f"composer_layouts.{r.path.stem}", r.path)
+        assert spec and spec.loader
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        func = getattr(module, "layout", None)
+        if not callable(func):
+            raise LayoutError("a Python layout defines layout() returning the layout as a dict", file=r.file)
+        return func()
+
+    try:
+        raw = run_isolated(work, timeout_s=timeout_s)
+    except WorkerFailure as failure:
+        verb = {"timeout": "did not finish:", "crashed": "crashed:"}.get(failure.kind, "raised")
+        at = ""
+        for frame in reversed(failure.frames):
+            if Path(frame.file) == r.path:
+                import linecache
+
+                code = linecache.getline(str(r.path), frame.line).strip()
+                at = f" (at line {frame.line} in {frame.name}{': ' + code if code else ''})"
+                break
+        raise LayoutError(f"running the layout {verb} {failure.detail}{at}", file=r.file) from None
+    if not isinstance(raw, dict):
+        raise LayoutError(f"layout() returned {type(raw).__name__}, not a dict", file=r.file)
+    return raw
+
+
+def layout_from_dict(raw: dict[str, Any], r: _Reader, *, name: str) -> Figure:
+    """Validate a layout document (parsed TOML, or a Python layout's dict) into a Figure."""
+    top = _Table(raw, "", r.file)
+    _styles(r, top)
+    spec = _figure_spec(r, top.get("figure", None, None), top.get("check", None, None))
+    for cls_name in r.classes:  # every text style is checked, used or not (a typo in one is found now)
+        _text_style(r, _Table({"class": cls_name}, f"styles.{cls_name}", r.file), spec)
+    grids = []
+    if "grid" in top.raw:
+        grids.append(_grid(r, top.get("grid"), "", "grid", spec))
+    else:
+        top.asked.append("grid")
+    grids += [_grid(r, v, n, f"grids.{n}", spec) for n, v in _Table(top.get("grids", None, {}), "grids", r.file).raw.items()]
+    panels_raw = top.get("panels", None, {})
+    panels = tuple(_panel(r, n, v, spec) for n, v in _Table(panels_raw, "panels", r.file).raw.items())
+    texts = tuple(_text(r, t, f"text[{i}]", spec) for i, t in enumerate(_array(r, top.get("text", None, []), "text")))
+    shapes = tuple(_shape(r, s, f"shape[{i}]", spec)
+                   for i, s in enumerate(_array(r, top.get("shape", None, []), "shape")))
+    arrows = tuple(_arrow(r, a, f"arrow[{i}]", spec)
+                   for i, a in enumerate(_array(r, top.get("arrow", None, []), "arrow")))
+    aligns = tuple(_align(r, a, f"align[{i}]") for i, a in enumerate(_array(r, top.get("align", None, []), "align")))
+    top.done()
+    figure = Figure(name=name, path=r.path, spec=spec, panels=panels, texts=texts, shapes=shapes, arrows=arrows,
+                    grids=tuple(grids), aligns=aligns, files=tuple(dict.fromkeys(r.files)))
+    _check_names(r, figure)
+    return figure
+
+
+def _array(r: _Reader, value: Any, key: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise r.err(key, f"expected an array of tables ([[{key}]]), got {value!r}")
+    return value
+
+
+def _styles(r: _Reader, top: _Table) -> None:
+    """Read the palette and text classes: a shared style file first, then the layout's own tables.
+
+    ``[figure] style = "../styles/paper.toml"`` names a file holding
+    ``[colors]``, ``[styles.NAME]`` and ``[rcparams]``; the layout's tables of
+    the same names add to and override it.
+    """
+    figure = top.raw.get("figure") if isinstance(top.raw.get("figure"), dict) else {}
+    sources: list[tuple[dict[str, Any], _Reader]] = []
+    if "style" in figure:
+        style_path = r.file_path(figure["style"], "figure.style", (".toml",))
+        sr = _Reader(style_path, str(Path(r.file).parent / figure["style"]), files=r.files)
+        sources.append((_read_toml(sr), sr))
+    sources.append((top.raw, r))
+    for raw, reader in sources:
+        tables = _Table(raw, "", reader.file) if raw is not top.raw else top
+        colors = _Table(tables.get("colors", None, {}), "colors", reader.file)
+        for cname, value in colors.raw.items():
+            r.name(cname, f"colors.{cname}")
+            r.colors[cname] = reader.color(value, f"colors.{cname}") or "none"
+        styles = _Table(tables.get("styles", None, {}), "styles", reader.file)
+        for sname, value in styles.raw.items():
+            r.name(sname, f"styles.{sname}")
+            _Table(value, f"styles.{sname}", reader.file)
+            r.classes[sname] = {**r.classes.get(sname, {}), **value}
+        rc = tables.get("rcparams", reader.params, {})
+        r.rcparams.update(rc)
+        if raw is not top.raw:
+            tables.done()
+    if r.rcparams:
+        import matplotlib
+
+        for key, value in r.rcparams.items():
+            if key in COMPOSER_RCPARAMS:
+                raise LayoutError(f"composer sets {key} itself: {COMPOSER_RCPARAMS[key]}", file=r.file,
+                                  key=f"rcparams.{key}")
+            if key == "text.usetex" and value and shutil.which("latex") is None:
+                raise LayoutError("text.usetex needs LaTeX, and no latex program is installed; mathtext "
+                                  "($\\alpha$) needs none", file=r.file, key=f"rcparams.{key}")
+            try:
+                matplotlib.RcParams().__setitem__(key, value)
+            except (KeyError, ValueError) as exc:
+                raise LayoutError(f"{value!r} is not a valid rcParam value: {' '.join(str(exc).split())[:200]}",
+                                  file=r.file, key=f"rcparams.{key}") from None
+
+
+_SIZE = "a panel is drawn and saved at exactly its box's size (72 user units per inch)"
+#: rcParams composer sets for every panel (see :func:`composer.stages.render.rc_params`) and the reason; a layout's
+#: [rcparams] may not change them (the panel would no longer fit its box, or the SVG would not merge).
+COMPOSER_RCPARAMS = {
+    "backend": "panels are drawn with matplotlib's SVG backend",
+    "font.size": "[figure] font_size sets it, for panel and canvas text alike",
+    "font.family": "[figure] font sets it (a family or a list), for panel and canvas text alike",
+    "figure.dpi": _SIZE, "figure.figsize": _SIZE, "savefig.dpi": _SIZE, "savefig.bbox": _SIZE,
+    "savefig.pad_inches": _SIZE, "savefig.format": "panels are saved as SVG",
+    "svg.fonttype": "[figure] text = \"paths\" or \"editable\" chooses it",
+    "svg.hashsalt": "each panel gets its own, for ids that never collide",
+    "svg.image_inline": "images are inlined, so the figure is one file",
+}
+
+
+def _figure_spec(r: _Reader, raw: Any, check_raw: Any = None) -> FigureSpec:
+    if raw is None:
+        raise LayoutError("missing [figure] table (width and height are required)", file=r.file, key="figure")
+    t = _Table(raw, "figure", r.file)
+    t.asked.append("style")  # read by _styles
+    width_text = t.get("width", r.string)
+    if presets.is_width_name(width_text):  # a journal's width: "nature.double"
+        width_text = presets.named_width(width_text, file=r.file, key="figure.width")
+    width = r.length(width_text, "figure.width")
+    height_text = t.get("height", r.string)
+    height = r.length(height_text, "figure.height")
+    for key, value, text in (("figure.width", width, width_text), ("figure.height", height, height_text)):
+        if value <= 0:
+            raise r.err(key, f"{text!r} is zero; the canvas must have a positive size")
+        if value < MIN_CANVAS_PT:
+            raise r.err(key, f"{text!r} is less than 1 mm; no figure is that small (a unit slip?)")
+    font = t.get("font", r.string, "DejaVu Sans")
+    preset_raw = t.raw.get("preset")
+    journal_min = presets.PRESETS[preset_raw].min_font_pt if preset_raw in presets.PRESETS else None
+    # 7 pt, or a journal preset's smallest text size when that is larger (IEEE: 8 pt)
+    font_size = t.get("font_size", r.text_size, max(7.0, journal_min or 0.0))
+    background = t.get("background", r.color, "#ffffff")
+    data = t.get("data", lambda v, k: r.file_path(v, k, (".npz", ".json", ".csv")), None)
+    params = t.get("params", r.params, {})
+    preset = t.get("preset", lambda v, k: presets.get_preset(v, file=r.file, key=k), None)
+    journal = str(t.raw["width"]).partition(".")[0] if presets.is_width_name(t.raw["width"]) else None
+    if preset is not None and journal is not None and journal != preset.name:
+        raise r.err("figure.width", f"{t.raw['width']!r} is a {presets.PRESETS[journal].title} width, but "
+                                    f"preset = {preset.name!r}; use a {preset.title} width "
+                                    f"({', '.join(preset.name + '.' + w for w in preset.widths)}) or preset = "
+                                    f"{journal!r}")
+    label_size = t.get("label_size", r.text_size, font_size + 1.0)
+    label_weight = t.get("label_weight", r.choice(WEIGHTS), preset.label.weight if preset and preset.label else "bold")
+    label_color = t.get("label_color", r.color, "#000000")
+    label_offset = t.get("label_offset", lambda v, k: r.pair(v, k, signed=True), (0.0, -2.0))
+    raster_ppi = t.get("raster_ppi", r.positive_number, 300.0)
+    text_mode = t.get("text", r.choice(TEXT_MODES), "paths")
+    engine = t.get("engine", r.choice(ENGINES), ENGINES[0])
+    t.done()
+    label = TextStyle(font=font, size_pt=label_size, weight=label_weight, color=label_color or "#000000",
+                      mathtext=str(r.rcparams.get("mathtext.fontset", "dejavusans")),
+                      editable=text_mode == "editable")
+    return FigureSpec(width_pt=width, height_pt=height, width_text=width_text, height_text=height_text,
+                      font=font, font_size_pt=font_size, background=background, data=data, params=params,
+                      label=label, label_offset_pt=label_offset, raster_ppi=raster_ppi, colors=dict(r.colors),
+                      rcparams=dict(r.rcparams), preset=preset.name if preset else None, text=text_mode,
+                      engine=engine,
+                      check=_check_limits(r, check_raw, preset))
+
+
+def _check_limits(r: _Reader, raw: Any, preset: "presets.Preset | None") -> CheckLimits:
+    """composer's defaults, then the preset's numbers, then the ``[check]`` table."""
+    limits = CheckLimits()
+    if preset is not None:
+        limits = dataclasses.replace(
+            limits, source=f"{preset.name} preset",
+            min_font_pt=preset.min_font_pt if preset.min_font_pt is not None else limits.min_font_pt,
+            min_ppi=preset.min_ppi if preset.min_ppi is not None else limits.min_ppi,
+            max_height_pt=to_pt(preset.max_height) if preset.max_height else None)
+    if raw is None:
+        return limits
+    t = _Table(raw, "check", r.file)
+    found = {
+        "min_font_pt": t.get("min_font_size", r.length, None),
+        "min_line_pt": t.get("min_line_width", r.length, None),
+        "min_ppi": t.get("min_ppi", r.positive_number, None),
+        "cvd_min_distance": t.get("cvd_min_distance", r.positive_number, None),
+        "allow_overlap": t.get("allow_overlap", lambda v, k: _name_pairs(r, v, k), None),
+    }
+    t.done()
+    found = {k: v for k, v in found.items() if v is not None}
+    if found:
+        limits = dataclasses.replace(limits, **found, source=f"{limits.source} + [check]")
+    return limits
+
+
+def _name_pairs(r: _Reader, value: Any, key: str) -> tuple[tuple[str, str], ...]:
+    """``[["a", "inset"], ...]`` -> pairs of element names (checked against the figure by the check)."""
+    if not isinstance(value, list):
+        raise r.err(key, f"{value!r} is not a list of name pairs; write [[\"a\", \"inset\"]]")
+    pairs = []
+    for i, pair in enumerate(value):
+        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(n, str) for n in pair)):
+            raise r.err(f"{key}[{i}]", f"{pair!r} is not a pair of element names; write [\"a\", \"inset\"]")
+        pairs.append((pair[0], pair[1]))
+    return tuple(pairs)
+
+
+_PLACEMENT_KEYS = ("at", "cell", *RELATIONS)
+
+
+def _placement(r: _Reader, t: _Table, default_anchor: str, *, required: bool = True) -> Placement | None:
+    """Read ``at``/``anchor``/``offset``, ``cell``, or one relation (``right_of``...) with ``gap``/``align``.
+
+    Exactly one of at, cell, right_of, left_of, above, below; two are
+    over-constrained, none under-constrained: both errors name the element.
+    """
+    given = [k for k in _PLACEMENT_KEYS if k in t.raw]
+    t.asked += [k for k in _PLACEMENT_KEYS if k not in given]
+    if len(given) > 1:
+        raise r.err(t.key, f"over-constrained: {' and '.join(given)} both place it; give one of "
+                           f"{', '.join(_PLACEMENT_KEYS)}")
+    if not given:
+        if not required:
+            t.refuse(["offset", "anchor", "gap", "align"], "they adjust a placement, and none is given")
+            return None
+        raise r.err(t.key, f"under-constrained: give one of {', '.join(_PLACEMENT_KEYS)} to place it"
+                           f"{t.misspelt(_PLACEMENT_KEYS)}")
+    how = given[0]
+    offset = t.get("offset", lambda v, k: r.pair(v, k, signed=True), (0.0, 0.0))
+    if how == "cell":
+        t.refuse(["anchor", "gap", "align"], "a grid cell gives the whole box")
+        value = t.get("cell", r.string)
+        grid, dot, area = value.rpartition(".")
+        if offset != (0.0, 0.0):
+            raise r.err(f"{t.key}.offset", "a grid cell gives the whole box; offset is for at and relations")
+        return Placement(cell=(grid, area), anchor=default_anchor, key=f"{t.key}.cell")
+    if how == "at":
+        t.refuse(["gap", "align"], "they go with right_of, left_of, above or below; with at, use anchor "
+                                   "and offset")
+        at = t.get("at", lambda v, k: r.position(v, k, offset))
+        anchor = t.get("anchor", r.choice(tuple(COMPASS)), default_anchor)
+        return Placement(at=at, anchor=anchor, key=f"{t.key}.at")
+    target = t.get(how, r.name)
+    gap = t.get("gap", r.offset, 0.0)
+    align = t.get("align", r.choice(RELATIONS[how]), "center")
+    t.asked.append("anchor")
+    if "anchor" in t.raw:
+        raise r.err(f"{t.key}.anchor", f"{how} sets the anchor itself; use align ({', '.join(RELATIONS[how])})")
+    edge = {"top": "n", "center": "", "bottom": "s", "left": "w", "right": "e"}[align]
+    if how in ("right_of", "left_of"):
+        near, own = ("e", "w") if how == "right_of" else ("w", "e")
+        target_anchor, own_anchor = (edge + near if edge else near), (edge + own if edge else own)
+        dx, dy = (gap if how == "right_of" else -gap), 0.0
+    else:
+        near, own = ("s", "n") if how == "below" else ("n", "s")
+        target_anchor, own_anchor = near + edge, own + edge
+        dx, dy = 0.0, (gap if how == "below" else -gap)
+    at = Position(ref=(target, target_anchor or "center"), dx_pt=dx + offset[0], dy_pt=dy + offset[1],
+                  key=f"{t.key}.{how}")
+    return Placement(at=at, anchor=own_anchor, key=f"{t.key}.{how}")
+
+
+def _size(r: _Reader, t: _Table, key: str = "size") -> tuple[float, float] | None:
+    size = t.get(key, r.pair, None)
+    if size is not None and (size[0] <= 0 or size[1] <= 0):
+        raise r.err(f"{t.key}.{key}", f"{t.raw[key]!r} has a zero side; a box must have a positive width and height")
+    return size
+
+
+def _grid(r: _Reader, raw: Any, name: str, key: str, spec: FigureSpec) -> Grid:
+    t = _Table(raw, key, r.file)
+    text = t.get("mosaic", r.string)
+    mosaic = tuple(row.strip() for row in text.strip().splitlines() if row.strip())
+    if not mosaic or len({len(row) for row in mosaic}) != 1:
+        raise r.err(f"{key}.mosaic", f"{text!r}: every row of a mosaic needs the same number of cells")
+    n_rows, n_cols = len(mosaic), len(mosaic[0])
+    columns = t.get("columns", lambda v, k: _tracks(r, v, k, n_cols), (Track(ratio=1.0),) * n_cols)
+    rows = t.get("rows", lambda v, k: _tracks(r, v, k, n_rows), (Track(ratio=1.0),) * n_rows)
+    gutter = t.get("gutter", lambda v, k: r.pair(v, k) if isinstance(v, list) else (r.length(v, k),) * 2, (0.0, 0.0))
+    if name == "":
+        margin = t.get("margin", _margin(r), (0.0, 0.0, 0.0, 0.0))
+        for k in ("at", "size", "cell", *RELATIONS, "offset", "anchor", "gap", "align"):
+            if k in t.raw:
+                raise r.err(f"{key}.{k}", "the figure grid fills the canvas inside its margin; "
+                                           "use [grids.NAME] for a grid placed elsewhere")
+        top, right, bottom, left = margin
+        place = Placement(at=Position(x_pt=left, y_pt=top, key=key), anchor="nw", key=key)
+        size = (spec.width_pt - left - right, spec.height_pt - top - bottom)
+        if size[0] <= 0 or size[1] <= 0:
+            raise r.err(f"{key}.margin", "the margins leave no room on the canvas")
+    else:
+        r.name(name, key)
+        if "margin" in t.raw:
+            raise r.err(f"{key}.margin", "margin is for the figure [grid]; a named grid's box is its size")
+        place = _placement(r, t, "nw")
+        size = _size(r, t)
+        if size is None and place.cell is None:
+            raise r.err(key, "a grid placed with at or a relation needs a size")
+        if size is not None and place.cell is not None:
+            raise r.err(f"{key}.size", "over-constrained: the grid cell gives the size; remove size or cell")
+    t.done()
+    _areas(r, mosaic, key)
+    return Grid(name=name, mosaic=mosaic, columns=columns, rows=rows, gutter_pt=gutter, place=place, size_pt=size,
+                key=key)
+
+
+def _margin(r: _Reader) -> Callable[[Any, str], tuple[float, float, float, float]]:
+    def convert(value: Any, key: str) -> tuple[float, float, float, float]:
+        if isinstance(value, str):
+            m = r.length(value, key)
+            return m, m, m, m
+        if isinstance(value, list) and len(value) == 4:
+            return tuple(r.length(v, f"{key}[{i}]") for i, v in enumerate(value))  # type: ignore[return-value]
+        raise r.err(key, f"{value!r}: a margin is one length or [top, right, bottom, left]")
+    return convert
+
+
+def _tracks(r: _Reader, value: Any, key: str, count: int) -> tuple[Track, ...]:
+    if not isinstance(value, list) or len(value) != count:
+        raise r.err(key, f"{value!r}: the mosaic has {count} of these; give {count} lengths or ratios")
+    return tuple(r.track(v, f"{key}[{i}]") for i, v in enumerate(value))
+
+
+def _areas(r: _Reader, mosaic: tuple[str, ...], key: str) -> None:
+    """Every cell is one letter, digit or ``.``; every area letter must cover a rectangle of cells."""
+    for row in mosaic:
+        for c in row:
+            if not (c.isascii() and (c.isalnum() or c == "." or c == "_")):
+                raise r.err(f"{key}.mosaic", f"{row!r} has the cell {c!r}; a cell is one letter or digit naming "
+                                             "an area, or '.' for an empty cell (no spaces between cells)")
+    for letter in sorted({c for row in mosaic for c in row} - {"."}):
+        cells = [(i, j) for i, row in enumerate(mosaic) for j, c in enumerate(row) if c == letter]
+        rows = [i for i, _ in cells]
+        cols = [j for _, j in cells]
+        if len(cells) != (max(rows) - min(rows) + 1) * (max(cols) - min(cols) + 1):
+            raise r.err(f"{key}.mosaic", f"area {letter!r} is not a rectangle of cells")
+
+
+def _panel(r: _Reader, name: str, raw: Any, spec: FigureSpec) -> Panel:
+    key = f"panels.{name}"
+    r.name(name, key)
+    t = _Table(raw, key, r.file)
+    sources = [k for k in ("render", "svg", "image") if k in t.raw]
+    if len(sources) != 1:
+        raise r.err(key, f"give exactly one of render, svg, image (got {', '.join(sources) or 'none'})")
+    kind = sources[0]
+    if kind == "render":
+        source = t.get("render", r.string)
+        if not _RENDER.match(source):
+            raise r.err(f"{key}.render", f"{source!r} is not \"module:function\" (a function in panels/module.py)")
+        t.asked += ["svg", "image"]
+    elif kind == "svg":
+        t.asked.append("render")
+        source = t.get("svg", lambda v, k: r.file_path(v, k, (".svg",)))
+        t.asked.append("image")
+    else:
+        t.asked += ["render", "svg"]
+        source = t.get("image", lambda v, k: r.file_path(v, k, (".png", ".jpg", ".jpeg")))
+    place = _placement(r, t, "nw")
+    size = _size(r, t)
+    if place.cell is None and size is None:
+        raise r.err(f"{key}.size", "required key is missing (a panel placed with at or a relation needs a size)"
+                                   f"{t.misspelt(['size'])}")
+    if place.cell is not None and size is not None:
+        raise r.err(f"{key}.size", "over-constrained: the grid cell gives the size; remove size or cell")
+    label = t.get("label", r.words, None)
+    if label is not None and spec.preset and presets.PRESETS[spec.preset].label:
+        label = presets.PRESETS[spec.preset].label.format(label)  # the journal's style: a / A / (a)
+    title = t.get("title", r.string, None)
+    if kind == "render":
+        params = t.get("params", r.params, {})
+        data = t.get("data", lambda v, k: r.file_path(v, k, (".npz", ".json", ".csv")), None)
+    else:
+        t.refuse(["params", "data"], f"params and data go to a panel function (render); a {kind} panel is "
+                                     "embedded as it is")
+        params, data = {}, None
+    overlap = t.get("overlap", r.boolean, False)
+    raster = t.get("raster", r.boolean, None)
+    if raster is not None and kind != "render":
+        raise r.err(f"{key}.raster", f"raster applies to render panels; a {kind} panel is embedded as it is")
+    t.done()
+    return Panel(name=name, kind=kind, source=source, place=place, size_pt=size, label=label, title=title,
+                 params=params, data=data, overlap=overlap, raster=raster, key=key)
+
+
+#: the font keys of a text (and, prefixed ``text_``, of a shape's text)
+TEXT_STYLE_KEYS = ("class", "font", "size", "weight", "style", "color", "opacity")
+
+
+def _text_style(r: _Reader, t: _Table, spec: FigureSpec, prefix: str = "") -> TextStyle:
+    """Font keys of a text (``size``, ``weight``...), on top of its ``class`` and the figure's defaults."""
+    cls_name = t.get(f"{prefix}class", r.choice(tuple(r.classes)) if r.classes else _no_classes(r), None)
+    base = dict(r.classes.get(cls_name, {})) if cls_name else {}
+    cls = _Table(base, f"styles.{cls_name}", r.file)
+
+    def pick(name: str, convert: Callable[[Any, str], Any], default: Any) -> Any:
+        fallback = cls.get(name, convert, default)
+        return t.get(f"{prefix}{name}", convert, fallback)
+
+    style = TextStyle(
+        font=pick("font", r.string, spec.font),
+        size_pt=pick("size", r.text_size, spec.font_size_pt),
+        weight=pick("weight", r.choice(WEIGHTS), "normal"),
+        style=pick("style", r.choice(STYLES), "normal"),
+        color=pick("color", r.color, "#000000") or "#000000",
+        opacity=pick("opacity", r.fraction, 1.0),
+        mathtext=str(r.rcparams.get("mathtext.fontset", "dejavusans")),
+        editable=spec.text == "editable",
+    )
+    cls.done()
+    return style
+
+
+def _default_text_style(r: _Reader, spec: FigureSpec) -> TextStyle:
+    """The figure's text style with nothing set (for an element that draws no text)."""
+    return _text_style(r, _Table({}, "", r.file), spec)
+
+
+def _no_classes(r: _Reader) -> Callable[[Any, str], str]:
+    def convert(value: Any, key: str) -> str:
+        raise r.err(key, f"{value!r}: no text styles are defined; declare [styles.{value}] first")
+    return convert
+
+
+def _text(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Text:
+    t = _Table(raw, key, r.file)
+    text = t.get("text", r.words)
+    name = t.get("name", r.name, None)
+    place = _placement(r, t, "center")
+    align = t.get("justify", r.choice(ALIGNS), None)
+    width = t.get("width", r.length, None)
+    style = _text_style(r, t, spec)
+    t.done()
+    return Text(text=text, place=place, style=style, align=align, name=name, width_pt=width, key=key)
+
+
+def _shape(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Shape:
+    t = _Table(raw, key, r.file)
+    kind = t.get("kind", r.choice(SHAPE_KINDS), "rect")
+    name = t.get("name", r.name, None)
+    boxed = kind in ("rect", "circle", "ellipse")
+    points: tuple[Position, ...] = ()
+    place = None
+    size: tuple[float | None, float | None] = (None, None)
+    corner = 0.0
+    side = "left"
+    depth = 4.0
+    if boxed:
+        place = _placement(r, t, "nw" if kind == "rect" else "center")
+        t.refuse(["points"], f"a {kind} is placed by at, cell or a relation; points are for lines, braces "
+                             "and brackets")
+        if kind == "circle":
+            t.refuse(["size", "width", "height"], "a circle takes radius (or an ellipse takes size)")
+            radius = t.get("radius", r.length, None)
+            if radius is not None:
+                if radius <= 0:
+                    raise r.err(f"{key}.radius", f"{t.raw['radius']!r} is zero; a circle needs a positive radius")
+                size = (2 * radius, 2 * radius)
+        else:
+            t.refuse(["radius"], f"radius is for a circle; a {kind} takes size, or width and/or height")
+            given = _size(r, t)
+            width = t.get("width", r.length, None)
+            height = t.get("height", r.length, None)
+            if given is not None and (width is not None or height is not None):
+                raise r.err(f"{key}.size", "over-constrained: give size, or width and/or height")
+            size = given if given is not None else (width, height)
+        corner = t.get("corner", r.length, 0.0) if kind == "rect" else 0.0
+        if kind != "rect":
+            t.refuse(["corner"], "corner rounds a rect")
+        t.refuse(["side", "depth"], "side and depth shape a brace or bracket")
+    else:
+        t.refuse([*_PLACEMENT_KEYS, "offset", "anchor", "gap", "align", "size", "width", "height", "radius",
+                  "corner"], f"a {kind} is drawn through its points")
+        points = t.get("points", r.points)
+        if kind in ("brace", "bracket"):
+            if len(points) != 2:
+                raise r.err(f"{key}.points", f"a {kind} goes from one point to another: give 2 points")
+            side = t.get("side", r.choice(("left", "right")), "left")
+            depth = t.get("depth", r.length, 4.0)
+        else:
+            t.refuse(["side", "depth"], "side and depth shape a brace or bracket")
+            if len(points) < 2:
+                raise r.err(f"{key}.points", "a line needs at least 2 points")
+    if boxed:
+        fill = t.get("fill", r.color, None)
+    else:
+        t.refuse(["fill"], f"a {kind} is a stroke, never filled; its colour is stroke")
+        fill = None
+    stroke = t.get("stroke", r.color, "#000000")
+    stroke_width = t.get("stroke_width", r.length, 0.5)
+    dash = t.get("dash", r.boolean, False)
+    opacity = t.get("opacity", r.fraction, 1.0)
+    symbol = t.get("symbol", r.choice(SYMBOLS), None) if kind in ("circle", "ellipse") else None
+    if kind not in ("circle", "ellipse"):
+        t.refuse(["symbol"], "a symbol goes inside a circle or an ellipse")
+    if boxed and "text" in t.raw:
+        text = t.get("text", r.words, None)
+        padding = t.get("padding", r.length, 3.0)
+        text_style = _text_style(r, t, spec, prefix="text_")
+    else:  # no text: the keys that set out and style one do nothing
+        text_keys = ["padding", *(f"text_{k}" for k in TEXT_STYLE_KEYS)]
+        if boxed:
+            t.asked.append("text")
+            t.refuse(text_keys, "padding and text_* set out and style a shape's text, and it has none")
+        else:
+            t.refuse(["text", *text_keys], f"a {kind} holds no text; add a [[text]] placed at one of its points")
+        text, padding, text_style = None, 3.0, _default_text_style(r, spec)
+    t.done()
+    if boxed and text is None and None in size and place is not None and place.cell is None:
+        raise r.err(key, f"a {kind} without text needs a size" + (" (radius)" if kind == "circle" else ""))
+    return Shape(kind=kind, place=place, size_pt=size, name=name, corner_pt=corner, fill=fill,
+                 stroke=stroke, stroke_width_pt=stroke_width, dash=dash, opacity=opacity, text=text,
+                 text_style=text_style, padding_pt=padding, symbol=symbol, points=points, side=side,
+                 depth_pt=depth, key=key)
+
+
+def _arrow(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Arrow:
+    t = _Table(raw, key, r.file)
+    start = t.get("from", r.position)
+    end = t.get("to", r.position)
+    width = t.get("width", r.length, 0.75)
+    route = t.get("route", r.choice(ROUTES), "straight")
+    via = t.get("via", r.points, ())
+    if via and route == "arc":
+        raise r.err(f"{key}.via", "an arc has no waypoints; use straight, -| or |- with via")
+    if route == "arc":
+        bend = t.get("bend", _degrees(r), 30.0)
+    else:
+        t.refuse(["bend"], "bend curves an arc: add route = \"arc\"")
+        bend = 30.0
+    head = t.get("head", r.choice(HEADS), "end")
+    if head == "none":
+        t.refuse(["head_style", "head_length", "head_width"], "they shape a head, and head = \"none\"")
+    label = t.get("label", r.words, None)
+    if label is None:
+        t.refuse(["label_pos", "label_side", *(f"label_{k}" for k in TEXT_STYLE_KEYS)],
+                 "they place and style a label, and the connector has none")
+        label_style = _default_text_style(r, spec)
+    else:
+        label_style = _text_style(r, t, spec, prefix="label_")
+    arrow = Arrow(
+        start=start, end=end, route=route, via=via, bend_deg=bend,
+        color=t.get("color", r.color, "#000000") or "#000000",
+        width_pt=width,
+        head=head,
+        head_style=t.get("head_style", r.choice(HEAD_STYLES), "triangle"),
+        head_length_pt=t.get("head_length", r.length, max(4.0, 4.5 * width)),
+        head_width_pt=t.get("head_width", r.length, max(3.2, 3.6 * width)),
+        gap_pt=t.get("gap", r.length, 1.0),
+        dash=t.get("dash", r.boolean, False),
+        label=label,
+        label_pos=t.get("label_pos", r.fraction, 0.5),
+        label_side=t.get("label_side", r.choice(("left", "right", "above", "below")), "above"),
+        label_style=label_style,
+        key=key,
+    )
+    t.done()
+    return arrow
+
+
+def _degrees(r: _Reader) -> Callable[[Any, str], float]:
+    def convert(value: Any, key: str) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not -170 <= value <= 170:
+            raise r.err(key, f"{value!r} is not an angle in degrees from -170 to 170")
+        return float(value)
+    return convert
+
+
+def _align(r: _Reader, raw: Any, key: str) -> Align:
+    t = _Table(raw, key, r.file)
+    panels = t.get("panels", _panel_list(r))
+    axis = t.get("axis", r.choice(("x", "y", "both")), "y")
+    t.done()
+    return Align(panels=panels, axis=axis, key=key)
+
+
+def _panel_list(r: _Reader) -> Callable[[Any, str], tuple[str, ...]]:
+    def convert(value: Any, key: str) -> tuple[str, ...]:
+        if not isinstance(value, list) or len(value) < 2:
+            raise r.err(key, f"{value!r}: list two or more panel names")
+        return tuple(r.name(p, f"{key}[{i}]") for i, p in enumerate(value))
+    return convert
+
+
+def _check_names(r: _Reader, figure: Figure) -> None:
+    """Names are unique; every reference names an element, grid or area that exists."""
+    seen: dict[str, str] = {}
+    for element, key in ([(p.name, p.key) for p in figure.panels]
+                         + [(s.name, f"{s.key}.name") for s in figure.shapes if s.name]
+                         + [(t.name, f"{t.key}.name") for t in figure.texts if t.name]):
+        if element in seen:
+            raise r.err(key, f"name {element!r} is already used by {seen[element]}")
+        seen[element] = key
+    if "canvas" in seen:
+        raise r.err(seen["canvas"], "'canvas' is reserved: it names the whole canvas (\"canvas.sw\")")
+    names = figure.element_names() + ["canvas"]
+    placements = [p.place for p in figure.panels] + [t.place for t in figure.texts]
+    placements += [s.place for s in figure.shapes if s.place] + [g.place for g in figure.grids]
+    positions = [p.at for p in placements if p.at is not None]
+    positions += [a.start for a in figure.arrows] + [a.end for a in figure.arrows]
+    positions += [v for a in figure.arrows for v in a.via] + [p for s in figure.shapes for p in s.points]
+    renderers = {p.name for p in figure.panels if p.kind == "render"}
+    drawn_through = {s.name: s.kind for s in figure.shapes if s.name and s.place is None}
+    for pos in positions:
+        if pos.ref is None:
+            continue
+        element, anchor = pos.ref
+        if element not in names:
+            close = difflib.get_close_matches(element, names, n=1, cutoff=0.6)
+            raise r.err(pos.key, f"{element + '.' + anchor!r} refers to unknown element {element!r}"
+                                 + (f"; did you mean {close[0]!r}?" if close else "")
+                                 + f"; elements are {', '.join(names) or '(none)'}")
+        if element in drawn_through:
+            raise r.err(pos.key, f"{element + '.' + anchor!r}: {element!r} is a {drawn_through[element]}, drawn "
+                                 "through its points; it has no box and so no anchors: use the point it starts "
+                                 "or ends at")
+        if anchor not in COMPASS and "@" not in anchor and element not in renderers:  # canvas: compass only
+            raise r.err(pos.key, f"{element + '.' + anchor!r} has unknown anchor {anchor!r}; "
+                                 f"valid anchors are {', '.join(COMPASS)}, or side@fraction (e@0.25)")
+    grids = {g.name: g for g in figure.grids}
+    for place in placements:
+        if place.at is not None and place.at.ref is not None and place.at.ref[0] in drawn_through:
+            element = place.at.ref[0]
+            raise r.err(place.key, f"{element!r} is a {drawn_through[element]}: it has no box to place "
+                                   "anything beside; place it relative to another element")
+        if place.cell is None:
+            continue
+        grid_name, area = place.cell
+        if grid_name not in grids:
+            known = ", ".join(repr(g) if g else "the figure [grid]" for g in grids) or "none declared"
+            raise r.err(place.key, f"{'.'.join(filter(None, place.cell))!r}: no grid {grid_name or '[grid]'!r}; "
+                                   f"grids: {known}")
+        letters = sorted({c for row in grids[grid_name].mosaic for c in row} - {"."})
+        if area not in letters:
+            raise r.err(place.key, f"{'.'.join(filter(None, place.cell))!r}: no area {area!r} in the mosaic; "
+                                   f"areas are {', '.join(letters)}")
+    panel_names = {p.name for p in figure.panels}
+    for align in figure.aligns:
+        for i, name in enumerate(align.panels):
+            if name in align.panels[:i]:
+                raise r.err(f"{align.key}.panels[{i}]", f"{name!r} is listed twice")
+            if name not in renderers:
+                raise r.err(f"{align.key}.panels[{i}]", f"{name!r} is not a matplotlib panel; "
+                                                        f"panels are {', '.join(sorted(renderers & panel_names))}")

@@ -1,0 +1,382 @@
+"""The typed figure model: what a layout file means, with every length in pt.
+
+Built by :func:`composer.layout.loader.load_layout`; all dataclasses are frozen so a
+loaded figure can be hashed, cached and shared between stages. Coordinates are
+canvas points measured from the canvas's top-left corner, x to the right and
+y downwards (the SVG convention).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+#: a name composer accepts for a figure, a panel, an element, a grid or a style: a Python identifier in
+#: ASCII (it names files, ids and anchors: ``build/NAME.svg``, ``panel-NAME``, ``NAME.e``)
+NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+#: compass anchors every element has; (fx, fy) as fractions of the box,
+#: from its top-left corner, y down.
+COMPASS: dict[str, tuple[float, float]] = {
+    "nw": (0.0, 0.0), "n": (0.5, 0.0), "ne": (1.0, 0.0),
+    "w": (0.0, 0.5), "center": (0.5, 0.5), "e": (1.0, 0.5),
+    "sw": (0.0, 1.0), "s": (0.5, 1.0), "se": (1.0, 1.0),
+}
+
+ROUTES = ("straight", "-|", "|-", "arc")
+HEADS = ("end", "start", "both", "none")
+HEAD_STYLES = ("triangle", "open", "stealth", "bar")
+WEIGHTS = ("normal", "bold")
+STYLES = ("normal", "italic")
+ALIGNS = ("left", "center", "right")
+SHAPE_KINDS = ("rect", "circle", "ellipse", "line", "brace", "bracket")
+SYMBOLS = ("+", "x", ".", "*")
+#: ``[figure] text``: glyphs as outlines everywhere, or canvas and panel text kept as ``<text>``.
+TEXT_MODES = ("paths", "editable")
+#: export engines, default first (:mod:`composer.stages.export`).
+ENGINES = ("resvg", "cairosvg")
+#: relative placements and, for each, the alignments it takes.
+RELATIONS: dict[str, tuple[str, ...]] = {
+    "right_of": ("top", "center", "bottom"), "left_of": ("top", "center", "bottom"),
+    "below": ("left", "center", "right"), "above": ("left", "center", "right"),
+}
+#: sides that take a fraction: ``"box.e@0.25"`` is a quarter of the way down the east side.
+SIDES = ("n", "s", "e", "w")
+
+
+@dataclass(frozen=True)
+class Position:
+    """A point on the canvas: absolute, or an anchor of another element.
+
+    Attributes:
+        x_pt, y_pt: absolute canvas point (used when ``ref`` is None).
+        ref: ``(element, anchor)`` such as ``("rgb", "e")``, a point along a
+            side ``("proj", "e@0.25")``, or a data anchor ``("fmap", "pixel")``;
+            resolved by :mod:`composer.stages.geometry`.
+        dx_pt, dy_pt: offset added after resolving, +y down.
+        key: the layout key path this came from, for error messages.
+    """
+
+    x_pt: float = 0.0
+    y_pt: float = 0.0
+    ref: tuple[str, str] | None = None
+    dx_pt: float = 0.0
+    dy_pt: float = 0.0
+    key: str = ""
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where an element goes: its ``anchor`` at a point, or filling a grid cell.
+
+    Relative placements (``right_of``, ``below``...) are compiled by the
+    loader into ``at`` + ``anchor``: ``right_of = "a"`` with gap g and
+    ``align = "top"`` is ``at = a.ne + (g, 0)``, ``anchor = "nw"``.
+
+    Attributes:
+        at: the point where ``anchor`` of the element's box sits, or None.
+        anchor: compass anchor of the element's own box.
+        cell: ``(grid, area)`` of a mosaic grid, or None.
+        key: the layout key path, for errors.
+    """
+
+    at: Position | None = None
+    anchor: str = "nw"
+    cell: tuple[str, str] | None = None
+    key: str = ""
+
+
+@dataclass(frozen=True)
+class TextStyle:
+    """Font settings of one piece of canvas text. Sizes in pt; colour as ``#rrggbb``;
+    ``mathtext`` is matplotlib's ``mathtext.fontset`` for ``$...$`` (from ``[rcparams]``);
+    ``editable`` is True under ``[figure] text = "editable"``: the text is drawn
+    as ``<text>`` (its mathtext still as outlines) instead of glyph outlines."""
+
+    font: str
+    size_pt: float
+    weight: str = "normal"
+    style: str = "normal"
+    color: str = "#000000"
+    opacity: float = 1.0
+    mathtext: str = "dejavusans"
+    editable: bool = False
+
+
+@dataclass(frozen=True)
+class Track:
+    """One column or row of a grid: a fixed length in pt, or a share of what is left.
+
+    Exactly one of ``length_pt`` and ``ratio`` is set.
+    """
+
+    length_pt: float | None = None
+    ratio: float | None = None
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A mosaic grid (matplotlib's ``subplot_mosaic``, R patchwork's ``design``).
+
+    Attributes:
+        name: ``""`` for the figure's ``[grid]``, else the ``[grids.NAME]`` name.
+        mosaic: rows of area letters, ``"."`` for an empty cell.
+        columns, rows: one :class:`Track` per column / row.
+        gutter_pt: (between columns, between rows).
+        place: where the grid's box goes (the figure grid: the canvas inside
+            its margin); size_pt: its size, or None to take it from ``place``.
+    """
+
+    name: str
+    mosaic: tuple[str, ...]
+    columns: tuple[Track, ...]
+    rows: tuple[Track, ...]
+    gutter_pt: tuple[float, float]
+    place: Placement
+    size_pt: tuple[float, float] | None
+    key: str = ""
+
+
+@dataclass(frozen=True)
+class CheckLimits:
+    """The limits ``compose check`` measures the final figure against.
+
+    Set by composer's defaults, then a journal ``preset`` (see
+    :mod:`composer.layout.presets`, which cites each journal's number), then the
+    layout's own ``[check]`` table, later ones winning.
+
+    Attributes:
+        min_font_pt: smallest nominal font size of any text at final size (pt).
+            Default 5 pt, the smallest minimum among the journals in
+            :mod:`composer.layout.presets` (Nature: "Minimum text size: 5pt").
+        min_line_pt: thinnest stroke at final size (pt). Default 0.25 pt
+            (0.09 mm), a little under the 0.1 mm some author guidelines name
+            as the thinnest line that prints ("All lines should be at least
+            0.1 mm (0.3 pt) wide", CCS Chemistry artwork and illustration
+            guidelines); raise it with ``[check] min_line_width``.
+        min_ppi: pixels per inch, at final size, of every embedded raster.
+            Default 300 (Nature: "All photographic images must be supplied at a
+            minimum of 300 dpi").
+        cvd_min_distance: CAM02-UCS distance below which two palette colours
+            count as indistinguishable (see :mod:`composer.lint.rules`).
+        allow_overlap: pairs of element names whose overlap is intended
+            (an inset panel inside another, a label placed on a shape).
+        max_height_pt: tallest canvas the journal prints, or None.
+        source: where the limits came from, for the report (``"nature preset"``).
+    """
+
+    min_font_pt: float = 5.0
+    min_line_pt: float = 0.25
+    min_ppi: float = 300.0
+    cvd_min_distance: float = 10.0
+    allow_overlap: tuple[tuple[str, str], ...] = ()
+    max_height_pt: float | None = None
+    source: str = "composer defaults"
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    """The ``[figure]`` table, with the style tables it uses.
+
+    Attributes:
+        width_pt, height_pt: canvas size.
+        width_text, height_text: the sizes as written (e.g. ``"180mm"``), kept
+            for the SVG root's ``width``/``height`` so the file states the
+            layout's own unit.
+        font, font_size_pt: default text font, used on the canvas and, through
+            rcParams, in every matplotlib panel.
+        background: ``#rrggbb`` painted as a rect, or None for ``"none"``.
+        data: the figure's data file (absolute path) or None.
+        params: shared parameters passed to every renderer and ``values()``
+            that accepts them.
+        label: style of panel labels; label_offset_pt: the label's lower-left
+            corner relative to the panel's top-left corner (+y down).
+        raster_ppi: pixels per inch, at final size, of images that matplotlib
+            embeds in panels (``imshow``, ``rasterized=True`` artists).
+        colors: the named palette (``[colors]``), name -> ``#rrggbb``.
+        rcparams: extra matplotlib rcParams for every panel (``[rcparams]``).
+        preset: the journal preset named by ``preset = "nature"`` (see
+            :mod:`composer.layout.presets`), or None.
+        check: the limits ``compose check`` applies.
+        text: ``"paths"`` (every glyph an outline: the same in every
+            renderer) or ``"editable"`` (``<text>`` with a font stack, for
+            Inkscape and Illustrator; mathtext stays outlines); see
+            :mod:`composer.text.fonts` and :mod:`composer.mpl.savesvg`.
+        engine: the export engine, ``"resvg"`` or ``"cairosvg"``
+            (:mod:`composer.stages.export`); ``compose --engine`` overrides it.
+    """
+
+    width_pt: float
+    height_pt: float
+    width_text: str
+    height_text: str
+    font: str
+    font_size_pt: float
+    background: str | None
+    data: Path | None
+    params: dict[str, Any]
+    label: TextStyle
+    label_offset_pt: tuple[float, float]
+    raster_ppi: float = 300.0
+    colors: dict[str, str] = field(default_factory=dict)
+    rcparams: dict[str, Any] = field(default_factory=dict)
+    preset: str | None = None
+    check: CheckLimits = field(default_factory=CheckLimits)
+    text: str = "paths"
+    engine: str = "resvg"
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One ``[panels.NAME]`` table.
+
+    Attributes:
+        name: the table name; element ids derive from it.
+        kind: ``"render"`` (a matplotlib function), ``"svg"`` or ``"image"``.
+        source: ``"module:function"`` for render panels, else the file path.
+        place: where the panel goes; size_pt: (width, height) of the box, or
+            None when a grid cell gives it.
+        label, title: panel label (``"a"``) and the title drawn after it.
+        params: keyword arguments for the renderer.
+        data: a panel-specific data file overriding the figure's, or None.
+        overlap: True when the panel may overlap others (an inset).
+        raster: render panels only: True rasterizes the panel's data artists
+            at ``raster_ppi`` inside the vector figure, False never does,
+            None (default) does when the panel's SVG is heavy (see
+            :mod:`composer.mpl.savesvg`).
+    """
+
+    name: str
+    kind: str
+    source: str | Path
+    place: Placement
+    size_pt: tuple[float, float] | None
+    label: str | None = None
+    title: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    data: Path | None = None
+    overlap: bool = False
+    raster: bool | None = None
+    key: str = ""
+
+
+@dataclass(frozen=True)
+class Text:
+    """One ``[[text]]`` entry: a block of one or more lines (``\\n``).
+
+    ``text`` may hold ``{name:format}`` fields (filled from ``values()`` and
+    scalar data), ``$...$`` mathtext and ``<b>``, ``<i>``, ``<color=NAME>``
+    spans. ``place.anchor`` names the point of the block that sits at
+    ``place.at``. With ``width_pt`` the text is wrapped to that width.
+    """
+
+    text: str
+    place: Placement
+    style: TextStyle
+    align: str | None = None
+    name: str | None = None
+    width_pt: float | None = None
+    key: str = ""
+
+
+@dataclass(frozen=True)
+class Shape:
+    """One ``[[shape]]`` entry.
+
+    Kinds: ``rect`` (optionally rounded), ``circle`` and ``ellipse`` nodes
+    (optionally with a ``symbol`` such as ``+`` inside), ``line`` (a polyline
+    through ``points``), ``brace`` and ``bracket`` (from ``points[0]`` to
+    ``points[1]``, bulging to ``side``). Boxed kinds with text and no size
+    fit the text plus ``padding_pt``; with a width only, the text wraps.
+    """
+
+    kind: str
+    place: Placement | None
+    size_pt: tuple[float | None, float | None]
+    name: str | None = None
+    corner_pt: float = 0.0
+    fill: str | None = None
+    stroke: str | None = "#000000"
+    stroke_width_pt: float = 0.5
+    dash: bool = False
+    opacity: float = 1.0
+    text: str | None = None
+    text_style: TextStyle | None = None
+    padding_pt: float = 3.0
+    symbol: str | None = None
+    points: tuple[Position, ...] = ()
+    side: str = "left"
+    depth_pt: float = 4.0
+    key: str = ""
+
+
+@dataclass(frozen=True)
+class Arrow:
+    """One ``[[arrow]]`` entry: a connector between two points.
+
+    ``route`` is ``straight``, ``-|`` (horizontal then vertical), ``|-`` or
+    ``arc`` (bent by ``bend_deg``); ``via`` adds waypoints, each hop routed
+    the same way. gap_pt is left free at both ends so the head does not
+    touch its target. A ``label`` sits beside the route at ``label_pos``
+    (fraction of its length) on ``label_side``: ``above``/``below`` the
+    route, or ``left``/``right`` of its direction of travel.
+    """
+
+    start: Position
+    end: Position
+    route: str = "straight"
+    via: tuple[Position, ...] = ()
+    bend_deg: float = 30.0
+    color: str = "#000000"
+    width_pt: float = 0.75
+    head: str = "end"
+    head_style: str = "triangle"
+    head_length_pt: float = 4.0
+    head_width_pt: float = 3.2
+    gap_pt: float = 1.0
+    dash: bool = False
+    label: str | None = None
+    label_pos: float = 0.5
+    label_side: str = "above"
+    label_style: TextStyle | None = None
+    key: str = ""
+
+
+@dataclass(frozen=True)
+class Align:
+    """``[[align]]``: panels whose plot areas (axes) line up, like patchwork.
+
+    ``axis = "y"`` aligns the tops and bottoms of the plot areas (a row of
+    panels), ``"x"`` the left and right edges (a column), ``"both"`` both.
+    """
+
+    panels: tuple[str, ...]
+    axis: str
+    key: str = ""
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A whole loaded layout: the spec, its elements, and where it came from."""
+
+    name: str
+    path: Path
+    spec: FigureSpec
+    panels: tuple[Panel, ...]
+    texts: tuple[Text, ...]
+    shapes: tuple[Shape, ...]
+    arrows: tuple[Arrow, ...]
+    grids: tuple[Grid, ...] = ()
+    aligns: tuple[Align, ...] = ()
+    #: every file the layout names (style, data, svg, image), absolute; the
+    #: build manifest hashes them (composer.incremental.manifest).
+    files: tuple[Path, ...] = ()
+
+    def element_names(self) -> list[str]:
+        """Names an arrow or text may refer to, in declaration order."""
+        names = [p.name for p in self.panels]
+        names += [s.name for s in self.shapes if s.name]
+        names += [t.name for t in self.texts if t.name]
+        return names

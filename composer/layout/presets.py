@@ -1,0 +1,207 @@
+"""Journal presets: figure widths, print limits and panel-label styles.
+
+A layout may name a journal's figure width instead of a length::
+
+    [figure]
+    width = "nature.double"     # 183 mm
+    height = "120mm"
+    preset = "nature"           # check limits and panel-label style of Nature
+
+``preset`` sets the limits ``compose check`` applies (smallest font, raster
+ppi) and the panel-label style (bold lowercase ``a``, bold uppercase ``A`` or
+``(a)``); keys written in the layout (``label_weight``, a ``[check]`` table)
+still win over the preset.
+
+Every number below names the author-guidelines page it comes from. Where a
+journal's page gives no number for a limit, the preset leaves it as ``None``
+and composer's default applies (see :class:`composer.layout.model.CheckLimits`);
+composer never invents a journal's rule. Guidelines change: check the named
+page before a submission, and correct the table here when it moved.
+
+Text in quotation marks in the comments below was compared with a stored copy
+of the named page when this table was written; the rest is paraphrased from
+the named page and is the first thing to re-check when a journal complains.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from composer.errors import LayoutError
+
+
+@dataclass(frozen=True)
+class LabelStyle:
+    """How a journal writes panel labels.
+
+    Attributes:
+        case: ``"lower"`` (a, b, c) or ``"upper"`` (A, B, C).
+        weight: ``"bold"`` or ``"normal"``.
+        parens: wrap the letter in parentheses, ``(a)``.
+    """
+
+    case: str
+    weight: str
+    parens: bool = False
+
+    def format(self, label: str) -> str:
+        """``"a"``, ``"(A)"`` or ``"A"`` -> this style (``"A"`` for bold uppercase).
+
+        Only the letter case and the parentheses change; a label that is not a
+        single word (``"a, b"``) has its case changed and is otherwise kept.
+        """
+        text = label.strip()
+        if text.startswith("(") and text.endswith(")"):
+            text = text[1:-1].strip()
+        text = text.lower() if self.case == "lower" else text.upper()
+        return f"({text})" if self.parens else text
+
+    @property
+    def example(self) -> str:
+        """The style applied to the first label, for messages: ``a``, ``A`` or ``(a)``."""
+        return self.format("a")
+
+
+@dataclass(frozen=True)
+class Preset:
+    """One journal's figure rules.
+
+    Attributes:
+        name: the key used in layouts (``nature``).
+        title: the journal as people name it.
+        widths: width name -> length with its unit as the journal states it
+            (``{"single": "89mm", "double": "183mm"}``).
+        min_font_pt: smallest text size at final size, or None (no number given).
+        min_ppi: smallest raster resolution at final size, or None.
+        max_height: tallest figure, as a length, or None.
+        label: panel-label style, or None (the journal prescribes none).
+        source: the guideline pages the numbers come from.
+    """
+
+    name: str
+    title: str
+    widths: dict[str, str]
+    min_font_pt: float | None
+    min_ppi: float | None
+    max_height: str | None
+    label: LabelStyle | None
+    source: str
+
+
+BOLD_LOWER = LabelStyle("lower", "bold")
+BOLD_UPPER = LabelStyle("upper", "bold")
+PARENS_LOWER = LabelStyle("lower", "normal", parens=True)
+
+PRESETS: dict[str, Preset] = {
+    # Nature Research figure guide, "Building and exporting figure panels"
+    # (research-figure-guide.nature.com/figures/building-and-exporting-figure-panels):
+    # "89 mm (single column)", "183 mm (double column)", "The maximum height for a
+    # Nature figure is 170 mm", "Minimum text size: 5pt" (maximum 7 pt).
+    # Same guide, "Preparing figures - our specifications": "All photographic
+    # images must be supplied at a minimum of 300 dpi".
+    # Nature formatting guide (nature.com/nature/for-authors/formatting-guide):
+    # panels labelled with lowercase bold letters (a, b, c).
+    "nature": Preset(
+        name="nature", title="Nature",
+        widths={"single": "89mm", "double": "183mm"},
+        min_font_pt=5.0, min_ppi=300.0, max_height="170mm", label=BOLD_LOWER,
+        source="Nature Research figure guide: 'Building and exporting figure panels', "
+               "'Preparing figures - our specifications'; Nature formatting guide"),
+    # Science, "Preparing Your Art and Figures" (revised manuscripts,
+    # sciencemag.org/site/feature/contribinfo/prep/prep_revfigs.xhtml): figures
+    # sized to 1, 2 or 3 columns, 5.5 cm, 12 cm and 18.3 cm wide; "Grayscale and
+    # color artwork should have a minimum resolution of 400 dpi"; panels labelled
+    # with bold capital letters (A, B, C). The page states no minimum font size.
+    "science": Preset(
+        name="science", title="Science",
+        widths={"single": "55mm", "double": "120mm", "triple": "183mm"},
+        min_font_pt=None, min_ppi=400.0, max_height=None, label=BOLD_UPPER,
+        source="Science: 'Preparing Your Art and Figures' (revised manuscripts)"),
+    # Cell Press, "Figure guidelines" (cell.com/information-for-authors/figure-guidelines):
+    # 85 mm (1 column), 114 mm (1.5 columns), 174 mm (full width); text at least
+    # 6 pt at final size; color/grayscale images at least 300 dpi; panels labelled
+    # with bold capital letters (A, B, C).
+    "cell": Preset(
+        name="cell", title="Cell",
+        widths={"single": "85mm", "onehalf": "114mm", "double": "174mm"},
+        min_font_pt=6.0, min_ppi=300.0, max_height=None, label=BOLD_UPPER,
+        source="Cell Press: 'Figure guidelines'"),
+    # PNAS, "Digital Art Guidelines" (pnas.org author center): 1 column 8.7 cm
+    # (3.42 in), 1.5 columns 11.4 cm (4.5 in), 2 columns 17.8 cm (7 in); text 6 to
+    # 8 pt at final size; halftones at least 300 ppi; panels labelled with capital
+    # letters (A, B, C).
+    "pnas": Preset(
+        name="pnas", title="PNAS",
+        widths={"single": "87mm", "onehalf": "114mm", "double": "178mm"},
+        min_font_pt=6.0, min_ppi=300.0, max_height=None, label=BOLD_UPPER,
+        source="PNAS: 'Digital Art Guidelines'"),
+    # IEEE Author Center, "Size Requirements for Graphics"
+    # (ieeeauthorcenter.ieee.org/.../size-requirements-for-graphics/): "one column
+    # width (3.5 inches, 88.9 millimeters, or 21 picas) or two columns width
+    # (7.16 inches, 182 millimeters, or 43 picas wide)".
+    # IEEE "Guidelines for Author Supplied Electronic Text and Graphics": parts of a
+    # figure are called out "(a), (b), (c)", "in a Times Roman font with a
+    # consistent 8-point size" (taken here as the smallest text size).
+    "ieee": Preset(
+        name="ieee", title="IEEE Transactions and Journals",
+        widths={"single": "3.5in", "double": "7.16in"},
+        min_font_pt=8.0, min_ppi=None, max_height=None, label=PARENS_LOWER,
+        source="IEEE Author Center: 'Size Requirements for Graphics'; IEEE 'Guidelines for "
+               "Author Supplied Electronic Text and Graphics'"),
+    # NeurIPS style file (neurips_2023.sty, the conference's LaTeX template):
+    # \newgeometry{textheight=9in, textwidth=5.5in, ...}. The formatting
+    # instructions ask for legible figures but give no font size or label style.
+    "neurips": Preset(
+        name="neurips", title="NeurIPS",
+        widths={"text": "5.5in"},
+        min_font_pt=None, min_ppi=None, max_height=None, label=None,
+        source="NeurIPS LaTeX style file neurips_2023.sty (textwidth=5.5in)"),
+    # ICML style file (icml2025.sty, the conference's LaTeX template):
+    # \setlength\textwidth{6.75in}, \setlength\columnsep{0.25in}; two columns, so a
+    # column is (6.75 in - 0.25 in) / 2 = 3.25 in. No font size or label style given.
+    "icml": Preset(
+        name="icml", title="ICML",
+        widths={"single": "3.25in", "double": "6.75in"},
+        min_font_pt=None, min_ppi=None, max_height=None, label=None,
+        source="ICML LaTeX style file icml2025.sty (textwidth 6.75in, columnsep 0.25in)"),
+}
+
+_CHOICES = ", ".join(repr(n) for n in PRESETS)
+
+
+def get_preset(name: object, *, file: str | None = None, key: str | None = None) -> Preset:
+    """The preset called ``name``.
+
+    Raises:
+        LayoutError: unknown name; lists the presets.
+    """
+    if not isinstance(name, str) or name not in PRESETS:
+        raise LayoutError(f"{name!r} is not a known preset; presets are {_CHOICES}", file=file, key=key)
+    return PRESETS[name]
+
+
+def is_width_name(value: object) -> bool:
+    """True for ``"journal.width"`` strings (``"nature.double"``), not lengths."""
+    if not isinstance(value, str) or "." not in value:
+        return False
+    journal, _, width = value.partition(".")
+    return journal.isalpha() and width.isidentifier()
+
+
+def named_width(value: str, *, file: str | None = None, key: str | None = None) -> str:
+    """``"nature.double"`` -> ``"183mm"`` (the length as the journal states it).
+
+    Raises:
+        LayoutError: unknown journal (lists the presets) or width (lists the
+            journal's widths).
+    """
+    journal, _, width = value.partition(".")
+    if journal not in PRESETS:
+        raise LayoutError(f"{value!r} names unknown journal {journal!r}; journals are {_CHOICES}",
+                          file=file, key=key)
+    widths = PRESETS[journal].widths
+    if width not in widths:
+        valid = ", ".join(f"{journal}.{w!s} ({length})" for w, length in widths.items())
+        raise LayoutError(f"{value!r} is not a width of {PRESETS[journal].title}; valid widths are {valid}",
+                          file=file, key=key)
+    return widths[width]

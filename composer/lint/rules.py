@@ -1,0 +1,706 @@
+"""Check stage: lint the final figure for print (``compose check NAME``).
+
+The check measures the composed SVG, not the layout: :mod:`composer.svg.measure`
+walks the canvas accumulating every transform, so every size below is the
+size on paper. It adds what only the model knows (element names, boxes,
+connector ends) from the layout and the resolved geometry.
+
+Rules (``RULES``: rule -> level); an error makes ``compose check`` exit 1:
+
+``font-size`` (error)
+    a text whose nominal size at final size is below ``min_font_pt``, in canvas
+    text and inside panels (a panel scaled to fit its box scales its text).
+``line-width`` (error)
+    a stroke thinner than ``min_line_pt`` at final size, in panels too.
+``raster-ppi`` (error)
+    an embedded raster with fewer than ``min_ppi`` pixels per inch at final size.
+``overlap`` (error)
+    text on text, a panel over a panel, a text crossing a shape's border, a
+    label over a connector; pairs listed in ``[check] allow_overlap`` are meant.
+    A text is the rectangle around its ink in its own frame, so a rotated tick
+    label is a rotated rectangle (:attr:`composer.svg.measure.TextRun.corners`),
+    tested with the separating axis theorem: neighbouring labels at 45 degrees
+    whose axis-aligned extents overlap, but whose glyphs do not, are not reported.
+``outside-canvas`` (error)
+    anything drawn past the canvas edge.
+``outside-panel`` (warning)
+    panel text drawn outside its panel's box (shows on the canvas, where the
+    panel's own SVG would have clipped it).
+``font-missing`` (error)
+    a font the layout names is not installed (nothing can be composed then).
+``font-substituted`` (error)
+    matplotlib drew panel text in another font than the one asked for.
+``dangling-connector`` (error)
+    a connector end farther than ``END_TOLERANCE_PT`` from every element box
+    and data anchor.
+``color-vision`` (warning)
+    two palette colours, distinguishable with normal colour vision, closer than
+    ``cvd_min_distance`` for a simulated colour-vision deficiency.
+``figure-size`` (error)
+    the canvas is wider or taller than the journal of the preset prints.
+
+Colour vision: deuteranopia, protanopia and tritanopia are simulated with the
+model of Machado, Oliveira & Fernandes (2009), "A Physiologically-based Model
+for Simulation of Color Vision Deficiency", IEEE TVCG 15(6), at severity 100,
+as implemented by colorspacious (``sRGB1+CVD``); distances are Euclidean in
+CAM02-UCS (Luo, Cui & Li 2006, "Uniform colour spaces based on CIECAM02 colour
+appearance model", Color Res. Appl. 31(4)), whose unit is scaled so that about
+1 unit is a just-noticeable difference between large adjacent patches. Figure
+colours are small marks and thin lines apart from each other, for which the
+discriminable difference grows as the mark shrinks (Stone, Szafir & Setlur
+2014, "An Engineering Model for Color Difference as a Function of Size"), so
+composer asks for 10 units by default (``[check] cvd_min_distance``), and
+reports a pair only if it is at least that far apart for normal vision: a pair
+that is already close for everyone is a design choice, not a colour-vision
+problem. The palette is the colours the canvas paints plus the colours of
+panel artists with at most ``MAX_ARTIST_COLOURS`` colours (lines, markers,
+bars, text); an artist with more, or a collection (``QuadMesh``,
+``PathCollection``...) with more than a face and an edge colour, is a colour
+map and is left out. Text colours are left out too: text is told apart by
+reading it, and a colour that text shares with a line or a marker is already
+in the palette through them. Colours drawn with opacity are taken as they
+look on white.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any, Mapping
+
+from composer.errors import LayoutError
+from composer.stages.geometry import Box, Geometry
+from composer.layout.model import CheckLimits, Figure
+from composer.svg.measure import BBox, Scene, TextRun, path_points, scene
+
+RULES: dict[str, str] = {
+    "font-size": "error",
+    "line-width": "error",
+    "raster-ppi": "error",
+    "overlap": "error",
+    "outside-canvas": "error",
+    "outside-panel": "warning",
+    "font-missing": "error",
+    "font-substituted": "error",
+    "dangling-connector": "error",
+    "color-vision": "warning",
+    "figure-size": "error",
+}
+
+# Tolerances are composer's choices, not journal rules:
+#: a connector end counts as touching an element within this distance (pt); ends are
+#: resolved anchors, so a touching end is at distance 0 and anything past 1 pt is a gap
+END_TOLERANCE_PT = 1.0
+#: overlaps smaller than this in either direction are touching, not overlapping (pt);
+#: outline extents are the hull of their control points, a little larger than the ink
+OVERLAP_TOLERANCE_PT = 0.5
+#: how far a drawing may pass the canvas edge before it is reported (pt): rounding only
+EDGE_TOLERANCE_PT = 0.05
+#: a panel artist painting more colours than this is a colour map, not a palette
+MAX_ARTIST_COLOURS = 8
+#: matplotlib collections, whose elements a colour map usually colours one by one
+_COLLECTIONS = r"(QuadMesh|PolyCollection|Poly3DCollection|PathCollection|LineCollection|Line3DCollection|TriMesh)_\d+$"
+#: colour-vision deficiencies simulated (colorspacious names, severity 100 = dichromacy)
+CVD_TYPES = {"deuteranomaly": "deuteranopia", "protanomaly": "protanopia", "tritanomaly": "tritanopia"}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem found.
+
+    Attributes:
+        rule: a key of :data:`RULES`; level: its level (``error``, ``warning``).
+        element: the element as the layout names it (``panel rgb``, ``text title``,
+            ``arrow[2]``), with detail (which texts) after a colon.
+        problem: what is wrong, in words.
+        measured, limit: the numbers compared (None when not a number), in ``unit``.
+    """
+
+    rule: str
+    element: str
+    problem: str
+    measured: float | None = None
+    limit: float | None = None
+    unit: str = ""
+
+    @property
+    def level(self) -> str:
+        return RULES[self.rule]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"rule": self.rule, "level": self.level, "element": self.element, "problem": self.problem,
+                "measured": None if self.measured is None else round(self.measured, 3),
+                "limit": None if self.limit is None else round(self.limit, 3), "unit": self.unit}
+
+
+@dataclass(frozen=True)
+class Report:
+    """The result of checking one figure.
+
+    Attributes:
+        figure: its name; limits: what it was checked against.
+        findings: sorted by level (errors first), rule, element.
+        notes: what could not be checked, and why.
+    """
+
+    figure: str
+    limits: CheckLimits
+    findings: tuple[Finding, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.level == "error"]
+
+    @property
+    def warnings(self) -> list[Finding]:
+        return [f for f in self.findings if f.level == "warning"]
+
+    @property
+    def ok(self) -> bool:
+        """True when there is no error-level finding."""
+        return not self.errors
+
+    def summary(self) -> str:
+        """One line: the figure, the counts and the limits used."""
+        lim = self.limits
+        counts = (f"{len(self.errors)} error{'s' * (len(self.errors) != 1)}, "
+                  f"{len(self.warnings)} warning{'s' * (len(self.warnings) != 1)}")
+        return (f"compose check {self.figure}: {counts} (limits from {lim.source}: text >= {_num(lim.min_font_pt)} pt, "
+                f"lines >= {_num(lim.min_line_pt)} pt, rasters >= {_num(lim.min_ppi)} ppi, "
+                f"colour distance >= {_num(lim.cvd_min_distance)} CAM02-UCS)")
+
+    def table(self) -> str:
+        """A readable table: level, rule, element, problem, measured, limit."""
+        lines = [self.summary()]
+        if self.findings:
+            rows = [("level", "rule", "element", "problem", "measured", "limit")]
+            rows += [(f.level, f.rule, f.element, f.problem, _quantity(f.measured, f.unit), _quantity(f.limit, f.unit))
+                     for f in self.findings]
+            caps = (7, 18, 60, 90, 16, 16)  # the element column is cut, with "…", past 60 characters
+            widths = [min(max(len(r[i]) for r in rows), caps[i]) for i in range(len(rows[0]))]
+            for row in rows:
+                cells = [c if len(c) <= widths[i] or i != 2 else c[:widths[i] - 1] + "…" for i, c in enumerate(row)]
+                lines.append("  ".join(c.ljust(widths[i]) for i, c in enumerate(cells)).rstrip())
+        lines += [f"note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+    def to_json(self) -> str:
+        """The report as JSON (deterministic key order)."""
+        return json.dumps({
+            "figure": self.figure,
+            "ok": self.ok,
+            "errors": len(self.errors),
+            "warnings": len(self.warnings),
+            "limits": {**dataclasses.asdict(self.limits),
+                       "allow_overlap": [list(p) for p in self.limits.allow_overlap]},
+            "findings": [f.as_dict() for f in self.findings],
+            "notes": list(self.notes),
+        }, indent=2, ensure_ascii=False)
+
+
+def _num(value: float) -> str:
+    return f"{value:.3g}" if abs(value) < 100 else f"{value:.0f}"
+
+
+def _quantity(value: float | None, unit: str) -> str:
+    if value is None:
+        return ""
+    text = f"{value:.2f}".rstrip("0").rstrip(".") if abs(value) < 100 else f"{value:.0f}"
+    return f"{text} {unit}".strip()
+
+
+# ─── element names ────────────────────────────────────────────────────────
+
+@dataclass(frozen=True)
+class _Names:
+    """Canvas element ids (as :func:`composer.pipeline.compose` writes them) -> layout names."""
+
+    figure: Figure
+
+    def of(self, top: str) -> tuple[str, str]:
+        """``(display, key)``: ``("text title", "title")``, ``("panel rgb", "rgb")``,
+        ``("a.label", "a.label")``; unknown ids are shown as they are."""
+        kind, _, rest = top.partition("-")
+        if kind == "panel":
+            return f"panel {rest}", rest
+        if kind in ("text", "shape"):
+            rest = re.sub(r"-text$", "", rest)
+            if rest.isdigit():
+                return f"{kind}[{rest}]", f"{kind}[{rest}]"
+            return f"{kind} {rest}", rest
+        if kind == "arrow" and rest.split("-")[0].isdigit():
+            index = rest.split("-")[0]
+            return (f"arrow[{index}] label" if rest.endswith("-label") else f"arrow[{index}]"), f"arrow[{index}]"
+        if kind in ("label", "title"):
+            return f"{rest}.{kind}", f"{rest}.{kind}"
+        return top, top
+
+    def keys(self) -> list[str]:
+        """Every name ``allow_overlap`` may use."""
+        f = self.figure
+        keys = [p.name for p in f.panels]
+        keys += [t.name or f"text[{i}]" for i, t in enumerate(f.texts)]
+        keys += [s.name or f"shape[{i}]" for i, s in enumerate(f.shapes)]
+        keys += [f"arrow[{i}]" for i in range(len(f.arrows))]
+        keys += [f"{p.name}.label" for p in f.panels if p.label] + [f"{p.name}.title" for p in f.panels if p.title]
+        return keys
+
+
+def _check_allowed(figure: Figure, names: _Names, file: str) -> set[frozenset[str]]:
+    valid = names.keys()
+    for i, pair in enumerate(figure.spec.check.allow_overlap):
+        for name in pair:
+            if name not in valid:
+                raise LayoutError(f"{name!r} is not an element; elements are {', '.join(valid) or '(none)'}",
+                                  file=file, key=f"check.allow_overlap[{i}]")
+    return {frozenset(p) for p in figure.spec.check.allow_overlap}
+
+
+# ─── geometry helpers ─────────────────────────────────────────────────────
+
+def _box(b: Box) -> BBox:
+    return b.x_pt, b.y_pt, b.x_pt + b.width_pt, b.y_pt + b.height_pt
+
+
+def _overlap(a: BBox, b: BBox) -> tuple[float, float]:
+    """Width and height of the intersection of two boxes (negative: apart)."""
+    return min(a[2], b[2]) - max(a[0], b[0]), min(a[3], b[3]) - max(a[1], b[1])
+
+
+def _inside(inner: BBox, outer: BBox, tol: float) -> bool:
+    return (inner[0] >= outer[0] - tol and inner[1] >= outer[1] - tol and inner[2] <= outer[2] + tol
+            and inner[3] <= outer[3] + tol)
+
+
+def _distance_to_box(p: tuple[float, float], b: BBox) -> float:
+    dx = max(b[0] - p[0], 0.0, p[0] - b[2])
+    dy = max(b[1] - p[1], 0.0, p[1] - b[3])
+    return math.hypot(dx, dy)
+
+
+Point = tuple[float, float]
+
+
+def _penetration(a: list[Point], b: list[Point]) -> float:
+    """How far two convex polygons overlap (pt): the least overlap of their projections on the
+    edge normals of both (separating axis theorem; Gottschalk, Lin & Manocha 1996, "OBBTree",
+    SIGGRAPH). Negative: apart (then only as far as the first separating axis found); zero: they
+    touch, or one is a segment (two points) that crosses the other; for two axis-aligned boxes it
+    is ``min(w, h)`` of :func:`_overlap`."""
+    depth = math.inf
+    for poly in (a, b):
+        for (x0, y0), (x1, y1) in zip(poly, poly[1:] + poly[:1]):
+            length = math.hypot(x1 - x0, y1 - y0)
+            if length < 1e-12:
+                continue
+            ax, ay = (y0 - y1) / length, (x1 - x0) / length
+            pa = [ax * x + ay * y for x, y in a]
+            pb = [ax * x + ay * y for x, y in b]
+            depth = min(depth, min(max(pa), max(pb)) - max(min(pa), min(pb)))
+            if depth < 0:
+                return depth
+    return depth
+
+
+def _meets(a: list[Point], b: list[Point]) -> bool:
+    """Do two convex polygons (or segments) touch or overlap?"""
+    return _penetration(a, b) > -1e-9
+
+
+def _inset(quad: list[Point], d: float) -> list[Point] | None:
+    """A rectangle (four corners in order, any rotation) moved in by ``d`` pt on every side
+    (out for negative ``d``); None when nothing is left."""
+    (x0, y0), (x1, y1), _, (x3, y3) = quad
+    lu, lv = math.hypot(x1 - x0, y1 - y0), math.hypot(x3 - x0, y3 - y0)
+    if lu <= 2 * d or lv <= 2 * d or lu == 0 or lv == 0:
+        return None
+    ux, uy = (x1 - x0) / lu * d, (y1 - y0) / lu * d
+    vx, vy = (x3 - x0) / lv * d, (y3 - y0) / lv * d
+    return [(x + su * ux + sv * vx, y + su * uy + sv * vy)
+            for (x, y), (su, sv) in zip(quad, ((1, 1), (-1, 1), (-1, -1), (1, -1)))]
+
+
+def _corners(b: BBox) -> list[Point]:
+    return [(b[0], b[1]), (b[2], b[1]), (b[2], b[3]), (b[0], b[3])]
+
+
+def _union(boxes: list[BBox]) -> BBox:
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+
+
+# ─── the rules ────────────────────────────────────────────────────────────
+
+@dataclass
+class _Context:
+    figure: Figure
+    geometry: Geometry
+    scene: Scene
+    names: _Names
+    allowed: set[frozenset[str]]
+    limits: CheckLimits
+    arrows: dict[int, Any]
+    findings: list[Finding] = field(default_factory=list)
+
+    def add(self, *args: Any, **kwargs: Any) -> None:
+        self.findings.append(Finding(*args, **kwargs))
+
+    def allowed_pair(self, a: str, b: str) -> bool:
+        return frozenset((a, b)) in self.allowed
+
+
+def _describe_run(ctx: _Context, run: TextRun) -> tuple[str, str]:
+    """(display, allow key) of a text: ``panel rgb: text '0.5'`` or ``text title``."""
+    display, key = ctx.names.of(run.top)
+    if run.top.startswith("panel-"):
+        return f"{display}: text {_short(run.text)!r}", key
+    if run.element.endswith("-text") and run.top.startswith("shape-"):
+        return f"{display} (its text)", key
+    display, key = ctx.names.of(run.element)
+    return display, key
+
+
+def _short(text: str, n: int = 24) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[:n - 1] + "…"
+
+
+def _font_sizes(ctx: _Context) -> None:
+    limit = ctx.limits.min_font_pt
+    per_panel: dict[str, list[TextRun]] = {}
+    for run in ctx.scene.texts:
+        if math.isnan(run.size_pt) or run.size_pt >= limit - 1e-6:
+            continue
+        if run.top.startswith("panel-"):
+            per_panel.setdefault(run.top, []).append(run)
+        else:
+            display, _ = _describe_run(ctx, run)
+            ctx.add("font-size", f"{display}: {_short(run.text)!r}", "text smaller than the minimum size at print",
+                    run.size_pt, limit, "pt")
+    for top, runs in per_panel.items():
+        display, name = ctx.names.of(top)
+        smallest = min(r.size_pt for r in runs)
+        texts = ", ".join(repr(_short(r.text, 12)) for r in runs[:4]) + (", …" if len(runs) > 4 else "")
+        scale = ctx.scene.panel_scale.get(name, 1.0)
+        how = f" (the panel is scaled x{scale:.2f} to fit its box)" if abs(scale - 1.0) > 1e-3 else ""
+        ctx.add("font-size", f"{display}: {len(runs)} text{'s' * (len(runs) > 1)} ({texts})",
+                f"text smaller than the minimum size at print{how}", smallest, limit, "pt")
+
+
+def _line_widths(ctx: _Context) -> None:
+    limit = ctx.limits.min_line_pt
+    thin: dict[str, list[float]] = {}
+    for stroke in ctx.scene.strokes:
+        if stroke.width_pt < limit - 1e-6:
+            thin.setdefault(stroke.top, []).append(stroke.width_pt)
+    for top, widths in thin.items():
+        display, _ = ctx.names.of(top)
+        count = f"{len(widths)} line{'s' * (len(widths) > 1)}" if top.startswith("panel-") else "line"
+        ctx.add("line-width", f"{display}: {count}" if top.startswith("panel-") else display,
+                "line thinner than the minimum width at print", min(widths), limit, "pt")
+
+
+def _rasters(ctx: _Context) -> None:
+    limit = ctx.limits.min_ppi
+    for r in ctx.scene.rasters:
+        if r.width_pt <= 0 or r.height_pt <= 0:
+            continue
+        ppi = min(r.width_px / (r.width_pt / 72.0), r.height_px / (r.height_pt / 72.0))
+        if ppi < limit - 1e-6:
+            display, _ = ctx.names.of(r.top)
+            ctx.add("raster-ppi", f"{display}: image {r.width_px}x{r.height_px} px printed "
+                                  f"{r.width_pt / 72 * 25.4:.1f}x{r.height_pt / 72 * 25.4:.1f} mm",
+                    "raster resolution below the minimum", ppi, limit, "ppi")
+
+
+def _arrow_shapes(figure: Figure, svg: bytes) -> dict[int, tuple[list[tuple[list[tuple[float, float]], bool]], float]]:
+    """Arrow index -> ([(points, filled)] for its line and heads, stroke width), read from the canvas."""
+    from composer.svg.io import SVG_NS, parse_svg
+
+    root = parse_svg(svg, source="composed figure")
+    found = {}
+    for i in range(len(figure.arrows)):
+        group = root.find(f"{{{SVG_NS}}}g[@id='arrow-{i}']")
+        if group is None:
+            continue
+        parts = []
+        for path in group.iter(f"{{{SVG_NS}}}path"):
+            if any(el.get("aria-label") is not None for el in (path, path.getparent())):
+                continue  # the connector's label, a text
+            filled = (path.get("fill") or "black") != "none"
+            parts += [(points, filled) for points in path_points(path.get("d", ""))]
+        found[i] = (parts, figure.arrows[i].width_pt)
+    return found
+
+
+def _overlaps(ctx: _Context) -> None:
+    tol = OVERLAP_TOLERANCE_PT
+    texts = [(run, *_describe_run(ctx, run)) for run in ctx.scene.texts if run.bbox[0] <= run.bbox[2]]
+    # each text as the rectangle around its ink in its own frame: rotated for a rotated tick label,
+    # whose axis-aligned extent covers its neighbours' although the glyphs are apart
+    quads = {id(run): run.corners for run, _, _ in texts}
+    # text on text
+    for (a, da, ka), (b, db, kb) in combinations(texts, 2):
+        if a.top == b.top and a.element == b.element:
+            continue  # lines of one text
+        if ka != kb and ctx.allowed_pair(ka, kb):
+            continue
+        w, h = _overlap(a.bbox, b.bbox)
+        if w > tol and h > tol:  # the ink extents meet: are the oriented rectangles apart?
+            depth = _penetration(quads[id(a)], quads[id(b)])
+            if depth > tol:
+                ctx.add("overlap", f"{da} / {db}", "text overlaps text", depth, tol, "pt")
+    # panel over panel
+    panels = [(p.name, _box(ctx.geometry.panels[p.name]), p.overlap) for p in ctx.figure.panels]
+    for (na, ba, oa), (nb, bb, ob) in combinations(panels, 2):
+        w, h = _overlap(ba, bb)
+        if w > 0.01 and h > 0.01 and not (oa or ob) and not ctx.allowed_pair(na, nb):  # overlap = true: an inset
+            ctx.add("overlap", f"panel {na} / panel {nb}", "panel boxes overlap", min(w, h), 0.0, "pt")
+    # text crossing a shape's border
+    for i, shape in enumerate(ctx.figure.shapes):
+        key = shape.name or f"shape[{i}]"
+        if ctx.geometry.shapes[i] is None:
+            continue  # a line or a brace: no inside to cross into
+        box = _box(ctx.geometry.shapes[i])
+        for run, display, tkey in texts:
+            if tkey == key or ctx.allowed_pair(key, tkey):
+                continue
+            w, h = _overlap(run.bbox, box)
+            if w > tol and h > tol and not _inside(run.bbox, box, tol):
+                depth = _penetration(quads[id(run)], _corners(box))
+                if depth > tol:
+                    ctx.add("overlap", f"{display} / {'shape ' + shape.name if shape.name else key}",
+                            "text crosses the border of a shape", depth, tol, "pt")
+    # label over a connector
+    for i, (parts, width) in ctx.arrows.items():
+        akey = f"arrow[{i}]"
+        for run, display, tkey in texts:
+            if tkey == akey or ctx.allowed_pair(akey, tkey):
+                continue  # its own label sits beside it by design
+            inner = _inset(quads[id(run)], tol - width / 2)
+            if inner is None:
+                continue
+            hit = False
+            for points, filled in parts:
+                if filled and len(points) >= 3:  # a head
+                    hit = _meets(list(points), inner)
+                else:
+                    hit = any(_meets([p, q], inner) for p, q in zip(points, points[1:]))
+                if hit:
+                    break
+            if hit:
+                ctx.add("overlap", f"{display} / {akey}", "text lies on a connector", None, None)
+
+
+def _outside(ctx: _Context) -> None:
+    canvas = (0.0, 0.0, ctx.scene.width_pt, ctx.scene.height_pt)
+    tol = EDGE_TOLERANCE_PT
+
+    def report(display: str, box: BBox) -> None:
+        if not _inside(box, canvas, tol):
+            beyond = max(canvas[0] - box[0], canvas[1] - box[1], box[2] - canvas[2], box[3] - canvas[3])
+            ctx.add("outside-canvas", display, "drawn past the edge of the canvas", beyond, tol, "pt")
+
+    outside_texts: dict[str, list[BBox]] = {}
+    for run in ctx.scene.texts:
+        if run.bbox[0] > run.bbox[2]:
+            continue
+        if run.top.startswith("panel-"):
+            if not _inside(run.bbox, canvas, tol):
+                outside_texts.setdefault(run.top, []).append(run.bbox)
+        else:
+            report(_describe_run(ctx, run)[0], run.bbox)
+    for top, boxes in outside_texts.items():
+        report(f"{ctx.names.of(top)[0]}: {len(boxes)} text{'s' * (len(boxes) > 1)}", _union(boxes))
+    for p in ctx.figure.panels:
+        report(f"panel {p.name}", _box(ctx.geometry.panels[p.name]))
+    for i, shape in enumerate(ctx.figure.shapes):
+        half = shape.stroke_width_pt / 2 if shape.stroke else 0.0
+        if ctx.geometry.shapes[i] is None:
+            pts = ctx.geometry.shape_points[i]
+            if not pts:
+                continue
+            b = (min(p[0] for p in pts), min(p[1] for p in pts), max(p[0] for p in pts), max(p[1] for p in pts))
+        else:
+            b = _box(ctx.geometry.shapes[i])
+        report(f"shape {shape.name}" if shape.name else f"shape[{i}]", (b[0] - half, b[1] - half, b[2] + half, b[3] + half))
+    for i, (parts, width) in ctx.arrows.items():
+        pts = [p for points, _ in parts for p in points]
+        if pts:
+            xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+            report(f"arrow[{i}]", (min(xs) - width / 2, min(ys) - width / 2, max(xs) + width / 2, max(ys) + width / 2))
+    # panel text outside its own box
+    for p in ctx.figure.panels:
+        box = _box(ctx.geometry.panels[p.name])
+        spill = [r for r in ctx.scene.texts if r.top == f"panel-{p.name}" and r.bbox[0] <= r.bbox[2]
+                 and not _inside(r.bbox, box, OVERLAP_TOLERANCE_PT)]
+        if spill:
+            u = _union([r.bbox for r in spill])
+            beyond = max(box[0] - u[0], box[1] - u[1], u[2] - box[2], u[3] - box[3])
+            texts = ", ".join(repr(_short(r.text, 12)) for r in spill[:4]) + (", …" if len(spill) > 4 else "")
+            ctx.add("outside-panel", f"panel {p.name}: {texts}", "panel text drawn outside the panel's box",
+                    beyond, OVERLAP_TOLERANCE_PT, "pt")
+
+
+def _distance_to_polyline(p: tuple[float, float], points: tuple[tuple[float, float], ...]) -> float:
+    if len(points) == 1:
+        return math.hypot(p[0] - points[0][0], p[1] - points[0][1])
+    best = math.inf
+    for (x0, y0), (x1, y1) in zip(points, points[1:]):
+        dx, dy = x1 - x0, y1 - y0
+        t = 0.0 if dx == dy == 0 else max(0.0, min(1.0, ((p[0] - x0) * dx + (p[1] - y0) * dy) / (dx * dx + dy * dy)))
+        best = min(best, math.hypot(p[0] - x0 - t * dx, p[1] - y0 - t * dy))
+    return best
+
+
+def _dangling(ctx: _Context) -> None:
+    g = ctx.geometry
+    boxes = [_box(b) for b in g.panels.values()] + [_box(b) for b in g.texts]
+    boxes += [_box(b) for b in g.shapes if b is not None]
+    lines = [pts for b, pts in zip(g.shapes, g.shape_points) if b is None and pts]
+    anchors = list(g.data_anchors.values())
+    for i, route in enumerate(g.arrows):
+        for end, point in (("start", route.points[0]), ("end", route.points[-1])):
+            nearest = min([_distance_to_box(point, b) for b in boxes]
+                          + [_distance_to_polyline(point, pts) for pts in lines]
+                          + [math.hypot(point[0] - a[0], point[1] - a[1]) for a in anchors] or [math.inf])
+            if nearest > END_TOLERANCE_PT:
+                ctx.add("dangling-connector", f"arrow[{i}] {end}",
+                        f"connector {end} at ({point[0]:.1f}, {point[1]:.1f}) pt touches no element",
+                        nearest, END_TOLERANCE_PT, "pt")
+
+
+def _palette(ctx: _Context) -> dict[str, list[str]]:
+    """Colour -> the elements that paint it (see module docstring for what counts)."""
+    background = ctx.figure.spec.background
+    per_artist: dict[tuple[str, str], set[str]] = {}
+    for use in ctx.scene.colours:
+        if not use.text:
+            per_artist.setdefault((use.top, use.artist), set()).add(use.colour)
+    palette: dict[str, list[str]] = {}
+    for (top, artist), colours in per_artist.items():
+        kind = artist.rsplit("--", 1)[-1]
+        if top.startswith("panel-") and (len(colours) > MAX_ARTIST_COLOURS
+                                         or (re.match(_COLLECTIONS, kind) and len(colours) > 2)):
+            continue  # a colour map: a collection coloured per element
+        display = ctx.names.of(top)[0]
+        for colour in sorted(colours):
+            if colour in ("#ffffff", background) or top == "background":
+                continue
+            users = palette.setdefault(colour, [])
+            if display not in users:
+                users.append(display)
+    return palette
+
+
+def _colour_vision(ctx: _Context) -> None:
+    palette = _palette(ctx)
+    if len(palette) < 2:
+        return
+    import numpy as np
+    from colorspacious import cspace_convert
+
+    colours = sorted(palette)
+    rgb = np.array([[int(c[i:i + 2], 16) / 255 for i in (1, 3, 5)] for c in colours])
+    limit = ctx.limits.cvd_min_distance
+
+    def distances(rgb1: np.ndarray) -> np.ndarray:
+        jab = cspace_convert(np.clip(rgb1, 0, 1), "sRGB1", "CAM02-UCS")
+        return np.linalg.norm(jab[:, None, :] - jab[None, :, :], axis=-1)
+
+    normal = distances(rgb)
+    simulated = {name: distances(cspace_convert(rgb, {"name": "sRGB1+CVD", "cvd_type": kind, "severity": 100},
+                                                "sRGB1"))
+                 for kind, name in CVD_TYPES.items()}
+    for i, j in combinations(range(len(colours)), 2):
+        if normal[i, j] < limit:
+            continue
+        name, worst = min(((n, d[i, j]) for n, d in simulated.items()), key=lambda x: x[1])
+        if worst < limit:
+            ci, cj = colours[i], colours[j]
+            ctx.add("color-vision", f"{ci} ({', '.join(palette[ci][:2])}) / {cj} ({', '.join(palette[cj][:2])})",
+                    f"colours look alike with {name} (normal vision: {normal[i, j]:.1f})", float(worst), limit,
+                    "CAM02-UCS")
+
+
+def _figure_size(ctx: _Context) -> None:
+    from composer.layout import presets
+
+    spec = ctx.figure.spec
+    if spec.preset is None:
+        return
+    preset = presets.PRESETS[spec.preset]
+    from composer.units import to_pt
+
+    widest = max(to_pt(w) for w in preset.widths.values())
+    if spec.width_pt > widest + 0.01:
+        ctx.add("figure-size", "canvas", f"wider than {preset.title}'s widest figure", spec.width_pt / 72 * 25.4,
+                widest / 72 * 25.4, "mm")
+    if ctx.limits.max_height_pt is not None and spec.height_pt > ctx.limits.max_height_pt + 0.01:
+        ctx.add("figure-size", "canvas", f"taller than {preset.title}'s tallest figure", spec.height_pt / 72 * 25.4,
+                ctx.limits.max_height_pt / 72 * 25.4, "mm")
+
+
+def lint(figure: Figure, geometry: Geometry, svg: bytes, *, file: str,
+         substituted: Mapping[str, str] | None = None) -> Report:
+    """Check a composed figure (pure).
+
+    Args:
+        figure: the loaded layout (names, limits, allowed overlaps).
+        geometry: its resolved boxes and connector routes.
+        svg: the composed canvas (:func:`composer.pipeline.compose`).
+        file: the layout file, for errors.
+        substituted: ``"panel NAME<TAB>font"`` -> message, for fonts matplotlib
+            replaced while rendering the panels (carried by each panel:
+            :attr:`composer.stages.render.RenderedPanel.substituted`).
+
+    Returns:
+        A :class:`Report` with every finding, errors first.
+
+    Raises:
+        LayoutError: ``[check] allow_overlap`` names an element that does not exist.
+    """
+    names = _Names(figure)
+    allowed = _check_allowed(figure, names, file)
+    measured = scene(svg)
+    ctx = _Context(figure, geometry, measured, names, allowed, figure.spec.check, _arrow_shapes(figure, svg))
+    _font_sizes(ctx)
+    _line_widths(ctx)
+    _rasters(ctx)
+    _overlaps(ctx)
+    _outside(ctx)
+    _dangling(ctx)
+    _colour_vision(ctx)
+    _figure_size(ctx)
+    for where, message in sorted((substituted or {}).items()):
+        ctx.add("font-substituted", where.split("\t")[0], message)
+    order = {"error": 0, "warning": 1}
+    findings = sorted(ctx.findings, key=lambda f: (order[f.level], f.rule, f.element, f.problem))
+    return Report(figure=figure.name, limits=figure.spec.check, findings=tuple(findings),
+                  notes=tuple(dict.fromkeys(measured.notes)))
+
+
+def font_findings(figure: Figure) -> list[Finding]:
+    """Every font the layout names that is not installed (``font-missing``)."""
+    from composer.text.metrics import check_font
+
+    fonts: dict[str, str] = {figure.spec.font: "figure.font", figure.spec.label.font: "figure.font"}
+    for t in figure.texts:
+        fonts.setdefault(t.style.font, f"{t.key}.font")
+    for s in figure.shapes:
+        if s.text_style is not None and s.text:
+            fonts.setdefault(s.text_style.font, f"{s.key}.text_font")
+    for a in figure.arrows:
+        if a.label_style is not None and a.label:
+            fonts.setdefault(a.label_style.font, f"{a.key}.label_font")
+    found = []
+    for font, key in fonts.items():
+        try:
+            check_font(font)
+        except LayoutError as exc:
+            found.append(Finding("font-missing", key, " ".join(exc.message.split(";")[:1])))
+    return found

@@ -1,0 +1,197 @@
+"""The resvg engine (default): PDF and PNG from one parse of the SVG by usvg, resvg's SVG model.
+
+usvg turns the composed SVG into a tree of paths, images and paint servers;
+svg2pdf writes that tree as a vector PDF, resvg draws it as pixels. Both come
+through the ``typst`` package: one wheel holding usvg, resvg and svg2pdf, no
+system library. The canvas becomes one Typst page of exactly its size showing
+the SVG as an image; Typst decodes an image once per process and reuses the
+tree (its memoization), so the PDF and the PNG asked of one call are drawn
+from one parse. (With two cores the export stage asks for them in two
+workers, parsing twice with the same usvg: 0.01 s, and the same model.)
+
+Why this binding (measured on volume_kv's composed SVG, 1.1 MB, 2 cores, one
+process; see ``benchmarks/bench.py`` for the engine comparison):
+``typst`` PDF 0.04 s and PNG at 300 dpi 0.13 s; ``resvg-py`` PNG 0.52 s (0.65 s
+with the system fonts skipped) and no PDF; ``svg2pdf-py`` PDF only,
+with a usvg of its own, so PNG and PDF could disagree; cairosvg PDF 0.57 s
+and PNG 0.67 s. ``typst`` also pins the PDF's dates from a timestamp instead
+of the clock, and writes PDF/A (``--pdf-standard``).
+
+Sizes: the page is the root's ``width``/``height`` in pt (CSS units: 1 px =
+1/96 in, SVG 2 section 8.2), so a 180 mm canvas at 300 dpi is
+round(180 / 25.4 * 300) = 2126 px wide (Typst rounds the page size in pixels).
+
+Fonts: usvg draws ``<text>`` with the fonts Typst finds: the system's
+(fontconfig's folders) and the folders of every font matplotlib knows (its
+own DejaVu and STIX copies included), so editable text is drawn in the font
+matplotlib measured it with. A ``<text>`` whose family the engine does not
+have would be drawn in a fallback font: it is an error naming the family
+(:func:`check_fonts`).
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from composer.errors import SvgError
+
+#: the PDF's creation and modification date: fixed, so equal inputs give equal bytes
+#: (the same instant cairosvg's PDFs were pinned to).
+PDF_DATE = datetime.datetime(2000, 1, 1, tzinfo=datetime.timezone.utc)
+
+#: PDF standards the engine writes (``--pdf-standard``); Typst's names.
+PDF_STANDARDS = ("1.4", "1.5", "1.6", "1.7", "2.0", "a-1b", "a-2b", "a-2u", "a-3b", "a-3u", "a-4")
+
+#: the page: exactly the canvas, no margin, transparent where the SVG paints nothing.
+_DOCUMENT = """#set document(title: sys.inputs.at("title", default: none))
+#set page(width: {width_pt}pt, height: {height_pt}pt, margin: 0pt, fill: none)
+#image("canvas.svg", width: {width_pt}pt, height: {height_pt}pt, fit: "stretch")
+"""
+
+KINDS = ("pdf", "png")
+
+
+def available() -> str | None:
+    """None when the engine can run here, else one line saying why and the fix."""
+    try:
+        import typst  # noqa: F401
+    except ImportError:
+        return "the typst package is not installed"
+    return None
+
+
+def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[float, float], title: str = "",
+            pdf_standard: str | None = None, source: str = "canvas", folder: str | None = None) -> dict[str, bytes]:
+    """Export SVG bytes to each of ``kinds`` (``pdf``, ``png``) from one usvg parse.
+
+    Args:
+        svg: the composed canvas.
+        dpi: PNG pixels per inch of the canvas's physical size.
+        size_pt: the canvas's (width, height) in pt (:func:`composer.stages.export.canvas_size_pt`).
+        title: the PDF's Title.
+        pdf_standard: one of :data:`PDF_STANDARDS` (PDF/A: ``"a-2b"``...), or None.
+        folder: an otherwise empty folder holding ``svg`` as ``canvas.svg``, made and removed by the
+            caller (so a worker killed at its timeout leaves nothing behind); None: one of its own.
+
+    Returns:
+        kind -> bytes; the PNG without resolution metadata (the caller adds it).
+
+    Raises:
+        SvgError: the engine could not draw it (``source`` names the figure).
+    """
+    import typst
+
+    if folder is None:
+        with tempfile.TemporaryDirectory(prefix="composer-export-") as own:
+            Path(own, "canvas.svg").write_bytes(svg)
+            return convert(svg, kinds, dpi=dpi, size_pt=size_pt, title=title, pdf_standard=pdf_standard,
+                           source=source, folder=own)
+    has_text = b"<text" in svg
+    if has_text:
+        check_fonts(text_fonts(svg, source), file=source)
+    width_pt, height_pt = size_pt
+    document = _DOCUMENT.format(width_pt=f"{width_pt:.6f}", height_pt=f"{height_pt:.6f}").encode()
+    out: dict[str, bytes] = {}
+    # Typst's own embedded fonts never: a family neither the system nor matplotlib has is an error
+    # (check_fonts), not a fallback; without <text> (every glyph an outline) no font at all (0.04 s
+    # to load Typst's, 0.08 s to scan the system's)
+    fonts = typst.Fonts(include_system_fonts=has_text, include_embedded_fonts=False,
+                        font_paths=font_folders() if has_text else [])
+    compiler = typst.Compiler(root=folder, font_paths=fonts)
+    inputs = {"title": title} if title else {}
+    try:
+        for kind in kinds:
+            if kind == "pdf":
+                result = compiler.compile(input=document, format="pdf", timestamp=PDF_DATE, sys_inputs=inputs,
+                                          pdf_standards=[pdf_standard] if pdf_standard else [])  # type: ignore[list-item]
+            elif kind == "png":
+                result = compiler.compile(input=document, format="png", ppi=dpi, sys_inputs=inputs)
+            else:
+                raise ValueError(f"the resvg engine does not write {kind}")
+            if isinstance(result, list):  # one page, always; Typst returns a list for several
+                result = result[0]
+            assert isinstance(result, bytes)
+            out[kind] = result
+    except typst.TypstError as exc:
+        raise SvgError(f"cannot export the {kind.upper()}: resvg: {_one_line(exc)}", file=source) from None
+    return out
+
+
+def _one_line(exc: Exception) -> str:
+    message = getattr(exc, "message", "") or str(exc)
+    hints = getattr(exc, "hints", None) or []
+    text = " ".join(str(message).split())
+    return f"{text} ({'; '.join(' '.join(h.split()) for h in hints)})" if hints else text
+
+
+@lru_cache(maxsize=1)
+def font_folders() -> list[str]:
+    """Folders of every font file matplotlib knows that the system folders may not hold, sorted.
+
+    matplotlib measures text with these files (its own ``mpl-data/fonts``,
+    fonts added with ``font_manager.fontManager.addfont``), so the engine must
+    draw with them too; the system folders Typst scans itself.
+    """
+    from matplotlib import font_manager
+
+    system = ("/usr/share/fonts", "/usr/local/share/fonts", "/Library/Fonts", "/System/Library/Fonts",
+              os.path.expanduser("~/.fonts"), os.path.expanduser("~/.local/share/fonts"))
+    folders = {os.path.dirname(f.fname) for f in font_manager.fontManager.ttflist}
+    return sorted(d for d in folders if not any(d == s or d.startswith(s + os.sep) for s in system))
+
+
+@lru_cache(maxsize=1)
+def families() -> frozenset[str]:
+    """Every font family the engine can draw with (casefolded)."""
+    import typst
+
+    fonts = typst.Fonts(include_system_fonts=True, include_embedded_fonts=False, font_paths=font_folders())
+    return frozenset(f.casefold() for f in fonts.families())  # the same set convert() draws with
+
+
+def text_fonts(svg: bytes, source: str) -> dict[str, str]:
+    """family -> who uses it (the label or id of its top-level element), for the first family of
+    every font a ``<text>`` of the SVG asks for (:func:`composer.text.fonts.svg_text_fonts`: style
+    attributes, ``<style>`` rules and inheritance)."""
+    from composer.text.fonts import svg_text_fonts
+    from composer.svg.io import parse_svg
+
+    root = parse_svg(svg, source=source)
+
+    def owner_of(el) -> str:
+        top = el
+        for anc in el.iterancestors():
+            if anc is root:
+                break
+            top = anc
+        return top.get("{http://www.inkscape.org/namespaces/inkscape}label") or top.get("id") or "canvas text"
+
+    used: dict[str, str] = {}
+    for tf in svg_text_fonts(root, owner_of):
+        used.setdefault(tf.families[0], tf.owner or "canvas text")
+    return used
+
+
+def check_fonts(used: Mapping[str, str], *, file: str | None) -> None:
+    """Every family a ``<text>`` asks for first must be one the engine has.
+
+    Args:
+        used: family -> who uses it (``"canvas text"``, ``"panel schem (schem.svg)"``).
+
+    Raises:
+        SvgError: names the family, who uses it, and the fix.
+    """
+    from composer.text.fonts import GENERIC_FAMILIES
+
+    have = families()
+    for family, owner in used.items():
+        if family in GENERIC_FAMILIES or family.casefold() in have:
+            continue
+        raise SvgError(f"{owner}: font {family!r} is not installed for the resvg engine, which would draw its "
+                       "text in another font; install the font (e.g. in ~/.local/share/fonts) or draw the text "
+                       "as paths", file=file)

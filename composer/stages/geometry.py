@@ -1,0 +1,403 @@
+"""Geometry stage: resolve every element of a figure into a box in canvas pt.
+
+Box model (documented before the code, as matplotlib's ``_layoutgrid`` does):
+
+- A :class:`Box` is the rectangle an element occupies, top-left (x_pt, y_pt),
+  y down, with compass anchors at fractions of it
+  (:data:`composer.layout.model.COMPASS`) and points along a side (``e@0.25``: a
+  quarter of the way down the east side; n/s sides run left to right, e/w
+  sides top to bottom).
+- An element is placed in one of two ways: one of its anchors sits at a
+  position (``at``; relative placements such as ``right_of`` compile to this),
+  or it fills a cell area of a mosaic grid (``cell``).
+- A position is an absolute point or an anchor of another element (or of
+  ``canvas``, the whole canvas), plus an offset. Positions resolve on demand, so elements may be declared in any
+  order; a cycle of references is an error naming its elements.
+- A grid's box is the canvas inside the figure margin (``[grid]``) or placed
+  like any element (``[grids.NAME]``, nesting). Its columns are fixed lengths
+  or ratios of what the fixed columns and gutters leave; rows likewise. An
+  area's box spans its cells and the gutters between them.
+- Data anchors published by renderers (panel pt) move onto the canvas with
+  their panel's box, so ``fmap.pixel`` is a canvas point like ``fmap.e``.
+- Panels may not overlap one another unless one is marked ``overlap = true``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Mapping
+
+from composer.errors import LayoutError
+from composer.layout.model import COMPASS, Align, Figure, Grid, Placement, Position
+
+Point = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class Box:
+    """An axis-aligned rectangle in canvas pt (top-left corner, y down)."""
+
+    x_pt: float
+    y_pt: float
+    width_pt: float
+    height_pt: float
+
+    def anchor(self, name: str) -> Point:
+        """The canvas point of a compass anchor (``n``, ``se``, ``center``) or ``side@fraction``."""
+        if "@" in name:
+            side, _, fraction = name.partition("@")
+            f = float(fraction)
+            return {"n": (self.x_pt + f * self.width_pt, self.y_pt),
+                    "s": (self.x_pt + f * self.width_pt, self.y_pt + self.height_pt),
+                    "w": (self.x_pt, self.y_pt + f * self.height_pt),
+                    "e": (self.x_pt + self.width_pt, self.y_pt + f * self.height_pt)}[side]
+        fx, fy = COMPASS[name]
+        return self.x_pt + fx * self.width_pt, self.y_pt + fy * self.height_pt
+
+    @classmethod
+    def placed(cls, point: Point, anchor: str, width_pt: float, height_pt: float) -> "Box":
+        """The box of the given size whose compass ``anchor`` sits at ``point``."""
+        fx, fy = COMPASS[anchor]
+        return cls(point[0] - fx * width_pt, point[1] - fy * height_pt, width_pt, height_pt)
+
+    def overlap_pt(self, other: "Box") -> tuple[float, float]:
+        """Width and height of the intersection with ``other`` (0 when apart)."""
+        w = min(self.x_pt + self.width_pt, other.x_pt + other.width_pt) - max(self.x_pt, other.x_pt)
+        h = min(self.y_pt + self.height_pt, other.y_pt + other.height_pt) - max(self.y_pt, other.y_pt)
+        return max(w, 0.0), max(h, 0.0)
+
+
+@dataclass(frozen=True)
+class Route:
+    """A connector's path: a polyline through ``points``, or with ``curve`` a
+    quadratic Bezier ``points[0]``, control ``points[1]``, ``points[2]``."""
+
+    points: tuple[Point, ...]
+    curve: bool = False
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """Every resolved box and connector route of a figure.
+
+    Attributes:
+        panels: panel name -> box.
+        texts: one box per ``[[text]]``, in declaration order.
+        shapes: one box per boxed ``[[shape]]`` (None for lines and braces).
+        shape_points: the resolved points of each ``[[shape]]`` (lines, braces).
+        arrows: one route per ``[[arrow]]``.
+        grids: grid name -> box; cells: (grid, area) -> box.
+        data_anchors: (panel, name) -> canvas point.
+    """
+
+    panels: dict[str, Box]
+    texts: tuple[Box, ...]
+    shapes: tuple[Box | None, ...]
+    shape_points: tuple[tuple[Point, ...], ...]
+    arrows: tuple[Route, ...]
+    grids: dict[str, Box]
+    cells: dict[tuple[str, str], Box]
+    data_anchors: dict[tuple[str, str], Point]
+
+
+class _NeedsAnchors(Exception):
+    """Raised inside :func:`panel_boxes` when a panel's box depends on a data anchor."""
+
+
+def resolve(figure: Figure, text_sizes: list[tuple[float, float]],
+            shape_sizes: list[tuple[float, float] | None] | None,
+            data_anchors: Mapping[str, Mapping[str, Point]] | None, *, file: str) -> Geometry:
+    """Place every element.
+
+    Args:
+        figure: the loaded layout.
+        text_sizes: (width_pt, height_pt) of each ``[[text]]`` block, typeset.
+        shape_sizes: (width_pt, height_pt) of each boxed shape (fitted to its
+            text where the layout gave no size), None for lines and braces;
+            None for all: take sizes from the layout.
+        data_anchors: panel name -> {anchor name: (x_pt, y_pt) in panel
+            coordinates}; None when panels are not rendered yet (then a
+            reference to a data anchor raises LayoutError).
+        file: the layout file, for errors.
+
+    Raises:
+        LayoutError: a reference to a data anchor the renderer did not publish
+            (lists those it did), a cycle of references, grid tracks that do
+            not fit, or panels overlapping.
+    """
+    return _Resolver(figure, text_sizes, shape_sizes, data_anchors, file).run()
+
+
+def panel_boxes(figure: Figure, text_sizes: list[tuple[float, float]],
+                shape_sizes: list[tuple[float, float] | None] | None, *, file: str) -> dict[str, Box]:
+    """Panel boxes before rendering (for plot-area alignment).
+
+    Raises:
+        LayoutError: a panel is placed relative to a data anchor (only
+            annotations may be).
+    """
+    resolver = _Resolver(figure, text_sizes, shape_sizes, None, file)
+    boxes = {p.name: resolver.box(p.name) for p in figure.panels}
+    for align in figure.aligns:
+        _check_alignment(align, boxes, file)
+    return boxes
+
+
+def alignment_groups(align: Align, boxes: Mapping[str, Box]) -> dict[str, list[tuple[str, ...]]]:
+    """The panels of an ``[[align]]`` that line up together, per axis.
+
+    ``"x"`` lines up left and right edges within a column: panels whose
+    boxes overlap horizontally (transitively) form one group; ``"y"`` lines
+    up tops and bottoms within a row (overlapping vertically); ``"both"``
+    does both, so an L of three panels aligns its row and its column, as R
+    patchwork does.
+
+    Returns:
+        ``{"x": [group, ...], "y": [...]}`` for the axes asked; each group
+        is a tuple of panel names in ``align.panels`` order; a panel alone
+        in its column (row) is a group of one.
+    """
+    groups: dict[str, list[tuple[str, ...]]] = {}
+    for axis in ("x", "y") if align.axis == "both" else (align.axis,):
+        def span(name: str) -> tuple[float, float]:
+            box = boxes[name]
+            return (box.x_pt, box.x_pt + box.width_pt) if axis == "x" else (box.y_pt, box.y_pt + box.height_pt)
+
+        parent = {n: n for n in align.panels}
+
+        def find(n: str) -> str:
+            while parent[n] != n:
+                n = parent[n]
+            return n
+
+        for i, a in enumerate(align.panels):
+            for b in align.panels[i + 1:]:
+                (a0, a1), (b0, b1) = span(a), span(b)
+                if min(a1, b1) > max(a0, b0):
+                    parent[find(b)] = find(a)
+        members: dict[str, list[str]] = {}
+        for n in align.panels:
+            members.setdefault(find(n), []).append(n)
+        groups[axis] = [tuple(m) for m in members.values()]
+    return groups
+
+
+def _check_alignment(align: Align, boxes: Mapping[str, Box], file: str) -> None:
+    """Refuse an ``[[align]]`` that would leave a panel unaligned.
+
+    With ``axis = "x"`` every panel must share a column with another panel
+    of the group, with ``"y"`` a row; with ``"both"``, a column or a row.
+    (Side-by-side panels aligned on x would otherwise be silently left as
+    they are.)
+
+    Raises:
+        LayoutError: naming the first panel that shares no column / row.
+    """
+    groups = alignment_groups(align, boxes)
+    alone = {axis: {g[0] for g in found if len(g) == 1} for axis, found in groups.items()}
+    for name in align.panels:
+        if all(name in lonely for lonely in alone.values()):
+            what = {"x": "a column", "y": "a row", "both": "a row or a column"}[align.axis]
+            hint = {"x": "for panels side by side use axis = \"y\"",
+                    "y": "for panels stacked in a column use axis = \"x\"",
+                    "both": "remove it from the group"}[align.axis]
+            raise LayoutError(f"panel {name!r} shares {what} with no other panel of the group: axis = "
+                              f"\"{align.axis}\" lines up the plot areas of panels in {what}; {hint}",
+                              file=file, key=f"{align.key}.axis" if align.key else None)
+
+
+class _Resolver:
+    def __init__(self, figure: Figure, text_sizes, shape_sizes, data_anchors, file: str):
+        self.figure, self.file = figure, file
+        self.anchors = data_anchors
+        self.items: dict[str, tuple[Placement, tuple[float, float] | None]] = {}
+        for panel in figure.panels:
+            self.items[panel.name] = (panel.place, panel.size_pt)
+        for i, shape in enumerate(figure.shapes):
+            if shape.place is not None:
+                size = shape_sizes[i] if shape_sizes is not None else shape.size_pt
+                self.items[shape.name or f"#shape{i}"] = (shape.place, size)  # type: ignore[assignment]
+        for i, text in enumerate(figure.texts):
+            self.items[text.name or f"#text{i}"] = (text.place, text_sizes[i])
+        self.grids: dict[str, Grid] = {g.name: g for g in figure.grids}
+        for grid in figure.grids:
+            self.items[f"grid:{grid.name}"] = (grid.place, grid.size_pt)
+        self.boxes: dict[str, Box] = {"canvas": Box(0.0, 0.0, figure.spec.width_pt, figure.spec.height_pt)}
+        self.resolving: list[str] = []
+        self.cells: dict[tuple[str, str], Box] = {}
+
+    def run(self) -> Geometry:
+        figure = self.figure
+        for name in self.items:
+            self.box(name)
+        self._check_overlaps()
+        arrows = tuple(self.route(a) for a in figure.arrows)
+        shape_points = tuple(tuple(self.point(p) for p in s.points) for s in figure.shapes)
+        placed = {}
+        for panel, found in (self.anchors or {}).items():
+            box = self.boxes[panel]
+            for name, (x, y) in found.items():
+                placed[(panel, name)] = (box.x_pt + x, box.y_pt + y)
+        return Geometry(
+            panels={p.name: self.boxes[p.name] for p in figure.panels},
+            texts=tuple(self.boxes[t.name or f"#text{i}"] for i, t in enumerate(figure.texts)),
+            shapes=tuple(self.boxes[s.name or f"#shape{i}"] if s.place else None
+                         for i, s in enumerate(figure.shapes)),
+            shape_points=shape_points,
+            arrows=arrows,
+            grids={g.name: self.boxes[f"grid:{g.name}"] for g in figure.grids},
+            cells=dict(self.cells),
+            data_anchors=placed,
+        )
+
+    def box(self, name: str) -> Box:
+        if name in self.boxes:
+            return self.boxes[name]
+        place, size = self.items[name]
+        if name in self.resolving:
+            cycle = self.resolving[self.resolving.index(name):] + [name]
+            shown = " -> ".join(n.removeprefix("grid:") for n in cycle)
+            raise LayoutError(f"placement refers to itself: {shown}", file=self.file, key=place.key)
+        self.resolving.append(name)
+        if place.cell is not None:
+            box = self.cell(*place.cell, key=place.key)
+        else:
+            assert place.at is not None and size is not None
+            box = Box.placed(self.point(place.at), place.anchor, *size)
+        self.resolving.pop()
+        self.boxes[name] = box
+        return box
+
+    def point(self, pos: Position) -> Point:
+        if pos.ref is None:
+            return pos.x_pt + pos.dx_pt, pos.y_pt + pos.dy_pt
+        element, anchor = pos.ref
+        target = self.box(element)
+        if anchor in COMPASS or "@" in anchor:
+            x, y = target.anchor(anchor)
+        elif self.anchors is None:
+            raise LayoutError(f"{element + '.' + anchor!r} is a data anchor, known only after rendering; "
+                              "panels and grids cannot be placed at data anchors, only annotations",
+                              file=self.file, key=pos.key)
+        elif anchor in self.anchors.get(element, {}):
+            lx, ly = self.anchors[element][anchor]
+            x, y = target.x_pt + lx, target.y_pt + ly
+        else:
+            published = sorted(self.anchors.get(element, {}))
+            raise LayoutError(f"{element + '.' + anchor!r} is not an anchor of {element!r}; valid anchors are "
+                              f"{', '.join([*COMPASS, *published])}", file=self.file, key=pos.key)
+        return x + pos.dx_pt, y + pos.dy_pt
+
+    def cell(self, grid_name: str, area: str, *, key: str) -> Box:
+        if (grid_name, area) in self.cells:
+            return self.cells[(grid_name, area)]
+        grid = self.grids[grid_name]
+        outer = self.box(f"grid:{grid_name}")
+        xs = _tracks([t.length_pt for t in grid.columns], [t.ratio for t in grid.columns], outer.width_pt,
+                     grid.gutter_pt[0], self.file, f"{grid.key}.columns")
+        ys = _tracks([t.length_pt for t in grid.rows], [t.ratio for t in grid.rows], outer.height_pt,
+                     grid.gutter_pt[1], self.file, f"{grid.key}.rows")
+        for letter in {c for row in grid.mosaic for c in row} - {"."}:
+            cells = [(i, j) for i, row in enumerate(grid.mosaic) for j, c in enumerate(row) if c == letter]
+            i0, i1 = min(i for i, _ in cells), max(i for i, _ in cells)
+            j0, j1 = min(j for _, j in cells), max(j for _, j in cells)
+            x0, y0 = outer.x_pt + xs[j0][0], outer.y_pt + ys[i0][0]
+            self.cells[(grid_name, letter)] = Box(x0, y0, outer.x_pt + xs[j1][1] - x0, outer.y_pt + ys[i1][1] - y0)
+        return self.cells[(grid_name, area)]
+
+    def route(self, arrow) -> Route:
+        start, end = self.point(arrow.start), self.point(arrow.end)
+        via = [self.point(v) for v in arrow.via]
+        if arrow.route == "arc":
+            found = Route(arc_points(start, end, arrow.bend_deg), curve=True)
+            length_pt = math.dist(start, end)
+        else:
+            stops = [start, *via, end]
+            points = [start]
+            for a, b in zip(stops, stops[1:]):
+                points += list(route(a, b, arrow.route)[1:])
+            found = Route(tuple(points))
+            length_pt = sum(math.dist(a, b) for a, b in zip(points, points[1:]))
+        if length_pt - 2 * arrow.gap_pt < MIN_CONNECTOR_PT:
+            raise LayoutError(f"the connector is {length_pt:.2f} pt long"
+                              + (f" and its gap takes {2 * arrow.gap_pt:.2f} pt of it" if arrow.gap_pt else "")
+                              + ": nothing would be drawn; its ends are (nearly) the same point", file=self.file,
+                              key=arrow.key or None)
+        return found
+
+    def _check_overlaps(self) -> None:
+        """Panels lie on the canvas and do not overlap (unless marked ``overlap``)."""
+        panels = self.figure.panels
+        canvas = self.boxes["canvas"]
+        for p in panels:
+            box = self.boxes[p.name]
+            beyond = {"left": -box.x_pt, "top": -box.y_pt, "right": box.x_pt + box.width_pt - canvas.width_pt,
+                      "bottom": box.y_pt + box.height_pt - canvas.height_pt}
+            side, by_pt = max(beyond.items(), key=lambda kv: kv[1])
+            if by_pt > 0.01:
+                raise LayoutError(f"panel {p.name!r} reaches {by_pt:.1f} pt past the {side} edge of the canvas "
+                                  f"({canvas.width_pt:.1f} x {canvas.height_pt:.1f} pt); move or shrink it, or "
+                                  "enlarge the figure", file=self.file, key=p.key)
+        for i, a in enumerate(panels):
+            for b in panels[i + 1:]:
+                if a.overlap or b.overlap:
+                    continue
+                w, h = self.boxes[a.name].overlap_pt(self.boxes[b.name])
+                if w > 0.01 and h > 0.01:
+                    raise LayoutError(f"panels {a.name!r} and {b.name!r} overlap by {w:.1f} x {h:.1f} pt; "
+                                      "move one, or set overlap = true on an inset", file=self.file, key=b.key)
+
+
+#: the shortest connector drawn (pt, after its gaps): about 0.35 mm, shorter than any head
+MIN_CONNECTOR_PT = 1.0
+
+
+def _tracks(lengths: list[float | None], ratios: list[float | None], total_pt: float, gutter_pt: float,
+            file: str, key: str) -> list[tuple[float, float]]:
+    """Start and end (pt, from the grid's edge) of each track.
+
+    Fixed tracks keep their length; ratio tracks share what the fixed tracks
+    and gutters leave, in proportion (CSS grid ``fr`` units).
+    """
+    fixed = sum(v for v in lengths if v is not None) + gutter_pt * (len(lengths) - 1)
+    shares = sum(r for r in ratios if r is not None)
+    free = total_pt - fixed
+    if free < -1e-6 or (shares and free <= 0):
+        raise LayoutError(f"the tracks and gutters need {fixed:.1f} pt but the grid is {total_pt:.1f} pt",
+                          file=file, key=key)
+    out, pos = [], 0.0
+    for length, ratio in zip(lengths, ratios):
+        size = length if length is not None else free * (ratio or 0.0) / shares
+        out.append((pos, pos + size))
+        pos += size + gutter_pt
+    return out
+
+
+def route(start: Point, end: Point, kind: str) -> tuple[Point, ...]:
+    """The points of a connector route (schemdraw's ``Wire`` shapes).
+
+    ``straight``: start, end. ``-|``: horizontal from start, then vertical to
+    end. ``|-``: vertical first, then horizontal. Every segment of an elbow is
+    axis-parallel; a degenerate elbow (start and end aligned) collapses to a
+    straight segment.
+    """
+    if kind not in ("-|", "|-") or start[0] == end[0] or start[1] == end[1]:
+        return start, end
+    corner = (end[0], start[1]) if kind == "-|" else (start[0], end[1])
+    return start, corner, end
+
+
+def arc_points(start: Point, end: Point, bend_deg: float) -> tuple[Point, Point, Point]:
+    """Start, control point and end of a quadratic Bezier arc.
+
+    The curve leaves ``start`` at ``bend_deg`` to the chord (positive bends to
+    the left of the direction of travel, in the y-down canvas: counter-clockwise
+    on screen), as TikZ's ``bend left``: the control point sits on the chord's
+    perpendicular bisector at ``tan(bend) * chord / 2``.
+    """
+    mx, my = (start[0] + end[0]) / 2, (start[1] + end[1]) / 2
+    dx, dy = end[0] - start[0], end[1] - start[1]
+    h = math.tan(math.radians(bend_deg)) / 2
+    # left of travel on screen (y down) is (dy, -dx)
+    return start, (mx + dy * h, my - dx * h), end

@@ -1,0 +1,715 @@
+"""Render stage: run a panel function on a matplotlib Figure of its final size.
+
+A renderer is a plain function ``f(fig, data, **params)`` in
+``panels/<module>.py``. composer makes ``Figure(figsize=box / 72 pt per in)``,
+so the panel is drawn at the physical size it has in the final figure: a 7 pt
+tick label is 7 pt on paper, and the panel is never scaled afterwards.
+
+rcParams while rendering (see docs/design.md, "Traps of merging SVG"):
+
+- ``svg.fonttype = "path"``: glyphs as outlines, mathtext included, so every
+  renderer shows the same glyphs (``"none"`` under ``[figure] text =
+  "editable"``, mathtext still outlines: see :mod:`composer.mpl.savesvg`);
+- ``svg.hashsalt`` fixed and ``metadata={"Date": None}``: byte-identical SVG;
+- ``figure.dpi = 72``: one display unit = 1 pt, the SVG user unit;
+- ``font.family``/``font.size`` from the layout's ``[figure]``.
+
+A renderer may return ``{name: (ax, x, y)}`` (or ``(ax, x, y, z)`` for 3D axes)
+in data coordinates: these *data anchors* are transformed after drawing into
+panel points, so connectors can end exactly on a data point.
+
+:func:`composer.pipeline.render_panels` runs renderers in forked workers with a
+timeout (:mod:`composer.sandbox.isolate`); :func:`panel_failure` words what went wrong
+there. A renderer that raises, hangs, crashes the interpreter or returns
+garbage becomes one :class:`PanelError` naming the panel, the function and the
+line of panel code, and nothing it changed in matplotlib's state or in its
+data reaches the other panels.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import importlib.util
+import inspect
+import io
+import logging
+import math
+import os
+import re
+import sys
+import traceback
+import warnings
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable, Iterator, Mapping
+
+from composer.errors import LayoutError, PanelError
+from composer.sandbox.isolate import Frame, WorkerFailure, where
+from composer.layout.model import FigureSpec, Panel
+from composer.text.metrics import font_families
+from composer.mpl.savesvg import save_svg, svg_fonttype
+
+
+@dataclass(frozen=True)
+class RenderedPanel:
+    """A rendered panel: its SVG document and its data anchors.
+
+    Attributes:
+        svg: the panel's SVG bytes, viewBox ``0 0 width_pt height_pt``.
+        anchors: data anchor name -> (x_pt, y_pt) from the panel's top-left, y down.
+        notes: warnings to report in the parent process (the panel is drawn in a
+            worker): fonts it asks for that are not installed.
+        substituted: font (and weight) the panel asked for -> what matplotlib
+            drew instead, seen while it was drawn and saved
+            (:func:`font_substitutions`; ``compose check``'s
+            ``font-substituted`` rule). Filled by
+            :func:`composer.pipeline.render_panels` and cached with the panel;
+            empty from :func:`render_panel`, which does not watch.
+    """
+
+    svg: bytes
+    anchors: dict[str, tuple[float, float]]
+    notes: tuple[str, ...] = ()
+    substituted: dict[str, str] = field(default_factory=dict)
+
+
+def load_module(panels_dir: Path, module: str, *, file: str, key: str) -> ModuleType:
+    """Import ``panels_dir/module.py`` (with ``panels_dir`` on ``sys.path`` for its own imports).
+
+    Raises:
+        LayoutError: no such module file (lists the modules that exist).
+        PanelError: importing it raised (names the module and the error).
+    """
+    path = panels_dir / f"{module}.py"
+    if not path.is_file():
+        existing = sorted(p.stem for p in panels_dir.glob("*.py")) if panels_dir.is_dir() else []
+        raise LayoutError(f"panel module {module!r} not found at {path}; modules are "
+                          f"{', '.join(existing) or '(none)'}", file=file, key=key)
+    name = f"composer_panels.{module}"
+    forget_changed_modules(panels_dir)
+    if name in sys.modules and getattr(sys.modules[name], "__file__", None) == str(path):
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(panels_dir))
+    try:
+        spec.loader.exec_module(mod)
+    except Exception as exc:  # the user's module; report it in one line
+        raise PanelError(f"importing panels/{module}.py raised {_describe(exc, panels_dir)}", file=file, key=key) from None
+    finally:
+        sys.path.remove(str(panels_dir))
+    sys.modules[name] = mod
+    _remember_sources(panels_dir)
+    return mod
+
+
+#: source file -> sha256 of its bytes when composer (or a panel module) imported it.
+_IMPORTED: dict[str, str] = {}
+
+
+def _project_modules(panels_dir: Path) -> dict[str, ModuleType]:
+    """``sys.modules`` entries whose file lies in ``panels_dir`` (panel modules and their project imports)."""
+    prefixes = tuple({os.path.join(str(panels_dir), ""), os.path.join(str(panels_dir.resolve()), "")})
+    found = {}
+    for name, mod in list(sys.modules.items()):
+        file = getattr(mod, "__file__", None)
+        if isinstance(file, str) and file.startswith(prefixes):
+            found[name] = mod
+    return found
+
+
+def _digest(path: str) -> str | None:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _remember_sources(panels_dir: Path) -> None:
+    for mod in _project_modules(panels_dir).values():
+        _IMPORTED.setdefault(mod.__file__, _digest(mod.__file__))
+
+
+def forget_changed_modules(panels_dir: Path) -> bool:
+    """Forget imported project modules that are stale for ``panels_dir``.
+
+    A long-lived process (``compose --watch``, a notebook, a test session)
+    would otherwise keep running the old code of an edited panel module or of
+    a project module it imports, or, having built another project before,
+    the other project's module of the same name (``import helpers`` finds
+    the one already in ``sys.modules``). So:
+
+    - every module imported from another project's ``panels/`` is forgotten,
+      and so is a module of this project imported after composer last looked
+      (by a renderer, at render time): its source was never hashed;
+    - when a file of this project's imported modules changed, all of them
+      are forgotten (modules hold each other's old objects), and the changed
+      files' cached bytecode is deleted: Python trusts a ``.pyc`` whose
+      source has the same mtime second and size, which an edit of one digit
+      can keep.
+
+    Returns:
+        True when modules were forgotten.
+    """
+    here = _project_modules(panels_dir)
+    elsewhere = {name: mod for name, mod in list(sys.modules.items())
+                 if getattr(mod, "__file__", None) in _IMPORTED and name not in here}
+    changed = [m.__file__ for m in here.values() if m.__file__ in _IMPORTED and _digest(m.__file__) != _IMPORTED[m.__file__]]
+    for file in changed:
+        try:
+            Path(importlib.util.cache_from_source(file)).unlink()
+        except (OSError, ValueError, NotImplementedError):
+            pass
+    # a project module imported later (inside a renderer) was never hashed: it cannot be trusted either
+    unknown = {name: mod for name, mod in here.items() if mod.__file__ not in _IMPORTED}
+    stale = {**elsewhere, **unknown, **(here if changed else {})}
+    if not stale:
+        return False
+    for name, mod in stale.items():
+        del sys.modules[name]
+        _IMPORTED.pop(mod.__file__, None)
+    importlib.invalidate_caches()
+    return True
+
+
+def find_renderer(module: ModuleType, function: str, *, file: str, key: str) -> Callable[..., Any]:
+    """``getattr(module, function)``, or a LayoutError listing the module's functions."""
+    func = getattr(module, function, None)
+    if not callable(func):
+        names = sorted(n for n, v in vars(module).items()
+                       if inspect.isfunction(v) and v.__module__ == module.__name__ and not n.startswith("_"))
+        raise LayoutError(f"function {function!r} not found in {Path(module.__file__).name}; functions are "
+                          f"{', '.join(names) or '(none)'}", file=file, key=key)
+    return func
+
+
+def accepted(func: Callable[..., Any], params: Mapping[str, Any]) -> dict[str, Any]:
+    """The subset of ``params`` that ``func`` accepts as keywords (all with ``**kwargs``)."""
+    sig = inspect.signature(func)
+    if any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+        return dict(params)
+    return {k: v for k, v in params.items() if k in sig.parameters}
+
+
+def rc_params(spec: FigureSpec, salt: str) -> dict[str, Any]:
+    """The rcParams every panel is rendered with (see module docstring);
+    the layout's ``[rcparams]`` come last and win."""
+    return {
+        "svg.fonttype": svg_fonttype(spec),
+        "svg.hashsalt": f"composer:{salt}",
+        "svg.image_inline": True,
+        "figure.dpi": 72.0,
+        "figure.facecolor": "none",
+        "savefig.facecolor": "auto",
+        "savefig.edgecolor": "auto",
+        "font.family": font_families(spec.font),
+        "font.size": spec.font_size_pt,
+        **spec.rcparams,
+    }
+
+
+def call_params(func: Callable[..., Any], panel: Panel, spec: FigureSpec, *, file: str | None = None
+                ) -> dict[str, Any]:
+    """The keyword arguments a renderer is called with: the figure's shared params it
+    accepts, ``colors`` (the palette) if it accepts that, then the panel's own params.
+
+    Raises:
+        PanelError: a panel param the function does not take (a misspelt
+            ``binz``; names the closest one and lists those it takes), or a
+            parameter without a default that nothing gives.
+    """
+    shared = {**spec.params, "colors": dict(spec.colors)}
+    params = {**accepted(func, shared), **panel.params}
+    try:
+        sig = inspect.signature(func)
+    except (TypeError, ValueError):  # a builtin or C function: let the call itself complain
+        return params
+    takes = [p for p in list(sig.parameters.values())[2:] if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    names = [p.name for p in takes]
+    if not any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+        for name in panel.params:
+            if name not in names:
+                close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+                raise PanelError(f"panel {panel.name!r}: {panel.source} takes no parameter {name!r}"
+                                 + (f"; did you mean {close[0]!r}?" if close else "")
+                                 + f"; it takes {', '.join(names) or 'none besides fig and data'}",
+                                 file=file, key=f"{panel.key}.params.{name}")
+    for p in takes:
+        if p.default is p.empty and p.name not in params:
+            raise PanelError(f"panel {panel.name!r}: {panel.source} needs parameter {p.name!r}; give it in "
+                             f"params = {{ {p.name} = ... }} or [figure.params]", file=file, key=f"{panel.key}.params")
+    return params
+
+
+def warm_up(spec: FigureSpec) -> None:
+    """Draw and save a small throwaway panel with the figure's rcParams.
+
+    The first panel a process draws pays for lazy imports (the SVG backend),
+    font and image machinery set-up; in a freshly forked worker that costs
+    about 0.25 s, in the parent (whose text machinery the canvas text
+    already warmed) about 0.05 s. Done once before the workers are forked,
+    every worker inherits it. Output is unaffected: each panel is drawn with
+    its own rcParams and hash salt. Done once per process and rcParams.
+    """
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    rc = rc_params(spec, "warm-up")
+    done = repr(sorted(rc.items()))
+    if done in _WARMED:  # this process drew with these rcParams before (a rebuild in --watch)
+        return
+    try:
+        with matplotlib.rc_context(rc):
+            fig = Figure(figsize=(1.0, 1.0), dpi=72.0)
+            ax = fig.add_subplot()
+            ax.plot([0, 1], [0, 1], "o-")
+            ax.imshow([[0.0, 1.0], [1.0, 0.0]])
+            ax.set_xlabel("x $x^2_i$")
+            fig.savefig(io.BytesIO(), format="svg", metadata={"Date": None})
+    except Exception:  # noqa: BLE001 - only a speed-up: the panels, isolated, report what fails and where
+        return
+    _WARMED.add(done)
+
+
+#: the rcParams :func:`warm_up` drew with in this process.
+_WARMED: set[str] = set()
+
+
+@dataclass
+class Draft:
+    """A panel drawn but not yet saved: its Figure and what the renderer returned."""
+
+    panel: Panel
+    fig: Any
+    result: Any
+    size_pt: tuple[float, float]
+    missing: list[str] = field(default_factory=list)  # characters drawn without a glyph
+
+
+def draw_panel(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data: Mapping[str, Any], *,
+               size_pt: tuple[float, float], file: str) -> Draft:
+    """Run the renderer on a Figure of ``size_pt`` (width, height in pt).
+
+    Params passed: the figure's shared params the function accepts, ``colors``
+    (the palette, name -> ``#rrggbb``) if it accepts that, then the panel's own.
+
+    Raises:
+        PanelError: the function raised (panel, function, error and the
+            innermost line of panel code) or resized the figure.
+    """
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    key = f"{panel.key}.render"
+    width_pt, height_pt = size_pt
+    params = call_params(func, panel, spec, file=file)
+    with matplotlib.rc_context(rc_params(spec, panel.name)), _missing_glyphs() as missing:
+        fig = Figure(figsize=(width_pt / 72.0, height_pt / 72.0), dpi=72.0)
+        try:
+            result = func(fig, data, **params)
+        except Exception as exc:  # the user's code; report it in one line
+            raise PanelError(f"panel {panel.name!r}: {panel.source} raised {_describe(exc, _user_dir(func))}",
+                             file=file, key=key) from None
+    w_in, h_in = fig.get_size_inches()
+    if abs(w_in * 72 - width_pt) > 1e-6 or abs(h_in * 72 - height_pt) > 1e-6:
+        raise PanelError(f"panel {panel.name!r}: {panel.source} changed the figure size to "
+                         f"{w_in * 72:.1f}x{h_in * 72:.1f} pt; a panel is drawn at its box size",
+                         file=file, key=key)
+    return Draft(panel=panel, fig=fig, result=result, size_pt=size_pt, missing=missing)
+
+
+def save_panel(draft: Draft, spec: FigureSpec, *, file: str) -> RenderedPanel:
+    """Save a drawn panel as SVG (:func:`composer.mpl.savesvg.save_svg`: text mode,
+    rasters at ``spec.raster_ppi``) and transform its data anchors into panel pt.
+
+    Raises:
+        PanelError: drawing raised, the renderer returned something other
+            than None or a dict of data anchors (names must be words, points
+            finite, axes of this figure), or it drew characters its fonts have
+            no glyph for (matplotlib would draw empty boxes).
+    """
+    import matplotlib
+
+    panel = draft.panel
+    key = f"{panel.key}.render"
+    with matplotlib.rc_context(rc_params(spec, panel.name)):
+        with _missing_glyphs() as missing:
+            try:
+                svg, notes = save_svg(draft.fig, spec, panel, file=file)
+            except PanelError:
+                raise
+            except Exception as exc:
+                raise PanelError(f"panel {panel.name!r}: drawing what {panel.source} made raised "
+                                 f"{type(exc).__name__}: {' '.join(str(exc).split())}", file=file, key=key) from None
+        missing += draft.missing
+        if missing:
+            raise PanelError(f"panel {panel.name!r}: {panel.source} draws {_glyph_list(missing)}, which font "
+                             f"{spec.font!r} has no glyph for (they would show as empty boxes); name a font that "
+                             "has them after the first in [figure] font, e.g. font = \"DejaVu Sans, WenQuanYi "
+                             "Micro Hei\"", file=file, key=key)
+        anchors = _data_anchors(draft.fig, draft.result, panel, draft.size_pt[1], file=file, key=key)
+    return RenderedPanel(svg=svg, anchors=anchors, notes=notes)
+
+
+def render_panel(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data: Mapping[str, Any], *,
+                 file: str, size_pt: tuple[float, float] | None = None) -> RenderedPanel:
+    """Draw and save one panel at its final size (``size_pt``, default the panel's own size).
+
+    Raises:
+        PanelError: see :func:`draw_panel` and :func:`save_panel`.
+    """
+    size = size_pt or panel.size_pt
+    assert size is not None
+    return save_panel(draw_panel(func, panel, spec, data, size_pt=size, file=file), spec, file=file)
+
+
+#: the least share of its width or height a plot area may keep when aligned (less is an error)
+MIN_ALIGNED_SHARE = 0.5
+#: box edges closer than this (pt) are one grid line for alignment
+EDGE_TOLERANCE_PT = 0.5
+
+
+def _same_edge(edges: Mapping[str, float]) -> list[list[str]]:
+    """Panel names clustered by box edge (pt): edges within :data:`EDGE_TOLERANCE_PT` are one line."""
+    clusters: list[list[str]] = []
+    last = None
+    for name, edge in sorted(edges.items(), key=lambda kv: kv[1]):
+        if last is None or edge - last > EDGE_TOLERANCE_PT:
+            clusters.append([])
+        clusters[-1].append(name)
+        last = edge
+    return clusters
+
+
+def align_plot_areas(drafts: Mapping[str, Draft], boxes: Mapping[str, Any], align: Any, *,
+                     file: str | None = None) -> None:
+    """Line up the plot areas (axes) of an ``[[align]]``'s panels on the canvas, as R patchwork does.
+
+    For each panel the union of its axes' positions is its plot area; its
+    margins (what the renderer left for tick labels and titles) are minimums.
+    Within each row of the group (:func:`composer.stages.geometry.alignment_groups`),
+    ``axis = "y"`` gives the panels whose boxes start on one line (same top)
+    the lowest of their plot-area tops, and those whose boxes end on one line
+    the highest of their bottoms (canvas coordinates), like patchwork's grid
+    lines: a panel spanning two rows shares its top with the first row and its
+    bottom with the second. Boxes that share no edge at all (centred, of
+    unequal height) are aligned as one row. Within each column, ``"x"`` does
+    the same for left and right edges; ``"both"`` both. The
+    axes inside each panel are mapped linearly from the old plot area to the
+    new one.
+
+    Args:
+        drafts: panel name -> drawn, unsaved figure (every panel of ``align``).
+        boxes: panel name -> :class:`composer.stages.geometry.Box` on the canvas, pt.
+        align: the :class:`composer.layout.model.Align`.
+        file: the layout, for errors.
+
+    Raises:
+        LayoutError: a plot area would keep less than :data:`MIN_ALIGNED_SHARE`
+            of its width or height (panels that overlap only in part, or one
+            spanning rows others do not): the layout asks for the impossible.
+    """
+    from composer.stages.geometry import alignment_groups
+
+    areas = {}
+    for name in align.panels:
+        fig, box = drafts[name].fig, boxes[name]
+        axes = [ax for ax in fig.axes if ax.get_visible()]
+        if not axes:
+            raise LayoutError(f"panel {name!r} draws no axes, so it has no plot area to align; remove it "
+                              "from the group", file=file, key=f"{align.key}.panels" if align.key else None)
+        pos = [ax.get_position(original=True) for ax in axes]
+        x0, y0 = min(p.x0 for p in pos), min(p.y0 for p in pos)
+        x1, y1 = max(p.x1 for p in pos), max(p.y1 for p in pos)
+        areas[name] = (axes, pos, (x0, y0, x1, y1), box)
+
+    def canvas(name: str) -> tuple[float, float, float, float]:
+        (x0, y0, x1, y1), box = areas[name][2], areas[name][3]
+        return (box.x_pt + x0 * box.width_pt, box.y_pt + (1 - y1) * box.height_pt,
+                box.x_pt + x1 * box.width_pt, box.y_pt + (1 - y0) * box.height_pt)
+
+    new = {name: list(area[2]) for name, area in areas.items()}  # x0, y0, x1, y1 in figure fractions
+    for axis, groups in alignment_groups(align, boxes).items():
+        for group in groups:
+            members = [n for n in group if n in areas]
+            if len(members) < 2:
+                continue
+            # near edge (left / top) and far edge (right / bottom) of each member's box, pt
+            near = {n: boxes[n].x_pt if axis == "x" else boxes[n].y_pt for n in members}
+            far = {n: near[n] + (boxes[n].width_pt if axis == "x" else boxes[n].height_pt) for n in members}
+            near_sets, far_sets = _same_edge(near), _same_edge(far)
+            if all(len(c) == 1 for c in near_sets + far_sets):  # boxes share no edge (centred, unequal): one row
+                near_sets = far_sets = [members]
+            for cluster in near_sets:  # plot areas start at the innermost start of boxes that start together
+                if len(cluster) > 1:
+                    edge = max(canvas(n)[0 if axis == "x" else 1] for n in cluster)
+                    for n in cluster:
+                        box = boxes[n]
+                        if axis == "x":
+                            new[n][0] = (edge - box.x_pt) / box.width_pt
+                        else:
+                            new[n][3] = 1 - (edge - box.y_pt) / box.height_pt
+            for cluster in far_sets:
+                if len(cluster) > 1:
+                    edge = min(canvas(n)[2 if axis == "x" else 3] for n in cluster)
+                    for n in cluster:
+                        box = boxes[n]
+                        if axis == "x":
+                            new[n][2] = (edge - box.x_pt) / box.width_pt
+                        else:
+                            new[n][1] = 1 - (edge - box.y_pt) / box.height_pt
+    for name, (axes, pos, (x0, y0, x1, y1), box) in areas.items():
+        nx0, ny0, nx1, ny1 = new[name]
+        for side, old_len, new_len in (("width", x1 - x0, nx1 - nx0), ("height", y1 - y0, ny1 - ny0)):
+            if old_len > 0 and new_len < MIN_ALIGNED_SHARE * old_len:
+                raise LayoutError(f"aligning would leave panel {name!r} {max(new_len, 0) / old_len:.0%} of its "
+                                  f"plot area's {side}: its box lines up with no other panel's on that axis; "
+                                  "align panels of one row (or column) of the same height (width)",
+                                  file=file, key=f"{align.key}.panels" if align.key else None)
+        for ax, p in zip(axes, pos):
+            fx = (nx1 - nx0) / (x1 - x0) if x1 > x0 else 1.0
+            fy = (ny1 - ny0) / (y1 - y0) if y1 > y0 else 1.0
+            ax.set_position([nx0 + (p.x0 - x0) * fx, ny0 + (p.y0 - y0) * fy, p.width * fx, p.height * fy])
+
+
+def _data_anchors(fig: Any, result: Any, panel: Panel, height_pt: float, *, file: str,
+                  key: str) -> dict[str, tuple[float, float]]:
+    """Transform the renderer's returned data anchors into panel pt (y down)."""
+    from matplotlib.axes import Axes
+
+    if result is None:
+        return {}
+    usage = "a renderer returns None or {name: (ax, x, y)} / {name: (ax, x, y, z)} data anchors"
+    if not isinstance(result, dict):
+        raise PanelError(f"panel {panel.name!r}: {panel.source} returned {type(result).__name__}; {usage}",
+                         file=file, key=key)
+    anchors = {}
+    for name in result:
+        if not isinstance(name, str) or not name.isidentifier():
+            raise PanelError(f"panel {panel.name!r}: {panel.source} returned anchor name {_short(name)}; "
+                             f"an anchor name is a word of letters, digits and _; {usage}", file=file, key=key)
+    for name, spec in sorted(result.items()):
+        ok = (isinstance(spec, tuple) and len(spec) in (3, 4)
+              and isinstance(spec[0], Axes) and all(_is_number(v) for v in spec[1:]))
+        if not ok:
+            raise PanelError(f"panel {panel.name!r}: {panel.source} returned anchor {name!r}: {_short(spec)}; "
+                             f"{usage}", file=file, key=key)
+        if _root_figure(spec[0]) is not fig:
+            raise PanelError(f"panel {panel.name!r}: anchor {name!r} names axes of another figure; use axes "
+                             "of the fig composer passed in", file=file, key=key)
+        ax, *coords = spec
+        if len(coords) == 3:
+            if not hasattr(ax, "get_proj"):
+                raise PanelError(f"panel {panel.name!r}: anchor {name!r} has x, y, z but its axes are not 3D",
+                                 file=file, key=key)
+            from mpl_toolkits.mplot3d import proj3d
+
+            xs, ys, _ = proj3d.proj_transform(*(float(c) for c in coords), ax.get_proj())
+            coords = [xs, ys]
+        else:
+            for axis, value in zip("xy", coords):
+                scale_name = getattr(ax, f"get_{axis}scale")()
+                if (scale_name == "log" and value <= 0) or (scale_name == "logit" and not 0 < value < 1):
+                    domain = "above 0" if scale_name == "log" else "between 0 and 1"
+                    raise PanelError(f"panel {panel.name!r}: anchor {name!r} has {axis} = {value} on a "
+                                     f"{scale_name} axis, which shows only values {domain}", file=file, key=key)
+        disp_x, disp_y = ax.transData.transform((float(coords[0]), float(coords[1])))
+        scale = 72.0 / fig.dpi
+        point = (float(disp_x) * scale, height_pt - float(disp_y) * scale)
+        if not all(math.isfinite(v) for v in point):
+            raise PanelError(f"panel {panel.name!r}: anchor {name!r} at {_short(tuple(spec[1:]))} is not a finite "
+                             f"point on the panel (it maps to {point}); give finite data coordinates",
+                             file=file, key=key)
+        anchors[name] = point
+    return anchors
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    """``repr`` cut to ``limit`` characters (a renderer may return something huge)."""
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a broken __repr__ is still garbage to report
+        text = f"<{type(value).__name__}>"
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def panel_failure(failure: WorkerFailure, who: str, user_dir: Path | None) -> str:
+    """The message for panel code that failed in its worker (see :class:`WorkerFailure`):
+    ``who`` (``"panel 'b': demo:heat"``) did not finish / crashed / raised, and where."""
+    at = failure.where(user_dir)
+    if failure.kind == "timeout":
+        return f"{who} did not finish: {failure.detail}{at}"
+    if failure.kind == "crashed":
+        return f"{who} crashed: {failure.detail}{at}"
+    return f"{who} raised {failure.detail}{at}"
+
+
+def prepare_fork() -> None:
+    """Import in this process what every worker needs, so a forked worker need not.
+
+    Imports matplotlib's Figure and SVG backend and loads the default font, once
+    (a worker's imports are lost when it exits).
+    """
+    import matplotlib.backends.backend_svg  # noqa: F401 - savefig(format="svg") imports it lazily
+    import matplotlib.figure  # noqa: F401
+    from matplotlib import font_manager
+
+    font_manager.get_font(font_manager.findfont(font_manager.FontProperties()))
+
+
+class _FontLog(logging.Handler):
+    """Collects matplotlib's font substitution warnings: a family not found, a weight not found.
+
+    ``echo``: also hand each record to :data:`logging.lastResort`, as logging
+    would have done had this handler not been there (no other handler).
+    """
+
+    def __init__(self, echo: bool) -> None:
+        super().__init__(logging.WARNING)
+        self.found: dict[str, str] = {}
+        self.echo = echo
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        family = re.search(r"Font family \[?'([^']+)'\]? not found", message)
+        weight = re.search(r"Failed to find font weight (\S+) for (.+), now using (\S+)\.", message)
+        if family:
+            self.found[family.group(1)] = (f"font {family.group(1)!r} is not installed; matplotlib drew "
+                                           "the text in its fallback font")
+        elif weight:
+            self.found[f"{weight.group(2)} {weight.group(1)}"] = (
+                f"font {weight.group(2)!r} has no weight {weight.group(1)}; matplotlib drew weight "
+                f"{weight.group(3)} instead")
+        known = family or weight  # composer reports these itself, once, as a ComposerWarning
+        if (self.echo and not known and logging.lastResort is not None
+                and record.levelno >= logging.lastResort.level):
+            logging.lastResort.handle(record)
+
+
+def _unhandled(logger: logging.Logger) -> bool:
+    """True when no handler would see ``logger``'s records (logging then uses ``lastResort``)."""
+    current: logging.Logger | None = logger
+    while current is not None:
+        if current.handlers:
+            return False
+        if not current.propagate:
+            break
+        current = current.parent  # type: ignore[assignment]
+    return True
+
+
+@contextmanager
+def font_substitutions() -> Iterator[dict[str, str]]:
+    """While matplotlib draws inside this block, collect the fonts it substituted.
+
+    Yields a dict, filled as it happens: font (and weight) asked for -> what
+    matplotlib did instead. matplotlib caches font lookups and warns only on a
+    font's first lookup in a process, so the cache is emptied first (through
+    ``FontManager._findfont_cached``, private to matplotlib; should it go away,
+    a long-lived process sees each substitution the first time only). Panel
+    workers are forked, so emptying it there leaves the parent's cache alone.
+    matplotlib's other log lines are shown as they would have been without it;
+    the substitutions it logs (``findfont: Font family ... not found``, once
+    per lookup) are not: composer reports each once, as a warning.
+    """
+    from matplotlib import font_manager
+
+    clear = getattr(getattr(font_manager.FontManager, "_findfont_cached", None), "cache_clear", None)
+    if clear is not None:
+        clear()
+    logger = logging.getLogger("matplotlib.font_manager")
+    handler = _FontLog(echo=_unhandled(logger))
+    logger.addHandler(handler)
+    try:
+        yield handler.found
+    finally:
+        logger.removeHandler(handler)
+
+
+class _GlyphLog(logging.Handler):
+    def __init__(self, missing: list[str]):
+        super().__init__(logging.WARNING)
+        self.missing = missing
+
+    def emit(self, record: logging.LogRecord) -> None:
+        match = re.search(r"\[U\+([0-9a-fA-F]+)\]", record.getMessage())
+        if match and "does not have a glyph" in record.getMessage():
+            self.missing.append(chr(int(match.group(1), 16)))
+
+
+class _missing_glyphs:
+    """Collect characters matplotlib drew without a glyph (its warning and mathtext's log); the list
+    is filled when the block ends. Other warnings are shown as they would have been."""
+
+    def __enter__(self) -> list[str]:
+        self.missing: list[str] = []
+        self._warnings = warnings.catch_warnings(record=True)
+        self._caught = self._warnings.__enter__()
+        warnings.simplefilter("always")
+        self._handler = _GlyphLog(self.missing)
+        self._logger = logging.getLogger("matplotlib.mathtext")
+        self._logger.addHandler(self._handler)
+        return self.missing
+
+    def __exit__(self, *exc: Any) -> None:
+        self._logger.removeHandler(self._handler)
+        self._warnings.__exit__(*exc)
+        for w in self._caught:
+            match = re.match(r"Glyph (\d+) \(.*\) missing from font", str(w.message))
+            if match:
+                self.missing.append(chr(int(match.group(1))))
+            else:
+                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+
+
+def _glyph_list(chars: list[str]) -> str:
+    unique = sorted(set(chars))
+    return ", ".join(f"{c!r} (U+{ord(c):04X})" for c in unique[:8]) + (" ..." if len(unique) > 8 else "")
+
+
+def _user_dir(func: Callable[..., Any]) -> Path | None:
+    """The folder of the renderer's source file (None for a callable without one)."""
+    try:
+        return Path(inspect.getfile(func)).parent
+    except TypeError:
+        try:
+            return Path(inspect.getfile(type(func))).parent
+        except TypeError:
+            return None
+
+
+def _is_number(value: Any) -> bool:
+    """A finite real number (not a bool or a string that happens to parse)."""
+    if isinstance(value, (bool, str, bytes)):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except (TypeError, ValueError, OverflowError):
+        return False
+
+
+def _root_figure(ax: Any) -> Any:
+    try:
+        return ax.get_figure(root=True)
+    except TypeError:  # matplotlib < 3.10: .figure of a subfigure's axes is the subfigure
+        fig = ax.figure
+        return getattr(fig, "figure", fig)
+
+
+def _describe(exc: BaseException, user_dir: Path | None) -> str:
+    """``ZeroDivisionError: division by zero (at volume_kv.py:12 in rgb: x = 1 / 0)``.
+
+    Names the innermost traceback frame inside ``user_dir`` (the panels
+    folder): the line of the user's own code that failed.
+    """
+    frames = [Frame(f.filename, f.lineno or 0, f.name) for f in traceback.extract_tb(exc.__traceback__)]
+    message = " ".join(str(exc).split()) or "(no message)"
+    from composer.stages.inputs import MissingKey
+
+    name = "KeyError" if isinstance(exc, MissingKey) else type(exc).__name__
+    return f"{name}: {message}{where(frames, user_dir)}"

@@ -1,0 +1,733 @@
+"""Read a composed SVG as what it draws: texts, strokes, rasters and colours at final size.
+
+:func:`scene` walks the SVG tree the way a renderer does, accumulating every
+transform from the root (whose user unit is 1 pt, see :mod:`composer.units`)
+down to each drawn element, resolving ``<use>`` references and the cascade of
+presentation attributes, ``<style>`` rules and inline ``style``. What it
+returns is measured in canvas pt, so a 7 pt tick label in a panel that was
+scaled by 0.6 to fit its box is a 4.2 pt text here.
+
+How sizes are read:
+
+- matplotlib text (``svg.fonttype = "path"``): each glyph is a ``<use>`` of a
+  glyph outline under ``<g transform="translate(x y) scale(s -s)">``; glyph
+  outlines are in 1/100 of the font size, so the nominal font size is
+  ``100 x`` the uniform scale of that group's accumulated transform.
+  Mathtext sub- and superscripts are drawn at 70 % of it inside the same run
+  (TeX's script style) and count as the run's nominal size.
+- canvas text drawn by composer (outlines, :func:`composer.stages.draw.text_element`)
+  carries its nominal size as ``data-font-size``.
+- ``<text>`` elements of imported SVGs: their computed ``font-size``; their
+  extent is estimated (0.6 em per character), as no font metrics are at hand.
+- stroke widths: the computed ``stroke-width`` times the uniform scale of the
+  accumulated transform (``vector-effect: non-scaling-stroke`` is honoured).
+- rasters: the pixel size of the image in the data URI against the size it
+  is drawn at.
+
+The uniform scale of an affine map is sqrt(|det|), exact for the rotations and
+uniform scales composer and matplotlib write.
+
+Rotated text (a tick label at 45 degrees: ``translate(x y) rotate(-45)
+scale(s -s)``) has an axis-aligned extent much larger than its ink, so each
+:class:`TextRun` also keeps the box of its ink in the run's own frame (the
+glyph run's accumulated transform) and that frame: :attr:`TextRun.corners` is
+the oriented rectangle on the canvas, which the check tests for overlap with
+the separating axis theorem.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import math
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import tinycss2
+from lxml import etree
+
+from composer.stages.fragment import SEPARATOR
+from composer.svg.io import SVG_NS, XLINK_NS, parse_svg
+
+Matrix = tuple[float, float, float, float, float, float]  # a b c d e f: x' = a x + c y + e, y' = b x + d y + f
+BBox = tuple[float, float, float, float]                    # x0 y0 x1 y1 (pt, y down)
+IDENTITY: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+
+#: elements that are never drawn where they stand (only through a reference)
+_NOT_DRAWN = {"defs", "clipPath", "mask", "marker", "symbol", "pattern", "linearGradient", "radialGradient",
+              "filter", "metadata", "title", "desc", "style", "script", "font", "font-face"}
+_SHAPES = {"path", "line", "polyline", "polygon", "rect", "circle", "ellipse"}
+_INHERITED = {"stroke", "stroke-width", "stroke-opacity", "fill", "fill-opacity", "font-size", "visibility",
+              "font-family"}
+_PROPS = _INHERITED | {"opacity", "display", "vector-effect"}
+#: matplotlib glyph ids: "<PostScript name>-<glyph index in hex>", e.g. DejaVuSans-13, DejaVuSans-Oblique-5b
+_GLYPH_ID = re.compile(r"^([A-Za-z][\w]*(?:-[A-Za-z][\w]*)*)-([0-9a-f]+)$")
+#: CSS absolute lengths in px (the SVG user unit of a document without a viewBox scale)
+_PX_PER = {"px": 1.0, "": 1.0, "pt": 96 / 72, "pc": 16.0, "in": 96.0, "mm": 96 / 25.4, "cm": 96 / 2.54}
+MAX_USE_DEPTH = 16
+
+
+@dataclass
+class TextRun:
+    """One piece of text as drawn.
+
+    Attributes:
+        top: id of the canvas element it belongs to (``panel-rgb``, ``text-title``).
+        element: id of the text itself (``rgb--text_3``, ``label-a``).
+        size_pt: nominal font size at final size.
+        bbox: ink extent in canvas pt (outlines: the hull of their control points).
+        glyphs: matplotlib glyph ids, to recover the string; empty for canvas text.
+        label: the string when known (canvas text's ``aria-label``, ``<text>`` content).
+        estimated: True when the extent is a guess (``<text>`` elements).
+        frame: the run's own coordinate frame -> canvas pt (for matplotlib glyphs, the
+            accumulated transform of the glyph run's group, rotation included).
+        local: the ink extent in ``frame`` units (None: unknown, use ``bbox``).
+    """
+
+    top: str
+    element: str
+    size_pt: float
+    bbox: BBox
+    glyphs: list[str] = field(default_factory=list)
+    label: str | None = None
+    estimated: bool = False
+    frame: Matrix = IDENTITY
+    local: BBox | None = None
+
+    @property
+    def corners(self) -> list[tuple[float, float]]:
+        """The oriented rectangle around the ink, four canvas points (pt) in order around it:
+        ``local`` mapped by ``frame``. For unrotated text it is ``bbox``; for rotated text it
+        is the rotated rectangle, whose axis-aligned extent is larger than the ink."""
+        if self.local is None or self.local[0] > self.local[2]:
+            x0, y0, x1, y1 = self.bbox
+            return [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+        x0, y0, x1, y1 = self.local
+        return [apply(self.frame, x, y) for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))]
+
+    @property
+    def text(self) -> str:
+        """The string drawn: the label, else the glyphs mapped back to characters."""
+        if self.label is not None:
+            return self.label
+        return "".join(glyph_char(g) for g in self.glyphs)
+
+
+@dataclass(frozen=True)
+class Stroke:
+    """A stroked element: its canvas element, its own id (or tag) and its width at final size (pt)."""
+
+    top: str
+    element: str
+    width_pt: float
+
+
+@dataclass(frozen=True)
+class Raster:
+    """An embedded image: its pixel size and its drawn size and extent (pt)."""
+
+    top: str
+    element: str
+    width_px: int
+    height_px: int
+    width_pt: float
+    height_pt: float
+    bbox: BBox
+
+
+@dataclass(frozen=True)
+class ColourUse:
+    """One colour painted by an element.
+
+    Attributes:
+        colour: ``#rrggbb`` as seen on a white page (blended by its opacity).
+        artist: the group that owns it (a matplotlib artist id such as
+            ``rgb--line2d_3``, or the canvas element id); a group with many
+            colours is a colour map, not a palette.
+        text: painted as the colour of text.
+    """
+
+    top: str
+    artist: str
+    colour: str
+    text: bool = False
+
+
+@dataclass
+class Scene:
+    """Everything :func:`scene` found, in document order.
+
+    Attributes:
+        width_pt, height_pt: the canvas (root viewBox) size.
+        panel_scale: panel name -> uniform scale its group is drawn at (1 for
+            matplotlib panels, the fit for imported SVGs).
+        notes: things the walk could not measure (unsupported CSS, external images).
+    """
+
+    width_pt: float
+    height_pt: float
+    texts: list[TextRun] = field(default_factory=list)
+    strokes: list[Stroke] = field(default_factory=list)
+    rasters: list[Raster] = field(default_factory=list)
+    colours: list[ColourUse] = field(default_factory=list)
+    panel_scale: dict[str, float] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+# ─── affine maps ──────────────────────────────────────────────────────────
+
+def multiply(m: Matrix, n: Matrix) -> Matrix:
+    """``m`` after ``n``: the map that applies ``n`` first, then ``m``."""
+    a, b, c, d, e, f = m
+    a2, b2, c2, d2, e2, f2 = n
+    return (a * a2 + c * b2, b * a2 + d * b2, a * c2 + c * d2, b * c2 + d * d2,
+            a * e2 + c * f2 + e, b * e2 + d * f2 + f)
+
+
+def apply(m: Matrix, x: float, y: float) -> tuple[float, float]:
+    """The point (x, y) mapped by ``m``."""
+    a, b, c, d, e, f = m
+    return a * x + c * y + e, b * x + d * y + f
+
+
+def scale_of(m: Matrix) -> float:
+    """Uniform scale of ``m``: sqrt(|det|)."""
+    return math.sqrt(abs(m[0] * m[3] - m[1] * m[2]))
+
+
+def map_bbox(m: Matrix, box: BBox) -> BBox:
+    """The axis-aligned extent of ``box`` after ``m``."""
+    pts = [apply(m, x, y) for x in (box[0], box[2]) for y in (box[1], box[3])]
+    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def _union2(a: BBox, b: BBox) -> BBox:
+    return min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])
+
+
+def parse_transform(text: str | None) -> Matrix:
+    """An SVG ``transform`` attribute -> matrix (matrix, translate, scale, rotate, skewX, skewY)."""
+    m = IDENTITY
+    if not text:
+        return m
+    for kind, args in re.findall(r"([A-Za-z]+)\s*\(([^)]*)\)", text):
+        v = [float(a) for a in re.split(r"[\s,]+", args.strip()) if a]
+        if kind == "matrix" and len(v) == 6:
+            t = tuple(v)
+        elif kind == "translate" and v:
+            t = (1.0, 0.0, 0.0, 1.0, v[0], v[1] if len(v) > 1 else 0.0)
+        elif kind == "scale" and v:
+            t = (v[0], 0.0, 0.0, v[1] if len(v) > 1 else v[0], 0.0, 0.0)
+        elif kind == "rotate" and v:
+            r = math.radians(v[0])
+            t = (math.cos(r), math.sin(r), -math.sin(r), math.cos(r), 0.0, 0.0)
+            if len(v) == 3:
+                t = multiply(multiply((1.0, 0.0, 0.0, 1.0, v[1], v[2]), t), (1.0, 0.0, 0.0, 1.0, -v[1], -v[2]))
+        elif kind == "skewX" and v:
+            t = (1.0, 0.0, math.tan(math.radians(v[0])), 1.0, 0.0, 0.0)
+        elif kind == "skewY" and v:
+            t = (1.0, math.tan(math.radians(v[0])), 0.0, 1.0, 0.0, 0.0)
+        else:
+            continue
+        m = multiply(m, t)  # type: ignore[arg-type]
+    return m
+
+
+# ─── path data ────────────────────────────────────────────────────────────
+
+_PATH_TOKEN = re.compile(r"[MmLlHhVvCcSsQqTtAaZz]|[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+_ARGS = {"M": 2, "L": 2, "H": 1, "V": 1, "C": 6, "S": 4, "Q": 4, "T": 2, "A": 7, "Z": 0}
+
+
+#: points a quadratic or cubic Bezier segment is flattened to (its end included)
+CURVE_STEPS = 12
+
+
+def _bezier(start: tuple[float, float], controls: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """Points along a quadratic (1 control point + end) or cubic (2 + end) Bezier segment, end included."""
+    nodes = [start, *controls]
+    out = []
+    for k in range(1, CURVE_STEPS + 1):
+        t = k / CURVE_STEPS
+        level = nodes
+        while len(level) > 1:  # de Casteljau
+            level = [((1 - t) * a[0] + t * b[0], (1 - t) * a[1] + t * b[1]) for a, b in zip(level, level[1:])]
+        out.append(level[0])
+    return out
+
+
+def path_points(d: str) -> list[list[tuple[float, float]]]:
+    """Points along a path ``d``, absolute, one list per subpath.
+
+    Lines contribute their end points; quadratic and cubic Bezier segments
+    (``Q``, ``C``) are flattened to :data:`CURVE_STEPS` points on the curve, so
+    consecutive points are short chords of the drawn line (an arc connector's
+    control point, far off the curve, is not ink). Smooth curves (``S``,
+    ``T``) contribute their control points (their hull contains the curve)
+    and elliptical arcs their end points.
+    """
+    tokens = _PATH_TOKEN.findall(d or "")
+    subpaths: list[list[tuple[float, float]]] = []
+    current: list[tuple[float, float]] = []
+    x = y = sx = sy = 0.0
+    i, cmd = 0, ""
+    while i < len(tokens):
+        if tokens[i].isalpha():
+            cmd = tokens[i]
+            i += 1
+            if cmd in "Zz":
+                x, y = sx, sy
+                if current:
+                    subpaths.append(current)
+                current = []
+                continue
+        if not cmd or cmd in "Zz":
+            i += 1
+            continue
+        n = _ARGS[cmd.upper()]
+        try:
+            v = [float(t) for t in tokens[i:i + n]]
+        except ValueError:
+            break
+        if len(v) < n:
+            break
+        i += n
+        rel = cmd.islower()
+        up = cmd.upper()
+        if up == "H":
+            x = x + v[0] if rel else v[0]
+            pts = [(x, y)]
+        elif up == "V":
+            y = y + v[0] if rel else v[0]
+            pts = [(x, y)]
+        elif up == "A":
+            x, y = (x + v[5], y + v[6]) if rel else (v[5], v[6])
+            pts = [(x, y)]
+        else:
+            pts = [(x + v[k], y + v[k + 1]) if rel else (v[k], v[k + 1]) for k in range(0, n, 2)]
+            if up in ("Q", "C"):
+                pts = _bezier((x, y), pts)
+            x, y = pts[-1]
+        if up == "M":
+            if current:
+                subpaths.append(current)
+            current = []
+            sx, sy = x, y
+            cmd = "l" if rel else "L"  # further pairs after M are line-tos
+        current.extend(pts)
+    if current:
+        subpaths.append(current)
+    return subpaths
+
+
+def points_bbox(points: list[tuple[float, float]]) -> BBox | None:
+    """Extent of points, or None for none."""
+    if not points:
+        return None
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def shape_points(el: etree._Element, tag: str) -> list[tuple[float, float]]:
+    """The outline points of a basic shape or path, in its own user units."""
+    def num(name: str, default: float = 0.0) -> float:
+        try:
+            return float(re.sub(r"[a-z%]+$", "", el.get(name, "") or "") or default)
+        except ValueError:
+            return default
+
+    if tag == "path":
+        return [p for sub in path_points(el.get("d", "")) for p in sub]
+    if tag == "rect":
+        x, y, w, h = num("x"), num("y"), num("width"), num("height")
+        return [(x, y), (x + w, y + h)]
+    if tag in ("circle", "ellipse"):
+        cx, cy = num("cx"), num("cy")
+        rx = num("r") if tag == "circle" else num("rx")
+        ry = num("r") if tag == "circle" else num("ry")
+        return [(cx - rx, cy - ry), (cx + rx, cy + ry)]
+    if tag == "line":
+        return [(num("x1"), num("y1")), (num("x2"), num("y2"))]
+    values = [float(v) for v in re.findall(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", el.get("points", ""))]
+    return list(zip(values[0::2], values[1::2]))
+
+
+# ─── style cascade ────────────────────────────────────────────────────────
+
+@dataclass(frozen=True)
+class _Rule:
+    compounds: tuple[tuple[str | None, str | None, tuple[str, ...]], ...]  # (tag, id, classes), outermost first
+    specificity: tuple[int, int, int]
+    order: int
+    declarations: tuple[tuple[str, str], ...]
+
+
+@lru_cache(maxsize=4096)
+def _declarations(text: str) -> tuple[tuple[str, str], ...]:
+    """The declarations of a ``style`` attribute or rule body that the check reads (cached: panels
+    repeat the same few style strings thousands of times)."""
+    out = []
+    for decl in tinycss2.parse_declaration_list(text, skip_comments=True, skip_whitespace=True):
+        if decl.type == "declaration" and decl.lower_name in _PROPS:
+            out.append((decl.lower_name, tinycss2.serialize(decl.value).strip()))
+    return tuple(out)
+
+
+def _compile_rules(root: etree._Element, notes: list[str]) -> list[_Rule]:
+    """Rules of every ``<style>`` in the document whose selectors use only
+    descendant combinators and type, ``#id``, ``.class`` or ``*`` parts."""
+    rules: list[_Rule] = []
+    order = 0
+    for style in root.iter(f"{{{SVG_NS}}}style"):
+        for rule in tinycss2.parse_stylesheet(style.text or "", skip_comments=True, skip_whitespace=True):
+            if rule.type != "qualified-rule":
+                continue
+            decls = _declarations(tinycss2.serialize(rule.content))
+            if not decls:
+                continue
+            for selector in tinycss2.serialize(rule.prelude).split(","):
+                compounds = []
+                ok = True
+                for part in selector.split():
+                    m = re.fullmatch(r"(\*|[A-Za-z][\w-]*)?((?:[#.][\w-]+)*)", part)
+                    if not m:
+                        ok = False
+                        break
+                    tag = None if m.group(1) in (None, "*") else m.group(1)
+                    ids = re.findall(r"#([\w-]+)", m.group(2))
+                    classes = tuple(re.findall(r"\.([\w-]+)", m.group(2)))
+                    compounds.append((tag, ids[0] if ids else None, classes))
+                if not ok or not compounds:
+                    notes.append(f"CSS selector {selector.strip()!r} is not understood by the check; its rules "
+                                 "were not applied")
+                    continue
+                spec = (sum(c[1] is not None for c in compounds), sum(len(c[2]) for c in compounds),
+                        sum(c[0] is not None for c in compounds))
+                rules.append(_Rule(tuple(compounds), spec, order, decls))
+                order += 1
+    rules.sort(key=lambda r: (r.specificity, r.order))
+    return rules
+
+
+def _matches(compound: tuple[str | None, str | None, tuple[str, ...]], el: etree._Element) -> bool:
+    tag, el_id, classes = compound
+    if tag is not None and etree.QName(el).localname != tag:
+        return False
+    if el_id is not None and el.get("id") != el_id:
+        return False
+    if classes and not set(classes) <= set((el.get("class") or "").split()):
+        return False
+    return True
+
+
+def _rule_applies(rule: _Rule, el: etree._Element, ancestors: list[etree._Element]) -> bool:
+    *outer, last = rule.compounds
+    if not _matches(last, el):
+        return False
+    i = len(ancestors) - 1
+    for compound in reversed(outer):
+        while i >= 0 and not _matches(compound, ancestors[i]):
+            i -= 1
+        if i < 0:
+            return False
+        i -= 1
+    return True
+
+
+def _own_style(el: etree._Element, rules: list[_Rule], ancestors: list[etree._Element]) -> dict[str, str]:
+    """Presentation attributes, then matching CSS rules, then inline ``style``."""
+    style = {name: el.get(name) for name in _PROPS if el.get(name) is not None}
+    for rule in rules:
+        if _rule_applies(rule, el, ancestors):
+            style.update(rule.declarations)
+    inline = el.get("style")
+    if inline:
+        style.update(_declarations(inline))
+    return style
+
+
+@lru_cache(maxsize=4096)
+def _length(value: str | None, default: float = 0.0) -> float:
+    """A CSS length in user units (px-based units converted)."""
+    if not value:
+        return default
+    m = re.fullmatch(r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([a-z]*)\s*", value)
+    if not m or m.group(2) not in _PX_PER:
+        return default
+    return float(m.group(1)) * _PX_PER[m.group(2)]
+
+
+def _opacity(value: str | None) -> float:
+    try:
+        return min(max(float(value), 0.0), 1.0) if value is not None else 1.0
+    except ValueError:
+        return 1.0
+
+
+@lru_cache(maxsize=4096)
+def parse_colour(value: str | None) -> str | None:
+    """A CSS colour -> ``#rrggbb``; None for ``none``, gradients and unknown values."""
+    if value is None:
+        return None
+    value = value.strip()
+    if value in ("none", "transparent", "") or value.startswith("url("):
+        return None
+    from matplotlib.colors import to_hex
+
+    try:
+        return to_hex(value)
+    except ValueError:
+        m = re.fullmatch(r"rgb\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)", value)
+        if m:
+            return "#" + "".join(f"{min(int(c), 255):02x}" for c in m.groups())
+        return None
+
+
+@lru_cache(maxsize=4096)
+def blend_on_white(colour: str, alpha: float) -> str:
+    """``colour`` painted at ``alpha`` over white, as ``#rrggbb``."""
+    rgb = [int(colour[i:i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{round(alpha * c + (1 - alpha) * 255):02x}" for c in rgb)
+
+
+# ─── glyph names ──────────────────────────────────────────────────────────
+
+@lru_cache(maxsize=1)
+def _fonts_by_postscript_name() -> dict[str, str]:
+    from matplotlib import font_manager
+    from matplotlib.ft2font import FT2Font
+
+    found: dict[str, str] = {}
+    for entry in font_manager.fontManager.ttflist:
+        try:
+            found.setdefault(FT2Font(entry.fname).postscript_name, entry.fname)
+        except (OSError, RuntimeError, ValueError):
+            continue
+    return found
+
+
+@lru_cache(maxsize=None)
+def _glyph_chars(postscript_name: str) -> dict[int, str]:
+    from matplotlib.ft2font import FT2Font
+
+    path = _fonts_by_postscript_name().get(postscript_name)
+    if path is None:
+        return {}
+    chars: dict[int, str] = {}
+    for code, index in sorted(FT2Font(path).get_charmap().items()):
+        chars.setdefault(index, chr(code))
+    return chars
+
+
+def glyph_char(glyph_id: str) -> str:
+    """``"rgb--DejaVuSans-13"`` -> ``"0"`` (matplotlib names glyphs by font and glyph index); ``"?"`` if unknown."""
+    m = _GLYPH_ID.match(glyph_id.rsplit(SEPARATOR, 1)[-1])
+    if not m:
+        return "?"
+    return _glyph_chars(m.group(1)).get(int(m.group(2), 16), "?")
+
+
+def glyph_font(glyph_id: str) -> str | None:
+    """The PostScript name of the font a matplotlib glyph id comes from (``DejaVuSans-Bold``)."""
+    m = _GLYPH_ID.match(glyph_id.rsplit(SEPARATOR, 1)[-1])
+    return m.group(1) if m else None
+
+
+# ─── the walk ─────────────────────────────────────────────────────────────
+
+class _Walker:
+    def __init__(self, root: etree._Element, result: Scene):
+        self.root, self.out = root, result
+        self.ids = {el.get("id"): el for el in root.iter() if isinstance(el.tag, str) and el.get("id")}
+        self.rules = _compile_rules(root, result.notes)
+        self.glyph_boxes: dict[str, BBox | None] = {}
+        self.runs: dict[etree._Element, TextRun] = {}  # keyed by the element: keeps lxml's proxy alive
+
+    def walk(self, el: etree._Element, m: Matrix, inherited: dict[str, str], alpha: float, top: str,
+             ancestors: list[etree._Element], depth: int = 0, artist: str = "", via_use: bool = False) -> None:
+        """Visit ``el`` drawn under map ``m`` with inherited style and opacity.
+
+        ``artist`` is the nearest panel-prefixed id above (a matplotlib artist
+        such as ``rgb--line2d_3``); content reached through ``<use>`` keeps the
+        artist of the ``<use>``, not the id of the shared definition.
+        """
+        if not isinstance(el.tag, str):
+            return
+        tag = etree.QName(el).localname
+        own = _own_style(el, self.rules, ancestors)
+        if own.get("display", "").strip() == "none":
+            return
+        style = {**inherited, **{k: v for k, v in own.items() if k in _INHERITED}}
+        alpha *= _opacity(own.get("opacity"))
+        before = m
+        m = multiply(m, parse_transform(el.get("transform")))
+        el_id = el.get("id")
+        if el_id and SEPARATOR in el_id and not via_use:
+            artist = el_id
+        if tag == "use":
+            self._use(el, before, m, style, alpha, top, ancestors, depth, artist or top)
+            return
+        if el.get("aria-label") is not None and tag in ("path", "g"):
+            self._canvas_text(el, m, style, alpha, top)
+            return
+        if tag in _SHAPES:
+            self._shape(el, tag, m, style, own, alpha, top, artist or top)
+        elif tag == "image":
+            self._image(el, m, top)
+        elif tag in ("text", "tspan"):
+            self._text(el, m, style, top)
+        for child in el:
+            if isinstance(child.tag, str) and etree.QName(child).localname in _NOT_DRAWN:
+                continue
+            self.walk(child, m, style, alpha, top, ancestors + [el], depth, artist, via_use)
+
+    def _use(self, el, parent_m, m, style, alpha, top, ancestors, depth, artist) -> None:
+        href = el.get(f"{{{XLINK_NS}}}href") or el.get("href") or ""
+        target = self.ids.get(href[1:]) if href.startswith("#") else None
+        if target is None or depth >= MAX_USE_DEPTH:
+            return
+        is_glyph = (_GLYPH_ID.match(href[1:].rsplit(SEPARATOR, 1)[-1]) is not None and el.get("x") is None
+                    and el.get("y") is None and (parent_m[0] * parent_m[3] - parent_m[1] * parent_m[2]) < 0)
+        if is_glyph:
+            self._glyph(el, href[1:], target, m, parent_m, top, style, alpha)
+            return
+        shift = (1.0, 0.0, 0.0, 1.0, _length(el.get("x")), _length(el.get("y")))
+        self.walk(target, multiply(m, shift), style, alpha, top, ancestors + [el], depth + 1, artist, True)
+
+    def _glyph(self, el, glyph_id, target, m, parent_m, top, style, alpha) -> None:
+        if glyph_id not in self.glyph_boxes:
+            pts = [p for sub in path_points(target.get("d", "")) for p in sub]
+            box = points_bbox(pts)
+            self.glyph_boxes[glyph_id] = map_bbox(parse_transform(target.get("transform")), box) if box else None
+        box = self.glyph_boxes[glyph_id]
+        parent = el.getparent()
+        run = self.runs.get(parent)
+        if run is None:
+            owner = parent
+            while owner is not None and not re.search(r"(^|--)text_\d+$", owner.get("id") or ""):
+                owner = owner.getparent()
+            element = owner.get("id") if owner is not None else (parent.get("id") or "text")
+            run = TextRun(top=top, element=element, size_pt=100.0 * scale_of(parent_m), bbox=(math.inf, math.inf,
+                          -math.inf, -math.inf), frame=parent_m)
+            self.runs[parent] = run
+            self.out.texts.append(run)
+        run.glyphs.append(glyph_id)
+        if box is not None:
+            run.bbox = _union2(run.bbox, map_bbox(m, box))
+            # the glyph in the run's frame: its <use> transform only (a translate along the baseline)
+            in_run = map_bbox(parse_transform(el.get("transform")), box)
+            run.local = in_run if run.local is None else _union2(run.local, in_run)
+        colour = parse_colour(style.get("fill", "#000000"))
+        if colour:
+            self.out.colours.append(ColourUse(top, run.element, blend_on_white(
+                colour, alpha * _opacity(style.get("fill-opacity"))), text=True))
+
+    def _canvas_text(self, el, m, style, alpha, top) -> None:
+        """Text drawn by composer: outline ``<path>``s (one, or a ``<g>`` of one per colour span)
+        with the string in ``aria-label`` and the nominal size in ``data-font-size``."""
+        pts: list[tuple[float, float]] = []
+        own: list[tuple[float, float]] = []  # in el's frame
+        paths = [el] if etree.QName(el).localname == "path" else list(el.iter(f"{{{SVG_NS}}}path"))
+        for path in paths:
+            pm = IDENTITY if path is el else parse_transform(path.get("transform"))
+            local = [apply(pm, *p) for sub in path_points(path.get("d", "")) for p in sub]
+            own += local
+            pts += [apply(m, *p) for p in local]
+            fill = parse_colour(path.get("fill") or style.get("fill", "#000000"))
+            opacity = _opacity(path.get("fill-opacity") or style.get("fill-opacity"))
+            if fill and opacity > 0:
+                self.out.colours.append(ColourUse(top, el.get("id") or top, blend_on_white(fill, alpha * opacity),
+                                                  text=True))
+        try:
+            size = float(el.get("data-font-size", "nan")) * scale_of(m)
+        except ValueError:
+            size = math.nan
+        self.out.texts.append(TextRun(top=top, element=el.get("id") or top, size_pt=size,
+                                      bbox=points_bbox(pts) or (math.inf, math.inf, -math.inf, -math.inf),
+                                      label=el.get("aria-label"), frame=m, local=points_bbox(own)))
+
+    def _shape(self, el, tag, m, style, own, alpha, top, artist) -> None:
+        fill = parse_colour(style.get("fill", "#000000"))
+        if fill and _opacity(style.get("fill-opacity")) > 0:
+            self.out.colours.append(ColourUse(top, artist or top, blend_on_white(
+                fill, alpha * _opacity(style.get("fill-opacity")))))
+        stroke = parse_colour(style.get("stroke"))
+        width = _length(style.get("stroke-width"), 1.0)
+        if stroke and width > 0 and _opacity(style.get("stroke-opacity")) > 0 and alpha > 0:
+            scale = 1.0 if own.get("vector-effect", "").strip() == "non-scaling-stroke" else scale_of(m)
+            self.out.strokes.append(Stroke(top, el.get("id") or artist or tag, width * scale))
+            self.out.colours.append(ColourUse(top, artist or top, blend_on_white(
+                stroke, alpha * _opacity(style.get("stroke-opacity")))))
+
+    def _image(self, el, m, top) -> None:
+        href = el.get(f"{{{XLINK_NS}}}href") or el.get("href") or ""
+        match = re.match(r"data:image/[\w.+-]+;base64,", href.strip())
+        if not match:
+            self.out.notes.append(f"image {el.get('id') or ''} in {top} is not an inline data URI; not measured")
+            return
+        from PIL import Image
+
+        try:
+            data = base64.b64decode(re.sub(r"\s+", "", href.strip()[match.end():]))
+            with Image.open(io.BytesIO(data)) as img:
+                width_px, height_px = img.size
+        except Exception:  # PIL raises many kinds for broken data
+            self.out.notes.append(f"image {el.get('id') or ''} in {top} could not be decoded; not measured")
+            return
+        w = _length(el.get("width"), float(width_px))
+        h = _length(el.get("height"), float(height_px))
+        x, y = _length(el.get("x")), _length(el.get("y"))
+        box = map_bbox(m, (x, y, x + w, y + h))
+        a, b, c, d = m[:4]
+        self.out.rasters.append(Raster(top, el.get("id") or "image", width_px, height_px,
+                                       w * math.hypot(a, b), h * math.hypot(c, d), box))
+
+    def _text(self, el, m, style, top) -> None:
+        content = (el.text or "").strip()
+        if not content:
+            return
+        size_user = _length(style.get("font-size"), 16.0)
+        x = _length((el.get("x") or "0").split()[0] if el.get("x") else None)
+        y = _length((el.get("y") or "0").split()[0] if el.get("y") else None)
+        if el.get("x") is None and el.getparent() is not None:
+            x = _length((el.getparent().get("x") or "0").split()[0])
+        if el.get("y") is None and el.getparent() is not None:
+            y = _length((el.getparent().get("y") or "0").split()[0])
+        width = 0.6 * size_user * len(content)
+        anchor = (el.get("text-anchor") or "start").strip()
+        x0 = x - width / 2 if anchor == "middle" else x - width if anchor == "end" else x
+        local = (x0, y - 0.8 * size_user, x0 + width, y + 0.2 * size_user)
+        self.out.texts.append(TextRun(top=top, element=el.get("id") or "text", size_pt=size_user * scale_of(m),
+                                      bbox=map_bbox(m, local), label=content, estimated=True, frame=m, local=local))
+        colour = parse_colour(style.get("fill", "#000000"))
+        if colour:
+            self.out.colours.append(ColourUse(top, el.get("id") or top, colour, text=True))
+
+
+def scene(svg: bytes) -> Scene:
+    """Measure a composed canvas (see the module docstring).
+
+    Args:
+        svg: the SVG document's bytes, root viewBox in pt.
+
+    Returns:
+        A :class:`Scene`; every length in canvas pt.
+
+    Raises:
+        SvgError: not a parseable SVG (see :func:`composer.svg.io.parse_svg`).
+    """
+    root = parse_svg(svg, source="composed figure")
+    vb = [float(v) for v in re.split(r"[\s,]+", (root.get("viewBox") or "0 0 0 0").strip())]
+    result = Scene(width_pt=vb[2], height_pt=vb[3])
+    walker = _Walker(root, result)
+    base = (1.0, 0.0, 0.0, 1.0, -vb[0], -vb[1])
+    for child in root:
+        if not isinstance(child.tag, str) or etree.QName(child).localname in _NOT_DRAWN:
+            continue
+        top = child.get("id") or etree.QName(child).localname
+        if top.startswith("panel-"):
+            result.panel_scale[top[len("panel-"):]] = scale_of(parse_transform(child.get("transform")))
+        walker.walk(child, base, {}, 1.0, top, [root])
+    return result

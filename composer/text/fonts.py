@@ -1,0 +1,462 @@
+"""Fonts: the font composer measured with must be the font every renderer draws with.
+
+composer measures text with matplotlib's font manager, which keeps its own
+list of fonts (including the copies of DejaVu and STIX that ship inside
+matplotlib). cairosvg (through cairo) and Chromium on Linux look fonts up
+through fontconfig instead. When the two disagree, ``<text>`` is drawn in
+another font than the one its layout was measured with: a silent swap.
+Glyph outlines (``[figure] text = "paths"``) cannot be swapped; ``<text>``
+(``text = "editable"``, and any text inside an imported SVG file) can, so
+:func:`check_svg_fonts` compares, for every font used by a ``<text>`` of the
+composed SVG:
+
+- what matplotlib measured with: ``findfont`` without fallback;
+- what cairosvg will use: fontconfig's match for the *first* family of the
+  ``font-family`` list with cairo's weight and slant (cairo's toy font API,
+  ``cairo-ft-font.c``: bold -> ``FC_WEIGHT_BOLD``, else ``FC_WEIGHT_MEDIUM``;
+  italic -> ``FC_SLANT_ITALIC``, oblique -> ``FC_SLANT_OBLIQUE``), queried
+  from the same ``libfontconfig`` cairo links. Chromium asks fontconfig too.
+
+Two files are the same font when they are one file, or when family and
+style names agree and every character used has the same advance width (the
+same DejaVu release installed twice). A bold or italic that fontconfig would
+synthesize (``embolden``, a slant ``matrix``) is a swap as well.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import re
+import warnings
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Iterable, Mapping
+
+from lxml import etree
+
+from composer.errors import ComposerWarning, LayoutError
+from composer.svg.io import SVG_NS
+
+#: CSS generic families, in the order matplotlib's rcParams name them.
+GENERIC_FAMILIES = ("serif", "sans-serif", "monospace", "cursive", "fantasy")
+
+# fontconfig constants (fontconfig.h)
+_FC_WEIGHT_MEDIUM, _FC_WEIGHT_BOLD = 100, 200
+_FC_SLANT_ROMAN, _FC_SLANT_ITALIC, _FC_SLANT_OBLIQUE = 0, 100, 110
+_FC_MATCH_PATTERN = 0
+_FC_RESULT_MATCH = 0
+
+
+def generic_family(family: str) -> str:
+    """The CSS generic family a font belongs to, from matplotlib's rcParams lists
+    (``font.serif``, ``font.monospace``...); ``sans-serif`` when it is in none."""
+    import matplotlib
+
+    if family in GENERIC_FAMILIES:
+        return family
+    for generic in ("serif", "monospace", "cursive", "fantasy"):
+        if family in matplotlib.rcParams[f"font.{generic}"]:
+            return generic
+    return "sans-serif"
+
+
+def font_stack(font: str) -> str:
+    """The ``font-family`` value for a style's ``font`` (one family or a comma-separated
+    list): the fonts, quoted, then the generic family of the first.
+
+    ``font_stack("DejaVu Sans") == "'DejaVu Sans', sans-serif"``. cairosvg uses
+    the first name only; a browser without the font falls back to the generic
+    family of the same kind instead of its default serif.
+    """
+    families = parse_families(font)
+    quoted = [f if f in GENERIC_FAMILIES else "'" + f.replace("\\", "\\\\").replace("'", "\\'") + "'"
+              for f in families]
+    generic = generic_family(families[0])
+    return ", ".join(quoted + ([generic] if generic not in families else []))
+
+
+@dataclass(frozen=True)
+class Match:
+    """A font file chosen for a request.
+
+    Attributes:
+        file: the font file (absolute path, symlinks resolved).
+        family: its family name as the matcher reports it.
+        synthetic: ``"bold"`` / ``"italic"`` when fontconfig would fake that
+            style from another face (cairo then emboldens or slants it), else "".
+    """
+
+    file: str
+    family: str
+    synthetic: str = ""
+
+
+class _FontConfig:
+    """The few libfontconfig calls cairo's toy font API makes (ctypes)."""
+
+    def __init__(self) -> None:
+        name = ctypes.util.find_library("fontconfig") or "libfontconfig.so.1"
+        lib = ctypes.CDLL(name)
+        vp, cp, ci = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int
+        for fn, res, args in (
+            ("FcInitLoadConfigAndFonts", vp, []),
+            ("FcPatternCreate", vp, []),
+            ("FcPatternDestroy", None, [vp]),
+            ("FcPatternAddString", ci, [vp, cp, cp]),
+            ("FcPatternAddInteger", ci, [vp, cp, ci]),
+            ("FcConfigSubstitute", ci, [vp, vp, ci]),
+            ("FcDefaultSubstitute", None, [vp]),
+            ("FcFontMatch", vp, [vp, vp, ctypes.POINTER(ci)]),
+            ("FcPatternGetString", ci, [vp, cp, ci, ctypes.POINTER(cp)]),
+            ("FcPatternGetBool", ci, [vp, cp, ci, ctypes.POINTER(ci)]),
+            ("FcPatternGetMatrix", ci, [vp, cp, ci, ctypes.POINTER(vp)]),
+        ):
+            func = getattr(lib, fn)
+            func.restype, func.argtypes = res, args
+        self.lib = lib
+        self.config = lib.FcInitLoadConfigAndFonts()
+
+    def match(self, family: str, bold: bool, slant: int) -> Match | None:
+        lib = self.lib
+        pattern = lib.FcPatternCreate()
+        try:
+            lib.FcPatternAddString(pattern, b"family", family.encode("utf-8"))
+            lib.FcPatternAddInteger(pattern, b"weight", _FC_WEIGHT_BOLD if bold else _FC_WEIGHT_MEDIUM)
+            lib.FcPatternAddInteger(pattern, b"slant", slant)
+            lib.FcConfigSubstitute(self.config, pattern, _FC_MATCH_PATTERN)
+            lib.FcDefaultSubstitute(pattern)
+            result = ctypes.c_int()
+            found = lib.FcFontMatch(self.config, pattern, ctypes.byref(result))
+        finally:
+            lib.FcPatternDestroy(pattern)
+        if not found:
+            return None
+        try:
+            file, name = ctypes.c_char_p(), ctypes.c_char_p()
+            if lib.FcPatternGetString(found, b"file", 0, ctypes.byref(file)) != _FC_RESULT_MATCH or not file.value:
+                return None
+            lib.FcPatternGetString(found, b"family", 0, ctypes.byref(name))
+            embolden, matrix = ctypes.c_int(0), ctypes.c_void_p()
+            lib.FcPatternGetBool(found, b"embolden", 0, ctypes.byref(embolden))
+            slanted = lib.FcPatternGetMatrix(found, b"matrix", 0, ctypes.byref(matrix)) == _FC_RESULT_MATCH
+            synthetic = "bold" if embolden.value else ("italic" if slanted and slant else "")
+            return Match(os.path.realpath(file.value.decode("utf-8", "replace")),
+                         (name.value or b"").decode("utf-8", "replace"), synthetic)
+        finally:
+            lib.FcPatternDestroy(found)
+
+
+@lru_cache(maxsize=1)
+def _fontconfig() -> _FontConfig | None:
+    try:
+        return _FontConfig()
+    except (OSError, AttributeError):
+        return None
+
+
+@lru_cache(maxsize=None)
+def fontconfig_font(family: str, weight: str = "normal", style: str = "normal") -> Match | None:
+    """The font cairosvg draws ``font-family: family`` with (fontconfig's match), or
+    None when libfontconfig cannot be loaded (then nothing can be checked)."""
+    fc = _fontconfig()
+    if fc is None:
+        return None
+    slant = {"italic": _FC_SLANT_ITALIC, "oblique": _FC_SLANT_OBLIQUE}.get(style, _FC_SLANT_ROMAN)
+    return fc.match(family, weight == "bold", slant)
+
+
+@lru_cache(maxsize=None)
+def matplotlib_font(families: tuple[str, ...], weight: str = "normal", style: str = "normal") -> Match | None:
+    """The font matplotlib measures ``families`` with (first one it has), or None when it has none."""
+    from matplotlib import font_manager
+
+    prop = font_manager.FontProperties(family=list(families), weight=weight, style=style)
+    try:
+        path = font_manager.findfont(prop, fallback_to_default=False)
+    except ValueError:
+        return None
+    font = font_manager.get_font(path)
+    return Match(os.path.realpath(path), font.family_name)
+
+
+def same_font(a: str, b: str, chars: Iterable[str]) -> bool:
+    """True when font files ``a`` (measured) and ``b`` (rendered) draw ``chars`` alike:
+    ``b`` has a glyph for every character (a renderer's ``<text>`` takes one font,
+    no per-glyph fallback), and the files are one, or have the same family and
+    style names with equal advance widths for every character (two installs of
+    one release)."""
+    from matplotlib import font_manager
+    from matplotlib.ft2font import LoadFlags
+
+    fa, fb = font_manager.get_font(a), font_manager.get_font(b)
+    if any(not fb.get_char_index(ord(ch)) for ch in set(chars) - {" ", "\n", "\t"}):
+        return False
+    if a == b:
+        return True
+    if (fa.family_name, fa.style_name) != (fb.family_name, fb.style_name):
+        return False
+    for font in (fa, fb):
+        font.set_size(100, 72)
+    for ch in sorted(set(chars) - {" ", "\n", "\t"}):
+        ia, ib = fa.get_char_index(ord(ch)), fb.get_char_index(ord(ch))
+        if (ia == 0) != (ib == 0):
+            return False
+        if ia and fa.load_char(ord(ch), LoadFlags.NO_HINTING).linearHoriAdvance != \
+                fb.load_char(ord(ch), LoadFlags.NO_HINTING).linearHoriAdvance:
+            return False
+    return True
+
+
+@dataclass(frozen=True)
+class TextFont:
+    """One font as used by ``<text>`` in an SVG: family list, cairosvg weight and style, and its characters."""
+
+    families: tuple[str, ...]
+    weight: str
+    style: str
+    chars: frozenset[str]
+    owner: str
+
+
+#: CSS ``font-size`` keywords in px (CSS Fonts 3, 3.5: medium = 16 px, ratio 1.2).
+_SIZE_KEYWORDS = {"xx-small": 9.0, "x-small": 10.0, "small": 13.0, "medium": 16.0, "large": 18.0,
+                  "x-large": 24.0, "xx-large": 32.0}
+#: user units (CSS px) per unit, for font sizes.
+_PX_PER = {"": 1.0, "px": 1.0, "pt": 96 / 72, "pc": 16.0, "in": 96.0, "mm": 96 / 25.4, "cm": 96 / 2.54}
+
+
+def text_elements(root: etree._Element):
+    """Yield ``(element, props)`` for every ``<text>``, ``<tspan>`` and ``<textPath>``.
+
+    ``props`` holds the element's resolved (inherited) ``font-family``,
+    ``font-weight``, ``font-style``, ``text-anchor``, ``letter-spacing``,
+    ``word-spacing`` and ``xml:space`` as strings, and ``font-size`` as a
+    float in user units. Declarations come from presentation attributes,
+    ``<style>`` rules (matched with cssselect2, as cairosvg does) and
+    ``style``, in that order of precedence, plus the ``font`` shorthand.
+    """
+    import cssselect2
+
+    if not root.xpath("boolean(descendant-or-self::*[local-name()='text' or local-name()='tspan' "
+                      "or local-name()='textPath'])"):
+        return []  # text drawn as outlines only: nothing to resolve
+    matcher = _css_matcher(root)
+    out = []
+
+    def walk(wrapper, inherited: dict) -> None:
+        el = wrapper.etree_element
+        props = dict(inherited)
+        declared = _declared(el, wrapper, matcher)
+        if "font-size" in declared:
+            props["font-size"] = _font_size(declared.pop("font-size"), inherited["font-size"])
+        props.update(declared)
+        space = el.get("{http://www.w3.org/XML/1998/namespace}space")
+        if space:
+            props["xml:space"] = space
+        if etree.QName(el).localname in ("text", "tspan", "textPath"):
+            out.append((el, props))
+        for child in wrapper.iter_children():
+            walk(child, props)
+
+    walk(cssselect2.ElementWrapper.from_xml_root(root), {"font-size": 16.0})
+    return out
+
+
+def svg_text_fonts(root: etree._Element, owner_of=lambda el: "") -> list[TextFont]:
+    """Every distinct font of every ``<text>``/``<tspan>`` holding characters, with those characters.
+
+    Properties as :func:`text_elements` resolves them; weight is ``bold``
+    from 550 up, as in cairosvg; style is normal, italic or oblique.
+    ``owner_of(element)`` names who made the text (kept per font, for messages).
+    """
+    found: dict[tuple, set[str]] = {}
+    owners: dict[tuple, str] = {}
+    for el, props in text_elements(root):
+        chars = (el.text or "") + "".join((c.tail or "") for c in el)
+        if not chars.strip():
+            continue
+        key = (parse_families(props.get("font-family", "sans-serif")), css_weight(props.get("font-weight", "")),
+               css_style(props.get("font-style", "")))
+        found.setdefault(key, set()).update(chars)
+        owners.setdefault(key, owner_of(el))
+    return [TextFont(k[0], k[1], k[2], frozenset(v), owners[k]) for k, v in found.items()]
+
+
+def _font_size(value: str, parent: float) -> float:
+    value = value.strip()
+    if value in _SIZE_KEYWORDS:
+        return _SIZE_KEYWORDS[value]
+    m = re.fullmatch(r"([0-9]*\.?[0-9]+(?:e[-+]?\d+)?)\s*(px|pt|pc|in|mm|cm|em|ex|%|)", value)
+    if not m:
+        return parent
+    number, unit = float(m.group(1)), m.group(2)
+    if unit == "em":
+        return number * parent
+    if unit == "ex":
+        return number * parent / 2
+    if unit == "%":
+        return number * parent / 100
+    return number * _PX_PER[unit]
+
+
+def check_svg_fonts(root: etree._Element, *, file: str | None, imported: Mapping[str, str]) -> list[str]:
+    """Refuse or report every font swap in the ``<text>`` of a composed SVG.
+
+    Args:
+        root: the composed canvas.
+        file: the layout file, for error messages.
+        imported: group id -> file name, for panels imported from SVG files
+            (their fonts were chosen elsewhere and are reported as warnings).
+
+    Returns:
+        The warning messages issued (also sent through :mod:`warnings` as
+        :class:`ComposerWarning`).
+
+    Raises:
+        LayoutError: text composer measured (canvas text and panels under
+            ``text = "editable"``) would be drawn by cairosvg and browsers in
+            another font than matplotlib measured it with; the message names
+            both fonts and files.
+    """
+    def owner_of(el: etree._Element) -> str:
+        for anc in el.iterancestors():
+            if anc.get("id") in imported:
+                return imported[anc.get("id")]
+        return ""
+
+    issued = []
+    for tf in svg_text_fonts(root, owner_of):
+        first = tf.families[0]
+        rendered = fontconfig_font(first, tf.weight, tf.style)
+        face = " ".join(w for w in (tf.weight, tf.style) if w != "normal") or "regular"
+        if tf.owner:  # an imported file: nothing was measured, but the swap must be said
+            if rendered is None or _family_matches(first, rendered) and not rendered.synthetic:
+                continue
+            got = f"{rendered.family!r} ({rendered.file})" + (f", {rendered.synthetic} faked" if rendered.synthetic
+                                                              else "")
+            msg = (f"{tf.owner}: font {first!r} ({face}) is not installed for the renderers; cairosvg and browsers "
+                   f"draw its text with {got}; install the font, or convert the file's text to paths")
+            warnings.warn(ComposerWarning(msg), stacklevel=2)
+            issued.append(msg)
+            continue
+        measured = matplotlib_font(tf.families, tf.weight, tf.style)
+        if measured is None or rendered is None:
+            continue  # not installed at all: text.check_font and the panel check report it
+        if same_font(measured.file, rendered.file, tf.chars) and not rendered.synthetic:
+            continue
+        got = f"{rendered.family!r} from {rendered.file}" + (f" with {rendered.synthetic} faked"
+                                                             if rendered.synthetic else "")
+        raise LayoutError(f"text = \"editable\": font {first!r} ({face}) is measured by matplotlib from "
+                          f"{measured.file}, but cairosvg and browsers (fontconfig) would draw it as {got}; "
+                          "install that font file where fontconfig finds it (e.g. ~/.local/share/fonts, then "
+                          "fc-cache), pick a font both have, or use text = \"paths\"", file=file, key="figure.text")
+    return issued
+
+
+def _family_matches(asked: str, match: Match) -> bool:
+    if asked in GENERIC_FAMILIES:
+        return True
+    return asked.casefold() == match.family.casefold()
+
+
+_SPLIT_FAMILIES = re.compile(r"""\s*("[^"]*"|'[^']*'|[^,]+)\s*(?:,|$)""")
+
+
+def parse_families(value: str) -> tuple[str, ...]:
+    names = [m.group(1).strip().strip("'\"").strip() for m in _SPLIT_FAMILIES.finditer(value)]
+    return tuple(n for n in names if n) or ("sans-serif",)
+
+
+def css_weight(value: str) -> str:
+    value = value.strip()
+    if value in ("bold", "bolder") or value.isdigit() and int(value) >= 550:
+        return "bold"
+    return "normal"
+
+
+def css_style(value: str) -> str:
+    value = value.strip()
+    return value if value in ("italic", "oblique") else "normal"
+
+
+_FONT_PROPS = ("font-family", "font-weight", "font-style", "font-size", "text-anchor", "letter-spacing",
+               "word-spacing")
+
+
+def _parse_declarations(text: str) -> dict[str, str]:
+    return dict(_declarations(text))
+
+
+@lru_cache(maxsize=4096)
+def _declarations(text: str) -> tuple[tuple[str, str], ...]:
+    """:func:`_parse_declarations`, kept (matplotlib repeats the same ``style`` on many elements)."""
+    import tinycss2
+
+    out: dict[str, str] = {}
+    for decl in tinycss2.parse_declaration_list(text, skip_comments=True, skip_whitespace=True):
+        if decl.type != "declaration":
+            continue
+        value = tinycss2.serialize(decl.value).strip()
+        if decl.lower_name == "font":
+            out.update(_font_shorthand(value))
+        elif decl.lower_name in _FONT_PROPS:
+            out[decl.lower_name] = value
+    return tuple(out.items())
+
+
+def _font_shorthand(value: str) -> dict[str, str]:
+    """``font: italic bold 10px 'DejaVu Sans'`` -> style, weight and family (CSS Fonts 3, 3.7)."""
+    m = re.match(r"\s*((?:[\w-]+\s+)*?)[\d.]+(?:px|pt|em|%|mm|in)?(?:/[\d.]+\w*)?\s+(.+)$", value)
+    if not m:
+        return {}
+    out = {"font-family": m.group(2)}
+    size = re.search(r"([0-9.]+(?:px|pt|em|%|mm|in)?)(?:/[\d.]+\w*)?\s+" + re.escape(m.group(2)) + "$", value)
+    if size:
+        out["font-size"] = size.group(1)
+    for word in m.group(1).split():
+        if word in ("italic", "oblique"):
+            out["font-style"] = word
+        elif word in ("bold", "bolder") or word.isdigit():
+            out["font-weight"] = word
+    return out
+
+
+def _css_matcher(root: etree._Element):
+    """A cssselect2 Matcher of every ``<style>`` rule that sets a font property (None without any)."""
+    import cssselect2
+    import tinycss2
+
+    matcher, count = cssselect2.Matcher(), 0
+    for style in root.iter(f"{{{SVG_NS}}}style"):
+        for rule in tinycss2.parse_stylesheet(style.text or "", skip_comments=True, skip_whitespace=True):
+            if rule.type != "qualified-rule":
+                continue
+            decls = _parse_declarations(tinycss2.serialize(rule.content))
+            if not decls:
+                continue
+            try:
+                selectors = cssselect2.compile_selector_list(rule.prelude)
+            except cssselect2.SelectorError:
+                continue
+            for sel in selectors:
+                matcher.add_selector(sel, decls)
+                count += 1
+    return matcher if count else None
+
+
+def _declared(el: etree._Element, wrapper, matcher) -> dict[str, str]:
+    """Font properties set on ``el`` itself: attributes < ``<style>`` rules < ``style``."""
+    out: dict[str, str] = {}
+    for name in _FONT_PROPS:
+        if el.get(name):
+            out[name] = el.get(name, "")
+    if el.get("font"):
+        out.update(_font_shorthand(el.get("font", "")))
+    if matcher is not None:
+        for *_, decls in sorted(matcher.match(wrapper), key=lambda m: (m[0], m[1])):
+            out.update(decls)
+    if el.get("style"):
+        out.update(_parse_declarations(el.get("style", "")))
+    return out

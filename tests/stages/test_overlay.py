@@ -1,0 +1,83 @@
+"""``compose NAME --debug``: the layout overlay, written beside outputs that stay byte-identical."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from lxml import etree
+
+from composer.pipeline import build
+from composer.stages.geometry import Box
+from composer.stages.overlay import gutters
+from conftest import DEMO, REPO, read_png
+
+
+@pytest.fixture(scope="module")
+def flagship_debug(tmp_path_factory):
+    out = tmp_path_factory.mktemp("volume_kv_debug")
+    return build("volume_kv", root=REPO, out=out, formats=("svg",), dpi=150, debug=True)
+
+
+def test_debug_overlay_names_every_element_of_the_flagship(flagship_debug):
+    from composer.pipeline import Project, figure_geometry, read_inputs, render_panels
+
+    inputs = read_inputs(Project.at(REPO), "volume_kv")
+    figure = inputs.figure
+    expected = {f"panel {p.name}" for p in figure.panels}
+    expected |= {f"text {t.name}" if t.name else f"text[{i}]" for i, t in enumerate(figure.texts)}
+    expected |= {f"shape {s.name}" if s.name else f"shape[{i}]" for i, s in enumerate(figure.shapes)}
+    expected |= {f"arrow[{i}]" for i in range(len(figure.arrows))}
+    expected |= {f"{p.name}.label" for p in figure.panels if p.label}
+    expected |= {f"{p.name}.title" for p in figure.panels if p.title}
+    geometry = figure_geometry(inputs, render_panels(inputs))
+    expected |= {f"{panel}.{name}" for panel, name in geometry.data_anchors}
+    root = etree.fromstring(flagship_debug.outputs["debug-svg"].read_bytes())
+    overlay = root.find("{http://www.w3.org/2000/svg}g[@id='debug-overlay']")
+    labels = {el.get("aria-label") for el in overlay.iter() if el.get("aria-label")}
+    assert len(expected) > 30
+    assert expected <= labels, sorted(expected - labels)
+    assert {"n", "se", "center", "mm"} <= labels  # compass anchor names and the ruler
+    assert any(label.startswith("fmap / fvec: ") or label.startswith("rgb | pca: ") for label in labels)
+
+
+def test_real_outputs_are_byte_identical_with_and_without_debug(tmp_path):
+    root = tmp_path / "demo"
+    shutil.copytree(DEMO, root)
+    plain = build("demo", root=root, out=tmp_path / "plain", dpi=100).outputs
+    debug = build("demo", root=root, out=tmp_path / "debug", dpi=100, debug=True).outputs
+    assert set(debug) == set(plain) | {"debug-svg", "debug-png"}
+    for kind in ("svg", "pdf", "png"):
+        assert debug[kind].read_bytes() == plain[kind].read_bytes(), kind
+    assert debug["debug-svg"].name == "demo.debug.svg" and debug["debug-png"].name == "demo.debug.png"
+    figure, overlay = read_png(plain["png"]), read_png(debug["debug-png"])
+    assert figure.shape == overlay.shape
+    # the overlay draws panel a's box as a dashed blue line: its left edge at x = 5 mm, from y = 8 mm to 53 mm
+    x, rows = round(5 / 25.4 * 100), slice(round(20 / 25.4 * 100), round(45 / 25.4 * 100))
+
+    def bluish(png):
+        px = png[rows, x - 1:x + 2, :3].astype(int)
+        return ((px[..., 2] - px[..., 0] > 40) & (px[..., 2] > 200)).any(axis=1)
+
+    assert bluish(overlay).mean() > 0.4  # dashes 1.5 pt on, 1 pt off
+    assert not bluish(figure).any()
+
+
+def test_cli_debug_flag(tmp_path, capsys):
+    from composer.cli.main import main
+
+    root = tmp_path / "demo"
+    shutil.copytree(DEMO, root)
+    assert main(["demo", "--root", str(root), "--debug", "--format", "svg"]) == 0
+    assert (root / "build" / "demo.debug.svg").is_file() and (root / "build" / "demo.debug.png").is_file()
+    assert "demo.debug.svg" in capsys.readouterr().out
+
+
+def test_gutters_between_neighbouring_panels():
+    a, b, c = Box(0, 0, 10, 10), Box(14, 2, 10, 10), Box(0, 13, 24, 5)
+    found = dict((d.split(":")[0], s) for d, s in gutters({"a": a, "b": b, "c": c}))
+    assert found["a | b"] == Box(10, 2, 4, 8)
+    assert found["a / c"] == Box(0, 10, 10, 3)
+    assert found["b / c"] == Box(14, 12, 10, 1)
+    blocked = gutters({"a": a, "b": b, "mid": Box(11, 0, 2, 20)})
+    assert not any(d.startswith("a | b") for d, _ in blocked)
