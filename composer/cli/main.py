@@ -113,7 +113,8 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--watch", action="store_true",
                         help="build, then rebuild whenever the layout, a panel module or a data file changes "
                              "(Ctrl-C stops)")
-    parser.add_argument("--version", action="version", version=f"composer {__version__}")
+    parser.add_argument("--version", action="version",  # the distribution (pyproject [project] name), then where it is
+                        version=f"figure-composer {__version__} ({Path(__file__).resolve().parents[1]})")
     return parser
 
 
