@@ -1,6 +1,6 @@
 """The cairosvg engine (``--engine cairosvg``, and every EPS): PDF, PNG and EPS with cairosvg and cairo.
 
-Imported only when chosen: it needs ``pip install 'figure-composer[cairosvg]'`` and
+Imported only when chosen: it needs cairosvg (``pip install cairosvg``; from a clone ``pip install -e '.[cairosvg]'``) and
 the cairo library (Debian: ``apt-get install libcairo2``). Everything in this
 module beyond calling cairosvg works around cairosvg, and lives here for that
 reason: ``<use>`` expansion (speed), restating a px canvas in pt, marking
