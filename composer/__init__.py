@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from composer.errors import ComposerError, ComposerWarning
+from composer.sandbox.isolate import DEFAULT_TIMEOUT_S
 
 if TYPE_CHECKING:  # imported on first use: ``import composer`` stays light for the command's error paths
     from composer.api import Figure
@@ -59,19 +60,19 @@ def build(figure: str | Figure, **options: Any) -> BuildResult:
 
 
 def check(name: str, *, root: str | Path = ".", jobs: int | None = None,
-          timeout_s: float | None = None) -> Report:
+          timeout_s: float | None = DEFAULT_TIMEOUT_S) -> Report:
     """Compose figure ``name`` of the project at ``root`` and run the print check on it; writes nothing.
 
-    See :func:`composer.pipeline.check` (``timeout_s`` None: the build's
-    default limit per panel) and the rules in :mod:`composer.lint.rules`.
+    Panels render as a build renders them, each stopped after ``timeout_s``
+    seconds (None: no limit); see :func:`composer.pipeline.check` and the
+    rules in :mod:`composer.lint.rules`.
 
     Raises:
         ComposerError: the figure cannot be loaded, rendered or composed.
     """
     from composer.pipeline import check as check_named
-    from composer.sandbox.isolate import DEFAULT_TIMEOUT_S
 
-    return check_named(name, root=root, jobs=jobs, timeout_s=DEFAULT_TIMEOUT_S if timeout_s is None else timeout_s)
+    return check_named(name, root=root, jobs=jobs, timeout_s=timeout_s)
 
 
 def load(name: str, *, root: str | Path = ".") -> Figure:
