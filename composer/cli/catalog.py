@@ -6,7 +6,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from composer.pipeline import FORMATS, BuildResult, Project, build, check_outputs
+from composer.pipeline import FORMATS, BuildResult, build, check_outputs
+from composer.stages.inputs import Project
 from composer.errors import ComposerError
 from composer.stages.export import check_chosen
 from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, check_timeout
