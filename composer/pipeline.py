@@ -41,7 +41,7 @@ import contextlib
 import dataclasses
 import time
 import warnings
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -204,6 +204,16 @@ class _Source:
     file: str
     functions: Mapping[str, Callable[..., Any]] = dataclasses.field(default_factory=dict)
 
+    @classmethod
+    def layout(cls, project: Project, name: str) -> _Source:
+        """The figure ``layouts/NAME.toml`` (or ``.py``) of ``project``.
+
+        Raises:
+            ProjectError: no such layout, or two (:meth:`Project.layout_path`).
+        """
+        path = project.layout_path(name)
+        return cls(project, name, path, None, project.display(path))
+
 
 @dataclass(frozen=True)
 class _Built:
@@ -280,12 +290,10 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
             warnings.warn(ComposerWarning(message), stacklevel=2)
         return BuildResult(outputs=manifest.recorded_outputs(out_dir, name), up_to_date=True, seconds=seconds,
                            warnings=replayed)
-    layout_path = project.layout_path(name)
-    source = _Source(project, name, layout_path, None, project.display(layout_path))
     options = BuildOptions(formats=tuple(formats), dpi=dpi, engine=engine, pdf_standard=pdf_standard, debug=debug,
                            check=check, timeout_s=timeout_s, jobs=jobs or available_cores(), cache=cache,
                            store=cache, svg_first=svg_first)
-    return _run(source, out_dir, options, progress, reason, seconds).result
+    return _run(lambda: _Source.layout(project, name), out_dir, options, progress, reason, seconds).result
 
 
 def build_figure(project: Project, figure: Figure, file: str, options: BuildOptions, *,
@@ -314,7 +322,7 @@ def build_figure(project: Project, figure: Figure, file: str, options: BuildOpti
     started = time.perf_counter()
     out_dir = Path(out) if out is not None else project.root / "build"
     source = _Source(project, figure.name, None, figure, file, dict(functions or {}))
-    built = _run(source, out_dir, options, progress, "built in code", {"check": time.perf_counter() - started})
+    built = _run(lambda: source, out_dir, options, progress, "built in code", {"check": time.perf_counter() - started})
     return built.result, built.made
 
 
@@ -341,11 +349,9 @@ def lint_figure(name: str, *, root: str | Path = ".", timeout_s: float | None = 
     check_jobs(jobs)
     started = time.perf_counter()
     project = Project.at(root)
-    layout_path = project.layout_path(name)
-    source = _Source(project, name, layout_path, None, project.display(layout_path))
     options = BuildOptions(formats=(), check=True, timeout_s=timeout_s, jobs=jobs or available_cores(), cache=cache,
                            store=False, write=False)
-    return _run(source, project.root / "build", options, progress, "check",
+    return _run(lambda: _Source.layout(project, name), project.root / "build", options, progress, "check",
                 {"check": time.perf_counter() - started}).result
 
 
@@ -376,7 +382,7 @@ def check(name: str, *, root: str | Path = ".", jobs: int | None = None,
 
 
 @contextlib.contextmanager
-def _recording(issued: list[str]):
+def _recording(issued: list[str]) -> Iterator[None]:
     """Warnings raised inside the block are issued as they would have been (the caller's filters
     apply), once it ends; the message of each :class:`ComposerWarning` among them is added to ``issued``."""
     caught: list[warnings.WarningMessage] = []
@@ -392,7 +398,6 @@ def _recording(issued: list[str]):
             if issubclass(w.category, ComposerWarning):
                 issued.append(str(w.message))
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
-
 
 
 def check_outputs(formats: tuple[str, ...], dpi: float) -> None:
@@ -520,12 +525,12 @@ def _warm(spec: FigureSpec) -> None:
 # ─── the build, step by step ─────────────────────────────────────────────
 
 
-def _run(source: _Source, out_dir: Path, options: BuildOptions, progress: Progress | None, reason: str,
-         seconds: dict[str, float]) -> _Built:
-    """:func:`_build` with a progress display that is closed however the build ends."""
+def _run(source: Callable[[], _Source], out_dir: Path, options: BuildOptions, progress: Progress | None,
+         reason: str, seconds: dict[str, float]) -> _Built:
+    """:func:`_build` of the figure ``source()`` finds, with a progress display closed however the build ends."""
     progress = progress or Progress()
     try:
-        return _build(source, out_dir, options, progress, reason, seconds)
+        return _build(source(), out_dir, options, progress, reason, seconds)
     finally:
         progress.close()
 
@@ -546,8 +551,9 @@ class _Laps:
 def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progress, reason: str,
            seconds: dict[str, float]) -> _Built:
     """The build after the no-op test (see :func:`build`): read -> cache lookup -> render -> compose ->
-    export and write -> cache entries and manifest. Without ``opts.write`` nothing is written under
-    ``out_dir``; without ``opts.store`` the caches are read (``opts.cache``) but not filled."""
+    export -> write outputs and manifest -> store cache entries. Without ``opts.write`` nothing is
+    written under ``out_dir``; without ``opts.store`` the caches are read (``opts.cache``) but not filled.
+    Entries are stored only when no input changed while the build read it."""
     lap = _Laps(seconds)
     project = source.project
     texts = TextCache(text_cache_path(project.root, source.name)) if opts.cache else None
@@ -570,21 +576,17 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
                              seconds=seconds, render_seconds=render_seconds, warnings=tuple(issued))
         made: dict[str, bytes] = {}
         records: dict[str, dict[str, Any]] = {}
-        if opts.formats or opts.write:
+        files: dict[Path, bytes] = {}
+        written: list[str] = []
+        if opts.formats:  # none: compose (and check) only
             made, records, files, written = _export_outputs(read, svg, extra, out_dir, opts, progress)
             lap("export")
-        if opts.write:
-            consistent = _write(read, out_dir, opts, files, records, render_seconds, issued)
-        else:
-            consistent = opts.store and _unchanged(read)
-        if opts.cache and opts.store and consistent:
-            # after the outputs: a build that fails to write leaves the cache alone too
-            panel_cache.touch(read.keys[n] for n in hits)
-            panel_cache.store({read.keys[n]: panel for n, panel in fresh.items() if n in read.keys})
-            if texts is not None:
-                texts.save()
         if not opts.write:
+            if opts.cache and opts.store and _unchanged(read):
+                _store(read, panel_cache, texts, hits, fresh)
             return _Built(result, made)
+        if _write(read, out_dir, opts, files, records, render_seconds, issued) and opts.cache and opts.store:
+            _store(read, panel_cache, texts, hits, fresh)  # after the outputs: a failed write leaves the caches
         lap("write")
     outputs = {kind: out_dir / f"{source.name}.{kind}" for kind in ALL_FORMATS if kind in opts.formats}
     if opts.debug:
@@ -798,6 +800,15 @@ def _export_outputs(read: _Read, svg: bytes, extra: Mapping[str, bytes], out_dir
             files[path] = made[kind]
             written.append(kind)
     return made, records, files, written
+
+
+def _store(read: _Read, panel_cache: PanelCache, texts: TextCache | None, hits: Mapping[str, RenderedPanel],
+           fresh: Mapping[str, RenderedPanel]) -> None:
+    """Step 7: keep the panels drawn (and mark those used) in the panel cache; save the text cache."""
+    panel_cache.touch(read.keys[n] for n in hits)
+    panel_cache.store({read.keys[n]: panel for n, panel in fresh.items() if n in read.keys})
+    if texts is not None:
+        texts.save()
 
 
 def _unchanged(read: _Read) -> bool:

@@ -89,13 +89,14 @@ def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Type
         box = geometry.shapes[i]
         if shape.place is not None and shape.place.cell is not None and filled and shape.text_style and box:
             block = typeset_text(filled, shape.text_style, file, f"{shape.key}.text", colors,
-                             box.width_pt - 2 * shape.padding_pt)
+                                 box.width_pt - 2 * shape.padding_pt)
         root.append(draw.shape_element(shape, box, geometry.shape_points[i], element_id=f"shape-{shape.name or i}",
                                        block=block, label=filled))
     for i, (arrow, route) in enumerate(zip(figure.arrows, geometry.arrows)):
         group = draw.arrow_element(route, arrow, element_id=f"arrow-{i}")
-        if typeset.arrow_labels[i] is not None and arrow.label_style is not None:
-            filled, block = typeset.arrow_labels[i]
+        arrow_label = typeset.arrow_labels[i]
+        if arrow_label is not None and arrow.label_style is not None:
+            filled, block = arrow_label
             box = draw.connector_label_box(route, arrow, block)
             group.append(draw.text_element(block, box, arrow.label_style, "center", element_id=f"arrow-{i}-label",
                                            label=filled))
@@ -115,9 +116,11 @@ def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Type
         title = typeset_text(title_text, title_style, file, f"{panel.key}.title", colors) if title_text else None
         label_box, title_box = draw.label_boxes(panel, geometry.panels[panel.name], spec, label, title)
         if label is not None:
+            assert label_box is not None  # draw.label_boxes places every label it is given
             root.append(draw.text_element(label, label_box, spec.label, "left", element_id=f"label-{panel.name}",
                                           label=panel.label or ""))
         if title is not None:
+            assert title_box is not None
             root.append(draw.text_element(title, title_box, title_style, "left", element_id=f"title-{panel.name}",
                                           label=title_text or ""))
     label_elements(root, figure)

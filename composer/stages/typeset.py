@@ -82,24 +82,24 @@ def typeset_figure(inputs: Inputs) -> Typeset:
     """
     figure, file = inputs.figure, inputs.file
     colors = tuple(figure.spec.colors.items())
-    texts = []
+    texts: list[tuple[str, TextBlock]] = []
     for t in figure.texts:
         filled = fill_text(t.text, inputs, file, f"{t.key}.text")
         texts.append((filled, typeset_text(filled, t.style, file, f"{t.key}.text", colors, t.width_pt)))
-    shapes = []
+    shapes: list[tuple[str | None, TextBlock | None, tuple[float, float] | None]] = []
     for s in figure.shapes:
         if s.place is None:
             shapes.append((None, None, None))
             continue
         width, height = s.size_pt
-        filled = fill_text(s.text, inputs, file, f"{s.key}.text") if s.text else None
+        shape_text = fill_text(s.text, inputs, file, f"{s.key}.text") if s.text else None
         block = None
-        if filled is not None and s.text_style is not None:
+        if shape_text is not None and s.text_style is not None:
             wrap = width - 2 * s.padding_pt if width is not None and s.kind == "rect" else None
-            block = typeset_text(filled, s.text_style, file, f"{s.key}.text", colors, wrap)
-        size = None
+            block = typeset_text(shape_text, s.text_style, file, f"{s.key}.text", colors, wrap)
+        size: tuple[float, float] | None = None
         if s.place.cell is None:
-            if None not in (width, height):
+            if width is not None and height is not None:
                 size = (width, height)
             elif block is not None:
                 grow = 1.0 if s.kind == "rect" else math.sqrt(2)
@@ -108,8 +108,8 @@ def typeset_figure(inputs: Inputs) -> Typeset:
                 if s.kind == "circle":
                     w = h = max(w, h)
                 size = (w, h)
-        shapes.append((filled, block, size))
-    labels = []
+        shapes.append((shape_text, block, size))
+    labels: list[tuple[str, TextBlock] | None] = []
     for a in figure.arrows:
         if a.label is None or a.label_style is None:
             labels.append(None)
