@@ -93,7 +93,9 @@ def copy_project(dest: Path) -> Path:
 
 def write_boxes(root: Path, name: str = "volume_kv") -> None:
     """The panel boxes composer's layout engine finds, for the hand-written baseline (ROOT/boxes.json)."""
-    from composer.pipeline import Project, panel_boxes, read_inputs, typeset_figure
+    from composer.stages.geometry import panel_boxes
+    from composer.stages.inputs import Project, read_inputs
+    from composer.stages.typeset import typeset_figure
 
     inputs = read_inputs(Project.at(root), name)
     typeset = typeset_figure(inputs)
@@ -409,7 +411,8 @@ if jobs == 1:
     stats = pstats.Stats(prof)
     for (file, line, func), (cc, nc, tt, ct, callers) in stats.stats.items():
         waiting = ("isolate.py", "parallel.py")  # wait for forked workers: their work is not in this profile
-        if ("/composer/" in file and func not in ("build", "_build", "<module>", "_export", "_render_unit")
+        if ("/composer/" in file and func not in ("build", "_run", "_build", "<module>", "_render", "_export_outputs",
+                                                  "_export", "_render_unit")
                 and not file.endswith(waiting)):
             top.append((ct, f"{file.split('/composer/')[-1]}:{func}"))
     top.sort(reverse=True)

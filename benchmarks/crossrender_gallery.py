@@ -30,7 +30,8 @@ def main() -> int:
     parser.add_argument("--engine", default="resvg", choices=("resvg", "cairosvg"))
     parser.add_argument("names", nargs="*", help="figures (default: every figure of layouts/)")
     args = parser.parse_args()
-    from composer.pipeline import Project, build
+    from composer.pipeline import build
+    from composer.stages.inputs import Project
 
     if cr.chromium() is None:
         print("chromium is not installed (Debian: apt-get install chromium)", file=sys.stderr)

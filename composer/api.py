@@ -34,17 +34,25 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, ClassVar
+from typing import Any, ClassVar
 
-from composer.pipeline import (ALL_FORMATS, FORMATS, BuildResult, Inputs, Project, check_outputs, compose_svg,
-                    read_figure_inputs, write_outputs)
 from composer.errors import LayoutError
-from composer.stages.export import check_engine
 from composer.layout.loader import load_document, read_document
 from composer.layout.model import NAME
 from composer.layout.model import Figure as LayoutModel
 from composer.layout.schema import TABLES_BY_KIND
+from composer.pipeline import (
+    FORMATS,
+    BuildOptions,
+    BuildResult,
+    build_figure,
+    check_outputs,
+)
+from composer.sandbox.parallel import available_cores
+from composer.stages.export import check_chosen
+from composer.stages.inputs import Inputs, Project, read_figure_inputs
 
 
 def _plain(value: Any) -> Any:
@@ -193,7 +201,7 @@ class Figure:
         self._cache: tuple[str, bytes] | None = None
 
     @classmethod
-    def from_document(cls, document: dict[str, Any], *, name: str = "figure", root: str | Path = ".") -> "Figure":
+    def from_document(cls, document: dict[str, Any], *, name: str = "figure", root: str | Path = ".") -> Figure:
         """A figure from a layout document (a parsed TOML file's dict); it is copied."""
         fig = cls.__new__(cls)
         fig._init(copy.deepcopy(document), name=name, root=root, path=None)
@@ -204,7 +212,7 @@ class Figure:
         """The layout file this figure is (or would be): ``ROOT/layouts/NAME.toml``."""
         return self._path or (Path(self.root).resolve() / "layouts" / f"{self.name}.toml")
 
-    def add(self, *elements: Element) -> "Figure":
+    def add(self, *elements: Element) -> Figure:
         """Add panels, texts, shapes, connectors, grids and alignments, in order; returns the figure.
 
         Raises:
@@ -258,12 +266,28 @@ class Figure:
         return load_document(copy.deepcopy(self.document), self.path, name=self.name, display=self._display())
 
     def inputs(self) -> Inputs:
-        """Everything the pipeline reads for this figure (layout validated, data and panels loaded)."""
+        """Everything the pipeline reads for this figure (layout validated, data and panels loaded).
+
+        Raises:
+            ComposerError: as :func:`composer.stages.inputs.read_figure_inputs`.
+        """
         project = Project.at(self.root)
         return read_figure_inputs(project, self.layout, self._display(), functions=self.functions)
 
+    def _made(self, options: BuildOptions, out: str | Path | None = None) -> tuple[BuildResult, dict[str, bytes]]:
+        """Run the pipeline on this figure (:func:`composer.pipeline.build_figure`)."""
+        return build_figure(Project.at(self.root), self.layout, self._display(), options, out=out,
+                            functions=self.functions)
+
+    def _in_memory(self, kind: str, dpi: float = 300.0) -> bytes:
+        """One output's bytes, made as :meth:`build` makes it, written nowhere (the panel cache is used)."""
+        return self._made(BuildOptions(formats=(kind,), dpi=dpi, jobs=available_cores(), write=False))[1][kind]
+
     def svg(self) -> bytes:
         """The composed canvas SVG, byte-identical to what ``compose`` writes for the same layout.
+
+        Made by the pipeline :meth:`build` runs, writing nothing but panel
+        cache entries; kept until the document or its renderer functions change.
 
         Raises:
             ComposerError: any problem a layout file with the same content would have.
@@ -271,55 +295,47 @@ class Figure:
         key = json.dumps(self.document, sort_keys=True, default=repr) + repr(sorted(
             (k, id(f)) for k, f in self.functions.items()))
         if self._cache is None or self._cache[0] != key:
-            self._cache = (key, compose_svg(self.inputs()))
+            self._cache = (key, self._in_memory("svg"))
         return self._cache[1]
 
     def png(self, *, dpi: float = 300.0) -> bytes:
-        """The figure as PNG bytes at ``dpi`` (round(width_in * dpi) px wide).
+        """The figure as PNG bytes at ``dpi`` (round(width_in * dpi) px wide), as :meth:`build` makes it.
 
         Raises:
             ComposerError: a dpi outside 1 to 12000, or any layout problem.
         """
-        from composer.stages.export import export
-
         check_outputs(("png",), dpi)
-        return export(self.svg(), ["png"], engine=self.layout.spec.engine, dpi=dpi, source=self._display())["png"]
+        return self._in_memory("png", dpi)
 
     def pdf(self) -> bytes:
         """The figure as PDF bytes (creation date pinned: same input, same bytes), titled with its name."""
-        from composer.stages.export import export
-
-        return export(self.svg(), ["pdf"], engine=self.layout.spec.engine, title=self.name,
-                      source=self._display())["pdf"]
+        return self._in_memory("pdf")
 
     def build(self, *, out: str | Path | None = None, formats: tuple[str, ...] = FORMATS,
-              dpi: float = 300.0, engine: str | None = None, pdf_standard: str | None = None) -> BuildResult:
+              dpi: float = 300.0, engine: str | None = None, pdf_standard: str | None = None,
+              cache: bool = True) -> BuildResult:
         """Write ``NAME.svg``/``.pdf``/``.png`` to ``out`` (default ``ROOT/build``), the same bytes
         ``compose NAME`` writes for the same document (``engine``: ``resvg`` or ``cairosvg``, default
         the layout's; ``pdf_standard``: as ``compose --pdf-standard``).
 
-        The figure lives in memory (it may differ from its layout file), so every
-        panel is rendered: the result's ``rendered`` lists them all, ``written``
-        the formats written, ``seconds`` the time per stage (``render``,
-        ``export``). The panel cache and the build manifest belong to layout
-        files and are left alone.
-        """
-        import dataclasses
-        import time
+        The same pipeline as :func:`composer.pipeline.build`: panels come from
+        the panel cache when their inputs are unchanged (a panel whose renderer
+        is a function given in code is drawn every time), the others are
+        rendered in parallel; ``cache=False`` reads and fills no cache. The
+        figure lives in memory (it may differ from its layout file), so it has
+        no build manifest: it is built every time, and the manifest of
+        ``layouts/NAME.*`` is left alone. An output whose bytes did not change
+        is not written again (``written`` lists the formats written).
 
+        Raises:
+            ComposerError: a bad format, dpi, engine or PDF standard (before any
+                work), or any problem a layout file with the same content would have.
+        """
         check_outputs(formats, dpi)
-        chosen = engine or self.layout.spec.engine
-        check_engine(chosen, formats, pdf_standard)
-        started = time.perf_counter()
-        inputs = self.inputs()
-        svg = compose_svg(inputs)
-        composed = time.perf_counter()
-        out_dir = Path(out) if out is not None else Project.at(self.root).root / "build"
-        result = write_outputs(svg, self.name, out_dir, formats, dpi, source=self._display(), engine=chosen,
-                               pdf_standard=pdf_standard)
-        rendered = tuple(p.name for p in inputs.figure.panels if p.kind == "render")
-        return dataclasses.replace(result, rendered=rendered, written=tuple(f for f in ALL_FORMATS if f in formats),
-                                   seconds={"render": composed - started, "export": time.perf_counter() - composed})
+        check_chosen(engine, pdf_standard)
+        options = BuildOptions(formats=tuple(formats), dpi=dpi, engine=engine, pdf_standard=pdf_standard,
+                               jobs=available_cores(), cache=cache, store=cache)
+        return self._made(options, out)[0]
 
     def _repr_svg_(self) -> str:
         """Jupyter's inline display (vector)."""

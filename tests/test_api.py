@@ -72,8 +72,72 @@ def test_load_gives_the_file_and_builds_the_same_bytes(flagship_svg, tmp_path):
     assert fig.document == tomllib.loads((REPO / "layouts" / "volume_kv.toml").read_text())
     result = fig.build(out=tmp_path, formats=("svg",))
     assert result.outputs["svg"].read_bytes() == flagship_svg
-    assert result.rendered == ("rgb", "pca", "fmap", "fvec", "keys", "volume")  # in memory: every panel drawn
-    assert result.written == ("svg",) and set(result.seconds) == {"render", "export"}
+    # the file build behind flagship_svg stored every panel: the API build shares its panel cache
+    assert result.rendered == () and result.cached == ("rgb", "pca", "fmap", "fvec", "keys", "volume")
+    assert result.written == ("svg",)
+    assert not (tmp_path / ".volume_kv.manifest.json").exists()  # a figure in memory has no manifest
+
+
+COUNTED = """
+from pathlib import Path
+
+
+def counted(fig, data, n=3):
+    with open(Path(__file__).resolve().parent.parent / "draws.log", "a") as log:
+        log.write(f"counted n={n}\\n")
+    ax = fig.add_subplot()
+    ax.plot(range(n), range(n))
+"""
+
+
+def draws(root) -> list[str]:
+    log = root / "draws.log"
+    return log.read_text().splitlines() if log.exists() else []
+
+
+def test_an_api_build_takes_its_panels_from_the_panel_cache(tmp_path):
+    """Every call of the renderer is logged by the renderer itself (in its worker): a second build
+    of the same figure draws nothing, and gives the same bytes; a changed param redraws that panel only."""
+    root = tmp_path / "proj"
+    shutil.copytree(DEMO, root)
+    (root / "panels" / "counted.py").write_text(COUNTED)
+    fig = Figure(width="60mm", height="30mm", name="cached", root=root)
+    fig.add(Panel("p", render="counted:counted", at=["2mm", "2mm"], size=["25mm", "25mm"]),
+            Panel("q", render="counted:counted", at=["32mm", "2mm"], size=["25mm", "25mm"], params={"n": 5}))
+    first = fig.build(formats=("svg",))
+    assert sorted(draws(root)) == ["counted n=3", "counted n=5"]
+    svg = first.outputs["svg"].read_bytes()
+    second = Figure.from_document(fig.document, name="cached", root=root).build(formats=("svg",))
+    assert len(draws(root)) == 2, "the second build drew a panel again"
+    assert second.outputs["svg"].read_bytes() == svg
+    assert second.written == ()  # same bytes: the file is left alone
+    assert Figure.from_document(fig.document, name="cached", root=root).svg() == svg  # svg(): the same path
+    assert len(draws(root)) == 2
+    fig.document["panels"]["q"]["params"] = {"n": 6}
+    third = fig.build(formats=("svg",))
+    assert draws(root)[2:] == ["counted n=6"]  # p came from the cache
+    assert third.outputs["svg"].read_bytes() != svg
+    fig.build(formats=("svg",), cache=False)
+    assert sorted(draws(root)[3:]) == ["counted n=3", "counted n=6"]  # cache=False draws everything
+
+
+def test_a_renderer_given_as_a_function_is_drawn_by_every_build(tmp_path):
+    """A function has no source file to hash, so its panel is never cached."""
+    root = tmp_path / "proj"
+    shutil.copytree(DEMO, root)
+    log = root / "nb.log"
+
+    def drawn(fig, data):
+        with open(log, "a") as fh:
+            fh.write("drawn\n")
+        fig.add_subplot().plot([0, 1])
+
+    fig = Figure(width="40mm", height="30mm", name="nbfunc", root=root)
+    fig.add(Panel("p", render=drawn, at=["2mm", "2mm"], size=["30mm", "25mm"]))
+    first = fig.build(formats=("svg",))
+    second = fig.build(formats=("svg",))
+    assert log.read_text() == "drawn\n" * 2
+    assert second.outputs["svg"].read_bytes() == first.outputs["svg"].read_bytes()
 
 
 def test_notebook_reprs_render_the_flagship(flagship_svg):

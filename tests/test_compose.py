@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 from lxml import etree
 
-from composer.pipeline import Project, figure_geometry, read_inputs, render_panels
+from composer.pipeline import render_panels
+from composer.stages.compose import figure_geometry
+from composer.stages.inputs import Project, read_inputs
 from composer.stages.export import export
 from conftest import SVG_NS, cumulative_transform, ids_and_refs, read_png
 

@@ -100,7 +100,9 @@ _BOXES: dict[str, tuple[float, float, float, float]] = {}
 
 def _box_px(renders, name, element_id):
     """Bounding box (x0, y0, x1, y1) in px at cr.DPI of a canvas element, from the composed geometry."""
-    from composer.pipeline import Project, figure_geometry, read_inputs, render_panels
+    from composer.pipeline import render_panels
+    from composer.stages.compose import figure_geometry
+    from composer.stages.inputs import Project, read_inputs
 
     if not _BOXES:
         inputs = read_inputs(Project.at(FIDELITY), "fidelity")

@@ -78,7 +78,8 @@ def test_paths_mode_has_no_text_but_imported(fidelity_builds):
 
 
 def test_editable_canvas_text_is_text_at_composers_positions(fidelity_builds):
-    from composer.pipeline import Project, read_inputs, typeset_figure
+    from composer.stages.inputs import Project, read_inputs
+    from composer.stages.typeset import typeset_figure
 
     root = _root(fidelity_builds["fidelity_editable"][0])
     group = root.find("svg:g[@id='text-rich']", SVG_NS)

@@ -48,7 +48,9 @@ def test_flagship_numbers_come_from_the_data(flagship_build):
 def test_flagship_arrows_land_on_data_points(flagship_build):
     """Arrows that start or end at a data anchor (the chosen pixel, the argmax voxel) touch
     that data point: the head's tip, or the line's start, sits one gap away from it."""
-    from composer.pipeline import Project, figure_geometry, read_inputs, render_panels
+    from composer.pipeline import render_panels
+    from composer.stages.compose import figure_geometry
+    from composer.stages.inputs import Project, read_inputs
 
     inputs = read_inputs(Project.at(REPO), "volume_kv")
     rendered = render_panels(inputs)
@@ -76,7 +78,9 @@ def test_flagship_arrows_land_on_data_points(flagship_build):
 def test_data_anchor_is_within_a_tenth_of_a_point_of_the_drawn_marker(flagship_build, panel, anchor):
     """The anchor composer computed (2D, and 3D through the axes' projection) coincides with
     the marker matplotlib drew at the same data point."""
-    from composer.pipeline import Project, figure_geometry, read_inputs, render_panels
+    from composer.pipeline import render_panels
+    from composer.stages.compose import figure_geometry
+    from composer.stages.inputs import Project, read_inputs
     from conftest import cumulative_transform
 
     inputs = read_inputs(Project.at(REPO), "volume_kv")

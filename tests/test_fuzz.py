@@ -33,7 +33,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from composer.pipeline import Inputs, Project, compose, read_inputs, typeset_figure
+from composer.stages.compose import compose
+from composer.stages.inputs import Inputs, Project, read_inputs
+from composer.stages.typeset import typeset_figure
 from composer.stages.geometry import panel_boxes
 from composer.errors import ComposerError
 from composer.stages.export import export
@@ -360,9 +362,9 @@ def test_fuzz_layout_files(projects, monkeypatch):
     ``values()`` runs in process here (its isolation is tested in test_isolation.py): a fork per example
     would double the time.
     """
-    import composer.pipeline
+    import composer.stages.inputs
 
-    monkeypatch.setattr(composer.pipeline, "run_isolated", lambda func, timeout_s: func())
+    monkeypatch.setattr(composer.stages.inputs, "run_isolated", lambda func, timeout_s: func())
     outcomes = {"ok": 0, "error": 0}
 
     @FUZZ

@@ -16,7 +16,10 @@ import numpy as np
 import pytest
 from lxml import etree
 
-from composer.pipeline import Project, figure_geometry, read_inputs, render_panels, typeset_figure
+from composer.pipeline import render_panels
+from composer.stages.compose import figure_geometry
+from composer.stages.inputs import Project, read_inputs
+from composer.stages.typeset import typeset_figure
 from composer.cli.main import main
 from composer.units import to_pt
 from conftest import REPO, ids_and_refs, read_png

@@ -6,11 +6,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from composer.pipeline import FORMATS, BuildResult, Project, build, check_outputs
 from composer.errors import ComposerError
-from composer.stages.export import check_chosen
-from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, check_timeout
 from composer.layout.loader import load_layout
+from composer.pipeline import FORMATS, BuildResult, build, check_outputs
+from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, check_timeout
+from composer.stages.export import check_chosen
+from composer.stages.inputs import Project
 
 
 @dataclass(frozen=True)

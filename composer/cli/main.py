@@ -230,7 +230,7 @@ def _clean(argv: list[str]) -> int:
     parser.add_argument("--out", default=None, help="output folder (default: ROOT/build)")
     args = parser.parse_args(argv)
     _figure_name(args)
-    from composer.pipeline import Project
+    from composer.stages.inputs import Project
     from composer.incremental.cache import clean
 
     project = Project.at(args.root)
@@ -277,7 +277,7 @@ def _check_every(args: argparse.Namespace) -> int:
     then a summary line; exit 1 when any figure has an error or could not be checked."""
     import json
 
-    from composer.pipeline import Project
+    from composer.stages.inputs import Project
     from composer.pipeline import check
 
     names = Project.at(args.root).figures()

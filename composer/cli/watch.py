@@ -17,16 +17,17 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
-from composer.incremental import manifest
-from composer.pipeline import FORMATS, BuildResult, Project, build, check_outputs
 from composer.errors import ComposerError
-from composer.stages.export import check_chosen
-from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, check_jobs, check_timeout
+from composer.incremental import manifest
+from composer.pipeline import FORMATS, BuildResult, build, check_outputs
 from composer.progress import Progress
+from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, check_jobs, check_timeout
+from composer.stages.export import check_chosen
+from composer.stages.inputs import Project
 
 
 @dataclass(frozen=True)

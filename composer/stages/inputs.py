@@ -1,4 +1,10 @@
-"""Data stage: read a figure's data file and fill ``{name:format}`` text fields.
+"""Inputs stage: everything a figure reads from disk, and the ``{name:format}`` text fields.
+
+:class:`Project` is the folder (``layouts/``, ``panels/``); :func:`read_inputs`
+(a layout file) and :func:`read_figure_inputs` (a figure already loaded, from
+a file or from :mod:`composer.api`) read its data files, panel modules,
+``values()`` and imported SVG/image files into one :class:`Inputs`, the only
+thing the pure stages after it (typeset, geometry, compose) are given.
 
 No number in a figure is typed by hand and none is invented: a missing file,
 key or field is a :class:`DataError` naming it.
@@ -9,15 +15,32 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
 import re
 import string
 import zipfile
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
-from composer.errors import DataError
+from composer.errors import DataError, LayoutError, PanelError, ProjectError, SvgError
+from composer.layout.loader import load_layout
+from composer.layout.model import Figure, Panel
+from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, WorkerFailure, run_isolated
+from composer.stages.render import (
+    _describe,
+    accepted,
+    find_renderer,
+    load_module,
+    panel_failure,
+    prepare_fork,
+)
+from composer.svg.io import read_limited
+from composer.svg.sanitize import MAX_IMAGE_BYTES, load_svg
+from composer.text.metrics import check_font
 
 
 class MissingKey(KeyError):
@@ -145,7 +168,7 @@ _SIGN = re.compile(r"-(?=[0-9.])")
 class _Number:
     """A number filled into a text: formatted as ``str.format`` would, with ``minus`` for the sign."""
 
-    __slots__ = ("value", "minus")
+    __slots__ = ("minus", "value")
 
     def __init__(self, value: Any, minus: str):
         self.value, self.minus = value, minus
@@ -217,3 +240,241 @@ def _fill_plain(text: str, values: Mapping[str, Any], template: str, file: str, 
         return text.format_map(values)
     except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError) as exc:
         raise DataError(f"cannot fill {_short(template)!r}: {exc}", file=file, key=key) from None
+
+
+# ─── the figure's inputs ──────────────────────────────────────────────
+
+@dataclass(frozen=True)
+class Project:
+    """A figure project: a folder with ``layouts/`` (and usually ``panels/``).
+
+    Attributes:
+        root: the project folder.
+    """
+
+    root: Path
+
+    @classmethod
+    def at(cls, root: str | Path = ".") -> Project:
+        """The project rooted at ``root``.
+
+        Raises:
+            ProjectError: ``root`` has no ``layouts/`` folder.
+        """
+        path = Path(root).resolve()
+        if not (path / "layouts").is_dir():
+            raise ProjectError(f"{path} is not a composer project: it has no layouts/ folder "
+                               "(run compose inside your figure project, or pass --root DIR; from Python, root=DIR)")
+        return cls(path)
+
+    @property
+    def panels_dir(self) -> Path:
+        return self.root / "panels"
+
+    def figures(self) -> list[str]:
+        """Names of the figures in ``layouts/`` (``NAME.toml`` or ``NAME.py``), sorted."""
+        layouts = self.root / "layouts"
+        return sorted({p.stem for p in layouts.glob("*.toml")} | {p.stem for p in layouts.glob("*.py")
+                                                                  if not p.name.startswith("_")})
+
+    def layout_path(self, name: str) -> Path:
+        """``layouts/NAME.toml`` or ``layouts/NAME.py``.
+
+        Raises:
+            ProjectError: neither exists (lists the figures), or both do.
+        """
+        found = [p for p in (self.root / "layouts" / f"{name}.toml", self.root / "layouts" / f"{name}.py")
+                 if p.is_file()]
+        if not found:
+            raise ProjectError(f"no figure {name!r} (no layouts/{name}.toml or .py); figures are "
+                               f"{', '.join(self.figures()) or '(none)'}")
+        if len(found) > 1:
+            raise ProjectError(f"figure {name!r} has two layouts, layouts/{name}.toml and layouts/{name}.py; "
+                               "keep one")
+        return found[0]
+
+    def display(self, path: Path) -> str:
+        """A path as shown in messages: relative to the project root when inside it."""
+        try:
+            return str(path.resolve().relative_to(self.root))
+        except ValueError:
+            return str(path)
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Everything read from disk for one figure, ready for the pure stages.
+
+    Attributes:
+        figure: the loaded layout.
+        file: the layout file as shown in messages.
+        data: panel name -> its data (dict of arrays); "" -> the figure's data.
+        renderers: panel name -> renderer function (render panels only).
+        values: text field name -> value (``values()`` of the panel modules,
+            then scalar data entries, then the figure's shared params).
+        documents: panel name -> file bytes, for svg and image panels.
+    """
+
+    figure: Figure
+    file: str
+    data: dict[str, Mapping[str, Any]]
+    renderers: dict[str, Any]
+    values: dict[str, Any]
+    documents: dict[str, bytes]
+
+
+def read_inputs(project: Project, name: str, figure: Figure | None = None, *,
+                timeout_s: float | None = DEFAULT_TIMEOUT_S) -> Inputs:
+    """Read the layout, data files, panel modules and imported files of a figure.
+
+    ``figure``: the layout already loaded (by :func:`build`, which hashes the
+    inputs between loading the layout and reading the rest).
+
+    Raises:
+        ProjectError, LayoutError, DataError, PanelError (see the stages).
+    """
+    layout_path = project.layout_path(name)
+    file = project.display(layout_path)
+    if figure is None:
+        figure = load_layout(layout_path, name=name, display=file, timeout_s=timeout_s)
+    return read_figure_inputs(project, figure, file, timeout_s=timeout_s)
+
+
+def read_figure_inputs(project: Project, figure: Figure, file: str,
+                       functions: Mapping[str, Any] | None = None, *,
+                       timeout_s: float | None = DEFAULT_TIMEOUT_S) -> Inputs:
+    """Read what a loaded figure needs: data files, panel modules, imported files.
+
+    Args:
+        figure: a loaded layout (from a file, or built in code: :mod:`composer.api`).
+        file: how to name the layout in messages.
+        functions: ``"module:function"`` -> renderer, used before
+            ``panels/module.py`` is looked for (renderers defined in a notebook).
+        timeout_s: wall-time limit of each module's ``values()`` (run in a
+            forked worker, see :mod:`composer.sandbox.isolate`), or None.
+
+    Raises:
+        LayoutError, DataError, PanelError (see the stages).
+    """
+    functions = functions or {}
+    check_font(figure.spec.font, file=file, key="figure.font")
+    loaded: dict[Path, Mapping[str, Any]] = {}
+
+    def data_of(path: Path | None) -> Mapping[str, Any]:
+        if path is None:
+            return {}
+        if path not in loaded:
+            loaded[path] = load_data(path, display=project.display(path))
+        return loaded[path]
+
+    figure_data = data_of(figure.spec.data)
+    data = {"": figure_data}
+    renderers: dict[str, Any] = {}
+    modules: dict[str, Any] = {}
+    documents: dict[str, bytes] = {}
+    for panel in figure.panels:
+        data[panel.name] = data_of(panel.data) if panel.data else figure_data
+        if panel.kind == "render" and str(panel.source) in functions:
+            renderers[panel.name] = functions[str(panel.source)]
+        elif panel.kind == "render":
+            module, function = str(panel.source).split(":")
+            key = f"{panel.key}.render"
+            if module not in modules:
+                modules[module] = load_module(project.panels_dir, module, file=file, key=key)
+            renderers[panel.name] = find_renderer(modules[module], function, file=file, key=key)
+        else:
+            path = Path(panel.source)
+            if not path.resolve().is_relative_to(project.root):
+                raise LayoutError(f"{path} is outside the project {project.root}; "
+                                  "composer imports files from inside the project only",
+                                  file=file, key=f"{panel.key}.{panel.kind}")
+            documents[panel.name] = _read_document(panel, path, project, file)
+    _check_shared_params(figure, [renderers[p.name] for p in figure.panels if p.kind == "render"]
+                         + [m.values for m in modules.values() if callable(getattr(m, "values", None))],
+                         file)
+    values = {**scalar_values(figure_data), **figure.spec.params}
+    for module_name, module in sorted(modules.items()):
+        func = getattr(module, "values", None)
+        if func is None:
+            continue
+        values.update(_module_values(func, module_name, figure_data, figure.spec.params, project, file, timeout_s,
+                                     has_data=figure.spec.data is not None))
+    return Inputs(figure=figure, file=file, data=data, renderers=renderers, values=values, documents=documents)
+
+
+def _read_document(panel: Panel, path: Path, project: Project, file: str) -> bytes:
+    """An svg panel's file, sanitized (:mod:`composer.svg.sanitize`), or an image panel's bytes.
+
+    Raises:
+        SvgError: naming the layout key, the file as written there and what was refused.
+    """
+    display = project.display(path)
+    try:
+        if panel.kind == "svg":
+            return load_svg(path, project_root=project.root, source=display)
+        return read_limited(path, limit=MAX_IMAGE_BYTES, source=display)
+    except SvgError as exc:
+        layout_dir = Path(file).parent if os.path.isabs(file) else (project.root / file).parent
+        shown = os.path.relpath(panel.source, layout_dir)
+        detail = exc.message if exc.file == display else str(exc)  # name a nested image file
+        raise SvgError(f"{shown!r} is not usable: {detail}", file=file, key=f"{panel.key}.{panel.kind}") from None
+
+
+def _check_shared_params(figure: Figure, functions: list[Any], file: str) -> None:
+    """Every ``[figure] params`` key is taken by a panel function or a ``values()`` (as a keyword, or
+    through ``**kwargs``) or printed by a text field; else it is a typo or a leftover.
+
+    Raises:
+        LayoutError: at ``figure.params.KEY``, with the closest name taken.
+    """
+    import difflib
+    import inspect
+
+    if not figure.spec.params:
+        return
+    taken: set[str] = set()
+    for func in functions:
+        try:
+            parameters = inspect.signature(func).parameters.values()
+        except (TypeError, ValueError):
+            return  # a callable composer cannot inspect may take anything
+        if any(p.kind is p.VAR_KEYWORD for p in parameters):
+            return
+        taken |= {p.name for p in parameters}
+    templates = ([t.text for t in figure.texts] + [s.text for s in figure.shapes if s.text]
+                 + [a.label for a in figure.arrows if a.label] + [p.title for p in figure.panels if p.title])
+    for template in templates:
+        try:
+            taken |= set(field_names(template))
+        except ValueError:
+            pass  # reported, with its key, when the text is filled
+    for name in figure.spec.params:
+        if name not in taken:
+            close = difflib.get_close_matches(name, sorted(taken), n=1, cutoff=0.6)
+            raise LayoutError(f"no panel function, values() or text field takes {name!r}"
+                              + (f"; did you mean {close[0]!r}?" if close else "")
+                              + "; a shared param must be used (or removed)", file=file, key=f"figure.params.{name}")
+
+
+def _module_values(func, module_name: str, data: Mapping[str, Any], params: Mapping[str, Any], project: Project,
+                   file: str, timeout_s: float | None, *, has_data: bool = True) -> dict[str, Any]:
+    """``values(data, **params)`` of one panel module, run isolated like a renderer."""
+    who = f"values() in panels/{module_name}.py"
+    key = "figure.data" if has_data else None  # values(data) reads the figure's data file
+    hint = "" if has_data else " (the figure has no data file: values(data) got an empty one; set [figure] data)"
+
+    def call() -> dict[str, Any]:
+        try:
+            found = func(data, **accepted(func, params))
+        except Exception as exc:  # noqa: BLE001  (the user's code)
+            raise PanelError(f"{who} raised {_describe(exc, project.panels_dir)}{hint}", file=file,
+                             key=key) from None
+        if not isinstance(found, dict):
+            raise PanelError(f"{who} returned {type(found).__name__}, not a dict", file=file)
+        return found
+
+    prepare_fork()
+    try:
+        return run_isolated(call, timeout_s=timeout_s)
+    except WorkerFailure as failure:
+        raise PanelError(panel_failure(failure, who, project.panels_dir), file=file, key=key) from None

@@ -158,7 +158,7 @@ def overlay(figure: Figure, geometry: Geometry, svg: bytes,
 
     Args:
         figure, geometry: the layout and its resolved boxes.
-        svg: the composed canvas (:func:`composer.pipeline.compose`).
+        svg: the composed canvas (:func:`composer.stages.compose.compose`).
         label_boxes: panel name -> (label box, title box) as drawn.
 
     Returns:

@@ -112,7 +112,9 @@ def test_overlap_variants(lint_root):
 
 
 def _tick_runs(root: Path, layout: str):
-    from composer.pipeline import Project, compose, read_inputs, render_panels
+    from composer.pipeline import render_panels
+    from composer.stages.compose import compose
+    from composer.stages.inputs import Project, read_inputs
     from composer.svg.measure import scene
 
     inputs = read_inputs(Project.at(root), layout)
@@ -204,7 +206,9 @@ def test_squeezed_panel_reports_real_size(lint_root):
 
     layout.write_text(template.format(w=144, h=108))
     assert check("squeezed", root=lint_root).findings == ()
-    from composer.pipeline import Project, compose, read_inputs, render_panels
+    from composer.pipeline import render_panels
+    from composer.stages.compose import compose
+    from composer.stages.inputs import Project, read_inputs
     from composer.svg.measure import scene
 
     inputs = read_inputs(Project.at(lint_root), "squeezed")

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from composer.pipeline import Project, read_inputs, render_panels
+from composer.pipeline import render_panels
+from composer.stages.inputs import Project, read_inputs
 from composer.cli.main import main
 from conftest import DEMO, snapshot
 

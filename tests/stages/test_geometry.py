@@ -10,7 +10,10 @@ import numpy as np
 import pytest
 from lxml import etree
 
-from composer.pipeline import Project, build, compose, figure_geometry, read_inputs, render_panels, typeset_figure
+from composer.pipeline import build, render_panels
+from composer.stages.compose import compose, figure_geometry
+from composer.stages.inputs import Project, read_inputs
+from composer.stages.typeset import typeset_figure
 from composer.errors import LayoutError
 from conftest import REPO, SVG_NS, ids_and_refs, read_png
 

@@ -20,7 +20,9 @@ def flagship_debug(tmp_path_factory):
 
 
 def test_debug_overlay_names_every_element_of_the_flagship(flagship_debug):
-    from composer.pipeline import Project, figure_geometry, read_inputs, render_panels
+    from composer.pipeline import render_panels
+    from composer.stages.compose import figure_geometry
+    from composer.stages.inputs import Project, read_inputs
 
     inputs = read_inputs(Project.at(REPO), "volume_kv")
     figure = inputs.figure

@@ -1,0 +1,211 @@
+"""Compose stage: rendered panels and the resolved geometry -> the canvas SVG (pure).
+
+:func:`figure_geometry` resolves every box and route (with the rendered
+panels' data anchors); :func:`compose` imports each panel (a rendered
+matplotlib SVG, an imported SVG file, a PNG/JPEG image) into its box and
+draws shapes, connectors, texts, panel labels and titles on one canvas.
+Nothing here reads or writes a file: the inputs come from
+:mod:`composer.stages.inputs`, the panels from the render stage
+(:func:`composer.pipeline.render_panels` or the panel cache).
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import os
+from collections.abc import Mapping
+
+from lxml import etree
+
+from composer.errors import DataError, SvgError
+from composer.layout.model import Panel
+from composer.stages import draw
+from composer.stages.fragment import import_fragment, place, view_box
+from composer.stages.geometry import Box, Geometry, resolve
+from composer.stages.inkscape import label_elements
+from composer.stages.inputs import Inputs
+from composer.stages.render import RenderedPanel
+from composer.stages.typeset import Typeset, fill_text, typeset_figure, typeset_text
+from composer.svg.images import finish_rasters
+from composer.svg.io import NSMAP, parse_svg, svg_tag, write_svg
+from composer.svg.sanitize import MAX_IMAGE_PIXELS
+from composer.text.fonts import check_svg_fonts
+from composer.text.pin import pin_text_positions
+from composer.units import fmt
+
+
+def figure_geometry(inputs: Inputs, rendered: Mapping[str, RenderedPanel],
+                    typeset: Typeset | None = None) -> Geometry:
+    """Every box and route of the figure, with rendered panels' data anchors (pure)."""
+    typeset = typeset or typeset_figure(inputs)
+    return resolve(inputs.figure, typeset.text_sizes, typeset.shape_sizes,
+                   {name: r.anchors for name, r in rendered.items()}, file=inputs.file)
+
+
+def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Typeset | None = None) -> bytes:
+    """Compose the canvas SVG from inputs and rendered panels (pure).
+
+    Returns:
+        The SVG document's bytes: root ``width``/``height`` in the layout's
+        units, ``viewBox`` in pt (1 user unit = 1 pt), a background rect unless
+        ``background = "none"``, then panels, shapes, arrows, texts and labels,
+        each a group or path with a readable id.
+
+    Raises:
+        DataError: a text field without a value. LayoutError: bad mathtext,
+            unknown anchor, reference cycle, overlapping panels, a font that
+            cairosvg and browsers would swap (:mod:`composer.text.fonts`).
+            SvgError: an unusable imported SVG.
+
+    Every top-level element gets an ``inkscape:label`` (:mod:`composer.stages.inkscape`);
+    rasters are brought to ``raster_ppi`` (:mod:`composer.svg.images`).
+    """
+    figure, file = inputs.figure, inputs.file
+    spec = figure.spec
+    typeset = typeset or typeset_figure(inputs)
+    colors = tuple(spec.colors.items())
+    geometry = figure_geometry(inputs, rendered, typeset)
+
+    root = etree.Element(svg_tag("svg"), nsmap=NSMAP)
+    root.set("width", spec.width_text)
+    root.set("height", spec.height_text)
+    root.set("viewBox", f"0 0 {fmt(spec.width_pt)} {fmt(spec.height_pt)}")
+    root.set("version", "1.1")
+    bg = draw.background(spec)
+    if bg is not None:
+        root.append(bg)
+    for panel in figure.panels:
+        try:
+            root.append(_panel_group(panel, geometry.panels[panel.name], inputs, rendered))
+        except (SvgError, DataError) as exc:
+            if panel.kind == "render":
+                raise
+            # name the layout key and the path as written there, not only the absolute file
+            shown = os.path.relpath(panel.source, figure.path.parent)
+            raise type(exc)(f"{shown!r} is not usable: {exc.message}", file=file,
+                            key=f"{panel.key}.{panel.kind}") from None
+    for i, (shape, (filled, block, _)) in enumerate(zip(figure.shapes, typeset.shapes)):
+        box = geometry.shapes[i]
+        if shape.place is not None and shape.place.cell is not None and filled and shape.text_style and box:
+            block = typeset_text(filled, shape.text_style, file, f"{shape.key}.text", colors,
+                                 box.width_pt - 2 * shape.padding_pt)
+        root.append(draw.shape_element(shape, box, geometry.shape_points[i], element_id=f"shape-{shape.name or i}",
+                                       block=block, label=filled))
+    for i, (arrow, route) in enumerate(zip(figure.arrows, geometry.arrows)):
+        group = draw.arrow_element(route, arrow, element_id=f"arrow-{i}")
+        arrow_label = typeset.arrow_labels[i]
+        if arrow_label is not None and arrow.label_style is not None:
+            filled, block = arrow_label
+            box = draw.connector_label_box(route, arrow, block)
+            group.append(draw.text_element(block, box, arrow.label_style, "center", element_id=f"arrow-{i}-label",
+                                           label=filled))
+        root.append(group)
+    for i, (text, (filled, block)) in enumerate(zip(figure.texts, typeset.texts)):
+        box = geometry.texts[i]
+        if text.place.cell is not None:  # a text filling a cell: wrapped to it, centred in it
+            block = typeset_text(filled, text.style, file, f"{text.key}.text", colors, text.width_pt or box.width_pt)
+            box = Box.placed(box.anchor("center"), "center", block.width_pt, block.height_pt)
+        align = text.align or draw.default_align(text.place.anchor)
+        root.append(draw.text_element(block, box, text.style, align,
+                                      element_id=f"text-{text.name or i}", label=filled))
+    title_style = dataclasses.replace(spec.label, weight="normal")
+    for panel in figure.panels:
+        label = typeset_text(panel.label, spec.label, file, f"{panel.key}.label", colors) if panel.label else None
+        title_text = fill_text(panel.title, inputs, file, f"{panel.key}.title") if panel.title else None
+        title = typeset_text(title_text, title_style, file, f"{panel.key}.title", colors) if title_text else None
+        label_box, title_box = draw.label_boxes(panel, geometry.panels[panel.name], spec, label, title)
+        if label is not None:
+            assert label_box is not None  # draw.label_boxes places every label it is given
+            root.append(draw.text_element(label, label_box, spec.label, "left", element_id=f"label-{panel.name}",
+                                          label=panel.label or ""))
+        if title is not None:
+            assert title_box is not None
+            root.append(draw.text_element(title, title_box, title_style, "left", element_id=f"title-{panel.name}",
+                                          label=title_text or ""))
+    label_elements(root, figure)
+    finish_rasters(root, spec.raster_ppi)
+    imported = {f"panel-{p.name}": os.path.relpath(p.source, figure.path.parent)
+                for p in figure.panels if p.kind == "svg"}
+    check_svg_fonts(root, file=file, imported=imported)
+    kinds = {f"panel-{p.name}": "laid-out" if p.kind == "render" else "imported" for p in figure.panels}
+    pin_text_positions(root, scope=lambda el: _top_level_kind(el, kinds))
+    return write_svg(root)
+
+
+def panel_label_boxes(inputs: Inputs, geometry: Geometry) -> dict[str, tuple[Box | None, Box | None]]:
+    """Panel name -> (label box, title box) as :func:`compose` draws them (None where absent)."""
+    spec, file = inputs.figure.spec, inputs.file
+    colors = tuple(spec.colors.items())
+    title_style = dataclasses.replace(spec.label, weight="normal")
+    boxes = {}
+    for panel in inputs.figure.panels:
+        label = typeset_text(panel.label, spec.label, file, f"{panel.key}.label", colors) if panel.label else None
+        title_text = fill_text(panel.title, inputs, file, f"{panel.key}.title") if panel.title else None
+        title = typeset_text(title_text, title_style, file, f"{panel.key}.title", colors) if title_text else None
+        boxes[panel.name] = draw.label_boxes(panel, geometry.panels[panel.name], spec, label, title)
+    return boxes
+
+
+def _top_level_kind(el: etree._Element, kinds: Mapping[str, str]) -> str | None:
+    """``kinds[id]`` of the canvas's top-level element holding ``el`` (None outside panels)."""
+    top = el
+    while top.getparent() is not None and top.getparent().getparent() is not None:
+        top = top.getparent()
+    return kinds.get(top.get("id", ""))
+
+
+
+def _panel_group(panel: Panel, box, inputs: Inputs, rendered: Mapping[str, RenderedPanel]) -> etree._Element:
+    group_id = f"panel-{panel.name}"
+    if panel.kind == "image":
+        return _image_group(panel, box, inputs.documents[panel.name], group_id, inputs.figure.spec.raster_ppi)
+    if panel.kind == "render":
+        source, svg, fit = f"panel {panel.name}", rendered[panel.name].svg, "exact"
+    else:
+        source, svg, fit = str(panel.source), inputs.documents[panel.name], "contain"
+    doc = parse_svg(svg, source=source)
+    vb = view_box(doc, source=source)
+    aspect = doc.get("preserveAspectRatio")
+    group = import_fragment(doc, name=panel.name, group_id=group_id, source=source)
+    place(group, vb, x_pt=box.x_pt, y_pt=box.y_pt, width_pt=box.width_pt, height_pt=box.height_pt, fit=fit,
+          aspect=aspect)
+    return group
+
+
+def _image_group(panel: Panel, box, data: bytes, group_id: str, inputs_ppi: float) -> etree._Element:
+    """A PNG/JPEG panel, inlined as a data URI and fitted in its box keeping aspect."""
+    import io
+
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(io.BytesIO(data)) as img:
+            width_px, height_px = img.size
+            fmt_name = img.format
+            mime = {"PNG": "image/png", "JPEG": "image/jpeg"}.get(fmt_name or "")
+            if mime is None:
+                raise DataError(f"image format {fmt_name} is not supported; use PNG or JPEG", file=str(panel.source))
+            if width_px * height_px > MAX_IMAGE_PIXELS:
+                raise DataError(f"image is {width_px}x{height_px} pixels, more than the limit of "
+                                f"{MAX_IMAGE_PIXELS}", file=str(panel.source))
+            img.load()  # decode every pixel: a truncated or damaged file fails here, not in a viewer
+    except DataError:
+        raise
+    except Exception as exc:  # noqa: BLE001  (PIL raises many kinds for broken files)
+        detail = "not a PNG or JPEG file" if isinstance(exc, UnidentifiedImageError) else exc
+        raise DataError(f"cannot read image: {detail}", file=str(panel.source)) from None
+    scale = min(box.width_pt / width_px, box.height_pt / height_px)
+    w, h = width_px * scale, height_px * scale
+    group = etree.Element(svg_tag("g"), id=group_id)
+    image = etree.SubElement(group, svg_tag("image"))
+    image.set("x", fmt(box.x_pt + (box.width_pt - w) / 2))
+    image.set("y", fmt(box.y_pt + (box.height_pt - h) / 2))
+    image.set("width", fmt(w))
+    image.set("height", fmt(h))
+    image.set("preserveAspectRatio", "none")
+    if width_px / (w / 72.0) < inputs_ppi:
+        # upsampled: keep pixels square and sharp (nearest) instead of smearing them
+        image.set("image-rendering", "optimizeSpeed")
+    image.set(f"{{{NSMAP['xlink']}}}href", f"data:{mime};base64," + base64.b64encode(data).decode("ascii"))
+    return group
