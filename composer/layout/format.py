@@ -26,10 +26,11 @@ import copy
 import difflib
 import json
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from composer.errors import LayoutError
 from composer.layout import presets
@@ -727,7 +728,7 @@ def _exactly_one(names: tuple[str, ...]) -> dict[str, Any]:
 def _placement_rules() -> tuple[dict[str, Any], ...]:
     beside = ("right_of", "left_of")
     stacked = ("above", "below")
-    any_of = lambda names: {"anyOf": [{"required": [n]} for n in names]}  # noqa: E731
+    any_of = lambda names: {"anyOf": [{"required": [n]} for n in names]}
     return (
         {"if": any_of(beside), "then": {"properties": {"align": _choice_schema(RELATIONS["right_of"])}}},
         {"if": any_of(stacked), "then": {"properties": {"align": _choice_schema(RELATIONS["below"])}}},

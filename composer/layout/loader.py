@@ -14,17 +14,38 @@ import dataclasses
 import difflib
 import shutil
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from composer.errors import LayoutError
 from composer.layout import presets
-from composer.layout.format import (COMPASS, HEAD_PER_WIDTH, MAX_RATIO, RELATIONS, REQUIRED,  # noqa: F401
-                                    SHAPE_ANCHORS, SHAPE_KINDS)
+from composer.layout.format import (  # noqa: F401
+    COMPASS,
+    HEAD_PER_WIDTH,
+    MAX_RATIO,
+    RELATIONS,
+    REQUIRED,
+    SHAPE_ANCHORS,
+    SHAPE_KINDS,
+)
 from composer.layout.format import Reader as _Reader
 from composer.layout.format import Section as _Table
-from composer.layout.model import (Align, Arrow, CheckLimits, Figure, FigureSpec, Grid, Panel, Placement, Position,
-                                   Shape, Text, TextStyle, Track)
+from composer.layout.model import (
+    Align,
+    Arrow,
+    CheckLimits,
+    Figure,
+    FigureSpec,
+    Grid,
+    Panel,
+    Placement,
+    Position,
+    Shape,
+    Text,
+    TextStyle,
+    Track,
+)
 from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, WorkerFailure, run_isolated
 from composer.units import to_pt
 
@@ -168,7 +189,7 @@ def _styles(r: _Reader, top: _Table) -> None:
     ``[colors]``, ``[styles.NAME]`` and ``[rcparams]``; the layout's tables of
     the same names add to and override it.
     """
-    figure = top.raw.get("figure") if isinstance(top.raw.get("figure"), dict) else {}
+    figure: dict[str, Any] = top.raw["figure"] if isinstance(top.raw.get("figure"), dict) else {}
     sources: list[tuple[dict[str, Any], _Reader]] = []
     if "style" in figure:
         style_path = r.file_path(figure["style"], "figure.style", (".toml",))
@@ -201,7 +222,8 @@ def _styles(r: _Reader, top: _Table) -> None:
                 raise LayoutError("text.usetex needs LaTeX, and no latex program is installed; mathtext "
                                   "($\\alpha$) needs none", file=r.file, key=f"rcparams.{key}")
             try:
-                matplotlib.RcParams().__setitem__(key, value)
+                checker: Any = matplotlib.RcParams()  # validates a value, as matplotlib.rcParams would
+                checker[key] = value
             except (KeyError, ValueError) as exc:
                 raise LayoutError(f"{value!r} is not a valid rcParam value: {' '.join(str(exc).split())[:200]}",
                                   file=r.file, key=f"rcparams.{key}") from None
@@ -271,7 +293,7 @@ def _figure_spec(r: _Reader, raw: Any, check_raw: Any = None) -> FigureSpec:
                       check=_check_limits(r, check_raw, preset))
 
 
-def _check_limits(r: _Reader, raw: Any, preset: "presets.Preset | None") -> CheckLimits:
+def _check_limits(r: _Reader, raw: Any, preset: presets.Preset | None) -> CheckLimits:
     """composer's defaults, then the preset's numbers, then the ``[check]`` table."""
     limits = CheckLimits()
     if preset is not None:
@@ -323,7 +345,7 @@ def _placement(r: _Reader, t: _Table, default_anchor: str | None = None) -> Plac
     if how == "cell":
         t.refuse(["anchor", "gap", "align"], "a grid cell gives the whole box")
         value = t.get("cell")
-        grid, dot, area = value.rpartition(".")
+        grid, _, area = value.rpartition(".")
         if offset != (0.0, 0.0):
             raise r.err(f"{t.key}.offset", "a grid cell gives the whole box; offset is for at and relations")
         return Placement(cell=(grid, area), anchor=default_anchor, key=f"{t.key}.cell")
@@ -378,6 +400,7 @@ def _grid(r: _Reader, raw: Any, name: str, key: str, spec: FigureSpec) -> Grid:
                 raise r.err(f"{key}.{k}", "the figure grid fills the canvas inside its margin; "
                                            "use [grids.NAME] for a grid placed elsewhere")
         top, right, bottom, left = margin
+        size: tuple[float, float] | None
         place = Placement(at=Position(x_pt=left, y_pt=top, key=key), anchor="nw", key=key)
         size = (spec.width_pt - left - right, spec.height_pt - top - bottom)
         if size[0] <= 0 or size[1] <= 0:
@@ -439,8 +462,9 @@ def _panel(r: _Reader, name: str, raw: Any, spec: FigureSpec) -> Panel:
     if place.cell is not None and size is not None:
         raise r.err(f"{key}.size", "over-constrained: the grid cell gives the size; remove size or cell")
     label = t.get("label")
-    if label is not None and spec.preset and presets.PRESETS[spec.preset].label:
-        label = presets.PRESETS[spec.preset].label.format(label)  # the journal's style: a / A / (a)
+    journal_label = presets.PRESETS[spec.preset].label if spec.preset else None
+    if label is not None and journal_label:
+        label = journal_label.format(label)  # the journal's style: a / A / (a)
     title = t.get("title")
     if kind == "render":
         params = t.get("params")

@@ -13,8 +13,23 @@ from pathlib import Path
 from typing import Any
 
 # the format's names and choices live with the format (composer.layout.format); here for the stages
-from composer.layout.format import (ALIGNS, COMPASS, ENGINES, HEAD_STYLES, HEADS, NAME, RELATIONS,  # noqa: E402,F401
-                                    ROUTES, SHAPE_KINDS, SIDES, STYLES, SYMBOLS, TEXT_MODES, WEIGHTS, default)
+from composer.layout.format import (  # noqa: F401
+    ALIGNS,
+    COMPASS,
+    ENGINES,
+    HEAD_STYLES,
+    HEADS,
+    NAME,
+    RELATIONS,
+    ROUTES,
+    SHAPE_KINDS,
+    SIDES,
+    STYLES,
+    SYMBOLS,
+    TEXT_MODES,
+    WEIGHTS,
+    default,
+)
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from composer.layout.format import (NUMBER_PATTERN, PLACEMENT_KEYS, TABLES, TABLES_BY_KIND, TYPES, Key,  # noqa: F401
-                                    Table, ValueType)
+from composer.layout.format import (  # noqa: F401
+    NUMBER_PATTERN,
+    PLACEMENT_KEYS,
+    TABLES,
+    TABLES_BY_KIND,
+    TYPES,
+    Key,
+    Table,
+    ValueType,
+)
 
 SCHEMA_ID = "https://composer.invalid/layout.schema.json"
 

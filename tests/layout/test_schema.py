@@ -24,21 +24,29 @@ import copy
 import dataclasses
 import json
 import re
-import shutil
-import textwrap
 from pathlib import Path
 
 import jsonschema
 import pytest
+from conftest import REPO
 
-from composer.layout import loader as layout_module
 from composer.cli.main import main
 from composer.errors import LayoutError
-from composer.layout.loader import load_document, load_layout, read_document
+from composer.layout import loader as layout_module
 from composer.layout.format import UNSET
-from composer.layout.schema import (PLACEMENT_KEYS, README_END, README_START, TABLES, TABLES_BY_KIND, json_schema,
-                                    markdown_reference, readme_section, schema_text, style_file_schema)
-from conftest import REPO
+from composer.layout.loader import load_document, load_layout, read_document
+from composer.layout.schema import (
+    PLACEMENT_KEYS,
+    README_END,
+    README_START,
+    TABLES,
+    TABLES_BY_KIND,
+    json_schema,
+    markdown_reference,
+    readme_section,
+    schema_text,
+    style_file_schema,
+)
 
 VALIDATOR = jsonschema.Draft7Validator(json_schema())
 
@@ -236,7 +244,7 @@ def test_a_wrong_value_is_refused_by_loader_and_schema(kind, key, vtype, tmp_pat
     path = tmp_path / "layouts" / "fig.toml"
     path.parent.mkdir()
     # the valid base passes both
-    assert not list(VALIDATOR.iter_errors(doc)), list(VALIDATOR.iter_errors(doc))[0].message
+    assert not list(VALIDATOR.iter_errors(doc)), next(iter(VALIDATOR.iter_errors(doc))).message
     load_document(copy.deepcopy(doc), path, name="fig")
     bad = copy.deepcopy(doc)
     target = bad
@@ -380,7 +388,9 @@ def _placed(get):
 
 def _styled(get, prefix):
     """Getters of the text-style keys with defaults, for the TextStyle ``get(figure)`` returns."""
-    return {f"{prefix}{k}": (lambda k: lambda f: getattr(get(f), k))(k) for k in ("weight", "style", "color", "opacity")}
+    def attribute(name):
+        return lambda f: getattr(get(f), name)
+    return {f"{prefix}{k}": attribute(k) for k in ("weight", "style", "color", "opacity")}
 
 
 OTHER = {"name": "o", "at": ["30mm", "20mm"], "size": ["5mm", "5mm"]}
