@@ -679,12 +679,16 @@ class Table:
     def key_names(self) -> set[str]:
         return {k.name for k in self.keys}
 
+    @cached_property
+    def _by_name(self) -> dict[str, Key]:
+        return {k.name: k for k in self.keys}
+
     def key(self, name: str) -> Key:
         """The key ``name`` (KeyError when the table has none)."""
-        for key in self.keys:
-            if key.name == name:
-                return key
-        raise KeyError(f"{self.kind} has no key {name!r}")
+        try:
+            return self._by_name[name]
+        except KeyError:
+            raise KeyError(f"{self.kind} has no key {name!r}") from None
 
 
 # ─── shared key groups ─────────────────────────────────────────────────────
@@ -776,7 +780,7 @@ TABLES: tuple[Table, ...] = (
         Key("font_size", "length", "text size of canvas and panels",
             default="7pt", note=", or the preset's smallest text size when larger", convert=Reader.text_size),
         Key("background", "color", "canvas colour, painted as a rect; `\"none\"` for transparent",
-            default="white"),
+            default="#ffffff"),
         Key("data", "data_file", "the figure's data: renderers get it, and its scalars fill `{fields}`"),
         Key("params", "table", "shared parameters for every renderer and `values()` that accepts them, and "
                                "for text fields; a key that none takes is an error", default={},

@@ -553,3 +553,24 @@ def test_a_key_added_to_the_format_is_accepted_documented_and_listed(monkeypatch
     assert not list(validator.iter_errors(good))
     assert list(validator.iter_errors({**good, "arrow": [{**good["arrow"][0], "wobble": "3 apples"}]}))
     assert "| `wobble` | length | `\"2pt\"` | how far the connector wobbles |" in markdown_reference()
+
+
+def test_loading_a_layout_that_names_no_colour_imports_no_matplotlib(tmp_path):
+    """The format's defaults convert without matplotlib (colours as ``#rrggbb``), so the model and a
+    plain layout load light (``compose`` on an up-to-date figure imports no matplotlib)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, pathlib\n"
+            "from composer.layout.loader import load_document\n"
+            "doc = {'figure': {'width': '60mm', 'height': '40mm'}, 'text': [{'text': 'x', 'at': ['1mm', '1mm']}],"
+            " 'shape': [{'at': ['1mm', '1mm'], 'size': ['2mm', '2mm']}], 'arrow': [{'from': ['1mm', '1mm'],"
+            " 'to': ['5mm', '5mm'], 'label': 'y'}]}\n"
+            f"load_document(doc, pathlib.Path({str(tmp_path / 'fig.toml')!r}), name='fig')\n"
+            "print('matplotlib' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+    # control: a colour name does need matplotlib, so the check above can fail
+    code = code.replace("'text': 'x',", "'text': 'x', 'color': 'red',")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "True"
