@@ -74,6 +74,10 @@ SIDES = ("n", "s", "e", "w")
 #: the side of travel a brace or bracket bulges to; the side of an arrow's route its label sits on.
 BRACE_SIDES = ("left", "right")
 LABEL_SIDES = ("left", "right", "above", "below")
+#: a panel label's size above the figure's font size, pt, when ``label_size`` is not given
+LABEL_SIZE_ABOVE_FONT_PT = 1.0
+#: each grid column's (row's) share when ``columns`` (``rows``) is not given: all equal
+TRACK_SHARE = 1
 #: an arrow's head (length, width) per pt of line width, when larger than the head's default
 HEAD_PER_WIDTH = (4.5, 3.6)
 #: ``[[align]] axis``: plot-area edges lined up.
@@ -787,7 +791,7 @@ TABLES: tuple[Table, ...] = (
             convert=Reader.params),
         Key("style", "style_file", "a shared style file whose `[colors]`, `[styles.NAME]`, `[rcparams]` "
                                    "the layout's own tables extend and override"),
-        Key("label_size", "length", "panel label size", shown="`font_size` + 1pt", convert=Reader.text_size),
+        Key("label_size", "length", "panel label size", shown=f"`font_size` + {LABEL_SIZE_ABOVE_FONT_PT:g}pt", convert=Reader.text_size),
         Key("label_weight", "weight", "panel label weight", default="bold", note=", or the preset's"),
         Key("label_color", "color", "panel label colour", default="#000000"),
         Key("label_offset", "offset_pair", "the label's lower-left corner from the panel's top-left",
@@ -830,8 +834,8 @@ TABLES: tuple[Table, ...] = (
           "`cell = \"A\"`.", (
               Key("mosaic", "mosaic", "rows of area letters, `.` for an empty cell (`\"AAB\\nCDB\"`); every "
                                       "area is a rectangle", required=True),
-              Key("columns", "tracks", "one per column: a length or a ratio of what is left", shown="all `1`"),
-              Key("rows", "tracks", "one per row: a length or a ratio of what is left", shown="all `1`"),
+              Key("columns", "tracks", "one per column: a length or a ratio of what is left", shown=f"all `{TRACK_SHARE}`"),
+              Key("rows", "tracks", "one per row: a length or a ratio of what is left", shown=f"all `{TRACK_SHARE}`"),
               Key("gutter", "gutter", "space between columns and rows", default="0pt"),
               Key("margin", "margin", "space between the canvas edge and the grid", default="0pt"),
           )),
@@ -839,8 +843,8 @@ TABLES: tuple[Table, ...] = (
           "A nested grid placed like any element (by `at`, `cell` or a relation) with a `size` unless a cell "
           "gives it; elements fill its areas with `cell = \"NAME.A\"`.", (
               Key("mosaic", "mosaic", "rows of area letters, `.` for an empty cell", required=True),
-              Key("columns", "tracks", "one per column: a length or a ratio", shown="all `1`"),
-              Key("rows", "tracks", "one per row: a length or a ratio", shown="all `1`"),
+              Key("columns", "tracks", "one per column: a length or a ratio", shown=f"all `{TRACK_SHARE}`"),
+              Key("rows", "tracks", "one per row: a length or a ratio", shown=f"all `{TRACK_SHARE}`"),
               Key("gutter", "gutter", "space between columns and rows", default="0pt"),
               *_placement("nw"),
               Key("size", "size", "the grid's box, unless a cell gives it"),

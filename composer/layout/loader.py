@@ -23,11 +23,13 @@ from composer.layout import presets
 from composer.layout.format import (  # noqa: F401
     COMPASS,
     HEAD_PER_WIDTH,
+    LABEL_SIZE_ABOVE_FONT_PT,
     MAX_RATIO,
     RELATIONS,
     REQUIRED,
     SHAPE_ANCHORS,
     SHAPE_KINDS,
+    TRACK_SHARE,
 )
 from composer.layout.format import Reader as _Reader
 from composer.layout.format import Section as _Table
@@ -44,7 +46,6 @@ from composer.layout.model import (
     Shape,
     Text,
     TextStyle,
-    Track,
 )
 from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, WorkerFailure, run_isolated
 from composer.units import to_pt
@@ -273,7 +274,7 @@ def _figure_spec(r: _Reader, raw: Any, check_raw: Any = None) -> FigureSpec:
                                     f"preset = {preset.name!r}; use a {preset.title} width "
                                     f"({', '.join(preset.name + '.' + w for w in preset.widths)}) or preset = "
                                     f"{journal!r}")
-    label_size = t.get("label_size", default=font_size + 1.0)
+    label_size = t.get("label_size", default=font_size + LABEL_SIZE_ABOVE_FONT_PT)
     label_weight = t.get("label_weight", default=preset.label.weight if preset and preset.label
                          else t.default("label_weight"))
     label_color = t.get("label_color")
@@ -389,9 +390,9 @@ def _grid(r: _Reader, raw: Any, name: str, key: str, spec: FigureSpec) -> Grid:
     if not mosaic or len({len(row) for row in mosaic}) != 1:
         raise r.err(f"{key}.mosaic", f"{text!r}: every row of a mosaic needs the same number of cells")
     n_rows, n_cols = len(mosaic), len(mosaic[0])
-    # as many tracks as the mosaic has columns (rows); none given: all 1, equal shares
-    columns = t.get("columns", r.tracks(n_cols), (Track(ratio=1.0),) * n_cols)
-    rows = t.get("rows", r.tracks(n_rows), (Track(ratio=1.0),) * n_rows)
+    # as many tracks as the mosaic has columns (rows); none given: equal shares
+    columns = t.get("columns", r.tracks(n_cols), (r.track(TRACK_SHARE, f"{key}.columns"),) * n_cols)
+    rows = t.get("rows", r.tracks(n_rows), (r.track(TRACK_SHARE, f"{key}.rows"),) * n_rows)
     gutter = t.get("gutter")
     if name == "":
         margin = t.get("margin")
