@@ -84,9 +84,6 @@ HEAD_PER_WIDTH = (4.5, 3.6)
 ALIGN_AXES = ("x", "y", "both")
 #: every ``align`` of any relation.
 RELATION_ALIGNS = tuple(dict.fromkeys(a for aligns in RELATIONS.values() for a in aligns))
-
-
-
 #: largest grid track ratio ("2fr"); a million to one is beyond any layout, and larger values overflow
 #: the sum of the ratios to infinity.
 MAX_RATIO = 1e6
