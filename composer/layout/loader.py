@@ -12,246 +12,46 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import re
 import shutil
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
-from composer.layout import presets
 from composer.errors import LayoutError
+from composer.layout import presets
+from composer.layout.format import (  # noqa: F401
+    COMPASS,
+    HEAD_PER_WIDTH,
+    LABEL_SIZE_ABOVE_FONT_PT,
+    MAX_RATIO,
+    RELATIONS,
+    REQUIRED,
+    SHAPE_ANCHORS,
+    SHAPE_KINDS,
+    TRACK_SHARE,
+)
+from composer.layout.format import Reader as _Reader
+from composer.layout.format import Section as _Table
+from composer.layout.model import (
+    Align,
+    Arrow,
+    CheckLimits,
+    Figure,
+    FigureSpec,
+    Grid,
+    Panel,
+    Placement,
+    Position,
+    Shape,
+    Text,
+    TextStyle,
+)
 from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, WorkerFailure, run_isolated
-from composer.layout.model import (ALIGNS, COMPASS, HEAD_STYLES, HEADS, NAME, RELATIONS, ROUTES, SHAPE_KINDS, SIDES, STYLES,
-                    ENGINES, SYMBOLS, TEXT_MODES, WEIGHTS, Align, Arrow, CheckLimits, Figure, FigureSpec, Grid, Panel,
-                    Placement, Position, Shape, Text, TextStyle, Track)
 from composer.units import to_pt
 
-_RENDER = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*):([A-Za-z_][A-Za-z0-9_]*)$")
-_MISSING = object()
 #: the smallest canvas side, pt (1 mm): smaller is a unit slip, and has no pixels to export.
 MIN_CANVAS_PT = 72 / 25.4
-#: largest grid track ratio ("2fr"); a million to one is beyond any layout, and larger values overflow
-#: the sum of the ratios to infinity.
-MAX_RATIO = 1e6
-
-
-class _Table:
-    """A TOML table being read: tracks its key path and which keys were read.
-
-    ``done()`` refuses keys nobody asked for, listing the valid ones;
-    ``refuse()`` names keys of this table kind that do nothing in this use
-    of it (``radius`` on a rect), so no key is accepted and ignored.
-    """
-
-    def __init__(self, raw: Any, key: str, file: str):
-        if not isinstance(raw, dict):
-            raise LayoutError(f"expected a table, got {raw!r}", file=file, key=key or None)
-        self.raw, self.key, self.file = raw, key, file
-        self.asked: list[str] = []
-        #: keys of this table kind refused here because they would do nothing
-        self.refused: list[str] = []
-
-    def path(self, name: str) -> str:
-        return f"{self.key}.{name}" if self.key else name
-
-    def error(self, name: str, message: str) -> LayoutError:
-        return LayoutError(message, file=self.file, key=self.path(name))
-
-    def get(self, name: str, convert: Callable[[Any, str], Any] | None = None, default: Any = _MISSING) -> Any:
-        self.asked.append(name)
-        if name not in self.raw:
-            if default is _MISSING:
-                raise LayoutError(f"required key is missing{self.misspelt([name])}", file=self.file,
-                                  key=self.path(name))
-            return default
-        value = self.raw[name]
-        return convert(value, self.path(name)) if convert else value
-
-    def misspelt(self, names: Iterable[str]) -> str:
-        """`` (is 'hieght' a misspelling of 'height'?)`` when a key nobody asked for is close to one of
-        ``names``, else ``""``: a typo then explains a missing key."""
-        from composer.layout.schema import TABLES
-
-        names = list(names)
-        known = set().union(*(table.key_names() for table in TABLES))  # a real key is not a typo
-        for given in self.raw:
-            if given in self.asked or given in names or given in known:
-                continue
-            close = difflib.get_close_matches(given, names, n=1, cutoff=0.6)
-            if close:
-                return f" (is {given!r} a misspelling of {close[0]!r}?)"
-        return ""
-
-    def refuse(self, names: Iterable[str], why: str) -> None:
-        """Raise LayoutError if any of ``names`` is given: ``why`` says what the element takes instead."""
-        for name in names:
-            self.refused.append(name)
-            if name in self.raw:
-                raise self.error(name, f"{name!r} does nothing here: {why}")
-
-    def done(self) -> None:
-        unknown = sorted(set(self.raw) - set(self.asked))
-        if unknown:
-            close = difflib.get_close_matches(unknown[0], self.asked, n=1, cutoff=0.6)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise self.error(unknown[0], f"unknown key {unknown[0]!r}{hint}; valid keys are {', '.join(self.asked)}")
-
-
-class _Reader:
-    """Converters bound to one layout file (for error messages and paths)."""
-
-    def __init__(self, path: Path, display: str, files: list[Path] | None = None):
-        self.path, self.file = path, display
-        #: every file resolved by file_path (shared with a style file's reader)
-        self.files: list[Path] = files if files is not None else []
-        self.colors: dict[str, str] = {}
-        self.classes: dict[str, dict[str, Any]] = {}
-        self.rcparams: dict[str, Any] = {}
-
-    def err(self, key: str, message: str) -> LayoutError:
-        return LayoutError(message, file=self.file, key=key)
-
-    def length(self, value: Any, key: str) -> float:
-        return to_pt(value, file=self.file, key=key)
-
-    def words(self, value: Any, key: str) -> str:
-        """A text to draw: a string with something to see (an empty one would be drawn as nothing)."""
-        text = self.string(value, key)
-        if not text.strip():
-            raise self.err(key, f"{value!r} is empty; give the text, or remove the key")
-        return text
-
-    def text_size(self, value: Any, key: str) -> float:
-        """A font size: a length above zero (0 pt text is invisible, never what was meant)."""
-        size = to_pt(value, file=self.file, key=key)
-        if size <= 0:
-            raise self.err(key, f"{value!r} is zero; text needs a size above 0 pt")
-        return size
-
-    def offset(self, value: Any, key: str) -> float:
-        return to_pt(value, file=self.file, key=key, allow_negative=True)
-
-    def pair(self, value: Any, key: str, *, signed: bool = False) -> tuple[float, float]:
-        if not isinstance(value, list) or len(value) != 2:
-            raise self.err(key, f"{value!r} is not a pair; write [\"x\", \"y\"] with units, e.g. [\"4mm\", \"12mm\"]")
-        conv = self.offset if signed else self.length
-        return conv(value[0], f"{key}[0]"), conv(value[1], f"{key}[1]")
-
-    def string(self, value: Any, key: str) -> str:
-        if not isinstance(value, str):
-            raise self.err(key, f"{value!r} is not a string")
-        return value
-
-    def name(self, value: Any, key: str) -> str:
-        if not isinstance(value, str) or not NAME.match(value):
-            raise self.err(key, f"{value!r} is not a valid name; use letters, digits and _, not starting with a digit")
-        return value
-
-    def choice(self, choices: tuple[str, ...]) -> Callable[[Any, str], str]:
-        def convert(value: Any, key: str) -> str:
-            if value not in choices:
-                raise self.err(key, f"{value!r} is not a valid value; supported values are "
-                                    + ", ".join(repr(c) for c in choices))
-            return value
-        return convert
-
-    def positive_number(self, value: Any, key: str) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
-            raise self.err(key, f"{value!r} is not a positive number")
-        return float(value)
-
-    def boolean(self, value: Any, key: str) -> bool:
-        if not isinstance(value, bool):
-            raise self.err(key, f"{value!r} is not true or false")
-        return value
-
-    def fraction(self, value: Any, key: str) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-            raise self.err(key, f"{value!r} is not a number from 0 to 1")
-        return float(value)
-
-    def color(self, value: Any, key: str) -> str | None:
-        """A colour matplotlib understands -> ``#rrggbb`` (or None for "none")."""
-        if value == "none":
-            return None
-        if isinstance(value, str) and value in self.colors:
-            return self.colors[value]
-        from matplotlib.colors import to_hex, to_rgba
-        try:
-            rgba = to_rgba(value)
-        except (ValueError, TypeError):
-            palette = f", a palette name ({', '.join(self.colors)})" if self.colors else ""
-            raise self.err(key, f"{value!r} is not a colour; use a name (\"black\"), \"#rrggbb\", \"none\"{palette}") from None
-        if rgba[3] != 1.0:
-            raise self.err(key, f"{value!r} has transparency; give the colour opaque and use an opacity key")
-        return to_hex(rgba)
-
-    def file_path(self, value: Any, key: str, suffixes: tuple[str, ...]) -> Path:
-        """A path relative to the layout file; must exist and have a known suffix."""
-        text = self.string(value, key)
-        try:
-            path = (self.path.parent / text).resolve()
-            found = path.is_file()
-        except (OSError, ValueError) as exc:  # a NUL byte, a name too long, a symlink loop
-            raise self.err(key, f"{text!r} is not a usable path: {exc}") from None
-        if path.suffix.lower() not in suffixes:
-            raise self.err(key, f"{text!r} has an unsupported type; supported: {', '.join(suffixes)}")
-        if not found:
-            raise self.err(key, f"{text!r} not found (looked for {path})")
-        self.files.append(path)
-        return path
-
-    def params(self, value: Any, key: str) -> dict[str, Any]:
-        if not isinstance(value, dict):
-            raise self.err(key, f"{value!r} is not a table; write {{ name = value }}")
-        return dict(value)
-
-    def position(self, value: Any, key: str, offset: tuple[float, float] = (0.0, 0.0)) -> Position:
-        """``["x", "y"]`` or ``"element.anchor"``; anchor a compass point, ``side@fraction``
-        (``"e@0.25"``) or a data anchor name (checked after rendering)."""
-        dx, dy = offset
-        if isinstance(value, dict):  # { at = ..., offset = [...] }: a point with its own offset
-            t = _Table(value, key, self.file)
-            own = t.get("offset", lambda v, k: self.pair(v, k, signed=True), (0.0, 0.0))
-            pos = t.get("at", lambda v, k: self.position(v, k, (dx + own[0], dy + own[1])))
-            t.done()
-            return pos
-        if isinstance(value, str):
-            element, dot, anchor = value.partition(".")
-            if not dot or not NAME.match(element) or not anchor:
-                raise self.err(key, f"{value!r} is not a point; write [\"x\", \"y\"] or \"element.anchor\" "
-                                    f"with anchor one of {', '.join(COMPASS)}, side@fraction like e@0.25, "
-                                    "or a data anchor")
-            side, at, fraction = anchor.partition("@")
-            if at:
-                try:
-                    ok = side in SIDES and 0.0 <= float(fraction) <= 1.0
-                except ValueError:
-                    ok = False
-                if not ok:
-                    raise self.err(key, f"{value!r}: a point along a side is side@fraction with side one of "
-                                        f"{', '.join(SIDES)} and fraction from 0 to 1, e.g. \"{element}.e@0.25\"")
-            return Position(ref=(element, anchor), dx_pt=dx, dy_pt=dy, key=key)
-        x, y = self.pair(value, key, signed=True)
-        return Position(x_pt=x, y_pt=y, dx_pt=dx, dy_pt=dy, key=key)
-
-    def points(self, value: Any, key: str) -> tuple[Position, ...]:
-        if not isinstance(value, list) or not value:
-            raise self.err(key, f"{value!r} is not a list of points")
-        return tuple(self.position(v, f"{key}[{i}]") for i, v in enumerate(value))
-
-    def track(self, value: Any, key: str) -> Track:
-        """A grid column/row: a length string (``"30mm"``) or a ratio (``1``, ``2``, ``"1fr"``)."""
-        if isinstance(value, str) and value.strip().endswith("fr"):
-            try:
-                value = float(value.strip()[:-2])
-            except ValueError:
-                raise self.err(key, f"{value!r} is not a ratio like \"2fr\"") from None
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            if not 0 < value <= MAX_RATIO:  # also refuses nan and inf, which would make every cell nan
-                raise self.err(key, f"{value!r}: a ratio must be positive and at most {MAX_RATIO:g}")
-            return Track(ratio=float(value))
-        return Track(length_pt=self.length(value, key))
 
 def load_layout(path: Path, *, name: str | None = None, display: str | None = None,
                 timeout_s: float | None = DEFAULT_TIMEOUT_S) -> Figure:
@@ -354,25 +154,22 @@ def _read_python(r: _Reader, timeout_s: float | None = DEFAULT_TIMEOUT_S) -> dic
 
 def layout_from_dict(raw: dict[str, Any], r: _Reader, *, name: str) -> Figure:
     """Validate a layout document (parsed TOML, or a Python layout's dict) into a Figure."""
-    top = _Table(raw, "", r.file)
+    top = r.section(raw, "", "layout")
     _styles(r, top)
-    spec = _figure_spec(r, top.get("figure", None, None), top.get("check", None, None))
+    spec = _figure_spec(r, top.get("figure", default=None), top.get("check"))  # no [figure]: its own error
     for cls_name in r.classes:  # every text style is checked, used or not (a typo in one is found now)
-        _text_style(r, _Table({"class": cls_name}, f"styles.{cls_name}", r.file), spec)
+        _text_style(r, r.section({"class": cls_name}, f"styles.{cls_name}", "text"), spec)
     grids = []
     if "grid" in top.raw:
         grids.append(_grid(r, top.get("grid"), "", "grid", spec))
     else:
         top.asked.append("grid")
-    grids += [_grid(r, v, n, f"grids.{n}", spec) for n, v in _Table(top.get("grids", None, {}), "grids", r.file).raw.items()]
-    panels_raw = top.get("panels", None, {})
-    panels = tuple(_panel(r, n, v, spec) for n, v in _Table(panels_raw, "panels", r.file).raw.items())
-    texts = tuple(_text(r, t, f"text[{i}]", spec) for i, t in enumerate(_array(r, top.get("text", None, []), "text")))
-    shapes = tuple(_shape(r, s, f"shape[{i}]", spec)
-                   for i, s in enumerate(_array(r, top.get("shape", None, []), "shape")))
-    arrows = tuple(_arrow(r, a, f"arrow[{i}]", spec)
-                   for i, a in enumerate(_array(r, top.get("arrow", None, []), "arrow")))
-    aligns = tuple(_align(r, a, f"align[{i}]") for i, a in enumerate(_array(r, top.get("align", None, []), "align")))
+    grids += [_grid(r, v, n, f"grids.{n}", spec) for n, v in r.section(top.get("grids"), "grids", None).raw.items()]
+    panels = tuple(_panel(r, n, v, spec) for n, v in r.section(top.get("panels"), "panels", None).raw.items())
+    texts = tuple(_text(r, t, f"text[{i}]", spec) for i, t in enumerate(_array(r, top.get("text"), "text")))
+    shapes = tuple(_shape(r, s, f"shape[{i}]", spec) for i, s in enumerate(_array(r, top.get("shape"), "shape")))
+    arrows = tuple(_arrow(r, a, f"arrow[{i}]", spec) for i, a in enumerate(_array(r, top.get("arrow"), "arrow")))
+    aligns = tuple(_align(r, a, f"align[{i}]") for i, a in enumerate(_array(r, top.get("align"), "align")))
     top.done()
     figure = Figure(name=name, path=r.path, spec=spec, panels=panels, texts=texts, shapes=shapes, arrows=arrows,
                     grids=tuple(grids), aligns=aligns, files=tuple(dict.fromkeys(r.files)))
@@ -393,7 +190,7 @@ def _styles(r: _Reader, top: _Table) -> None:
     ``[colors]``, ``[styles.NAME]`` and ``[rcparams]``; the layout's tables of
     the same names add to and override it.
     """
-    figure = top.raw.get("figure") if isinstance(top.raw.get("figure"), dict) else {}
+    figure: dict[str, Any] = top.raw["figure"] if isinstance(top.raw.get("figure"), dict) else {}
     sources: list[tuple[dict[str, Any], _Reader]] = []
     if "style" in figure:
         style_path = r.file_path(figure["style"], "figure.style", (".toml",))
@@ -401,17 +198,17 @@ def _styles(r: _Reader, top: _Table) -> None:
         sources.append((_read_toml(sr), sr))
     sources.append((top.raw, r))
     for raw, reader in sources:
-        tables = _Table(raw, "", reader.file) if raw is not top.raw else top
-        colors = _Table(tables.get("colors", None, {}), "colors", reader.file)
+        tables = reader.section(raw, "", "style_file") if raw is not top.raw else top
+        colors = reader.section(tables.get("colors"), "colors", None)
         for cname, value in colors.raw.items():
             r.name(cname, f"colors.{cname}")
             r.colors[cname] = reader.color(value, f"colors.{cname}") or "none"
-        styles = _Table(tables.get("styles", None, {}), "styles", reader.file)
+        styles = reader.section(tables.get("styles"), "styles", None)
         for sname, value in styles.raw.items():
             r.name(sname, f"styles.{sname}")
-            _Table(value, f"styles.{sname}", reader.file)
+            reader.section(value, f"styles.{sname}", "style")
             r.classes[sname] = {**r.classes.get(sname, {}), **value}
-        rc = tables.get("rcparams", reader.params, {})
+        rc = tables.get("rcparams")
         r.rcparams.update(rc)
         if raw is not top.raw:
             tables.done()
@@ -426,7 +223,8 @@ def _styles(r: _Reader, top: _Table) -> None:
                 raise LayoutError("text.usetex needs LaTeX, and no latex program is installed; mathtext "
                                   "($\\alpha$) needs none", file=r.file, key=f"rcparams.{key}")
             try:
-                matplotlib.RcParams().__setitem__(key, value)
+                checker: Any = matplotlib.RcParams()  # validates a value, as matplotlib.rcParams would
+                checker[key] = value
             except (KeyError, ValueError) as exc:
                 raise LayoutError(f"{value!r} is not a valid rcParam value: {' '.join(str(exc).split())[:200]}",
                                   file=r.file, key=f"rcparams.{key}") from None
@@ -450,43 +248,42 @@ COMPOSER_RCPARAMS = {
 def _figure_spec(r: _Reader, raw: Any, check_raw: Any = None) -> FigureSpec:
     if raw is None:
         raise LayoutError("missing [figure] table (width and height are required)", file=r.file, key="figure")
-    t = _Table(raw, "figure", r.file)
+    t = r.section(raw, "figure", "figure")
     t.asked.append("style")  # read by _styles
-    width_text = t.get("width", r.string)
-    if presets.is_width_name(width_text):  # a journal's width: "nature.double"
-        width_text = presets.named_width(width_text, file=r.file, key="figure.width")
+    width_text = t.get("width")  # a journal's width ("nature.double") is its length
     width = r.length(width_text, "figure.width")
-    height_text = t.get("height", r.string)
+    height_text = t.get("height")
     height = r.length(height_text, "figure.height")
     for key, value, text in (("figure.width", width, width_text), ("figure.height", height, height_text)):
         if value <= 0:
             raise r.err(key, f"{text!r} is zero; the canvas must have a positive size")
         if value < MIN_CANVAS_PT:
             raise r.err(key, f"{text!r} is less than 1 mm; no figure is that small (a unit slip?)")
-    font = t.get("font", r.string, "DejaVu Sans")
+    font = t.get("font")
     preset_raw = t.raw.get("preset")
     journal_min = presets.PRESETS[preset_raw].min_font_pt if preset_raw in presets.PRESETS else None
-    # 7 pt, or a journal preset's smallest text size when that is larger (IEEE: 8 pt)
-    font_size = t.get("font_size", r.text_size, max(7.0, journal_min or 0.0))
-    background = t.get("background", r.color, "#ffffff")
-    data = t.get("data", lambda v, k: r.file_path(v, k, (".npz", ".json", ".csv")), None)
-    params = t.get("params", r.params, {})
-    preset = t.get("preset", lambda v, k: presets.get_preset(v, file=r.file, key=k), None)
+    # the format's default, or a journal preset's smallest text size when that is larger (IEEE: 8 pt)
+    font_size = t.get("font_size", default=max(t.default("font_size"), journal_min or 0.0))
+    background = t.get("background")
+    data = t.get("data")
+    params = t.get("params")
+    preset = t.get("preset")
     journal = str(t.raw["width"]).partition(".")[0] if presets.is_width_name(t.raw["width"]) else None
     if preset is not None and journal is not None and journal != preset.name:
         raise r.err("figure.width", f"{t.raw['width']!r} is a {presets.PRESETS[journal].title} width, but "
                                     f"preset = {preset.name!r}; use a {preset.title} width "
                                     f"({', '.join(preset.name + '.' + w for w in preset.widths)}) or preset = "
                                     f"{journal!r}")
-    label_size = t.get("label_size", r.text_size, font_size + 1.0)
-    label_weight = t.get("label_weight", r.choice(WEIGHTS), preset.label.weight if preset and preset.label else "bold")
-    label_color = t.get("label_color", r.color, "#000000")
-    label_offset = t.get("label_offset", lambda v, k: r.pair(v, k, signed=True), (0.0, -2.0))
-    raster_ppi = t.get("raster_ppi", r.positive_number, 300.0)
-    text_mode = t.get("text", r.choice(TEXT_MODES), "paths")
-    engine = t.get("engine", r.choice(ENGINES), ENGINES[0])
+    label_size = t.get("label_size", default=font_size + LABEL_SIZE_ABOVE_FONT_PT)
+    label_weight = t.get("label_weight", default=preset.label.weight if preset and preset.label
+                         else t.default("label_weight"))
+    label_color = t.get("label_color")
+    label_offset = t.get("label_offset")
+    raster_ppi = t.get("raster_ppi")
+    text_mode = t.get("text")
+    engine = t.get("engine")
     t.done()
-    label = TextStyle(font=font, size_pt=label_size, weight=label_weight, color=label_color or "#000000",
+    label = TextStyle(font=font, size_pt=label_size, weight=label_weight, color=label_color or t.default("label_color"),
                       mathtext=str(r.rcparams.get("mathtext.fontset", "dejavusans")),
                       editable=text_mode == "editable")
     return FigureSpec(width_pt=width, height_pt=height, width_text=width_text, height_text=height_text,
@@ -497,7 +294,7 @@ def _figure_spec(r: _Reader, raw: Any, check_raw: Any = None) -> FigureSpec:
                       check=_check_limits(r, check_raw, preset))
 
 
-def _check_limits(r: _Reader, raw: Any, preset: "presets.Preset | None") -> CheckLimits:
+def _check_limits(r: _Reader, raw: Any, preset: presets.Preset | None) -> CheckLimits:
     """composer's defaults, then the preset's numbers, then the ``[check]`` table."""
     limits = CheckLimits()
     if preset is not None:
@@ -508,13 +305,13 @@ def _check_limits(r: _Reader, raw: Any, preset: "presets.Preset | None") -> Chec
             max_height_pt=to_pt(preset.max_height) if preset.max_height else None)
     if raw is None:
         return limits
-    t = _Table(raw, "check", r.file)
-    found = {
-        "min_font_pt": t.get("min_font_size", r.length, None),
-        "min_line_pt": t.get("min_line_width", r.length, None),
-        "min_ppi": t.get("min_ppi", r.positive_number, None),
-        "cvd_min_distance": t.get("cvd_min_distance", r.positive_number, None),
-        "allow_overlap": t.get("allow_overlap", lambda v, k: _name_pairs(r, v, k), None),
+    t = r.section(raw, "check", "check")
+    found = {  # a key given overrides the preset's number; absent (None), the preset's or the default stays
+        "min_font_pt": t.get("min_font_size", default=None),
+        "min_line_pt": t.get("min_line_width", default=None),
+        "min_ppi": t.get("min_ppi", default=None),
+        "cvd_min_distance": t.get("cvd_min_distance", default=None),
+        "allow_overlap": t.get("allow_overlap", default=None),
     }
     t.done()
     found = {k: v for k, v in found.items() if v is not None}
@@ -523,44 +320,33 @@ def _check_limits(r: _Reader, raw: Any, preset: "presets.Preset | None") -> Chec
     return limits
 
 
-def _name_pairs(r: _Reader, value: Any, key: str) -> tuple[tuple[str, str], ...]:
-    """``[["a", "inset"], ...]`` -> pairs of element names (checked against the figure by the check)."""
-    if not isinstance(value, list):
-        raise r.err(key, f"{value!r} is not a list of name pairs; write [[\"a\", \"inset\"]]")
-    pairs = []
-    for i, pair in enumerate(value):
-        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(n, str) for n in pair)):
-            raise r.err(f"{key}[{i}]", f"{pair!r} is not a pair of element names; write [\"a\", \"inset\"]")
-        pairs.append((pair[0], pair[1]))
-    return tuple(pairs)
-
-
 _PLACEMENT_KEYS = ("at", "cell", *RELATIONS)
 
 
-def _placement(r: _Reader, t: _Table, default_anchor: str, *, required: bool = True) -> Placement | None:
+def _placement(r: _Reader, t: _Table, default_anchor: str | None = None) -> Placement:
     """Read ``at``/``anchor``/``offset``, ``cell``, or one relation (``right_of``...) with ``gap``/``align``.
 
     Exactly one of at, cell, right_of, left_of, above, below; two are
     over-constrained, none under-constrained: both errors name the element.
+    ``default_anchor``: the element's anchor when none is given (default: the
+    format's for the table; a shape's depends on its kind).
     """
+    if default_anchor is None:
+        default_anchor = t.default("anchor")
     given = [k for k in _PLACEMENT_KEYS if k in t.raw]
     t.asked += [k for k in _PLACEMENT_KEYS if k not in given]
     if len(given) > 1:
         raise r.err(t.key, f"over-constrained: {' and '.join(given)} both place it; give one of "
                            f"{', '.join(_PLACEMENT_KEYS)}")
     if not given:
-        if not required:
-            t.refuse(["offset", "anchor", "gap", "align"], "they adjust a placement, and none is given")
-            return None
         raise r.err(t.key, f"under-constrained: give one of {', '.join(_PLACEMENT_KEYS)} to place it"
                            f"{t.misspelt(_PLACEMENT_KEYS)}")
     how = given[0]
-    offset = t.get("offset", lambda v, k: r.pair(v, k, signed=True), (0.0, 0.0))
+    offset = t.get("offset")
     if how == "cell":
         t.refuse(["anchor", "gap", "align"], "a grid cell gives the whole box")
-        value = t.get("cell", r.string)
-        grid, dot, area = value.rpartition(".")
+        value = t.get("cell")
+        grid, _, area = value.rpartition(".")
         if offset != (0.0, 0.0):
             raise r.err(f"{t.key}.offset", "a grid cell gives the whole box; offset is for at and relations")
         return Placement(cell=(grid, area), anchor=default_anchor, key=f"{t.key}.cell")
@@ -568,11 +354,11 @@ def _placement(r: _Reader, t: _Table, default_anchor: str, *, required: bool = T
         t.refuse(["gap", "align"], "they go with right_of, left_of, above or below; with at, use anchor "
                                    "and offset")
         at = t.get("at", lambda v, k: r.position(v, k, offset))
-        anchor = t.get("anchor", r.choice(tuple(COMPASS)), default_anchor)
+        anchor = t.get("anchor", default=default_anchor)
         return Placement(at=at, anchor=anchor, key=f"{t.key}.at")
-    target = t.get(how, r.name)
-    gap = t.get("gap", r.offset, 0.0)
-    align = t.get("align", r.choice(RELATIONS[how]), "center")
+    target = t.get(how)
+    gap = t.get("gap")
+    align = t.get("align", r.choice(RELATIONS[how]))  # the alignments this relation takes
     t.asked.append("anchor")
     if "anchor" in t.raw:
         raise r.err(f"{t.key}.anchor", f"{how} sets the anchor itself; use align ({', '.join(RELATIONS[how])})")
@@ -591,29 +377,31 @@ def _placement(r: _Reader, t: _Table, default_anchor: str, *, required: bool = T
 
 
 def _size(r: _Reader, t: _Table, key: str = "size") -> tuple[float, float] | None:
-    size = t.get(key, r.pair, None)
+    size = t.get(key)
     if size is not None and (size[0] <= 0 or size[1] <= 0):
         raise r.err(f"{t.key}.{key}", f"{t.raw[key]!r} has a zero side; a box must have a positive width and height")
     return size
 
 
 def _grid(r: _Reader, raw: Any, name: str, key: str, spec: FigureSpec) -> Grid:
-    t = _Table(raw, key, r.file)
-    text = t.get("mosaic", r.string)
+    t = r.section(raw, key, "grid" if name == "" else "grids")
+    text = t.get("mosaic")
     mosaic = tuple(row.strip() for row in text.strip().splitlines() if row.strip())
     if not mosaic or len({len(row) for row in mosaic}) != 1:
         raise r.err(f"{key}.mosaic", f"{text!r}: every row of a mosaic needs the same number of cells")
     n_rows, n_cols = len(mosaic), len(mosaic[0])
-    columns = t.get("columns", lambda v, k: _tracks(r, v, k, n_cols), (Track(ratio=1.0),) * n_cols)
-    rows = t.get("rows", lambda v, k: _tracks(r, v, k, n_rows), (Track(ratio=1.0),) * n_rows)
-    gutter = t.get("gutter", lambda v, k: r.pair(v, k) if isinstance(v, list) else (r.length(v, k),) * 2, (0.0, 0.0))
+    # as many tracks as the mosaic has columns (rows); none given: equal shares
+    columns = t.get("columns", r.tracks(n_cols), (r.track(TRACK_SHARE, f"{key}.columns"),) * n_cols)
+    rows = t.get("rows", r.tracks(n_rows), (r.track(TRACK_SHARE, f"{key}.rows"),) * n_rows)
+    gutter = t.get("gutter")
     if name == "":
-        margin = t.get("margin", _margin(r), (0.0, 0.0, 0.0, 0.0))
+        margin = t.get("margin")
         for k in ("at", "size", "cell", *RELATIONS, "offset", "anchor", "gap", "align"):
             if k in t.raw:
                 raise r.err(f"{key}.{k}", "the figure grid fills the canvas inside its margin; "
                                            "use [grids.NAME] for a grid placed elsewhere")
         top, right, bottom, left = margin
+        size: tuple[float, float] | None
         place = Placement(at=Position(x_pt=left, y_pt=top, key=key), anchor="nw", key=key)
         size = (spec.width_pt - left - right, spec.height_pt - top - bottom)
         if size[0] <= 0 or size[1] <= 0:
@@ -622,7 +410,7 @@ def _grid(r: _Reader, raw: Any, name: str, key: str, spec: FigureSpec) -> Grid:
         r.name(name, key)
         if "margin" in t.raw:
             raise r.err(f"{key}.margin", "margin is for the figure [grid]; a named grid's box is its size")
-        place = _placement(r, t, "nw")
+        place = _placement(r, t)
         size = _size(r, t)
         if size is None and place.cell is None:
             raise r.err(key, "a grid placed with at or a relation needs a size")
@@ -632,23 +420,6 @@ def _grid(r: _Reader, raw: Any, name: str, key: str, spec: FigureSpec) -> Grid:
     _areas(r, mosaic, key)
     return Grid(name=name, mosaic=mosaic, columns=columns, rows=rows, gutter_pt=gutter, place=place, size_pt=size,
                 key=key)
-
-
-def _margin(r: _Reader) -> Callable[[Any, str], tuple[float, float, float, float]]:
-    def convert(value: Any, key: str) -> tuple[float, float, float, float]:
-        if isinstance(value, str):
-            m = r.length(value, key)
-            return m, m, m, m
-        if isinstance(value, list) and len(value) == 4:
-            return tuple(r.length(v, f"{key}[{i}]") for i, v in enumerate(value))  # type: ignore[return-value]
-        raise r.err(key, f"{value!r}: a margin is one length or [top, right, bottom, left]")
-    return convert
-
-
-def _tracks(r: _Reader, value: Any, key: str, count: int) -> tuple[Track, ...]:
-    if not isinstance(value, list) or len(value) != count:
-        raise r.err(key, f"{value!r}: the mosaic has {count} of these; give {count} lengths or ratios")
-    return tuple(r.track(v, f"{key}[{i}]") for i, v in enumerate(value))
 
 
 def _areas(r: _Reader, mosaic: tuple[str, ...], key: str) -> None:
@@ -669,43 +440,42 @@ def _areas(r: _Reader, mosaic: tuple[str, ...], key: str) -> None:
 def _panel(r: _Reader, name: str, raw: Any, spec: FigureSpec) -> Panel:
     key = f"panels.{name}"
     r.name(name, key)
-    t = _Table(raw, key, r.file)
+    t = r.section(raw, key, "panel")
     sources = [k for k in ("render", "svg", "image") if k in t.raw]
     if len(sources) != 1:
         raise r.err(key, f"give exactly one of render, svg, image (got {', '.join(sources) or 'none'})")
     kind = sources[0]
     if kind == "render":
-        source = t.get("render", r.string)
-        if not _RENDER.match(source):
-            raise r.err(f"{key}.render", f"{source!r} is not \"module:function\" (a function in panels/module.py)")
+        source = t.get("render")
         t.asked += ["svg", "image"]
     elif kind == "svg":
         t.asked.append("render")
-        source = t.get("svg", lambda v, k: r.file_path(v, k, (".svg",)))
+        source = t.get("svg")
         t.asked.append("image")
     else:
         t.asked += ["render", "svg"]
-        source = t.get("image", lambda v, k: r.file_path(v, k, (".png", ".jpg", ".jpeg")))
-    place = _placement(r, t, "nw")
+        source = t.get("image")
+    place = _placement(r, t)
     size = _size(r, t)
     if place.cell is None and size is None:
         raise r.err(f"{key}.size", "required key is missing (a panel placed with at or a relation needs a size)"
                                    f"{t.misspelt(['size'])}")
     if place.cell is not None and size is not None:
         raise r.err(f"{key}.size", "over-constrained: the grid cell gives the size; remove size or cell")
-    label = t.get("label", r.words, None)
-    if label is not None and spec.preset and presets.PRESETS[spec.preset].label:
-        label = presets.PRESETS[spec.preset].label.format(label)  # the journal's style: a / A / (a)
-    title = t.get("title", r.string, None)
+    label = t.get("label")
+    journal_label = presets.PRESETS[spec.preset].label if spec.preset else None
+    if label is not None and journal_label:
+        label = journal_label.format(label)  # the journal's style: a / A / (a)
+    title = t.get("title")
     if kind == "render":
-        params = t.get("params", r.params, {})
-        data = t.get("data", lambda v, k: r.file_path(v, k, (".npz", ".json", ".csv")), None)
+        params = t.get("params")
+        data = t.get("data")
     else:
         t.refuse(["params", "data"], f"params and data go to a panel function (render); a {kind} panel is "
                                      "embedded as it is")
-        params, data = {}, None
-    overlap = t.get("overlap", r.boolean, False)
-    raster = t.get("raster", r.boolean, None)
+        params, data = t.default("params"), t.default("data")
+    overlap = t.get("overlap")
+    raster = t.get("raster")
     if raster is not None and kind != "render":
         raise r.err(f"{key}.raster", f"raster applies to render panels; a {kind} panel is embedded as it is")
     t.done()
@@ -719,21 +489,23 @@ TEXT_STYLE_KEYS = ("class", "font", "size", "weight", "style", "color", "opacity
 
 def _text_style(r: _Reader, t: _Table, spec: FigureSpec, prefix: str = "") -> TextStyle:
     """Font keys of a text (``size``, ``weight``...), on top of its ``class`` and the figure's defaults."""
-    cls_name = t.get(f"{prefix}class", r.choice(tuple(r.classes)) if r.classes else _no_classes(r), None)
+    # a class names one of the declared text styles
+    cls_name = t.get(f"{prefix}class", r.choice(tuple(r.classes)) if r.classes else _no_classes(r))
     base = dict(r.classes.get(cls_name, {})) if cls_name else {}
-    cls = _Table(base, f"styles.{cls_name}", r.file)
+    cls = r.section(base, f"styles.{cls_name}", "style")
 
-    def pick(name: str, convert: Callable[[Any, str], Any], default: Any) -> Any:
-        fallback = cls.get(name, convert, default)
-        return t.get(f"{prefix}{name}", convert, fallback)
+    def pick(name: str, figure_default: Any = None) -> Any:
+        """The text's own key, else its class's, else the figure's (font, size) or the format's default."""
+        fallback = cls.get(name) if figure_default is None else cls.get(name, default=figure_default)
+        return t.get(f"{prefix}{name}", default=fallback)
 
     style = TextStyle(
-        font=pick("font", r.string, spec.font),
-        size_pt=pick("size", r.text_size, spec.font_size_pt),
-        weight=pick("weight", r.choice(WEIGHTS), "normal"),
-        style=pick("style", r.choice(STYLES), "normal"),
-        color=pick("color", r.color, "#000000") or "#000000",
-        opacity=pick("opacity", r.fraction, 1.0),
+        font=pick("font", spec.font),
+        size_pt=pick("size", spec.font_size_pt),
+        weight=pick("weight"),
+        style=pick("style"),
+        color=pick("color") or cls.default("color"),  # "none": text is never invisible
+        opacity=pick("opacity"),
         mathtext=str(r.rcparams.get("mathtext.fontset", "dejavusans")),
         editable=spec.text == "editable",
     )
@@ -743,7 +515,7 @@ def _text_style(r: _Reader, t: _Table, spec: FigureSpec, prefix: str = "") -> Te
 
 def _default_text_style(r: _Reader, spec: FigureSpec) -> TextStyle:
     """The figure's text style with nothing set (for an element that draws no text)."""
-    return _text_style(r, _Table({}, "", r.file), spec)
+    return _text_style(r, r.section({}, "", "text"), spec)
 
 
 def _no_classes(r: _Reader) -> Callable[[Any, str], str]:
@@ -753,35 +525,33 @@ def _no_classes(r: _Reader) -> Callable[[Any, str], str]:
 
 
 def _text(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Text:
-    t = _Table(raw, key, r.file)
-    text = t.get("text", r.words)
-    name = t.get("name", r.name, None)
-    place = _placement(r, t, "center")
-    align = t.get("justify", r.choice(ALIGNS), None)
-    width = t.get("width", r.length, None)
+    t = r.section(raw, key, "text")
+    text = t.get("text")
+    name = t.get("name")
+    place = _placement(r, t)
+    align = t.get("justify")
+    width = t.get("width")
     style = _text_style(r, t, spec)
     t.done()
     return Text(text=text, place=place, style=style, align=align, name=name, width_pt=width, key=key)
 
 
 def _shape(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Shape:
-    t = _Table(raw, key, r.file)
-    kind = t.get("kind", r.choice(SHAPE_KINDS), "rect")
-    name = t.get("name", r.name, None)
-    boxed = kind in ("rect", "circle", "ellipse")
+    t = r.section(raw, key, "shape")
+    kind = t.get("kind")
+    name = t.get("name")
+    boxed = kind in SHAPE_ANCHORS  # rect, circle, ellipse: placed like a panel
     points: tuple[Position, ...] = ()
     place = None
     size: tuple[float | None, float | None] = (None, None)
-    corner = 0.0
-    side = "left"
-    depth = 4.0
+    corner, side, depth = t.default("corner"), t.default("side"), t.default("depth")
     if boxed:
-        place = _placement(r, t, "nw" if kind == "rect" else "center")
+        place = _placement(r, t, SHAPE_ANCHORS[kind])
         t.refuse(["points"], f"a {kind} is placed by at, cell or a relation; points are for lines, braces "
                              "and brackets")
         if kind == "circle":
             t.refuse(["size", "width", "height"], "a circle takes radius (or an ellipse takes size)")
-            radius = t.get("radius", r.length, None)
+            radius = t.get("radius")
             if radius is not None:
                 if radius <= 0:
                     raise r.err(f"{key}.radius", f"{t.raw['radius']!r} is zero; a circle needs a positive radius")
@@ -789,43 +559,43 @@ def _shape(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Shape:
         else:
             t.refuse(["radius"], f"radius is for a circle; a {kind} takes size, or width and/or height")
             given = _size(r, t)
-            width = t.get("width", r.length, None)
-            height = t.get("height", r.length, None)
+            width = t.get("width")
+            height = t.get("height")
             if given is not None and (width is not None or height is not None):
                 raise r.err(f"{key}.size", "over-constrained: give size, or width and/or height")
             size = given if given is not None else (width, height)
-        corner = t.get("corner", r.length, 0.0) if kind == "rect" else 0.0
+        corner = t.get("corner") if kind == "rect" else corner
         if kind != "rect":
             t.refuse(["corner"], "corner rounds a rect")
         t.refuse(["side", "depth"], "side and depth shape a brace or bracket")
     else:
         t.refuse([*_PLACEMENT_KEYS, "offset", "anchor", "gap", "align", "size", "width", "height", "radius",
                   "corner"], f"a {kind} is drawn through its points")
-        points = t.get("points", r.points)
+        points = t.get("points", default=REQUIRED)
         if kind in ("brace", "bracket"):
             if len(points) != 2:
                 raise r.err(f"{key}.points", f"a {kind} goes from one point to another: give 2 points")
-            side = t.get("side", r.choice(("left", "right")), "left")
-            depth = t.get("depth", r.length, 4.0)
+            side = t.get("side")
+            depth = t.get("depth")
         else:
             t.refuse(["side", "depth"], "side and depth shape a brace or bracket")
             if len(points) < 2:
                 raise r.err(f"{key}.points", "a line needs at least 2 points")
     if boxed:
-        fill = t.get("fill", r.color, None)
+        fill = t.get("fill")
     else:
         t.refuse(["fill"], f"a {kind} is a stroke, never filled; its colour is stroke")
-        fill = None
-    stroke = t.get("stroke", r.color, "#000000")
-    stroke_width = t.get("stroke_width", r.length, 0.5)
-    dash = t.get("dash", r.boolean, False)
-    opacity = t.get("opacity", r.fraction, 1.0)
-    symbol = t.get("symbol", r.choice(SYMBOLS), None) if kind in ("circle", "ellipse") else None
+        fill = t.default("fill")
+    stroke = t.get("stroke")
+    stroke_width = t.get("stroke_width")
+    dash = t.get("dash")
+    opacity = t.get("opacity")
+    symbol = t.get("symbol") if kind in ("circle", "ellipse") else None
     if kind not in ("circle", "ellipse"):
         t.refuse(["symbol"], "a symbol goes inside a circle or an ellipse")
     if boxed and "text" in t.raw:
-        text = t.get("text", r.words, None)
-        padding = t.get("padding", r.length, 3.0)
+        text = t.get("text")
+        padding = t.get("padding")
         text_style = _text_style(r, t, spec, prefix="text_")
     else:  # no text: the keys that set out and style one do nothing
         text_keys = ["padding", *(f"text_{k}" for k in TEXT_STYLE_KEYS)]
@@ -834,7 +604,7 @@ def _shape(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Shape:
             t.refuse(text_keys, "padding and text_* set out and style a shape's text, and it has none")
         else:
             t.refuse(["text", *text_keys], f"a {kind} holds no text; add a [[text]] placed at one of its points")
-        text, padding, text_style = None, 3.0, _default_text_style(r, spec)
+        text, padding, text_style = None, t.default("padding"), _default_text_style(r, spec)
     t.done()
     if boxed and text is None and None in size and place is not None and place.cell is None:
         raise r.err(key, f"a {kind} without text needs a size" + (" (radius)" if kind == "circle" else ""))
@@ -845,23 +615,23 @@ def _shape(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Shape:
 
 
 def _arrow(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Arrow:
-    t = _Table(raw, key, r.file)
-    start = t.get("from", r.position)
-    end = t.get("to", r.position)
-    width = t.get("width", r.length, 0.75)
-    route = t.get("route", r.choice(ROUTES), "straight")
-    via = t.get("via", r.points, ())
+    t = r.section(raw, key, "arrow")
+    start = t.get("from")
+    end = t.get("to")
+    width = t.get("width")
+    route = t.get("route")
+    via = t.get("via")
     if via and route == "arc":
         raise r.err(f"{key}.via", "an arc has no waypoints; use straight, -| or |- with via")
     if route == "arc":
-        bend = t.get("bend", _degrees(r), 30.0)
+        bend = t.get("bend")
     else:
         t.refuse(["bend"], "bend curves an arc: add route = \"arc\"")
-        bend = 30.0
-    head = t.get("head", r.choice(HEADS), "end")
+        bend = t.default("bend")
+    head = t.get("head")
     if head == "none":
         t.refuse(["head_style", "head_length", "head_width"], "they shape a head, and head = \"none\"")
-    label = t.get("label", r.words, None)
+    label = t.get("label")
     if label is None:
         t.refuse(["label_pos", "label_side", *(f"label_{k}" for k in TEXT_STYLE_KEYS)],
                  "they place and style a label, and the connector has none")
@@ -870,17 +640,18 @@ def _arrow(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Arrow:
         label_style = _text_style(r, t, spec, prefix="label_")
     arrow = Arrow(
         start=start, end=end, route=route, via=via, bend_deg=bend,
-        color=t.get("color", r.color, "#000000") or "#000000",
+        color=t.get("color") or t.default("color"),  # "none": a connector is never invisible
         width_pt=width,
         head=head,
-        head_style=t.get("head_style", r.choice(HEAD_STYLES), "triangle"),
-        head_length_pt=t.get("head_length", r.length, max(4.0, 4.5 * width)),
-        head_width_pt=t.get("head_width", r.length, max(3.2, 3.6 * width)),
-        gap_pt=t.get("gap", r.length, 1.0),
-        dash=t.get("dash", r.boolean, False),
+        head_style=t.get("head_style"),
+        # a head grows with a thick line: the format's size, or HEAD_PER_WIDTH x the width when larger
+        head_length_pt=t.get("head_length", default=max(t.default("head_length"), HEAD_PER_WIDTH[0] * width)),
+        head_width_pt=t.get("head_width", default=max(t.default("head_width"), HEAD_PER_WIDTH[1] * width)),
+        gap_pt=t.get("gap"),
+        dash=t.get("dash"),
         label=label,
-        label_pos=t.get("label_pos", r.fraction, 0.5),
-        label_side=t.get("label_side", r.choice(("left", "right", "above", "below")), "above"),
+        label_pos=t.get("label_pos"),
+        label_side=t.get("label_side"),
         label_style=label_style,
         key=key,
     )
@@ -888,28 +659,12 @@ def _arrow(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Arrow:
     return arrow
 
 
-def _degrees(r: _Reader) -> Callable[[Any, str], float]:
-    def convert(value: Any, key: str) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not -170 <= value <= 170:
-            raise r.err(key, f"{value!r} is not an angle in degrees from -170 to 170")
-        return float(value)
-    return convert
-
-
 def _align(r: _Reader, raw: Any, key: str) -> Align:
-    t = _Table(raw, key, r.file)
-    panels = t.get("panels", _panel_list(r))
-    axis = t.get("axis", r.choice(("x", "y", "both")), "y")
+    t = r.section(raw, key, "align")
+    panels = t.get("panels")
+    axis = t.get("axis")
     t.done()
     return Align(panels=panels, axis=axis, key=key)
-
-
-def _panel_list(r: _Reader) -> Callable[[Any, str], tuple[str, ...]]:
-    def convert(value: Any, key: str) -> tuple[str, ...]:
-        if not isinstance(value, list) or len(value) < 2:
-            raise r.err(key, f"{value!r}: list two or more panel names")
-        return tuple(r.name(p, f"{key}[{i}]") for i, p in enumerate(value))
-    return convert
 
 
 def _check_names(r: _Reader, figure: Figure) -> None:

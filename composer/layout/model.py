@@ -8,42 +8,28 @@ y downwards (the SVG convention).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-#: a name composer accepts for a figure, a panel, an element, a grid or a style: a Python identifier in
-#: ASCII (it names files, ids and anchors: ``build/NAME.svg``, ``panel-NAME``, ``NAME.e``)
-NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-#: compass anchors every element has; (fx, fy) as fractions of the box,
-#: from its top-left corner, y down.
-COMPASS: dict[str, tuple[float, float]] = {
-    "nw": (0.0, 0.0), "n": (0.5, 0.0), "ne": (1.0, 0.0),
-    "w": (0.0, 0.5), "center": (0.5, 0.5), "e": (1.0, 0.5),
-    "sw": (0.0, 1.0), "s": (0.5, 1.0), "se": (1.0, 1.0),
-}
-
-ROUTES = ("straight", "-|", "|-", "arc")
-HEADS = ("end", "start", "both", "none")
-HEAD_STYLES = ("triangle", "open", "stealth", "bar")
-WEIGHTS = ("normal", "bold")
-STYLES = ("normal", "italic")
-ALIGNS = ("left", "center", "right")
-SHAPE_KINDS = ("rect", "circle", "ellipse", "line", "brace", "bracket")
-SYMBOLS = ("+", "x", ".", "*")
-#: ``[figure] text``: glyphs as outlines everywhere, or canvas and panel text kept as ``<text>``.
-TEXT_MODES = ("paths", "editable")
-#: export engines, default first (:mod:`composer.stages.export`).
-ENGINES = ("resvg", "cairosvg")
-#: relative placements and, for each, the alignments it takes.
-RELATIONS: dict[str, tuple[str, ...]] = {
-    "right_of": ("top", "center", "bottom"), "left_of": ("top", "center", "bottom"),
-    "below": ("left", "center", "right"), "above": ("left", "center", "right"),
-}
-#: sides that take a fraction: ``"box.e@0.25"`` is a quarter of the way down the east side.
-SIDES = ("n", "s", "e", "w")
+# the format's names and choices live with the format (composer.layout.format); here for the stages
+from composer.layout.format import (  # noqa: F401
+    ALIGNS,
+    COMPASS,
+    ENGINES,
+    HEAD_STYLES,
+    HEADS,
+    NAME,
+    RELATIONS,
+    ROUTES,
+    SHAPE_KINDS,
+    SIDES,
+    STYLES,
+    SYMBOLS,
+    TEXT_MODES,
+    WEIGHTS,
+    default,
+)
 
 
 @dataclass(frozen=True)
@@ -83,7 +69,7 @@ class Placement:
     """
 
     at: Position | None = None
-    anchor: str = "nw"
+    anchor: str = default("panel", "anchor")
     cell: tuple[str, str] | None = None
     key: str = ""
 
@@ -97,10 +83,10 @@ class TextStyle:
 
     font: str
     size_pt: float
-    weight: str = "normal"
-    style: str = "normal"
-    color: str = "#000000"
-    opacity: float = 1.0
+    weight: str = default("style", "weight")
+    style: str = default("style", "style")
+    color: str = default("style", "color")
+    opacity: float = default("style", "opacity")
     mathtext: str = "dejavusans"
     editable: bool = False
 
@@ -167,10 +153,10 @@ class CheckLimits:
         source: where the limits came from, for the report (``"nature preset"``).
     """
 
-    min_font_pt: float = 5.0
-    min_line_pt: float = 0.25
-    min_ppi: float = 300.0
-    cvd_min_distance: float = 10.0
+    min_font_pt: float = default("check", "min_font_size")
+    min_line_pt: float = default("check", "min_line_width")
+    min_ppi: float = default("check", "min_ppi")
+    cvd_min_distance: float = default("check", "cvd_min_distance")
     allow_overlap: tuple[tuple[str, str], ...] = ()
     max_height_pt: float | None = None
     source: str = "composer defaults"
@@ -219,13 +205,13 @@ class FigureSpec:
     params: dict[str, Any]
     label: TextStyle
     label_offset_pt: tuple[float, float]
-    raster_ppi: float = 300.0
+    raster_ppi: float = default("figure", "raster_ppi")
     colors: dict[str, str] = field(default_factory=dict)
     rcparams: dict[str, Any] = field(default_factory=dict)
     preset: str | None = None
     check: CheckLimits = field(default_factory=CheckLimits)
-    text: str = "paths"
-    engine: str = "resvg"
+    text: str = default("figure", "text")
+    engine: str = default("figure", "engine")
 
 
 @dataclass(frozen=True)
@@ -255,9 +241,9 @@ class Panel:
     size_pt: tuple[float, float] | None
     label: str | None = None
     title: str | None = None
-    params: dict[str, Any] = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=lambda: dict(default("panel", "params")))
     data: Path | None = None
-    overlap: bool = False
+    overlap: bool = default("panel", "overlap")
     raster: bool | None = None
     key: str = ""
 
@@ -296,19 +282,19 @@ class Shape:
     place: Placement | None
     size_pt: tuple[float | None, float | None]
     name: str | None = None
-    corner_pt: float = 0.0
-    fill: str | None = None
-    stroke: str | None = "#000000"
-    stroke_width_pt: float = 0.5
-    dash: bool = False
-    opacity: float = 1.0
+    corner_pt: float = default("shape", "corner")
+    fill: str | None = default("shape", "fill")
+    stroke: str | None = default("shape", "stroke")
+    stroke_width_pt: float = default("shape", "stroke_width")
+    dash: bool = default("shape", "dash")
+    opacity: float = default("shape", "opacity")
     text: str | None = None
     text_style: TextStyle | None = None
-    padding_pt: float = 3.0
+    padding_pt: float = default("shape", "padding")
     symbol: str | None = None
     points: tuple[Position, ...] = ()
-    side: str = "left"
-    depth_pt: float = 4.0
+    side: str = default("shape", "side")
+    depth_pt: float = default("shape", "depth")
     key: str = ""
 
 
@@ -326,20 +312,20 @@ class Arrow:
 
     start: Position
     end: Position
-    route: str = "straight"
-    via: tuple[Position, ...] = ()
-    bend_deg: float = 30.0
-    color: str = "#000000"
-    width_pt: float = 0.75
-    head: str = "end"
-    head_style: str = "triangle"
-    head_length_pt: float = 4.0
-    head_width_pt: float = 3.2
-    gap_pt: float = 1.0
-    dash: bool = False
+    route: str = default("arrow", "route")
+    via: tuple[Position, ...] = default("arrow", "via")
+    bend_deg: float = default("arrow", "bend")
+    color: str = default("arrow", "color")
+    width_pt: float = default("arrow", "width")
+    head: str = default("arrow", "head")
+    head_style: str = default("arrow", "head_style")
+    head_length_pt: float = default("arrow", "head_length")
+    head_width_pt: float = default("arrow", "head_width")
+    gap_pt: float = default("arrow", "gap")
+    dash: bool = default("arrow", "dash")
     label: str | None = None
-    label_pos: float = 0.5
-    label_side: str = "above"
+    label_pos: float = default("arrow", "label_pos")
+    label_side: str = default("arrow", "label_side")
     label_style: TextStyle | None = None
     key: str = ""
 

@@ -8,6 +8,12 @@
   the keys :data:`composer.layout.schema.TABLES` lists, for every table kind.
 - For every key of every table, a wrong value of the key's type is refused by
   the loader AND by the schema.
+- Every key with a default, omitted from a minimal layout, gives the model
+  the format's default converted (:attr:`composer.layout.format.Key.value`),
+  and a few of those are checked against values worked out by hand
+  (``stroke_width`` 0.5 pt).
+- A key added to the format (here, for the test only) is accepted and
+  converted by the loader, listed in the JSON Schema and in the reference.
 - The generated files (docs/layout.schema.json, the README reference) match
   what the code generates now.
 """
@@ -15,22 +21,32 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import re
-import shutil
-import textwrap
 from pathlib import Path
 
 import jsonschema
 import pytest
+from conftest import REPO
 
-from composer.layout import loader as layout_module
 from composer.cli.main import main
 from composer.errors import LayoutError
+from composer.layout import loader as layout_module
+from composer.layout.format import UNSET
 from composer.layout.loader import load_document, load_layout, read_document
-from composer.layout.schema import (PLACEMENT_KEYS, README_END, README_START, TABLES, TABLES_BY_KIND, json_schema,
-                             markdown_reference, readme_section, schema_text, style_file_schema)
-from conftest import REPO
+from composer.layout.schema import (
+    PLACEMENT_KEYS,
+    README_END,
+    README_START,
+    TABLES,
+    TABLES_BY_KIND,
+    json_schema,
+    markdown_reference,
+    readme_section,
+    schema_text,
+    style_file_schema,
+)
 
 VALIDATOR = jsonschema.Draft7Validator(json_schema())
 
@@ -228,7 +244,7 @@ def test_a_wrong_value_is_refused_by_loader_and_schema(kind, key, vtype, tmp_pat
     path = tmp_path / "layouts" / "fig.toml"
     path.parent.mkdir()
     # the valid base passes both
-    assert not list(VALIDATOR.iter_errors(doc)), list(VALIDATOR.iter_errors(doc))[0].message
+    assert not list(VALIDATOR.iter_errors(doc)), next(iter(VALIDATOR.iter_errors(doc))).message
     load_document(copy.deepcopy(doc), path, name="fig")
     bad = copy.deepcopy(doc)
     target = bad
@@ -338,3 +354,223 @@ def test_taplo_config_points_editors_at_the_schema():
     rule = config["rule"][0]
     assert "layouts/*.toml" in rule["include"]
     assert (REPO / rule["schema"]["path"]).resolve() == (REPO / "docs" / "layout.schema.json").resolve()
+
+
+# ─── every default reaches the model ──────────────────────────────────────
+
+#: keys with a default that the model does not keep: the text styles are read into each text's style
+NOT_IN_MODEL = {("layout", "styles"), ("style_file", "styles")}
+
+
+def _with_defaults():
+    for table in TABLES:
+        for key in table.keys:
+            if (key.default is not UNSET or key.empty is not UNSET) and (table.kind, key.name) not in NOT_IN_MODEL:
+                yield pytest.param(table.kind, key.name, id=f"{table.kind}.{key.name}")
+
+
+W_PT, H_PT = 60 * 72 / 25.4, 40 * 72 / 25.4  # FIG's canvas
+BESIDE = {"w": "center", "nw": "top", "sw": "bottom"}  # right_of: the element's own anchor -> align
+RELATION_KEYS = ("gap", "align")
+
+
+def _relation(place):
+    """(gap, align) of a ``right_of`` placement, read back from the model's point and anchor."""
+    return place.at.dx_pt, BESIDE[place.anchor]
+
+
+def _placed(get):
+    """Getters of the placement keys with defaults, for the element ``get(figure)`` returns."""
+    return {"anchor": lambda f: get(f).place.anchor,
+            "offset": lambda f: (get(f).place.at.dx_pt, get(f).place.at.dy_pt),
+            "gap": lambda f: _relation(get(f).place)[0], "align": lambda f: _relation(get(f).place)[1]}
+
+
+def _styled(get, prefix):
+    """Getters of the text-style keys with defaults, for the TextStyle ``get(figure)`` returns."""
+    def attribute(name):
+        return lambda f: getattr(get(f), name)
+    return {f"{prefix}{k}": attribute(k) for k in ("weight", "style", "color", "opacity")}
+
+
+OTHER = {"name": "o", "at": ["30mm", "20mm"], "size": ["5mm", "5mm"]}
+
+#: kind -> (a minimal document using that table, or a function of the key giving one; the getters of the
+#: model's value of each key with a default). Each document omits every key it does not need.
+MODEL = {
+    "layout": ({"figure": dict(FIG)}, {
+        "colors": lambda f: f.spec.colors, "rcparams": lambda f: f.spec.rcparams,
+        "grids": lambda f: {g.name: g for g in f.grids}, "panels": lambda f: {p.name: p for p in f.panels},
+        "text": lambda f: list(f.texts), "shape": lambda f: list(f.shapes), "arrow": lambda f: list(f.arrows),
+        "align": lambda f: list(f.aligns)}),
+    "figure": ({"figure": dict(FIG)}, {
+        "font": lambda f: f.spec.font, "font_size": lambda f: f.spec.font_size_pt,
+        "background": lambda f: f.spec.background, "params": lambda f: f.spec.params,
+        "label_weight": lambda f: f.spec.label.weight, "label_color": lambda f: f.spec.label.color,
+        "label_offset": lambda f: f.spec.label_offset_pt, "raster_ppi": lambda f: f.spec.raster_ppi,
+        "text": lambda f: f.spec.text, "engine": lambda f: f.spec.engine}),
+    "check": ({"figure": dict(FIG), "check": {}}, {
+        "min_font_size": lambda f: f.spec.check.min_font_pt, "min_line_width": lambda f: f.spec.check.min_line_pt,
+        "min_ppi": lambda f: f.spec.check.min_ppi, "cvd_min_distance": lambda f: f.spec.check.cvd_min_distance}),
+    "style": ({"figure": dict(FIG), "styles": {"s": {"font": "DejaVu Sans"}},
+               "text": [{"text": "x", "at": ["5mm", "5mm"], "class": "s"}]},
+              _styled(lambda f: f.texts[0].style, "")),
+    "style_file": ({"figure": {**FIG, "style": "../paper.toml"}},
+                   {"colors": lambda f: f.spec.colors, "rcparams": lambda f: f.spec.rcparams}),
+    "grid": ({"figure": dict(FIG), "grid": {"mosaic": "A"}}, {
+        "gutter": lambda f: f.grids[0].gutter_pt,
+        "margin": lambda f: (f.grids[0].place.at.y_pt, W_PT - f.grids[0].place.at.x_pt - f.grids[0].size_pt[0],
+                             H_PT - f.grids[0].place.at.y_pt - f.grids[0].size_pt[1], f.grids[0].place.at.x_pt)}),
+    "grids": (lambda key: {"figure": dict(FIG), "shape": [dict(OTHER)], "grids": {"g": {
+        "mosaic": "A", "size": ["10mm", "10mm"],
+        **({"right_of": "o"} if key in RELATION_KEYS else {"at": ["1mm", "1mm"]})}}},
+              {"gutter": lambda f: f.grids[0].gutter_pt, **_placed(lambda f: f.grids[0])}),
+    "panel": (lambda key: {"figure": dict(FIG), "shape": [dict(OTHER)], "panels": {"p": {
+        "render": "m:f", "size": ["10mm", "10mm"],
+        **({"right_of": "o"} if key in RELATION_KEYS else {"at": ["1mm", "1mm"]})}}},
+              {"params": lambda f: f.panels[0].params, "overlap": lambda f: f.panels[0].overlap,
+               **_placed(lambda f: f.panels[0])}),
+    "text": (lambda key: {"figure": dict(FIG), "shape": [dict(OTHER)], "text": [{
+        "text": "x", **({"right_of": "o"} if key in RELATION_KEYS else {"at": ["1mm", "1mm"]})}]},
+             {**_placed(lambda f: f.texts[0]), **_styled(lambda f: f.texts[0].style, "")}),
+    "shape": (lambda key: {"figure": dict(FIG), "shape": [
+        {"kind": "brace", "points": [["1mm", "1mm"], ["9mm", "1mm"]]} if key in ("side", "depth") else
+        {"text": "x", **({"right_of": "o"} if key in RELATION_KEYS else {"at": ["1mm", "1mm"]})}, dict(OTHER)]},
+              {"kind": lambda f: f.shapes[0].kind, "corner": lambda f: f.shapes[0].corner_pt,
+               "side": lambda f: f.shapes[0].side, "depth": lambda f: f.shapes[0].depth_pt,
+               "fill": lambda f: f.shapes[0].fill, "stroke": lambda f: f.shapes[0].stroke,
+               "stroke_width": lambda f: f.shapes[0].stroke_width_pt, "dash": lambda f: f.shapes[0].dash,
+               "opacity": lambda f: f.shapes[0].opacity, "padding": lambda f: f.shapes[0].padding_pt,
+               **_placed(lambda f: f.shapes[0]), **_styled(lambda f: f.shapes[0].text_style, "text_")}),
+    "arrow": (lambda key: {"figure": dict(FIG), "arrow": [{
+        "from": ["1mm", "1mm"], "to": ["9mm", "9mm"], **({"route": "arc"} if key == "bend" else {}),
+        **({"label": "x"} if key.startswith("label_") else {})}]},
+              {"via": lambda f: f.arrows[0].via, "route": lambda f: f.arrows[0].route,
+               "bend": lambda f: f.arrows[0].bend_deg, "color": lambda f: f.arrows[0].color,
+               "width": lambda f: f.arrows[0].width_pt, "dash": lambda f: f.arrows[0].dash,
+               "head": lambda f: f.arrows[0].head, "head_style": lambda f: f.arrows[0].head_style,
+               "head_length": lambda f: f.arrows[0].head_length_pt, "head_width": lambda f: f.arrows[0].head_width_pt,
+               "gap": lambda f: f.arrows[0].gap_pt, "label_pos": lambda f: f.arrows[0].label_pos,
+               "label_side": lambda f: f.arrows[0].label_side, **_styled(lambda f: f.arrows[0].label_style, "label_")}),
+    "align": ({"figure": dict(FIG), "panels": {"p": dict(PANEL), "q": {**PANEL, "at": ["30mm", "1mm"]}},
+               "align": [{"panels": ["p", "q"]}]}, {"axis": lambda f: f.aligns[0].axis}),
+    "point_table": ({"figure": dict(FIG), "arrow": [{"from": {"at": ["1mm", "1mm"]}, "to": ["9mm", "9mm"]}]},
+                    {"offset": lambda f: (f.arrows[0].start.dx_pt, f.arrows[0].start.dy_pt)}),
+}
+
+
+def _load_minimal(kind: str, key: str, tmp_path: Path):
+    doc, getters = MODEL[kind]
+    doc = doc(key) if callable(doc) else copy.deepcopy(doc)
+    (tmp_path / "layouts").mkdir(exist_ok=True)
+    (tmp_path / "paper.toml").write_text("")  # an empty style file, for style_file
+    return load_document(doc, tmp_path / "layouts" / "fig.toml", name="fig"), getters
+
+
+@pytest.mark.parametrize("kind, key", list(_with_defaults()))
+def test_an_omitted_key_gives_the_model_the_formats_default(kind, key, tmp_path):
+    assert kind in MODEL and key in MODEL[kind][1], f"no getter for {kind}.{key}: add it to MODEL"
+    figure, getters = _load_minimal(kind, key, tmp_path)
+    assert getters[key](figure) == TABLES_BY_KIND[kind].key(key).value
+
+
+#: defaults worked out by hand from the written notation (1 pt = 1 pt; colours as matplotlib's to_hex writes them).
+HAND = {
+    ("shape", "stroke_width"): 0.5, ("shape", "stroke"): "#000000", ("shape", "fill"): None,
+    ("shape", "depth"): 4.0, ("shape", "padding"): 3.0, ("arrow", "width"): 0.75, ("arrow", "gap"): 1.0,
+    # head: 4pt x 3.2pt, larger than 4.5 x 0.75pt = 3.375pt and 3.6 x 0.75pt = 2.7pt
+    ("arrow", "head_length"): 4.0, ("arrow", "head_width"): 3.2, ("arrow", "bend"): 30.0, ("arrow", "via"): (),
+    ("figure", "background"): "#ffffff", ("figure", "label_offset"): (0.0, -2.0), ("figure", "raster_ppi"): 300.0,
+    ("check", "min_line_width"): 0.25, ("check", "min_font_size"): 5.0, ("grid", "margin"): (0.0, 0.0, 0.0, 0.0),
+    ("grid", "gutter"): (0.0, 0.0), ("text", "anchor"): "center", ("panel", "anchor"): "nw",
+    ("text", "opacity"): 1.0, ("panel", "align"): "center", ("point_table", "offset"): (0.0, 0.0),
+}
+
+
+@pytest.mark.parametrize("kind, key", sorted(HAND))
+def test_defaults_match_hand_written_values(kind, key, tmp_path):
+    assert TABLES_BY_KIND[kind].key(key).value == HAND[kind, key]
+    figure, getters = _load_minimal(kind, key, tmp_path)
+    assert getters[key](figure) == HAND[kind, key]
+
+
+def test_model_dataclass_defaults_are_the_formats():
+    from composer.layout.model import Arrow, CheckLimits, Position, Shape, TextStyle
+
+    shape = Shape(kind="rect", place=None, size_pt=(None, None))
+    assert (shape.stroke_width_pt, shape.stroke, shape.fill, shape.padding_pt) == (0.5, "#000000", None, 3.0)
+    arrow = Arrow(start=Position(), end=Position())
+    assert (arrow.width_pt, arrow.head_length_pt, arrow.head_width_pt, arrow.via) == (0.75, 4.0, 3.2, ())
+    assert CheckLimits().min_line_pt == 0.25 and CheckLimits().min_font_pt == 5.0
+    assert TextStyle(font="x", size_pt=7.0).color == "#000000"
+    assert Shape.__dataclass_fields__["depth_pt"].default == TABLES_BY_KIND["shape"].key("depth").value
+
+
+def test_written_defaults_are_derived_from_the_values():
+    stroke = TABLES_BY_KIND["shape"].key("stroke_width")
+    assert stroke.written == '`"0.5pt"`'
+    assert "| `stroke_width` | length | `\"0.5pt\"` | outline width |" in markdown_reference()
+    schema = json_schema()["properties"]["shape"]["items"]["properties"]["stroke_width"]
+    assert schema["description"] == 'outline width (default: "0.5pt")'
+
+
+# ─── a key added to the format reaches the loader, the schema and the reference ───
+
+def test_a_key_added_to_the_format_is_accepted_documented_and_listed(monkeypatch, tmp_path):
+    from composer.layout import format as fmt
+
+    wobble = fmt.Key("wobble", "length", "how far the connector wobbles", default="2pt")
+    arrow = TABLES_BY_KIND["arrow"]
+    monkeypatch.setitem(fmt.TABLES_BY_KIND, "arrow", dataclasses.replace(arrow, keys=(*arrow.keys, wobble)))
+    reached: list[dict] = []
+    done = fmt.Section.done
+
+    def recording_done(self):
+        rest = done(self)
+        if self.kind == "arrow":
+            reached.append(rest)
+        return rest
+
+    monkeypatch.setattr(fmt.Section, "done", recording_done)
+    path = tmp_path / "layouts" / "fig.toml"
+    path.parent.mkdir()
+    doc = {"figure": dict(FIG), "arrow": [{"from": ["1mm", "1mm"], "to": ["9mm", "9mm"], "wobble": "3mm"}]}
+    load_document(copy.deepcopy(doc), path, name="fig")  # accepted: no "unknown key"
+    assert reached == [{"wobble": pytest.approx(3 * 72 / 25.4)}]  # converted: 3 mm = 8.504 pt
+    doc["arrow"][0]["wobble"] = "3 apples"
+    with pytest.raises(LayoutError, match=r"arrow\[0\]\.wobble"):
+        load_document(copy.deepcopy(doc), path, name="fig")
+    doc["arrow"][0]["wobbel"] = doc["arrow"][0].pop("wobble")
+    with pytest.raises(LayoutError, match=r"unknown key 'wobbel'; did you mean 'wobble'\?; valid keys are .*, wobble$"):
+        load_document(copy.deepcopy(doc), path, name="fig")
+    assert wobble.value == 2.0
+
+    schema = json_schema()
+    listed = schema["properties"]["arrow"]["items"]["properties"]["wobble"]
+    assert listed["description"] == 'how far the connector wobbles (default: "2pt")'
+    validator = jsonschema.Draft7Validator(schema)
+    good = {"figure": dict(FIG), "arrow": [{"from": ["1mm", "1mm"], "to": ["9mm", "9mm"], "wobble": "3mm"}]}
+    assert not list(validator.iter_errors(good))
+    assert list(validator.iter_errors({**good, "arrow": [{**good["arrow"][0], "wobble": "3 apples"}]}))
+    assert "| `wobble` | length | `\"2pt\"` | how far the connector wobbles |" in markdown_reference()
+
+
+def test_loading_a_layout_that_names_no_colour_imports_no_matplotlib(tmp_path):
+    """The format's defaults convert without matplotlib (colours as ``#rrggbb``), so the model and a
+    plain layout load light (``compose`` on an up-to-date figure imports no matplotlib)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, pathlib\n"
+            "from composer.layout.loader import load_document\n"
+            "doc = {'figure': {'width': '60mm', 'height': '40mm'}, 'text': [{'text': 'x', 'at': ['1mm', '1mm']}],"
+            " 'shape': [{'at': ['1mm', '1mm'], 'size': ['2mm', '2mm']}], 'arrow': [{'from': ['1mm', '1mm'],"
+            " 'to': ['5mm', '5mm'], 'label': 'y'}]}\n"
+            f"load_document(doc, pathlib.Path({str(tmp_path / 'fig.toml')!r}), name='fig')\n"
+            "print('matplotlib' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+    # control: a colour name does need matplotlib, so the check above can fail
+    code = code.replace("'text': 'x',", "'text': 'x', 'color': 'red',")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "True"
