@@ -6,7 +6,9 @@ import math
 
 import pytest
 
-from composer.svg.measure import glyph_char, map_bbox, parse_transform, path_points, scale_of, scene
+from composer.svg.geometry import map_bbox
+from composer.svg.measure import glyph_char, path_points, scene
+from composer.svg.transform import parse_transform, scale_of
 
 HEAD = '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 200 100">'
 
