@@ -15,7 +15,7 @@ assemble, since each reads its own properties.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 import cssselect2
 import tinycss2

@@ -6,7 +6,8 @@ non-empty one, in any one length unit (composer's canvas: pt, y down).
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
+from itertools import pairwise
 
 from composer.svg.transform import Matrix, apply
 
@@ -55,7 +56,7 @@ def bezier_point(nodes: Sequence[Point], t: float) -> Point:
     """
     level = list(nodes)
     while len(level) > 1:
-        level = [((1 - t) * p[0] + t * q[0], (1 - t) * p[1] + t * q[1]) for p, q in zip(level, level[1:])]
+        level = [((1 - t) * p[0] + t * q[0], (1 - t) * p[1] + t * q[1]) for p, q in pairwise(level)]
     return level[0]
 
 

@@ -46,7 +46,7 @@ PPI_TOLERANCE = 0.999
 
 #: where an ``<image>`` names its picture, in order of precedence (SVG 2, 16.1.2: ``href`` over ``xlink:href``)
 _HREFS = ("href", f"{{{XLINK_NS}}}href")
-_DATA = re.compile(r"^data:(image/[\w.+-]+);base64,(.*)$", re.S)
+_DATA = re.compile(r"^data:(image/[\w.+-]+);base64,(.*)$", re.DOTALL)
 #: the formats :func:`raster_report` and :func:`finish_rasters` handle (those every export engine draws)
 _RASTER_MIMES = ("image/png", "image/jpeg")
 
