@@ -24,9 +24,7 @@ the whole document. :func:`import_fragment`
 
 from __future__ import annotations
 
-import math
 import re
-from dataclasses import dataclass
 
 import tinycss2
 from lxml import etree
@@ -35,49 +33,12 @@ from composer.errors import SvgError
 from composer.svg.css import qualified_rules, selector_texts
 from composer.svg.ids import SEPARATOR, prefixed
 from composer.svg.io import XLINK_NS, svg_tag
-from composer.units import PX_PER_UNIT, fmt
+from composer.svg.viewbox import ViewBox, view_box
+from composer.units import fmt
 
 _URL_REF = re.compile(r"url\(\s*(['\"]?)#([^)'\"\s]+)\1\s*\)")
 _HREFS = ("href", f"{{{XLINK_NS}}}href")
 __all__ = ["ROOT_PRESENTATION", "SEPARATOR", "ViewBox", "import_fragment", "place", "scope_css", "view_box"]
-
-
-@dataclass(frozen=True)
-class ViewBox:
-    """An SVG viewBox: origin and size in the document's user units."""
-
-    x: float
-    y: float
-    width: float
-    height: float
-
-
-def view_box(root: etree._Element, *, source: str) -> ViewBox:
-    """The root's viewBox, or ``0 0 width height`` in CSS px (the user unit of an
-    SVG without a viewBox) when it has none.
-
-    Raises:
-        SvgError: no usable viewBox and no absolute width/height.
-    """
-    text = root.get("viewBox")
-    if text:
-        try:
-            x, y, w, h = (float(v) for v in re.split(r"[\s,]+", text.strip()))
-        except ValueError:
-            raise SvgError(f"viewBox {text!r} is not four numbers", file=source) from None
-        if not all(math.isfinite(v) for v in (x, y, w, h)):
-            raise SvgError(f"viewBox {text!r} is not four finite numbers", file=source)
-        if w <= 0 or h <= 0:
-            raise SvgError(f"viewBox {text!r} has no area", file=source)
-        return ViewBox(x, y, w, h)
-    sizes = []
-    for attr in ("width", "height"):
-        value = root.get(attr, "")
-        match = re.fullmatch(r"\s*([0-9.]+)\s*(pt|in|mm|cm|px|)\s*", value)
-        if not match or match.group(1).count(".") > 1 or not 0 < float(match.group(1)) < math.inf:
-            raise SvgError(f"no viewBox and {attr}={value!r} is not an absolute length", file=source)
-        sizes.append(float(match.group(1)) * PX_PER_UNIT[match.group(2)])
-    return ViewBox(0.0, 0.0, sizes[0], sizes[1])
 
 
 #: presentation attributes of the root ``<svg>`` that its content inherits (SVG 1.1, appendix N),

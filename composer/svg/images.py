@@ -35,7 +35,7 @@ from lxml import etree
 
 from composer.errors import ComposerWarning
 from composer.svg.geometry import BBox, map_bbox
-from composer.svg.io import XLINK_NS, svg_tag
+from composer.svg.io import XLINK_NS, href, svg_tag
 from composer.svg.transform import Matrix, axis_scales, cumulative
 from composer.units import CSS_PT_PER_UNIT, length_px
 
@@ -44,7 +44,6 @@ MAX_UPSAMPLED_PIXELS = 40_000_000
 #: ppi within this factor of the target count as meeting it (rounding of sizes to 1/1000 pt).
 PPI_TOLERANCE = 0.999
 
-#: where an ``<image>`` names its picture, in order of precedence (SVG 2, 16.1.2: ``href`` over ``xlink:href``)
 _HREFS = ("href", f"{{{XLINK_NS}}}href")
 _DATA = re.compile(r"^data:(image/[\w.+-]+);base64,(.*)$", re.DOTALL)
 #: the formats :func:`raster_report` and :func:`finish_rasters` handle (those every export engine draws)
@@ -74,8 +73,7 @@ def inline_image(el: etree._Element) -> InlineImage:
     """
     from PIL import Image
 
-    href = next((el.get(a) for a in _HREFS if el.get(a)), "")
-    m = _DATA.match(href.strip())
+    m = _DATA.match(href(el).strip())
     if not m:
         raise ImageUnreadable("is not an inline data URI")
     try:

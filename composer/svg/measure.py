@@ -48,8 +48,9 @@ from composer.svg import css
 from composer.svg.geometry import BBox, flatten_bezier, map_bbox, points_bbox, union
 from composer.svg.ids import SEPARATOR, original_id
 from composer.svg.images import ImageUnreadable, drawn_box, inline_image, ppi
-from composer.svg.io import SVG_NS, XLINK_NS, parse_svg
+from composer.svg.io import SVG_NS, href, parse_svg
 from composer.svg.transform import IDENTITY, Matrix, apply, multiply, parse_transform, scale_of, translation
+from composer.svg.viewbox import view_box
 from composer.units import length_px
 
 __all__ = ["BBox", "ColourUse", "Raster", "Scene", "Stroke", "TextRun", "blend_on_white", "glyph_char",
@@ -425,14 +426,14 @@ class _Walker:
         return style
 
     def _use(self, el, parent_m, m, style, alpha, top, depth, artist) -> None:
-        href = el.get(f"{{{XLINK_NS}}}href") or el.get("href") or ""
-        target = self.ids.get(href[1:]) if href.startswith("#") else None
+        ref = href(el)
+        target = self.ids.get(ref[1:]) if ref.startswith("#") else None
         if target is None or depth >= MAX_USE_DEPTH:
             return
-        is_glyph = (_GLYPH_ID.match(original_id(href[1:])) is not None and el.get("x") is None
+        is_glyph = (_GLYPH_ID.match(original_id(ref[1:])) is not None and el.get("x") is None
                     and el.get("y") is None and (parent_m[0] * parent_m[3] - parent_m[1] * parent_m[2]) < 0)
         if is_glyph:
-            self._glyph(el, href[1:], target, m, parent_m, top, style, alpha)
+            self._glyph(el, ref[1:], target, m, parent_m, top, style, alpha)
             return
         shift = translation(length_px(el.get("x")), length_px(el.get("y")))
         self.walk(target, multiply(m, shift), style, alpha, top, depth + 1, artist, True)
@@ -544,13 +545,14 @@ def scene(svg: bytes) -> Scene:
         A :class:`Scene`; every length in canvas pt.
 
     Raises:
-        SvgError: not a parseable SVG (see :func:`composer.svg.io.parse_svg`).
+        SvgError: not a parseable SVG (see :func:`composer.svg.io.parse_svg`), or without a usable
+            viewBox or size (:func:`composer.svg.viewbox.view_box`).
     """
     root = parse_svg(svg, source="composed figure")
-    vb = [float(v) for v in re.split(r"[\s,]+", (root.get("viewBox") or "0 0 0 0").strip())]
-    result = Scene(width_pt=vb[2], height_pt=vb[3])
+    vb = view_box(root, source="composed figure")
+    result = Scene(width_pt=vb.width, height_pt=vb.height)
     walker = _Walker(root, result)
-    base = translation(-vb[0], -vb[1])
+    base = translation(-vb.x, -vb.y)
     for child in root:
         if not isinstance(child.tag, str) or etree.QName(child).localname in _NOT_DRAWN:
             continue
