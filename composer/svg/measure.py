@@ -3,7 +3,8 @@
 :func:`scene` walks the SVG tree the way a renderer does, accumulating every
 transform from the root (whose user unit is 1 pt, see :mod:`composer.units`)
 down to each drawn element, resolving ``<use>`` references and the cascade of
-presentation attributes, ``<style>`` rules and inline ``style``. What it
+presentation attributes, ``<style>`` rules (:mod:`composer.svg.css`: cssselect2,
+matched in the document tree as renderers match them) and inline ``style``. What it
 returns is measured in canvas pt, so a 7 pt tick label in a panel that was
 scaled by 0.6 to fit its box is a 4.2 pt text here.
 
