@@ -9,10 +9,11 @@ the 90 px/in of old Inkscape nor 72.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from composer.errors import LayoutError
 
-#: points per unit; 1 in = 72 pt = 25.4 mm = 96 px (CSS absolute lengths).
+#: points per unit of the layout's lengths; 1 in = 72 pt = 25.4 mm = 96 px (CSS absolute lengths).
 PT_PER_UNIT: dict[str, float] = {
     "pt": 1.0,
     "in": 72.0,
@@ -20,6 +21,15 @@ PT_PER_UNIT: dict[str, float] = {
     "cm": 720.0 / 25.4,
     "px": 72.0 / 96.0,
 }
+
+#: points per unit of every CSS absolute length (CSS Values and Units 3, section 5.2): the layout's
+#: units, the pica (1 pc = 12 pt) and the quarter-millimetre (1 Q = 0.25 mm). Keys are lower case.
+CSS_PT_PER_UNIT: dict[str, float] = {**PT_PER_UNIT, "pc": 12.0, "q": 18.0 / 25.4}
+
+#: SVG user units per unit: a length with a unit in an SVG is that many CSS px, the user unit of a
+#: document (SVG 1.1, 7.10); a bare number ("") is in user units already. Derived from
+#: :data:`CSS_PT_PER_UNIT` (1 px = 0.75 pt), so there is one table.
+PX_PER_UNIT: dict[str, float] = {"": 1.0, **{unit: pt / CSS_PT_PER_UNIT["px"] for unit, pt in CSS_PT_PER_UNIT.items()}}
 
 #: largest length composer accepts, in pt (100,000 pt = 35.3 m, far beyond any poster): larger values
 #: overflow to infinity ("1e999mm") or ask for PNGs of billions of pixels.
@@ -62,6 +72,23 @@ def to_pt(value: object, *, file: str | None = None, key: str | None = None,
         raise LayoutError(f"{value!r} is too large; lengths are at most {MAX_LENGTH_PT:g} pt (35 m)",
                           file=file, key=key)
     return points
+
+
+_SVG_LENGTH = re.compile(r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([a-z]*)\s*")
+
+
+@lru_cache(maxsize=4096)
+def length_px(value: str | None, default: float = 0.0) -> float:
+    """An SVG length attribute or property (``"12"``, ``"3mm"``, ``"0.5pt"``) in user units, i.e.
+    CSS px (:data:`PX_PER_UNIT`); ``default`` for None, "", a percentage, a relative unit
+    (``em``) or anything else that is not a number with an absolute unit. Cached: documents
+    repeat the same few values."""
+    if not value:
+        return default
+    m = _SVG_LENGTH.fullmatch(value)
+    if not m or m.group(2) not in PX_PER_UNIT:
+        return default
+    return float(m.group(1)) * PX_PER_UNIT[m.group(2)]
 
 
 def unit_of(value: str) -> str:

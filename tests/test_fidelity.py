@@ -256,16 +256,16 @@ def test_smoothed_image_below_target_is_reported_not_resampled():
 
 def test_rasterized_mesh_lines_up_with_its_axes(fidelity_builds):
     """The pcolormesh, rasterized at 300 ppi, covers exactly its axes: every edge within one raster pixel."""
-    from composer.svg.images import _cumulative
+    from composer.svg.transform import cumulative
 
     root = _root(fidelity_builds["fidelity"][0])
     panel = root.find("svg:g[@id='panel-mesh']", SVG_NS)
     image = panel.find(".//svg:image", SVG_NS)
-    m = _cumulative(image)
+    a, _, _, d, e, f = cumulative(image)
     x, y = float(image.get("x", 0)), float(image.get("y", 0))
     w, h = float(image.get("width")), float(image.get("height"))
-    xs = sorted((m[0][0] * x + m[0][2], m[0][0] * (x + w) + m[0][2]))
-    ys = sorted((m[1][1] * y + m[1][2], m[1][1] * (y + h) + m[1][2]))  # matplotlib flips images: scale(1 -1)
+    xs = sorted((a * x + e, a * (x + w) + e))
+    ys = sorted((d * y + f, d * (y + h) + f))  # matplotlib flips images: scale(1 -1)
     left, right, top, bottom = xs[0], xs[1], ys[0], ys[1]
     px, py = (float(v) for v in re.match(r"translate\(([-\d.]+) ([-\d.]+)\)", panel.get("transform")).groups())
     width_pt, height_pt = 40 / 25.4 * 72, 38 / 25.4 * 72  # the panel's box

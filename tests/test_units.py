@@ -35,3 +35,34 @@ def test_negative_allowed_for_offsets():
 @pytest.mark.parametrize("number, text", [(1.0, "1"), (0.12345, "0.123"), (-0.0001, "0"), (2.5, "2.5"), (-1.25, "-1.25")])
 def test_fmt_is_short_and_stable(number, text):
     assert fmt(number) == text
+
+
+# ─── the one table, as SVG user units ─────────────────────────────────────
+
+def test_css_units_in_points():
+    from composer.units import CSS_PT_PER_UNIT
+
+    # 1 in = 72 pt = 6 pc = 25.4 mm = 101.6 Q = 96 px (CSS Values 3, 5.2)
+    assert CSS_PT_PER_UNIT["pc"] * 6 == pytest.approx(72)
+    assert CSS_PT_PER_UNIT["q"] * 101.6 == pytest.approx(72)
+    assert CSS_PT_PER_UNIT["px"] * 96 == pytest.approx(72)
+
+
+@pytest.mark.parametrize("unit, px", [
+    ("", 1.0), ("px", 1.0), ("pt", 4 / 3), ("pc", 16.0), ("in", 96.0), ("mm", 96 / 25.4), ("cm", 96 / 2.54),
+    ("q", 96 / 101.6),
+])
+def test_svg_user_units_are_css_px(unit, px):
+    from composer.units import PX_PER_UNIT
+
+    assert PX_PER_UNIT[unit] == pytest.approx(px, rel=1e-15)
+
+
+@pytest.mark.parametrize("value, px", [
+    ("12", 12.0), (" 12 ", 12.0), ("3mm", 3 * 96 / 25.4), ("0.5pt", 2 / 3), ("-2px", -2.0), ("1e1pt", 40 / 3),
+    (None, 7.0), ("", 7.0), ("50%", 7.0), ("1em", 7.0), ("auto", 7.0), ("1 2", 7.0),
+])
+def test_svg_lengths(value, px):
+    from composer.units import length_px
+
+    assert length_px(value, 7.0) == pytest.approx(px, rel=1e-15)

@@ -75,7 +75,8 @@ from typing import Any, Mapping
 from composer.errors import LayoutError
 from composer.stages.geometry import Box, Geometry
 from composer.layout.model import CheckLimits, Figure
-from composer.svg.measure import BBox, Scene, TextRun, path_points, scene
+from composer.svg.geometry import BBox, overlap, union
+from composer.svg.measure import Scene, TextRun, path_points, scene
 
 RULES: dict[str, str] = {
     "font-size": "error",
@@ -267,11 +268,6 @@ def _box(b: Box) -> BBox:
     return b.x_pt, b.y_pt, b.x_pt + b.width_pt, b.y_pt + b.height_pt
 
 
-def _overlap(a: BBox, b: BBox) -> tuple[float, float]:
-    """Width and height of the intersection of two boxes (negative: apart)."""
-    return min(a[2], b[2]) - max(a[0], b[0]), min(a[3], b[3]) - max(a[1], b[1])
-
-
 def _inside(inner: BBox, outer: BBox, tol: float) -> bool:
     return (inner[0] >= outer[0] - tol and inner[1] >= outer[1] - tol and inner[2] <= outer[2] + tol
             and inner[3] <= outer[3] + tol)
@@ -291,7 +287,7 @@ def _penetration(a: list[Point], b: list[Point]) -> float:
     edge normals of both (separating axis theorem; Gottschalk, Lin & Manocha 1996, "OBBTree",
     SIGGRAPH). Negative: apart (then only as far as the first separating axis found); zero: they
     touch, or one is a segment (two points) that crosses the other; for two axis-aligned boxes it
-    is ``min(w, h)`` of :func:`_overlap`."""
+    is ``min(w, h)`` of :func:`composer.svg.geometry.overlap`."""
     depth = math.inf
     for poly in (a, b):
         for (x0, y0), (x1, y1) in zip(poly, poly[1:] + poly[:1]):
@@ -327,10 +323,6 @@ def _inset(quad: list[Point], d: float) -> list[Point] | None:
 
 def _corners(b: BBox) -> list[Point]:
     return [(b[0], b[1]), (b[2], b[1]), (b[2], b[3]), (b[0], b[3])]
-
-
-def _union(boxes: list[BBox]) -> BBox:
-    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
 
 
 # ─── the rules ────────────────────────────────────────────────────────────
@@ -409,7 +401,7 @@ def _rasters(ctx: _Context) -> None:
     for r in ctx.scene.rasters:
         if r.width_pt <= 0 or r.height_pt <= 0:
             continue
-        ppi = min(r.width_px / (r.width_pt / 72.0), r.height_px / (r.height_pt / 72.0))
+        ppi = r.ppi
         if ppi < limit - 1e-6:
             display, _ = ctx.names.of(r.top)
             ctx.add("raster-ppi", f"{display}: image {r.width_px}x{r.height_px} px printed "
@@ -449,7 +441,7 @@ def _overlaps(ctx: _Context) -> None:
             continue  # lines of one text
         if ka != kb and ctx.allowed_pair(ka, kb):
             continue
-        w, h = _overlap(a.bbox, b.bbox)
+        w, h = overlap(a.bbox, b.bbox)
         if w > tol and h > tol:  # the ink extents meet: are the oriented rectangles apart?
             depth = _penetration(quads[id(a)], quads[id(b)])
             if depth > tol:
@@ -457,7 +449,7 @@ def _overlaps(ctx: _Context) -> None:
     # panel over panel
     panels = [(p.name, _box(ctx.geometry.panels[p.name]), p.overlap) for p in ctx.figure.panels]
     for (na, ba, oa), (nb, bb, ob) in combinations(panels, 2):
-        w, h = _overlap(ba, bb)
+        w, h = overlap(ba, bb)
         if w > 0.01 and h > 0.01 and not (oa or ob) and not ctx.allowed_pair(na, nb):  # overlap = true: an inset
             ctx.add("overlap", f"panel {na} / panel {nb}", "panel boxes overlap", min(w, h), 0.0, "pt")
     # text crossing a shape's border
@@ -469,7 +461,7 @@ def _overlaps(ctx: _Context) -> None:
         for run, display, tkey in texts:
             if tkey == key or ctx.allowed_pair(key, tkey):
                 continue
-            w, h = _overlap(run.bbox, box)
+            w, h = overlap(run.bbox, box)
             if w > tol and h > tol and not _inside(run.bbox, box, tol):
                 depth = _penetration(quads[id(run)], _corners(box))
                 if depth > tol:
@@ -515,7 +507,7 @@ def _outside(ctx: _Context) -> None:
         else:
             report(_describe_run(ctx, run)[0], run.bbox)
     for top, boxes in outside_texts.items():
-        report(f"{ctx.names.of(top)[0]}: {len(boxes)} text{'s' * (len(boxes) > 1)}", _union(boxes))
+        report(f"{ctx.names.of(top)[0]}: {len(boxes)} text{'s' * (len(boxes) > 1)}", union(boxes))
     for p in ctx.figure.panels:
         report(f"panel {p.name}", _box(ctx.geometry.panels[p.name]))
     for i, shape in enumerate(ctx.figure.shapes):
@@ -539,7 +531,7 @@ def _outside(ctx: _Context) -> None:
         spill = [r for r in ctx.scene.texts if r.top == f"panel-{p.name}" and r.bbox[0] <= r.bbox[2]
                  and not _inside(r.bbox, box, OVERLAP_TOLERANCE_PT)]
         if spill:
-            u = _union([r.bbox for r in spill])
+            u = union([r.bbox for r in spill])
             beyond = max(box[0] - u[0], box[1] - u[1], u[2] - box[2], u[3] - box[3])
             texts = ", ".join(repr(_short(r.text, 12)) for r in spill[:4]) + (", …" if len(spill) > 4 else "")
             ctx.add("outside-panel", f"panel {p.name}: {texts}", "panel text drawn outside the panel's box",

@@ -17,6 +17,7 @@ from lxml import etree
 
 from composer.stages.geometry import Box, Route
 from composer.layout.model import Arrow, FigureSpec, Panel, Shape, TextStyle
+from composer.svg.geometry import bezier_point
 from composer.svg.io import svg_tag
 from composer.text.metrics import TextBlock, translate_d
 from composer.units import fmt
@@ -296,7 +297,7 @@ def point_along(route: Route, fraction: float) -> tuple[Point, Point]:
     """The point at ``fraction`` of a route's length and the unit direction of travel there."""
     if route.curve:
         a, c, b = route.points
-        samples = [_bezier(a, c, b, i / 64) for i in range(65)]
+        samples = [bezier_point((a, c, b), i / 64) for i in range(65)]
     else:
         samples = list(route.points)
     segments = [(p, q, math.hypot(q[0] - p[0], q[1] - p[1])) for p, q in zip(samples, samples[1:])]
@@ -310,11 +311,6 @@ def point_along(route: Route, fraction: float) -> tuple[Point, Point]:
             return (p[0] + (q[0] - p[0]) * t, p[1] + (q[1] - p[1]) * t), ((q[0] - p[0]) / seg, (q[1] - p[1]) / seg)
         target -= seg
     raise AssertionError("unreachable")
-
-
-def _bezier(a: Point, c: Point, b: Point, t: float) -> Point:
-    s = 1 - t
-    return s * s * a[0] + 2 * s * t * c[0] + t * t * b[0], s * s * a[1] + 2 * s * t * c[1] + t * t * b[1]
 
 
 def connector_label_box(route: Route, arrow: Arrow, block: TextBlock, clearance_pt: float = 1.5) -> Box:

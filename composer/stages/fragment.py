@@ -24,60 +24,21 @@ the whole document. :func:`import_fragment`
 
 from __future__ import annotations
 
-import math
 import re
-from dataclasses import dataclass
 
 import tinycss2
 from lxml import etree
 
 from composer.errors import SvgError
+from composer.svg.css import qualified_rules, selector_texts
+from composer.svg.ids import SEPARATOR, prefixed
 from composer.svg.io import XLINK_NS, svg_tag
-from composer.units import PT_PER_UNIT, fmt
+from composer.svg.viewbox import ViewBox, view_box
+from composer.units import fmt
 
 _URL_REF = re.compile(r"url\(\s*(['\"]?)#([^)'\"\s]+)\1\s*\)")
 _HREFS = ("href", f"{{{XLINK_NS}}}href")
-#: separator between panel name and original id; names cannot contain "-",
-#: and canvas ids are "kind-name", so prefixed ids never collide with them.
-SEPARATOR = "--"
-
-
-@dataclass(frozen=True)
-class ViewBox:
-    """An SVG viewBox: origin and size in the document's user units."""
-
-    x: float
-    y: float
-    width: float
-    height: float
-
-
-def view_box(root: etree._Element, *, source: str) -> ViewBox:
-    """The root's viewBox, or ``0 0 width height`` in CSS px (the user unit of an
-    SVG without a viewBox) when it has none.
-
-    Raises:
-        SvgError: no usable viewBox and no absolute width/height.
-    """
-    text = root.get("viewBox")
-    if text:
-        try:
-            x, y, w, h = (float(v) for v in re.split(r"[\s,]+", text.strip()))
-        except ValueError:
-            raise SvgError(f"viewBox {text!r} is not four numbers", file=source) from None
-        if not all(math.isfinite(v) for v in (x, y, w, h)):
-            raise SvgError(f"viewBox {text!r} is not four finite numbers", file=source)
-        if w <= 0 or h <= 0:
-            raise SvgError(f"viewBox {text!r} has no area", file=source)
-        return ViewBox(x, y, w, h)
-    sizes = []
-    for attr in ("width", "height"):
-        value = root.get(attr, "")
-        match = re.fullmatch(r"\s*([0-9.]+)\s*(pt|in|mm|cm|px|)\s*", value)
-        if not match or match.group(1).count(".") > 1 or not 0 < float(match.group(1)) < math.inf:
-            raise SvgError(f"no viewBox and {attr}={value!r} is not an absolute length", file=source)
-        sizes.append(float(match.group(1)) * PT_PER_UNIT[match.group(2) or "px"] / PT_PER_UNIT["px"])
-    return ViewBox(0.0, 0.0, sizes[0], sizes[1])
+__all__ = ["ROOT_PRESENTATION", "SEPARATOR", "ViewBox", "import_fragment", "place", "scope_css", "view_box"]
 
 
 #: presentation attributes of the root ``<svg>`` that its content inherits (SVG 1.1, appendix N),
@@ -113,7 +74,7 @@ def import_fragment(root: etree._Element, *, name: str, group_id: str, source: s
         if meta.getparent() is root:
             root.remove(meta)
     ids = {el.get("id") for el in root.iter() if el.get("id")}
-    mapping = {old: f"{name}{SEPARATOR}{old}" for old in ids}
+    mapping = {old: prefixed(name, old) for old in ids}
 
     def ref(match: re.Match[str]) -> str:
         new = mapping.get(match.group(2))
@@ -165,13 +126,10 @@ def scope_css(css: str, *, scope: str, mapping: dict[str, str]) -> str:
     be scoped to a group, and ``@import`` would fetch a file.
     """
     out = []
-    for rule in tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True):
-        if rule.type != "qualified-rule":
-            continue
-        selectors = tinycss2.serialize(rule.prelude).split(",")
+    for rule in qualified_rules(css):
         scoped = []
-        for sel in selectors:
-            sel = re.sub(r"#([A-Za-z_][\w-]*)", lambda m: "#" + mapping.get(m.group(1), m.group(1)), sel.strip())
+        for sel in selector_texts(rule):
+            sel = re.sub(r"#([A-Za-z_][\w-]*)", lambda m: "#" + mapping.get(m.group(1), m.group(1)), sel)
             scoped.append(f"{scope} {sel}")
         body = _URL_REF.sub(lambda m: f"url(#{mapping.get(m.group(2), m.group(2))})",
                             tinycss2.serialize(rule.content))

@@ -30,6 +30,7 @@ from typing import Mapping
 
 from composer.errors import LayoutError
 from composer.layout.model import COMPASS, Align, Figure, Grid, Placement, Position
+from composer.svg.geometry import overlap
 
 Point = tuple[float, float]
 
@@ -63,8 +64,8 @@ class Box:
 
     def overlap_pt(self, other: "Box") -> tuple[float, float]:
         """Width and height of the intersection with ``other`` (0 when apart)."""
-        w = min(self.x_pt + self.width_pt, other.x_pt + other.width_pt) - max(self.x_pt, other.x_pt)
-        h = min(self.y_pt + self.height_pt, other.y_pt + other.height_pt) - max(self.y_pt, other.y_pt)
+        w, h = overlap((self.x_pt, self.y_pt, self.x_pt + self.width_pt, self.y_pt + self.height_pt),
+                       (other.x_pt, other.y_pt, other.x_pt + other.width_pt, other.y_pt + other.height_pt))
         return max(w, 0.0), max(h, 0.0)
 
 

@@ -24,7 +24,6 @@ A raster's ppi at final size is its pixel count over its size on the canvas
 from __future__ import annotations
 
 import base64
-import binascii
 import io
 import math
 import re
@@ -35,7 +34,10 @@ import numpy as np
 from lxml import etree
 
 from composer.errors import ComposerWarning
-from composer.svg.io import XLINK_NS, svg_tag
+from composer.svg.geometry import BBox, map_bbox
+from composer.svg.io import XLINK_NS, href, svg_tag
+from composer.svg.transform import Matrix, axis_scales, cumulative
+from composer.units import CSS_PT_PER_UNIT, length_px
 
 #: largest image (pixels) the enlargement may produce; above it the image is left as it is and reported.
 MAX_UPSAMPLED_PIXELS = 40_000_000
@@ -43,8 +45,63 @@ MAX_UPSAMPLED_PIXELS = 40_000_000
 PPI_TOLERANCE = 0.999
 
 _HREFS = ("href", f"{{{XLINK_NS}}}href")
-_DATA = re.compile(r"^data:(image/(?:png|jpeg));base64,(.*)$", re.S)
-_TRANSFORM = re.compile(r"(matrix|translate|scale|rotate|skewX|skewY)\s*\(([^)]*)\)")
+_DATA = re.compile(r"^data:(image/[\w.+-]+);base64,(.*)$", re.DOTALL)
+#: the formats :func:`raster_report` and :func:`finish_rasters` handle (those every export engine draws)
+_RASTER_MIMES = ("image/png", "image/jpeg")
+
+
+class ImageUnreadable(ValueError):
+    """An ``<image>`` whose picture cannot be measured; the message says why, in a few words."""
+
+
+@dataclass(frozen=True)
+class InlineImage:
+    """The picture of an ``<image>`` with a base64 ``data:`` URI: its MIME type, bytes and pixel size."""
+
+    mime: str
+    data: bytes
+    width_px: int
+    height_px: int
+
+
+def inline_image(el: etree._Element) -> InlineImage:
+    """Decode the picture of an ``<image>`` element (its ``href``, else ``xlink:href``).
+
+    Raises:
+        ImageUnreadable: "is not an inline data URI" (a file or web address, or no
+            reference), or "could not be decoded" (bad base64, or data PIL cannot open).
+    """
+    from PIL import Image
+
+    m = _DATA.match(href(el).strip())
+    if not m:
+        raise ImageUnreadable("is not an inline data URI")
+    try:
+        data = base64.b64decode(re.sub(r"\s+", "", m.group(2)), validate=True)
+        with Image.open(io.BytesIO(data)) as img:
+            width_px, height_px = img.size
+    except Exception:  # noqa: BLE001 - binascii, PIL and its plugins raise many kinds for broken data
+        raise ImageUnreadable("could not be decoded") from None
+    return InlineImage(m.group(1), data, width_px, height_px)
+
+
+def drawn_box(el: etree._Element, m: Matrix, image: InlineImage) -> tuple[float, float, BBox]:
+    """Where an ``<image>`` is drawn under the map ``m`` (its user units -> the canvas's):
+    ``(width, height, extent)`` in canvas units. ``width``/``height`` are the ``<image>``'s
+    own, each scaled by how much ``m`` stretches its axis; a missing (or unreadable) width or
+    height is the picture's pixel count in user units (SVG 2, 16.1.2: ``auto``)."""
+    w = length_px(el.get("width"), float(image.width_px))
+    h = length_px(el.get("height"), float(image.height_px))
+    x, y = length_px(el.get("x")), length_px(el.get("y"))
+    sx, sy = axis_scales(m)
+    return w * sx, h * sy, map_bbox(m, (x, y, x + w, y + h))
+
+
+def ppi(width_px: float, height_px: float, width_pt: float, height_pt: float) -> float:
+    """Pixels per inch of a picture drawn ``width_pt`` x ``height_pt`` (both above 0): the
+    smaller of the two axes (72 pt = 1 in)."""
+    inch = CSS_PT_PER_UNIT["in"]
+    return min(width_px / (width_pt / inch), height_px / (height_pt / inch))
 
 
 @dataclass(frozen=True)
@@ -88,13 +145,13 @@ def finish_rasters(root: etree._Element, target_ppi: float) -> list[str]:
         The warning messages (also issued as :class:`ComposerWarning`).
     """
     issued = []
-    for el, info, (mime, data) in _images(root):
+    for el, info, image in _images(root):
         if info.ppi >= target_ppi * PPI_TOLERANCE:
             continue
         factor = math.ceil(target_ppi / info.ppi - 1e-9)
         too_big = info.width_px * info.height_px * factor * factor > MAX_UPSAMPLED_PIXELS
         if info.cells and not too_big:
-            _set_href(el, "image/png", _repeat_pixels(data, factor))
+            _set_href(el, "image/png", _repeat_pixels(image.data, factor))
             continue
         why = (f"enlarging its cells {factor}x would exceed {MAX_UPSAMPLED_PIXELS} pixels" if info.cells else
                "composer does not invent pixels; give the image more pixels (or, for data cells, draw it with "
@@ -108,35 +165,24 @@ def finish_rasters(root: etree._Element, target_ppi: float) -> list[str]:
 
 
 def _images(root: etree._Element):
-    from PIL import Image
-
+    """``(element, info, picture)`` for every PNG or JPEG ``<image>`` drawn at a positive size."""
     for el in root.iter(svg_tag("image")):
-        href = next((el.get(a) for a in _HREFS if el.get(a)), "")
-        m = _DATA.match(href.strip())
-        if not m:
-            continue
         try:
-            data = base64.b64decode(re.sub(r"\s+", "", m.group(2)), validate=True)
-            with Image.open(io.BytesIO(data)) as img:
-                width_px, height_px = img.size
-        except (binascii.Error, ValueError, OSError):
+            image = inline_image(el)
+        except ImageUnreadable:
             continue
-        matrix = _cumulative(el)
-        w, h = _length(el.get("width")), _length(el.get("height"))
-        if w is None or h is None:  # an <image> without a size takes the image's pixel size (SVG 2)
-            w, h = float(width_px), float(height_px)
-        sx = math.hypot(matrix[0][0], matrix[1][0])
-        sy = math.hypot(matrix[0][1], matrix[1][1])
-        width_pt, height_pt = w * sx, h * sy
+        if image.mime not in _RASTER_MIMES:
+            continue
+        width_pt, height_pt, _ = drawn_box(el, cumulative(el), image)
         if width_pt <= 0 or height_pt <= 0:
             continue
-        ppi = min(width_px / (width_pt / 72.0), height_px / (height_pt / 72.0))
         owner = el
         while owner.getparent() is not None and owner.getparent().getparent() is not None:
             owner = owner.getparent()
-        info = RasterInfo(el.get("id", ""), owner.get("id", ""), width_px, height_px, width_pt, height_pt, ppi,
-                          _nearest(el), _cells(el))
-        yield el, info, (m.group(1), data)
+        info = RasterInfo(el.get("id", ""), owner.get("id", ""), image.width_px, image.height_px, width_pt,
+                          height_pt, ppi(image.width_px, image.height_px, width_pt, height_pt), _nearest(el),
+                          _cells(el))
+        yield el, info, image
 
 
 def _nearest(el: etree._Element) -> bool:
@@ -176,50 +222,3 @@ def _set_href(el: etree._Element, mime: str, data: bytes) -> None:
     for attr in _HREFS:
         if el.get(attr) is not None:
             el.set(attr, uri)
-
-
-def _length(value: str | None) -> float | None:
-    if value is None:
-        return None
-    m = re.fullmatch(r"\s*([-+]?[0-9.]+(?:e[-+]?\d+)?)\s*(px|pt)?\s*", value)
-    return float(m.group(1)) if m else None
-
-
-def _cumulative(el: etree._Element) -> list[list[float]]:
-    """The 2x3 affine matrix (a c e / b d f) of every transform from the root down to ``el``."""
-    chain = []
-    node = el
-    while node is not None:
-        chain.append(node.get("transform", ""))
-        node = node.getparent()
-    m = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
-    for text in reversed(chain):
-        for kind, args in _TRANSFORM.findall(text or ""):
-            m = _mul(m, _transform(kind, [float(v) for v in re.split(r"[\s,]+", args.strip()) if v]))
-    return m
-
-
-def _transform(kind: str, v: list[float]) -> list[list[float]]:
-    if kind == "matrix" and len(v) == 6:
-        return [[v[0], v[2], v[4]], [v[1], v[3], v[5]]]
-    if kind == "translate" and v:
-        return [[1, 0, v[0]], [0, 1, v[1] if len(v) > 1 else 0.0]]
-    if kind == "scale" and v:
-        return [[v[0], 0, 0], [0, v[1] if len(v) > 1 else v[0], 0]]
-    if kind == "rotate" and v:
-        a = math.radians(v[0])
-        cx, cy = (v[1], v[2]) if len(v) == 3 else (0.0, 0.0)
-        r = [[math.cos(a), -math.sin(a), 0.0], [math.sin(a), math.cos(a), 0.0]]
-        return _mul(_mul([[1, 0, cx], [0, 1, cy]], r), [[1, 0, -cx], [0, 1, -cy]])
-    if kind == "skewX" and v:
-        return [[1, math.tan(math.radians(v[0])), 0], [0, 1, 0]]
-    if kind == "skewY" and v:
-        return [[1, 0, 0], [math.tan(math.radians(v[0])), 1, 0]]
-    return [[1, 0, 0], [0, 1, 0]]
-
-
-def _mul(a: list[list[float]], b: list[list[float]]) -> list[list[float]]:
-    return [[a[0][0] * b[0][0] + a[0][1] * b[1][0], a[0][0] * b[0][1] + a[0][1] * b[1][1],
-             a[0][0] * b[0][2] + a[0][1] * b[1][2] + a[0][2]],
-            [a[1][0] * b[0][0] + a[1][1] * b[1][0], a[1][0] * b[0][1] + a[1][1] * b[1][1],
-             a[1][0] * b[0][2] + a[1][1] * b[1][2] + a[1][2]]]

@@ -51,6 +51,12 @@ def svg_tag(name: str) -> str:
     return f"{{{SVG_NS}}}{name}"
 
 
+def href(el: etree._Element) -> str:
+    """What an element (``<use>``, ``<image>``...) references: its ``href``, else its
+    ``xlink:href`` (SVG 2, 16.1.2: ``href`` wins when both are set); "" for neither."""
+    return el.get("href") or el.get(f"{{{XLINK_NS}}}href") or ""
+
+
 def parse_svg(data: bytes, *, source: str) -> etree._Element:
     """Parse SVG bytes safely and return the root ``<svg>`` element.
 

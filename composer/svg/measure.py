@@ -3,7 +3,8 @@
 :func:`scene` walks the SVG tree the way a renderer does, accumulating every
 transform from the root (whose user unit is 1 pt, see :mod:`composer.units`)
 down to each drawn element, resolving ``<use>`` references and the cascade of
-presentation attributes, ``<style>`` rules and inline ``style``. What it
+presentation attributes, ``<style>`` rules (:mod:`composer.svg.css`: cssselect2,
+matched in the document tree as renderers match them) and inline ``style``. What it
 returns is measured in canvas pt, so a 7 pt tick label in a panel that was
 scaled by 0.6 to fit its box is a 4.2 pt text here.
 
@@ -37,22 +38,24 @@ the separating axis theorem.
 
 from __future__ import annotations
 
-import base64
-import io
 import math
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-import tinycss2
 from lxml import etree
 
-from composer.stages.fragment import SEPARATOR
-from composer.svg.io import SVG_NS, XLINK_NS, parse_svg
+from composer.svg import css
+from composer.svg.geometry import BBox, flatten_bezier, map_bbox, points_bbox, union
+from composer.svg.ids import SEPARATOR, original_id
+from composer.svg.images import ImageUnreadable, drawn_box, inline_image, ppi
+from composer.svg.io import SVG_NS, href, parse_svg
+from composer.svg.transform import IDENTITY, Matrix, apply, multiply, parse_transform, scale_of, translation
+from composer.svg.viewbox import view_box
+from composer.units import length_px
 
-Matrix = tuple[float, float, float, float, float, float]  # a b c d e f: x' = a x + c y + e, y' = b x + d y + f
-BBox = tuple[float, float, float, float]                    # x0 y0 x1 y1 (pt, y down)
-IDENTITY: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+__all__ = ["BBox", "ColourUse", "Raster", "Scene", "Stroke", "TextRun", "blend_on_white", "glyph_char",
+           "glyph_font", "parse_colour", "path_points", "scene", "shape_points"]
 
 #: elements that are never drawn where they stand (only through a reference)
 _NOT_DRAWN = {"defs", "clipPath", "mask", "marker", "symbol", "pattern", "linearGradient", "radialGradient",
@@ -63,8 +66,6 @@ _INHERITED = {"stroke", "stroke-width", "stroke-opacity", "fill", "fill-opacity"
 _PROPS = _INHERITED | {"opacity", "display", "vector-effect"}
 #: matplotlib glyph ids: "<PostScript name>-<glyph index in hex>", e.g. DejaVuSans-13, DejaVuSans-Oblique-5b
 _GLYPH_ID = re.compile(r"^([A-Za-z][\w]*(?:-[A-Za-z][\w]*)*)-([0-9a-f]+)$")
-#: CSS absolute lengths in px (the SVG user unit of a document without a viewBox scale)
-_PX_PER = {"px": 1.0, "": 1.0, "pt": 96 / 72, "pc": 16.0, "in": 96.0, "mm": 96 / 25.4, "cm": 96 / 2.54}
 MAX_USE_DEPTH = 16
 
 
@@ -135,6 +136,12 @@ class Raster:
     height_pt: float
     bbox: BBox
 
+    @property
+    def ppi(self) -> float:
+        """Pixels per inch at final size, the smaller of the two axes (:func:`composer.svg.images.ppi`;
+        only for a raster drawn at a positive size)."""
+        return ppi(self.width_px, self.height_px, self.width_pt, self.height_pt)
+
 
 @dataclass(frozen=True)
 class ColourUse:
@@ -175,66 +182,6 @@ class Scene:
     notes: list[str] = field(default_factory=list)
 
 
-# ─── affine maps ──────────────────────────────────────────────────────────
-
-def multiply(m: Matrix, n: Matrix) -> Matrix:
-    """``m`` after ``n``: the map that applies ``n`` first, then ``m``."""
-    a, b, c, d, e, f = m
-    a2, b2, c2, d2, e2, f2 = n
-    return (a * a2 + c * b2, b * a2 + d * b2, a * c2 + c * d2, b * c2 + d * d2,
-            a * e2 + c * f2 + e, b * e2 + d * f2 + f)
-
-
-def apply(m: Matrix, x: float, y: float) -> tuple[float, float]:
-    """The point (x, y) mapped by ``m``."""
-    a, b, c, d, e, f = m
-    return a * x + c * y + e, b * x + d * y + f
-
-
-def scale_of(m: Matrix) -> float:
-    """Uniform scale of ``m``: sqrt(|det|)."""
-    return math.sqrt(abs(m[0] * m[3] - m[1] * m[2]))
-
-
-def map_bbox(m: Matrix, box: BBox) -> BBox:
-    """The axis-aligned extent of ``box`` after ``m``."""
-    pts = [apply(m, x, y) for x in (box[0], box[2]) for y in (box[1], box[3])]
-    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
-    return min(xs), min(ys), max(xs), max(ys)
-
-
-def _union2(a: BBox, b: BBox) -> BBox:
-    return min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])
-
-
-def parse_transform(text: str | None) -> Matrix:
-    """An SVG ``transform`` attribute -> matrix (matrix, translate, scale, rotate, skewX, skewY)."""
-    m = IDENTITY
-    if not text:
-        return m
-    for kind, args in re.findall(r"([A-Za-z]+)\s*\(([^)]*)\)", text):
-        v = [float(a) for a in re.split(r"[\s,]+", args.strip()) if a]
-        if kind == "matrix" and len(v) == 6:
-            t = tuple(v)
-        elif kind == "translate" and v:
-            t = (1.0, 0.0, 0.0, 1.0, v[0], v[1] if len(v) > 1 else 0.0)
-        elif kind == "scale" and v:
-            t = (v[0], 0.0, 0.0, v[1] if len(v) > 1 else v[0], 0.0, 0.0)
-        elif kind == "rotate" and v:
-            r = math.radians(v[0])
-            t = (math.cos(r), math.sin(r), -math.sin(r), math.cos(r), 0.0, 0.0)
-            if len(v) == 3:
-                t = multiply(multiply((1.0, 0.0, 0.0, 1.0, v[1], v[2]), t), (1.0, 0.0, 0.0, 1.0, -v[1], -v[2]))
-        elif kind == "skewX" and v:
-            t = (1.0, 0.0, math.tan(math.radians(v[0])), 1.0, 0.0, 0.0)
-        elif kind == "skewY" and v:
-            t = (1.0, math.tan(math.radians(v[0])), 0.0, 1.0, 0.0, 0.0)
-        else:
-            continue
-        m = multiply(m, t)  # type: ignore[arg-type]
-    return m
-
-
 # ─── path data ────────────────────────────────────────────────────────────
 
 _PATH_TOKEN = re.compile(r"[MmLlHhVvCcSsQqTtAaZz]|[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
@@ -243,19 +190,6 @@ _ARGS = {"M": 2, "L": 2, "H": 1, "V": 1, "C": 6, "S": 4, "Q": 4, "T": 2, "A": 7,
 
 #: points a quadratic or cubic Bezier segment is flattened to (its end included)
 CURVE_STEPS = 12
-
-
-def _bezier(start: tuple[float, float], controls: list[tuple[float, float]]) -> list[tuple[float, float]]:
-    """Points along a quadratic (1 control point + end) or cubic (2 + end) Bezier segment, end included."""
-    nodes = [start, *controls]
-    out = []
-    for k in range(1, CURVE_STEPS + 1):
-        t = k / CURVE_STEPS
-        level = nodes
-        while len(level) > 1:  # de Casteljau
-            level = [((1 - t) * a[0] + t * b[0], (1 - t) * a[1] + t * b[1]) for a, b in zip(level, level[1:])]
-        out.append(level[0])
-    return out
 
 
 def path_points(d: str) -> list[list[tuple[float, float]]]:
@@ -308,7 +242,7 @@ def path_points(d: str) -> list[list[tuple[float, float]]]:
         else:
             pts = [(x + v[k], y + v[k + 1]) if rel else (v[k], v[k + 1]) for k in range(0, n, 2)]
             if up in ("Q", "C"):
-                pts = _bezier((x, y), pts)
+                pts = flatten_bezier([(x, y), *pts], CURVE_STEPS)
             x, y = pts[-1]
         if up == "M":
             if current:
@@ -320,14 +254,6 @@ def path_points(d: str) -> list[list[tuple[float, float]]]:
     if current:
         subpaths.append(current)
     return subpaths
-
-
-def points_bbox(points: list[tuple[float, float]]) -> BBox | None:
-    """Extent of points, or None for none."""
-    if not points:
-        return None
-    xs, ys = [p[0] for p in points], [p[1] for p in points]
-    return min(xs), min(ys), max(xs), max(ys)
 
 
 def shape_points(el: etree._Element, tag: str) -> list[tuple[float, float]]:
@@ -356,107 +282,11 @@ def shape_points(el: etree._Element, tag: str) -> list[tuple[float, float]]:
 
 # ─── style cascade ────────────────────────────────────────────────────────
 
-@dataclass(frozen=True)
-class _Rule:
-    compounds: tuple[tuple[str | None, str | None, tuple[str, ...]], ...]  # (tag, id, classes), outermost first
-    specificity: tuple[int, int, int]
-    order: int
-    declarations: tuple[tuple[str, str], ...]
-
-
 @lru_cache(maxsize=4096)
-def _declarations(text: str) -> tuple[tuple[str, str], ...]:
+def _declarations(text: str) -> css.Declarations:
     """The declarations of a ``style`` attribute or rule body that the check reads (cached: panels
     repeat the same few style strings thousands of times)."""
-    out = []
-    for decl in tinycss2.parse_declaration_list(text, skip_comments=True, skip_whitespace=True):
-        if decl.type == "declaration" and decl.lower_name in _PROPS:
-            out.append((decl.lower_name, tinycss2.serialize(decl.value).strip()))
-    return tuple(out)
-
-
-def _compile_rules(root: etree._Element, notes: list[str]) -> list[_Rule]:
-    """Rules of every ``<style>`` in the document whose selectors use only
-    descendant combinators and type, ``#id``, ``.class`` or ``*`` parts."""
-    rules: list[_Rule] = []
-    order = 0
-    for style in root.iter(f"{{{SVG_NS}}}style"):
-        for rule in tinycss2.parse_stylesheet(style.text or "", skip_comments=True, skip_whitespace=True):
-            if rule.type != "qualified-rule":
-                continue
-            decls = _declarations(tinycss2.serialize(rule.content))
-            if not decls:
-                continue
-            for selector in tinycss2.serialize(rule.prelude).split(","):
-                compounds = []
-                ok = True
-                for part in selector.split():
-                    m = re.fullmatch(r"(\*|[A-Za-z][\w-]*)?((?:[#.][\w-]+)*)", part)
-                    if not m:
-                        ok = False
-                        break
-                    tag = None if m.group(1) in (None, "*") else m.group(1)
-                    ids = re.findall(r"#([\w-]+)", m.group(2))
-                    classes = tuple(re.findall(r"\.([\w-]+)", m.group(2)))
-                    compounds.append((tag, ids[0] if ids else None, classes))
-                if not ok or not compounds:
-                    notes.append(f"CSS selector {selector.strip()!r} is not understood by the check; its rules "
-                                 "were not applied")
-                    continue
-                spec = (sum(c[1] is not None for c in compounds), sum(len(c[2]) for c in compounds),
-                        sum(c[0] is not None for c in compounds))
-                rules.append(_Rule(tuple(compounds), spec, order, decls))
-                order += 1
-    rules.sort(key=lambda r: (r.specificity, r.order))
-    return rules
-
-
-def _matches(compound: tuple[str | None, str | None, tuple[str, ...]], el: etree._Element) -> bool:
-    tag, el_id, classes = compound
-    if tag is not None and etree.QName(el).localname != tag:
-        return False
-    if el_id is not None and el.get("id") != el_id:
-        return False
-    if classes and not set(classes) <= set((el.get("class") or "").split()):
-        return False
-    return True
-
-
-def _rule_applies(rule: _Rule, el: etree._Element, ancestors: list[etree._Element]) -> bool:
-    *outer, last = rule.compounds
-    if not _matches(last, el):
-        return False
-    i = len(ancestors) - 1
-    for compound in reversed(outer):
-        while i >= 0 and not _matches(compound, ancestors[i]):
-            i -= 1
-        if i < 0:
-            return False
-        i -= 1
-    return True
-
-
-def _own_style(el: etree._Element, rules: list[_Rule], ancestors: list[etree._Element]) -> dict[str, str]:
-    """Presentation attributes, then matching CSS rules, then inline ``style``."""
-    style = {name: el.get(name) for name in _PROPS if el.get(name) is not None}
-    for rule in rules:
-        if _rule_applies(rule, el, ancestors):
-            style.update(rule.declarations)
-    inline = el.get("style")
-    if inline:
-        style.update(_declarations(inline))
-    return style
-
-
-@lru_cache(maxsize=4096)
-def _length(value: str | None, default: float = 0.0) -> float:
-    """A CSS length in user units (px-based units converted)."""
-    if not value:
-        return default
-    m = re.fullmatch(r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([a-z]*)\s*", value)
-    if not m or m.group(2) not in _PX_PER:
-        return default
-    return float(m.group(1)) * _PX_PER[m.group(2)]
+    return tuple(d for d in css.declarations(text) if d[0] in _PROPS)
 
 
 def _opacity(value: str | None) -> float:
@@ -523,7 +353,7 @@ def _glyph_chars(postscript_name: str) -> dict[int, str]:
 
 def glyph_char(glyph_id: str) -> str:
     """``"rgb--DejaVuSans-13"`` -> ``"0"`` (matplotlib names glyphs by font and glyph index); ``"?"`` if unknown."""
-    m = _GLYPH_ID.match(glyph_id.rsplit(SEPARATOR, 1)[-1])
+    m = _GLYPH_ID.match(original_id(glyph_id))
     if not m:
         return "?"
     return _glyph_chars(m.group(1)).get(int(m.group(2), 16), "?")
@@ -531,7 +361,7 @@ def glyph_char(glyph_id: str) -> str:
 
 def glyph_font(glyph_id: str) -> str | None:
     """The PostScript name of the font a matplotlib glyph id comes from (``DejaVuSans-Bold``)."""
-    m = _GLYPH_ID.match(glyph_id.rsplit(SEPARATOR, 1)[-1])
+    m = _GLYPH_ID.match(original_id(glyph_id))
     return m.group(1) if m else None
 
 
@@ -541,12 +371,16 @@ class _Walker:
     def __init__(self, root: etree._Element, result: Scene):
         self.root, self.out = root, result
         self.ids = {el.get("id"): el for el in root.iter() if isinstance(el.tag, str) and el.get("id")}
-        self.rules = _compile_rules(root, result.notes)
+        sheet = css.StyleSheet(root, _declarations)
+        result.notes.extend(f"{note} by the check" for note in sheet.notes)
+        #: what the <style> rules set on each element they apply to (matched in the document tree, as
+        #: renderers do: content drawn through a <use> is styled where it is defined)
+        self.rule_styles = sheet.by_element(root)
         self.glyph_boxes: dict[str, BBox | None] = {}
         self.runs: dict[etree._Element, TextRun] = {}  # keyed by the element: keeps lxml's proxy alive
 
     def walk(self, el: etree._Element, m: Matrix, inherited: dict[str, str], alpha: float, top: str,
-             ancestors: list[etree._Element], depth: int = 0, artist: str = "", via_use: bool = False) -> None:
+             depth: int = 0, artist: str = "", via_use: bool = False) -> None:
         """Visit ``el`` drawn under map ``m`` with inherited style and opacity.
 
         ``artist`` is the nearest panel-prefixed id above (a matplotlib artist
@@ -556,7 +390,7 @@ class _Walker:
         if not isinstance(el.tag, str):
             return
         tag = etree.QName(el).localname
-        own = _own_style(el, self.rules, ancestors)
+        own = self._own_style(el)
         if own.get("display", "").strip() == "none":
             return
         style = {**inherited, **{k: v for k, v in own.items() if k in _INHERITED}}
@@ -567,7 +401,7 @@ class _Walker:
         if el_id and SEPARATOR in el_id and not via_use:
             artist = el_id
         if tag == "use":
-            self._use(el, before, m, style, alpha, top, ancestors, depth, artist or top)
+            self._use(el, before, m, style, alpha, top, depth, artist or top)
             return
         if el.get("aria-label") is not None and tag in ("path", "g"):
             self._canvas_text(el, m, style, alpha, top)
@@ -581,20 +415,29 @@ class _Walker:
         for child in el:
             if isinstance(child.tag, str) and etree.QName(child).localname in _NOT_DRAWN:
                 continue
-            self.walk(child, m, style, alpha, top, ancestors + [el], depth, artist, via_use)
+            self.walk(child, m, style, alpha, top, depth, artist, via_use)
 
-    def _use(self, el, parent_m, m, style, alpha, top, ancestors, depth, artist) -> None:
-        href = el.get(f"{{{XLINK_NS}}}href") or el.get("href") or ""
-        target = self.ids.get(href[1:]) if href.startswith("#") else None
+    def _own_style(self, el: etree._Element) -> dict[str, str]:
+        """Presentation attributes, then matching ``<style>`` rules, then inline ``style``."""
+        style = {name: el.get(name) for name in _PROPS if el.get(name) is not None}
+        style.update(self.rule_styles.get(el, ()))
+        inline = el.get("style")
+        if inline:
+            style.update(_declarations(inline))
+        return style
+
+    def _use(self, el, parent_m, m, style, alpha, top, depth, artist) -> None:
+        ref = href(el)
+        target = self.ids.get(ref[1:]) if ref.startswith("#") else None
         if target is None or depth >= MAX_USE_DEPTH:
             return
-        is_glyph = (_GLYPH_ID.match(href[1:].rsplit(SEPARATOR, 1)[-1]) is not None and el.get("x") is None
+        is_glyph = (_GLYPH_ID.match(original_id(ref[1:])) is not None and el.get("x") is None
                     and el.get("y") is None and (parent_m[0] * parent_m[3] - parent_m[1] * parent_m[2]) < 0)
         if is_glyph:
-            self._glyph(el, href[1:], target, m, parent_m, top, style, alpha)
+            self._glyph(el, ref[1:], target, m, parent_m, top, style, alpha)
             return
-        shift = (1.0, 0.0, 0.0, 1.0, _length(el.get("x")), _length(el.get("y")))
-        self.walk(target, multiply(m, shift), style, alpha, top, ancestors + [el], depth + 1, artist, True)
+        shift = translation(length_px(el.get("x")), length_px(el.get("y")))
+        self.walk(target, multiply(m, shift), style, alpha, top, depth + 1, artist, True)
 
     def _glyph(self, el, glyph_id, target, m, parent_m, top, style, alpha) -> None:
         if glyph_id not in self.glyph_boxes:
@@ -615,10 +458,10 @@ class _Walker:
             self.out.texts.append(run)
         run.glyphs.append(glyph_id)
         if box is not None:
-            run.bbox = _union2(run.bbox, map_bbox(m, box))
+            run.bbox = union((run.bbox, map_bbox(m, box)))
             # the glyph in the run's frame: its <use> transform only (a translate along the baseline)
             in_run = map_bbox(parse_transform(el.get("transform")), box)
-            run.local = in_run if run.local is None else _union2(run.local, in_run)
+            run.local = in_run if run.local is None else union((run.local, in_run))
         colour = parse_colour(style.get("fill", "#000000"))
         if colour:
             self.out.colours.append(ColourUse(top, run.element, blend_on_white(
@@ -654,7 +497,7 @@ class _Walker:
             self.out.colours.append(ColourUse(top, artist or top, blend_on_white(
                 fill, alpha * _opacity(style.get("fill-opacity")))))
         stroke = parse_colour(style.get("stroke"))
-        width = _length(style.get("stroke-width"), 1.0)
+        width = length_px(style.get("stroke-width"), 1.0)
         if stroke and width > 0 and _opacity(style.get("stroke-opacity")) > 0 and alpha > 0:
             scale = 1.0 if own.get("vector-effect", "").strip() == "non-scaling-stroke" else scale_of(m)
             self.out.strokes.append(Stroke(top, el.get("id") or artist or tag, width * scale))
@@ -662,39 +505,26 @@ class _Walker:
                 stroke, alpha * _opacity(style.get("stroke-opacity")))))
 
     def _image(self, el, m, top) -> None:
-        href = el.get(f"{{{XLINK_NS}}}href") or el.get("href") or ""
-        match = re.match(r"data:image/[\w.+-]+;base64,", href.strip())
-        if not match:
-            self.out.notes.append(f"image {el.get('id') or ''} in {top} is not an inline data URI; not measured")
-            return
-        from PIL import Image
-
         try:
-            data = base64.b64decode(re.sub(r"\s+", "", href.strip()[match.end():]))
-            with Image.open(io.BytesIO(data)) as img:
-                width_px, height_px = img.size
-        except Exception:  # PIL raises many kinds for broken data
-            self.out.notes.append(f"image {el.get('id') or ''} in {top} could not be decoded; not measured")
+            image = inline_image(el)
+        except ImageUnreadable as why:
+            self.out.notes.append(f"image {el.get('id') or ''} in {top} {why}; not measured")
             return
-        w = _length(el.get("width"), float(width_px))
-        h = _length(el.get("height"), float(height_px))
-        x, y = _length(el.get("x")), _length(el.get("y"))
-        box = map_bbox(m, (x, y, x + w, y + h))
-        a, b, c, d = m[:4]
-        self.out.rasters.append(Raster(top, el.get("id") or "image", width_px, height_px,
-                                       w * math.hypot(a, b), h * math.hypot(c, d), box))
+        width_pt, height_pt, box = drawn_box(el, m, image)
+        self.out.rasters.append(Raster(top, el.get("id") or "image", image.width_px, image.height_px,
+                                       width_pt, height_pt, box))
 
     def _text(self, el, m, style, top) -> None:
         content = (el.text or "").strip()
         if not content:
             return
-        size_user = _length(style.get("font-size"), 16.0)
-        x = _length((el.get("x") or "0").split()[0] if el.get("x") else None)
-        y = _length((el.get("y") or "0").split()[0] if el.get("y") else None)
+        size_user = length_px(style.get("font-size"), 16.0)
+        x = length_px((el.get("x") or "0").split()[0] if el.get("x") else None)
+        y = length_px((el.get("y") or "0").split()[0] if el.get("y") else None)
         if el.get("x") is None and el.getparent() is not None:
-            x = _length((el.getparent().get("x") or "0").split()[0])
+            x = length_px((el.getparent().get("x") or "0").split()[0])
         if el.get("y") is None and el.getparent() is not None:
-            y = _length((el.getparent().get("y") or "0").split()[0])
+            y = length_px((el.getparent().get("y") or "0").split()[0])
         width = 0.6 * size_user * len(content)
         anchor = (el.get("text-anchor") or "start").strip()
         x0 = x - width / 2 if anchor == "middle" else x - width if anchor == "end" else x
@@ -716,18 +546,19 @@ def scene(svg: bytes) -> Scene:
         A :class:`Scene`; every length in canvas pt.
 
     Raises:
-        SvgError: not a parseable SVG (see :func:`composer.svg.io.parse_svg`).
+        SvgError: not a parseable SVG (see :func:`composer.svg.io.parse_svg`), or without a usable
+            viewBox or size (:func:`composer.svg.viewbox.view_box`).
     """
     root = parse_svg(svg, source="composed figure")
-    vb = [float(v) for v in re.split(r"[\s,]+", (root.get("viewBox") or "0 0 0 0").strip())]
-    result = Scene(width_pt=vb[2], height_pt=vb[3])
+    vb = view_box(root, source="composed figure")
+    result = Scene(width_pt=vb.width, height_pt=vb.height)
     walker = _Walker(root, result)
-    base = (1.0, 0.0, 0.0, 1.0, -vb[0], -vb[1])
+    base = translation(-vb.x, -vb.y)
     for child in root:
         if not isinstance(child.tag, str) or etree.QName(child).localname in _NOT_DRAWN:
             continue
         top = child.get("id") or etree.QName(child).localname
         if top.startswith("panel-"):
             result.panel_scale[top[len("panel-"):]] = scale_of(parse_transform(child.get("transform")))
-        walker.walk(child, base, {}, 1.0, top, [root])
+        walker.walk(child, base, {}, 1.0, top)
     return result

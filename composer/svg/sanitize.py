@@ -55,7 +55,7 @@ import tinycss2
 from lxml import etree
 
 from composer.errors import SvgError
-from composer.svg.io import MAX_SVG_BYTES, SVG_NS, XLINK_NS, parse_svg, read_limited, svg_tag
+from composer.svg.io import MAX_SVG_BYTES, SVG_NS, XLINK_NS, parse_svg, read_limited
 
 #: budget of expanded elements per imported file (see module docstring).
 MAX_EXPANDED_ELEMENTS = 250_000

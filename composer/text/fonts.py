@@ -37,7 +37,8 @@ from typing import Iterable, Mapping
 from lxml import etree
 
 from composer.errors import ComposerWarning, LayoutError
-from composer.svg.io import SVG_NS
+from composer.svg import css
+from composer.units import PX_PER_UNIT
 
 #: CSS generic families, in the order matplotlib's rcParams name them.
 GENERIC_FAMILIES = ("serif", "sans-serif", "monospace", "cursive", "fantasy")
@@ -223,8 +224,6 @@ class TextFont:
 #: CSS ``font-size`` keywords in px (CSS Fonts 3, 3.5: medium = 16 px, ratio 1.2).
 _SIZE_KEYWORDS = {"xx-small": 9.0, "x-small": 10.0, "small": 13.0, "medium": 16.0, "large": 18.0,
                   "x-large": 24.0, "xx-large": 32.0}
-#: user units (CSS px) per unit, for font sizes.
-_PX_PER = {"": 1.0, "px": 1.0, "pt": 96 / 72, "pc": 16.0, "in": 96.0, "mm": 96 / 25.4, "cm": 96 / 2.54}
 
 
 def text_elements(root: etree._Element):
@@ -242,13 +241,13 @@ def text_elements(root: etree._Element):
     if not root.xpath("boolean(descendant-or-self::*[local-name()='text' or local-name()='tspan' "
                       "or local-name()='textPath'])"):
         return []  # text drawn as outlines only: nothing to resolve
-    matcher = _css_matcher(root)
+    sheet = css.StyleSheet(root, _declarations)
     out = []
 
     def walk(wrapper, inherited: dict) -> None:
         el = wrapper.etree_element
         props = dict(inherited)
-        declared = _declared(el, wrapper, matcher)
+        declared = _declared(el, wrapper, sheet)
         if "font-size" in declared:
             props["font-size"] = _font_size(declared.pop("font-size"), inherited["font-size"])
         props.update(declared)
@@ -298,7 +297,7 @@ def _font_size(value: str, parent: float) -> float:
         return number * parent / 2
     if unit == "%":
         return number * parent / 100
-    return number * _PX_PER[unit]
+    return number * PX_PER_UNIT[unit]
 
 
 def check_svg_fonts(root: etree._Element, *, file: str | None, imported: Mapping[str, str]) -> list[str]:
@@ -390,19 +389,15 @@ def _parse_declarations(text: str) -> dict[str, str]:
 
 
 @lru_cache(maxsize=4096)
-def _declarations(text: str) -> tuple[tuple[str, str], ...]:
-    """:func:`_parse_declarations`, kept (matplotlib repeats the same ``style`` on many elements)."""
-    import tinycss2
-
+def _declarations(text: str) -> css.Declarations:
+    """The font properties a ``style`` attribute or rule body sets, the ``font`` shorthand expanded
+    (later declarations win); cached, as matplotlib repeats the same ``style`` on many elements."""
     out: dict[str, str] = {}
-    for decl in tinycss2.parse_declaration_list(text, skip_comments=True, skip_whitespace=True):
-        if decl.type != "declaration":
-            continue
-        value = tinycss2.serialize(decl.value).strip()
-        if decl.lower_name == "font":
+    for name, value in css.declarations(text):
+        if name == "font":
             out.update(_font_shorthand(value))
-        elif decl.lower_name in _FONT_PROPS:
-            out[decl.lower_name] = value
+        elif name in _FONT_PROPS:
+            out[name] = value
     return tuple(out.items())
 
 
@@ -423,30 +418,7 @@ def _font_shorthand(value: str) -> dict[str, str]:
     return out
 
 
-def _css_matcher(root: etree._Element):
-    """A cssselect2 Matcher of every ``<style>`` rule that sets a font property (None without any)."""
-    import cssselect2
-    import tinycss2
-
-    matcher, count = cssselect2.Matcher(), 0
-    for style in root.iter(f"{{{SVG_NS}}}style"):
-        for rule in tinycss2.parse_stylesheet(style.text or "", skip_comments=True, skip_whitespace=True):
-            if rule.type != "qualified-rule":
-                continue
-            decls = _parse_declarations(tinycss2.serialize(rule.content))
-            if not decls:
-                continue
-            try:
-                selectors = cssselect2.compile_selector_list(rule.prelude)
-            except cssselect2.SelectorError:
-                continue
-            for sel in selectors:
-                matcher.add_selector(sel, decls)
-                count += 1
-    return matcher if count else None
-
-
-def _declared(el: etree._Element, wrapper, matcher) -> dict[str, str]:
+def _declared(el: etree._Element, wrapper, sheet: css.StyleSheet) -> dict[str, str]:
     """Font properties set on ``el`` itself: attributes < ``<style>`` rules < ``style``."""
     out: dict[str, str] = {}
     for name in _FONT_PROPS:
@@ -454,8 +426,8 @@ def _declared(el: etree._Element, wrapper, matcher) -> dict[str, str]:
             out[name] = el.get(name, "")
     if el.get("font"):
         out.update(_font_shorthand(el.get("font", "")))
-    if matcher is not None:
-        for *_, decls in sorted(matcher.match(wrapper), key=lambda m: (m[0], m[1])):
+    if sheet:
+        for decls in sheet.matched(wrapper):
             out.update(decls)
     if el.get("style"):
         out.update(_parse_declarations(el.get("style", "")))

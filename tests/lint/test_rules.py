@@ -127,7 +127,7 @@ def test_rotated_tick_labels_overlap_only_when_their_glyphs_do(lint_root):
     """Two 45-degree tick labels 16 pt apart along the axis (11.3 pt across their baselines) do not
     touch, though their axis-aligned extents overlap by tens of pt: no finding. 6 pt apart (4.2 pt
     across) they run into each other: one overlap, as deep as their ink height minus 4.2 pt."""
-    from composer.lint.rules import _overlap
+    from composer.svg.geometry import overlap as _overlap
 
     apart = _tick_runs(lint_root, "rotated_apart")
     w, h = _overlap(apart[0].bbox, apart[1].bbox)
@@ -139,7 +139,7 @@ def test_rotated_tick_labels_overlap_only_when_their_glyphs_do(lint_root):
     assert [(f.rule, f.level) for f in report.findings] == [("overlap", "error")], report.table()
     assert "SQ water" in report.findings[0].element and "Random Haar" in report.findings[0].element
     # the rotated run's ink height on the canvas (pt): its local box height times the frame's scale
-    from composer.svg.measure import scale_of
+    from composer.svg.transform import scale_of
     ink = [(r.local[3] - r.local[1]) * scale_of(r.frame) for r in touching]
     assert 5.5 < min(ink) < 7.0  # parentheses of 7 pt text
     assert report.findings[0].measured == pytest.approx(min(ink) - 6 * math.sin(math.radians(45)), abs=0.05)

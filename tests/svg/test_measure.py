@@ -6,7 +6,9 @@ import math
 
 import pytest
 
-from composer.svg.measure import glyph_char, map_bbox, parse_transform, path_points, scale_of, scene
+from composer.svg.geometry import map_bbox
+from composer.svg.measure import glyph_char, path_points, scene
+from composer.svg.transform import parse_transform, scale_of
 
 HEAD = '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 200 100">'
 
@@ -51,6 +53,25 @@ def test_stroke_width_counts_css_rules_inline_style_and_every_scale():
     # class rule 0.5 x 0.5 x 0.4; inline 2 beats the attribute 9: 2 x 0.4; non-scaling 0.1; the CSS rule
     # "stroke: #000" beats the attribute stroke="none" (width 1 x 0.4); inline "stroke: none" beats the rule
     assert widths == [0.1, 0.1, 0.4, 0.8]
+
+
+def test_the_check_reads_every_selector_a_renderer_does():
+    """Child combinators and attribute selectors apply (cssselect2, as cairosvg); a selector no CSS
+    engine reads is reported, not applied; the more specific rule wins whatever the order."""
+    svg = _svg(
+        "<style>#panel-x > g > path {stroke-width: 3} path[data-k='w'] {stroke-width: 5}"
+        " #panel-x path.a {stroke-width: 7} #panel-x path {stroke: #000; stroke-width: 2}"
+        " path:no-such-class {stroke-width: 99}</style>"
+        '<g id="panel-x" transform="scale(0.5)">'
+        '  <g><path d="M0 0 L10 0"/></g>'                         # #panel-x > g > path (1,0,2): 3
+        '  <path d="M0 0 L10 0"/>'                                # #panel-x path (1,0,1): 2
+        '  <g><g><path d="M0 0 L10 0" data-k="w"/></g></g>'       # #panel-x path (1,0,1) beats [data-k] (0,1,1)
+        '  <path class="a" d="M0 0 L10 0"/>'                      # #panel-x path.a (1,1,1): 7
+        "</g>")
+    result = scene(svg)
+    # specificities: "#panel-x > g > path" (1,0,2) > "#panel-x path" (1,0,1) > "path[data-k]" (0,1,1)
+    assert [round(s.width_pt, 6) for s in result.strokes] == [1.5, 1.0, 1.0, 3.5]
+    assert any("path:no-such-class" in note for note in result.notes)
 
 
 def test_use_of_a_definition_is_measured_where_it_is_used():

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from composer.errors import ComposerError, SvgError
+from composer.units import CSS_PT_PER_UNIT
 from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, WorkerFailure, run_isolated
 from composer.layout.model import ENGINES  # the engines, default first (``--engine``, ``[figure] engine``)
 from composer.stages.export import png as _png
@@ -128,7 +129,7 @@ def check_engine(engine: str, kinds: Iterable[str], pdf_standard: str | None = N
 _ROOT = re.compile(rb"<svg\b[^>]*>", re.S)
 _ATTR = r"""(?<![\w:-]){}\s*=\s*(["'])(.*?)\1"""
 #: CSS absolute lengths in pt (CSS Values 3, section 5.2: 1 in = 96 px = 72 pt); a bare number is px.
-_PT_PER = {"": 0.75, "px": 0.75, "pt": 1.0, "pc": 12.0, "in": 72.0, "mm": 72 / 25.4, "cm": 720 / 25.4, "q": 18 / 25.4}
+_PT_PER = {"": CSS_PT_PER_UNIT["px"], **CSS_PT_PER_UNIT}
 
 
 def canvas_size_pt(svg: bytes, *, source: str = "canvas") -> tuple[float, float]:

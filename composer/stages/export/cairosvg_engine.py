@@ -32,6 +32,8 @@ import re
 import time
 from typing import Iterator
 
+from composer.units import CSS_PT_PER_UNIT
+
 #: written into every PDF instead of the build time (same length as cairo's
 #: ``D:YYYYMMDDHHmmSS+HH'mm``, so xref offsets do not move).
 FIXED_PDF_DATE = b"D:20000101000000Z"
@@ -211,7 +213,7 @@ def physical_size(svg: bytes) -> bytes:
         return svg
 
     def pt(match: re.Match[bytes]) -> bytes:
-        return match.group(1) + b'="' + f"{float(match.group(3)) * 0.75:.6g}pt".encode() + b'"'
+        return match.group(1) + b'="' + f"{float(match.group(3)) * CSS_PT_PER_UNIT['px']:.6g}pt".encode() + b'"'
 
     tag = _PX_SIZE.sub(pt, root.group(0))
     return svg[:root.start()] + tag + svg[root.end():]
