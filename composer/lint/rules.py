@@ -219,7 +219,7 @@ def _quantity(value: float | None, unit: str) -> str:
 
 @dataclass(frozen=True)
 class _Names:
-    """Canvas element ids (as :func:`composer.pipeline.compose` writes them) -> layout names."""
+    """Canvas element ids (as :func:`composer.stages.compose.compose` writes them) -> layout names."""
 
     figure: Figure
 
@@ -644,7 +644,7 @@ def lint(figure: Figure, geometry: Geometry, svg: bytes, *, file: str,
     Args:
         figure: the loaded layout (names, limits, allowed overlaps).
         geometry: its resolved boxes and connector routes.
-        svg: the composed canvas (:func:`composer.pipeline.compose`).
+        svg: the composed canvas (:func:`composer.stages.compose.compose`).
         file: the layout file, for errors.
         substituted: ``"panel NAME<TAB>font"`` -> message, for fonts matplotlib
             replaced while rendering the panels (carried by each panel:
