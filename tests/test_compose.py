@@ -170,8 +170,11 @@ def test_text_fields_come_from_values_and_data(demo_build):
 
 @pytest.mark.parametrize("engine", ["resvg", "cairosvg"])
 def test_pdf_is_vector_with_the_canvas_size(demo_build, engine):
-    """The page is the canvas (120 x 70 mm), and it is drawn with paths: pdfium finds dozens of path
-    objects and exactly the SVG's two images (the heatmap and the photo), not one image of the page."""
+    """The page is the canvas (120 x 70 mm), and it is drawn with paths, which a rasterized page cannot
+    have: pdfium finds dozens of path objects, and exactly the SVG's two images (the heatmap and the
+    photo), each a small part of the page, the photo exactly on its layout box: at (30 mm, 58 mm) from
+    the top left, 15 x 10 mm (its 30 x 20 px fill the 15 mm width), so in PDF coordinates (y up) left
+    30 mm, bottom 70 - 58 - 10 = 2 mm, right 45 mm, top 12 mm."""
     import pypdfium2 as pdfium
     import pypdfium2.raw as raw
 
@@ -182,11 +185,16 @@ def test_pdf_is_vector_with_the_canvas_size(demo_build, engine):
     try:
         page = doc[0]
         width, height = page.get_size()
-        kinds = [obj.type for obj in page.get_objects(max_depth=64)]
+        objects = list(page.get_objects(max_depth=64))
+        kinds = [obj.type for obj in objects]
+        images = [obj.get_bounds() for obj in objects if obj.type == raw.FPDF_PAGEOBJ_IMAGE]
         page.close()
     finally:
         doc.close()
     assert width == pytest.approx(120 * MM, abs=0.01) and height == pytest.approx(70 * MM, abs=0.01)
     svg = outputs["svg"].read_bytes()
-    assert kinds.count(raw.FPDF_PAGEOBJ_IMAGE) == svg.count(b"<image") == 2
+    assert len(images) == svg.count(b"<image") == 2
     assert kinds.count(raw.FPDF_PAGEOBJ_PATH) >= 20  # glyphs, ticks, lines, arrows; a rasterized page has none
+    for left, bottom, right, top in images:
+        assert (right - left) * (top - bottom) < 0.25 * width * height  # no page-sized picture
+    assert any(np.allclose(bounds, np.array([30, 2, 45, 12]) * MM, atol=0.05) for bounds in images), images

@@ -122,6 +122,33 @@ def test_editable_panel_text_is_pinned_and_math_is_outlines(fidelity_builds):
     assert panel.findall(".//svg:use", SVG_NS)
 
 
+def _pdf_text(pdf: bytes) -> str:
+    """The text pdfium extracts from page 1 (what a reader can search and copy)."""
+    import pypdfium2 as pdfium
+
+    doc = pdfium.PdfDocument(pdf)
+    try:
+        page = doc[0]
+        textpage = page.get_textpage()
+        text = textpage.get_text_bounded()
+        textpage.close()
+        page.close()
+    finally:
+        doc.close()
+    return re.sub(r"\s+", " ", text)
+
+
+def test_editable_pdf_text_is_text_and_paths_pdf_text_is_outlines(fidelity_builds):
+    """Text that is text in the PDF, which neither a rasterized page nor outlines can give: pdfium extracts
+    the layout's words from the editable build (the rich [[text]] without its formula, panel titles,
+    matplotlib's title and tick labels); from the paths build, only the imported SVG's own <text>."""
+    editable_text = _pdf_text(fidelity_builds["fidelity_editable"][1])
+    for words in ("Bold, italic and red text", "math: ≈ 0.5", "imshow 56×56", "pcolormesh", "Bold title", "0.5",
+                  "imported SVG text"):
+        assert words in editable_text, (words, editable_text)
+    assert _pdf_text(fidelity_builds["fidelity"][1]).strip() == "imported SVG text"
+
+
 def test_editable_build_is_deterministic(fidelity_builds, tmp_path):
     from composer.pipeline import build
 
