@@ -188,3 +188,15 @@ def pytest_runtest_makereport(item, call):
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
         report.outcome = "failed"
         report.longrepr = f"skipped in CI, where every test dependency must be installed: {reason}"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    """In CI, a whole module skipped at collection (``pytest.importorskip``, ``pytest.skip(...,
+    allow_module_level=True)``) fails too, for the same reason."""
+    outcome = yield
+    report = outcome.get_result()
+    if os.environ.get("CI", "").lower() == "true" and report.skipped:
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        report.outcome = "failed"
+        report.longrepr = f"skipped in CI, where every test dependency must be installed: {reason}"

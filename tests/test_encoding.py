@@ -13,7 +13,6 @@ The CJK font is Debian's fonts-wqy-microhei, installed by .ci/run.
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -21,8 +20,8 @@ import pytest
 from lxml import etree
 from PIL import Image, ImageDraw, ImageFont
 
-from composer.pipeline import build
 from composer.cli.main import main
+from composer.pipeline import build
 from conftest import SVG_NS, read_png
 
 CJK_FONT = "WenQuanYi Micro Hei"
@@ -35,12 +34,23 @@ MM = DPI / 25.4
 
 
 def _font_path(family: str) -> str | None:
+    """The file of an installed font family: as matplotlib finds it, else (a font installed after
+    matplotlib cached its font list, as ``.ci/run`` may do) by the family names of the system's font
+    files. matplotlib's font list is left as it is: adding a late font is composer's job, tested here."""
     from matplotlib import font_manager
+    from matplotlib.ft2font import FT2Font
 
     try:
         return font_manager.findfont(font_manager.FontProperties(family=family), fallback_to_default=False)
     except ValueError:
-        return None
+        pass
+    for path in sorted(font_manager.findSystemFonts()):
+        try:
+            if FT2Font(path).family_name == family:
+                return path
+        except (OSError, RuntimeError):
+            continue
+    return None
 
 
 def _need_cjk_font() -> str:
