@@ -101,7 +101,8 @@ def test_each_panel_alone_matches_its_region(demo_build):
     assert set(rendered) == set(boxes_mm)
     canvas = etree.fromstring(outputs["svg"].read_bytes())
     for name, panel in rendered.items():
-        box = SimpleNamespace(**dict(zip(("x_pt", "y_pt", "width_pt", "height_pt"), (v * MM for v in boxes_mm[name]), strict=True)))
+        x_mm, y_mm, w_mm, h_mm = boxes_mm[name]
+        box = SimpleNamespace(x_pt=x_mm * MM, y_pt=y_mm * MM, width_pt=w_mm * MM, height_pt=h_mm * MM)
         wrapper = etree.Element("{http://www.w3.org/2000/svg}svg", nsmap={None: SVG_NS["svg"]})
         for attr in ("width", "height", "viewBox"):
             wrapper.set(attr, canvas.get(attr))

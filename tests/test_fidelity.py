@@ -252,7 +252,7 @@ def test_nearest_heatmap_is_enlarged_by_pixel_repetition(fidelity_builds):
     assert len(heat) == 1 and heat[0].ppi >= 300 and heat[0].nearest
     factor = heat[0].width_px // 56
     assert heat[0].width_px == 56 * factor and factor == 8  # ceil(300 / (56 px over 36 mm = 39.5 ppi))
-    el = root.find(".//svg:image[@id='%s']" % heat[0].element_id, SVG_NS)
+    el = root.find(f".//svg:image[@id='{heat[0].element_id}']", SVG_NS)
     href = el.get("{http://www.w3.org/1999/xlink}href")
     with Image.open(io.BytesIO(base64.b64decode(href.split(",", 1)[1]))) as img:
         pixels = np.asarray(img.convert("L")).astype(int)
@@ -297,7 +297,7 @@ def test_rasterized_mesh_lines_up_with_its_axes(fidelity_builds):
     width_pt, height_pt = 40 / 25.4 * 72, 38 / 25.4 * 72  # the panel's box
     axes = (px + 0.14 * width_pt, py + (1 - 0.94) * height_pt, px + 0.96 * width_pt, py + (1 - 0.12) * height_pt)
     one_px = 72 / 300
-    for got, want in zip((left, top, right, bottom), axes):
+    for got, want in zip((left, top, right, bottom), axes, strict=True):
         assert abs(got - want) <= one_px + 1e-3, (got, want)
 
 
@@ -476,8 +476,8 @@ def test_tiff_and_eps_exports(fidelity_builds, tmp_path):
 
 
 def test_unknown_format_lists_all(tmp_path):
-    from composer.pipeline import build
     from composer.errors import ComposerError
+    from composer.pipeline import build
 
     shutil.copytree(FIDELITY, tmp_path / "p")
     with pytest.raises(ComposerError, match=r"unknown format 'gif'; valid formats are svg, pdf, png, tiff, eps"):
