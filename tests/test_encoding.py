@@ -22,7 +22,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from composer.cli.main import main
 from composer.pipeline import build
-from conftest import SVG_NS, read_png
+from conftest import SVG_NS, font_file, read_png
 
 CJK_FONT = "WenQuanYi Micro Hei"
 FONT_LIST = f"DejaVu Sans, {CJK_FONT}"
@@ -34,23 +34,7 @@ MM = DPI / 25.4
 
 
 def _font_path(family: str) -> str | None:
-    """The file of an installed font family: as matplotlib finds it, else (a font installed after
-    matplotlib cached its font list, as ``.ci/run`` may do) by the family names of the system's font
-    files. matplotlib's font list is left as it is: adding a late font is composer's job, tested here."""
-    from matplotlib import font_manager
-    from matplotlib.ft2font import FT2Font
-
-    try:
-        return font_manager.findfont(font_manager.FontProperties(family=family), fallback_to_default=False)
-    except ValueError:
-        pass
-    for path in sorted(font_manager.findSystemFonts()):
-        try:
-            if FT2Font(path).family_name == family:
-                return path
-        except (OSError, RuntimeError):
-            continue
-    return None
+    return font_file(family)
 
 
 def _need_cjk_font() -> str:

@@ -13,7 +13,7 @@ import pytest
 from lxml import etree
 
 from composer.errors import ComposerWarning, LayoutError
-from conftest import FIDELITY, SVG_NS, editable, ids_and_refs
+from conftest import FIDELITY, SVG_NS, editable, font_file, ids_and_refs
 
 INKSCAPE = "http://www.inkscape.org/namespaces/inkscape"
 XML_SPACE = "{http://www.w3.org/XML/1998/namespace}space"
@@ -187,12 +187,13 @@ def test_editable_refuses_a_font_the_renderers_would_swap(tmp_path):
 
 
 def test_editable_refuses_a_faked_bold(tmp_path):
-    from composer.text.fonts import fontconfig_font, matplotlib_font
-
-    regular = matplotlib_font(("WenQuanYi Micro Hei",))
-    bold = fontconfig_font("WenQuanYi Micro Hei", "bold")
-    if regular is None or bold is None or bold.synthetic != "bold":
-        pytest.skip("needs WenQuanYi Micro Hei (a font without a bold face) in matplotlib and fontconfig")
+    """WenQuanYi Micro Hei has one face, regular (fontconfig lists no other): asked for bold, renderers
+    would fake it, so an editable build refuses."""
+    styles = subprocess.run(["fc-list", "WenQuanYi Micro Hei", "style"], capture_output=True, text=True).stdout \
+        if shutil.which("fc-list") else ""
+    if font_file("WenQuanYi Micro Hei") is None or not styles:
+        pytest.skip("needs WenQuanYi Micro Hei (.ci/run installs fonts-wqy-microhei) and fontconfig's fc-list")
+    assert "bold" not in styles.lower(), styles
     root = _project(tmp_path, _font_layout("WenQuanYi Micro Hei", weight="bold"))
     with pytest.raises(LayoutError, match=r"'WenQuanYi Micro Hei' \(bold\).*with bold faked"):
         _build(root)
