@@ -112,6 +112,26 @@ def smear_heatmap(svg: bytes) -> bytes:
     return text.encode("utf-8")
 
 
+def font_file(family: str) -> str | None:
+    """The file of an installed font family: as matplotlib finds it, else (a font installed after
+    matplotlib cached its font list, as ``.ci/run`` may do) by the family names of the system's font
+    files. matplotlib's font list is left as it is: adding a late font is composer's job, tested too."""
+    from matplotlib import font_manager
+    from matplotlib.ft2font import FT2Font
+
+    try:
+        return font_manager.findfont(font_manager.FontProperties(family=family), fallback_to_default=False)
+    except ValueError:
+        pass
+    for path in sorted(font_manager.findSystemFonts()):
+        try:
+            if FT2Font(path).family_name == family:
+                return path
+        except (OSError, RuntimeError):
+            continue
+    return None
+
+
 def read_png(path: Path) -> np.ndarray:
     """PNG -> (H, W, 4) uint8 RGBA array."""
     from PIL import Image
@@ -185,6 +205,18 @@ def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
     if os.environ.get("CI", "").lower() == "true" and report.skipped and not hasattr(report, "wasxfail"):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        report.outcome = "failed"
+        report.longrepr = f"skipped in CI, where every test dependency must be installed: {reason}"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    """In CI, a whole module skipped at collection (``pytest.importorskip``, ``pytest.skip(...,
+    allow_module_level=True)``) fails too, for the same reason."""
+    outcome = yield
+    report = outcome.get_result()
+    if os.environ.get("CI", "").lower() == "true" and report.skipped:
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
         report.outcome = "failed"
         report.longrepr = f"skipped in CI, where every test dependency must be installed: {reason}"

@@ -150,7 +150,8 @@ def render_chromium(svgs: list[bytes], dpi: float = DPI) -> list[np.ndarray]:
                         "--hide-scrollbars", "--force-color-profile=srgb", f"--force-device-scale-factor={dpi / 96:g}",
                         f"--user-data-dir={tmp}/profile{i}", f"--window-size={w},{h}", f"--screenshot={shot}",
                         page.as_uri()]
-                proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                        stdin=subprocess.DEVNULL,
                                         start_new_session=True)
                 procs.append((proc, shot))
             images = []

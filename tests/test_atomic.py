@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from composer.pipeline import build
 from composer.errors import ComposerError, ProjectError
+from composer.pipeline import build
 from composer.svg.io import temp_names, write_files_atomically
 from conftest import DEMO
 
@@ -175,7 +175,7 @@ def test_two_concurrent_builds_both_finish_correctly(references, tmp_path):
     variant(root, "B")
     procs = [subprocess.Popen(command(root), stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(2)]
     results = [p.communicate(timeout=120) for p in procs]
-    for proc, (_, err) in zip(procs, results):
+    for proc, (_, err) in zip(procs, results, strict=True):
         assert proc.returncode == 0, err
     assert outputs(root / "build") == refs["B"]
     assert strays(root / "build") == []

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import io
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 from lxml import etree
 
 from composer.pipeline import render_panels
-from composer.stages.compose import figure_geometry
 from composer.stages.inputs import Project, read_inputs
 from composer.stages.export import export
 from conftest import SVG_NS, cumulative_transform, ids_and_refs, read_png
@@ -97,10 +97,13 @@ def test_each_panel_alone_matches_its_region(demo_build):
     composed = read_png(outputs["png"]).astype(int)
     inputs = read_inputs(Project.at(root), "demo")
     rendered = render_panels(inputs)
-    geometry = figure_geometry(inputs, rendered)
+    # the boxes of tests/projects/demo/layouts/demo.toml: a at (5, 8) mm, 50 x 45 mm; b at (75, 8), 40 x 40
+    boxes_mm = {"a": (5, 8, 50, 45), "b": (75, 8, 40, 40)}
+    assert set(rendered) == set(boxes_mm)
     canvas = etree.fromstring(outputs["svg"].read_bytes())
     for name, panel in rendered.items():
-        box = geometry.panels[name]
+        x_mm, y_mm, w_mm, h_mm = boxes_mm[name]
+        box = SimpleNamespace(x_pt=x_mm * MM, y_pt=y_mm * MM, width_pt=w_mm * MM, height_pt=h_mm * MM)
         wrapper = etree.Element("{http://www.w3.org/2000/svg}svg", nsmap={None: SVG_NS["svg"]})
         for attr in ("width", "height", "viewBox"):
             wrapper.set(attr, canvas.get(attr))
@@ -123,27 +126,21 @@ def test_each_panel_alone_matches_its_region(demo_build):
 
 
 def test_data_anchor_lands_on_the_data_point(demo_build):
-    """The arrow from ``a.peak`` starts (after its gap) at the last plotted point."""
-    root, outputs = demo_build
-    inputs = read_inputs(Project.at(root), "demo")
-    rendered = render_panels(inputs)
-    x, y = rendered["a"].anchors["peak"]
+    """The arrow from ``a.peak`` (demo:line's last point, x = n - 1, the rightmost of the markers
+    matplotlib drew) starts one gap (1 pt, the default) from it; its route "-|" leaves horizontally."""
+    _, outputs = demo_build
     svg = etree.fromstring(outputs["svg"].read_bytes())
-    # the marker of the last point: matplotlib draws markers as <use> of a marker path
+    # the line's markers: matplotlib draws each as a <use x y> of one marker path, in the line's colour
+    # (tick marks are <use x y> too, in black)
     box = svg.find("svg:g[@id='panel-a']", SVG_NS)
-    tx, ty = (float(v) for v in box.get("transform")[len("translate("):-1].split())
+    points = [(cumulative_transform(u) @ [float(u.get("x")), float(u.get("y")), 1])[:2]
+              for u in box.iter("{http://www.w3.org/2000/svg}use")
+              if u.get("x") is not None and "#1f77b4" in (u.get("style") or "")]
+    assert len(points) == 8  # params n = 8 in the demo layout
+    peak = max(points, key=lambda p: p[0])
     arrow = svg.find("svg:g[@id='arrow-0']/svg:path", SVG_NS)
-    start = [float(v) for v in arrow.get("d")[1:].split(" L")[0].split()]
-    assert np.hypot(start[0] - (tx + x), start[1] - (ty + y)) == pytest.approx(1.0, abs=0.01)  # gap 1 pt
-    markers = [cumulative_transform(u) @ [0, 0, 1] for u in box.iter("{http://www.w3.org/2000/svg}use")
-               if u.get("x") is not None]
-    xs = [(float(u.get("x")), float(u.get("y"))) for u in box.iter("{http://www.w3.org/2000/svg}use")
-          if u.get("x") is not None]
-    assert markers or xs
-    points = [cumulative_transform(u) @ [float(u.get("x")), float(u.get("y")), 1]
-              for u in box.iter("{http://www.w3.org/2000/svg}use") if u.get("x") is not None]
-    nearest = min(np.hypot(p[0] - (tx + x), p[1] - (ty + y)) for p in points)
-    assert nearest < 0.1
+    start = np.array([float(v) for v in arrow.get("d")[1:].split(" L")[0].split()])
+    assert start == pytest.approx(peak + [1.0, 0.0], abs=0.01)
 
 
 def test_image_panel_is_inlined_and_fits_keeping_aspect(demo_build):
@@ -172,8 +169,11 @@ def test_text_fields_come_from_values_and_data(demo_build):
 
 @pytest.mark.parametrize("engine", ["resvg", "cairosvg"])
 def test_pdf_is_vector_with_the_canvas_size(demo_build, engine):
-    """The page is the canvas (120 x 70 mm), and it is drawn with paths: pdfium finds dozens of path
-    objects and exactly the SVG's two images (the heatmap and the photo), not one image of the page."""
+    """The page is the canvas (120 x 70 mm), and it is drawn with paths, which a rasterized page cannot
+    have: pdfium finds dozens of path objects, and exactly the SVG's two images (the heatmap and the
+    photo), each a small part of the page, the photo exactly on its layout box: at (30 mm, 58 mm) from
+    the top left, 15 x 10 mm (its 30 x 20 px fill the 15 mm width), so in PDF coordinates (y up) left
+    30 mm, bottom 70 - 58 - 10 = 2 mm, right 45 mm, top 12 mm."""
     import pypdfium2 as pdfium
     import pypdfium2.raw as raw
 
@@ -184,11 +184,16 @@ def test_pdf_is_vector_with_the_canvas_size(demo_build, engine):
     try:
         page = doc[0]
         width, height = page.get_size()
-        kinds = [obj.type for obj in page.get_objects(max_depth=64)]
+        objects = list(page.get_objects(max_depth=64))
+        kinds = [obj.type for obj in objects]
+        images = [obj.get_bounds() for obj in objects if obj.type == raw.FPDF_PAGEOBJ_IMAGE]
         page.close()
     finally:
         doc.close()
     assert width == pytest.approx(120 * MM, abs=0.01) and height == pytest.approx(70 * MM, abs=0.01)
     svg = outputs["svg"].read_bytes()
-    assert kinds.count(raw.FPDF_PAGEOBJ_IMAGE) == svg.count(b"<image") == 2
+    assert len(images) == svg.count(b"<image") == 2
     assert kinds.count(raw.FPDF_PAGEOBJ_PATH) >= 20  # glyphs, ticks, lines, arrows; a rasterized page has none
+    for left, bottom, right, top in images:
+        assert (right - left) * (top - bottom) < 0.25 * width * height  # no page-sized picture
+    assert any(np.allclose(bounds, np.array([30, 2, 45, 12]) * MM, atol=0.05) for bounds in images), images

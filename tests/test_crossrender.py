@@ -22,6 +22,7 @@ import pytest
 
 import crossrender as cr
 from conftest import FIDELITY
+
 needs_chromium = pytest.mark.skipif(cr.chromium() is None,
                                     reason="chromium is not installed (.ci/run installs it: apt-get install chromium)")
 RENDERERS = ("composer", "chromium", "pdfium")
@@ -39,7 +40,7 @@ def renders(builds):
     out = {name: {"composer": cr.render_composer(builds[name][0]),
                   "pdfium": cr.render_pdfium(builds[name][1])} for name in names}
     if cr.chromium() is not None:
-        for name, shot in zip(names, cr.render_chromium([builds[n][0] for n in names])):
+        for name, shot in zip(names, cr.render_chromium([builds[n][0] for n in names]), strict=True):
             out[name]["chromium"] = shot
     return out
 
@@ -87,7 +88,8 @@ def test_threshold_catches_broken_input(broken, clean, prepared, renders):
     scores = {(a, b): cr.difference(prepared[broken][a], prepared[clean][b]).score
               for a in drawing for b in available if a != b}
     assert len(scores) >= 2
-    assert all(s > cr.THRESHOLD for s in scores.values()), {k: round(v, 4) for k, v in scores.items() if v <= cr.THRESHOLD}
+    assert all(s > cr.THRESHOLD for s in scores.values()), \
+        {k: round(v, 4) for k, v in scores.items() if v <= cr.THRESHOLD}
     # and the worst tile is where the damage is: the swapped glyph, or the heatmap
     d = cr.difference(prepared[broken]["composer"], prepared[clean]["pdfium"])
     region = _box_px(renders, clean, "text-rich") if "glyph" in broken else _box_px(renders, clean, "panel-heat")
@@ -109,7 +111,7 @@ def _box_px(renders, name, element_id):
         geometry = figure_geometry(inputs, render_panels(inputs))
         _BOXES.update({f"panel-{k}": (b.x_pt, b.y_pt, b.x_pt + b.width_pt, b.y_pt + b.height_pt)
                        for k, b in geometry.panels.items()})
-        for text, box in zip(inputs.figure.texts, geometry.texts):
+        for text, box in zip(inputs.figure.texts, geometry.texts, strict=True):
             _BOXES[f"text-{text.name}"] = (box.x_pt, box.y_pt, box.x_pt + box.width_pt, box.y_pt + box.height_pt)
     scale = cr.DPI / 72.0
     return tuple(v * scale for v in _BOXES[element_id])

@@ -13,7 +13,6 @@ The CJK font is Debian's fonts-wqy-microhei, installed by .ci/run.
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -21,9 +20,9 @@ import pytest
 from lxml import etree
 from PIL import Image, ImageDraw, ImageFont
 
-from composer.pipeline import build
 from composer.cli.main import main
-from conftest import SVG_NS, read_png
+from composer.pipeline import build
+from conftest import SVG_NS, font_file, read_png
 
 CJK_FONT = "WenQuanYi Micro Hei"
 FONT_LIST = f"DejaVu Sans, {CJK_FONT}"
@@ -35,12 +34,7 @@ MM = DPI / 25.4
 
 
 def _font_path(family: str) -> str | None:
-    from matplotlib import font_manager
-
-    try:
-        return font_manager.findfont(font_manager.FontProperties(family=family), fallback_to_default=False)
-    except ValueError:
-        return None
+    return font_file(family)
 
 
 def _need_cjk_font() -> str:

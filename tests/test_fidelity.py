@@ -13,7 +13,7 @@ import pytest
 from lxml import etree
 
 from composer.errors import ComposerWarning, LayoutError
-from conftest import FIDELITY, SVG_NS, editable, ids_and_refs
+from conftest import FIDELITY, SVG_NS, editable, font_file, ids_and_refs
 
 INKSCAPE = "http://www.inkscape.org/namespaces/inkscape"
 XML_SPACE = "{http://www.w3.org/XML/1998/namespace}space"
@@ -123,6 +123,33 @@ def test_editable_panel_text_is_pinned_and_math_is_outlines(fidelity_builds):
     assert panel.findall(".//svg:use", SVG_NS)
 
 
+def _pdf_text(pdf: bytes) -> str:
+    """The text pdfium extracts from page 1 (what a reader can search and copy)."""
+    import pypdfium2 as pdfium
+
+    doc = pdfium.PdfDocument(pdf)
+    try:
+        page = doc[0]
+        textpage = page.get_textpage()
+        text = textpage.get_text_bounded()
+        textpage.close()
+        page.close()
+    finally:
+        doc.close()
+    return re.sub(r"\s+", " ", text)
+
+
+def test_editable_pdf_text_is_text_and_paths_pdf_text_is_outlines(fidelity_builds):
+    """Text that is text in the PDF, which neither a rasterized page nor outlines can give: pdfium extracts
+    the layout's words from the editable build (the rich [[text]] without its formula, panel titles,
+    matplotlib's title and tick labels); from the paths build, only the imported SVG's own <text>."""
+    editable_text = _pdf_text(fidelity_builds["fidelity_editable"][1])
+    for words in ("Bold, italic and red text", "math: ≈ 0.5", "imshow 56×56", "pcolormesh", "Bold title", "0.5",
+                  "imported SVG text"):
+        assert words in editable_text, (words, editable_text)
+    assert _pdf_text(fidelity_builds["fidelity"][1]).strip() == "imported SVG text"
+
+
 def test_editable_build_is_deterministic(fidelity_builds, tmp_path):
     from composer.pipeline import build
 
@@ -161,12 +188,13 @@ def test_editable_refuses_a_font_the_renderers_would_swap(tmp_path):
 
 
 def test_editable_refuses_a_faked_bold(tmp_path):
-    from composer.text.fonts import fontconfig_font, matplotlib_font
-
-    regular = matplotlib_font(("WenQuanYi Micro Hei",))
-    bold = fontconfig_font("WenQuanYi Micro Hei", "bold")
-    if regular is None or bold is None or bold.synthetic != "bold":
-        pytest.skip("needs WenQuanYi Micro Hei (a font without a bold face) in matplotlib and fontconfig")
+    """WenQuanYi Micro Hei has one face, regular (fontconfig lists no other): asked for bold, renderers
+    would fake it, so an editable build refuses."""
+    styles = subprocess.run(["fc-list", "WenQuanYi Micro Hei", "style"], capture_output=True, text=True).stdout \
+        if shutil.which("fc-list") else ""
+    if font_file("WenQuanYi Micro Hei") is None or not styles:
+        pytest.skip("needs WenQuanYi Micro Hei (.ci/run installs fonts-wqy-microhei) and fontconfig's fc-list")
+    assert "bold" not in styles.lower(), styles
     root = _project(tmp_path, _font_layout("WenQuanYi Micro Hei", weight="bold"))
     with pytest.raises(LayoutError, match=r"'WenQuanYi Micro Hei' \(bold\).*with bold faked"):
         _build(root)
@@ -226,7 +254,7 @@ def test_nearest_heatmap_is_enlarged_by_pixel_repetition(fidelity_builds):
     assert len(heat) == 1 and heat[0].ppi >= 300 and heat[0].nearest
     factor = heat[0].width_px // 56
     assert heat[0].width_px == 56 * factor and factor == 8  # ceil(300 / (56 px over 36 mm = 39.5 ppi))
-    el = root.find(".//svg:image[@id='%s']" % heat[0].element_id, SVG_NS)
+    el = root.find(f".//svg:image[@id='{heat[0].element_id}']", SVG_NS)
     href = el.get("{http://www.w3.org/1999/xlink}href")
     with Image.open(io.BytesIO(base64.b64decode(href.split(",", 1)[1]))) as img:
         pixels = np.asarray(img.convert("L")).astype(int)
@@ -271,7 +299,7 @@ def test_rasterized_mesh_lines_up_with_its_axes(fidelity_builds):
     width_pt, height_pt = 40 / 25.4 * 72, 38 / 25.4 * 72  # the panel's box
     axes = (px + 0.14 * width_pt, py + (1 - 0.94) * height_pt, px + 0.96 * width_pt, py + (1 - 0.12) * height_pt)
     one_px = 72 / 300
-    for got, want in zip((left, top, right, bottom), axes):
+    for got, want in zip((left, top, right, bottom), axes, strict=True):
         assert abs(got - want) <= one_px + 1e-3, (got, want)
 
 
@@ -450,8 +478,8 @@ def test_tiff_and_eps_exports(fidelity_builds, tmp_path):
 
 
 def test_unknown_format_lists_all(tmp_path):
-    from composer.pipeline import build
     from composer.errors import ComposerError
+    from composer.pipeline import build
 
     shutil.copytree(FIDELITY, tmp_path / "p")
     with pytest.raises(ComposerError, match=r"unknown format 'gif'; valid formats are svg, pdf, png, tiff, eps"):

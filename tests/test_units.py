@@ -32,7 +32,8 @@ def test_negative_allowed_for_offsets():
     assert to_pt("-2pt", allow_negative=True) == -2.0
 
 
-@pytest.mark.parametrize("number, text", [(1.0, "1"), (0.12345, "0.123"), (-0.0001, "0"), (2.5, "2.5"), (-1.25, "-1.25")])
+@pytest.mark.parametrize("number, text",
+                         [(1.0, "1"), (0.12345, "0.123"), (-0.0001, "0"), (2.5, "2.5"), (-1.25, "-1.25")])
 def test_fmt_is_short_and_stable(number, text):
     assert fmt(number) == text
 
