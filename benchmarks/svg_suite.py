@@ -45,8 +45,8 @@ def main() -> int:
     args = parser.parse_args()
     import warnings
 
-    from composer.pipeline import build
     from composer.errors import ComposerError
+    from composer.pipeline import build
     from composer.stages.export import canvas_size_pt
 
     warnings.simplefilter("ignore")

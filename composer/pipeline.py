@@ -845,7 +845,8 @@ def _write(read: _Read, out_dir: Path, opts: BuildOptions, files: dict[Path, byt
     return consistent
 
 
-def _input_digests(project: Project, figure: Figure) -> tuple[dict[str, tuple[str, list[Path]]], dict[Path, str | None]]:
+def _input_digests(project: Project,
+                   figure: Figure) -> tuple[dict[str, tuple[str, list[Path]]], dict[Path, str | None]]:
     """Digests of every file a figure reads besides its layout.
 
     Returns:

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 
 class Progress:
@@ -78,8 +79,8 @@ class TerminalProgress(Progress):
             if time.perf_counter() - self._started < self._delay_s:
                 return
             from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress as RichProgress
-            from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
+            from rich.progress import BarColumn, MofNCompleteColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
+            from rich.progress import Progress as RichProgress
 
             self._display = RichProgress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
                                          MofNCompleteColumn(), TimeElapsedColumn(),

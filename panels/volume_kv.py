@@ -221,8 +221,8 @@ def response_volume(fig, data, *, t: int, n_slices: int = 4, pool: int = 4, deca
     ``right`` is the fraction of the width kept free for the slice labels.
     Anchors: ``argmax`` (the argmax voxel in the axes' 3D data coordinates).
     """
-    from mpl_toolkits.mplot3d import Axes3D  # noqa: F401  (registers the projection)
     import matplotlib
+    from mpl_toolkits.mplot3d import Axes3D  # noqa: F401  (registers the projection)
 
     soft = data["volume_softmax"][t].astype(np.float64)   # (z, v, u)
     heights = data["height_meters"]

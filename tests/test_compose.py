@@ -10,8 +10,8 @@ import pytest
 from lxml import etree
 
 from composer.pipeline import render_panels
-from composer.stages.inputs import Project, read_inputs
 from composer.stages.export import export
+from composer.stages.inputs import Project, read_inputs
 from conftest import SVG_NS, cumulative_transform, ids_and_refs, read_png
 
 MM = 72 / 25.4

@@ -45,11 +45,11 @@ from lxml import etree
 
 from composer.errors import ComposerError
 from composer.stages.compose import compose
-from composer.stages.inputs import Inputs, Project, read_inputs
-from composer.stages.typeset import typeset_figure
 from composer.stages.export import export
 from composer.stages.geometry import panel_boxes
+from composer.stages.inputs import Inputs, Project, read_inputs
 from composer.stages.render import RenderedPanel
+from composer.stages.typeset import typeset_figure
 from composer.svg.sanitize import REMOVED
 from conftest import DEMO
 

@@ -24,8 +24,8 @@ import os
 import sys
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from composer import __version__
 from composer.errors import ComposerError, ComposerWarning
@@ -190,8 +190,8 @@ def _summary(name: str, result, seconds: float) -> str:
 
 
 def _watch(args: argparse.Namespace, formats: tuple[str, ...]) -> int:
-    from composer.progress import for_terminal
     from composer.cli.watch import watch
+    from composer.progress import for_terminal
 
     failed = [False]
 
@@ -230,8 +230,8 @@ def _clean(argv: list[str]) -> int:
     parser.add_argument("--out", default=None, help="output folder (default: ROOT/build)")
     args = parser.parse_args(argv)
     _figure_name(args)
-    from composer.stages.inputs import Project
     from composer.incremental.cache import clean
+    from composer.stages.inputs import Project
 
     project = Project.at(args.root)
     if args.name is not None:
@@ -277,8 +277,8 @@ def _check_every(args: argparse.Namespace) -> int:
     then a summary line; exit 1 when any figure has an error or could not be checked."""
     import json
 
-    from composer.stages.inputs import Project
     from composer.pipeline import check
+    from composer.stages.inputs import Project
 
     names = Project.at(args.root).figures()
     failed, reports, errors = [], {}, {}

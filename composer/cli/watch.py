@@ -63,7 +63,8 @@ def check_options(formats: tuple[str, ...], dpi: float, jobs: int | None, timeou
 
 def watch(name: str, *, root: str | Path = ".", out: str | Path | None = None,
           formats: tuple[str, ...] = FORMATS, dpi: float = 300.0, jobs: int | None = None,
-          timeout_s: float | None = DEFAULT_TIMEOUT_S, on_build: Callable[[WatchEvent], None], stop_event: threading.Event | None = None,
+          timeout_s: float | None = DEFAULT_TIMEOUT_S, on_build: Callable[[WatchEvent], None],
+          stop_event: threading.Event | None = None,
           max_builds: int | None = None, progress: Callable[[], Progress] = Progress,
           debounce_ms: int = 400, engine: str | None = None, pdf_standard: str | None = None) -> int:
     """Build ``name``, then rebuild it on every relevant change until stopped.

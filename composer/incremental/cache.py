@@ -46,10 +46,11 @@ import dataclasses
 import hashlib
 import json
 import os
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from composer.incremental.manifest import bytes_digest, composer_fingerprint, file_digest
 from composer.stages.render import RenderedPanel

@@ -37,9 +37,10 @@ import hashlib
 import json
 import os
 import sys
-from functools import lru_cache
+from collections.abc import Callable, Iterable, Mapping
+from functools import cache
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 #: bump when the manifest's meaning changes; an older manifest is then ignored
 #: (2: ``warnings`` added).
@@ -70,7 +71,7 @@ def bytes_digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-@lru_cache(maxsize=None)
+@cache
 def composer_fingerprint() -> str:
     """composer's version and a digest of its own source files.
 
@@ -207,7 +208,11 @@ def recorded_outputs(out_dir: str | Path, name: str) -> dict[str, Path]:
     """format -> output path as recorded by the manifest of ``name`` in ``out_dir`` (empty without one)."""
     outputs = (load(Path(out_dir), name) or {}).get("outputs", {})
     order = ("svg", "pdf", "png", "tiff", "eps")
-    return {fmt: Path(out_dir) / outputs[fmt]["file"] for fmt in sorted(outputs, key=lambda f: (f not in order, order.index(f) if f in order else 0, f))}
+
+    def rank(fmt: str) -> tuple[bool, int, str]:
+        return (fmt not in order, order.index(fmt) if fmt in order else 0, fmt)
+
+    return {fmt: Path(out_dir) / outputs[fmt]["file"] for fmt in sorted(outputs, key=rank)}
 
 
 def recorded_warnings(out_dir: str | Path, name: str) -> list[str]:

@@ -198,7 +198,8 @@ class Reader:
             rgba = to_rgba(value)
         except (ValueError, TypeError):
             palette = f", a palette name ({', '.join(self.colors)})" if self.colors else ""
-            raise self.err(key, f"{value!r} is not a colour; use a name (\"black\"), \"#rrggbb\", \"none\"{palette}") from None
+            raise self.err(key, f"{value!r} is not a colour; "
+                                f"use a name (\"black\"), \"#rrggbb\", \"none\"{palette}") from None
         if rgba[3] != 1.0:
             raise self.err(key, f"{value!r} has transparency; give the colour opaque and use an opacity key")
         return to_hex(rgba)
@@ -733,7 +734,9 @@ def _exactly_one(names: tuple[str, ...]) -> dict[str, Any]:
 def _placement_rules() -> tuple[dict[str, Any], ...]:
     beside = ("right_of", "left_of")
     stacked = ("above", "below")
-    any_of = lambda names: {"anyOf": [{"required": [n]} for n in names]}
+    def any_of(names: tuple[str, ...]) -> dict[str, Any]:
+        return {"anyOf": [{"required": [n]} for n in names]}
+
     return (
         {"if": any_of(beside), "then": {"properties": {"align": _choice_schema(RELATIONS["right_of"])}}},
         {"if": any_of(stacked), "then": {"properties": {"align": _choice_schema(RELATIONS["below"])}}},
@@ -788,7 +791,8 @@ TABLES: tuple[Table, ...] = (
             convert=Reader.params),
         Key("style", "style_file", "a shared style file whose `[colors]`, `[styles.NAME]`, `[rcparams]` "
                                    "the layout's own tables extend and override"),
-        Key("label_size", "length", "panel label size", shown=f"`font_size` + {LABEL_SIZE_ABOVE_FONT_PT:g}pt", convert=Reader.text_size),
+        Key("label_size", "length", "panel label size", shown=f"`font_size` + {LABEL_SIZE_ABOVE_FONT_PT:g}pt",
+            convert=Reader.text_size),
         Key("label_weight", "weight", "panel label weight", default="bold", note=", or the preset's"),
         Key("label_color", "color", "panel label colour", default="#000000"),
         Key("label_offset", "offset_pair", "the label's lower-left corner from the panel's top-left",
@@ -831,7 +835,8 @@ TABLES: tuple[Table, ...] = (
           "`cell = \"A\"`.", (
               Key("mosaic", "mosaic", "rows of area letters, `.` for an empty cell (`\"AAB\\nCDB\"`); every "
                                       "area is a rectangle", required=True),
-              Key("columns", "tracks", "one per column: a length or a ratio of what is left", shown=f"all `{TRACK_SHARE}`"),
+              Key("columns", "tracks", "one per column: a length or a ratio of what is left",
+                  shown=f"all `{TRACK_SHARE}`"),
               Key("rows", "tracks", "one per row: a length or a ratio of what is left", shown=f"all `{TRACK_SHARE}`"),
               Key("gutter", "gutter", "space between columns and rows", default="0pt"),
               Key("margin", "margin", "space between the canvas edge and the grid", default="0pt"),
@@ -920,7 +925,8 @@ TABLES: tuple[Table, ...] = (
         Key("head_style", "head_style", "head shape, drawn as a filled path", default="triangle"),
         Key("head_length", "length", "head length", default="4pt",
             note=f", or {HEAD_PER_WIDTH[0]:g} x width when larger"),
-        Key("head_width", "length", "head width", default="3.2pt", note=f", or {HEAD_PER_WIDTH[1]:g} x width when larger"),
+        Key("head_width", "length", "head width", default="3.2pt",
+            note=f", or {HEAD_PER_WIDTH[1]:g} x width when larger"),
         Key("gap", "length", "space left free at both ends", default="1pt"),
         Key("label", "template", "text beside the route"),
         Key("label_pos", "fraction", "where along the route the label sits", default=0.5),

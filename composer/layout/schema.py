@@ -171,7 +171,8 @@ returns the same document as a dict (loops for repeated rows); it is validated
 key by key like a TOML file. See `layouts/kvpath_delta.py`.
 """
 
-_ORDER = ("layout", "figure", "check", "style", "grid", "grids", "panel", "text", "shape", "arrow", "align", "point_table",
+_ORDER = ("layout", "figure", "check", "style", "grid", "grids", "panel", "text", "shape", "arrow", "align",
+          "point_table",
           "style_file")
 
 
@@ -183,7 +184,10 @@ def _shown(key: Key) -> str:
 
 
 def markdown_reference() -> str:
-    """The layout reference as markdown: a table per layout table, a row per key (README, ``compose schema --markdown``)."""
+    """The layout reference as markdown: a table per layout table, a row per key.
+
+    The README's reference and ``compose schema --markdown``.
+    """
     lines = [_PREAMBLE]
     lines.append("`[colors]` holds the palette, `NAME = \"#hex\"`: any colour key may name it, and renderers "
                  "that take a `colors` argument receive it. `[rcparams]` holds matplotlib rcParams for every "

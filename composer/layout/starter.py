@@ -13,7 +13,6 @@ from pathlib import Path
 from composer.errors import ProjectError
 from composer.layout.model import NAME
 
-
 #: words the ``compose`` command reads as sub-commands, not figure names.
 RESERVED = ("all", "list", "new", "schema", "check", "clean")
 

@@ -68,13 +68,14 @@ import dataclasses
 import json
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any, Mapping
+from typing import Any
 
 from composer.errors import LayoutError
-from composer.stages.geometry import Box, Geometry
 from composer.layout.model import CheckLimits, Figure
+from composer.stages.geometry import Box, Geometry
 from composer.svg.geometry import BBox, overlap, union
 from composer.svg.measure import Scene, TextRun, path_points, scene
 
@@ -519,7 +520,8 @@ def _outside(ctx: _Context) -> None:
             b = (min(p[0] for p in pts), min(p[1] for p in pts), max(p[0] for p in pts), max(p[1] for p in pts))
         else:
             b = _box(ctx.geometry.shapes[i])
-        report(f"shape {shape.name}" if shape.name else f"shape[{i}]", (b[0] - half, b[1] - half, b[2] + half, b[3] + half))
+        name = f"shape {shape.name}" if shape.name else f"shape[{i}]"
+        report(name, (b[0] - half, b[1] - half, b[2] + half, b[3] + half))
     for i, (parts, width) in ctx.arrows.items():
         pts = [p for points, _ in parts for p in points]
         if pts:

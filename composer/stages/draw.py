@@ -15,8 +15,8 @@ import math
 
 from lxml import etree
 
-from composer.stages.geometry import Box, Route
 from composer.layout.model import Arrow, FigureSpec, Panel, Shape, TextStyle
+from composer.stages.geometry import Box, Route
 from composer.svg.geometry import bezier_point
 from composer.svg.io import svg_tag
 from composer.text.metrics import TextBlock, translate_d

@@ -25,8 +25,8 @@ Box model (documented before the code, as matplotlib's ``_layoutgrid`` does):
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from composer.errors import LayoutError
 from composer.layout.model import COMPASS, Align, Figure, Grid, Placement, Position
@@ -57,12 +57,12 @@ class Box:
         return self.x_pt + fx * self.width_pt, self.y_pt + fy * self.height_pt
 
     @classmethod
-    def placed(cls, point: Point, anchor: str, width_pt: float, height_pt: float) -> "Box":
+    def placed(cls, point: Point, anchor: str, width_pt: float, height_pt: float) -> Box:
         """The box of the given size whose compass ``anchor`` sits at ``point``."""
         fx, fy = COMPASS[anchor]
         return cls(point[0] - fx * width_pt, point[1] - fy * height_pt, width_pt, height_pt)
 
-    def overlap_pt(self, other: "Box") -> tuple[float, float]:
+    def overlap_pt(self, other: Box) -> tuple[float, float]:
         """Width and height of the intersection with ``other`` (0 when apart)."""
         w, h = overlap((self.x_pt, self.y_pt, self.x_pt + self.width_pt, self.y_pt + self.height_pt),
                        (other.x_pt, other.y_pt, other.x_pt + other.width_pt, other.y_pt + other.height_pt))
@@ -161,13 +161,13 @@ def alignment_groups(align: Align, boxes: Mapping[str, Box]) -> dict[str, list[t
     """
     groups: dict[str, list[tuple[str, ...]]] = {}
     for axis in ("x", "y") if align.axis == "both" else (align.axis,):
-        def span(name: str) -> tuple[float, float]:
+        def span(name: str, axis: str = axis) -> tuple[float, float]:
             box = boxes[name]
             return (box.x_pt, box.x_pt + box.width_pt) if axis == "x" else (box.y_pt, box.y_pt + box.height_pt)
 
         parent = {n: n for n in align.panels}
 
-        def find(n: str) -> str:
+        def find(n: str, parent: dict[str, str] = parent) -> str:
             while parent[n] != n:
                 n = parent[n]
             return n

@@ -218,7 +218,8 @@ def _fill_plain(text: str, values: Mapping[str, Any], template: str, file: str, 
         raise DataError(f"{_short(template)!r}: {exc}", file=file, key=key) from None
     for name in names:
         if name not in values:
-            known = ", ".join(sorted(values)) or "(none: give the figure a data file, or define values(data) in a panel module)"
+            known = (", ".join(sorted(values))
+                     or "(none: give the figure a data file, or define values(data) in a panel module)")
             hint = ""
             if any(f"{{{name}" in m.group(0) for m in _MATH.finditer(template)):
                 hint = " (for mathtext braces inside $...$ write {{ and }})"

@@ -20,13 +20,13 @@ the PNG shows the same as the SVG.
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterable
+from collections.abc import Iterable
 
 from lxml import etree
 
+from composer.layout.model import COMPASS, Figure, TextStyle
 from composer.stages import draw
 from composer.stages.geometry import Box, Geometry
-from composer.layout.model import COMPASS, Figure, TextStyle
 from composer.svg.io import parse_svg, svg_tag, write_svg
 from composer.text.metrics import typeset
 from composer.units import PT_PER_UNIT, fmt

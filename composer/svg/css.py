@@ -14,8 +14,8 @@ assemble, since each reads its own properties.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from collections.abc import Callable, Iterator
+from functools import lru_cache
 
 import cssselect2
 import tinycss2

@@ -41,7 +41,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from lxml import etree
 
@@ -338,7 +338,7 @@ def _fonts_by_postscript_name() -> dict[str, str]:
     return found
 
 
-@lru_cache(maxsize=None)
+@cache
 def _glyph_chars(postscript_name: str) -> dict[int, str]:
     from matplotlib.ft2font import FT2Font
 

@@ -30,9 +30,9 @@ import ctypes.util
 import os
 import re
 import warnings
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Iterable, Mapping
+from functools import cache, lru_cache
 
 from lxml import etree
 
@@ -157,7 +157,7 @@ def _fontconfig() -> _FontConfig | None:
         return None
 
 
-@lru_cache(maxsize=None)
+@cache
 def fontconfig_font(family: str, weight: str = "normal", style: str = "normal") -> Match | None:
     """The font cairosvg draws ``font-family: family`` with (fontconfig's match), or
     None when libfontconfig cannot be loaded (then nothing can be checked)."""
@@ -168,7 +168,7 @@ def fontconfig_font(family: str, weight: str = "normal", style: str = "normal") 
     return fc.match(family, weight == "bold", slant)
 
 
-@lru_cache(maxsize=None)
+@cache
 def matplotlib_font(families: tuple[str, ...], weight: str = "normal", style: str = "normal") -> Match | None:
     """The font matplotlib measures ``families`` with (first one it has), or None when it has none."""
     from matplotlib import font_manager

@@ -29,7 +29,7 @@ matplotlib does not have.
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from lxml import etree
 

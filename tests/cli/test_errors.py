@@ -18,10 +18,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import snapshot
-
 from composer.cli.main import main
 from composer.layout.model import COMPASS
+from conftest import snapshot
 
 DEMO = Path(__file__).resolve().parents[1] / "projects" / "demo"
 LAYOUT = "layouts/demo.toml"

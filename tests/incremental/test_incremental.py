@@ -21,11 +21,12 @@ from pathlib import Path
 
 import pytest
 
-from composer.pipeline import build
-from composer.incremental.cache import PanelCache, cache_dir, decode_entry, function_closure, project_imports
 from composer.cli.main import main
 from composer.errors import ComposerError, ComposerWarning
-from composer.incremental.manifest import load as load_manifest, manifest_path
+from composer.incremental.cache import PanelCache, cache_dir, decode_entry, function_closure, project_imports
+from composer.incremental.manifest import load as load_manifest
+from composer.incremental.manifest import manifest_path
+from composer.pipeline import build
 
 LAYOUT = """\
 [figure]

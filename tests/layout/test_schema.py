@@ -28,7 +28,6 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from conftest import REPO
 
 from composer.cli.main import main
 from composer.errors import LayoutError
@@ -47,6 +46,7 @@ from composer.layout.schema import (
     schema_text,
     style_file_schema,
 )
+from conftest import REPO
 
 VALIDATOR = jsonschema.Draft7Validator(json_schema())
 

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from composer.lint.rules import RULES
-from composer.pipeline import check
 from composer.cli.main import main
 from composer.errors import LayoutError
+from composer.lint.rules import RULES
+from composer.pipeline import check
 from conftest import REPO, snapshot
 
 LINT = Path(__file__).resolve().parents[1] / "projects" / "lint"
@@ -256,8 +256,8 @@ def test_font_missing_stops_before_composing(lint_root, capsys):
 
 
 def test_table_is_readable_for_long_element_names():
-    from composer.lint.rules import Finding, Report
     from composer.layout.model import CheckLimits
+    from composer.lint.rules import Finding, Report
 
     report = Report("x", CheckLimits(), (Finding("overlap", "e" * 100, "text overlaps text", 1.0, 0.5, "pt"),))
     line = report.table().splitlines()[2]

@@ -10,7 +10,6 @@ from lxml import etree
 
 from composer.stages.export import cairosvg_engine as rasterize
 from composer.stages.export.cairosvg_engine import expand_uses
-
 from conftest import SVG_NS
 
 SVG = b"""<?xml version="1.0" encoding="UTF-8"?>

@@ -307,7 +307,6 @@ def test_both_engines_draw_the_flagship_alike(flagship_build, tmp_path):
     figure by the cross-renderer metric (tests/crossrender.py), for the PNGs and for pdfium's renders of
     the PDFs; the cairosvg PDF is cairo's, the default one svg2pdf's."""
     import crossrender as cr
-
     from composer.pipeline import build
     from conftest import REPO
 

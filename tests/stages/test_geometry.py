@@ -10,11 +10,10 @@ import numpy as np
 import pytest
 from lxml import etree
 
+from composer.errors import LayoutError
 from composer.pipeline import build, render_panels
 from composer.stages.compose import compose, figure_geometry
 from composer.stages.inputs import Project, read_inputs
-from composer.stages.typeset import typeset_figure
-from composer.errors import LayoutError
 from conftest import REPO, SVG_NS, ids_and_refs, read_png
 
 MM = 72 / 25.4
@@ -134,11 +133,11 @@ def test_relative_placement_resolves_to_exact_boxes(tmp_path):
     size = ["4mm", "4mm"]
     """
     _, geo = geometry_of(project(tmp_path, layout))
-    base, r, l, b, a = geo.shapes
+    base, r, left, b, a = geo.shapes
     assert (base.x_pt, base.y_pt) == pytest.approx((40 * MM, 35 * MM))
     assert (r.x_pt, r.y_pt) == pytest.approx((base.x_pt + base.width_pt + 5 * MM, base.y_pt))
-    assert l.x_pt + l.width_pt == pytest.approx(base.x_pt - 2 * MM)
-    assert l.y_pt + l.height_pt / 2 == pytest.approx(base.y_pt + base.height_pt / 2)
+    assert left.x_pt + left.width_pt == pytest.approx(base.x_pt - 2 * MM)
+    assert left.y_pt + left.height_pt / 2 == pytest.approx(base.y_pt + base.height_pt / 2)
     assert (b.x_pt + b.width_pt, b.y_pt) == pytest.approx((base.x_pt + base.width_pt, base.y_pt + base.height_pt + 3 * MM))
     assert (a.x_pt, a.y_pt + a.height_pt) == pytest.approx((r.x_pt, r.y_pt - 1 * MM))
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from composer.stages.inputs import fill_fields
 from composer.errors import DataError
+from composer.stages.inputs import fill_fields
 
 MINUS = "\u2212"
 

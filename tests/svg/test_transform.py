@@ -11,7 +11,14 @@ import pytest
 from lxml import etree
 
 from composer.svg.transform import (
-    IDENTITY, apply, axis_scales, cumulative, multiply, parse_transform, scale_of, translation,
+    IDENTITY,
+    apply,
+    axis_scales,
+    cumulative,
+    multiply,
+    parse_transform,
+    scale_of,
+    translation,
 )
 
 

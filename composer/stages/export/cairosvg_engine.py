@@ -1,7 +1,7 @@
 """The cairosvg engine (``--engine cairosvg``, and every EPS): PDF, PNG and EPS with cairosvg and cairo.
 
-Imported only when chosen: it needs cairosvg (``pip install cairosvg``; from a clone ``pip install -e '.[cairosvg]'``) and
-the cairo library (Debian: ``apt-get install libcairo2``). Everything in this
+Imported only when chosen: it needs cairosvg (``pip install cairosvg``; from a clone
+``pip install -e '.[cairosvg]'``) and the cairo library (Debian: ``apt-get install libcairo2``). Everything in this
 module beyond calling cairosvg works around cairosvg, and lives here for that
 reason: ``<use>`` expansion (speed), restating a px canvas in pt, marking
 data-cell images ``optimizeSpeed``, and the pinned PDF date (cairo dates PDFs
@@ -30,7 +30,7 @@ import contextlib
 import os
 import re
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 from composer.units import CSS_PT_PER_UNIT
 
