@@ -26,6 +26,7 @@ import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 from composer import __version__
 from composer.errors import ComposerError, ComposerWarning
@@ -35,7 +36,7 @@ from composer.sandbox.isolate import check_jobs, check_timeout
 class _Parser(argparse.ArgumentParser):
     """argparse, with its errors as every other error of composer: one line on stderr, exit status 1."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(1, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 

@@ -113,7 +113,7 @@ def _module_index(source: bytes) -> tuple[bool, dict[str, list[tuple[str, frozen
     defs: dict[str, list[tuple[str, frozenset[str]]]] = {}
     always: list[str] = []
     always_names: set[str] = set()
-    order = []
+    order: list[tuple[str | None, str]] = []
     for node in tree.body:
         dump = ast.dump(node)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):

@@ -456,9 +456,10 @@ def _overlaps(ctx: _Context) -> None:
     # text crossing a shape's border
     for i, shape in enumerate(ctx.figure.shapes):
         key = shape.name or f"shape[{i}]"
-        if ctx.geometry.shapes[i] is None:
+        shape_box = ctx.geometry.shapes[i]
+        if shape_box is None:
             continue  # a line or a brace: no inside to cross into
-        box = _box(ctx.geometry.shapes[i])
+        box = _box(shape_box)
         for run, display, tkey in texts:
             if tkey == key or ctx.allowed_pair(key, tkey):
                 continue
@@ -513,19 +514,20 @@ def _outside(ctx: _Context) -> None:
         report(f"panel {p.name}", _box(ctx.geometry.panels[p.name]))
     for i, shape in enumerate(ctx.figure.shapes):
         half = shape.stroke_width_pt / 2 if shape.stroke else 0.0
-        if ctx.geometry.shapes[i] is None:
+        shape_box = ctx.geometry.shapes[i]
+        if shape_box is None:
             pts = ctx.geometry.shape_points[i]
             if not pts:
                 continue
             b = (min(p[0] for p in pts), min(p[1] for p in pts), max(p[0] for p in pts), max(p[1] for p in pts))
         else:
-            b = _box(ctx.geometry.shapes[i])
+            b = _box(shape_box)
         name = f"shape {shape.name}" if shape.name else f"shape[{i}]"
         report(name, (b[0] - half, b[1] - half, b[2] + half, b[3] + half))
     for i, (parts, width) in ctx.arrows.items():
-        pts = [p for points, _ in parts for p in points]
-        if pts:
-            xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+        drawn = [p for points, _ in parts for p in points]
+        if drawn:
+            xs, ys = [p[0] for p in drawn], [p[1] for p in drawn]
             report(f"arrow[{i}]", (min(xs) - width / 2, min(ys) - width / 2, max(xs) + width / 2, max(ys) + width / 2))
     # panel text outside its own box
     for p in ctx.figure.panels:

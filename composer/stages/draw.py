@@ -222,7 +222,7 @@ def arrow_element(route: Route, arrow: Arrow, *, element_id: str) -> etree._Elem
     stops 0.8 head lengths before the tip (closed heads) so the butt is hidden
     under the head. Curves (arcs) are shortened along their end tangents.
     """
-    pts = [tuple(p) for p in route.points]
+    pts = list(route.points)
     pts[0] = _toward(pts[0], pts[1], arrow.gap_pt)
     pts[-1] = _toward(pts[-1], pts[-2], arrow.gap_pt)
     group = etree.Element(svg_tag("g"), id=element_id)

@@ -54,8 +54,8 @@ def element_boxes(figure: Figure, geometry: Geometry, label_boxes: dict[str, tup
     out = [Named(f"panel {p.name}", PANEL, geometry.panels[p.name]) for p in figure.panels]
     out += [Named(f"text {t.name}" if t.name else f"text[{i}]", TEXT, geometry.texts[i])
             for i, t in enumerate(figure.texts)]
-    out += [Named(f"shape {s.name}" if s.name else f"shape[{i}]", SHAPE, _shape_box(geometry, i))
-            for i, s in enumerate(figure.shapes) if _shape_box(geometry, i) is not None]
+    out += [Named(f"shape {s.name}" if s.name else f"shape[{i}]", SHAPE, box)
+            for i, s in enumerate(figure.shapes) if (box := _shape_box(geometry, i)) is not None]
     for panel, (label, title) in label_boxes.items():
         if label is not None:
             out.append(Named(f"{panel}.label", TEXT, label))

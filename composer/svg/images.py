@@ -199,14 +199,15 @@ def _repeat_pixels(data: bytes, factor: int) -> bytes:
     """The image with every pixel repeated ``factor`` x ``factor`` times, as PNG (exact: no new values)."""
     from PIL import Image
 
-    with Image.open(io.BytesIO(data)) as img:
+    with Image.open(io.BytesIO(data)) as opened:
+        img: Image.Image = opened
         img.load()
         mode = img.mode
         if mode not in ("1", "L", "LA", "RGB", "RGBA", "P", "I", "I;16", "F"):
             img = img.convert("RGBA")
         if img.mode == "P":
             big = Image.fromarray(np.repeat(np.repeat(np.asarray(img), factor, 0), factor, 1), "P")
-            big.putpalette(img.getpalette())
+            big.putpalette(img.getpalette() or [])
             if "transparency" in img.info:
                 big.info["transparency"] = img.info["transparency"]
         else:

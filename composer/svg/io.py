@@ -198,17 +198,17 @@ def write_files_atomically(files: dict[Path, bytes]) -> None:
                 fh.write(data)
                 fh.flush()
                 os.fsync(fh.fileno())
-        for tmp, path in temps:
-            os.replace(tmp, path)
+        for written, target in temps:
+            os.replace(written, target)
         for folder in folders:
             _fsync_dir(folder)
     except OSError as exc:
         raise ProjectError(f"cannot write the outputs in {', '.join(map(str, folders))}: "
                            f"{exc.strerror or exc}") from None
     finally:
-        for tmp, _ in temps:
-            if tmp.exists():
-                tmp.unlink()
+        for leftover, _ in temps:
+            if leftover.exists():
+                leftover.unlink()
         for lock in locks:
             if lock is not None:
                 os.close(lock)  # releases the flock

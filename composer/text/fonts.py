@@ -33,6 +33,7 @@ import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from typing import cast
 
 from lxml import etree
 
@@ -58,7 +59,7 @@ def generic_family(family: str) -> str:
     if family in GENERIC_FAMILIES:
         return family
     for generic in ("serif", "monospace", "cursive", "fantasy"):
-        if family in matplotlib.rcParams[f"font.{generic}"]:
+        if family in cast("dict[str, list[str]]", matplotlib.rcParams)[f"font.{generic}"]:
             return generic
     return "sans-serif"
 
@@ -173,7 +174,7 @@ def matplotlib_font(families: tuple[str, ...], weight: str = "normal", style: st
     """The font matplotlib measures ``families`` with (first one it has), or None when it has none."""
     from matplotlib import font_manager
 
-    prop = font_manager.FontProperties(family=list(families), weight=weight, style=style)
+    prop = font_manager.FontProperties(family=list(families), weight=weight, style=style)  # type: ignore[arg-type]  # one of STYLES
     try:
         path = font_manager.findfont(prop, fallback_to_default=False)
     except ValueError:

@@ -84,7 +84,7 @@ def pin_text_positions(root: etree._Element, *, scope: Callable[[etree._Element]
         weight, style = css_weight(props.get("font-weight", "")), css_style(props.get("font-style", ""))
         if matplotlib_font(families, weight, style) is None:
             continue
-        prop = FontProperties(family=list(families), size=props["font-size"], weight=weight, style=style)
+        prop = FontProperties(family=list(families), size=props["font-size"], weight=weight, style=style)  # type: ignore[arg-type]  # one of STYLES
         xs = char_x(text, prop)
         if not xs:
             continue
