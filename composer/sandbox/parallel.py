@@ -1,16 +1,26 @@
 """Parallel stages: render panels, and export PDF and PNG, on several cores.
 
-Every task already runs in its own forked worker (:func:`composer.sandbox.isolate.run_isolated`):
-it inherits the imported matplotlib, the loaded panel modules and the data,
-and nothing but the result is pickled. Running ``jobs`` tasks at once is
-then only a matter of ``jobs`` threads in this process, each forking its
-task's worker and waiting for it (the wait releases the GIL); no process
-pool sits in between (a pool cost a fork of its own per worker, and every
-task was forked twice, about 0.04 s per stage). docs/design.md measured the alternatives on
-this kind of machine: fork takes 0.57x the serial time for the six
-volume_kv panels with BLAS pinned to one thread per worker; spawn is 1.6x
-*slower* than serial, since every worker imports matplotlib again. Where
-fork does not exist (Windows) everything runs serially.
+Every task runs in a forked worker (:mod:`composer.sandbox.isolate`): it
+inherits the imported matplotlib, the loaded panel modules and the data, and
+nothing but the result is pickled. Every worker is forked by this process's
+main thread while no other thread runs: no thread is started here at all
+(Python 3.12+ warns that a fork from a multi-threaded process may deadlock,
+and a worker forked while another thread held a lock, tempfile's first-use
+lock say, waited forever). The main thread forks up to ``jobs`` workers and
+waits for all of them at once (``select`` on their pipes), forking the next
+task's worker as one ends.
+
+A render task is the pipeline's own callable, which forks its worker
+itself (:func:`composer.sandbox.isolate.run_isolated`, with the timeout and
+the failure wording of the panel): with ``jobs > 1`` it is called in a
+*task process* forked from the main thread, so each task is forked twice;
+a fork of the task process costs about 2 ms (its pages are shared, ``gc``
+is frozen), against the 0.04 s a process pool cost per stage.
+docs/design.md measured the alternatives on this kind of machine: fork
+takes 0.57x the serial time for the six volume_kv panels with BLAS pinned
+to one thread per worker; spawn is 1.6x *slower* than serial, since every
+worker imports matplotlib again. Where fork does not exist (Windows)
+everything runs serially.
 
 BLAS: rendering limits BLAS/OpenMP pools to one thread (threadpoolctl), in
 workers and in a serial build alike: two workers each running a
@@ -29,16 +39,16 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
-T = TypeVar("T")
-
 from composer.errors import ComposerError
-from composer.sandbox.isolate import kill_workers
 from composer.progress import Progress
+from composer.sandbox.isolate import Worker, WorkerFailure, finish, kill_workers, run_isolated, start, wait_any
 from composer.stages.render import RenderedPanel
+
+T = TypeVar("T")
 
 
 def available_cores() -> int:
@@ -94,15 +104,15 @@ def render_all(tasks: Sequence[RenderTask], *, jobs: int, progress: Progress | N
                overlap: Callable[[], None] | None = None, prepare: Callable[[], None] | None = None,
                rank: Callable[[RenderTask], int] | None = None,
                ) -> tuple[dict[str, tuple[Mapping[str, RenderedPanel], float]], ComposerError | None]:
-    """Run every task, in ``jobs`` forked workers when that helps, else in this process.
+    """Run every task, in ``jobs`` forked task processes when that helps, else in this process.
 
     Args:
         tasks: in submission order (put the slowest first: longest-processing-
             time-first keeps both cores busy to the end).
         jobs: worker processes at most; 1 renders serially in this process.
         progress: told which panels are pending and how many are done.
-        overlap: work for this process while the workers render (called once,
-            only in the parallel case).
+        overlap: work for this process while the workers render (called once, after the first
+            workers are forked, only in the parallel case).
         prepare: called once before any task runs (when there are tasks):
             state it sets up is inherited by every worker forked after it.
         rank: orders the failures (the layout order of a task's panels, say,
@@ -129,27 +139,29 @@ def render_all(tasks: Sequence[RenderTask], *, jobs: int, progress: Progress | N
                 pending.remove(task.name)
                 progress.panels(pending, len(outcomes), len(tasks))
         else:
-            pool = ThreadPoolExecutor(workers, thread_name_prefix="composer-render")
+            queue = list(enumerate(tasks))
+            running: dict[Worker, int] = {}
             try:
-                futures: dict[Future, int] = {pool.submit(_run, task): i for i, task in enumerate(tasks)}
-                if overlap is not None:
-                    overlap()
-                running = set(futures)
-                while running:
-                    finished, running = wait(running, timeout=0.1, return_when=FIRST_COMPLETED)
+                while queue or running:
+                    while queue and len(running) < workers:
+                        i, task = queue.pop(0)
+                        running[start(partial(_run, task), timeout_s=None)] = i
+                    if overlap is not None:  # once, while the first workers render
+                        overlap()
+                        overlap = None
+                    finished = wait_any(list(running), 0.1)
                     if not finished:
                         progress.tick()
-                    for future in sorted(finished, key=futures.__getitem__):
-                        i = futures[future]
-                        outcomes[i] = future.result()
+                    for worker in finished:
+                        i = running.pop(worker)
+                        outcomes[i] = _task_outcome(tasks[i], worker)
                         pending.remove(tasks[i].name)
                         progress.panels(pending, len(outcomes), len(tasks))
             except BaseException:  # interrupted (Ctrl-C): end the workers now, start no other
-                pool.shutdown(wait=False, cancel_futures=True)
+                for worker in running:
+                    worker.stop()
                 kill_workers()
                 raise
-            finally:
-                pool.shutdown(wait=True)
     done: dict[str, tuple[Mapping[str, RenderedPanel], float]] = {}
     error: ComposerError | None = None
     order = sorted(range(len(tasks)), key=lambda i: (rank(tasks[i]) if rank else i, i))
@@ -164,38 +176,51 @@ def render_all(tasks: Sequence[RenderTask], *, jobs: int, progress: Progress | N
     return done, error
 
 
-def run_concurrently(calls: Mapping[str, Callable[[], T]], *, jobs: int) -> dict[str, T]:
-    """Run independent calls (the exports: PDF and PNG), side by side when ``jobs > 1``.
+def _task_outcome(task: RenderTask, worker: Worker) -> tuple[str, object, float]:
+    """What :func:`_run` returned in a task process; a task process that died (it only waits for the
+    task's own worker, so this is rare: killed from outside) becomes a ComposerError naming the task."""
+    try:
+        return finish(worker)  # type: ignore[no-any-return]
+    except WorkerFailure as failure:
+        return "error", (ComposerError, f"rendering {task.name} failed: {failure.detail}", None, None), 0.0
 
-    With two or more calls, ``jobs > 1`` and fork available, each call runs
-    in a thread of its own; a call is expected to do its work in a forked
-    worker (the exports do: :func:`composer.pipeline._export`), so the threads
-    only wait.
+
+def run_workers(calls: Mapping[str, Callable[[], T]], *, jobs: int, timeout_s: float | None
+                ) -> dict[str, T]:
+    """Run independent calls (the exports: PDF and PNG), each in a forked worker with ``timeout_s``,
+    ``jobs`` at a time, all forked by this thread; the first that fails stops the others at once.
 
     Returns:
         name -> result, for every call.
 
     Raises:
-        ComposerError: of the first failing call, in ``calls`` order (as
-            running them one after the other would).
+        ComposerError: one a call raised (re-raised as itself, :func:`composer.sandbox.isolate.run_isolated`).
+        WorkerFailure: a call that raised anything else, ran past ``timeout_s`` or crashed; its
+            ``call`` attribute names it. The other workers are killed before it is raised: a crashed
+            PDF does not wait for the PNG.
+            When several fail, the one that failed first is raised (the first in ``calls`` order
+            among those seen ending together).
     """
     names = list(calls)
-    if len(names) < 2 or jobs < 2 or not can_fork():
-        return {name: calls[name]() for name in names}
-    pool = ThreadPoolExecutor(min(jobs, len(names)), thread_name_prefix="composer-export")
-    try:
-        futures = [pool.submit(_run, RenderTask(name, calls[name])) for name in names]  # type: ignore[arg-type]
-        outcomes = [future.result() for future in futures]
-    except BaseException:  # interrupted (Ctrl-C): end the workers now
-        pool.shutdown(wait=False, cancel_futures=True)
-        kill_workers()
-        raise
-    finally:
-        pool.shutdown(wait=True)
+    if not can_fork():
+        return {name: run_isolated(calls[name], timeout_s=timeout_s) for name in names}
+    queue = list(names)
+    running: dict[Worker, str] = {}
     out: dict[str, T] = {}
-    for name, (status, value, _) in zip(names, outcomes):
-        if status != "ok":
-            cls, message, file, key = value  # type: ignore[misc]
-            raise cls(message, file=file, key=key)
-        out[name] = value  # type: ignore[assignment]
-    return out
+    try:
+        while queue or running:
+            while queue and len(running) < max(1, jobs):
+                name = queue.pop(0)
+                running[start(calls[name], timeout_s=timeout_s)] = name
+            for worker in wait_any(list(running), None):
+                name = running.pop(worker)
+                try:
+                    out[name] = finish(worker)
+                except WorkerFailure as failure:
+                    failure.call = name
+                    raise
+    finally:  # a failure, or Ctrl-C: end the other workers now
+        for worker in running:
+            worker.stop()
+            worker.stacks.close()
+    return {name: out[name] for name in names}

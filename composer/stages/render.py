@@ -36,7 +36,6 @@ import io
 import logging
 import math
 import os
-import re
 import sys
 import traceback
 import warnings
@@ -50,6 +49,8 @@ from composer.errors import LayoutError, PanelError
 from composer.sandbox.isolate import Frame, WorkerFailure, where
 from composer.layout.model import FigureSpec, Panel
 from composer.text.metrics import font_families
+from composer.mpl.internals import (family_not_found, forget_font_lookups, mathtext_missing_char,
+                                    text_missing_char, weight_not_found)
 from composer.mpl.savesvg import save_svg, svg_fonttype
 
 
@@ -576,15 +577,13 @@ class _FontLog(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         message = record.getMessage()
-        family = re.search(r"Font family \[?'([^']+)'\]? not found", message)
-        weight = re.search(r"Failed to find font weight (\S+) for (.+), now using (\S+)\.", message)
+        family = family_not_found(message)
+        weight = weight_not_found(message)
         if family:
-            self.found[family.group(1)] = (f"font {family.group(1)!r} is not installed; matplotlib drew "
-                                           "the text in its fallback font")
+            self.found[family] = f"font {family!r} is not installed; matplotlib drew the text in its fallback font"
         elif weight:
-            self.found[f"{weight.group(2)} {weight.group(1)}"] = (
-                f"font {weight.group(2)!r} has no weight {weight.group(1)}; matplotlib drew weight "
-                f"{weight.group(3)} instead")
+            asked, font, used = weight
+            self.found[f"{font} {asked}"] = f"font {font!r} has no weight {asked}; matplotlib drew weight {used} instead"
         known = family or weight  # composer reports these itself, once, as a ComposerWarning
         if (self.echo and not known and logging.lastResort is not None
                 and record.levelno >= logging.lastResort.level):
@@ -610,18 +609,15 @@ def font_substitutions() -> Iterator[dict[str, str]]:
     Yields a dict, filled as it happens: font (and weight) asked for -> what
     matplotlib did instead. matplotlib caches font lookups and warns only on a
     font's first lookup in a process, so the cache is emptied first (through
-    ``FontManager._findfont_cached``, private to matplotlib; should it go away,
+    ``FontManager._findfont_cached``, private to matplotlib:
+    :func:`composer.mpl.internals.forget_font_lookups`; should it go away,
     a long-lived process sees each substitution the first time only). Panel
     workers are forked, so emptying it there leaves the parent's cache alone.
     matplotlib's other log lines are shown as they would have been without it;
     the substitutions it logs (``findfont: Font family ... not found``, once
     per lookup) are not: composer reports each once, as a warning.
     """
-    from matplotlib import font_manager
-
-    clear = getattr(getattr(font_manager.FontManager, "_findfont_cached", None), "cache_clear", None)
-    if clear is not None:
-        clear()
+    forget_font_lookups()
     logger = logging.getLogger("matplotlib.font_manager")
     handler = _FontLog(echo=_unhandled(logger))
     logger.addHandler(handler)
@@ -637,9 +633,9 @@ class _GlyphLog(logging.Handler):
         self.missing = missing
 
     def emit(self, record: logging.LogRecord) -> None:
-        match = re.search(r"\[U\+([0-9a-fA-F]+)\]", record.getMessage())
-        if match and "does not have a glyph" in record.getMessage():
-            self.missing.append(chr(int(match.group(1), 16)))
+        char = mathtext_missing_char(record.getMessage())
+        if char is not None:
+            self.missing.append(char)
 
 
 class _missing_glyphs:
@@ -660,9 +656,9 @@ class _missing_glyphs:
         self._logger.removeHandler(self._handler)
         self._warnings.__exit__(*exc)
         for w in self._caught:
-            match = re.match(r"Glyph (\d+) \(.*\) missing from font", str(w.message))
-            if match:
-                self.missing.append(chr(int(match.group(1))))
+            char = text_missing_char(str(w.message))
+            if char is not None:
+                self.missing.append(char)
             else:
                 warnings.showwarning(w.message, w.category, w.filename, w.lineno)
 
