@@ -36,6 +36,7 @@ import select
 import signal
 import sys
 import tempfile
+import threading
 import time
 import traceback
 from dataclasses import dataclass
@@ -106,6 +107,8 @@ class WorkerFailure(Exception):
         self.kind, self.detail, self.frames = kind, detail, frames
         #: the name of the call that failed, when one of several (:func:`composer.sandbox.parallel.run_workers`)
         self.call: str | None = None
+        #: which call of :func:`run_isolated` a task process died in (:func:`finish`), from 1
+        self.call_index: int | None = None
         super().__init__(f"{kind}: {detail}")
 
     def where(self, user_dir: Path | None) -> str:
@@ -162,11 +165,87 @@ def run_isolated(func: Callable[[], Any], *, timeout_s: float | None) -> Any:
             raise
         except BaseException as exc:  # noqa: BLE001 - reported, not swallowed
             raise WorkerFailure("raised", _one_line(exc), _frames_of(exc)) from None
+    if _TASK is not None:
+        return _TASK.run_here(func, timeout_s)
+    if _REPLAY is not None:
+        failure = _REPLAY.next_call()
+        if failure is not None:
+            raise failure
     return _fork_and_wait(func, timeout_s)
 
 
 #: workers forked by this process and not yet reaped.
 _RUNNING: set[int] = set()
+#: held while forking: a worker forked by another thread of the caller's (two builds in two threads of
+#: an API user) in between would hold the pipe's write end open, or tempfile's first-use lock held.
+_FORK_LOCK = threading.Lock()
+
+
+class _Task:
+    """In a task process (:func:`start` with ``task=True``): :func:`run_isolated` runs its function
+    right here, this process being a fresh fork already, with the same watchdog a worker has; before
+    each call it notes the call's number and timeout in ``notes``, so that the parent, should this
+    process die, knows which call did and after what timeout (:func:`finish`, :func:`replay`)."""
+
+    def __init__(self, notes: Any, stacks: Any) -> None:
+        self.notes, self.stacks, self.calls = notes, stacks, 0
+
+    def run_here(self, func: Callable[[], Any], timeout_s: float | None) -> Any:
+        self.calls += 1
+        os.write(self.notes.fileno(), f"{self.calls} {timeout_s!r}\n".encode())
+        if timeout_s is not None:
+            faulthandler.dump_traceback_later(timeout_s, exit=True, file=self.stacks)
+        try:
+            result = func()
+            pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)  # as a worker would pass it back
+            return result
+        except ComposerError:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - as a worker reports it: SystemExit too
+            raise WorkerFailure("raised", _one_line(exc), _frames_of(exc)) from None
+        finally:
+            if timeout_s is not None:
+                faulthandler.cancel_dump_traceback_later()
+            os.write(self.notes.fileno(), b"done\n")
+
+
+class _Replay:
+    """In the parent, after a task process died inside its call number ``index``: calls before it run
+    in workers again, that call raises ``failure`` (:func:`replay`)."""
+
+    def __init__(self, failure: WorkerFailure, index: int) -> None:
+        self.failure, self.index, self.calls = failure, index, 0
+
+    def next_call(self) -> WorkerFailure | None:
+        self.calls += 1
+        return self.failure if self.calls == self.index else None
+
+
+_TASK: _Task | None = None
+_REPLAY: _Replay | None = None
+
+
+def replay(failure: WorkerFailure, run: Callable[[], Any]) -> Any:
+    """Call ``run()`` (a task whose task process died: :func:`finish` raised ``failure``) in this
+    process with the call of :func:`run_isolated` the task process died in raising ``failure`` at
+    once, so the task words the failure as it words any worker's (the panel, its function, the line).
+
+    Raises:
+        whatever ``run`` raises; WorkerFailure ``failure`` itself when the task process died outside
+        any call of :func:`run_isolated` (or ``run`` does not reach that call again).
+    """
+    global _REPLAY
+    if failure.call_index is None:
+        raise failure
+    _REPLAY = _Replay(failure, failure.call_index)
+    try:
+        value = run()
+    finally:
+        reached = _REPLAY.calls >= _REPLAY.index
+        _REPLAY = None
+    if not reached:
+        raise failure
+    return value
 
 
 def kill_workers() -> None:
@@ -190,8 +269,8 @@ class Worker:
             have ended it (``timeout_s`` + :data:`KILL_GRACE_S`); None without a timeout.
     """
 
-    def __init__(self, pid: int, fd: int, stacks: Any, timeout_s: float | None) -> None:
-        self.pid, self.fd, self.stacks, self.timeout_s = pid, fd, stacks, timeout_s
+    def __init__(self, pid: int, fd: int, stacks: Any, timeout_s: float | None, notes: Any = None) -> None:
+        self.pid, self.fd, self.stacks, self.timeout_s, self.notes = pid, fd, stacks, timeout_s, notes
         self.started = time.monotonic()
         self.deadline = None if timeout_s is None else self.started + timeout_s + KILL_GRACE_S
         self.chunks: list[bytes] = []
@@ -231,8 +310,12 @@ class Worker:
         self._reap()
 
 
-def start(func: Callable[[], Any], *, timeout_s: float | None) -> Worker:
+def start(func: Callable[[], Any], *, timeout_s: float | None, task: bool = False) -> Worker:
     """Fork a worker that calls ``func()`` (see :func:`run_isolated`) and return at once.
+
+    ``task=True`` makes it a task process: every :func:`run_isolated` that ``func`` calls then runs in
+    it, not in a worker of its own (one fork per task, not two); should it die in one, :func:`finish`
+    says which, and :func:`replay` words it as that call would have.
 
     Call it from a process that runs no other thread: Python 3.12+ warns (DeprecationWarning) that a
     fork from a multi-threaded process may deadlock, and the worker could inherit a lock another
@@ -242,7 +325,14 @@ def start(func: Callable[[], Any], *, timeout_s: float | None) -> Worker:
     Raises:
         OSError: the fork failed (out of processes or memory).
     """
+    with _FORK_LOCK:
+        return _start(func, timeout_s, task)
+
+
+def _start(func: Callable[[], Any], timeout_s: float | None, task: bool) -> Worker:
+    global _FORK_LOCK, _TASK
     stacks = tempfile.TemporaryFile()
+    notes = tempfile.TemporaryFile() if task else None
     read_fd, write_fd = os.pipe()
     for stream in (sys.stdout, sys.stderr):  # or the child would print the parent's buffered text again
         try:
@@ -258,18 +348,23 @@ def start(func: Callable[[], Any], *, timeout_s: float | None) -> Worker:
         os.close(read_fd)
         os.close(write_fd)
         stacks.close()
+        if notes is not None:
+            notes.close()
         raise
     finally:
         if pid != 0:
             gc.unfreeze()
     if pid == 0:  # the worker: never returns
+        _FORK_LOCK = threading.Lock()  # this copy is held; the worker may fork workers of its own
         _RUNNING.clear()
+        if notes is not None:
+            _TASK = _Task(notes, stacks)
         os.close(read_fd)
         _die_with(parent)
         _child(func, write_fd, stacks, timeout_s)
     os.close(write_fd)
     _RUNNING.add(pid)
-    return Worker(pid, read_fd, stacks, timeout_s)
+    return Worker(pid, read_fd, stacks, timeout_s, notes)
 
 
 def wait_any(workers: list[Worker], timeout_s: float | None) -> list[Worker]:
@@ -303,20 +398,35 @@ def wait_any(workers: list[Worker], timeout_s: float | None) -> list[Worker]:
 
 
 def finish(worker: Worker) -> Any:
-    """The result of an ended worker (see :func:`run_isolated`, Returns and Raises)."""
+    """The result of an ended worker (see :func:`run_isolated`, Returns and Raises).
+
+    A task process (:func:`start` with ``task=True``) that died inside a call of
+    :func:`run_isolated` raises a WorkerFailure whose ``call_index`` numbers that call (from 1), and
+    that call's timeout decides whether it is a timeout.
+    """
+    timeout_s, index = worker.timeout_s, None
     try:
         payload = b"".join(worker.chunks)
         if payload and not worker.killed:
             return _unpack(payload)
         worker.stacks.seek(0)
         dumped = worker.stacks.read().decode("utf-8", "replace")
+        if worker.notes is not None:
+            worker.notes.seek(0)
+            lines = worker.notes.read().decode().splitlines()
+            if lines and lines[-1] != "done":  # it died inside that call
+                number, limit = lines[-1].split(" ", 1)
+                index, timeout_s = int(number), (None if limit == "None" else float(limit))
     finally:
         worker.stacks.close()
-    timeout_s = worker.timeout_s
+        if worker.notes is not None:
+            worker.notes.close()
     if timeout_s is not None and (dumped.startswith("Timeout") or worker.elapsed_s >= timeout_s):
-        frames = _dumped_frames(dumped)
-        raise WorkerFailure("timeout", f"still running after {timeout_s:g} s (the timeout)", frames)
-    raise WorkerFailure("crashed", _status_text(worker.status), _dumped_frames(dumped))
+        failure = WorkerFailure("timeout", f"still running after {timeout_s:g} s (the timeout)", _dumped_frames(dumped))
+    else:
+        failure = WorkerFailure("crashed", _status_text(worker.status), _dumped_frames(dumped))
+    failure.call_index = index
+    raise failure
 
 
 def _fork_and_wait(func: Callable[[], Any], timeout_s: float | None) -> Any:

@@ -45,7 +45,8 @@ from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from composer.errors import ComposerError
 from composer.progress import Progress
-from composer.sandbox.isolate import Worker, WorkerFailure, finish, kill_workers, run_isolated, start, wait_any
+from composer.sandbox.isolate import (Worker, WorkerFailure, finish, kill_workers, replay, run_isolated, start,
+                                      wait_any)
 from composer.stages.render import RenderedPanel
 
 T = TypeVar("T")
@@ -145,7 +146,7 @@ def render_all(tasks: Sequence[RenderTask], *, jobs: int, progress: Progress | N
                 while queue or running:
                     while queue and len(running) < workers:
                         i, task = queue.pop(0)
-                        running[start(partial(_run, task), timeout_s=None)] = i
+                        running[start(partial(_run, task), timeout_s=None, task=True)] = i
                     if overlap is not None:  # once, while the first workers render
                         overlap()
                         overlap = None
@@ -177,12 +178,17 @@ def render_all(tasks: Sequence[RenderTask], *, jobs: int, progress: Progress | N
 
 
 def _task_outcome(task: RenderTask, worker: Worker) -> tuple[str, object, float]:
-    """What :func:`_run` returned in a task process; a task process that died (it only waits for the
-    task's own worker, so this is rare: killed from outside) becomes a ComposerError naming the task."""
+    """What :func:`_run` returned in a task process. One that died (a panel that crashed or hung: the
+    task's :func:`composer.sandbox.isolate.run_isolated` ran in it) is worded by the task itself
+    (:func:`composer.sandbox.isolate.replay`); one that died outside it (killed from outside) becomes a
+    ComposerError naming the task."""
     try:
         return finish(worker)  # type: ignore[no-any-return]
     except WorkerFailure as failure:
-        return "error", (ComposerError, f"rendering {task.name} failed: {failure.detail}", None, None), 0.0
+        try:
+            return replay(failure, partial(_run, task))  # type: ignore[no-any-return]
+        except WorkerFailure as again:
+            return "error", (ComposerError, f"rendering {task.name} failed: {again.detail}", None, None), 0.0
 
 
 def run_workers(calls: Mapping[str, Callable[[], T]], *, jobs: int, timeout_s: float | None
