@@ -41,6 +41,7 @@ from composer.pipeline import (ALL_FORMATS, FORMATS, BuildResult, Inputs, Projec
                     read_figure_inputs, write_outputs)
 from composer.errors import LayoutError
 from composer.stages.export import check_engine
+from composer.stages.render import imports_undone
 from composer.layout.loader import load_document, read_document
 from composer.layout.model import NAME
 from composer.layout.model import Figure as LayoutModel
@@ -292,6 +293,7 @@ class Figure:
         return export(self.svg(), ["pdf"], engine=self.layout.spec.engine, title=self.name,
                       source=self._display())["pdf"]
 
+    @imports_undone()  # the project's modules leave sys.modules when the build ends
     def build(self, *, out: str | Path | None = None, formats: tuple[str, ...] = FORMATS,
               dpi: float = 300.0, engine: str | None = None, pdf_standard: str | None = None) -> BuildResult:
         """Write ``NAME.svg``/``.pdf``/``.png`` to ``out`` (default ``ROOT/build``), the same bytes

@@ -55,8 +55,8 @@ from composer.progress import Progress
 from composer.stages.export import DEFAULT_ENGINE, check_chosen, check_dpi, check_engine, engine_for, export
 from composer.svg.images import finish_rasters
 from composer.stages.render import (RenderedPanel, _describe, _user_dir, accepted, align_plot_areas, call_params, draw_panel,
-                     find_renderer, font_substitutions, load_module, panel_failure, prepare_fork, rc_params,
-                     save_panel, warm_up)
+                     find_renderer, font_substitutions, imports_undone, load_module, panel_failure, prepare_fork,
+                     rc_params, save_panel, warm_up)
 from composer.svg.sanitize import MAX_IMAGE_BYTES, MAX_IMAGE_PIXELS, load_svg
 from composer.svg.io import NSMAP, parse_svg, read_limited, svg_tag, write_files_atomically, write_svg
 from composer.text.metrics import TextBlock, check_font, typeset
@@ -879,6 +879,7 @@ def _recording(issued: list[str]):
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
 
 
+@imports_undone()  # the project's modules leave sys.modules when the build ends
 def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...], dpi: float, jobs: int,
            cache: bool, progress: Progress, reason: str, seconds: dict[str, float], debug: bool = False,
            check: bool = False, timeout_s: float | None = DEFAULT_TIMEOUT_S, write: bool = True,

@@ -82,11 +82,17 @@ class RenderTask:
 def _one_blas_thread() -> Any:
     """Limit BLAS/OpenMP pools to one thread (a context manager; a no-op without threadpoolctl).
 
-    Set in this process, so every worker forked while it holds inherits it."""
+    Set in this process, so every worker forked while it holds inherits it. Importing threadpoolctl
+    sets ``KMP_DUPLICATE_LIB_OK`` in ``os.environ``; the environment is put back as it was (a build in
+    the user's process leaves it alone)."""
+    environ = dict(os.environ)
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:
         return contextlib.nullcontext()
+    finally:
+        for name in set(os.environ) - set(environ):
+            del os.environ[name]
     return threadpool_limits(limits=1)
 
 
