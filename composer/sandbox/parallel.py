@@ -10,12 +10,17 @@ lock say, waited forever). The main thread forks up to ``jobs`` workers and
 waits for all of them at once (``select`` on their pipes), forking the next
 task's worker as one ends.
 
-A render task is the pipeline's own callable, which forks its worker
-itself (:func:`composer.sandbox.isolate.run_isolated`, with the timeout and
-the failure wording of the panel): with ``jobs > 1`` it is called in a
-*task process* forked from the main thread, so each task is forked twice;
-a fork of the task process costs about 2 ms (its pages are shared, ``gc``
-is frozen), against the 0.04 s a process pool cost per stage.
+A render task is the pipeline's own callable, which calls
+:func:`composer.sandbox.isolate.run_isolated` with the panel's timeout and
+words its failures (the panel, its function, the line). With ``jobs > 1``
+the task is called in a *task process* forked by the main thread
+(:func:`composer.sandbox.isolate.start` with ``task=True``), in which that
+``run_isolated`` runs the work at once, with a worker's watchdog: one fork
+per task, as with one thread per task before. A task process that dies
+(a panel that crashed, or hung past its timeout) is worded by calling the
+task again in this process with its ``run_isolated`` raising that failure
+(:func:`composer.sandbox.isolate.replay`).
+
 docs/design.md measured the alternatives on this kind of machine: fork
 takes 0.57x the serial time for the six volume_kv panels with BLAS pinned
 to one thread per worker; spawn is 1.6x *slower* than serial, since every
