@@ -1024,7 +1024,7 @@ def _build(project: Project, name: str, out_dir: Path, formats: tuple[str, ...],
         group_seconds = {n: s / len(g.split("+")) for g, (_, s) in results.items() for n in g.split("+")}
         files[manifest_file] = manifest.dumps(_manifest(project, figure, opts,
                                                         digests, records, keys, group_seconds, before, issued))
-    write_files_atomically(files)
+    write_files_atomically(files, stale=tuple(f"{name}.{kind}" for kind in ALL_FORMATS))  # unchanged ones' too
     if not consistent and manifest_file.exists():
         manifest_file.unlink()
     if cache and consistent:  # after the outputs: a build that fails to write leaves the cache alone too
