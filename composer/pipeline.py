@@ -89,6 +89,7 @@ from composer.stages.render import (
     call_params,
     draw_panel,
     font_substitutions,
+    imports_undone,
     panel_failure,
     prepare_fork,
     rc_params,
@@ -548,6 +549,7 @@ class _Laps:
         self.last = now
 
 
+@imports_undone()  # the project's modules leave sys.modules when the build ends
 def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progress, reason: str,
            seconds: dict[str, float]) -> _Built:
     """The build after the no-op test (see :func:`build`): read -> cache lookup -> render -> compose ->
@@ -839,7 +841,7 @@ def _write(read: _Read, out_dir: Path, opts: BuildOptions, files: dict[Path, byt
         files[manifest_file] = manifest.dumps(_manifest(source.project, read.inputs.figure, recorded, read.digests,
                                                         records, read.keys, group_seconds, read.last_seconds,
                                                         issued))
-    write_files_atomically(files)
+    write_files_atomically(files, stale=tuple(f"{source.name}.{kind}" for kind in ALL_FORMATS))  # unchanged ones' too
     if manifest_file is not None and not consistent and manifest_file.exists():
         manifest_file.unlink()
     return consistent

@@ -8,8 +8,9 @@ Text (``[figure] text``):
     mathtext is still drawn as outlines: with ``fonttype = "none"`` matplotlib
     writes math as characters of its own math fonts (``cmmi10``, STIX,
     DejaVu's math glyphs) that other renderers draw with other glyphs
-    (docs/design.md). :func:`_canvas_class` saves with a renderer that sends
-    ``ismath`` text to matplotlib's own outline path. On the canvas,
+    (docs/design.md). :func:`composer.mpl.internals.math_as_paths` hands
+    matplotlib's own ``print_svg`` a renderer that sends ``ismath`` text to
+    matplotlib's outline path. On the canvas,
     :mod:`composer.text.pin` then gives every character the x matplotlib laid
     it out at.
 
@@ -41,10 +42,11 @@ from __future__ import annotations
 
 import io
 import re
-from functools import lru_cache
+from contextlib import nullcontext
 from typing import Any
 
 from composer.layout.model import FigureSpec, Panel
+from composer.mpl.internals import constructor_antialiased, math_as_paths, set_mesh_antialiased
 
 #: vector markup (SVG bytes outside embedded ``data:`` images) above which a
 #: panel's data artists are rasterized: about 6,000 scatter points (160 bytes
@@ -131,9 +133,8 @@ def smooth_photos(svg: bytes, count: int) -> bytes:
 
 def _save(fig: Any, spec: FigureSpec) -> bytes:
     buf = io.BytesIO()
-    if spec.text == "editable":
-        _canvas_class()(fig)  # becomes fig.canvas: savefig uses its print_svg
-    fig.savefig(buf, format="svg", metadata={"Date": None}, dpi=spec.raster_ppi)
+    with math_as_paths(fig) if spec.text == "editable" else nullcontext():
+        fig.savefig(buf, format="svg", metadata={"Date": None}, dpi=spec.raster_ppi)
     return buf.getvalue()
 
 
@@ -186,11 +187,7 @@ def fix_seams(fig: Any) -> int:
             if not isinstance(artist, Collection) or artist.get_rasterized():
                 continue
             if type(artist).__name__ in MESHES or _all_aliased(artist) and _has_faces(artist):
-                artist.set_antialiased(False)
-                if hasattr(artist, "_antialiased"):
-                    # QuadMesh draws with the flag its constructor got, not with set_antialiased's
-                    # (matplotlib 3.x collections.py, QuadMesh.draw)
-                    artist._antialiased = False
+                set_mesh_antialiased(artist, False)
                 artist.set_rasterized(True)
                 count += 1
     return count
@@ -216,7 +213,7 @@ def rasterize_data_artists(fig: Any) -> int:
 
 
 def _all_aliased(collection: Any) -> bool:
-    if getattr(collection, "_antialiased", True) is False:
+    if constructor_antialiased(collection) is False:
         return True
     aa = collection.get_antialiased()
     try:
@@ -230,47 +227,3 @@ def _has_faces(collection: Any) -> bool:
         return True
     faces = collection.get_facecolor()
     return len(faces) > 0 and bool((faces[:, 3] > 0).any())
-
-
-@lru_cache(maxsize=1)
-def _canvas_class():
-    """FigureCanvasSVG whose renderer draws mathtext as outlines (built on first use: imports matplotlib)."""
-    import codecs
-
-    from matplotlib import cbook
-    from matplotlib import rcParams
-    from matplotlib.backends.backend_mixed import MixedModeRenderer
-    from matplotlib.backends.backend_svg import FigureCanvasSVG, RendererSVG
-
-    class MathAsPathsRenderer(RendererSVG):
-        """RendererSVG that draws mathtext as outlines whatever ``svg.fonttype`` says."""
-
-        def draw_text(self, gc, x, y, s, prop, angle, ismath=False, mtext=None):
-            if ismath and rcParams["svg.fonttype"] != "path":
-                import matplotlib
-
-                with matplotlib.rc_context({"svg.fonttype": "path"}):
-                    return super().draw_text(gc, x, y, s, prop, angle, ismath, mtext)
-            return super().draw_text(gc, x, y, s, prop, angle, ismath, mtext)
-
-    class CanvasSVG(FigureCanvasSVG):
-        def print_svg(self, filename, *, bbox_inches_restore=None, metadata=None, **_ignored):
-            # FigureCanvasSVG.print_svg (matplotlib 3.8 to 3.11) with MathAsPathsRenderer. savefig passes
-            # facecolor, edgecolor, orientation and dpi too; it drops them for matplotlib's own print_svg,
-            # which ignores them (the figure patch carries the colours), and so does this one.
-            with cbook.open_file_cm(filename, "w", encoding="utf-8") as fh:
-                if not cbook.file_requires_unicode(fh):
-                    fh = codecs.getwriter("utf-8")(fh)
-                dpi = self.figure.dpi
-                self.figure.dpi = 72
-                width, height = self.figure.get_size_inches()
-                w, h = width * 72, height * 72
-                renderer = MixedModeRenderer(
-                    self.figure, width, height, dpi,
-                    MathAsPathsRenderer(w, h, fh, image_dpi=dpi, metadata=metadata),
-                    bbox_inches_restore=bbox_inches_restore)
-                self.figure.draw(renderer)
-                renderer.finalize()
-
-    return CanvasSVG
-

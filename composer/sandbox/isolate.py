@@ -100,10 +100,15 @@ class WorkerFailure(Exception):
         detail: one line: ``ZeroDivisionError: division by zero``,
             ``no result after 2 s``, ``killed by signal SIGSEGV``.
         frames: the traceback, innermost frame last (may be empty).
+        call: which of several calls failed (:func:`composer.sandbox.parallel.run_workers`), else None.
     """
 
     def __init__(self, kind: str, detail: str, frames: tuple[Frame, ...] = ()):
         self.kind, self.detail, self.frames = kind, detail, frames
+        #: the name of the call that failed, when one of several (:func:`composer.sandbox.parallel.run_workers`)
+        self.call: str | None = None
+        #: which call of :func:`run_isolated` a task process died in (:func:`finish`), from 1
+        self.call_index: int | None = None
         super().__init__(f"{kind}: {detail}")
 
     def where(self, user_dir: Path | None) -> str:
@@ -160,14 +165,87 @@ def run_isolated(func: Callable[[], Any], *, timeout_s: float | None) -> Any:
             raise
         except BaseException as exc:  # noqa: BLE001 - reported, not swallowed
             raise WorkerFailure("raised", _one_line(exc), _frames_of(exc)) from None
+    if _TASK is not None:
+        return _TASK.run_here(func, timeout_s)
+    if _REPLAY is not None:
+        failure = _REPLAY.next_call()
+        if failure is not None:
+            raise failure
     return _fork_and_wait(func, timeout_s)
 
 
-#: held from making a worker's pipe until the parent closed its write end: a worker forked by another
-#: thread (:mod:`composer.sandbox.parallel`) in between would hold that end open, and the read would not end.
-_FORK_LOCK = threading.Lock()
 #: workers forked by this process and not yet reaped.
 _RUNNING: set[int] = set()
+#: held while forking: a worker forked by another thread of the caller's (two builds in two threads of
+#: an API user) in between would hold the pipe's write end open, or tempfile's first-use lock held.
+_FORK_LOCK = threading.Lock()
+
+
+class _Task:
+    """In a task process (:func:`start` with ``task=True``): :func:`run_isolated` runs its function
+    right here, this process being a fresh fork already, with the same watchdog a worker has; before
+    each call it notes the call's number and timeout in ``notes``, so that the parent, should this
+    process die, knows which call did and after what timeout (:func:`finish`, :func:`replay`)."""
+
+    def __init__(self, notes: Any, stacks: Any) -> None:
+        self.notes, self.stacks, self.calls = notes, stacks, 0
+
+    def run_here(self, func: Callable[[], Any], timeout_s: float | None) -> Any:
+        self.calls += 1
+        os.write(self.notes.fileno(), f"{self.calls} {timeout_s!r}\n".encode())
+        if timeout_s is not None:
+            faulthandler.dump_traceback_later(timeout_s, exit=True, file=self.stacks)
+        try:
+            result = func()
+            pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)  # as a worker would pass it back
+            return result
+        except ComposerError:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - as a worker reports it: SystemExit too
+            raise WorkerFailure("raised", _one_line(exc), _frames_of(exc)) from None
+        finally:
+            if timeout_s is not None:
+                faulthandler.cancel_dump_traceback_later()
+            os.write(self.notes.fileno(), b"done\n")
+
+
+class _Replay:
+    """In the parent, after a task process died inside its call number ``index``: calls before it run
+    in workers again, that call raises ``failure`` (:func:`replay`)."""
+
+    def __init__(self, failure: WorkerFailure, index: int) -> None:
+        self.failure, self.index, self.calls = failure, index, 0
+
+    def next_call(self) -> WorkerFailure | None:
+        self.calls += 1
+        return self.failure if self.calls == self.index else None
+
+
+_TASK: _Task | None = None
+_REPLAY: _Replay | None = None
+
+
+def replay(failure: WorkerFailure, run: Callable[[], Any]) -> Any:
+    """Call ``run()`` (a task whose task process died: :func:`finish` raised ``failure``) in this
+    process with the call of :func:`run_isolated` the task process died in raising ``failure`` at
+    once, so the task words the failure as it words any worker's (the panel, its function, the line).
+
+    Raises:
+        whatever ``run`` raises; WorkerFailure ``failure`` itself when the task process died outside
+        any call of :func:`run_isolated` (or ``run`` does not reach that call again).
+    """
+    global _REPLAY
+    if failure.call_index is None:
+        raise failure
+    _REPLAY = _Replay(failure, failure.call_index)
+    try:
+        value = run()
+    finally:
+        reached = _REPLAY.calls >= _REPLAY.index
+        _REPLAY = None
+    if not reached:
+        raise failure
+    return value
 
 
 def kill_workers() -> None:
@@ -179,74 +257,186 @@ def kill_workers() -> None:
             pass
 
 
-def _fork_and_wait(func: Callable[[], Any], timeout_s: float | None) -> Any:
-    global _FORK_LOCK
-    with _FORK_LOCK:
-        # made under the lock: another thread forking while this one is inside tempfile would hand its
-        # worker tempfile's first-use lock held, and the worker's own tempfile call would wait forever
-        stacks = tempfile.TemporaryFile()
-        read_fd, write_fd = os.pipe()
-        for stream in (sys.stdout, sys.stderr):  # or the child would print the parent's buffered text again
-            try:
-                stream.flush()
-            except (AttributeError, ValueError, OSError):
-                pass
-        pid = -1
-        parent = os.getpid()
-        gc.freeze()  # the worker's collector then leaves the parent's objects (and their pages) alone
+class Worker:
+    """A forked worker running one function (:func:`start`); :func:`wait_any` sees it end and
+    :func:`finish` gives its result.
+
+    Attributes:
+        pid: the worker's process id (0 once reaped).
+        fd: the read end of the pipe its result comes through (-1 once closed).
+        timeout_s: its wall-time limit, seconds (None: none).
+        deadline: ``time.monotonic()`` at which this process kills it, should its own watchdog not
+            have ended it (``timeout_s`` + :data:`KILL_GRACE_S`); None without a timeout.
+    """
+
+    def __init__(self, pid: int, fd: int, stacks: Any, timeout_s: float | None, notes: Any = None) -> None:
+        self.pid, self.fd, self.stacks, self.timeout_s, self.notes = pid, fd, stacks, timeout_s, notes
+        self.started = time.monotonic()
+        self.deadline = None if timeout_s is None else self.started + timeout_s + KILL_GRACE_S
+        self.chunks: list[bytes] = []
+        self.status: int | None = None
+        self.elapsed_s = 0.0
+        self.killed = False
+
+    @property
+    def done(self) -> bool:
+        """True once the worker's pipe closed (it ended, or was killed) and it was reaped."""
+        return self.fd < 0
+
+    def _read(self) -> None:
+        chunk = os.read(self.fd, 1 << 20)
+        if chunk:
+            self.chunks.append(chunk)
+        else:
+            self._reap()
+
+    def _reap(self) -> None:
+        os.close(self.fd)
+        self.fd = -1
+        _, self.status = os.waitpid(self.pid, 0)
+        _RUNNING.discard(self.pid)
+        self.pid = 0
+        self.elapsed_s = time.monotonic() - self.started
+
+    def stop(self) -> None:
+        """SIGKILL the worker (if still running) and reap it; its result is then a crash."""
+        if self.done:
+            return
+        self.killed = True
         try:
-            pid = os.fork()
-        finally:
-            if pid != 0:
-                gc.unfreeze()
-        if pid == 0:  # the worker: never returns
-            _FORK_LOCK = threading.Lock()  # this copy is held; the worker may fork workers of its own
-            _RUNNING.clear()
-            os.close(read_fd)
-            _die_with(parent)
-            _child(func, write_fd, stacks, timeout_s)
-        os.close(write_fd)
-        _RUNNING.add(pid)
-    child = pid
-    started = time.monotonic()
-    chunks: list[bytes] = []
-    status: int | None = None
+            os.kill(self.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        self._reap()
+
+
+def start(func: Callable[[], Any], *, timeout_s: float | None, task: bool = False) -> Worker:
+    """Fork a worker that calls ``func()`` (see :func:`run_isolated`) and return at once.
+
+    ``task=True`` makes it a task process: every :func:`run_isolated` that ``func`` calls then runs in
+    it, not in a worker of its own (one fork per task, not two); should it die in one, :func:`finish`
+    says which, and :func:`replay` words it as that call would have.
+
+    Call it from a process that runs no other thread: Python 3.12+ warns (DeprecationWarning) that a
+    fork from a multi-threaded process may deadlock, and the worker could inherit a lock another
+    thread holds (tempfile's, logging's, a BLAS pool's). composer's parallel stages fork every worker
+    from the main thread (:mod:`composer.sandbox.parallel`); they start no thread.
+
+    Raises:
+        OSError: the fork failed (out of processes or memory).
+    """
+    with _FORK_LOCK:
+        return _start(func, timeout_s, task)
+
+
+def _start(func: Callable[[], Any], timeout_s: float | None, task: bool) -> Worker:
+    global _FORK_LOCK, _TASK
+    stacks = tempfile.TemporaryFile()
+    notes = tempfile.TemporaryFile() if task else None
+    read_fd, write_fd = os.pipe()
+    for stream in (sys.stdout, sys.stderr):  # or the child would print the parent's buffered text again
+        try:
+            stream.flush()
+        except (AttributeError, ValueError, OSError):
+            pass
+    pid = -1
+    parent = os.getpid()
+    gc.freeze()  # the worker's collector then leaves the parent's objects (and their pages) alone
     try:
-        deadline = None if timeout_s is None else started + timeout_s + KILL_GRACE_S
-        while True:
-            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
-            ready, _, _ = select.select([read_fd], [], [], wait)
-            if not ready:  # the watchdog did not end it: kill it ourselves
-                os.kill(pid, signal.SIGKILL)
-                break
-            chunk = os.read(read_fd, 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
-        _, status = os.waitpid(pid, 0)
-        pid = 0
-    finally:
+        pid = os.fork()
+    except BaseException:
         os.close(read_fd)
-        if pid:  # interrupted (e.g. Ctrl-C): do not leave the worker behind
-            try:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-            except OSError:
-                pass
-        _RUNNING.discard(child)
-    elapsed = time.monotonic() - started
-    try:
-        payload = b"".join(chunks)
-        if payload:
-            return _unpack(payload)
-        stacks.seek(0)
-        dumped = stacks.read().decode("utf-8", "replace")
-    finally:
+        os.close(write_fd)
         stacks.close()
-    if timeout_s is not None and (dumped.startswith("Timeout") or elapsed >= timeout_s):
-        frames = _dumped_frames(dumped)
-        raise WorkerFailure("timeout", f"still running after {timeout_s:g} s (the timeout)", frames)
-    raise WorkerFailure("crashed", _status_text(status), _dumped_frames(dumped))
+        if notes is not None:
+            notes.close()
+        raise
+    finally:
+        if pid != 0:
+            gc.unfreeze()
+    if pid == 0:  # the worker: never returns
+        _FORK_LOCK = threading.Lock()  # this copy is held; the worker may fork workers of its own
+        _RUNNING.clear()
+        if notes is not None:
+            _TASK = _Task(notes, stacks)
+        os.close(read_fd)
+        _die_with(parent)
+        _child(func, write_fd, stacks, timeout_s)
+    os.close(write_fd)
+    _RUNNING.add(pid)
+    return Worker(pid, read_fd, stacks, timeout_s, notes)
+
+
+def wait_any(workers: list[Worker], timeout_s: float | None) -> list[Worker]:
+    """Wait until one of ``workers`` ends, or ``timeout_s`` seconds (None: no limit) pass.
+
+    Reads what the workers send meanwhile; SIGKILLs a worker past its deadline (its own watchdog did
+    not end it). Returns the workers that ended (reaped; :func:`finish` gives their results), in
+    ``workers`` order; ``[]`` when none did in time.
+    """
+    until = None if timeout_s is None else time.monotonic() + timeout_s
+    while True:
+        live = [w for w in workers if not w.done]
+        if not live:
+            return []
+        now = time.monotonic()
+        limits = [w.deadline for w in live if w.deadline is not None] + ([until] if until is not None else [])
+        wait = max(0.0, min(limits) - now) if limits else None
+        ready, _, _ = select.select([w.fd for w in live], [], [], wait)
+        for w in live:
+            if w.fd in ready:
+                w._read()
+        now = time.monotonic()
+        for w in live:
+            if not w.done and w.deadline is not None and now >= w.deadline:
+                w.stop()
+        ended = [w for w in live if w.done]
+        if ended:
+            return ended
+        if until is not None and now >= until:
+            return []
+
+
+def finish(worker: Worker) -> Any:
+    """The result of an ended worker (see :func:`run_isolated`, Returns and Raises).
+
+    A task process (:func:`start` with ``task=True``) that died inside a call of
+    :func:`run_isolated` raises a WorkerFailure whose ``call_index`` numbers that call (from 1), and
+    that call's timeout decides whether it is a timeout.
+    """
+    timeout_s, index = worker.timeout_s, None
+    try:
+        payload = b"".join(worker.chunks)
+        if payload and not worker.killed:
+            return _unpack(payload)
+        worker.stacks.seek(0)
+        dumped = worker.stacks.read().decode("utf-8", "replace")
+        if worker.notes is not None:
+            worker.notes.seek(0)
+            lines = worker.notes.read().decode().splitlines()
+            if lines and lines[-1] != "done":  # it died inside that call
+                number, limit = lines[-1].split(" ", 1)
+                index, timeout_s = int(number), (None if limit == "None" else float(limit))
+    finally:
+        worker.stacks.close()
+        if worker.notes is not None:
+            worker.notes.close()
+    if timeout_s is not None and (dumped.startswith("Timeout") or worker.elapsed_s >= timeout_s):
+        failure = WorkerFailure("timeout", f"still running after {timeout_s:g} s (the timeout)", _dumped_frames(dumped))
+    else:
+        failure = WorkerFailure("crashed", _status_text(worker.status), _dumped_frames(dumped))
+    failure.call_index = index
+    raise failure
+
+
+def _fork_and_wait(func: Callable[[], Any], timeout_s: float | None) -> Any:
+    worker = start(func, timeout_s=timeout_s)
+    try:
+        while not worker.done:
+            wait_any([worker], None)
+    finally:
+        worker.stop()  # interrupted (e.g. Ctrl-C): do not leave the worker behind
+    return finish(worker)
 
 
 def _die_with(parent: int) -> None:

@@ -1,16 +1,31 @@
 """Parallel stages: render panels, and export PDF and PNG, on several cores.
 
-Every task already runs in its own forked worker (:func:`composer.sandbox.isolate.run_isolated`):
-it inherits the imported matplotlib, the loaded panel modules and the data,
-and nothing but the result is pickled. Running ``jobs`` tasks at once is
-then only a matter of ``jobs`` threads in this process, each forking its
-task's worker and waiting for it (the wait releases the GIL); no process
-pool sits in between (a pool cost a fork of its own per worker, and every
-task was forked twice, about 0.04 s per stage). docs/design.md measured the alternatives on
-this kind of machine: fork takes 0.57x the serial time for the six
-volume_kv panels with BLAS pinned to one thread per worker; spawn is 1.6x
-*slower* than serial, since every worker imports matplotlib again. Where
-fork does not exist (Windows) everything runs serially.
+Every task runs in a forked worker (:mod:`composer.sandbox.isolate`): it
+inherits the imported matplotlib, the loaded panel modules and the data, and
+nothing but the result is pickled. Every worker is forked by this process's
+main thread while no other thread runs: no thread is started here at all
+(Python 3.12+ warns that a fork from a multi-threaded process may deadlock,
+and a worker forked while another thread held a lock, tempfile's first-use
+lock say, waited forever). The main thread forks up to ``jobs`` workers and
+waits for all of them at once (``select`` on their pipes), forking the next
+task's worker as one ends.
+
+A render task is the pipeline's own callable, which calls
+:func:`composer.sandbox.isolate.run_isolated` with the panel's timeout and
+words its failures (the panel, its function, the line). With ``jobs > 1``
+the task is called in a *task process* forked by the main thread
+(:func:`composer.sandbox.isolate.start` with ``task=True``), in which that
+``run_isolated`` runs the work at once, with a worker's watchdog: one fork
+per task, as with one thread per task before. A task process that dies
+(a panel that crashed, or hung past its timeout) is worded by calling the
+task again in this process with its ``run_isolated`` raising that failure
+(:func:`composer.sandbox.isolate.replay`).
+
+docs/design.md measured the alternatives on this kind of machine: fork
+takes 0.57x the serial time for the six volume_kv panels with BLAS pinned
+to one thread per worker; spawn is 1.6x *slower* than serial, since every
+worker imports matplotlib again. Where fork does not exist (Windows)
+everything runs serially.
 
 BLAS: rendering limits BLAS/OpenMP pools to one thread (threadpoolctl), in
 workers and in a serial build alike: two workers each running a
@@ -29,16 +44,16 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
-T = TypeVar("T")
-
 from composer.errors import ComposerError
-from composer.sandbox.isolate import kill_workers
 from composer.progress import Progress
-from composer.stages.render import RenderedPanel
+from composer.sandbox.isolate import (Worker, WorkerFailure, finish, kill_workers, replay, run_isolated, start,
+                                      wait_any)
+
+T = TypeVar("T")
 
 
 def available_cores() -> int:
@@ -60,22 +75,28 @@ class RenderTask:
 
     Attributes:
         name: as shown in progress, e.g. ``"rgb"`` or ``"a+b"``.
-        run: returns the result (panel name -> :class:`RenderedPanel`) or
+        run: returns the result (panel name -> :class:`composer.stages.render.RenderedPanel`) or
             raises ComposerError; called in a worker or in this process.
     """
 
     name: str
-    run: Callable[[], Mapping[str, RenderedPanel]]
+    run: Callable[[], Mapping[str, Any]]
 
 
 def _one_blas_thread() -> Any:
     """Limit BLAS/OpenMP pools to one thread (a context manager; a no-op without threadpoolctl).
 
-    Set in this process, so every worker forked while it holds inherits it."""
+    Set in this process, so every worker forked while it holds inherits it. Importing threadpoolctl
+    sets ``KMP_DUPLICATE_LIB_OK`` in ``os.environ``; the environment is put back as it was (a build in
+    the user's process leaves it alone)."""
+    environ = dict(os.environ)
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:
         return contextlib.nullcontext()
+    finally:
+        for name in set(os.environ) - set(environ):
+            del os.environ[name]
     return threadpool_limits(limits=1)
 
 
@@ -93,16 +114,16 @@ def _run(task: RenderTask) -> tuple[str, object, float]:
 def render_all(tasks: Sequence[RenderTask], *, jobs: int, progress: Progress | None = None,
                overlap: Callable[[], None] | None = None, prepare: Callable[[], None] | None = None,
                rank: Callable[[RenderTask], int] | None = None,
-               ) -> tuple[dict[str, tuple[Mapping[str, RenderedPanel], float]], ComposerError | None]:
-    """Run every task, in ``jobs`` forked workers when that helps, else in this process.
+               ) -> tuple[dict[str, tuple[Mapping[str, Any], float]], ComposerError | None]:
+    """Run every task, in ``jobs`` forked task processes when that helps, else in this process.
 
     Args:
         tasks: in submission order (put the slowest first: longest-processing-
             time-first keeps both cores busy to the end).
         jobs: worker processes at most; 1 renders serially in this process.
         progress: told which panels are pending and how many are done.
-        overlap: work for this process while the workers render (called once,
-            only in the parallel case).
+        overlap: work for this process while the workers render (called once, after the first
+            workers are forked, only in the parallel case).
         prepare: called once before any task runs (when there are tasks):
             state it sets up is inherited by every worker forked after it.
         rank: orders the failures (the layout order of a task's panels, say,
@@ -129,28 +150,30 @@ def render_all(tasks: Sequence[RenderTask], *, jobs: int, progress: Progress | N
                 pending.remove(task.name)
                 progress.panels(pending, len(outcomes), len(tasks))
         else:
-            pool = ThreadPoolExecutor(workers, thread_name_prefix="composer-render")
+            queue = list(enumerate(tasks))
+            running: dict[Worker, int] = {}
             try:
-                futures: dict[Future, int] = {pool.submit(_run, task): i for i, task in enumerate(tasks)}
-                if overlap is not None:
-                    overlap()
-                running = set(futures)
-                while running:
-                    finished, running = wait(running, timeout=0.1, return_when=FIRST_COMPLETED)
+                while queue or running:
+                    while queue and len(running) < workers:
+                        i, task = queue.pop(0)
+                        running[start(partial(_run, task), timeout_s=None, task=True)] = i
+                    if overlap is not None:  # once, while the first workers render
+                        overlap()
+                        overlap = None
+                    finished = wait_any(list(running), 0.1)
                     if not finished:
                         progress.tick()
-                    for future in sorted(finished, key=futures.__getitem__):
-                        i = futures[future]
-                        outcomes[i] = future.result()
+                    for worker in finished:
+                        i = running.pop(worker)
+                        outcomes[i] = _task_outcome(tasks[i], worker)
                         pending.remove(tasks[i].name)
                         progress.panels(pending, len(outcomes), len(tasks))
             except BaseException:  # interrupted (Ctrl-C): end the workers now, start no other
-                pool.shutdown(wait=False, cancel_futures=True)
+                for worker in running:
+                    worker.stop()
                 kill_workers()
                 raise
-            finally:
-                pool.shutdown(wait=True)
-    done: dict[str, tuple[Mapping[str, RenderedPanel], float]] = {}
+    done: dict[str, tuple[Mapping[str, Any], float]] = {}
     error: ComposerError | None = None
     order = sorted(range(len(tasks)), key=lambda i: (rank(tasks[i]) if rank else i, i))
     for i in order:
@@ -164,38 +187,56 @@ def render_all(tasks: Sequence[RenderTask], *, jobs: int, progress: Progress | N
     return done, error
 
 
-def run_concurrently(calls: Mapping[str, Callable[[], T]], *, jobs: int) -> dict[str, T]:
-    """Run independent calls (the exports: PDF and PNG), side by side when ``jobs > 1``.
+def _task_outcome(task: RenderTask, worker: Worker) -> tuple[str, object, float]:
+    """What :func:`_run` returned in a task process. One that died (a panel that crashed or hung: the
+    task's :func:`composer.sandbox.isolate.run_isolated` ran in it) is worded by the task itself
+    (:func:`composer.sandbox.isolate.replay`); one that died outside it (killed from outside) becomes a
+    ComposerError naming the task."""
+    try:
+        return finish(worker)  # type: ignore[no-any-return]
+    except WorkerFailure as failure:
+        try:
+            return replay(failure, partial(_run, task))  # type: ignore[no-any-return]
+        except WorkerFailure as again:
+            return "error", (ComposerError, f"rendering {task.name} failed: {again.detail}", None, None), 0.0
 
-    With two or more calls, ``jobs > 1`` and fork available, each call runs
-    in a thread of its own; a call is expected to do its work in a forked
-    worker (the exports do: :func:`composer.pipeline._export`), so the threads
-    only wait.
+
+def run_workers(calls: Mapping[str, Callable[[], T]], *, jobs: int, timeout_s: float | None
+                ) -> dict[str, T]:
+    """Run independent calls (the exports: PDF and PNG), each in a forked worker with ``timeout_s``,
+    ``jobs`` at a time, all forked by this thread; the first that fails stops the others at once.
 
     Returns:
         name -> result, for every call.
 
     Raises:
-        ComposerError: of the first failing call, in ``calls`` order (as
-            running them one after the other would).
+        ComposerError: one a call raised (re-raised as itself, :func:`composer.sandbox.isolate.run_isolated`).
+        WorkerFailure: a call that raised anything else, ran past ``timeout_s`` or crashed; its
+            ``call`` attribute names it. The other workers are killed before it is raised: a crashed
+            PDF does not wait for the PNG.
+            When several fail, the one that failed first is raised (the first in ``calls`` order
+            among those seen ending together).
     """
     names = list(calls)
-    if len(names) < 2 or jobs < 2 or not can_fork():
-        return {name: calls[name]() for name in names}
-    pool = ThreadPoolExecutor(min(jobs, len(names)), thread_name_prefix="composer-export")
-    try:
-        futures = [pool.submit(_run, RenderTask(name, calls[name])) for name in names]  # type: ignore[arg-type]
-        outcomes = [future.result() for future in futures]
-    except BaseException:  # interrupted (Ctrl-C): end the workers now
-        pool.shutdown(wait=False, cancel_futures=True)
-        kill_workers()
-        raise
-    finally:
-        pool.shutdown(wait=True)
+    if not can_fork():
+        return {name: run_isolated(calls[name], timeout_s=timeout_s) for name in names}
+    queue = list(names)
+    running: dict[Worker, str] = {}
     out: dict[str, T] = {}
-    for name, (status, value, _) in zip(names, outcomes):
-        if status != "ok":
-            cls, message, file, key = value  # type: ignore[misc]
-            raise cls(message, file=file, key=key)
-        out[name] = value  # type: ignore[assignment]
-    return out
+    try:
+        while queue or running:
+            while queue and len(running) < max(1, jobs):
+                name = queue.pop(0)
+                running[start(calls[name], timeout_s=timeout_s)] = name
+            for worker in wait_any(list(running), None):
+                name = running.pop(worker)
+                try:
+                    out[name] = finish(worker)
+                except WorkerFailure as failure:
+                    failure.call = name
+                    raise
+    finally:  # a failure, or Ctrl-C: end the other workers now
+        for worker in running:
+            worker.stop()
+            worker.stacks.close()
+    return {name: out[name] for name in names}

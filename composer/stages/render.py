@@ -30,13 +30,13 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import importlib.machinery
 import importlib.util
 import inspect
 import io
 import logging
 import math
 import os
-import re
 import sys
 import traceback
 import warnings
@@ -50,6 +50,8 @@ from composer.errors import LayoutError, PanelError
 from composer.sandbox.isolate import Frame, WorkerFailure, where
 from composer.layout.model import FigureSpec, Panel
 from composer.text.metrics import font_families
+from composer.mpl.internals import (family_not_found, forget_font_lookups, mathtext_missing_char,
+                                    text_missing_char, weight_not_found)
 from composer.mpl.savesvg import save_svg, svg_fonttype
 
 
@@ -77,7 +79,14 @@ class RenderedPanel:
 
 
 def load_module(panels_dir: Path, module: str, *, file: str, key: str) -> ModuleType:
-    """Import ``panels_dir/module.py`` (with ``panels_dir`` on ``sys.path`` for its own imports).
+    """Import ``panels_dir/module.py`` as ``composer_panels.<module>``; its own imports find the other
+    modules of ``panels_dir`` first (as with ``panels_dir`` first on ``sys.path``, which is left alone).
+
+    The project's modules are compiled from their source, never read from or written to
+    ``__pycache__`` (:class:`_SourceOnly`): a ``.pyc`` Python trusts for an edited file of the same
+    mtime second and size cannot be stale, and no file is written into the user's ``panels/``. They
+    stay in ``sys.modules`` for the build, so forked workers and pickled results find them;
+    :func:`imports_undone` takes them out again when the build ends.
 
     Raises:
         LayoutError: no such module file (lists the modules that exist).
@@ -92,19 +101,71 @@ def load_module(panels_dir: Path, module: str, *, file: str, key: str) -> Module
     forget_changed_modules(panels_dir)
     if name in sys.modules and getattr(sys.modules[name], "__file__", None) == str(path):
         return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, path)
+    spec = importlib.util.spec_from_file_location(name, path, loader=_SourceOnly(name, str(path)))
     assert spec and spec.loader
     mod = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(panels_dir))
+    finder = _ProjectFinder(panels_dir)
+    at = next((i for i, f in enumerate(sys.meta_path) if f is importlib.machinery.PathFinder), len(sys.meta_path))
+    sys.meta_path.insert(at, finder)  # after the built-in and frozen modules, before sys.path
     try:
         spec.loader.exec_module(mod)
     except Exception as exc:  # the user's module; report it in one line
         raise PanelError(f"importing panels/{module}.py raised {_describe(exc, panels_dir)}", file=file, key=key) from None
     finally:
-        sys.path.remove(str(panels_dir))
+        sys.meta_path.remove(finder)
     sys.modules[name] = mod
     _remember_sources(panels_dir)
     return mod
+
+
+class _SourceOnly(importlib.machinery.SourceFileLoader):
+    """Loads a project module from its source alone: no ``__pycache__`` read or written."""
+
+    def get_code(self, fullname: str) -> Any:
+        return self.source_to_code(self.get_data(self.path), self.path)  # type: ignore[arg-type]
+
+
+class _ProjectFinder:
+    """A ``sys.meta_path`` finder, for the import of a panel module only: modules (and packages) of
+    ``panels_dir``, loaded by :class:`_SourceOnly`."""
+
+    def __init__(self, panels_dir: Path) -> None:
+        self.dirs = {str(panels_dir), str(panels_dir.resolve())}
+        self.root = str(panels_dir)
+
+    def _inside(self, path: str) -> bool:
+        return any(path == d or path.startswith(os.path.join(d, "")) for d in self.dirs)
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        places = [self.root] if path is None else [p for p in path if isinstance(p, str) and self._inside(p)]
+        for place in places:
+            spec = importlib.machinery.FileFinder(place, (_SourceOnly, [".py"])).find_spec(fullname, target)
+            if spec is not None:
+                return spec
+        return None
+
+
+@contextmanager
+def imports_undone() -> Iterator[None]:
+    """Leave ``sys.modules`` as it was for the project's modules: those :func:`load_module` imported
+    inside the block (``composer_panels.*`` and what they imported from ``panels/``) are taken out at
+    its end, and any that :func:`forget_changed_modules` took out are put back. What else was imported
+    (numpy, matplotlib's backends, a panel's own ``import scipy``) stays, as after any import.
+
+    For a build in the user's process (``composer.build``): the next build imports the project's
+    modules again (a few ms; their source is compiled, no ``.pyc``).
+    """
+    before = dict(sys.modules)
+    try:
+        yield
+    finally:
+        for name, mod in list(sys.modules.items()):
+            if before.get(name) is not mod and isinstance(getattr(mod, "__loader__", None), _SourceOnly):
+                del sys.modules[name]
+                _IMPORTED.pop(getattr(mod, "__file__", None) or "", None)
+        for name, mod in before.items():
+            if name not in sys.modules and isinstance(getattr(mod, "__loader__", None), _SourceOnly):
+                sys.modules[name] = mod
 
 
 #: source file -> sha256 of its bytes when composer (or a panel module) imported it.
@@ -147,10 +208,10 @@ def forget_changed_modules(panels_dir: Path) -> bool:
       and so is a module of this project imported after composer last looked
       (by a renderer, at render time): its source was never hashed;
     - when a file of this project's imported modules changed, all of them
-      are forgotten (modules hold each other's old objects), and the changed
-      files' cached bytecode is deleted: Python trusts a ``.pyc`` whose
-      source has the same mtime second and size, which an edit of one digit
-      can keep.
+      are forgotten (modules hold each other's old objects). Their next
+      import compiles the source (:func:`load_module`): a ``.pyc``, which
+      Python trusts when its source has the same mtime second and size (an
+      edit of one digit can keep both), is never read.
 
     Returns:
         True when modules were forgotten.
@@ -159,11 +220,6 @@ def forget_changed_modules(panels_dir: Path) -> bool:
     elsewhere = {name: mod for name, mod in list(sys.modules.items())
                  if getattr(mod, "__file__", None) in _IMPORTED and name not in here}
     changed = [m.__file__ for m in here.values() if m.__file__ in _IMPORTED and _digest(m.__file__) != _IMPORTED[m.__file__]]
-    for file in changed:
-        try:
-            Path(importlib.util.cache_from_source(file)).unlink()
-        except (OSError, ValueError, NotImplementedError):
-            pass
     # a project module imported later (inside a renderer) was never hashed: it cannot be trusted either
     unknown = {name: mod for name, mod in here.items() if mod.__file__ not in _IMPORTED}
     stale = {**elsewhere, **unknown, **(here if changed else {})}
@@ -576,15 +632,13 @@ class _FontLog(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         message = record.getMessage()
-        family = re.search(r"Font family \[?'([^']+)'\]? not found", message)
-        weight = re.search(r"Failed to find font weight (\S+) for (.+), now using (\S+)\.", message)
+        family = family_not_found(message)
+        weight = weight_not_found(message)
         if family:
-            self.found[family.group(1)] = (f"font {family.group(1)!r} is not installed; matplotlib drew "
-                                           "the text in its fallback font")
+            self.found[family] = f"font {family!r} is not installed; matplotlib drew the text in its fallback font"
         elif weight:
-            self.found[f"{weight.group(2)} {weight.group(1)}"] = (
-                f"font {weight.group(2)!r} has no weight {weight.group(1)}; matplotlib drew weight "
-                f"{weight.group(3)} instead")
+            asked, font, used = weight
+            self.found[f"{font} {asked}"] = f"font {font!r} has no weight {asked}; matplotlib drew weight {used} instead"
         known = family or weight  # composer reports these itself, once, as a ComposerWarning
         if (self.echo and not known and logging.lastResort is not None
                 and record.levelno >= logging.lastResort.level):
@@ -610,18 +664,15 @@ def font_substitutions() -> Iterator[dict[str, str]]:
     Yields a dict, filled as it happens: font (and weight) asked for -> what
     matplotlib did instead. matplotlib caches font lookups and warns only on a
     font's first lookup in a process, so the cache is emptied first (through
-    ``FontManager._findfont_cached``, private to matplotlib; should it go away,
+    ``FontManager._findfont_cached``, private to matplotlib:
+    :func:`composer.mpl.internals.forget_font_lookups`; should it go away,
     a long-lived process sees each substitution the first time only). Panel
     workers are forked, so emptying it there leaves the parent's cache alone.
     matplotlib's other log lines are shown as they would have been without it;
     the substitutions it logs (``findfont: Font family ... not found``, once
     per lookup) are not: composer reports each once, as a warning.
     """
-    from matplotlib import font_manager
-
-    clear = getattr(getattr(font_manager.FontManager, "_findfont_cached", None), "cache_clear", None)
-    if clear is not None:
-        clear()
+    forget_font_lookups()
     logger = logging.getLogger("matplotlib.font_manager")
     handler = _FontLog(echo=_unhandled(logger))
     logger.addHandler(handler)
@@ -637,9 +688,9 @@ class _GlyphLog(logging.Handler):
         self.missing = missing
 
     def emit(self, record: logging.LogRecord) -> None:
-        match = re.search(r"\[U\+([0-9a-fA-F]+)\]", record.getMessage())
-        if match and "does not have a glyph" in record.getMessage():
-            self.missing.append(chr(int(match.group(1), 16)))
+        char = mathtext_missing_char(record.getMessage())
+        if char is not None:
+            self.missing.append(char)
 
 
 class _missing_glyphs:
@@ -660,9 +711,9 @@ class _missing_glyphs:
         self._logger.removeHandler(self._handler)
         self._warnings.__exit__(*exc)
         for w in self._caught:
-            match = re.match(r"Glyph (\d+) \(.*\) missing from font", str(w.message))
-            if match:
-                self.missing.append(chr(int(match.group(1))))
+            char = text_missing_char(str(w.message))
+            if char is not None:
+                self.missing.append(char)
             else:
                 warnings.showwarning(w.message, w.category, w.filename, w.lineno)
 

@@ -152,8 +152,11 @@ def _umask() -> int:
     return mask
 
 
-def write_files_atomically(files: dict[Path, bytes]) -> None:
+def write_files_atomically(files: dict[Path, bytes], *, stale: tuple[str, ...] = ()) -> None:
     """Write every file to a temporary sibling, then rename each into place.
+
+    ``stale``: names of other files in the same folders whose leftover temporary files are removed
+    too (outputs left unchanged this time, whose temporaries a killed build may have left).
 
     Nothing is renamed until every temporary file is fully written and synced,
     so a failure leaves all previous outputs untouched; each rename is atomic
@@ -189,7 +192,7 @@ def write_files_atomically(files: dict[Path, bytes]) -> None:
     try:
         for folder, lock in zip(folders, locks):
             if lock is not None:
-                remove_stale_temps(folder, [path.name for path in files if path.parent == folder])
+                remove_stale_temps(folder, [path.name for path in files if path.parent == folder] + list(stale))
         for path, data in files.items():
             fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
             temps.append((Path(tmp), path))

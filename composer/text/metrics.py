@@ -42,6 +42,7 @@ from functools import lru_cache
 
 from composer.errors import LayoutError
 from composer.layout.model import TextStyle
+from composer.mpl.internals import fallback_font_paths, forget_parsed_math, mathtext_missing_char
 
 #: space between the descent of one line and the ascent of the next, x line height.
 LINE_GAP = 0.2
@@ -247,7 +248,7 @@ def missing_glyphs(text: str, prop) -> list[str]:
     """The characters of plain (non-math) ``text`` that no font of ``prop``'s family list has."""
     from matplotlib import font_manager
 
-    fonts = [font_manager.get_font(path) for path in font_manager.fontManager._find_fonts_by_props(prop)]
+    fonts = [font_manager.get_font(path) for path in fallback_font_paths(prop)]
     missing = []
     for char in set(text) - {" "}:  # control characters (a tab, NUL) have no glyph either: refused too
         if not any(font.get_char_index(ord(char)) for font in fonts):
@@ -469,7 +470,7 @@ def _char_x(text: str, prop) -> tuple[float, ...]:
     from matplotlib import font_manager
     from matplotlib.ft2font import LoadFlags
 
-    font = font_manager.get_font(font_manager.fontManager._find_fonts_by_props(prop))  # with fallback fonts
+    font = font_manager.get_font(fallback_font_paths(prop))  # with fallback fonts
     font.set_size(_LAYOUT_PT, 72)
     try:
         xys = font.set_text(text, 0.0, flags=LoadFlags.NO_HINTING, features=("-liga", "-clig", "-dlig"))
@@ -528,11 +529,7 @@ def _merge(words: list[tuple[str, TextStyle]]) -> list[tuple[str, TextStyle]]:
 
 
 def _forget_parsed_math() -> None:
-    from matplotlib.mathtext import MathTextParser
-
-    cached = getattr(MathTextParser, "_parse_cached", None)
-    if hasattr(cached, "cache_clear"):
-        cached.cache_clear()
+    forget_parsed_math()
 
 
 class _MathGlyphs(logging.Handler):
@@ -551,10 +548,9 @@ class _MathGlyphs(logging.Handler):
         self.logger.removeHandler(self)
 
     def emit(self, record: logging.LogRecord) -> None:
-        message = record.getMessage()
-        match = re.search(r"\[U\+([0-9a-fA-F]+)\]", message)
-        if match and "does not have a glyph" in message:
-            self.missing.append(chr(int(match.group(1), 16)))
+        char = mathtext_missing_char(record.getMessage())
+        if char is not None:
+            self.missing.append(char)
 
 
 def _gap(line: Line) -> float:

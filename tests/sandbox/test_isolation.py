@@ -364,3 +364,66 @@ def test_a_killed_compose_leaves_no_worker_behind(jobs, project, tmp_path):
     if alive(worker):
         os.kill(worker, signal.SIGKILL)
         pytest.fail("the panel worker outlived the compose process that started it")
+
+
+def test_a_crashed_export_stops_the_other_at_once(project, tmp_path, monkeypatch):
+    """With two workers (PDF in one, PNG in the other), the PDF's crash ends the PNG's worker at once:
+    the build does not wait for the PNG up to the timeout (600 s here; the PNG would take 60 s)."""
+    import os
+    import signal
+
+    from composer.errors import SvgError
+    from composer.pipeline import build
+    from composer.stages.export import resvg_engine
+
+    pid_file, finished = tmp_path / "png.pid", tmp_path / "png.finished"
+
+    def convert(svg, kinds, **kw):
+        if "pdf" in kinds:
+            deadline = time.monotonic() + 30
+            while not pid_file.exists() and time.monotonic() < deadline:  # the PNG's worker is drawing
+                time.sleep(0.01)
+            os.kill(os.getpid(), signal.SIGSEGV)
+        pid_file.write_text(str(os.getpid()))
+        time.sleep(60)
+        finished.write_text("the PNG worker ran to its end")
+        return {}
+
+    with monkeypatch.context() as patch:
+        patch.setattr(resvg_engine, "convert", convert)
+        with pytest.raises(SvgError, match=r"exporting the PDF failed: the worker process was killed by signal "
+                                           r"SIGSEGV"):
+            build("demo", root=project, dpi=50, cache=False, jobs=2, timeout_s=600)
+    assert resvg_engine.convert is not convert  # the patch is undone
+    assert pid_file.exists(), "the PNG's worker never started"
+    assert not finished.exists()
+    png_worker = int(pid_file.read_text())
+    assert not Path(f"/proc/{png_worker}").exists(), "the PNG's worker outlived the failed export"
+
+
+def test_workers_are_forked_while_no_other_thread_runs(project, monkeypatch):
+    """Every fork of a parallel build (-j 2: panels, then PDF and PNG side by side) happens while this
+    process runs one thread: Python 3.12+ warns that a fork from a multi-threaded process may deadlock
+    (and with ``-W error`` it does not even say so), and a worker forked while another thread held a
+    lock (tempfile's first-use lock, logging's) waited forever."""
+    import os
+    import threading
+    import warnings
+
+    from composer.pipeline import build
+
+    threads_at_fork: list[int] = []
+    real_fork = os.fork
+
+    def fork() -> int:
+        threads_at_fork.append(threading.active_count())
+        return real_fork()
+
+    monkeypatch.setattr(os, "fork", fork)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = build("demo", root=project, dpi=50, cache=False, jobs=2)
+    assert result.rendered and {"pdf", "png"} <= set(result.outputs)
+    assert len(threads_at_fork) >= len(result.rendered) + 2  # a worker per panel group, PDF and PNG
+    assert threads_at_fork == [1] * len(threads_at_fork)
+    assert [str(w.message) for w in caught if "multi-threaded" in str(w.message)] == []

@@ -18,8 +18,9 @@ when chosen; EPS always comes from it (PostScript is cairo's alone), so EPS
 needs it installed whatever the engine.
 
 Every export runs in a forked worker with the build's timeout
-(:func:`composer.sandbox.isolate.run_isolated`): a drawing that hangs or crashes the
-engine is one error line. The resvg engine never runs in the process that
+(:func:`composer.sandbox.parallel.run_workers`): a drawing that hangs or crashes the
+engine is one error line, and stops the other export's worker at once (a
+crashed PDF does not wait for the PNG). The resvg engine never runs in the process that
 forks the workers (its font check runs in the worker too): a Rust thread pool
 started there would be missing, its locks perhaps held, in every worker
 forked after it. The one file it reads, the SVG, is written here into a
@@ -38,8 +39,8 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from composer.errors import ComposerError, SvgError
+from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, WorkerFailure
 from composer.units import CSS_PT_PER_UNIT
-from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, WorkerFailure, run_isolated
 from composer.layout.model import ENGINES  # the engines, default first (``--engine``, ``[figure] engine``)
 from composer.stages.export import png as _png
 
@@ -196,7 +197,7 @@ def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dp
             could not draw the SVG, hung past ``timeout_s`` or crashed.
     """
     from composer.sandbox.isolate import check_timeout
-    from composer.sandbox.parallel import run_concurrently
+    from composer.sandbox.parallel import run_workers
 
     if not isinstance(svg, bytes):
         raise ComposerError(f"the SVG to export must be bytes, not {type(svg).__name__}", file=source)
@@ -217,7 +218,7 @@ def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dp
             raise SvgError(f"a PNG of {width_px} x {height_px} px ({size_pt[0] / 72 * 25.4:.0f} x "
                            f"{size_pt[1] / 72 * 25.4:.0f} mm at {dpi:g} dpi) is more than the limit of "
                            f"{MAX_PIXELS:,} pixels; use a lower --dpi", file=source)
-    calls: dict[str, Callable[[], dict[str, bytes]]] = {}
+    calls: dict[str, Callable[[], dict[str, bytes]]] = {}  # label -> the engine call, run in a worker
     own = [k for k in kinds if engine_for(k, engine) == engine]
     folder = None
     if engine == "resvg" and own:
@@ -231,19 +232,19 @@ def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dp
         parts = ([own] if jobs < 2 or "pdf" not in own or len(own) < 2 else
                  [["pdf"], [k for k in own if k != "pdf"]]) if own else []
         for part in parts:
-            calls["resvg " + "+".join(part)] = partial(
-                _isolated, " and ".join(k.upper() for k in part),
-                partial(_resvg, svg, part, dpi, size_pt, title, pdf_standard, source, folder), source, timeout_s)
+            calls[" and ".join(k.upper() for k in part)] = partial(
+                _resvg, svg, part, dpi, size_pt, title, pdf_standard, source, folder)
     else:
         for kind in own:
-            calls[kind] = partial(_isolated, kind.upper(), partial(_cairosvg, svg, kind, dpi, source, title),
-                                  source, timeout_s)
+            calls[kind.upper()] = partial(_cairosvg, svg, kind, dpi, source, title)
     if "eps" in kinds and engine != "cairosvg":
-        calls["eps"] = partial(_isolated, "EPS", partial(_cairosvg, svg, "eps", dpi, source), source, timeout_s)
+        calls["EPS"] = partial(_cairosvg, svg, "eps", dpi, source)
     made: dict[str, bytes] = {}
     try:
-        for result in run_concurrently(calls, jobs=jobs).values():
+        for result in run_workers(calls, jobs=jobs, timeout_s=timeout_s).values():
             made.update(result)
+    except WorkerFailure as failure:  # a drawing that hangs or crashes the engine is one error line
+        raise SvgError(f"exporting the {failure.call} failed: {failure.detail}", file=source) from None
     finally:
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
@@ -286,12 +287,3 @@ def _cairosvg(svg: bytes, kind: str, dpi: float, source: str, title: str = "") -
     if kind == "pdf":
         return {"pdf": cairosvg_engine.to_pdf(svg, title=title, source=source)}
     return {kind: cairosvg_engine.to_eps(svg, source=source)}
-
-
-def _isolated(label: str, convert: Callable[[], dict[str, bytes]], source: str,
-              timeout_s: float | None) -> dict[str, bytes]:
-    """Run one engine call in a forked worker: a drawing that hangs or crashes it is one error line."""
-    try:
-        return run_isolated(convert, timeout_s=timeout_s)
-    except WorkerFailure as failure:
-        raise SvgError(f"exporting the {label} failed: {failure.detail}", file=source) from None

@@ -1,0 +1,174 @@
+"""Every use composer makes of matplotlib beyond its public API, in one place.
+
+Each item here is guarded by a test in ``tests/mpl/test_internals.py`` that
+fails with a message naming the item when a matplotlib release changes it
+(an attribute gone, a signature changed, a log message reworded). The
+tested range is pinned in ``pyproject.toml`` (``matplotlib>=3.11,<3.12``);
+moving the upper bound means running those tests on the new release.
+
+Items:
+
+- :func:`fallback_font_paths`: ``FontManager._find_fonts_by_props``, the
+  font list with fallback fonts that matplotlib's own text layout uses
+  (there is no public equivalent: ``findfont`` returns one file).
+- :func:`forget_font_lookups`: ``FontManager._findfont_cached.cache_clear``
+  (matplotlib warns of a substituted font on its first lookup only).
+- :func:`forget_parsed_math`: ``MathTextParser._parse_cached.cache_clear``
+  (mathtext logs a missing glyph on a formula's first parse only).
+- :func:`set_mesh_antialiased`, :func:`constructor_antialiased`:
+  ``QuadMesh._antialiased``, the flag ``QuadMesh.draw`` draws with (the one
+  its constructor got; ``set_antialiased`` does not reach it).
+- the wording of matplotlib's warnings composer reads
+  (:data:`FONT_FAMILY_NOT_FOUND`, :data:`FONT_WEIGHT_NOT_FOUND`,
+  :data:`MATHTEXT_NO_GLYPH`, :data:`GLYPH_MISSING`): log records of
+  ``matplotlib.font_manager`` and ``matplotlib.mathtext`` and the
+  ``UserWarning`` of ``matplotlib._text_helpers.warn_on_missing_glyph``.
+- :func:`math_as_paths`: not an internal, but a hook on the renderer
+  protocol (``Figure.draw(renderer)`` called by ``print_svg``,
+  ``renderer.draw_text(gc, x, y, s, prop, angle, ismath, mtext)``, and the
+  ``svg.fonttype`` rcParam read by ``RendererSVG.draw_text`` when it is
+  called); guarded like the rest.
+
+matplotlib is imported inside the functions: importing this module is free.
+"""
+
+from __future__ import annotations
+
+import re
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+#: ``findfont: Font family ['Foo'] not found. Falling back to DejaVu Sans.`` and
+#: ``findfont: Font family 'Foo' not found.`` (matplotlib/font_manager.py,
+#: ``_find_fonts_by_props`` and ``_findfont_cached``); group 1: the family.
+FONT_FAMILY_NOT_FOUND = re.compile(r"Font family \[?'([^']+)'\]? not found")
+#: ``findfont: Failed to find font weight light for DejaVu Sans, now using 400.``
+#: (font_manager.py, ``_findfont_cached``); groups: asked weight, font name, weight used.
+FONT_WEIGHT_NOT_FOUND = re.compile(r"Failed to find font weight (\S+) for (.+), now using (\S+)\.")
+#: ``Font 'default' does not have a glyph for '\u2603' [U+2603], substituting with a dummy symbol.``
+#: (matplotlib/_mathtext.py, ``TruetypeFonts._get_glyph``); group 1: the code point in hex.
+MATHTEXT_NO_GLYPH = re.compile(r"does not have a glyph for .*\[U\+([0-9a-fA-F]+)\]")
+#: ``Glyph 9731 (\N{SNOWMAN}) missing from font(s) DejaVu Sans.`` (a UserWarning of
+#: matplotlib/_text_helpers.py, ``warn_on_missing_glyph``); group 1: the code point in decimal.
+GLYPH_MISSING = re.compile(r"Glyph (\d+) \(.*\) missing from font")
+
+
+def family_not_found(message: str) -> str | None:
+    """The family of a ``findfont: Font family ... not found`` log message, else None."""
+    match = FONT_FAMILY_NOT_FOUND.search(message)
+    return match.group(1) if match else None
+
+
+def weight_not_found(message: str) -> tuple[str, str, str] | None:
+    """``(asked weight, font name, weight used)`` of a ``Failed to find font weight`` message, else None."""
+    match = FONT_WEIGHT_NOT_FOUND.search(message)
+    return (match.group(1), match.group(2), match.group(3)) if match else None
+
+
+def mathtext_missing_char(message: str) -> str | None:
+    """The character of a mathtext ``does not have a glyph for ... [U+xxxx]`` log message, else None."""
+    match = MATHTEXT_NO_GLYPH.search(message)
+    return chr(int(match.group(1), 16)) if match else None
+
+
+def text_missing_char(message: str) -> str | None:
+    """The character of a ``Glyph N (...) missing from font(s)`` warning, else None."""
+    match = GLYPH_MISSING.match(message)
+    return chr(int(match.group(1))) if match else None
+
+
+def fallback_font_paths(prop: Any) -> list[str]:
+    """The font files matplotlib lays out ``prop`` (a FontProperties) with: the first match of each
+    family of its list, in order (``FontManager._find_fonts_by_props``, as ``text.Text`` uses)."""
+    from matplotlib import font_manager
+
+    return list(font_manager.fontManager._find_fonts_by_props(prop))
+
+
+def forget_font_lookups() -> bool:
+    """Empty matplotlib's cache of font lookups (``FontManager._findfont_cached``), so the next lookup
+    of a missing font warns again. Returns False when this matplotlib has no such cache."""
+    from matplotlib import font_manager
+
+    clear = getattr(getattr(font_manager.FontManager, "_findfont_cached", None), "cache_clear", None)
+    if clear is None:
+        return False
+    clear()
+    return True
+
+
+def forget_parsed_math() -> bool:
+    """Empty mathtext's cache of parsed formulas (``MathTextParser._parse_cached``), so a formula
+    parsed again logs its missing glyphs again. Returns False when this matplotlib has no such cache."""
+    from matplotlib.mathtext import MathTextParser
+
+    clear = getattr(getattr(MathTextParser, "_parse_cached", None), "cache_clear", None)
+    if clear is None:
+        return False
+    clear()
+    return True
+
+
+def constructor_antialiased(collection: Any) -> bool | None:
+    """The ``antialiased`` a QuadMesh was made with (``QuadMesh._antialiased``); None for other collections."""
+    value = getattr(collection, "_antialiased", None)
+    return None if value is None else bool(value)
+
+
+def set_mesh_antialiased(collection: Any, flag: bool) -> None:
+    """``collection.set_antialiased(flag)``, and for a QuadMesh also the flag its ``draw`` uses
+    (``QuadMesh._antialiased``: matplotlib 3.x collections.py draws with the constructor's value)."""
+    collection.set_antialiased(flag)
+    if hasattr(collection, "_antialiased"):
+        collection._antialiased = flag
+
+
+class _MathAsPathsRenderer:
+    """A renderer standing in for the one ``Figure.draw`` is given: every attribute read and write goes
+    to that renderer, except ``draw_text``, which draws mathtext (``ismath`` true) with
+    ``svg.fonttype = "path"`` whatever the rcParam says."""
+
+    def __init__(self, renderer: Any) -> None:
+        object.__setattr__(self, "_composer_inner", renderer)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(object.__getattribute__(self, "_composer_inner"), name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(object.__getattribute__(self, "_composer_inner"), name, value)
+
+    def draw_text(self, gc: Any, x: float, y: float, s: str, prop: Any, angle: float, ismath: Any = False,
+                  mtext: Any = None) -> Any:
+        import matplotlib
+
+        inner = object.__getattribute__(self, "_composer_inner")
+        if ismath and matplotlib.rcParams["svg.fonttype"] != "path":
+            with matplotlib.rc_context({"svg.fonttype": "path"}):
+                return inner.draw_text(gc, x, y, s, prop, angle, ismath, mtext)
+        return inner.draw_text(gc, x, y, s, prop, angle, ismath, mtext)
+
+
+@contextmanager
+def math_as_paths(fig: Any) -> Iterator[None]:
+    """While inside, saving ``fig`` as SVG draws its mathtext as outlines and its other text as
+    ``<text>`` (under ``svg.fonttype = "none"``).
+
+    ``FigureCanvasSVG.print_svg`` draws with ``fig.draw(renderer)``; for the block, ``fig.draw`` is an
+    instance attribute that hands ``Figure.draw`` a renderer whose ``draw_text`` sets
+    ``svg.fonttype = "path"`` around every ``ismath`` call (:class:`_MathAsPathsRenderer`). What the
+    figure had as ``draw`` before is put back on leaving.
+    """
+    had = "draw" in vars(fig)
+    before = fig.draw  # bound method, or the instance's own draw
+
+    def draw(renderer: Any, *args: Any, **kwargs: Any) -> Any:
+        return before(_MathAsPathsRenderer(renderer), *args, **kwargs)
+
+    fig.draw = draw
+    try:
+        yield
+    finally:
+        if had:
+            fig.draw = before
+        else:
+            del fig.draw

@@ -1,0 +1,237 @@
+"""Guards of every matplotlib internal composer uses (:mod:`composer.mpl.internals`).
+
+Each test fails with a message naming the internal when a matplotlib release changes it: an
+attribute gone, a signature changed, a warning reworded. The outcomes are worked out from
+matplotlib's public API (``findfont`` of each family, Agg's pixels, a ``svg.fonttype = "path"``
+save) and not from the code under test.
+"""
+
+from __future__ import annotations
+
+import inspect
+import io
+import logging
+import re
+import warnings
+
+import matplotlib
+import numpy as np
+from matplotlib import font_manager
+from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
+
+from composer.mpl import internals
+
+CHANGED = "matplotlib {} changed {}: composer.mpl.internals needs a look (and pyproject's matplotlib pin)"
+
+
+def changed(what: str) -> str:
+    return CHANGED.format(matplotlib.__version__, what)
+
+
+def test_the_installed_matplotlib_is_in_the_pinned_range():
+    """pyproject pins matplotlib to the releases these guards ran on."""
+    import tomllib
+    from pathlib import Path
+
+    from packaging.specifiers import SpecifierSet
+
+    project = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    pin = next(d for d in project["project"]["dependencies"] if d.startswith("matplotlib"))
+    spec = SpecifierSet(pin[len("matplotlib"):])
+    assert any(s.operator in ("<", "<=") for s in spec), f"{pin} has no upper bound"
+    assert matplotlib.__version__ in spec, f"matplotlib {matplotlib.__version__} is outside the pin {pin}"
+
+
+# ------------------------------------------------------------------ FontManager._find_fonts_by_props
+
+
+def test_fallback_font_paths_is_each_familys_findfont_in_order():
+    assert hasattr(font_manager.FontManager, "_find_fonts_by_props"), changed("FontManager._find_fonts_by_props")
+    families = ["DejaVu Serif", "DejaVu Sans"]
+    expected = [font_manager.findfont(FontProperties(family=f), fallback_to_default=False) for f in families]
+    got = internals.fallback_font_paths(FontProperties(family=families))
+    assert got == expected, changed("what FontManager._find_fonts_by_props returns (a path per family found)")
+
+
+# ------------------------------------------------------------------ font lookup logs and their cache
+
+
+class _Records(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def _logged(logger: str, action) -> list[str]:
+    handler = _Records()
+    log = logging.getLogger(logger)
+    log.addHandler(handler)
+    try:
+        action()
+    finally:
+        log.removeHandler(handler)
+    return handler.messages
+
+
+def test_a_missing_family_is_logged_and_parsed_and_logged_again_after_forgetting():
+    prop = FontProperties(family=["NoSuchFamilyForComposerGuard"])
+
+    def lookup():
+        font_manager.findfont(prop)
+
+    assert internals.forget_font_lookups(), changed("FontManager._findfont_cached (no cache_clear)")
+    first = _logged("matplotlib.font_manager", lookup)
+    families = [internals.family_not_found(m) for m in first]
+    assert "NoSuchFamilyForComposerGuard" in families, changed(f"the findfont 'not found' message: {first}")
+    assert [internals.family_not_found(m) for m in _logged("matplotlib.font_manager", lookup)
+            if internals.family_not_found(m)] == [], "control: a cached lookup logs nothing"
+    assert internals.forget_font_lookups()
+    again = _logged("matplotlib.font_manager", lookup)
+    assert "NoSuchFamilyForComposerGuard" in [internals.family_not_found(m) for m in again], \
+        changed("FontManager._findfont_cached: emptying it no longer makes findfont warn again")
+
+
+def test_a_missing_weight_is_logged_and_parsed():
+    family = "DejaVu Sans"
+    weights = {f.weight for f in font_manager.fontManager.ttflist if f.name == family and f.style == "normal"}
+    missing = next(w for w in (100, 300, 500, 600, 800, 900) if w not in weights)
+    internals.forget_font_lookups()
+    messages = _logged("matplotlib.font_manager",
+                       lambda: font_manager.findfont(FontProperties(family=family, weight=missing)))
+    parsed = [internals.weight_not_found(m) for m in messages if internals.weight_not_found(m)]
+    assert parsed, changed(f"the findfont 'Failed to find font weight' message: {messages}")
+    asked, name, used = parsed[0]
+    assert (asked, name) == (str(missing), family)
+    assert int(used) in weights
+
+
+# ------------------------------------------------------------------ missing glyphs: mathtext's log, text's warning
+
+GRIN = "\U0001F600"  # in no font matplotlib ships
+
+
+def test_a_mathtext_glyph_missing_is_logged_and_parsed_and_logged_again_after_forgetting():
+    from matplotlib.mathtext import MathTextParser
+
+    parser = MathTextParser("path")
+    prop = FontProperties(family="DejaVu Sans", size=10)
+
+    def parse():
+        parser.parse(f"${GRIN}$", 72, prop)
+
+    assert internals.forget_parsed_math(), changed("MathTextParser._parse_cached (no cache_clear)")
+    first = _logged("matplotlib.mathtext", parse)
+    assert GRIN in [internals.mathtext_missing_char(m) for m in first], \
+        changed(f"mathtext's 'does not have a glyph' message: {first}")
+    assert not [m for m in _logged("matplotlib.mathtext", parse) if internals.mathtext_missing_char(m)], \
+        "control: a cached parse logs nothing"
+    assert internals.forget_parsed_math()
+    again = _logged("matplotlib.mathtext", parse)
+    assert GRIN in [internals.mathtext_missing_char(m) for m in again], \
+        changed("MathTextParser._parse_cached: emptying it no longer makes mathtext log again")
+
+
+ZHONG = "\u4e2d"  # not in DejaVu Sans
+
+
+def test_a_text_glyph_missing_is_warned_and_parsed():
+    path = font_manager.findfont(FontProperties(family="DejaVu Sans"), fallback_to_default=False)
+    assert font_manager.get_font(path).get_char_index(ord(ZHONG)) == 0, "DejaVu Sans has the probe's glyph"
+    fig = Figure(figsize=(1, 1), dpi=72)
+    fig.text(0.1, 0.5, f"a{ZHONG}", family="DejaVu Sans")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fig.savefig(io.BytesIO(), format="svg")
+    messages = [str(w.message) for w in caught]
+    assert ZHONG in [internals.text_missing_char(m) for m in messages], \
+        changed(f"the 'Glyph N (...) missing from font(s)' warning: {messages}")
+    assert internals.text_missing_char("Glyph 97 (a) missing from font(s) X.") == "a"
+
+
+# ------------------------------------------------------------------ QuadMesh._antialiased
+
+
+def _mesh_pixels(fix) -> np.ndarray:
+    """A 7 x 5 black/white checkerboard pcolormesh over a 103 x 71 px axes (cell edges fall inside
+    pixels), rasterized by Agg; ``fix(mesh)`` turns antialiasing off its way."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = Figure(figsize=(103 / 72, 71 / 72), dpi=72)
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_axis_off()
+    cells = np.indices((5, 7)).sum(axis=0) % 2
+    mesh = ax.pcolormesh(cells, cmap="gray", vmin=0, vmax=1, edgecolors="none", antialiased=True)
+    mesh.set_snap(False)  # pcolormesh.snap would put every edge on a pixel edge
+    fix(mesh)
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    return np.asarray(canvas.buffer_rgba())[2:-2, 2:-2, :3]
+
+
+def _blended(pixels: np.ndarray) -> int:
+    """Pixels neither black nor white: where antialiasing blended two cells."""
+    return int(((pixels > 0) & (pixels < 255)).any(axis=2).sum())
+
+
+def test_quadmesh_draws_with_its_constructor_flag():
+    from matplotlib.collections import QuadMesh
+
+    assert "_antialiased" in inspect.getsource(QuadMesh.draw), changed("QuadMesh.draw (no self._antialiased)")
+    fig = Figure()
+    mesh = fig.add_subplot().pcolormesh(np.zeros((2, 2)))
+    assert internals.constructor_antialiased(mesh) is not None, changed("QuadMesh._antialiased (gone)")
+    assert _blended(_mesh_pixels(lambda m: None)) > 0, "control: an antialiased mesh blends its cell edges"
+    assert _blended(_mesh_pixels(lambda m: m.set_antialiased(False))) > 0, \
+        changed("QuadMesh.draw: set_antialiased(False) now reaches it; QuadMesh._antialiased is no longer needed")
+    assert _blended(_mesh_pixels(lambda m: internals.set_mesh_antialiased(m, False))) == 0, \
+        changed("QuadMesh._antialiased: setting it no longer turns Agg's antialiasing off")
+
+
+# ------------------------------------------------------------------ math_as_paths: the renderer hook
+
+
+def test_renderer_draw_text_keeps_its_signature():
+    from matplotlib.backend_bases import RendererBase
+    from matplotlib.backends.backend_svg import FigureCanvasSVG, RendererSVG
+
+    names = ["self", "gc", "x", "y", "s", "prop", "angle", "ismath", "mtext"]
+    for cls in (RendererBase, RendererSVG):
+        assert list(inspect.signature(cls.draw_text).parameters) == names, changed(f"{cls.__name__}.draw_text")
+    assert "self.figure.draw(renderer)" in inspect.getsource(FigureCanvasSVG.print_svg), \
+        changed("FigureCanvasSVG.print_svg (no longer draws with figure.draw(renderer))")
+
+
+def _texts_svg(fonttype: str, hook: bool) -> bytes:
+    with matplotlib.rc_context({"svg.fonttype": fonttype, "svg.hashsalt": "guard", "font.family": "DejaVu Sans"}):
+        fig = Figure(figsize=(3, 1), dpi=72)
+        fig.text(0.05, 0.5, r"$\alpha^2$", gid="math")  # drawn first: its glyph defs are in its own group
+        fig.text(0.5, 0.5, "plain Text", gid="plain")
+        buf = io.BytesIO()
+        if hook:
+            with internals.math_as_paths(fig):
+                fig.savefig(buf, format="svg", metadata={"Date": None})
+            assert "draw" not in vars(fig), "math_as_paths left its draw on the figure"
+        else:
+            fig.savefig(buf, format="svg", metadata={"Date": None})
+    return buf.getvalue()
+
+
+def _group(svg: bytes, gid: str) -> bytes:
+    match = re.search(rb'(?ms)^( *)<g id="' + gid.encode() + rb'">$.*?^\1</g>$', svg)
+    assert match, f"no group {gid} in the SVG"
+    return match.group(0)
+
+
+def test_math_as_paths_draws_mathtext_as_outlines_and_text_as_text():
+    hooked = _texts_svg("none", hook=True)
+    outlines = _texts_svg("path", hook=False)
+    texts = _texts_svg("none", hook=False)
+    assert _group(hooked, "math") == _group(outlines, "math"), \
+        changed("the renderer hook: mathtext is no longer drawn as matplotlib's outlines")
+    assert b"<text" in _group(hooked, "plain") and _group(hooked, "plain") == _group(texts, "plain"), \
+        changed("the renderer hook: plain text is no longer drawn as <text>")
+    assert b"<text" in _group(texts, "math"), "control: without the hook mathtext is <text> too"
