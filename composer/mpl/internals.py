@@ -35,8 +35,9 @@ matplotlib is imported inside the functions: importing this module is free.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 #: ``findfont: Font family ['Foo'] not found. Falling back to DejaVu Sans.`` and
 #: ``findfont: Font family 'Foo' not found.`` (matplotlib/font_manager.py,

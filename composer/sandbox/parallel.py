@@ -44,14 +44,14 @@ from __future__ import annotations
 import contextlib
 import os
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Callable, Mapping, Sequence, TypeVar
+from typing import Any, TypeVar
 
 from composer.errors import ComposerError
 from composer.progress import Progress
-from composer.sandbox.isolate import (Worker, WorkerFailure, finish, kill_workers, replay, run_isolated, start,
-                                      wait_any)
+from composer.sandbox.isolate import Worker, WorkerFailure, finish, kill_workers, replay, run_isolated, start, wait_any
 
 T = TypeVar("T")
 

@@ -40,19 +40,25 @@ import os
 import sys
 import traceback
 import warnings
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any
 
 from composer.errors import LayoutError, PanelError
-from composer.sandbox.isolate import Frame, WorkerFailure, where
 from composer.layout.model import FigureSpec, Panel
-from composer.text.metrics import font_families
-from composer.mpl.internals import (family_not_found, forget_font_lookups, mathtext_missing_char,
-                                    text_missing_char, weight_not_found)
+from composer.mpl.internals import (
+    family_not_found,
+    forget_font_lookups,
+    mathtext_missing_char,
+    text_missing_char,
+    weight_not_found,
+)
 from composer.mpl.savesvg import save_svg, svg_fonttype
+from composer.sandbox.isolate import Frame, WorkerFailure, where
+from composer.text.metrics import font_families
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from composer.errors import LayoutError
 from composer.layout.model import TextStyle
@@ -163,7 +163,7 @@ def check_font(font: str, *, file: str | None = None, key: str | None = None) ->
     return [_find_font(family, file, key) for family in families][0]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _find_font(font: str, file: str | None, key: str | None) -> str:
     from matplotlib import font_manager
 
@@ -596,7 +596,7 @@ def _path_d(path, dx: float = 0.0) -> str:
     return template % tuple(_formatted(pairs.ravel()))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _path_slots():
     """``(slots, steps)`` indexed by matplotlib path code: the ``d`` piece written for a vertex starting
     a segment (STOP's place holds the piece of a further vertex of a segment, ``" %s %s"``), and how

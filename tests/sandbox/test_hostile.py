@@ -348,7 +348,7 @@ def test_budget_counts_shared_references_once_per_use(tmp_path):
 # ------------------------------------------------------------------ encodings
 
 
-TEXT_SVG = f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 40 20"><text y="10">caf\u00e9 \u00b7 \u00b5</text></svg>'
+TEXT_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 40 20"><text y="10">caf\u00e9 \u00b7 \u00b5</text></svg>'
 
 
 @pytest.mark.parametrize("name, data", [

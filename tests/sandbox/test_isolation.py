@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from composer.cli.main import main
 from composer.pipeline import render_panels
 from composer.stages.inputs import Project, read_inputs
-from composer.cli.main import main
 from conftest import DEMO, snapshot
 
 HOSTILE = '''\
@@ -302,8 +302,8 @@ def test_hanging_or_crashing_export_is_one_error(project, monkeypatch):
     import os
     import signal
 
-    from composer.pipeline import build
     from composer.errors import SvgError
+    from composer.pipeline import build
     from composer.stages.export import cairosvg_engine, resvg_engine
 
     before = snapshot(project)

@@ -34,15 +34,15 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
+from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
-from typing import Callable, Iterable
 
 from composer.errors import ComposerError, SvgError
-from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, WorkerFailure
-from composer.units import CSS_PT_PER_UNIT
 from composer.layout.model import ENGINES  # the engines, default first (``--engine``, ``[figure] engine``)
+from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, WorkerFailure
 from composer.stages.export import png as _png
+from composer.units import CSS_PT_PER_UNIT
 
 DEFAULT_ENGINE = "resvg"
 #: formats the export stage writes (the SVG itself is the compose stage's).

@@ -34,15 +34,15 @@ from __future__ import annotations
 import datetime
 import os
 import tempfile
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Mapping
 
 from composer.errors import SvgError
 
 #: the PDF's creation and modification date: fixed, so equal inputs give equal bytes
 #: (the same instant cairosvg's PDFs were pinned to).
-PDF_DATE = datetime.datetime(2000, 1, 1, tzinfo=datetime.timezone.utc)
+PDF_DATE = datetime.datetime(2000, 1, 1, tzinfo=datetime.UTC)
 
 #: PDF standards the engine writes (``--pdf-standard``); Typst's names.
 PDF_STANDARDS = ("1.4", "1.5", "1.6", "1.7", "2.0", "a-1b", "a-2b", "a-2u", "a-3b", "a-3u", "a-4")
@@ -158,8 +158,8 @@ def text_fonts(svg: bytes, source: str) -> dict[str, str]:
     """family -> who uses it (the label or id of its top-level element), for the first family of
     every font a ``<text>`` of the SVG asks for (:func:`composer.text.fonts.svg_text_fonts`: style
     attributes, ``<style>`` rules and inheritance)."""
-    from composer.text.fonts import svg_text_fonts
     from composer.svg.io import parse_svg
+    from composer.text.fonts import svg_text_fonts
 
     root = parse_svg(svg, source=source)
 
