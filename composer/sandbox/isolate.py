@@ -462,6 +462,7 @@ def _child(func: Callable[[], Any], write_fd: int, stacks, timeout_s: float | No
         faulthandler.enable(file=stacks)  # a segfault's stack goes to the parent, not the terminal
         if timeout_s is not None:
             faulthandler.dump_traceback_later(timeout_s, exit=True, file=stacks)
+        message: tuple[object, ...]
         try:
             message = ("ok", func())
         except ComposerError as exc:

@@ -47,7 +47,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from composer.errors import ComposerError
 from composer.progress import Progress
@@ -180,9 +180,9 @@ def render_all(tasks: Sequence[RenderTask], *, jobs: int, progress: Progress | N
         task = tasks[i]
         status, value, seconds = outcomes[i]
         if status == "ok":
-            done[task.name] = (value, seconds)  # type: ignore[assignment]
-        elif error is None:
-            cls, message, file, key = value  # type: ignore[misc]
+            done[task.name] = (cast("Mapping[str, Any]", value), seconds)  # a task's result (_run)
+        elif error is None:  # the error as _run carries it
+            cls, message, file, key = cast("tuple[type[ComposerError], str, str | None, str | None]", value)
             error = cls(message, file=file, key=key)
     return done, error
 
@@ -193,10 +193,10 @@ def _task_outcome(task: RenderTask, worker: Worker) -> tuple[str, object, float]
     (:func:`composer.sandbox.isolate.replay`); one that died outside it (killed from outside) becomes a
     ComposerError naming the task."""
     try:
-        return finish(worker)  # type: ignore[no-any-return]
+        return finish(worker)
     except WorkerFailure as failure:
         try:
-            return replay(failure, partial(_run, task))  # type: ignore[no-any-return]
+            return replay(failure, partial(_run, task))
         except WorkerFailure as again:
             return "error", (ComposerError, f"rendering {task.name} failed: {again.detail}", None, None), 0.0
 

@@ -41,11 +41,11 @@ import sys
 import traceback
 import warnings
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from composer.errors import LayoutError, PanelError
 from composer.layout.model import FigureSpec, Panel
@@ -59,6 +59,9 @@ from composer.mpl.internals import (
 from composer.mpl.savesvg import save_svg, svg_fonttype
 from composer.sandbox.isolate import Frame, WorkerFailure, where
 from composer.text.metrics import font_families
+
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
 
 
 @dataclass(frozen=True)
@@ -116,7 +119,8 @@ def load_module(panels_dir: Path, module: str, *, file: str, key: str) -> Module
     try:
         spec.loader.exec_module(mod)
     except Exception as exc:  # the user's module; report it in one line
-        raise PanelError(f"importing panels/{module}.py raised {_describe(exc, panels_dir)}", file=file, key=key) from None
+        raise PanelError(f"importing panels/{module}.py raised {_describe(exc, panels_dir)}",
+                         file=file, key=key) from None
     finally:
         sys.meta_path.remove(finder)
     sys.modules[name] = mod
@@ -128,7 +132,7 @@ class _SourceOnly(importlib.machinery.SourceFileLoader):
     """Loads a project module from its source alone: no ``__pycache__`` read or written."""
 
     def get_code(self, fullname: str) -> Any:
-        return self.source_to_code(self.get_data(self.path), self.path)  # type: ignore[arg-type]
+        return self.source_to_code(self.get_data(self.path), self.path)
 
 
 class _ProjectFinder:
@@ -174,18 +178,19 @@ def imports_undone() -> Iterator[None]:
                 sys.modules[name] = mod
 
 
-#: source file -> sha256 of its bytes when composer (or a panel module) imported it.
-_IMPORTED: dict[str, str] = {}
+#: source file -> sha256 of its bytes when composer (or a panel module) imported it (None: unreadable).
+_IMPORTED: dict[str, str | None] = {}
 
 
-def _project_modules(panels_dir: Path) -> dict[str, ModuleType]:
-    """``sys.modules`` entries whose file lies in ``panels_dir`` (panel modules and their project imports)."""
+def _project_modules(panels_dir: Path) -> dict[str, str]:
+    """Module name -> file of the ``sys.modules`` entries whose file lies in ``panels_dir`` (panel
+    modules and their project imports)."""
     prefixes = tuple({os.path.join(str(panels_dir), ""), os.path.join(str(panels_dir.resolve()), "")})
     found = {}
     for name, mod in list(sys.modules.items()):
         file = getattr(mod, "__file__", None)
         if isinstance(file, str) and file.startswith(prefixes):
-            found[name] = mod
+            found[name] = file
     return found
 
 
@@ -197,8 +202,8 @@ def _digest(path: str) -> str | None:
 
 
 def _remember_sources(panels_dir: Path) -> None:
-    for mod in _project_modules(panels_dir).values():
-        _IMPORTED.setdefault(mod.__file__, _digest(mod.__file__))
+    for file in _project_modules(panels_dir).values():
+        _IMPORTED.setdefault(file, _digest(file))
 
 
 def forget_changed_modules(panels_dir: Path) -> bool:
@@ -223,17 +228,17 @@ def forget_changed_modules(panels_dir: Path) -> bool:
         True when modules were forgotten.
     """
     here = _project_modules(panels_dir)
-    elsewhere = {name: mod for name, mod in list(sys.modules.items())
-                 if getattr(mod, "__file__", None) in _IMPORTED and name not in here}
-    changed = [m.__file__ for m in here.values() if m.__file__ in _IMPORTED and _digest(m.__file__) != _IMPORTED[m.__file__]]
+    elsewhere = {name: file for name, mod in list(sys.modules.items())
+                 if isinstance(file := getattr(mod, "__file__", None), str) and file in _IMPORTED and name not in here}
+    changed = [file for file in here.values() if file in _IMPORTED and _digest(file) != _IMPORTED[file]]
     # a project module imported later (inside a renderer) was never hashed: it cannot be trusted either
-    unknown = {name: mod for name, mod in here.items() if mod.__file__ not in _IMPORTED}
+    unknown = {name: file for name, file in here.items() if file not in _IMPORTED}
     stale = {**elsewhere, **unknown, **(here if changed else {})}
     if not stale:
         return False
-    for name, mod in stale.items():
+    for name, file in stale.items():
         del sys.modules[name]
-        _IMPORTED.pop(mod.__file__, None)
+        _IMPORTED.pop(file, None)
     importlib.invalidate_caches()
     return True
 
@@ -244,7 +249,8 @@ def find_renderer(module: ModuleType, function: str, *, file: str, key: str) -> 
     if not callable(func):
         names = sorted(n for n, v in vars(module).items()
                        if inspect.isfunction(v) and v.__module__ == module.__name__ and not n.startswith("_"))
-        raise LayoutError(f"function {function!r} not found in {Path(module.__file__).name}; functions are "
+        source = Path(module.__file__).name if module.__file__ else module.__name__
+        raise LayoutError(f"function {function!r} not found in {source}; functions are "
                           f"{', '.join(names) or '(none)'}", file=file, key=key)
     return func
 
@@ -272,6 +278,14 @@ def rc_params(spec: FigureSpec, salt: str) -> dict[str, Any]:
         "font.size": spec.font_size_pt,
         **spec.rcparams,
     }
+
+
+def _rc_context(rc: dict[str, Any]) -> AbstractContextManager[None]:
+    """``matplotlib.rc_context(rc)`` for :func:`rc_params`' dict: its keys are rcParams names (composer's
+    own, and the layout's ``[rcparams]``, which the layout loader checked against matplotlib's)."""
+    import matplotlib
+
+    return matplotlib.rc_context(cast("dict[RcKeyType, Any]", rc))
 
 
 def call_params(func: Callable[..., Any], panel: Panel, spec: FigureSpec, *, file: str | None = None
@@ -317,7 +331,6 @@ def warm_up(spec: FigureSpec) -> None:
     every worker inherits it. Output is unaffected: each panel is drawn with
     its own rcParams and hash salt. Done once per process and rcParams.
     """
-    import matplotlib
     from matplotlib.figure import Figure
 
     rc = rc_params(spec, "warm-up")
@@ -325,7 +338,7 @@ def warm_up(spec: FigureSpec) -> None:
     if done in _WARMED:  # this process drew with these rcParams before (a rebuild in --watch)
         return
     try:
-        with matplotlib.rc_context(rc):
+        with _rc_context(rc):
             fig = Figure(figsize=(1.0, 1.0), dpi=72.0)
             ax = fig.add_subplot()
             ax.plot([0, 1], [0, 1], "o-")
@@ -363,13 +376,12 @@ def draw_panel(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data: M
         PanelError: the function raised (panel, function, error and the
             innermost line of panel code) or resized the figure.
     """
-    import matplotlib
     from matplotlib.figure import Figure
 
     key = f"{panel.key}.render"
     width_pt, height_pt = size_pt
     params = call_params(func, panel, spec, file=file)
-    with matplotlib.rc_context(rc_params(spec, panel.name)), _missing_glyphs() as missing:
+    with _rc_context(rc_params(spec, panel.name)), _missing_glyphs() as missing:
         fig = Figure(figsize=(width_pt / 72.0, height_pt / 72.0), dpi=72.0)
         try:
             result = func(fig, data, **params)
@@ -394,11 +406,9 @@ def save_panel(draft: Draft, spec: FigureSpec, *, file: str) -> RenderedPanel:
             finite, axes of this figure), or it drew characters its fonts have
             no glyph for (matplotlib would draw empty boxes).
     """
-    import matplotlib
-
     panel = draft.panel
     key = f"{panel.key}.render"
-    with matplotlib.rc_context(rc_params(spec, panel.name)):
+    with _rc_context(rc_params(spec, panel.name)):
         with _missing_glyphs() as missing:
             try:
                 svg, notes = save_svg(draft.fig, spec, panel, file=file)
@@ -524,7 +534,7 @@ def align_plot_areas(drafts: Mapping[str, Draft], boxes: Mapping[str, Any], alig
                             new[n][2] = (edge - box.x_pt) / box.width_pt
                         else:
                             new[n][1] = 1 - (edge - box.y_pt) / box.height_pt
-    for name, (axes, pos, (x0, y0, x1, y1), box) in areas.items():
+    for name, (axes, pos, (x0, y0, x1, y1), _box) in areas.items():
         nx0, ny0, nx1, ny1 = new[name]
         for side, old_len, new_len in (("width", x1 - x0, nx1 - nx0), ("height", y1 - y0, ny1 - ny0)):
             if old_len > 0 and new_len < MIN_ALIGNED_SHARE * old_len:
@@ -644,7 +654,8 @@ class _FontLog(logging.Handler):
             self.found[family] = f"font {family!r} is not installed; matplotlib drew the text in its fallback font"
         elif weight:
             asked, font, used = weight
-            self.found[f"{font} {asked}"] = f"font {font!r} has no weight {asked}; matplotlib drew weight {used} instead"
+            self.found[f"{font} {asked}"] = (f"font {font!r} has no weight {asked}; "
+                                             f"matplotlib drew weight {used} instead")
         known = family or weight  # composer reports these itself, once, as a ComposerWarning
         if (self.echo and not known and logging.lastResort is not None
                 and record.levelno >= logging.lastResort.level):
@@ -659,7 +670,7 @@ def _unhandled(logger: logging.Logger) -> bool:
             return False
         if not current.propagate:
             break
-        current = current.parent  # type: ignore[assignment]
+        current = current.parent
     return True
 
 

@@ -423,8 +423,9 @@ def _font_runs(text: str, style: TextStyle, x_pt: float, char_x_pt: tuple[float,
     from matplotlib import font_manager
 
     fonts = [font_manager.get_font(font_manager.findfont(
-        font_manager.FontProperties(family=f, weight=style.weight, style=style.style))) for f in families]
-    owner = []
+        font_manager.FontProperties(family=f, weight=style.weight, style=style.style)))  # type: ignore[arg-type]  # one of STYLES
+        for f in families]
+    owner: list[int] = []
     for ch in text:
         found = next((i for i, font in enumerate(fonts) if font.get_char_index(ord(ch))), 0)
         owner.append(owner[-1] if ch == " " and owner else found)
@@ -473,7 +474,9 @@ def _char_x(text: str, prop) -> tuple[float, ...]:
     font = font_manager.get_font(fallback_font_paths(prop))  # with fallback fonts
     font.set_size(_LAYOUT_PT, 72)
     try:
-        xys = font.set_text(text, 0.0, flags=LoadFlags.NO_HINTING, features=("-liga", "-clig", "-dlig"))
+        # matplotlib's stub types features as tuple[str]; FT2Font.set_text takes a tuple of any length
+        xys = font.set_text(text, 0.0, flags=LoadFlags.NO_HINTING,
+                            features=("-liga", "-clig", "-dlig"))  # type: ignore[arg-type]
     except TypeError:  # matplotlib < 3.11: no shaping, so no ligatures to turn off
         xys = font.set_text(text, 0.0, flags=LoadFlags.NO_HINTING)
     if len(xys) != len(text):
@@ -486,7 +489,7 @@ def _prop(style: TextStyle):
     from matplotlib.font_manager import FontProperties
 
     return FontProperties(family=font_families(style.font), size=style.size_pt, weight=style.weight,
-                          style=style.style)
+                          style=style.style)  # type: ignore[arg-type]  # one of STYLES
 
 
 def _wrap(runs: list[tuple[str, TextStyle]], width_pt: float) -> list[list[tuple[str, TextStyle]]]:

@@ -288,7 +288,7 @@ def test_active_content_is_neutralised(project, network, capsys):
     assert group.find(".//svg:a/svg:circle[@id='logo--dot']", SVG_NS) is not None
     assert "".join(group.find(".//svg:text", SVG_NS).itertext()) == "kept too"
     png = read_png(root / "build" / "demo.png")
-    dpi, mm = 50, 50 / 25.4
+    mm = 50 / 25.4  # px per mm: the PNG is at 50 dpi
     # logo box: 20 x 10 mm at (5, 58) mm; the 40 x 20 viewBox fills it; dot at its centre, box green
     assert tuple(png[round((58 + 5) * mm), round((5 + 10) * mm), :3]) == (0xef, 0x44, 0x44)
     assert tuple(png[round((58 + 2) * mm), round((5 + 3) * mm), :3]) == (0x22, 0xc5, 0x5e)
