@@ -762,11 +762,8 @@ def _is_number(value: Any) -> bool:
 
 
 def _root_figure(ax: Any) -> Any:
-    try:
-        return ax.get_figure(root=True)
-    except TypeError:  # matplotlib < 3.10: .figure of a subfigure's axes is the subfigure
-        fig = ax.figure
-        return getattr(fig, "figure", fig)
+    """The Figure an axes is drawn in, through any subfigures."""
+    return ax.get_figure(root=True)
 
 
 def _describe(exc: BaseException, user_dir: Path | None) -> str:

@@ -473,12 +473,9 @@ def _char_x(text: str, prop) -> tuple[float, ...]:
 
     font = font_manager.get_font(fallback_font_paths(prop))  # with fallback fonts
     font.set_size(_LAYOUT_PT, 72)
-    try:
-        # matplotlib's stub types features as tuple[str]; FT2Font.set_text takes a tuple of any length
-        xys = font.set_text(text, 0.0, flags=LoadFlags.NO_HINTING,
-                            features=("-liga", "-clig", "-dlig"))  # type: ignore[arg-type]
-    except TypeError:  # matplotlib < 3.11: no shaping, so no ligatures to turn off
-        xys = font.set_text(text, 0.0, flags=LoadFlags.NO_HINTING)
+    # matplotlib's stub types features as tuple[str]; FT2Font.set_text takes a tuple of any length
+    xys = font.set_text(text, 0.0, flags=LoadFlags.NO_HINTING,
+                        features=("-liga", "-clig", "-dlig"))  # type: ignore[arg-type]
     if len(xys) != len(text):
         return ()
     scale = prop.get_size_in_points() / _LAYOUT_PT / 64.0
