@@ -16,8 +16,7 @@ def test_the_seven_public_names_import_from_composer():
     """docs/api.md: ``from composer import Figure, build, check, load, BuildResult, ComposerError,
     ComposerWarning``; the error and warning classes are the ones composer.errors defines."""
     import composer
-    from composer import BuildResult, ComposerError, ComposerWarning, Figure, build, check, load  # noqa: F401
-    from composer import errors
+    from composer import BuildResult, ComposerError, ComposerWarning, Figure, build, check, errors, load  # noqa: F401
 
     assert ComposerError is errors.ComposerError
     assert issubclass(ComposerWarning, UserWarning)

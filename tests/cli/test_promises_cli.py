@@ -7,8 +7,6 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-import pytest
-
 from composer.cli.main import main
 from conftest import font_file
 

@@ -66,7 +66,7 @@ def test_lengths_are_at_most_100000_pt(tmp_path, width, ok):
         assert fig.layout.shapes[0].size_pt[0] == pytest.approx(100000.0)
     else:
         with pytest.raises(LayoutError, match=r"shape\[0\]\.size\[0\]: .*100000 pt"):
-            fig.layout
+            _ = fig.layout
 
 
 @pytest.mark.parametrize("ratio, ok", [(1000000, True), (1000001, False)])

@@ -48,7 +48,7 @@ def test_pdf_is_titled_with_the_figures_name_dated_2000_and_the_canvas_size(root
     assert meta["Title"] == "tiny_fig"
     assert meta["CreationDate"] == meta["ModDate"]
     # pinned, not the time of the build: the date is not today (PDF dates are D:YYYYMMDD...)
-    today = datetime.datetime.now(datetime.timezone.utc).strftime("D:%Y%m%d")
+    today = datetime.datetime.now(datetime.UTC).strftime("D:%Y%m%d")
     assert re.fullmatch(r"D:\d{14}.*", meta["CreationDate"]) and not meta["CreationDate"].startswith(today)
     assert len(doc) == 1
     width, height = doc[0].get_size()
