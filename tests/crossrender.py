@@ -51,6 +51,8 @@ import numpy as np
 
 #: rendering resolution of every comparison (px per inch): Chromium's device scale factor 3.
 DPI = 288
+#: the prefix of each browser profile folder, followed by the pid of the process that started it
+BROWSER_PREFIX = "composer-chromium-"
 #: Gaussian blur applied to both images before comparing, px at DPI (0.18 mm).
 SIGMA_PX = 2.0
 #: how far (px at DPI, 0.18 mm) a value may find its match in the other image.
@@ -136,7 +138,7 @@ def render_chromium(svgs: list[bytes], dpi: float = DPI) -> list[np.ndarray]:
     exe = chromium()
     if exe is None:
         raise RuntimeError("chromium is not installed")
-    with tempfile.TemporaryDirectory(prefix="composer-chromium-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=f"{BROWSER_PREFIX}{os.getpid()}-") as tmp:
         procs = []
         try:
             for i, svg in enumerate(svgs):

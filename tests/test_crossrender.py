@@ -15,6 +15,7 @@ Chromium tests are skipped, saying so, where no Chromium is installed;
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -168,6 +169,6 @@ def test_chromium_leaves_no_process(builds):
                 cmd = (proc / "cmdline").read_bytes()
             except OSError:
                 continue
-            if b"composer-chromium-" in cmd:
+            if f"{cr.BROWSER_PREFIX}{os.getpid()}-".encode() in cmd:  # this process's browsers, not other runs'
                 left.append((proc.name, cmd[:120]))
     assert not left, left
