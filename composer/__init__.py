@@ -59,9 +59,12 @@ def build(figure: str | Figure, **options: Any) -> BuildResult:
     return figure.build(**options)
 
 
-def check(name: str, *, root: str | Path = ".", jobs: int | None = None,
+def check(figure: str | Figure, *, root: str | Path = ".", jobs: int | None = None,
           timeout_s: float | None = DEFAULT_TIMEOUT_S) -> Report:
-    """Compose figure ``name`` of the project at ``root`` and run the print check on it; writes nothing.
+    """Compose a figure and run the print check on it; writes nothing.
+
+    ``figure``: a name (``layouts/NAME.toml`` or ``.py`` of the project at
+    ``root``) or a :class:`Figure` (its own project; ``root`` is not used).
 
     Panels render as a build renders them, each stopped after ``timeout_s``
     seconds (None: no limit); see :func:`composer.pipeline.check` and the
@@ -70,9 +73,11 @@ def check(name: str, *, root: str | Path = ".", jobs: int | None = None,
     Raises:
         ComposerError: the figure cannot be loaded, rendered or composed.
     """
-    from composer.pipeline import check as check_named
+    if isinstance(figure, str):
+        from composer.pipeline import check as check_named
 
-    return check_named(name, root=root, jobs=jobs, timeout_s=timeout_s)
+        return check_named(figure, root=root, jobs=jobs, timeout_s=timeout_s)
+    return figure.check(jobs=jobs, timeout_s=timeout_s)
 
 
 def load(name: str, *, root: str | Path = ".") -> Figure:

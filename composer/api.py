@@ -43,6 +43,7 @@ from composer.layout.loader import load_document, read_document
 from composer.layout.model import NAME
 from composer.layout.model import Figure as LayoutModel
 from composer.layout.schema import TABLES_BY_KIND
+from composer.lint.rules import Report, font_findings
 from composer.pipeline import (
     FORMATS,
     BuildOptions,
@@ -50,6 +51,7 @@ from composer.pipeline import (
     build_figure,
     check_outputs,
 )
+from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, check_jobs, check_timeout
 from composer.sandbox.parallel import available_cores
 from composer.stages.export import check_chosen
 from composer.stages.inputs import Inputs, Project, read_figure_inputs
@@ -310,6 +312,30 @@ class Figure:
     def pdf(self) -> bytes:
         """The figure as PDF bytes (creation date pinned: same input, same bytes), titled with its name."""
         return self._in_memory("pdf")
+
+    def check(self, *, jobs: int | None = None, timeout_s: float | None = DEFAULT_TIMEOUT_S) -> Report:
+        """The print check of this figure (``compose check``), writing nothing.
+
+        Panels come from the panel cache when a build stored them (the cache is
+        read, not filled), else they are rendered in forked workers stopped
+        after ``timeout_s`` seconds (None: no limit), ``jobs`` at a time
+        (default: every core). A layout font that is not installed stops the
+        check after the font rule, as :func:`composer.pipeline.check` does.
+
+        Raises:
+            ComposerError: the figure cannot be validated, rendered or composed.
+        """
+        check_timeout(timeout_s)
+        check_jobs(jobs)
+        layout = self.layout
+        missing = font_findings(layout)
+        if missing:
+            return Report(figure=self.name, limits=layout.spec.check, findings=tuple(missing),
+                          notes=("the figure cannot be composed with a missing font; the other rules did not run",))
+        options = BuildOptions(formats=(), check=True, timeout_s=timeout_s, jobs=jobs or available_cores(),
+                               store=False, write=False)
+        report = self._made(options)[0].report
+        return report
 
     def build(self, *, out: str | Path | None = None, formats: tuple[str, ...] = FORMATS,
               dpi: float = 300.0, engine: str | None = None, pdf_standard: str | None = None,

@@ -121,6 +121,21 @@ def test_an_api_build_takes_its_panels_from_the_panel_cache(tmp_path):
     assert sorted(draws(root)[3:]) == ["counted n=3", "counted n=6"]  # cache=False draws everything
 
 
+def test_check_takes_a_figure_in_memory(tmp_path):
+    """``composer.check(fig)`` checks the document as it is in memory: a 3 pt text added in code is a
+    font-size error against the default 5 pt minimum, which the same figure on disk does not have."""
+    root = tmp_path / "proj"
+    shutil.copytree(DEMO, root)
+    assert not [f for f in composer.check("demo", root=root).findings if f.rule == "font-size"]
+    fig = composer.load("demo", root=root)
+    fig.add(Text("tiny words", at=["2mm", "2mm"], size="3pt"))
+    report = composer.check(fig)
+    small = [f for f in report.findings if f.rule == "font-size"]
+    assert [(f.measured, f.limit, f.unit) for f in small] == [(3.0, 5.0, "pt")]
+    assert "tiny words" in small[0].element
+    assert not (root / "build" / "demo.svg").exists()  # a check writes no output
+
+
 def test_a_renderer_given_as_a_function_is_drawn_by_every_build(tmp_path):
     """A function has no source file to hash, so its panel is never cached."""
     root = tmp_path / "proj"
