@@ -463,8 +463,8 @@ class Section:
             valid = list(self.asked)  # read here, in reading order; then the format's others that are not refused
             if self.kind is not None:
                 valid += [k.name for k in TABLES_BY_KIND[self.kind].keys if k.name not in valid + self.refused]
-            close = difflib.get_close_matches(unknown[0], valid, n=1, cutoff=0.6)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
+            close = difflib.get_close_matches(unknown[0], valid + self.refused, n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else ""  # a refused key too: its own error says why
             raise self.error(unknown[0], f"unknown key {unknown[0]!r}{hint}; valid keys are {', '.join(valid)}")
         return rest
 
