@@ -33,7 +33,6 @@ layout file. A renderer may be given as a function: it is used directly
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
@@ -109,8 +108,12 @@ class Panel(Element):
         self.name = name
         self.function = render if callable(render) else None
         if self.function is not None:
+            function_name = getattr(self.function, "__name__", "")
+            if not function_name.isidentifier():
+                raise LayoutError(f"Panel {name!r}: render={function_name or render!r} is not a named function; "
+                                  f"define it with def (a lambda or a partial has no name to report it by)")
             module = str(getattr(self.function, "__module__", "") or "notebook").rsplit(".", 1)[-1]
-            render = f"{module}:{self.function.__name__}"
+            render = f"{module}:{function_name}"
         self.table = _table(self.kind, f"Panel {name!r}", {"render": render, **keys})
 
 
@@ -200,7 +203,6 @@ class Figure:
         self.root = Path(root)
         self._path = path
         self.functions: dict[str, Callable[..., Any]] = {}
-        self._cache: tuple[str, bytes] | None = None
 
     @classmethod
     def from_document(cls, document: dict[str, Any], *, name: str = "figure", root: str | Path = ".") -> Figure:
@@ -232,6 +234,10 @@ class Figure:
                     raise LayoutError(f"a panel named {element.name!r} is already in the figure")
                 panels[element.name] = table
                 if element.function is not None:
+                    given = self.functions.get(table["render"])
+                    if given is not None and given is not element.function:
+                        raise LayoutError(f"Panel {element.name!r}: another function named {table['render']!r} "
+                                          f"already draws a panel of this figure; give each function its own name")
                     self.functions[table["render"]] = element.function
             elif isinstance(element, Grid) and element.name is None:
                 if "grid" in doc:
@@ -245,7 +251,6 @@ class Figure:
             else:
                 doc.setdefault({"text": "text", "shape": "shape", "arrow": "arrow", "align": "align"}[element.kind],
                                []).append(table)
-        self._cache = None
         return self
 
     # ─── the pipeline ─────────────────────────────────────────────────────
@@ -288,17 +293,14 @@ class Figure:
     def svg(self) -> bytes:
         """The composed canvas SVG, byte-identical to what ``compose`` writes for the same layout.
 
-        Made by the pipeline :meth:`build` runs, writing nothing but panel
-        cache entries; kept until the document or its renderer functions change.
+        Made by the pipeline :meth:`build` runs, each call anew (a panel, its
+        data or its style file may have changed since), writing nothing but
+        panel cache entries.
 
         Raises:
             ComposerError: any problem a layout file with the same content would have.
         """
-        key = json.dumps(self.document, sort_keys=True, default=repr) + repr(sorted(
-            (k, id(f)) for k, f in self.functions.items()))
-        if self._cache is None or self._cache[0] != key:
-            self._cache = (key, self._in_memory("svg"))
-        return self._cache[1]
+        return self._in_memory("svg")
 
     def png(self, *, dpi: float = 300.0) -> bytes:
         """The figure as PNG bytes at ``dpi`` (round(width_in * dpi) px wide), as :meth:`build` makes it.
@@ -334,12 +336,12 @@ class Figure:
                           notes=("the figure cannot be composed with a missing font; the other rules did not run",))
         options = BuildOptions(formats=(), check=True, timeout_s=timeout_s, jobs=jobs or available_cores(),
                                store=False, write=False)
-        report = self._made(options)[0].report
-        return report
+        return self._made(options)[0].report
 
     def build(self, *, out: str | Path | None = None, formats: tuple[str, ...] = FORMATS,
               dpi: float = 300.0, engine: str | None = None, pdf_standard: str | None = None,
-              cache: bool = True) -> BuildResult:
+              cache: bool = True, jobs: int | None = None,
+              timeout_s: float | None = DEFAULT_TIMEOUT_S) -> BuildResult:
         """Write ``NAME.svg``/``.pdf``/``.png`` to ``out`` (default ``ROOT/build``), the same bytes
         ``compose NAME`` writes for the same document (``engine``: ``resvg`` or ``cairosvg``, default
         the layout's; ``pdf_standard``: as ``compose --pdf-standard``).
@@ -351,7 +353,9 @@ class Figure:
         figure lives in memory (it may differ from its layout file), so it has
         no build manifest: it is built every time, and the manifest of
         ``layouts/NAME.*`` is left alone. An output whose bytes did not change
-        is not written again (``written`` lists the formats written).
+        is not written again (``written`` lists the formats written). ``jobs``
+        workers render and export side by side (default: every core), each
+        panel stopped after ``timeout_s`` seconds (None: no limit).
 
         Raises:
             ComposerError: a bad format, dpi, engine or PDF standard (before any
@@ -359,13 +363,14 @@ class Figure:
         """
         check_outputs(formats, dpi)
         check_chosen(engine, pdf_standard)
+        check_timeout(timeout_s)
+        check_jobs(jobs)
         options = BuildOptions(formats=tuple(formats), dpi=dpi, engine=engine, pdf_standard=pdf_standard,
-                               jobs=available_cores(), cache=cache, store=cache)
+                               jobs=jobs or available_cores(), cache=cache, store=cache, timeout_s=timeout_s)
         return self._made(options, out)[0]
 
     def _repr_svg_(self) -> str:
         """Jupyter's inline display (vector)."""
-        self._cache = None  # data or panel files may have changed since the last display
         return self.svg().decode("utf-8")
 
     def _repr_png_(self) -> bytes:

@@ -407,6 +407,8 @@ def check_outputs(formats: tuple[str, ...], dpi: float) -> None:
     Raises:
         ComposerError: names the bad format and the valid ones, or the bad dpi.
     """
+    if isinstance(formats, str):  # ("svg") is "svg": a string is a sequence of letters
+        raise ComposerError(f"formats is a tuple of format names, e.g. ({formats!r},), not the string {formats!r}")
     bad = [f for f in formats if f not in ALL_FORMATS]
     if bad or not formats:
         raise ComposerError(f"unknown format {bad[0] if bad else ''!r}; valid formats are {', '.join(ALL_FORMATS)}")

@@ -252,3 +252,49 @@ def test_api_mistakes_are_composer_errors(tmp_path):
     for dpi in (0, float("nan"), "abc", True):
         with pytest.raises(ComposerError, match="must be a number from 1 to 12000"):
             fig.png(dpi=dpi)
+
+
+def _line_in(color):
+    def line(fig, data):
+        fig.add_subplot().plot([0, 1], [0, 1], color=color)
+    return line
+
+
+def test_two_functions_of_one_name_are_refused_not_swapped(tmp_path):
+    """Two panels drawn by different functions that share a name (a factory, a re-run notebook cell)
+    would both be drawn by one of them: refused, naming the panel."""
+    fig = Figure(width="100mm", height="40mm", name="fac", root=tmp_path)
+    fig.add(Panel("a", render=_line_in("#ff0000"), at=["2mm", "2mm"], size=["40mm", "30mm"]))
+    with pytest.raises(LayoutError, match=r"Panel 'b': another function named 'test_api:line' already draws"):
+        fig.add(Panel("b", render=_line_in("#0000ff"), at=["50mm", "2mm"], size=["40mm", "30mm"]))
+
+
+def test_a_lambda_renderer_is_refused_where_it_is_given():
+    with pytest.raises(LayoutError, match=r"Panel 'a': render=.*is not a named function; define it with def"):
+        Panel("a", render=lambda fig, data: None, at=["2mm", "2mm"], size=["40mm", "30mm"])
+
+
+def test_svg_follows_an_edited_panel_module(tmp_path):
+    """``svg()`` runs the pipeline on each call: an edit of the panel's module shows in the next one."""
+    root = tmp_path / "proj"
+    shutil.copytree(DEMO, root)
+    (root / "panels" / "counted.py").write_text(COUNTED)
+    fig = Figure(width="40mm", height="30mm", name="edited", root=root)
+    fig.add(Panel("p", render="counted:counted", at=["2mm", "2mm"], size=["30mm", "25mm"]))
+    before = fig.svg()
+    assert fig.svg() == before  # nothing changed: the same bytes (from the panel cache)
+    module = root / "panels" / "counted.py"
+    module.write_text(module.read_text().replace("ax.plot(range(n), range(n))", "ax.plot(range(n), range(n)[::-1])"))
+    assert fig.svg() != before
+
+
+def test_figure_build_takes_jobs_and_timeout(tmp_path):
+    root = tmp_path / "proj"
+    shutil.copytree(DEMO, root)
+    (root / "panels" / "slow.py").write_text("import time\n\ndef slow(fig, data):\n    time.sleep(30)\n")
+    fig = Figure(width="40mm", height="30mm", name="slow", root=root)
+    fig.add(Panel("p", render="slow:slow", at=["2mm", "2mm"], size=["30mm", "25mm"]))
+    with pytest.raises(composer.ComposerError, match=r"still running after 1 s"):
+        composer.build(fig, formats=("svg",), jobs=1, timeout_s=1)
+    with pytest.raises(composer.ComposerError, match=r"formats is a tuple of format names, e\.g\. \('svg',\)"):
+        fig.build(formats="svg")

@@ -417,6 +417,9 @@ def main(argv: list[str] | None = None) -> int:
         except BrokenPipeError:  # compose check NAME | head: the reader left; say nothing more
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 1
+        except KeyboardInterrupt:  # Ctrl-C: the workers die with compose; outputs are written whole or not at all
+            print("compose: interrupted", file=sys.stderr)
+            return 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
 
 
 if __name__ == "__main__":

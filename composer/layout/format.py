@@ -306,6 +306,10 @@ class Reader:
             raise self.err(key, f"{value!r} is not a list of points")
         return tuple(self.position(v, f"{key}[{i}]") for i, v in enumerate(value))
 
+    def waypoints(self, value: Any, key: str) -> tuple[Position, ...]:
+        """A list of points that may be empty (``via = []``: no waypoints)."""
+        return () if value == [] else self.points(value, key)
+
     def track(self, value: Any, key: str) -> Track:
         """A grid column/row: a length string (``"30mm"``) or a ratio (``1``, ``2``, ``"1fr"``)."""
         from composer.layout.model import Track
@@ -533,6 +537,9 @@ TYPES: dict[str, ValueType] = {t.name: t for t in (
     ValueType("points", "list of points", Reader.points, {
         "type": "array", "items": {"$ref": "#/definitions/point"}, "minItems": 1,
         "description": "a list of points"}),
+    ValueType("waypoints", "list of points, may be empty", Reader.waypoints, {
+        "type": "array", "items": {"$ref": "#/definitions/point"},
+        "description": "a list of points, or [] for none"}),
     ValueType("string", "string", Reader.string, {"type": "string"}),
     ValueType("template", "text template", Reader.words, {
         "type": "string",
@@ -617,9 +624,6 @@ class Key:
             has no one value (``"the figure's `font`"``).
         convert: this key's converter when it is not its type's
             (``convert(reader, value, key)``; None: the value as written).
-        empty: the default's value when the converter refuses the written
-            default itself (no ``via`` is no waypoints, but an empty list of
-            points is refused when written).
     """
 
     name: str
@@ -630,7 +634,6 @@ class Key:
     note: str = ""
     shown: str | None = None
     convert: Convert | None = _FROM_TYPE
-    empty: Any = UNSET
 
     def converter(self, reader: Reader) -> Callable[[Any, str], Any] | None:
         """This key's converter bound to ``reader`` (None: the value as written)."""
@@ -643,8 +646,6 @@ class Key:
     @cached_property
     def value(self) -> Any:
         """The default converted, as the model holds it (``"0.5pt"`` -> ``0.5``); None when it has none."""
-        if self.empty is not UNSET:
-            return self.empty
         if self.default is UNSET:
             return None
         convert = self.converter(_DEFAULTS)
@@ -915,7 +916,7 @@ TABLES: tuple[Table, ...] = (
     Table("arrow", "[[arrow]]", "A connector between two points, with an optional label.", (
         Key("from", "point", "where it starts", required=True),
         Key("to", "point", "where it ends", required=True),
-        Key("via", "points", "waypoints, each hop routed the same way", default=[], empty=()),
+        Key("via", "waypoints", "waypoints, each hop routed the same way", default=[]),
         Key("route", "route", "`straight`, `-|` (horizontal, then vertical), `|-`, or `arc`", default="straight"),
         Key("bend", "angle", "how far an `arc` bends (positive: to the left of travel)", default=30),
         Key("color", "color", "line and head colour", default="#000000"),
@@ -965,6 +966,6 @@ def default(kind: str, name: str) -> Any:
             (required, or computed from other keys).
     """
     key = TABLES_BY_KIND[kind].key(name)
-    if key.default is UNSET and key.empty is UNSET:
+    if key.default is UNSET:
         raise KeyError(f"{kind}.{name} has no default value")
     return key.value

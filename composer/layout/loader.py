@@ -261,7 +261,8 @@ def _figure_spec(r: _Reader, raw: Any, check_raw: Any = None) -> FigureSpec:
             raise r.err(key, f"{text!r} is less than 1 mm; no figure is that small (a unit slip?)")
     font = t.get("font")
     preset_raw = t.raw.get("preset")
-    journal_min = presets.PRESETS[preset_raw].min_font_pt if preset_raw in presets.PRESETS else None
+    journal_min = (presets.PRESETS[preset_raw].min_font_pt  # a bad preset is refused by t.get below
+                   if isinstance(preset_raw, str) and preset_raw in presets.PRESETS else None)
     # the format's default, or a journal preset's smallest text size when that is larger (IEEE: 8 pt)
     font_size = t.get("font_size", default=max(t.default("font_size"), journal_min or 0.0))
     background = t.get("background")

@@ -146,3 +146,30 @@ def test_an_infinite_text_field_value_is_an_error(tmp_path, capsys):
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and "text[0]" in err and "{total}" in err, err
     assert not (root / "build" / "fig.svg").exists()
+
+
+def test_via_empty_is_the_documented_default(tmp_path):
+    """``via = []`` (the default the reference shows) draws the connector it draws without ``via``."""
+    body = textwrap.dedent('''
+        [[shape]]
+        name = "p"
+        kind = "rect"
+        at = ["4mm", "4mm"]
+        size = ["8mm", "8mm"]
+
+        [[shape]]
+        name = "q"
+        kind = "rect"
+        at = ["28mm", "18mm"]
+        size = ["8mm", "8mm"]
+
+        [[arrow]]
+        from = "p.e"
+        to = "q.w"
+        route = "-|"
+        ''')
+    plain = project(tmp_path / "plain", body)
+    assert build("fig", root=plain, formats=("svg",)).outputs
+    empty = project(tmp_path / "empty", body + 'via = []\n')
+    assert build("fig", root=empty, formats=("svg",)).outputs
+    assert (empty / "build" / "fig.svg").read_bytes() == (plain / "build" / "fig.svg").read_bytes()

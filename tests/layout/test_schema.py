@@ -159,7 +159,7 @@ def test_every_loader_table_kind_is_in_the_schema(accepted_keys):
 #: a wrong value of each value type.
 BAD = {
     "length": "12parsecs", "offset": "3 apples", "size": ["1mm"], "offset_pair": "2mm", "point": 42,
-    "points": "a.e", "string": 3, "template": 3, "name": "9lives", "element": "9lives", "color": 12,
+    "points": "a.e", "waypoints": "a.e", "string": 3, "template": 3, "name": "9lives", "element": "9lives", "color": 12,
     "bool": "yes", "fraction": 1.5, "positive": -1, "angle": 200, "renderer": "no_colon",
     "svg_file": "logo.png", "image_file": "photo.gif", "data_file": "results.xlsx", "style_file": "paper.yaml",
     "table": 3, "mosaic": 3, "tracks": "1", "gutter": True, "margin": ["1mm", "2mm"], "panel_list": ["a"],
@@ -365,7 +365,7 @@ NOT_IN_MODEL = {("layout", "styles"), ("style_file", "styles")}
 def _with_defaults():
     for table in TABLES:
         for key in table.keys:
-            if (key.default is not UNSET or key.empty is not UNSET) and (table.kind, key.name) not in NOT_IN_MODEL:
+            if key.default is not UNSET and (table.kind, key.name) not in NOT_IN_MODEL:
                 yield pytest.param(table.kind, key.name, id=f"{table.kind}.{key.name}")
 
 
