@@ -263,8 +263,11 @@ class Worker:
     :func:`finish` gives its result.
 
     Attributes:
-        pid: the worker's process id (0 once reaped).
+        pid: the worker's process id (0 once reaped); also its process group's id, so that what
+            the user's code forked and left running is killed with it.
         fd: the read end of the pipe its result comes through (-1 once closed).
+        pidfd: a Linux pidfd of the worker (``os.pidfd_open``), readable once it exits: a process
+            the user's code forked may hold the pipe open after the worker ended (-1: none).
         timeout_s: its wall-time limit, seconds (None: none).
         deadline: ``time.monotonic()`` at which this process kills it, should its own watchdog not
             have ended it (``timeout_s`` + :data:`KILL_GRACE_S`); None without a timeout.
@@ -272,6 +275,10 @@ class Worker:
 
     def __init__(self, pid: int, fd: int, stacks: Any, timeout_s: float | None, notes: Any = None) -> None:
         self.pid, self.fd, self.stacks, self.timeout_s, self.notes = pid, fd, stacks, timeout_s, notes
+        try:
+            self.pidfd = os.pidfd_open(pid)
+        except (AttributeError, OSError):  # not Linux 5.3+: the pipe's end alone says the worker ended
+            self.pidfd = -1
         self.started = time.monotonic()
         self.deadline = None if timeout_s is None else self.started + timeout_s + KILL_GRACE_S
         self.chunks: list[bytes] = []
@@ -291,9 +298,30 @@ class Worker:
         else:
             self._reap()
 
+    def _drain(self) -> None:
+        """The worker exited: take what it wrote and reap it, without waiting for the pipe to close
+        (a process the user's code forked may still hold it)."""
+        os.set_blocking(self.fd, False)
+        while True:
+            try:
+                chunk = os.read(self.fd, 1 << 20)
+            except BlockingIOError:
+                break
+            if not chunk:
+                break
+            self.chunks.append(chunk)
+        self._reap()
+
     def _reap(self) -> None:
         os.close(self.fd)
         self.fd = -1
+        if self.pidfd >= 0:
+            os.close(self.pidfd)
+            self.pidfd = -1
+        try:  # what the user's code forked and left running, in the worker's group (it is a zombie or dead)
+            os.killpg(self.pid, signal.SIGKILL)
+        except OSError:
+            pass
         _, self.status = os.waitpid(self.pid, 0)
         _RUNNING.discard(self.pid)
         self.pid = 0
@@ -361,9 +389,17 @@ def _start(func: Callable[[], Any], timeout_s: float | None, task: bool) -> Work
         if notes is not None:
             _TASK = _Task(notes, stacks)
         os.close(read_fd)
+        try:
+            os.setpgid(0, 0)  # a group of its own: what the user's code forks is killed with it
+        except OSError:
+            pass
         _die_with(parent)
         _child(func, write_fd, stacks, timeout_s)
     os.close(write_fd)
+    try:
+        os.setpgid(pid, pid)  # also here: whichever of the two runs first, the group exists before any wait
+    except OSError:
+        pass
     _RUNNING.add(pid)
     return Worker(pid, read_fd, stacks, timeout_s, notes)
 
@@ -383,10 +419,12 @@ def wait_any(workers: list[Worker], timeout_s: float | None) -> list[Worker]:
         now = time.monotonic()
         limits = [w.deadline for w in live if w.deadline is not None] + ([until] if until is not None else [])
         wait = max(0.0, min(limits) - now) if limits else None
-        ready, _, _ = select.select([w.fd for w in live], [], [], wait)
+        ready, _, _ = select.select([w.fd for w in live] + [w.pidfd for w in live if w.pidfd >= 0], [], [], wait)
         for w in live:
             if w.fd in ready:
                 w._read()
+            if not w.done and w.pidfd >= 0 and w.pidfd in ready:
+                w._drain()
         now = time.monotonic()
         for w in live:
             if not w.done and w.deadline is not None and now >= w.deadline:

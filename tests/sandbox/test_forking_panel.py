@@ -1,0 +1,56 @@
+"""A panel that forks a process and leaves it running: the build ends when the panel's worker ends,
+and the left process is killed with the worker (it would otherwise hold the result pipe open)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import DEMO
+
+FORKER = '''
+import os, pathlib, time
+def forker(fig, data):
+    child = os.fork()
+    if child == 0:
+        time.sleep(600)
+        os._exit(0)
+    pathlib.Path(os.environ["LEFT_PID"]).write_text(str(child))
+    fig.add_subplot().plot([1, 0])
+'''
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(") ", 1)[1][0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_process_the_panel_left_running_neither_stalls_nor_outlives_the_build(jobs, tmp_path):
+    root = tmp_path / "proj"
+    shutil.copytree(DEMO, root)
+    (root / "panels" / "forker.py").write_text(FORKER)
+    layout = root / "layouts" / "demo.toml"
+    layout.write_text(layout.read_text().replace('render = "demo:heat"', 'render = "forker:forker"'))
+    left = tmp_path / "left.pid"
+    env = {**os.environ, "LEFT_PID": str(left)}
+    # the left process sleeps 600 s: a build that waited for it to close the result pipe would hang,
+    # which the harness's 120 s limit turns into a failure (a hang guard, not a speed goal)
+    proc = subprocess.run([sys.executable, "-m", "composer.cli", "demo", "--root", str(root), "--format", "svg",
+                           "--no-cache", "-j", str(jobs), "--timeout", "60"], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "rendered" in proc.stdout and "b" in proc.stdout
+    pid = int(left.read_text())
+    deadline = time.monotonic() + 5
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(pid), "the process the panel forked outlived its worker"
