@@ -233,6 +233,8 @@ class Reader:
 
     def canvas_width(self, value: Any, key: str) -> str:
         """The canvas width as written, a journal's width (``"nature.double"``) replaced by its length."""
+        if not isinstance(value, str):
+            to_pt(value, file=self.file, key=key)  # raises: "120 is not a length; write a string with a unit"
         text = self.string(value, key)
         if presets.is_width_name(text):
             return presets.named_width(text, file=self.file, key=key)

@@ -102,6 +102,8 @@ LAYOUT_CASES = [
          ("shape[0].size", "does nothing here", "radius")),
     Case("gap_with_at", (('at = ["75mm", "8mm"]\n', 'at = ["75mm", "8mm"]\ngap = "2mm"\n'),),
          ("panels.b.gap", "does nothing here", "right_of", "anchor and offset")),
+    Case("width_without_unit_as_a_number", (('width = "120mm"', 'width = 120'),),
+         ("figure.width", "120 is not a length", 'e.g. "12mm"')),
     Case("preset_not_a_name", (('width = "120mm"', 'width = "120mm"\npreset = []'),),
          ("figure.preset", "[] is not a known preset", "'nature'")),
     Case("misspelt_refused_key", (('at = ["75mm", "8mm"]\n', 'at = ["75mm", "8mm"]\nalignn = "top"\n'),),
