@@ -1,6 +1,6 @@
 """KVPath-Delta's low-rank path recurrence, as a Python layout.
 
-The seed script (shared/seeds/kvpath_delta.py.txt) typed some sixty
+The seed script (kvpath_delta.py, which composer replaces) typed some sixty
 coordinates by hand. Here the figure size and a few gaps are the only
 lengths: every row is placed relative to the one below it, every delta box
 right of its state box, every merge node between two state boxes, and every
