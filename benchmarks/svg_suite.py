@@ -1,8 +1,8 @@
 """Conformance of imported SVG: each file of a resvg-style test suite composed as the one panel of a canvas of
 its own size, exported to PNG, compared with the suite's reference rendering; prints pass rates.
 
-    python benchmarks/svg_suite.py ../shared/svg-suite                    # default engine (resvg)
-    python benchmarks/svg_suite.py ../shared/svg-suite --engine cairosvg
+    python benchmarks/svg_suite.py SUITE_DIR                    # a copy of resvg's test suite; default engine (resvg)
+    python benchmarks/svg_suite.py SUITE_DIR --engine cairosvg
 
 The suite folder holds ``tests/CATEGORY/.../NAME.svg`` with ``NAME.png`` beside it (references 300 px wide,
 RGBA on transparent) and ``resources/``. Each file becomes ``[panels.p] svg = ...`` on a transparent canvas
