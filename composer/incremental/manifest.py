@@ -33,6 +33,7 @@ that made the outputs).
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
 import os
@@ -173,8 +174,9 @@ def stale_reason(root: str | Path, name: str, out_dir: str | Path | None,
     written by this composer (same source fingerprint) under this Python;
     every recorded environment file has the same size and mtime; the options
     are equal; every input file still has the recorded sha256; and every
-    output exists with the recorded sha256. Imports nothing outside the
-    standard library and parses no layout.
+    output exists with the recorded sha256, with no temporary file of a
+    stopped build beside it (the build that follows removes those). Imports
+    nothing outside the standard library and parses no layout.
 
     Returns:
         None, or a short reason such as ``"panels/volume_kv.py changed"``.
@@ -201,6 +203,9 @@ def stale_reason(root: str | Path, name: str, out_dir: str | Path | None,
     for record in outputs.values():
         if file_digest(out / record["file"]) != record.get("sha256"):
             return f"{record['file']} is missing or was modified"
+        if any(p.is_file() for p in out.glob(f".{glob.escape(record['file'])}.*.tmp")):
+            # a build was stopped while writing it (or one is writing now): the next build removes them
+            return f"a build of {record['file']} was interrupted"
     return None
 
 

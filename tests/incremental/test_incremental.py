@@ -714,3 +714,23 @@ def test_editable_text_from_the_text_cache_is_the_same_text(tmp_path):
     second = build("ed", root=tmp_path, formats=("svg",)).outputs["svg"].read_bytes()
     assert second.count(b"<text") == 1 and b"Editable" in second
     assert re.sub(rb'(height|viewBox)="[^"]*"', b"", first) == re.sub(rb'(height|viewBox)="[^"]*"', b"", second)
+
+
+def test_a_temporary_file_left_by_a_stopped_build_makes_the_next_build_remove_it(tmp_path):
+    """A build killed between writing its temporary files and renaming them leaves the outputs as they
+    were, so the next build would be a no-op and the temporary files would stay: it builds instead."""
+    import shutil
+
+    from composer.pipeline import build
+    from conftest import DEMO
+
+    root = tmp_path / "demo"
+    shutil.copytree(DEMO, root)
+    build("demo", root=root, formats=("svg",), dpi=50)
+    assert build("demo", root=root, formats=("svg",), dpi=50).up_to_date
+    left = root / "build" / ".demo.svg.k1lled.tmp"
+    left.write_bytes(b"<svg")
+    result = build("demo", root=root, formats=("svg",), dpi=50)
+    assert not result.up_to_date and "interrupted" in result.reason
+    assert not left.exists()
+    assert build("demo", root=root, formats=("svg",), dpi=50).up_to_date
