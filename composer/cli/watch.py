@@ -97,8 +97,9 @@ def watch(name: str, *, root: str | Path = ".", out: str | Path | None = None,
     opts = manifest.options(formats, dpi, engine, pdf_standard)
     builds = 0
 
-    def run(changed: tuple[str, ...]) -> None:
+    def run(changed: tuple[str, ...]) -> bool:
         nonlocal builds
+        _wait_for_one_thread()  # the watcher's thread ends: the build forks its workers from one thread
         started = time.perf_counter()
         try:
             result, error = build(name, root=project.root, out=out, formats=formats, dpi=dpi, jobs=jobs,
@@ -108,31 +109,58 @@ def watch(name: str, *, root: str | Path = ".", out: str | Path | None = None,
             result, error = None, exc
         builds += 1
         on_build(WatchEvent(result=result, error=error, seconds=time.perf_counter() - started, changed=changed))
+        return error is None
 
+    # the first build, then: watch until a relevant change, close the watcher, build, watch again. The
+    # watcher runs a thread of its own, and a build must not fork while it runs (Python 3.12+ warns: a
+    # fork from a multi-threaded process may deadlock). A change made while no watcher ran is seen by
+    # comparing with the manifest once the next watcher has started (its first timeout); after a failed
+    # build, whose inputs the manifest does not record, the next edit triggers the rebuild.
     run(())
-    if max_builds is not None and builds >= max_builds:
-        return builds
+    compare = True  # once the watcher runs, compare with the manifest (a change made during the first build)
     ignore = [out_dir.resolve(), (project.root / "build").resolve()]
-    checked_after_start = False
-    for changes in watchfiles.watch(project.root, watch_filter=watchfiles.DefaultFilter(ignore_paths=ignore),
-                                    stop_event=stop_event, yield_on_timeout=True, rust_timeout=200,
-                                    debounce=debounce_ms, raise_interrupt=True):
-        if not changes:
-            # the first timeout comes after the watcher started: a change made between the
-            # first build and then raised no event, so compare with the manifest once
-            if not checked_after_start:
-                checked_after_start = True
-                reason = manifest.stale_reason(project.root, name, out, opts)
-                if reason is not None and reason != "no previous build":
-                    run((reason,))
-        else:
-            relevant = sorted({_shown(project, Path(p)) for _, p in changes
-                               if _relevant(project, name, out_dir, Path(p))})
-            if relevant:
-                run(tuple(relevant))
-        if max_builds is not None and builds >= max_builds:
+    while max_builds is None or builds < max_builds:
+        changed: tuple[str, ...] | None = None
+        for changes in watchfiles.watch(project.root, watch_filter=watchfiles.DefaultFilter(ignore_paths=ignore),
+                                        stop_event=stop_event, yield_on_timeout=True, rust_timeout=200,
+                                        debounce=debounce_ms, raise_interrupt=True):
+            if not changes:
+                if compare:  # the first timeout comes after the watcher started
+                    compare = False
+                    reason = manifest.stale_reason(project.root, name, out, opts)
+                    if reason is not None and reason != "no previous build":
+                        changed = (reason,)
+                        break
+            else:
+                relevant = tuple(sorted({_shown(project, Path(p)) for _, p in changes
+                                         if _relevant(project, name, out_dir, Path(p))}))
+                if relevant:
+                    changed = relevant
+                    break
+        if changed is None:  # stop_event set
             break
+        compare = run(changed)
     return builds
+
+
+def _threads() -> int | None:
+    """The number of threads of this process as Linux counts them (native ones too), or None elsewhere."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("Threads:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def _wait_for_one_thread(limit_s: float = 2.0) -> None:
+    """Wait (at most ``limit_s`` seconds) until this process runs one thread: a closed watcher's
+    thread ends within its timeout (200 ms), not at once."""
+    deadline = time.monotonic() + limit_s
+    while (_threads() or 1) > 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
 
 
 def _shown(project: Project, path: Path) -> str:

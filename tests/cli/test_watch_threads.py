@@ -1,0 +1,43 @@
+"""``compose NAME --watch`` forks its builds' workers while no watcher thread runs (Python 3.12+ warns
+at a fork from a multi-threaded process: it may deadlock)."""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+from conftest import DEMO
+
+
+def wait_for(proc: subprocess.Popen, lines: list[str], count: int, limit_s: float = 60) -> None:
+    deadline = time.monotonic() + limit_s
+    while sum(line.startswith("built ") for line in lines) < count and time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if line:
+            lines.append(line)
+        elif proc.poll() is not None:
+            break
+
+
+def test_a_rebuild_in_watch_mode_forks_from_one_thread(tmp_path):
+    root = tmp_path / "demo"
+    shutil.copytree(DEMO, root)
+    proc = subprocess.Popen([sys.executable, "-W", "always", "-m", "composer.cli", "demo", "--root", str(root),
+                             "--watch", "--format", "svg"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    lines: list[str] = []
+    try:
+        wait_for(proc, lines, 1)
+        time.sleep(0.5)  # the watcher has started
+        layout = root / "layouts" / "demo.toml"
+        layout.write_text(layout.read_text().replace("params = { n = 8 }", "params = { n = 9 }"))
+        wait_for(proc, lines, 2)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    assert sum(line.startswith("built ") for line in lines) == 2, lines
+    assert "layouts/demo.toml" in lines[-1], lines  # the rebuild names the change
+    assert "multi-threaded" not in err, err
