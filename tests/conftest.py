@@ -7,6 +7,7 @@ import io
 import os
 import re
 import shutil
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -220,3 +221,31 @@ def pytest_make_collect_report(collector):
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
         report.outcome = "failed"
         report.longrepr = f"skipped in CI, where every test dependency must be installed: {reason}"
+
+
+def layout_project(tmp_path: Path, body: str, head: str = 'width = "40mm"\nheight = "30mm"\n') -> Path:
+    """A project whose one layout is ``layouts/fig.toml``: ``[figure]`` with ``head``, then ``body``."""
+    root = tmp_path / "proj"
+    (root / "layouts").mkdir(parents=True, exist_ok=True)
+    (root / "layouts" / "fig.toml").write_text("[figure]\n" + head + textwrap.dedent(body), encoding="utf-8")
+    return root
+
+
+def demo_drawn_by(tmp_path: Path, module: str, source: str) -> Path:
+    """A copy of the demo project whose panel ``b`` is drawn by ``MODULE:FUNCTION`` (``module``, a
+    ``"name:function"``) written from ``source`` into ``panels/``."""
+    root = tmp_path / "proj"
+    shutil.copytree(DEMO, root)
+    (root / "panels" / f"{module.split(':')[0]}.py").write_text(source)
+    layout = root / "layouts" / "demo.toml"
+    layout.write_text(layout.read_text().replace('render = "demo:heat"', f'render = "{module}"'))
+    return root
+
+
+def process_alive(pid: int) -> bool:
+    """The process runs (a zombie does not: it runs nothing)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(") ", 1)[1][0] != "Z"
+    except OSError:
+        return False

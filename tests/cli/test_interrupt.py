@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import time
 
-from conftest import DEMO
+from conftest import demo_drawn_by, process_alive
 
 HANG = '''
 import os, pathlib, time
@@ -19,23 +18,9 @@ def hang(fig, data):
 '''
 
 
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie is gone for our purpose: it runs nothing
-        return open(f"/proc/{pid}/stat").read().split(") ", 1)[1][0] != "Z"
-    except OSError:
-        return False
-
 
 def test_ctrl_c_is_one_line_and_exit_130(tmp_path):
-    root = tmp_path / "proj"
-    shutil.copytree(DEMO, root)
-    (root / "panels" / "hang.py").write_text(HANG)
-    layout = root / "layouts" / "demo.toml"
-    layout.write_text(layout.read_text().replace('render = "demo:heat"', 'render = "hang:hang"'))
+    root = demo_drawn_by(tmp_path, "hang:hang", HANG)
     mark = tmp_path / "worker.pid"
     env = {**os.environ, "HANG_MARK": str(mark)}
     proc = subprocess.Popen([sys.executable, "-m", "composer.cli", "demo", "--root", str(root), "-j", "2",
@@ -50,7 +35,7 @@ def test_ctrl_c_is_one_line_and_exit_130(tmp_path):
     assert proc.returncode == 130, err
     assert err.splitlines() == ["compose: interrupted"]
     deadline = time.monotonic() + 10
-    while alive(worker) and time.monotonic() < deadline:
+    while process_alive(worker) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not alive(worker), "the panel's worker outlived compose"
+    assert not process_alive(worker), "the panel's worker outlived compose"
     assert not (root / "build" / "demo.svg").exists()  # nothing half-written

@@ -19,14 +19,8 @@ import pytest
 
 from composer.cli.main import main
 from composer.pipeline import build
+from conftest import layout_project as project
 from conftest import read_png
-
-
-def project(tmp_path: Path, body: str, head: str = 'width = "40mm"\nheight = "30mm"\n') -> Path:
-    root = tmp_path / "proj"
-    (root / "layouts").mkdir(parents=True, exist_ok=True)
-    (root / "layouts" / "fig.toml").write_text("[figure]\n" + head + textwrap.dedent(body), encoding="utf-8")
-    return root
 
 
 def png_of(root: Path) -> np.ndarray:

@@ -4,14 +4,13 @@ and the left process is killed with the worker (it would otherwise hold the resu
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import time
 
 import pytest
 
-from conftest import DEMO
+from conftest import demo_drawn_by, process_alive
 
 FORKER = '''
 import os, pathlib, time
@@ -25,21 +24,10 @@ def forker(fig, data):
 '''
 
 
-def alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().split(") ", 1)[1][0] != "Z"
-    except OSError:
-        return False
-
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_a_process_the_panel_left_running_neither_stalls_nor_outlives_the_build(jobs, tmp_path):
-    root = tmp_path / "proj"
-    shutil.copytree(DEMO, root)
-    (root / "panels" / "forker.py").write_text(FORKER)
-    layout = root / "layouts" / "demo.toml"
-    layout.write_text(layout.read_text().replace('render = "demo:heat"', 'render = "forker:forker"'))
+    root = demo_drawn_by(tmp_path, "forker:forker", FORKER)
     left = tmp_path / "left.pid"
     env = {**os.environ, "LEFT_PID": str(left)}
     # the left process sleeps 600 s: a build that waited for it to close the result pipe would hang,
@@ -51,6 +39,6 @@ def test_a_process_the_panel_left_running_neither_stalls_nor_outlives_the_build(
     assert "rendered" in proc.stdout and "b" in proc.stdout
     pid = int(left.read_text())
     deadline = time.monotonic() + 5
-    while alive(pid) and time.monotonic() < deadline:
+    while process_alive(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not alive(pid), "the process the panel forked outlived its worker"
+    assert not process_alive(pid), "the process the panel forked outlived its worker"

@@ -15,7 +15,6 @@ Canvases are a few cm wide, PNGs at 254 dpi (10 px per mm), so pixel probes are 
 from __future__ import annotations
 
 import re
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -23,17 +22,12 @@ import pytest
 from lxml import etree
 
 from composer.pipeline import build
+from conftest import layout_project as project
 from conftest import read_png
 
 MM = 72 / 25.4  # pt per mm
 PX = 10  # px per mm at 254 dpi
 
-
-def project(tmp_path: Path, body: str, head: str = 'width = "40mm"\nheight = "30mm"\n') -> Path:
-    root = tmp_path / "proj"
-    (root / "layouts").mkdir(parents=True, exist_ok=True)
-    (root / "layouts" / "fig.toml").write_text("[figure]\n" + head + textwrap.dedent(body), encoding="utf-8")
-    return root
 
 
 def png_of(root: Path) -> np.ndarray:
