@@ -42,13 +42,14 @@ from composer.layout.loader import load_document, read_document
 from composer.layout.model import NAME
 from composer.layout.model import Figure as LayoutModel
 from composer.layout.schema import TABLES_BY_KIND
-from composer.lint.rules import Report, font_findings
+from composer.lint.rules import Report
 from composer.pipeline import (
     FORMATS,
     BuildOptions,
     BuildResult,
     build_figure,
     check_outputs,
+    missing_font_report,
 )
 from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, check_jobs, check_timeout
 from composer.sandbox.parallel import available_cores
@@ -329,11 +330,9 @@ class Figure:
         """
         check_timeout(timeout_s)
         check_jobs(jobs)
-        layout = self.layout
-        missing = font_findings(layout)
-        if missing:
-            return Report(figure=self.name, limits=layout.spec.check, findings=tuple(missing),
-                          notes=("the figure cannot be composed with a missing font; the other rules did not run",))
+        missing = missing_font_report(self.layout)
+        if missing is not None:
+            return missing
         options = BuildOptions(formats=(), check=True, timeout_s=timeout_s, jobs=jobs or available_cores(),
                                store=False, write=False)
         return self._made(options)[0].report

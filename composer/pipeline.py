@@ -375,11 +375,20 @@ def check(name: str, *, root: str | Path = ".", jobs: int | None = None,
     project = Project.at(root)
     layout_path = project.layout_path(name)
     figure = load_layout(layout_path, name=name, display=project.display(layout_path))
-    missing = font_findings(figure)
-    if missing:
-        return Report(figure=name, limits=figure.spec.check, findings=tuple(missing),
-                      notes=("the figure cannot be composed with a missing font; the other rules did not run",))
+    missing = missing_font_report(figure)
+    if missing is not None:
+        return missing
     return lint_figure(name, root=project.root, jobs=jobs, timeout_s=timeout_s).report
+
+
+def missing_font_report(figure: Figure) -> Report | None:
+    """The check's report when a layout font is not installed (nothing can be composed: only the font
+    rule ran), else None."""
+    missing = font_findings(figure)
+    if not missing:
+        return None
+    return Report(figure=figure.name, limits=figure.spec.check, findings=tuple(missing),
+                  notes=("the figure cannot be composed with a missing font; the other rules did not run",))
 
 
 @contextlib.contextmanager
