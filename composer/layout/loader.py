@@ -687,44 +687,53 @@ def _check_names(r: _Reader, figure: Figure) -> None:
     positions += [v for a in figure.arrows for v in a.via] + [p for s in figure.shapes for p in s.points]
     renderers = {p.name for p in figure.panels if p.kind == "render"}
     drawn_through = {s.name: s.kind for s in figure.shapes if s.name and s.place is None}
+    kinds = "panel, text or shape"  # what a reference may name (and canvas)
     for pos in positions:
         if pos.ref is None:
             continue
         element, anchor = pos.ref
         if element not in names:
-            close = difflib.get_close_matches(element, names, n=1, cutoff=0.6)
-            raise r.err(pos.key, f"{element + '.' + anchor!r} refers to unknown element {element!r}"
-                                 + (f"; did you mean {close[0]!r}?" if close else "")
-                                 + f"; elements are {', '.join(names) or '(none)'}")
+            raise r.err(pos.key, f"{pos.written()}: no {kinds} named {element!r}{_did_you_mean(element, names)} "
+                                 f"(valid: {', '.join(names)})")
         if element in drawn_through:
-            raise r.err(pos.key, f"{element + '.' + anchor!r}: {element!r} is a {drawn_through[element]}, drawn "
+            if pos.key.rpartition(".")[2] in RELATIONS:
+                raise r.err(pos.key, f"{pos.written()}: {element!r} is a {drawn_through[element]}: it has no box "
+                                     "to place anything beside; place it relative to another element")
+            raise r.err(pos.key, f"{pos.written()}: {element!r} is a {drawn_through[element]}, drawn "
                                  "through its points; it has no box and so no anchors: use the point it starts "
                                  "or ends at")
         if anchor not in COMPASS and "@" not in anchor and element not in renderers:  # canvas: compass only
-            raise r.err(pos.key, f"{element + '.' + anchor!r} has unknown anchor {anchor!r}; "
+            raise r.err(pos.key, f"{pos.written()}: {element!r} has no anchor {anchor!r}"
+                                 f"{_did_you_mean(anchor, list(COMPASS))}; "
                                  f"valid anchors are {', '.join(COMPASS)}, or side@fraction (e@0.25)")
     grids = {g.name: g for g in figure.grids}
     for place in placements:
-        if place.at is not None and place.at.ref is not None and place.at.ref[0] in drawn_through:
-            element = place.at.ref[0]
-            raise r.err(place.key, f"{element!r} is a {drawn_through[element]}: it has no box to place "
-                                   "anything beside; place it relative to another element")
         if place.cell is None:
             continue
         grid_name, area = place.cell
+        cell = f'cell = "{".".join(filter(None, place.cell))}"'
         if grid_name not in grids:
-            known = ", ".join(repr(g) if g else "the figure [grid]" for g in grids) or "none declared"
-            raise r.err(place.key, f"{'.'.join(filter(None, place.cell))!r}: no grid {grid_name or '[grid]'!r}; "
-                                   f"grids: {known}")
+            known = [repr(g) if g else "the figure [grid]" for g in grids]
+            hint = _did_you_mean(grid_name, [g for g in grids if g]) if grid_name else ""
+            raise r.err(place.key, f"{cell}: no grid {grid_name or '[grid]'!r}{hint} "
+                                   f"(valid: {', '.join(known) or 'none declared'})")
         letters = sorted({c for row in grids[grid_name].mosaic for c in row} - {"."})
         if area not in letters:
-            raise r.err(place.key, f"{'.'.join(filter(None, place.cell))!r}: no area {area!r} in the mosaic; "
-                                   f"areas are {', '.join(letters)}")
-    panel_names = {p.name for p in figure.panels}
+            raise r.err(place.key, f"{cell}: no area {area!r} in the mosaic (valid: {', '.join(letters)})")
     for align in figure.aligns:
         for i, name in enumerate(align.panels):
             if name in align.panels[:i]:
                 raise r.err(f"{align.key}.panels[{i}]", f"{name!r} is listed twice")
             if name not in renderers:
-                raise r.err(f"{align.key}.panels[{i}]", f"{name!r} is not a matplotlib panel; "
-                                                        f"panels are {', '.join(sorted(renderers & panel_names))}")
+                valid = [p.name for p in figure.panels if p.name in renderers]
+                kind = {p.name: p.kind for p in figure.panels}.get(name)
+                what = (f"{name!r} is an {kind} panel, not a matplotlib one" if kind
+                        else f"no panel named {name!r}{_did_you_mean(name, valid)}")
+                raise r.err(f"{align.key}.panels[{i}]", f'panels[{i}] = "{name}": {what}; aligned plot areas '
+                                                        f"need matplotlib panels (valid: {', '.join(valid)})")
+
+
+def _did_you_mean(name: str, choices: list[str]) -> str:
+    """``"; did you mean 'b'?"`` when one of ``choices`` is close to ``name`` (difflib, ratio >= 0.6), else ``""``."""
+    close = difflib.get_close_matches(name, choices, n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
