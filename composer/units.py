@@ -110,29 +110,31 @@ def layout_unit(value: str | None) -> str:
     return unit if unit in PT_PER_UNIT else "pt"
 
 
-def say(length_pt: float, unit: str = "pt") -> str:
-    """A length for a message: ``length_pt`` (pt) in ``unit``, with the unit, e.g.
-    ``say(42.52, "mm") == "15.0 mm"``.
+def amount(length_pt: float, unit: str = "pt") -> str:
+    """The number of :func:`say` alone: ``amount(42.52, "mm") == "15.0"``.
 
     Args:
         length_pt: the length in pt (1/72 in).
-        unit: a key of :data:`PT_PER_UNIT`; anything else is shown in pt.
+        unit: a key of :data:`PT_PER_UNIT` (anything else: pt).
 
     Returns:
-        The number rounded to :data:`SAY_DECIMALS` decimals (no ``-0``), a space, the unit.
+        ``length_pt`` in ``unit``, rounded to :data:`SAY_DECIMALS` decimals, no ``-0``.
     """
     if unit not in PT_PER_UNIT:
         unit = "pt"
-    decimals = SAY_DECIMALS[unit]
-    text = f"{length_pt / PT_PER_UNIT[unit]:.{decimals}f}"
-    if float(text) == 0:
-        text = text.lstrip("-")
-    return f"{text} {unit}"
+    text = f"{length_pt / PT_PER_UNIT[unit]:.{SAY_DECIMALS[unit]}f}"
+    return text.lstrip("-") if float(text) == 0 else text
+
+
+def say(length_pt: float, unit: str = "pt") -> str:
+    """A length for a message: ``length_pt`` (pt) in ``unit``, with the unit, e.g.
+    ``say(42.52, "mm") == "15.0 mm"`` (number as :func:`amount`; an unknown unit: pt)."""
+    return f"{amount(length_pt, unit)} {unit if unit in PT_PER_UNIT else 'pt'}"
 
 
 def say_pair(width_pt: float, height_pt: float, unit: str = "pt") -> str:
     """Two lengths for a message, one unit: ``"15.0 x 40.0 mm"`` (see :func:`say`)."""
-    return f"{say(width_pt, unit).rpartition(' ')[0]} x {say(height_pt, unit)}"
+    return f"{amount(width_pt, unit)} x {say(height_pt, unit)}"
 
 
 def fmt(number: float) -> str:

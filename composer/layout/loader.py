@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import json
 import shutil
 import tomllib
 from collections.abc import Callable
@@ -216,6 +217,10 @@ def _styles(r: _Reader, top: _Table) -> None:
         import matplotlib
 
         for key, value in r.rcparams.items():
+            if key not in matplotlib.rcParams:  # a misspelt key, told apart from a bad value for a real one
+                raise LayoutError(f"unknown rcParam {key!r}{_did_you_mean(key, list(matplotlib.rcParams))}; "
+                                  "valid keys are matplotlib's (matplotlib.rcParams.keys())", file=r.file,
+                                  key=f"rcparams.{key}")
             if key in COMPOSER_RCPARAMS:
                 raise LayoutError(f"composer sets {key} itself: {COMPOSER_RCPARAMS[key]}", file=r.file,
                                   key=f"rcparams.{key}")
@@ -226,8 +231,9 @@ def _styles(r: _Reader, top: _Table) -> None:
                 checker: Any = matplotlib.RcParams()  # validates a value, as matplotlib.rcParams would
                 checker[key] = value
             except (KeyError, ValueError) as exc:
-                raise LayoutError(f"{value!r} is not a valid rcParam value: {' '.join(str(exc).split())[:200]}",
-                                  file=r.file, key=f"rcparams.{key}") from None
+                why = " ".join(str(exc).split()).removeprefix(f"Key {key}: ")[:200]
+                raise LayoutError(f"{key!r} = {json.dumps(value, default=str)}: not a valid value for this "
+                                  f"rcParam: {why}", file=r.file, key=f"rcparams.{key}") from None
 
 
 _SIZE = "a panel is drawn and saved at exactly its box's size (72 user units per inch)"

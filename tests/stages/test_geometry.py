@@ -569,7 +569,8 @@ def test_bad_style_values_name_file_and_key(tmp_path):
     layout = '[figure]\nwidth = "10mm"\nheight = "10mm"\n[rcparams]\n"axes.linewidth" = "thick"\n'
     with pytest.raises(LayoutError) as err:
         geometry_of(project(tmp_path, layout))
-    assert str(err.value).startswith("layouts/fig.toml: rcparams.axes.linewidth: 'thick'")
+    assert str(err.value).startswith("layouts/fig.toml: rcparams.axes.linewidth: 'axes.linewidth' = \"thick\": "
+                                     "not a valid value for this rcParam: ")
     layout = '[figure]\nwidth = "10mm"\nheight = "10mm"\n[[text]]\ntext = "x"\nat = ["1mm", "1mm"]\nclass = "nope"\n'
     with pytest.raises(LayoutError) as err:
         geometry_of(project(tmp_path / "b", layout))
