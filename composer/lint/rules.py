@@ -136,9 +136,10 @@ class Finding:
         return RULES[self.rule]
 
     def as_dict(self) -> dict[str, Any]:
+        decimals = 3 + _DECIMALS.get(self.unit, 2) - 2  # 0.001 pt or mm, 0.00001 in or cm
         return {"rule": self.rule, "level": self.level, "element": self.element, "problem": self.problem,
-                "measured": None if self.measured is None else round(self.measured, 3),
-                "limit": None if self.limit is None else round(self.limit, 3), "unit": self.unit}
+                "measured": None if self.measured is None else round(self.measured, decimals),
+                "limit": None if self.limit is None else round(self.limit, decimals), "unit": self.unit}
 
 
 @dataclass(frozen=True)
@@ -211,10 +212,16 @@ def _num(value: float) -> str:
     return f"{value:.3g}" if abs(value) < 100 else f"{value:.0f}"
 
 
+#: decimals of a measured length in the check's table and JSON, per unit: 0.01 pt, mm or px; in the
+#: coarser cm and in, 0.0001 (a tolerance of 0.05 pt is 0.0007 in, which two decimals would show as 0)
+_DECIMALS = {"cm": 4, "in": 4}
+
+
 def _quantity(value: float | None, unit: str) -> str:
     if value is None:
         return ""
-    text = f"{value:.2f}".rstrip("0").rstrip(".") if abs(value) < 100 else f"{value:.0f}"
+    decimals = _DECIMALS.get(unit, 2)
+    text = f"{value:.{decimals}f}".rstrip("0").rstrip(".") if abs(value) < 100 else f"{value:.0f}"
     return f"{text} {unit}".strip()
 
 

@@ -59,6 +59,7 @@ from composer.mpl.internals import (
 from composer.mpl.savesvg import save_svg, svg_fonttype
 from composer.sandbox.isolate import Frame, WorkerFailure, where
 from composer.text.metrics import font_families
+from composer.units import say_pair
 
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType
@@ -404,7 +405,8 @@ def draw_panel(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data: M
     w_in, h_in = fig.get_size_inches()
     if abs(w_in * 72 - width_pt) > 1e-6 or abs(h_in * 72 - height_pt) > 1e-6:
         raise PanelError(f"panel {panel.name!r}: {panel.source} changed the figure size to "
-                         f"{w_in * 72:.1f}x{h_in * 72:.1f} pt; a panel is drawn at its box size",
+                         f"{say_pair(w_in * 72, h_in * 72, spec.unit)}; a panel is drawn at its box size "
+                         f"({say_pair(width_pt, height_pt, spec.unit)})",
                          file=file, key=key)
     return Draft(panel=panel, fig=fig, result=result, size_pt=size_pt, missing=missing)
 

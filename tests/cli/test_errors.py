@@ -204,7 +204,8 @@ LAYOUT_CASES = [
     Case("function_reads_missing_data_key", (('"demo:heat"', '"extra:needs_z"'),),
          ("panels.b.render", "panel 'b'", "extra:needs_z", "KeyError", "'z'; the data file has scale, y"), files={"panels/extra.py": EXTRA_PANELS}),
     Case("function_resizes_figure", (('"demo:heat"', '"extra:resize"'),),
-         ("panels.b.render", "panel 'b'", "extra:resize", "figure size"), files={"panels/extra.py": EXTRA_PANELS}),
+         ("panels.b.render", "panel 'b'", "extra:resize",  # 1 in = 25.4 mm; b is 40 x 40 mm
+          "changed the figure size to 25.4 x 25.4 mm; a panel is drawn at its box size (40.0 x 40.0 mm)"), files={"panels/extra.py": EXTRA_PANELS}),
     Case("panel_param_breaks_function", (('params = { n = 8 }', 'params = { n = 80 }'),),
          ("panels.a.render", "panel 'a'", "demo:line", "ValueError")),
     # --- data and text fields
