@@ -699,8 +699,9 @@ def _check_names(r: _Reader, figure: Figure) -> None:
             continue
         element, anchor = pos.ref
         if element not in names:
-            raise r.err(pos.key, f"{pos.written()}: no {kinds} named {element!r}{_did_you_mean(element, names)} "
-                                 f"(valid: {', '.join(names)})")
+            boxed = [n for n in names if n not in drawn_through]  # a line or a brace has no anchors
+            raise r.err(pos.key, f"{pos.written()}: no {kinds} named {element!r}{_did_you_mean(element, boxed)} "
+                                 f"(valid: {', '.join(boxed)})")
         if element in drawn_through:
             if pos.key.rpartition(".")[2] in RELATIONS:
                 raise r.err(pos.key, f"{pos.written()}: {element!r} is a {drawn_through[element]}: it has no box "
@@ -713,19 +714,23 @@ def _check_names(r: _Reader, figure: Figure) -> None:
                                  f"{_did_you_mean(anchor, list(COMPASS))}; "
                                  f"valid anchors are {', '.join(COMPASS)}, or side@fraction (e@0.25)")
     grids = {g.name: g for g in figure.grids}
+    areas = {name: sorted({c for row in g.mosaic for c in row} - {"."}) for name, g in grids.items()}
+    cells = [f"{name}.{a}" if name else a for name, letters in areas.items() for a in letters]
     for place in placements:
         if place.cell is None:
             continue
         grid_name, area = place.cell
-        cell = f'cell = "{".".join(filter(None, place.cell))}"'
+        written = ".".join(filter(None, place.cell))
+        valid = f"(valid: {', '.join(cells) or 'none: declare a [grid] or [grids.NAME] first'})"
         if grid_name not in grids:
-            known = [repr(g) if g else "the figure [grid]" for g in grids]
-            hint = _did_you_mean(grid_name, [g for g in grids if g]) if grid_name else ""
-            raise r.err(place.key, f"{cell}: no grid {grid_name or '[grid]'!r}{hint} "
-                                   f"(valid: {', '.join(known) or 'none declared'})")
-        letters = sorted({c for row in grids[grid_name].mosaic for c in row} - {"."})
-        if area not in letters:
-            raise r.err(place.key, f"{cell}: no area {area!r} in the mosaic (valid: {', '.join(letters)})")
+            # the grid whose name is closest, else the one grid with this area: "gg.A" for "g.A" or "A"
+            close = difflib.get_close_matches(grid_name, [g for g in grids if g], n=1, cutoff=0.6)
+            holding = [g for g in grids if area in areas[g]]
+            guess = close[0] if close else holding[0] if len(holding) == 1 else None
+            hint = f"; did you mean {'.'.join(filter(None, (guess, area)))!r}?" if guess is not None else ""
+            raise r.err(place.key, f"cell = \"{written}\": no grid {grid_name or '[grid]'!r}{hint} {valid}")
+        if area not in areas[grid_name]:
+            raise r.err(place.key, f"cell = \"{written}\": no area {area!r} in the mosaic {valid}")
     for align in figure.aligns:
         for i, name in enumerate(align.panels):
             if name in align.panels[:i]:

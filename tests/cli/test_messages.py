@@ -221,6 +221,19 @@ def test_a_relation_names_the_element_as_written(tmp_path, capsys, relation):
     assert "alpah." not in line  # never the anchor composer chose ('alpah.e')
 
 
+def test_a_line_is_not_offered_as_a_place_to_refer_to(tmp_path, capsys):
+    """A line has no box and no anchors: it is not among the valid names."""
+    line_shape = '[[shape]]\nname = "stroke"\nkind = "line"\npoints = [["1mm", "40mm"], ["9mm", "40mm"]]\n'
+    root = make(tmp_path, figure("100mm", "50mm", GOOD_NAMES + line_shape))
+    bad = GOOD_NAMES.replace('at = ["20mm", "0mm"]', 'right_of = "zz"') + line_shape
+    line = fails(root, figure("100mm", "50mm", bad), capsys)
+    assert line.endswith("(valid: alpha, beta, canvas)"), line
+    bad = GOOD_NAMES.replace('at = ["20mm", "0mm"]', 'right_of = "stroke"') + line_shape
+    line = fails(root, figure("100mm", "50mm", bad), capsys)
+    assert line.endswith("panels.beta.right_of: right_of = \"stroke\": 'stroke' is a line: it has no box to place "
+                         "anything beside; place it relative to another element"), line
+
+
 def test_a_relation_without_a_close_name_lists_the_valid_ones(tmp_path, capsys):
     root = make(tmp_path, figure("100mm", "50mm", GOOD_NAMES))
     line = fails(root, figure("100mm", "50mm", GOOD_NAMES.replace('at = ["20mm", "0mm"]', 'right_of = "zz"')), capsys)
@@ -261,6 +274,11 @@ def test_align_members_and_cells_name_what_was_written(tmp_path, capsys):
     line = fails(root, figure("100mm", "50mm", '[grid]\nmosaic = "ab"\n' + good.replace(
         'at = ["0mm", "25mm"]\nsize = ["30mm", "20mm"]', 'cell = "c"')), capsys)
     assert "panels.q.cell: cell = \"c\": no area 'c' in the mosaic (valid: a, b)" in line, line
+    nested = '[grids.side]\nmosaic = "xy"\nat = ["40mm", "0mm"]\nsize = ["40mm", "20mm"]\n'
+    line = fails(root, figure("100mm", "50mm", nested + good.replace(
+        'at = ["0mm", "25mm"]\nsize = ["30mm", "20mm"]', 'cell = "y"')), capsys)
+    assert line.endswith("panels.q.cell: cell = \"y\": no grid '[grid]'; did you mean 'side.y'? "
+                         "(valid: side.x, side.y)"), line
 
 
 # ------------------------------------------------------------------ rcParams: a bad key is not a bad value

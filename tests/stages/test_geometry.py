@@ -148,7 +148,7 @@ def test_relative_placement_resolves_to_exact_boxes(tmp_path):
      "shape[1]: over-constrained: at and right_of"),
     ('[[shape]]\nname = "x"\nright_of = "y"\nsize = ["1mm", "1mm"]\n[[shape]]\nname = "y"\nright_of = "x"\n'
      'size = ["1mm", "1mm"]\n', "placement refers to itself: x -> y -> x"),
-    ('[[shape]]\nname = "x"\ncell = "Q"\nsize = ["1mm", "1mm"]\n', "cell = \"Q\": no grid '[grid]' (valid: none declared)"),
+    ('[[shape]]\nname = "x"\ncell = "Q"\nsize = ["1mm", "1mm"]\n', "cell = \"Q\": no grid '[grid]' (valid: none: declare a [grid] or [grids.NAME] first)"),
     ('[panels.p]\nimage = "none.png"\nat = ["1mm", "1mm"]\nsize = ["1mm", "1mm"]\n', "none.png"),
 ])
 def test_constraint_errors_name_the_elements(tmp_path, extra, fragment):
