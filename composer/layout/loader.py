@@ -736,12 +736,12 @@ def _check_names(r: _Reader, figure: Figure) -> None:
             if name in align.panels[:i]:
                 raise r.err(f"{align.key}.panels[{i}]", f"{name!r} is listed twice")
             if name not in renderers:
-                valid = [p.name for p in figure.panels if p.name in renderers]
+                plots = [p.name for p in figure.panels if p.name in renderers]
                 kind = {p.name: p.kind for p in figure.panels}.get(name)
                 what = (f"{name!r} is an {kind} panel, not a matplotlib one" if kind
-                        else f"no panel named {name!r}{_did_you_mean(name, valid)}")
+                        else f"no panel named {name!r}{_did_you_mean(name, plots)}")
                 raise r.err(f"{align.key}.panels[{i}]", f'panels[{i}] = "{name}": {what}; aligned plot areas '
-                                                        f"need matplotlib panels (valid: {', '.join(valid)})")
+                                                        f"need matplotlib panels (valid: {', '.join(plots)})")
 
 
 def _did_you_mean(name: str, choices: list[str]) -> str:
