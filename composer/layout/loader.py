@@ -218,7 +218,7 @@ def _styles(r: _Reader, top: _Table) -> None:
 
         for key, value in r.rcparams.items():
             if key not in matplotlib.rcParams:  # a misspelt key, told apart from a bad value for a real one
-                raise LayoutError(f"unknown rcParam {key!r}{_did_you_mean(key, list(matplotlib.rcParams))}; "
+                raise LayoutError(f"unknown rcParam {key!r}{_did_you_mean(str(key), list(matplotlib.rcParams))}; "
                                   "valid keys are matplotlib's (matplotlib.rcParams.keys())", file=r.file,
                                   key=f"rcparams.{key}")
             if key in COMPOSER_RCPARAMS:

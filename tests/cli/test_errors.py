@@ -113,7 +113,10 @@ LAYOUT_CASES = [
     Case("align_x_side_by_side", (('[[text]]', '[[align]]\npanels = ["a", "b"]\naxis = "x"\n\n[[text]]'),),
          ("align[0].axis", "panel 'a' shares a column with no other panel", 'axis = "y"')),
     Case("panel_off_canvas", (('at = ["75mm", "8mm"]', 'at = ["95mm", "8mm"]'),),
-         ("panels.b:", "panel 'b' reaches", "past the right edge of the canvas")),
+         # 95 + 40 = 135 mm on a 120 mm canvas: 15 mm past, in the layout's mm
+         ("panels.b:", "panel 'b' reaches 15.0 mm past the right edge of the canvas (120mm x 70mm)")),
+    Case("panel_at_a_data_anchor", (('at = ["75mm", "8mm"]', 'at = "a.peak"'),),
+         ("panels.b.at: ", "at = \"a.peak\": 'peak' is a data anchor, known only after rendering")),
     Case("misspelt_required_key", (('height = "70mm"', 'hieght = "70mm"'),),
          ("figure.height:", "missing", "is 'hieght' a misspelling of 'height'?")),
     Case("misspelt_placement", (('at = ["75mm", "8mm"]', 'cel = "x"'),),
