@@ -21,7 +21,6 @@ import pytest
 from PIL import Image
 
 from composer.cli.main import main
-from composer.units import amount, say, say_pair
 from conftest import snapshot
 
 LAYOUT = "layouts/fig.toml"
@@ -76,23 +75,6 @@ def figure(width: str, height: str, body: str) -> str:
 def image(name: str, at: tuple[str, str], size: tuple[str, str], extra: str = "") -> str:
     return (f'[panels.{name}]\nimage = "../assets/px.png"\nat = ["{at[0]}", "{at[1]}"]\n'
             f'size = ["{size[0]}", "{size[1]}"]\n{extra}\n')
-
-
-# ------------------------------------------------------------------ the formatter
-
-
-def test_say_formats_a_pt_length_in_a_unit():
-    """1 mm = 72 / 25.4 pt; 1 cm = 720 / 25.4 pt; 1 in = 72 pt; 1 px = 0.75 pt."""
-    assert say(15 * 72 / 25.4, "mm") == "15.0 mm"
-    assert say(42.52, "mm") == "15.0 mm"
-    assert say(36.0, "in") == "0.50 in"
-    assert say(1.5 * 720 / 25.4, "cm") == "1.50 cm"
-    assert say(7.5, "px") == "10.0 px"
-    assert say(113.4, "pt") == "113.4 pt"
-    assert say(-0.001, "mm") == "0.0 mm"  # never "-0.0"
-    assert say(10.0, "furlong") == "10.0 pt"  # not a layout unit: pt
-    assert amount(72.0, "in") == "1.00"
-    assert say_pair(15 * 72 / 25.4, 40 * 72 / 25.4, "mm") == "15.0 x 40.0 mm"
 
 
 # ------------------------------------------------------------------ lengths the engine derived
