@@ -69,7 +69,7 @@ def to_pt(value: object, *, file: str | None = None, key: str | None = None,
         raise LayoutError(f"{value!r} is negative; a size must be zero or more", file=file, key=key)
     points = number * PT_PER_UNIT[unit]
     if not abs(points) <= MAX_LENGTH_PT:  # also catches inf
-        raise LayoutError(f"{value!r} is too large; lengths are at most {MAX_LENGTH_PT:g} pt (35 m)",
+        raise LayoutError(f"{value!r} is too large; lengths are at most {say(MAX_LENGTH_PT, unit)} (35 m)",
                           file=file, key=key)
     return points
 
@@ -95,6 +95,46 @@ def unit_of(value: str) -> str:
     """The unit suffix of a length already validated by :func:`to_pt`."""
     match = _LENGTH.match(value)
     return match.group(2) if match else "pt"
+
+
+#: decimals a length is shown with in a message, per unit: a tenth of a mm or finer in every unit
+#: (0.1 mm, 0.01 cm = 0.1 mm, 0.01 in = 0.25 mm, 0.1 pt = 0.035 mm, 0.1 px = 0.026 mm)
+SAY_DECIMALS: dict[str, int] = {"pt": 1, "mm": 1, "cm": 2, "in": 2, "px": 1}
+
+
+def layout_unit(value: str | None) -> str:
+    """The unit a message speaks for lengths derived from a layout: the unit of its
+    ``[figure] width`` as written (``"180mm"`` -> ``"mm"``); ``"pt"`` when there is none
+    or it is not one of :data:`PT_PER_UNIT`."""
+    unit = unit_of(value) if isinstance(value, str) else "pt"
+    return unit if unit in PT_PER_UNIT else "pt"
+
+
+def amount(length_pt: float, unit: str = "pt") -> str:
+    """The number of :func:`say` alone: ``amount(42.52, "mm") == "15.0"``.
+
+    Args:
+        length_pt: the length in pt (1/72 in).
+        unit: a key of :data:`PT_PER_UNIT` (anything else: pt).
+
+    Returns:
+        ``length_pt`` in ``unit``, rounded to :data:`SAY_DECIMALS` decimals, no ``-0``.
+    """
+    if unit not in PT_PER_UNIT:
+        unit = "pt"
+    text = f"{length_pt / PT_PER_UNIT[unit]:.{SAY_DECIMALS[unit]}f}"
+    return text.lstrip("-") if float(text) == 0 else text
+
+
+def say(length_pt: float, unit: str = "pt") -> str:
+    """A length for a message: ``length_pt`` (pt) in ``unit``, with the unit, e.g.
+    ``say(42.52, "mm") == "15.0 mm"`` (number as :func:`amount`; an unknown unit: pt)."""
+    return f"{amount(length_pt, unit)} {unit if unit in PT_PER_UNIT else 'pt'}"
+
+
+def say_pair(width_pt: float, height_pt: float, unit: str = "pt") -> str:
+    """Two lengths for a message, one unit: ``"15.0 x 40.0 mm"`` (see :func:`say`)."""
+    return f"{amount(width_pt, unit)} x {say(height_pt, unit)}"
 
 
 def fmt(number: float) -> str:

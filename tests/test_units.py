@@ -3,7 +3,7 @@
 import pytest
 
 from composer.errors import LayoutError
-from composer.units import fmt, to_pt
+from composer.units import amount, fmt, layout_unit, say, say_pair, to_pt
 
 
 @pytest.mark.parametrize("text, pt", [
@@ -67,3 +67,23 @@ def test_svg_lengths(value, px):
     from composer.units import length_px
 
     assert length_px(value, 7.0) == pytest.approx(px, rel=1e-15)
+
+
+def test_say_formats_a_pt_length_in_a_unit():
+    """Messages give lengths in the layout's unit: 1 mm = 72 / 25.4 pt; 1 cm = 720 / 25.4 pt;
+    1 in = 72 pt; 1 px = 0.75 pt; one decimal in mm, pt, px, two in cm and in."""
+    assert say(15 * 72 / 25.4, "mm") == "15.0 mm"
+    assert say(42.52, "mm") == "15.0 mm"
+    assert say(36.0, "in") == "0.50 in"
+    assert say(1.5 * 720 / 25.4, "cm") == "1.50 cm"
+    assert say(7.5, "px") == "10.0 px"
+    assert say(113.4, "pt") == "113.4 pt"
+    assert say(-0.001, "mm") == "0.0 mm"  # never "-0.0"
+    assert say(10.0, "furlong") == "10.0 pt"  # not a layout unit: pt
+    assert amount(72.0, "in") == "1.00"
+    assert say_pair(15 * 72 / 25.4, 40 * 72 / 25.4, "mm") == "15.0 x 40.0 mm"
+
+
+def test_layout_unit_is_the_unit_of_the_width_as_written():
+    assert [layout_unit(w) for w in ("180mm", "7in", "18cm", "500pt", "960px", None, "1Q")] == [
+        "mm", "in", "cm", "pt", "px", "pt", "pt"]

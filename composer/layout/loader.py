@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import json
 import shutil
 import tomllib
 from collections.abc import Callable
@@ -216,6 +217,10 @@ def _styles(r: _Reader, top: _Table) -> None:
         import matplotlib
 
         for key, value in r.rcparams.items():
+            if key not in matplotlib.rcParams:  # a misspelt key, told apart from a bad value for a real one
+                raise LayoutError(f"unknown rcParam {key!r}{_did_you_mean(str(key), list(matplotlib.rcParams))}; "
+                                  "valid keys are matplotlib's (matplotlib.rcParams.keys())", file=r.file,
+                                  key=f"rcparams.{key}")
             if key in COMPOSER_RCPARAMS:
                 raise LayoutError(f"composer sets {key} itself: {COMPOSER_RCPARAMS[key]}", file=r.file,
                                   key=f"rcparams.{key}")
@@ -226,8 +231,9 @@ def _styles(r: _Reader, top: _Table) -> None:
                 checker: Any = matplotlib.RcParams()  # validates a value, as matplotlib.rcParams would
                 checker[key] = value
             except (KeyError, ValueError) as exc:
-                raise LayoutError(f"{value!r} is not a valid rcParam value: {' '.join(str(exc).split())[:200]}",
-                                  file=r.file, key=f"rcparams.{key}") from None
+                why = " ".join(str(exc).split()).removeprefix(f"Key {key}: ")[:200]
+                raise LayoutError(f"{key!r} = {json.dumps(value, default=str)}: not a valid value for this "
+                                  f"rcParam: {why}", file=r.file, key=f"rcparams.{key}") from None
 
 
 _SIZE = "a panel is drawn and saved at exactly its box's size (72 user units per inch)"
@@ -687,44 +693,58 @@ def _check_names(r: _Reader, figure: Figure) -> None:
     positions += [v for a in figure.arrows for v in a.via] + [p for s in figure.shapes for p in s.points]
     renderers = {p.name for p in figure.panels if p.kind == "render"}
     drawn_through = {s.name: s.kind for s in figure.shapes if s.name and s.place is None}
+    kinds = "panel, text or shape"  # what a reference may name (and canvas)
     for pos in positions:
         if pos.ref is None:
             continue
         element, anchor = pos.ref
         if element not in names:
-            close = difflib.get_close_matches(element, names, n=1, cutoff=0.6)
-            raise r.err(pos.key, f"{element + '.' + anchor!r} refers to unknown element {element!r}"
-                                 + (f"; did you mean {close[0]!r}?" if close else "")
-                                 + f"; elements are {', '.join(names) or '(none)'}")
+            boxed = [n for n in names if n not in drawn_through]  # a line or a brace has no anchors
+            raise r.err(pos.key, f"{pos.written()}: no {kinds} named {element!r}{_did_you_mean(element, boxed)} "
+                                 f"(valid: {', '.join(boxed)})")
         if element in drawn_through:
-            raise r.err(pos.key, f"{element + '.' + anchor!r}: {element!r} is a {drawn_through[element]}, drawn "
+            if pos.key.rpartition(".")[2] in RELATIONS:
+                raise r.err(pos.key, f"{pos.written()}: {element!r} is a {drawn_through[element]}: it has no box "
+                                     "to place anything beside; place it relative to another element")
+            raise r.err(pos.key, f"{pos.written()}: {element!r} is a {drawn_through[element]}, drawn "
                                  "through its points; it has no box and so no anchors: use the point it starts "
                                  "or ends at")
         if anchor not in COMPASS and "@" not in anchor and element not in renderers:  # canvas: compass only
-            raise r.err(pos.key, f"{element + '.' + anchor!r} has unknown anchor {anchor!r}; "
+            raise r.err(pos.key, f"{pos.written()}: {element!r} has no anchor {anchor!r}"
+                                 f"{_did_you_mean(anchor, list(COMPASS))}; "
                                  f"valid anchors are {', '.join(COMPASS)}, or side@fraction (e@0.25)")
     grids = {g.name: g for g in figure.grids}
+    areas = {name: sorted({c for row in g.mosaic for c in row} - {"."}) for name, g in grids.items()}
+    cells = [f"{name}.{a}" if name else a for name, letters in areas.items() for a in letters]
     for place in placements:
-        if place.at is not None and place.at.ref is not None and place.at.ref[0] in drawn_through:
-            element = place.at.ref[0]
-            raise r.err(place.key, f"{element!r} is a {drawn_through[element]}: it has no box to place "
-                                   "anything beside; place it relative to another element")
         if place.cell is None:
             continue
         grid_name, area = place.cell
+        written = ".".join(filter(None, place.cell))
+        valid = f"(valid: {', '.join(cells) or 'none: declare a [grid] or [grids.NAME] first'})"
         if grid_name not in grids:
-            known = ", ".join(repr(g) if g else "the figure [grid]" for g in grids) or "none declared"
-            raise r.err(place.key, f"{'.'.join(filter(None, place.cell))!r}: no grid {grid_name or '[grid]'!r}; "
-                                   f"grids: {known}")
-        letters = sorted({c for row in grids[grid_name].mosaic for c in row} - {"."})
-        if area not in letters:
-            raise r.err(place.key, f"{'.'.join(filter(None, place.cell))!r}: no area {area!r} in the mosaic; "
-                                   f"areas are {', '.join(letters)}")
-    panel_names = {p.name for p in figure.panels}
+            # the grid whose name is closest, else the one grid with this area: "gg.A" for "g.A" or "A"
+            close = difflib.get_close_matches(grid_name, [g for g in grids if g], n=1, cutoff=0.6)
+            holding = [g for g in grids if area in areas[g]]
+            guess = close[0] if close else holding[0] if len(holding) == 1 else None
+            hint = f"; did you mean {'.'.join(filter(None, (guess, area)))!r}?" if guess is not None else ""
+            raise r.err(place.key, f"cell = \"{written}\": no grid {grid_name or '[grid]'!r}{hint} {valid}")
+        if area not in areas[grid_name]:
+            raise r.err(place.key, f"cell = \"{written}\": no area {area!r} in the mosaic {valid}")
     for align in figure.aligns:
         for i, name in enumerate(align.panels):
             if name in align.panels[:i]:
                 raise r.err(f"{align.key}.panels[{i}]", f"{name!r} is listed twice")
             if name not in renderers:
-                raise r.err(f"{align.key}.panels[{i}]", f"{name!r} is not a matplotlib panel; "
-                                                        f"panels are {', '.join(sorted(renderers & panel_names))}")
+                plots = [p.name for p in figure.panels if p.name in renderers]
+                kind = {p.name: p.kind for p in figure.panels}.get(name)
+                what = (f"{name!r} is an {kind} panel, not a matplotlib one" if kind
+                        else f"no panel named {name!r}{_did_you_mean(name, plots)}")
+                raise r.err(f"{align.key}.panels[{i}]", f'panels[{i}] = "{name}": {what}; aligned plot areas '
+                                                        f"need matplotlib panels (valid: {', '.join(plots)})")
+
+
+def _did_you_mean(name: str, choices: list[str]) -> str:
+    """``"; did you mean 'b'?"`` when one of ``choices`` is close to ``name`` (difflib, ratio >= 0.6), else ``""``."""
+    close = difflib.get_close_matches(name, choices, n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""

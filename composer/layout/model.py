@@ -30,6 +30,7 @@ from composer.layout.format import (  # noqa: F401
     WEIGHTS,
     default,
 )
+from composer.units import layout_unit
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,17 @@ class Position:
     dx_pt: float = 0.0
     dy_pt: float = 0.0
     key: str = ""
+
+    def written(self) -> str:
+        """The reference as the user wrote it, for messages: ``right_of = "zz"`` (a relation names
+        an element; its anchor is composer's), ``to = "c.w"``, ``via[0] = "b.n"``; ``key`` is
+        the last part of :attr:`key`. An absolute point: ``at = [x, y]``."""
+        name = self.key.rpartition(".")[2] or "at"
+        if self.ref is None:
+            return f"{name} = [x, y]"
+        element, anchor = self.ref
+        shown = element if name in RELATIONS else f"{element}.{anchor}"
+        return f'{name} = "{shown}"'
 
 
 @dataclass(frozen=True)
@@ -212,6 +224,12 @@ class FigureSpec:
     check: CheckLimits = field(default_factory=CheckLimits)
     text: str = default("figure", "text")
     engine: str = default("figure", "engine")
+
+    @property
+    def unit(self) -> str:
+        """The unit messages give derived lengths in (overlaps, gaps, computed sizes): the unit
+        ``width`` is written in (``"180mm"`` -> ``"mm"``; see :func:`composer.units.layout_unit`)."""
+        return layout_unit(self.width_text)
 
 
 @dataclass(frozen=True)

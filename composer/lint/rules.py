@@ -65,6 +65,7 @@ look on white.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import json
 import math
 import re
@@ -78,6 +79,7 @@ from composer.layout.model import CheckLimits, Figure
 from composer.stages.geometry import Box, Geometry
 from composer.svg.geometry import BBox, overlap, union
 from composer.svg.measure import Scene, TextRun, path_points, scene
+from composer.units import PT_PER_UNIT, amount, say_pair
 
 RULES: dict[str, str] = {
     "font-size": "error",
@@ -134,9 +136,10 @@ class Finding:
         return RULES[self.rule]
 
     def as_dict(self) -> dict[str, Any]:
+        decimals = 3 + _DECIMALS.get(self.unit, 2) - 2  # 0.001 pt or mm, 0.00001 in or cm
         return {"rule": self.rule, "level": self.level, "element": self.element, "problem": self.problem,
-                "measured": None if self.measured is None else round(self.measured, 3),
-                "limit": None if self.limit is None else round(self.limit, 3), "unit": self.unit}
+                "measured": None if self.measured is None else round(self.measured, decimals),
+                "limit": None if self.limit is None else round(self.limit, decimals), "unit": self.unit}
 
 
 @dataclass(frozen=True)
@@ -209,10 +212,16 @@ def _num(value: float) -> str:
     return f"{value:.3g}" if abs(value) < 100 else f"{value:.0f}"
 
 
+#: decimals of a measured length in the check's table and JSON, per unit: 0.01 pt, mm or px; in the
+#: coarser cm and in, 0.0001 (a tolerance of 0.05 pt is 0.0007 in, which two decimals would show as 0)
+_DECIMALS = {"cm": 4, "in": 4}
+
+
 def _quantity(value: float | None, unit: str) -> str:
     if value is None:
         return ""
-    text = f"{value:.2f}".rstrip("0").rstrip(".") if abs(value) < 100 else f"{value:.0f}"
+    decimals = _DECIMALS.get(unit, 2)
+    text = f"{value:.{decimals}f}".rstrip("0").rstrip(".") if abs(value) < 100 else f"{value:.0f}"
     return f"{text} {unit}".strip()
 
 
@@ -258,7 +267,9 @@ def _check_allowed(figure: Figure, names: _Names, file: str) -> set[frozenset[st
     for i, pair in enumerate(figure.spec.check.allow_overlap):
         for name in pair:
             if name not in valid:
-                raise LayoutError(f"{name!r} is not an element; elements are {', '.join(valid) or '(none)'}",
+                close = difflib.get_close_matches(name, valid, n=1, cutoff=0.6)
+                raise LayoutError(f"{name!r} is not an element" + (f"; did you mean {close[0]!r}?" if close else "")
+                                  + f"; elements are {', '.join(valid) or '(none)'}",
                                   file=file, key=f"check.allow_overlap[{i}]")
     return {frozenset(p) for p in figure.spec.check.allow_overlap}
 
@@ -342,6 +353,13 @@ class _Context:
     def add(self, *args: Any, **kwargs: Any) -> None:
         self.findings.append(Finding(*args, **kwargs))
 
+    def add_length(self, rule: str, element: str, problem: str, measured_pt: float, limit_pt: float) -> None:
+        """A finding about a length the engine derived (an overlap, a distance), given in pt and
+        reported in the layout's unit (:attr:`composer.layout.model.FigureSpec.unit`), as the
+        layout's errors are; font sizes and line widths stay in pt, their unit by convention."""
+        unit = self.figure.spec.unit
+        self.add(rule, element, problem, measured_pt / PT_PER_UNIT[unit], limit_pt / PT_PER_UNIT[unit], unit)
+
     def allowed_pair(self, a: str, b: str) -> bool:
         return frozenset((a, b)) in self.allowed
 
@@ -406,7 +424,7 @@ def _rasters(ctx: _Context) -> None:
         if ppi < limit - 1e-6:
             display, _ = ctx.names.of(r.top)
             ctx.add("raster-ppi", f"{display}: image {r.width_px}x{r.height_px} px printed "
-                                  f"{r.width_pt / 72 * 25.4:.1f}x{r.height_pt / 72 * 25.4:.1f} mm",
+                                  f"{say_pair(r.width_pt, r.height_pt, ctx.figure.spec.unit)}",
                     "raster resolution below the minimum", ppi, limit, "ppi")
 
 
@@ -446,13 +464,13 @@ def _overlaps(ctx: _Context) -> None:
         if w > tol and h > tol:  # the ink extents meet: are the oriented rectangles apart?
             depth = _penetration(quads[id(a)], quads[id(b)])
             if depth > tol:
-                ctx.add("overlap", f"{da} / {db}", "text overlaps text", depth, tol, "pt")
+                ctx.add_length("overlap", f"{da} / {db}", "text overlaps text", depth, tol)
     # panel over panel
     panels = [(p.name, _box(ctx.geometry.panels[p.name]), p.overlap) for p in ctx.figure.panels]
     for (na, ba, oa), (nb, bb, ob) in combinations(panels, 2):
         w, h = overlap(ba, bb)
         if w > 0.01 and h > 0.01 and not (oa or ob) and not ctx.allowed_pair(na, nb):  # overlap = true: an inset
-            ctx.add("overlap", f"panel {na} / panel {nb}", "panel boxes overlap", min(w, h), 0.0, "pt")
+            ctx.add_length("overlap", f"panel {na} / panel {nb}", "panel boxes overlap", min(w, h), 0.0)
     # text crossing a shape's border
     for i, shape in enumerate(ctx.figure.shapes):
         key = shape.name or f"shape[{i}]"
@@ -467,8 +485,8 @@ def _overlaps(ctx: _Context) -> None:
             if w > tol and h > tol and not _inside(run.bbox, box, tol):
                 depth = _penetration(quads[id(run)], _corners(box))
                 if depth > tol:
-                    ctx.add("overlap", f"{display} / {'shape ' + shape.name if shape.name else key}",
-                            "text crosses the border of a shape", depth, tol, "pt")
+                    ctx.add_length("overlap", f"{display} / {'shape ' + shape.name if shape.name else key}",
+                                   "text crosses the border of a shape", depth, tol)
     # label over a connector
     for i, (parts, width) in ctx.arrows.items():
         akey = f"arrow[{i}]"
@@ -497,7 +515,7 @@ def _outside(ctx: _Context) -> None:
     def report(display: str, box: BBox) -> None:
         if not _inside(box, canvas, tol):
             beyond = max(canvas[0] - box[0], canvas[1] - box[1], box[2] - canvas[2], box[3] - canvas[3])
-            ctx.add("outside-canvas", display, "drawn past the edge of the canvas", beyond, tol, "pt")
+            ctx.add_length("outside-canvas", display, "drawn past the edge of the canvas", beyond, tol)
 
     outside_texts: dict[str, list[BBox]] = {}
     for run in ctx.scene.texts:
@@ -538,8 +556,8 @@ def _outside(ctx: _Context) -> None:
             u = union([r.bbox for r in spill])
             beyond = max(box[0] - u[0], box[1] - u[1], u[2] - box[2], u[3] - box[3])
             texts = ", ".join(repr(_short(r.text, 12)) for r in spill[:4]) + (", …" if len(spill) > 4 else "")
-            ctx.add("outside-panel", f"panel {p.name}: {texts}", "panel text drawn outside the panel's box",
-                    beyond, OVERLAP_TOLERANCE_PT, "pt")
+            ctx.add_length("outside-panel", f"panel {p.name}: {texts}", "panel text drawn outside the panel's box",
+                           beyond, OVERLAP_TOLERANCE_PT)
 
 
 def _distance_to_polyline(p: tuple[float, float], points: tuple[tuple[float, float], ...]) -> float:
@@ -565,9 +583,10 @@ def _dangling(ctx: _Context) -> None:
                           + [_distance_to_polyline(point, pts) for pts in lines]
                           + [math.hypot(point[0] - a[0], point[1] - a[1]) for a in anchors] or [math.inf])
             if nearest > END_TOLERANCE_PT:
-                ctx.add("dangling-connector", f"arrow[{i}] {end}",
-                        f"connector {end} at ({point[0]:.1f}, {point[1]:.1f}) pt touches no element",
-                        nearest, END_TOLERANCE_PT, "pt")
+                unit = ctx.figure.spec.unit
+                at = f"({amount(point[0], unit)}, {amount(point[1], unit)}) {unit}"
+                ctx.add_length("dangling-connector", f"arrow[{i}] {end}", f"connector {end} at {at} touches no element",
+                               nearest, END_TOLERANCE_PT)
 
 
 def _palette(ctx: _Context) -> dict[str, list[str]]:

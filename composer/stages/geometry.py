@@ -24,6 +24,7 @@ Box model (documented before the code, as matplotlib's ``_layoutgrid`` does):
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from dataclasses import dataclass
 from composer.errors import LayoutError
 from composer.layout.model import COMPASS, Align, Figure, Grid, Placement, Position
 from composer.svg.geometry import overlap
+from composer.units import say, say_pair
 
 Point = tuple[float, float]
 
@@ -278,7 +280,7 @@ class _Resolver:
         if anchor in COMPASS or "@" in anchor:
             x, y = target.anchor(anchor)
         elif self.anchors is None:
-            raise LayoutError(f"{element + '.' + anchor!r} is a data anchor, known only after rendering; "
+            raise LayoutError(f"{pos.written()}: {anchor!r} is a data anchor, known only after rendering; "
                               "panels and grids cannot be placed at data anchors, only annotations",
                               file=self.file, key=pos.key)
         elif anchor in self.anchors.get(element, {}):
@@ -286,8 +288,11 @@ class _Resolver:
             x, y = target.x_pt + lx, target.y_pt + ly
         else:
             published = sorted(self.anchors.get(element, {}))
-            raise LayoutError(f"{element + '.' + anchor!r} is not an anchor of {element!r}; valid anchors are "
-                              f"{', '.join([*COMPASS, *published])}", file=self.file, key=pos.key)
+            close = difflib.get_close_matches(anchor, [*published, *COMPASS], n=1, cutoff=0.6)
+            raise LayoutError(f"{pos.written()}: {element!r} has no anchor {anchor!r}"
+                              + (f"; did you mean {close[0]!r}?" if close else "")
+                              + f"; valid anchors are {', '.join([*COMPASS, *published])}",
+                              file=self.file, key=pos.key)
         return x + pos.dx_pt, y + pos.dy_pt
 
     def cell(self, grid_name: str, area: str, *, key: str) -> Box:
@@ -296,9 +301,9 @@ class _Resolver:
         grid = self.grids[grid_name]
         outer = self.box(f"grid:{grid_name}")
         xs = _tracks([t.length_pt for t in grid.columns], [t.ratio for t in grid.columns], outer.width_pt,
-                     grid.gutter_pt[0], self.file, f"{grid.key}.columns")
+                     grid.gutter_pt[0], self.file, f"{grid.key}.columns", self.figure.spec.unit)
         ys = _tracks([t.length_pt for t in grid.rows], [t.ratio for t in grid.rows], outer.height_pt,
-                     grid.gutter_pt[1], self.file, f"{grid.key}.rows")
+                     grid.gutter_pt[1], self.file, f"{grid.key}.rows", self.figure.spec.unit)
         for letter in {c for row in grid.mosaic for c in row} - {"."}:
             cells = [(i, j) for i, row in enumerate(grid.mosaic) for j, c in enumerate(row) if c == letter]
             i0, i1 = min(i for i, _ in cells), max(i for i, _ in cells)
@@ -321,8 +326,9 @@ class _Resolver:
             found = Route(tuple(points))
             length_pt = sum(math.dist(a, b) for a, b in zip(points, points[1:]))
         if length_pt - 2 * arrow.gap_pt < MIN_CONNECTOR_PT:
-            raise LayoutError(f"the connector is {length_pt:.2f} pt long"
-                              + (f" and its gap takes {2 * arrow.gap_pt:.2f} pt of it" if arrow.gap_pt else "")
+            unit = self.figure.spec.unit
+            raise LayoutError(f"the connector is {say(length_pt, unit)} long"
+                              + (f" and its gap takes {say(2 * arrow.gap_pt, unit)} of it" if arrow.gap_pt else "")
                               + ": nothing would be drawn; its ends are (nearly) the same point", file=self.file,
                               key=arrow.key or None)
         return found
@@ -330,15 +336,15 @@ class _Resolver:
     def _check_overlaps(self) -> None:
         """Panels lie on the canvas and do not overlap (unless marked ``overlap``)."""
         panels = self.figure.panels
-        canvas = self.boxes["canvas"]
+        spec = self.figure.spec
         for p in panels:
             box = self.boxes[p.name]
-            beyond = {"left": -box.x_pt, "top": -box.y_pt, "right": box.x_pt + box.width_pt - canvas.width_pt,
-                      "bottom": box.y_pt + box.height_pt - canvas.height_pt}
+            beyond = {"left": -box.x_pt, "top": -box.y_pt, "right": box.x_pt + box.width_pt - spec.width_pt,
+                      "bottom": box.y_pt + box.height_pt - spec.height_pt}
             side, by_pt = max(beyond.items(), key=lambda kv: kv[1])
             if by_pt > 0.01:
-                raise LayoutError(f"panel {p.name!r} reaches {by_pt:.1f} pt past the {side} edge of the canvas "
-                                  f"({canvas.width_pt:.1f} x {canvas.height_pt:.1f} pt); move or shrink it, or "
+                raise LayoutError(f"panel {p.name!r} reaches {say(by_pt, spec.unit)} past the {side} edge of the "
+                                  f"canvas ({spec.width_text} x {spec.height_text}); move or shrink it, or "
                                   "enlarge the figure", file=self.file, key=p.key)
         for i, a in enumerate(panels):
             for b in panels[i + 1:]:
@@ -346,7 +352,7 @@ class _Resolver:
                     continue
                 w, h = self.boxes[a.name].overlap_pt(self.boxes[b.name])
                 if w > 0.01 and h > 0.01:
-                    raise LayoutError(f"panels {a.name!r} and {b.name!r} overlap by {w:.1f} x {h:.1f} pt; "
+                    raise LayoutError(f"panels {a.name!r} and {b.name!r} overlap by {say_pair(w, h, spec.unit)}; "
                                       "move one, or set overlap = true on an inset", file=self.file, key=b.key)
 
 
@@ -355,17 +361,21 @@ MIN_CONNECTOR_PT = 1.0
 
 
 def _tracks(lengths: list[float | None], ratios: list[float | None], total_pt: float, gutter_pt: float,
-            file: str, key: str) -> list[tuple[float, float]]:
+            file: str, key: str, unit: str = "pt") -> list[tuple[float, float]]:
     """Start and end (pt, from the grid's edge) of each track.
 
     Fixed tracks keep their length; ratio tracks share what the fixed tracks
     and gutters leave, in proportion (CSS grid ``fr`` units).
+
+    Raises:
+        LayoutError: the fixed tracks and gutters need more than ``total_pt``
+            (lengths said in ``unit``, the layout's).
     """
     fixed = sum(v for v in lengths if v is not None) + gutter_pt * (len(lengths) - 1)
     shares = sum(r for r in ratios if r is not None)
     free = total_pt - fixed
     if free < -1e-6 or (shares and free <= 0):
-        raise LayoutError(f"the tracks and gutters need {fixed:.1f} pt but the grid is {total_pt:.1f} pt",
+        raise LayoutError(f"the tracks and gutters need {say(fixed, unit)} but the grid is {say(total_pt, unit)}",
                           file=file, key=key)
     out, pos = [], 0.0
     for length, ratio in zip(lengths, ratios):

@@ -59,6 +59,7 @@ from composer.mpl.internals import (
 from composer.mpl.savesvg import save_svg, svg_fonttype
 from composer.sandbox.isolate import Frame, WorkerFailure, where
 from composer.text.metrics import font_families
+from composer.units import say_pair
 
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType
@@ -244,14 +245,25 @@ def forget_changed_modules(panels_dir: Path) -> bool:
 
 
 def find_renderer(module: ModuleType, function: str, *, file: str, key: str) -> Callable[..., Any]:
-    """``getattr(module, function)``, or a LayoutError listing the module's functions."""
+    """``getattr(module, function)``.
+
+    Raises:
+        LayoutError: no such function, or ``values`` (a module's ``values()`` fills text fields; it
+            draws no panel): names the closest function and lists the module's renderers (its public
+            functions but ``values``).
+    """
     func = getattr(module, function, None)
-    if not callable(func):
-        names = sorted(n for n, v in vars(module).items()
-                       if inspect.isfunction(v) and v.__module__ == module.__name__ and not n.startswith("_"))
-        source = Path(module.__file__).name if module.__file__ else module.__name__
-        raise LayoutError(f"function {function!r} not found in {source}; functions are "
+    source = Path(module.__file__).name if module.__file__ else module.__name__
+    names = sorted(n for n, v in vars(module).items() if inspect.isfunction(v) and v.__module__ == module.__name__
+                   and not n.startswith("_") and n != "values")
+    if function == "values" and callable(func):
+        raise LayoutError(f"values() in {source} fills text fields; it is not a panel renderer; renderers are "
                           f"{', '.join(names) or '(none)'}", file=file, key=key)
+    if not callable(func):
+        close = difflib.get_close_matches(function, names, n=1, cutoff=0.6)
+        raise LayoutError(f"function {function!r} not found in {source}"
+                          + (f"; did you mean {close[0]!r}?" if close else "")
+                          + f"; functions are {', '.join(names) or '(none)'}", file=file, key=key)
     return func
 
 
@@ -307,12 +319,14 @@ def call_params(func: Callable[..., Any], panel: Panel, spec: FigureSpec, *, fil
     takes = [p for p in list(sig.parameters.values())[2:] if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
     names = [p.name for p in takes]
     if not any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+        own = [n for n in names if n != "colors"]  # colors: the palette, which composer gives
         for name in panel.params:
             if name not in names:
-                close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+                close = difflib.get_close_matches(name, own, n=1, cutoff=0.6)
                 raise PanelError(f"panel {panel.name!r}: {panel.source} takes no parameter {name!r}"
                                  + (f"; did you mean {close[0]!r}?" if close else "")
-                                 + f"; it takes {', '.join(names) or 'none besides fig and data'}",
+                                 + f"; it takes {', '.join(own) or 'none besides fig and data'}"
+                                 + ("; colors, the palette, is given by composer" if "colors" in names else ""),
                                  file=file, key=f"{panel.key}.params.{name}")
     for p in takes:
         if p.default is p.empty and p.name not in params:
@@ -391,7 +405,8 @@ def draw_panel(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data: M
     w_in, h_in = fig.get_size_inches()
     if abs(w_in * 72 - width_pt) > 1e-6 or abs(h_in * 72 - height_pt) > 1e-6:
         raise PanelError(f"panel {panel.name!r}: {panel.source} changed the figure size to "
-                         f"{w_in * 72:.1f}x{h_in * 72:.1f} pt; a panel is drawn at its box size",
+                         f"{say_pair(w_in * 72, h_in * 72, spec.unit)}; a panel is drawn at its box size "
+                         f"({say_pair(width_pt, height_pt, spec.unit)})",
                          file=file, key=key)
     return Draft(panel=panel, fig=fig, result=result, size_pt=size_pt, missing=missing)
 

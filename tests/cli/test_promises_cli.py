@@ -71,6 +71,28 @@ def test_a_misspelt_parameter_suggests_it_and_lists_what_the_function_takes(tmp_
                     "parameter 'binz'; did you mean 'bins'?; it takes bins, color")
 
 
+def test_readme_examples_of_references_units_and_rcparams(tmp_path, capsys):
+    """README "Command line": the reference, overlap and rcParam lines, exactly. Two panels 40 mm wide,
+    a at x = 0 and b at x = 25 mm, overlap by 40 - 25 = 15 mm across and 40 mm down."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    head = '[figure]\nwidth = "180mm"\nheight = "60mm"\n'
+    panels = """
+    [panels.a]
+    render = "sim:hist"
+    at = ["0mm", "0mm"]
+    size = ["40mm", "40mm"]
+    [panels.b]
+    render = "sim:hist"
+    {where}
+    size = ["40mm", "40mm"]
+    """
+    for where, rc in (('right_of = "zz"', ""), ('at = ["25mm", "0mm"]', ""),
+                      ('at = ["100mm", "0mm"]', '[rcparams]\n"font.szie" = 9\n')):
+        root = project(tmp_path / str(len(rc) + len(where)), panels.format(where=where), head=rc + head)
+        line = error_line(capsys, ["fig", "--root", str(root), "--format", "svg"])
+        assert line in readme.splitlines(), line
+
+
 def test_out_writes_the_outputs_to_that_folder(tmp_path, capsys):
     """``compose NAME --out DIR``: the figure's files go to DIR, not to ``root/build``."""
     root = project(tmp_path, '[[text]]\ntext = "x"\nat = ["20mm", "15mm"]\n')

@@ -8,6 +8,7 @@ up to 64 MB ("refused before reading"). Each case builds a tiny SVG-only figure.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -65,7 +66,9 @@ def test_lengths_are_at_most_100000_pt(tmp_path, width, ok):
     if ok:
         assert fig.layout.shapes[0].size_pt[0] == pytest.approx(100000.0)
     else:
-        with pytest.raises(LayoutError, match=r"shape\[0\]\.size\[0\]: .*100000 pt"):
+        # the limit in the unit the value was written in: 100000 pt = 100000 x 25.4 / 720 cm = 3527.78 cm
+        limit = {"100001pt": "100000.0 pt", "3530cm": "3527.78 cm"}[width]
+        with pytest.raises(LayoutError, match=r"shape\[0\]\.size\[0\]: .*at most " + re.escape(limit)):
             _ = fig.layout
 
 

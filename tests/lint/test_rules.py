@@ -81,8 +81,10 @@ def test_measured_values_of_planted_faults(lint_root):
     assert by_rule["font-size"].measured == pytest.approx(4.0, abs=1e-6)
     assert by_rule["line-width"].measured == pytest.approx(0.1, abs=1e-6)
     assert by_rule["raster-ppi"].measured == pytest.approx(8 / (50 / 25.4), rel=1e-3)
-    # the arrow ends at (70 mm, 20 mm); the box it leaves ends at 20 mm: 50 mm away
-    assert by_rule["dangling-connector"].measured == pytest.approx(50 * 72 / 25.4, abs=0.01)
+    # the arrow ends at (70 mm, 20 mm); the box it leaves ends at 20 mm: 50 mm away, said in the layout's mm
+    dangling = by_rule["dangling-connector"]
+    assert (dangling.measured, dangling.unit) == (pytest.approx(50.0, abs=0.01), "mm")
+    assert "connector end at (70.0, 20.0) mm touches no element" in dangling.problem
     assert by_rule["color-vision"].measured < 10 and "deuteranopia" in by_rule["color-vision"].problem
     assert by_rule["figure-size"].measured == pytest.approx(200) and by_rule["figure-size"].limit == 170
 
@@ -142,7 +144,10 @@ def test_rotated_tick_labels_overlap_only_when_their_glyphs_do(lint_root):
     from composer.svg.transform import scale_of
     ink = [(r.local[3] - r.local[1]) * scale_of(r.frame) for r in touching]
     assert 5.5 < min(ink) < 7.0  # parentheses of 7 pt text
-    assert report.findings[0].measured == pytest.approx(min(ink) - 6 * math.sin(math.radians(45)), abs=0.05)
+    # measured in pt on the canvas, reported in the layout's mm (x 25.4 / 72)
+    assert report.findings[0].unit == "mm"
+    assert report.findings[0].measured * 72 / 25.4 == pytest.approx(min(ink) - 6 * math.sin(math.radians(45)),
+                                                                    abs=0.05)
 
 
 def test_separating_axis_overlap_depth():
@@ -396,7 +401,7 @@ def test_a_second_check_is_served_from_the_cache_with_the_same_findings(checked_
     assert _renders(checked_root) == ["plain", "substituted"]
     assert set(first.rendered) == {"fonts", "plain"} and first.cached == ()
     assert [(f.rule, f.element) for f in first.report.findings] == [
-        ("font-substituted", "panel fonts"), ("raster-ppi", "panel coarse: image 8x8 px printed 6.0x6.0 mm")]
+        ("font-substituted", "panel fonts"), ("raster-ppi", "panel coarse: image 8x8 px printed 6.0 x 6.0 mm")]
 
     second = build("subst", root=checked_root, formats=("svg",), check=True, jobs=1)
     assert _renders(checked_root) == [], "the second check rendered again"
