@@ -373,12 +373,16 @@ def draw_panel(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data: M
     Params passed: the figure's shared params the function accepts, ``colors``
     (the palette, name -> ``#rrggbb``) if it accepts that, then the panel's own.
 
-    While it runs, pyplot draws on the panel's figure (:func:`_drawn_on`).
+    While it runs, pyplot's current figure is the panel's, and pyplot sees no other
+    (:func:`composer.mpl.internals.pyplot_on`: ``plt.gca()``, ``plt.plot()``,
+    ``plt.title()`` draw on it; figures the renderer makes with pyplot are
+    closed when it returns, pyplot's figure list is left as it was, and no GUI
+    backend is started).
 
     Raises:
         PanelError: the function raised (panel, function, error and the
             innermost line of panel code), resized the figure, or drew nothing
-            on it (see :func:`_drawn_on`).
+            on it (see :func:`_check_drawn`).
     """
     from matplotlib.figure import Figure
 
@@ -387,7 +391,7 @@ def draw_panel(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data: M
     params = call_params(func, panel, spec, file=file)
     with _rc_context(rc_params(spec, panel.name)), _missing_glyphs() as missing:
         fig = Figure(figsize=(width_pt / 72.0, height_pt / 72.0), dpi=72.0)
-        with _drawn_on(fig, func, panel, file=file, key=key):
+        with pyplot_on(fig) as made:  # pyplot draws on fig (plt.gca(), plt.plot()); see _check_drawn
             try:
                 result = func(fig, data, **params)
             except Exception as exc:  # the user's code; report it in one line
@@ -398,6 +402,7 @@ def draw_panel(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data: M
         raise PanelError(f"panel {panel.name!r}: {panel.source} changed the figure size to "
                          f"{w_in * 72:.1f}x{h_in * 72:.1f} pt; a panel is drawn at its box size",
                          file=file, key=key)
+    _check_drawn(fig, made, result, func, panel, file=file, key=key)
     return Draft(panel=panel, fig=fig, result=result, size_pt=size_pt, missing=missing)
 
 
@@ -406,20 +411,21 @@ def drew_nothing(fig: Any) -> bool:
     return all(child is fig.patch for child in fig.get_children())
 
 
-@contextmanager
-def _drawn_on(fig: Any, func: Callable[..., Any], panel: Panel, *, file: str, key: str) -> Iterator[None]:
-    """Around a renderer's call: pyplot's current figure is ``fig``, the panel's, and pyplot sees no other
-    (:func:`composer.mpl.internals.pyplot_on`: ``plt.gca()``, ``plt.plot()``, ``plt.title()`` draw on
-    it; figures the renderer makes with pyplot are closed afterwards, pyplot's figure list is left as
-    it was, and no GUI backend is started). When the call returns, the panel must have drawn.
+def _check_drawn(fig: Any, made: list[tuple[Any, traceback.StackSummary]], result: Any,
+                 func: Callable[..., Any], panel: Panel, *, file: str, key: str) -> None:
+    """After a renderer's call: the panel's figure must have something on it. An empty one that
+    returned something other than None or ``{}`` (and made no pyplot figure) is left to
+    :func:`save_panel`, which reports garbage and the axes of another figure.
+
+    Args:
+        made: the figures pyplot made during the call, with the stack that made each
+            (:func:`composer.mpl.internals.pyplot_on`).
 
     Raises:
         PanelError: ``fig`` is empty (:func:`drew_nothing`) and the renderer made a figure of its own
             (``plt.subplots()``, ``plt.figure()``): names the line that made it and the fix; or ``fig``
             is empty and the panel does not say ``empty = true``.
     """
-    with pyplot_on(fig) as made:
-        yield
     if not drew_nothing(fig):
         return
     who = f"panel {panel.name!r}: {panel.source}"
@@ -434,6 +440,8 @@ def _drawn_on(fig: Any, func: Callable[..., Any], panel: Panel, *, file: str, ke
             fix = "draw on the fig argument (fig.subplots(), or plt.gca() without plt.figure())"
         raise PanelError(f"{who} made a new figure{at} and left the panel's figure empty; {fix}: the panel is "
                          "the fig argument, and plt.gca() and plt.plot() draw on it", file=file, key=key)
+    if not (result is None or (isinstance(result, dict) and not result)):
+        return  # save_panel words what is wrong with what it returned
     if not panel.empty:
         raise PanelError(f"{who} drew nothing (its figure has no axes and no artists); draw on the fig "
                          "argument, or set empty = true on the panel if it is meant to be blank",

@@ -59,6 +59,11 @@ def with_subplots(fig, data):
     ax.plot([0, 1], [0, 1])
 
 
+def subplots_anchor(fig, data):
+    f, ax = plt.subplots(1, 2)
+    return {"p": (ax[0], 0, 0)}
+
+
 def with_figure(fig, data):
     plt.figure(figsize=(2, 2))
     plt.plot([0, 1], [0, 1])
@@ -148,6 +153,7 @@ def test_a_renderer_may_make_a_figure_of_its_own_if_it_draws_on_the_panel(tmp_pa
 
 @pytest.mark.parametrize(("function", "call", "fix"), [
     ("with_subplots", "f, ax = plt.subplots()", "use fig.subplots(), not plt.subplots()"),
+    ("subplots_anchor", "f, ax = plt.subplots(1, 2)", "use fig.subplots(), not plt.subplots()"),
     ("with_figure", "plt.figure(figsize=(2, 2))", "draw on the fig argument"),
     ("with_mosaic", 'f, axes = plt.subplot_mosaic("AB")', "use fig.subplot_mosaic(...)"),
 ])
