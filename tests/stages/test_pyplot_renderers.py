@@ -291,3 +291,16 @@ def test_pyplot_backend_is_never_used_for_a_pyplot_renderer(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert (root / "build" / "fig.svg").is_file()
     assert not mark.exists(), mark.read_text()
+
+
+def test_taking_empty_away_fails_the_next_build_although_the_panel_was_cached(tmp_path, capsys):
+    """``empty`` is part of the panel's cache key: the blank panel built with ``empty = true`` is not
+    reused once the layout no longer says so."""
+    root = one_panel(tmp_path, "nothing", "empty = true")
+    argv = ["fig", "--root", str(root), "--format", "svg"]
+    assert main(argv) == 0
+    layout = root / "layouts" / "fig.toml"
+    layout.write_text(layout.read_text().replace("empty = true", ""))
+    capsys.readouterr()
+    assert main(argv) == 1
+    assert "drew nothing" in capsys.readouterr().err
