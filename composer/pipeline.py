@@ -914,7 +914,8 @@ def _panel_keys(figure: Figure, inputs: Inputs, boxes: Mapping[str, Box], groups
                 params=call_params(func, panel, spec, file=inputs.file),
                 data=digests.get(Path(data_path).resolve()) if data_path is not None else None,
                 size_pt=(box.width_pt, box.height_pt), rc=rc_params(spec, name), raster_ppi=spec.raster_ppi,
-                font_file=font_file, rc_in_force=rc_in_force, raster=panel.raster, text_mode=spec.text)
+                font_file=font_file, rc_in_force=rc_in_force, raster=panel.raster, text_mode=spec.text,
+                empty=panel.empty)
     keys = {}
     for group in groups:
         if len(group) == 1 and not any(group[0] in a.panels for a in figure.aligns):

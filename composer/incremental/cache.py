@@ -250,7 +250,7 @@ def rc_digest() -> str:
 def panel_key(*, source: str, function: str, params: Mapping[str, Any], data: str | None,
               size_pt: tuple[float, float], rc: Mapping[str, Any], raster_ppi: float,
               font_file: str | None, rc_in_force: str, raster: bool | None = None,
-              text_mode: str = "paths") -> str:
+              text_mode: str = "paths", empty: bool = False) -> str:
     """The cache key of one panel (sha256 hex) from the parts listed in the module docstring.
 
     Args:
@@ -265,6 +265,8 @@ def panel_key(*, source: str, function: str, params: Mapping[str, Any], data: st
         rc_in_force: :func:`rc_digest`.
         raster: the panel's ``raster`` choice (None: automatic above the heavy-panel size).
         text_mode: the figure's ``text`` mode (paths or editable).
+        empty: the panel's ``empty = true`` (it may draw nothing); in the key only when true, so
+            the keys of other panels are what they were.
     """
     import matplotlib
     import numpy
@@ -292,6 +294,7 @@ def panel_key(*, source: str, function: str, params: Mapping[str, Any], data: st
         "rc_in_force": rc_in_force,
         "raster": raster,
         "text_mode": text_mode,
+        **({"empty": True} if empty else {}),
     }
     return bytes_digest(canonical_json(parts).encode("utf-8"))
 

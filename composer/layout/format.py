@@ -871,6 +871,8 @@ TABLES: tuple[Table, ...] = (
               Key("raster", "bool", "render panels: `true` rasterizes the panel's data artists at `raster_ppi` "
                                     "(text and axes stay vector); `false` never; unset: when its SVG is heavy "
                                     "(over 1 MB), and meshes and 3D surfaces always (seams)"),
+              Key("empty", "bool", "render panels: `true` when the renderer may draw nothing (a blank panel); "
+                                   "otherwise drawing nothing is an error", default=False),
           ), rules=(
               _exactly_one(("render", "svg", "image")),
               _exactly_one(PLACEMENT_KEYS),

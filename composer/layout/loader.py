@@ -485,9 +485,12 @@ def _panel(r: _Reader, name: str, raw: Any, spec: FigureSpec) -> Panel:
     raster = t.get("raster")
     if raster is not None and kind != "render":
         raise r.err(f"{key}.raster", f"raster applies to render panels; a {kind} panel is embedded as it is")
+    empty = t.get("empty")
+    if empty and kind != "render":
+        raise r.err(f"{key}.empty", f"empty applies to render panels; a {kind} panel is embedded as it is")
     t.done()
     return Panel(name=name, kind=kind, source=source, place=place, size_pt=size, label=label, title=title,
-                 params=params, data=data, overlap=overlap, raster=raster, key=key)
+                 params=params, data=data, overlap=overlap, raster=raster, empty=empty, key=key)
 
 
 #: the font keys of a text (and, prefixed ``text_``, of a shape's text)

@@ -250,6 +250,7 @@ class Panel:
             at ``raster_ppi`` inside the vector figure, False never does,
             None (default) does when the panel's SVG is heavy (see
             :mod:`composer.mpl.savesvg`).
+        empty: render panels only: True when the renderer may draw nothing.
     """
 
     name: str
@@ -263,6 +264,7 @@ class Panel:
     data: Path | None = None
     overlap: bool = default("panel", "overlap")
     raster: bool | None = None
+    empty: bool = default("panel", "empty")
     key: str = ""
 
 

@@ -23,6 +23,12 @@ Items:
   :data:`MATHTEXT_NO_GLYPH`, :data:`GLYPH_MISSING`): log records of
   ``matplotlib.font_manager`` and ``matplotlib.mathtext`` and the
   ``UserWarning`` of ``matplotlib._text_helpers.warn_on_missing_glyph``.
+- :func:`pyplot_on`: pyplot's figure list (``matplotlib._pylab_helpers.Gcf.figs``,
+  the active figure last) and the backend pyplot makes new figures with
+  (``matplotlib.pyplot._backend_mod``, a ``matplotlib.backend_bases._Backend``
+  subclass; ``_BackendAgg.new_figure_manager_given_figure``, which
+  ``plt.figure()`` and so ``plt.subplots()`` call), so that pyplot draws on a
+  panel's figure and never starts a GUI.
 - :func:`math_as_paths`: not an internal, but a hook on the renderer
   protocol (``Figure.draw(renderer)`` called by ``print_svg``,
   ``renderer.draw_text(gc, x, y, s, prop, angle, ismath, mtext)``, and the
@@ -35,6 +41,7 @@ matplotlib is imported inside the functions: importing this module is free.
 from __future__ import annotations
 
 import re
+import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -173,3 +180,55 @@ def math_as_paths(fig: Any) -> Iterator[None]:
             fig.draw = before
         else:
             del fig.draw
+
+
+@contextmanager
+def pyplot_on(fig: Any) -> Iterator[list[tuple[Any, traceback.StackSummary]]]:
+    """While inside, pyplot's current figure is ``fig`` (a ``matplotlib.figure.Figure``), and pyplot
+    sees no other: ``plt.gca()``, ``plt.plot()``, ``plt.title()``, ``plt.colorbar()`` draw on ``fig``.
+
+    Yields a list, filled as it happens, of ``(figure, stack)`` for each figure pyplot makes inside
+    the block (``plt.figure()``, ``plt.subplots()``, ``plt.subplot_mosaic()``, a ``plt.gca()`` after
+    ``plt.close()``), ``stack`` being where it was made (``traceback.extract_stack``, innermost last).
+
+    How: ``fig`` gets a ``FigureManagerBase`` (no window) and is made the only entry of pyplot's
+    figure list ``Gcf.figs``; pyplot's backend (``pyplot._backend_mod``) is, for the block, Agg's
+    (:class:`matplotlib.backends.backend_agg._BackendAgg`, non-interactive), so a figure made inside
+    gets an Agg canvas and no GUI backend is ever resolved or started. On leaving, the figures made
+    inside are closed (``Gcf.destroy``), ``fig`` loses its manager, and the figure list and backend
+    are what they were, in the same order (the user's current figure stays current).
+    """
+    from matplotlib import _pylab_helpers, pyplot
+    from matplotlib.backend_bases import FigureManagerBase
+    from matplotlib.backends.backend_agg import _BackendAgg
+
+    made: list[tuple[Any, traceback.StackSummary]] = []
+
+    class _PanelBackend(_BackendAgg):
+        @classmethod
+        def new_figure_manager_given_figure(cls, num: Any, figure: Any) -> Any:
+            if figure is not fig:  # plt.figure(fig) after plt.close(): fig again, not a new one
+                made.append((figure, traceback.extract_stack()))
+            return super().new_figure_manager_given_figure(num, figure)
+
+    gcf = _pylab_helpers.Gcf
+    figs_before = list(gcf.figs.items())
+    backend_before = pyplot._backend_mod
+    canvas = fig.canvas
+    manager_before = canvas.manager
+    gcf.figs.clear()
+    pyplot._backend_mod = _PanelBackend
+    try:
+        manager = FigureManagerBase(canvas, 1)
+        gcf.set_active(manager)
+        yield made
+    finally:
+        for other in list(gcf.figs.values()):
+            if other is not manager:
+                gcf.destroy(other)
+        gcf.figs.clear()
+        gcf.figs.update(figs_before)
+        pyplot._backend_mod = backend_before
+        if fig.canvas is not canvas:  # plt.figure(fig) after plt.close() gave it an Agg canvas
+            fig.set_canvas(canvas)
+        canvas.manager = manager_before

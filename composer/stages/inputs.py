@@ -311,8 +311,12 @@ class Inputs:
         file: the layout file as shown in messages.
         data: panel name -> its data (dict of arrays); "" -> the figure's data.
         renderers: panel name -> renderer function (render panels only).
-        values: text field name -> value (``values()`` of the panel modules,
-            then scalar data entries, then the figure's shared params).
+        values: text field name -> value: the scalar entries of the figure's
+            data file, over them the figure's shared params, over both what the
+            panel modules' ``values()`` return (in module name order). A
+            ``values()`` is called only when a text uses a field that the data
+            file and params do not give (:func:`used_fields`); otherwise it
+            does not run, and cannot fail the build.
         documents: panel name -> file bytes, for svg and image panels.
     """
 
@@ -394,9 +398,10 @@ def read_figure_inputs(project: Project, figure: Figure, file: str,
                          + [m.values for m in modules.values() if callable(getattr(m, "values", None))],
                          file)
     values = {**scalar_values(figure_data), **figure.spec.params}
+    needed = used_fields(figure) - set(values)  # fields only a values() can fill
     for module_name, module in sorted(modules.items()):
         func = getattr(module, "values", None)
-        if func is None:
+        if func is None or not needed:
             continue
         values.update(_module_values(func, module_name, figure_data, figure.spec.params, project, file, timeout_s,
                                      has_data=figure.spec.data is not None))
@@ -421,6 +426,21 @@ def _read_document(panel: Panel, path: Path, project: Project, file: str) -> byt
         raise SvgError(f"{shown!r} is not usable: {detail}", file=file, key=f"{panel.key}.{panel.kind}") from None
 
 
+def used_fields(figure: Figure) -> set[str]:
+    """The names of the ``{name:format}`` fields the figure's texts use: canvas texts, shape texts,
+    arrow labels and panel titles. A malformed template adds none (it is reported, with its key,
+    when the text is filled)."""
+    templates = ([t.text for t in figure.texts] + [s.text for s in figure.shapes if s.text]
+                 + [a.label for a in figure.arrows if a.label] + [p.title for p in figure.panels if p.title])
+    names: set[str] = set()
+    for template in templates:
+        try:
+            names |= set(field_names(template))
+        except ValueError:
+            pass
+    return names
+
+
 def _check_shared_params(figure: Figure, functions: list[Any], file: str) -> None:
     """Every ``[figure] params`` key is taken by a panel function or a ``values()`` (as a keyword, or
     through ``**kwargs``) or printed by a text field; else it is a typo or a leftover.
@@ -442,13 +462,7 @@ def _check_shared_params(figure: Figure, functions: list[Any], file: str) -> Non
         if any(p.kind is p.VAR_KEYWORD for p in parameters):
             return
         taken |= {p.name for p in parameters}
-    templates = ([t.text for t in figure.texts] + [s.text for s in figure.shapes if s.text]
-                 + [a.label for a in figure.arrows if a.label] + [p.title for p in figure.panels if p.title])
-    for template in templates:
-        try:
-            taken |= set(field_names(template))
-        except ValueError:
-            pass  # reported, with its key, when the text is filled
+    taken |= used_fields(figure)
     for name in figure.spec.params:
         if name not in taken:
             close = difflib.get_close_matches(name, sorted(taken), n=1, cutoff=0.6)

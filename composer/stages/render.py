@@ -53,6 +53,7 @@ from composer.mpl.internals import (
     family_not_found,
     forget_font_lookups,
     mathtext_missing_char,
+    pyplot_on,
     text_missing_char,
     weight_not_found,
 )
@@ -386,9 +387,16 @@ def draw_panel(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data: M
     Params passed: the figure's shared params the function accepts, ``colors``
     (the palette, name -> ``#rrggbb``) if it accepts that, then the panel's own.
 
+    While it runs, pyplot's current figure is the panel's, and pyplot sees no other
+    (:func:`composer.mpl.internals.pyplot_on`: ``plt.gca()``, ``plt.plot()``,
+    ``plt.title()`` draw on it; figures the renderer makes with pyplot are
+    closed when it returns, pyplot's figure list is left as it was, and no GUI
+    backend is started).
+
     Raises:
         PanelError: the function raised (panel, function, error and the
-            innermost line of panel code) or resized the figure.
+            innermost line of panel code), resized the figure, or drew nothing
+            on it (see :func:`_check_drawn`).
     """
     from matplotlib.figure import Figure
 
@@ -397,18 +405,62 @@ def draw_panel(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data: M
     params = call_params(func, panel, spec, file=file)
     with _rc_context(rc_params(spec, panel.name)), _missing_glyphs() as missing:
         fig = Figure(figsize=(width_pt / 72.0, height_pt / 72.0), dpi=72.0)
-        try:
-            result = func(fig, data, **params)
-        except Exception as exc:  # the user's code; report it in one line
-            raise PanelError(f"panel {panel.name!r}: {panel.source} raised {_describe(exc, _user_dir(func))}",
-                             file=file, key=key) from None
+        with pyplot_on(fig) as made:  # pyplot draws on fig (plt.gca(), plt.plot()); see _check_drawn
+            try:
+                result = func(fig, data, **params)
+            except Exception as exc:  # the user's code; report it in one line
+                raise PanelError(f"panel {panel.name!r}: {panel.source} raised {_describe(exc, _user_dir(func))}",
+                                 file=file, key=key) from None
     w_in, h_in = fig.get_size_inches()
     if abs(w_in * 72 - width_pt) > 1e-6 or abs(h_in * 72 - height_pt) > 1e-6:
         raise PanelError(f"panel {panel.name!r}: {panel.source} changed the figure size to "
                          f"{say_pair(w_in * 72, h_in * 72, spec.unit)}; a panel is drawn at its box size "
                          f"({say_pair(width_pt, height_pt, spec.unit)})",
                          file=file, key=key)
+    _check_drawn(fig, made, result, func, panel, file=file, key=key)
     return Draft(panel=panel, fig=fig, result=result, size_pt=size_pt, missing=missing)
+
+
+def drew_nothing(fig: Any) -> bool:
+    """True when a Figure has no axes and no artist besides its background patch (``fig.patch``)."""
+    return all(child is fig.patch for child in fig.get_children())
+
+
+def _check_drawn(fig: Any, made: list[tuple[Any, traceback.StackSummary]], result: Any,
+                 func: Callable[..., Any], panel: Panel, *, file: str, key: str) -> None:
+    """After a renderer's call: the panel's figure must have something on it. An empty one that
+    returned something other than None or ``{}`` (and made no pyplot figure) is left to
+    :func:`save_panel`, which reports garbage and the axes of another figure.
+
+    Args:
+        made: the figures pyplot made during the call, with the stack that made each
+            (:func:`composer.mpl.internals.pyplot_on`).
+
+    Raises:
+        PanelError: ``fig`` is empty (:func:`drew_nothing`) and the renderer made a figure of its own
+            (``plt.subplots()``, ``plt.figure()``): names the line that made it and the fix; or ``fig``
+            is empty and the panel does not say ``empty = true``.
+    """
+    if not drew_nothing(fig):
+        return
+    who = f"panel {panel.name!r}: {panel.source}"
+    if made:
+        frames = [Frame(f.filename, f.lineno or 0, f.name) for f in made[0][1]]
+        at = where(frames, _user_dir(func))
+        if "subplot_mosaic(" in at:
+            fix = "use fig.subplot_mosaic(...), not plt.subplot_mosaic(...)"
+        elif "subplots(" in at:
+            fix = "use fig.subplots(), not plt.subplots()"
+        else:
+            fix = "draw on the fig argument (fig.subplots(), or plt.gca() without plt.figure())"
+        raise PanelError(f"{who} made a new figure{at} and left the panel's figure empty; {fix}: the panel is "
+                         "the fig argument, and plt.gca() and plt.plot() draw on it", file=file, key=key)
+    if not (result is None or (isinstance(result, dict) and not result)):
+        return  # save_panel words what is wrong with what it returned
+    if not panel.empty:
+        raise PanelError(f"{who} drew nothing (its figure has no axes and no artists); draw on the fig "
+                         "argument, or set empty = true on the panel if it is meant to be blank",
+                         file=file, key=key)
 
 
 def save_panel(draft: Draft, spec: FigureSpec, *, file: str) -> RenderedPanel:
@@ -642,8 +694,10 @@ def prepare_fork() -> None:
     Imports matplotlib's Figure and SVG backend and loads the default font, once
     (a worker's imports are lost when it exits).
     """
+    import matplotlib.backends.backend_agg  # noqa: F401 - pyplot's backend in a renderer (internals.pyplot_on)
     import matplotlib.backends.backend_svg  # noqa: F401 - savefig(format="svg") imports it lazily
     import matplotlib.figure  # noqa: F401
+    import matplotlib.pyplot  # noqa: F401 - a renderer may draw with pyplot
     from matplotlib import font_manager
 
     font_manager.get_font(font_manager.findfont(font_manager.FontProperties()))

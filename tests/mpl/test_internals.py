@@ -235,3 +235,56 @@ def test_math_as_paths_draws_mathtext_as_outlines_and_text_as_text():
     assert b"<text" in _group(hooked, "plain") and _group(hooked, "plain") == _group(texts, "plain"), \
         changed("the renderer hook: plain text is no longer drawn as <text>")
     assert b"<text" in _group(texts, "math"), "control: without the hook mathtext is <text> too"
+
+
+# ------------------------------------------------------------------ pyplot: Gcf.figs and pyplot._backend_mod
+
+
+def test_pyplots_figure_list_and_backend_are_where_pyplot_on_expects_them():
+    import matplotlib.pyplot as plt
+    from matplotlib import _pylab_helpers
+    from matplotlib.backends import backend_agg
+
+    gcf = _pylab_helpers.Gcf
+    assert isinstance(getattr(gcf, "figs", None), dict), changed("_pylab_helpers.Gcf.figs (pyplot's figure list)")
+    assert hasattr(plt, "_backend_mod") and hasattr(plt, "_get_backend_mod"), changed("pyplot._backend_mod")
+    assert hasattr(backend_agg, "_BackendAgg") and hasattr(backend_agg._BackendAgg,
+                                                           "new_figure_manager_given_figure"), \
+        changed("backend_agg._BackendAgg.new_figure_manager_given_figure")
+    first, second = plt.figure(), plt.figure()
+    try:
+        assert gcf.get_active() is second.canvas.manager and list(gcf.figs.values())[-1] is second.canvas.manager, \
+            changed("Gcf.figs order: the active figure is no longer the last entry")
+        plt.figure(first)
+        assert list(gcf.figs.values())[-1] is first.canvas.manager, changed("Gcf.set_active (moves to the end)")
+    finally:
+        plt.close(first)
+        plt.close(second)
+
+
+def test_pyplot_on_makes_pyplot_draw_on_the_figure_and_leaves_pyplot_as_it_was():
+    """pyplot_on's promise, checked with pyplot's public functions: plt.plot/plt.title reach ``fig``; a
+    plt.subplots() inside is reported with its stack, made with a non-GUI canvas, and closed after; the
+    user's figures, the current one, and the backend pyplot had are as before."""
+    import matplotlib.pyplot as plt
+
+    mine = plt.figure()
+    before, backend = plt.get_fignums(), plt._backend_mod
+    fig = Figure(figsize=(2, 2), dpi=72)
+    try:
+        with internals.pyplot_on(fig) as made:
+            assert plt.gcf() is fig and plt.get_fignums() == [1], changed("pyplot.gcf() via Gcf.get_active()")
+            plt.plot([0, 1], [0, 1])
+            plt.title("t")
+            new, _ax = plt.subplots()  # line of the call: the innermost frame of the stack
+            line = inspect.currentframe().f_lineno - 1
+            assert type(new.canvas).required_interactive_framework is None, \
+                changed("the canvas plt.subplots() makes under pyplot_on's backend")
+        assert fig.axes and fig.axes[0].get_title() == "t" and len(fig.axes[0].lines) == 1
+        assert [f for f, _ in made] == [new], changed("_BackendAgg.new_figure_manager_given_figure is not what "
+                                                      "plt.subplots() calls")
+        assert any(f.filename == __file__ and f.lineno == line for f in made[0][1]), "the call is in the stack"
+        assert plt.get_fignums() == before and plt.gcf() is mine and plt._backend_mod is backend
+        assert fig.canvas.manager is None
+    finally:
+        plt.close(mine)

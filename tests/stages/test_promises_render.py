@@ -111,6 +111,7 @@ def test_figure_params_and_values_fill_canvas_text_fields(tmp_path):
     render = "v:blank"
     at = ["1mm", "1mm"]
     size = ["3mm", "3mm"]
+    empty = true
     [[text]]
     text = "n = {n}, k = {k:.2f}, 2n = {doubled:d}"
     at = ["20mm", "10mm"]
