@@ -311,12 +311,13 @@ class Inputs:
         file: the layout file as shown in messages.
         data: panel name -> its data (dict of arrays); "" -> the figure's data.
         renderers: panel name -> renderer function (render panels only).
-        values: text field name -> value: the scalar entries of the figure's
-            data file, over them the figure's shared params, over both what the
-            panel modules' ``values()`` return (in module name order). A
-            ``values()`` is called only when a text uses a field that the data
-            file and params do not give (:func:`used_fields`); otherwise it
-            does not run, and cannot fail the build.
+        values: text field name -> value: what the panel modules' ``values()``
+            return (in module name order, a later module's entry over an
+            earlier one's), over them the scalar entries of the figure's data
+            file, over all the figure's shared params. ``values()`` fills only
+            what data and params do not give, so it is called only when a text
+            uses such a field (:func:`used_fields`); otherwise it does not run,
+            and cannot fail the build.
         documents: panel name -> file bytes, for svg and image panels.
     """
 
@@ -397,14 +398,16 @@ def read_figure_inputs(project: Project, figure: Figure, file: str,
     _check_shared_params(figure, [renderers[p.name] for p in figure.panels if p.kind == "render"]
                          + [m.values for m in modules.values() if callable(getattr(m, "values", None))],
                          file)
-    values = {**scalar_values(figure_data), **figure.spec.params}
-    needed = used_fields(figure) - set(values)  # fields only a values() can fill
+    given = {**scalar_values(figure_data), **figure.spec.params}
+    needed = used_fields(figure) - set(given)  # fields only a values() can fill
+    computed: dict[str, Any] = {}
     for module_name, module in sorted(modules.items()):
         func = getattr(module, "values", None)
         if func is None or not needed:
             continue
-        values.update(_module_values(func, module_name, figure_data, figure.spec.params, project, file, timeout_s,
-                                     has_data=figure.spec.data is not None))
+        computed.update(_module_values(func, module_name, figure_data, figure.spec.params, project, file, timeout_s,
+                                       has_data=figure.spec.data is not None))
+    values = {**computed, **given}  # data and params over values(): the same text whether or not it ran
     return Inputs(figure=figure, file=file, data=data, renderers=renderers, values=values, documents=documents)
 
 

@@ -106,3 +106,22 @@ def test_fields_in_shapes_arrows_and_titles_count_too(tmp_path, where):
     with pytest.raises(Exception, match="values\\(\\) is broken"):
         build("fig", root=root, formats=("svg",), cache=False)
     assert calls(root) == 1
+
+
+def test_data_and_params_win_over_values_so_a_text_is_the_same_whether_or_not_it_ran(tmp_path):
+    """values() gives n = 99 (the data file says 21), k = 7 (params say 0.5) and m = 3 (only it): a text
+    using only n and k shows the data's and params' values, values() not run; a text also using m runs
+    values() and still shows n = 21, k = 0.5."""
+    root = project(tmp_path, """
+    [[text]]
+    text = "n = {n}, k = {k}"
+    at = ["25mm", "5mm"]
+    """, head='data = "../data/d.json"\nparams = { k = 0.5 }\n')
+    (root / "panels" / "v.py").write_text(PANELS.replace('raise RuntimeError("values() is broken")',
+                                                          'return {"n": 99, "k": 7, "m": 3}'))
+    assert "n = 21, k = 0.5" in labels(root)
+    assert calls(root) == 0
+    layout = root / "layouts" / "fig.toml"
+    layout.write_text(layout.read_text().replace("k = {k}", "k = {k}, m = {m}"))
+    assert "n = 21, k = 0.5, m = 3" in labels(root)
+    assert calls(root) == 1
