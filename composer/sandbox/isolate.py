@@ -37,8 +37,10 @@ started, even one that called ``setsid()`` or forked twice, stays its
 descendant; when the function returns or raises, the worker SIGKILLs every
 descendant still running (found through ``/proc/<pid>/task/*/children``) and the
 parent warns once, naming the label and the commands (:class:`ComposerWarning`).
-A worker that crashed or timed out cannot do that: its process group is killed
-(what did not call ``setsid()``), the rest is reparented to init.
+A worker the parent stops (Ctrl-C, past its deadline) is killed with all its
+descendants. A worker that crashed, or ended itself at its timeout, cannot do
+that: its process group is killed (what did not call ``setsid()``); a process
+that did is reparented to init and runs on.
 """
 
 from __future__ import annotations
@@ -431,10 +433,7 @@ class Worker:
         if self.done:
             return
         self.killed = True
-        try:
-            os.kill(self.pid, signal.SIGKILL)
-        except OSError:
-            pass
+        _kill_tree(self.pid)  # the worker is a subreaper: what its code started, even detached, is below it
         self._reap()
 
 
@@ -670,6 +669,30 @@ def _stop_descendants() -> list[str]:
             time.sleep(0.001)  # killed, not dead yet
     _reap_children()
     return commands
+
+
+def _kill_tree(root: int) -> None:
+    """SIGKILL process ``root`` and every descendant of it (each stopped first, so none forks meanwhile)."""
+    try:
+        os.kill(root, signal.SIGSTOP)
+    except OSError:
+        pass
+    tree: list[int] = []
+    for _ in range(5):  # one may have forked before it was stopped: look again
+        fresh = [pid for pid in _descendants(root) if pid not in tree]
+        if not fresh:
+            break
+        for pid in fresh:
+            try:
+                os.kill(pid, signal.SIGSTOP)
+            except OSError:
+                pass
+        tree += fresh
+    for pid in [root, *tree]:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
 
 
 def _reap_children() -> None:
