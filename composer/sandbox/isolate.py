@@ -611,7 +611,8 @@ def _die_with(parent: int) -> None:
 
 def _capture_output(out_read: int, out_write: int) -> None:
     """In a worker: file descriptors 1 and 2 onto the output pipe (what C code and child processes write
-    too), Python's streams line-buffered (for ``--verbose``), and each Python warning one line there."""
+    too), ``sys.stdout`` and ``sys.stderr`` new line-buffered streams on them, and each Python warning
+    one line there (``UserWarning: text (file.py:12)``)."""
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
@@ -621,11 +622,10 @@ def _capture_output(out_read: int, out_write: int) -> None:
     os.dup2(out_write, 1)
     os.dup2(out_write, 2)
     os.close(out_write)
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.reconfigure(line_buffering=True)  # type: ignore[union-attr]
-        except (AttributeError, ValueError, OSError):
-            pass
+    # Python's streams on those descriptors, line-buffered (for --verbose): the host may have put others
+    # in their place (pytest's capture, a Jupyter kernel's), which would not reach the pipe
+    sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
+    sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
 
     def show(message: Any, category: type[Warning], filename: str, lineno: int, file: Any = None,
              line: str | None = None) -> None:

@@ -9,6 +9,7 @@ import sys
 import time
 
 import pytest
+
 from conftest import demo_drawn_by, process_alive, snapshot
 
 GOOD = '''
