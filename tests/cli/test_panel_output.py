@@ -109,3 +109,16 @@ def test_the_python_api_returns_it_and_prints_nothing(tmp_path, capfd):
     assert list(result.output) == ["a", "b"]  # layout order
     assert result.output["a"] == "a says hello\n"
     assert result.output["b"].splitlines() == [line[len("  b: "):] for line in EXPECTED[1:]]
+
+
+def test_a_failing_panels_output_follows_the_error_line(tmp_path):
+    root = _project(tmp_path, NOISY.replace('    fig.add_subplot().plot([0, 1])\n\ndef flood',
+                                            '    raise ValueError("bad")\n\ndef flood'))
+    done = subprocess.run([sys.executable, "-m", "composer.cli", "demo", "--root", str(root), "--format", "svg"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    lines = done.stderr.splitlines()
+    assert lines[0].startswith("compose: error: layouts/demo.toml: panels.b.render: panel 'b': demo:heat raised "
+                               "ValueError: bad")
+    assert lines[1:] == EXPECTED  # a's too: every panel ran
+    assert done.stdout == ""
