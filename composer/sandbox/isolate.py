@@ -283,33 +283,43 @@ def kill_workers() -> None:
             pass
 
 
-class _Capture:
-    """The collector of :func:`capturing`: label -> captured text, and the live callback."""
+class Captured:
+    """What :func:`capturing` collects.
+
+    Attributes:
+        output: label -> the text its worker's code wrote (see :func:`capturing`).
+        left: label -> the warning (a :class:`ComposerWarning`'s message) about the processes its
+            code left running; the caller issues them, in its own order (a labelled worker reaped
+            outside a :func:`capturing` block warns at once).
+        live: called with ``(label, line)`` for each line as it is read, or None.
+    """
 
     def __init__(self, live: Callable[[str, str], None] | None) -> None:
         self.live = live
         self.output: dict[str, str] = {}
+        self.left: dict[str, str] = {}
 
 
-_CAPTURE: _Capture | None = None
+_CAPTURE: Captured | None = None
 
 
 @contextmanager
-def capturing(live: Callable[[str, str], None] | None = None) -> Iterator[dict[str, str]]:
+def capturing(live: Callable[[str, str], None] | None = None) -> Iterator[Captured]:
     """Collect the output of the labelled workers this process reaps inside the block.
 
-    Yields a dict, filled as workers end: label -> the text its code wrote on stdout and stderr and the
-    Python warnings it issued (one line each), in the order written, at most :data:`OUTPUT_LIMIT` bytes
-    (then a line ``... (N more bytes)``); a worker that wrote nothing has no entry. ``live(label,
-    line)`` is called with each line as the parent reads it (``compose --verbose``). Outside such a
-    block a labelled worker's output is dropped (it never reaches the terminal).
+    Yields a :class:`Captured` whose ``output`` is filled as workers end: label -> the text its code
+    wrote on stdout and stderr and the Python warnings it issued (one line each), in the order written,
+    at most :data:`OUTPUT_LIMIT` bytes (then a line ``... (N more bytes)``); a worker that wrote
+    nothing has no entry. ``live(label, line)`` is called with each line as the parent reads it
+    (``compose --verbose``). Outside such a block a labelled worker's output is dropped (it never reaches the terminal).
     """
     global _CAPTURE
-    previous, _CAPTURE = _CAPTURE, _Capture(live)
+    previous, _CAPTURE = _CAPTURE, Captured(live)
     try:
-        yield _CAPTURE.output
+        yield _CAPTURE
     finally:
         _CAPTURE = previous
+
 
 
 class Worker:
@@ -790,9 +800,12 @@ def _unpack(payload: bytes, label: str | None = None) -> Any:
     if left:
         who = f"panel {label!r}" if label is not None else "a worker"
         many = len(left) > 1
-        warnings.warn(ComposerWarning(f"{who} left {'processes' if many else 'a process'} running "
-                                      f"({', '.join(left)}); {'they were' if many else 'it was'} stopped"),
-                      stacklevel=3)
+        text = (f"{who} left {'processes' if many else 'a process'} running ({', '.join(left)}); "
+                f"{'they were' if many else 'it was'} stopped")
+        if _CAPTURE is not None and label is not None:
+            _CAPTURE.left[label] = text  # the caller warns, in its order (the layout's)
+        else:
+            warnings.warn(ComposerWarning(text), stacklevel=3)
     if message[0] == "ok":
         return message[1]
     if message[0] == "composer":

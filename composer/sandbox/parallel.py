@@ -49,12 +49,13 @@ from __future__ import annotations
 import contextlib
 import os
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar, cast
 
-from composer.errors import ComposerError
+from composer.errors import ComposerError, ComposerWarning
 from composer.progress import Progress
 from composer.sandbox.isolate import (
     Worker,
@@ -147,7 +148,8 @@ def render_all(tasks: Sequence[RenderTask], *, jobs: int, progress: Progress | N
         output: filled with task name -> what its code printed (stdout, stderr, warnings; see
             :func:`composer.sandbox.isolate.capturing`), failed tasks' too, in ``rank`` order, once every
             task ended (also when one failed); each is also passed to ``progress.output``. Tasks
-            that printed nothing have no entry.
+            that printed nothing have no entry. The warnings about processes a task's code left
+            running are issued then too, in the same order.
 
     Returns:
         ``(results, error)``: task name -> (its result, render seconds) for
@@ -197,7 +199,9 @@ def render_all(tasks: Sequence[RenderTask], *, jobs: int, progress: Progress | N
     error: ComposerError | None = None
     order = sorted(range(len(tasks)), key=lambda i: (rank(tasks[i]) if rank else i, i))
     for i in order:
-        text = printed.get(tasks[i].name)
+        if tasks[i].name in printed.left:  # in layout order, whichever ended first
+            warnings.warn(ComposerWarning(printed.left[tasks[i].name]), stacklevel=2)
+        text = printed.output.get(tasks[i].name)
         if text:
             if output is not None:
                 output[tasks[i].name] = text
