@@ -25,6 +25,7 @@ layout order; ``--verbose`` shows the lines as they are printed instead. Ctrl-C 
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import signal
 import sys
@@ -421,6 +422,39 @@ COMMANDS: dict[str, Callable[[list[str]], int]] = {
 }
 
 
+class _MatplotlibLog(logging.Handler):
+    """matplotlib's log lines (``findfont: Font family ['X'] not found. Falling back to DejaVu Sans.``),
+    which would reach the terminal raw (through :data:`logging.lastResort`).
+
+    In the compose process (canvas text, the warm-up before forking) each distinct one becomes a
+    ``compose: warning: matplotlib: ...`` line, once per font (a family's lines and its generic
+    family's say the same). In a panel's worker (a fork of it) a line goes to the worker's stderr: the
+    panel's output; except the font substitutions composer reports itself for a panel
+    (:func:`composer.stages.render.font_substitutions`).
+    """
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.pid = os.getpid()
+        self.seen: set[str] = set()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        import re
+
+        from composer.mpl.internals import family_not_found, weight_not_found
+
+        message = record.getMessage()
+        if os.getpid() != self.pid:  # in a worker
+            if not (family_not_found(message) or weight_not_found(message)):
+                sys.stderr.write(message + "\n")
+            return
+        generic = re.search(r"Generic family '([^']+)' not found", message)
+        key = family_not_found(message) or (generic.group(1) if generic else message)
+        if key not in self.seen:
+            self.seen.add(key)
+            warnings.warn(ComposerWarning(f"matplotlib: {' '.join(message.split())}"), stacklevel=1)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit status (0 ok, 1 error). A usage error (an unknown option, a value
     that is not a number) exits with status 1 too, after one line on stderr."""
@@ -437,6 +471,8 @@ def main(argv: list[str] | None = None) -> int:
                 shown(message, category, filename, lineno, file, line)
 
         warnings.showwarning = show
+        matplotlib_log = _MatplotlibLog()
+        logging.getLogger("matplotlib").addHandler(matplotlib_log)
         try:
             return handler(argv[1:]) if handler else _build(argv)
         except ComposerError as exc:
@@ -448,6 +484,8 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt as exc:  # Ctrl-C: workers stopped; outputs are written whole or not at all
             _interrupted(exc)
             return 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
+        finally:
+            logging.getLogger("matplotlib").removeHandler(matplotlib_log)
 
 
 def _interrupted(exc: KeyboardInterrupt) -> None:

@@ -122,3 +122,20 @@ def test_a_failing_panels_output_follows_the_error_line(tmp_path):
                                "ValueError: bad")
     assert lines[1:] == EXPECTED  # a's too: every panel ran
     assert done.stdout == ""
+
+
+def test_matplotlibs_findfont_lines_never_reach_the_terminal_raw(tmp_path):
+    """A font matplotlib looks up in the compose process (canvas mathtext here) and does not find is one
+    ``compose: warning: matplotlib: ...`` line; what it logs in a panel's worker is that panel's output."""
+    root = tmp_path / "demo"
+    shutil.copytree(DEMO, root)
+    layout = root / "layouts" / "demo.toml"
+    layout.write_text(layout.read_text() + '\n[rcparams]\n"mathtext.fontset" = "custom"\n'
+                                           '"mathtext.rm" = "Nonexistent Sans"\n')
+    done = subprocess.run([sys.executable, "-m", "composer.cli", "demo", "--root", str(root), "--format", "svg"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    assert [line for line in lines if "findfont" in line and not line.startswith(("compose: warning: ", "  "))] == []
+    assert lines.count("compose: warning: matplotlib: findfont: Font family ['Nonexistent Sans'] not found. "
+                       "Falling back to DejaVu Sans.") == 1
