@@ -365,7 +365,7 @@ def lint_figure(name: str, *, root: str | Path = ".", timeout_s: float | None = 
 
 
 def check(name: str, *, root: str | Path = ".", jobs: int | None = None,
-          timeout_s: float | None = DEFAULT_TIMEOUT_S) -> Report:
+          timeout_s: float | None = DEFAULT_TIMEOUT_S, progress: Progress | None = None) -> Report:
     """Compose figure ``name`` of the project at ``root`` and check it (see the module docstring).
 
     Writes nothing. Panels are rendered as a build renders them
@@ -375,6 +375,8 @@ def check(name: str, *, root: str | Path = ".", jobs: int | None = None,
     core). A layout font that is not installed stops the check after the font
     rule (nothing can be composed); every other rule runs on the composed
     canvas.
+    ``progress`` receives progress events, and what the panels drawn printed
+    (:meth:`composer.progress.Progress.output`).
 
     Raises:
         ComposerError: the figure cannot be loaded, rendered (a panel raised,
@@ -386,7 +388,7 @@ def check(name: str, *, root: str | Path = ".", jobs: int | None = None,
     missing = missing_font_report(figure)
     if missing is not None:
         return missing
-    return lint_figure(name, root=project.root, jobs=jobs, timeout_s=timeout_s).report
+    return lint_figure(name, root=project.root, jobs=jobs, timeout_s=timeout_s, progress=progress).report
 
 
 def missing_font_report(figure: Figure) -> Report | None:

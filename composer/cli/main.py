@@ -288,6 +288,7 @@ def _check(argv: list[str]) -> int:
                         help="stop a panel function that runs longer than this (default: 120)")
     args = parser.parse_args(argv)
     from composer.pipeline import check
+    from composer.progress import Progress
 
     _one_or_all(parser, args)
     check_jobs(args.jobs)
@@ -295,8 +296,17 @@ def _check(argv: list[str]) -> int:
     if args.all:
         return _check_every(args)
     _figure_name(args)
-    report = check(args.name, root=args.root, jobs=args.jobs, timeout_s=_timeout(args))
-    print(report.to_json() if args.json else report.table())
+    from composer.progress import PanelOutput
+
+    progress = PanelOutput(Progress())
+    try:
+        report = check(args.name, root=args.root, jobs=args.jobs, timeout_s=_timeout(args), progress=progress)
+    except ComposerError as exc:
+        print(f"compose: error: {exc}", file=sys.stderr, flush=True)
+        progress.show()
+        return 1
+    print(report.to_json() if args.json else report.table(), flush=True)
+    progress.show()  # on stderr: --json stays JSON
     return 0 if report.ok else 1
 
 

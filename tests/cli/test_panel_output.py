@@ -3,6 +3,7 @@ line, once per panel, prefixed with the panel's name, in layout order; ``--verbo
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -139,3 +140,10 @@ def test_matplotlibs_findfont_lines_never_reach_the_terminal_raw(tmp_path):
     assert [line for line in lines if "findfont" in line and not line.startswith(("compose: warning: ", "  "))] == []
     assert lines.count("compose: warning: matplotlib: findfont: Font family ['Nonexistent Sans'] not found. "
                        "Falling back to DejaVu Sans.") == 1
+
+
+def test_compose_check_shows_it_after_its_report(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "composer.cli", "check", "demo", "--root", str(_project(tmp_path)),
+                           "--json"], capture_output=True, text=True, timeout=120)
+    assert isinstance(json.loads(done.stdout), dict)  # stdout stays JSON: the panels' lines are on stderr
+    assert [line for line in done.stderr.splitlines() if line.startswith("  ")] == EXPECTED
