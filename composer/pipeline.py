@@ -810,7 +810,8 @@ def _export_outputs(read: _Read, svg: bytes, extra: Mapping[str, bytes], out_dir
     early = opts.write and opts.svg_first and "svg" in opts.formats and bool(exports) and \
         manifest.file_digest(out_dir / f"{name}.svg") != svg_digest
     if early:
-        write_files_atomically({**files, out_dir / f"{name}.svg": svg})  # the SVG now, PDF and PNG after
+        with deferred_interrupt():  # Ctrl-C: all of these or none
+            write_files_atomically({**files, out_dir / f"{name}.svg": svg})  # the SVG now, PDF and PNG after
         files = {}
     if exports:
         progress.stage(f"exporting {', '.join(exports)}")
