@@ -172,11 +172,10 @@ def _build(argv: list[str]) -> int:
         progress.show()
         return 1
     print(_summary(args.name, result, time.perf_counter() - started), flush=True)
-    progress.show()
     if result.report is not None:
-        print(result.report.table())
-        return 0 if result.report.ok else 1
-    return 0
+        print(result.report.table(), flush=True)
+    progress.show()
+    return 0 if result.report is None or result.report.ok else 1
 
 
 def _paths(paths) -> str:
