@@ -311,7 +311,8 @@ def capturing(live: Callable[[str, str], None] | None = None) -> Iterator[Captur
     wrote on stdout and stderr and the Python warnings it issued (one line each), in the order written,
     at most :data:`OUTPUT_LIMIT` bytes (then a line ``... (N more bytes)``); a worker that wrote
     nothing has no entry. ``live(label, line)`` is called with each line as the parent reads it
-    (``compose --verbose``). Outside such a block a labelled worker's output is dropped (it never reaches the terminal).
+    (``compose --verbose``). Outside such a block a labelled worker's output is dropped (it never
+    reaches the terminal).
     """
     global _CAPTURE
     previous, _CAPTURE = _CAPTURE, Captured(live)
@@ -319,7 +320,6 @@ def capturing(live: Callable[[str, str], None] | None = None) -> Iterator[Captur
         yield _CAPTURE
     finally:
         _CAPTURE = previous
-
 
 
 class Worker:
@@ -397,8 +397,10 @@ class Worker:
         if _CAPTURE is None or _CAPTURE.live is None or self.label is None:
             return
         lines = (self._line + chunk).split(b"\n")
-        self._line = b"" if end else lines.pop()
-        for line in lines if not (end and lines == [b""]) else []:
+        self._line = b"" if end else lines.pop()  # the incomplete last line waits for its end
+        if end and lines[-1] == b"":  # the text ended with a newline
+            lines.pop()
+        for line in lines:
             _CAPTURE.live(self.label, line.decode("utf-8", "replace"))
 
     def _read(self) -> None:
