@@ -432,8 +432,10 @@ COMMANDS: dict[str, Callable[[list[str]], int]] = {
 
 
 class _MatplotlibLog(logging.Handler):
-    """matplotlib's log lines (``findfont: Font family ['X'] not found. Falling back to DejaVu Sans.``),
-    which would reach the terminal raw (through :data:`logging.lastResort`).
+    """matplotlib's font lookup log lines (logger ``matplotlib.font_manager``: ``findfont: Font family
+    ['X'] not found. Falling back to DejaVu Sans.``), which would reach the terminal raw (through
+    :data:`logging.lastResort`). Other matplotlib loggers are left alone (composer turns mathtext's
+    missing glyphs into an error of its own).
 
     In the compose process (canvas text, the warm-up before forking) each distinct one becomes a
     ``compose: warning: matplotlib: ...`` line, once per font (a family's lines and its generic
@@ -481,7 +483,7 @@ def main(argv: list[str] | None = None) -> int:
 
         warnings.showwarning = show
         matplotlib_log = _MatplotlibLog()
-        logging.getLogger("matplotlib").addHandler(matplotlib_log)
+        logging.getLogger("matplotlib.font_manager").addHandler(matplotlib_log)
         try:
             return handler(argv[1:]) if handler else _build(argv)
         except ComposerError as exc:
@@ -494,7 +496,7 @@ def main(argv: list[str] | None = None) -> int:
             _interrupted(exc)
             return 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
         finally:
-            logging.getLogger("matplotlib").removeHandler(matplotlib_log)
+            logging.getLogger("matplotlib.font_manager").removeHandler(matplotlib_log)
 
 
 def _interrupted(exc: KeyboardInterrupt) -> None:
