@@ -147,3 +147,20 @@ def test_compose_check_shows_it_after_its_report(tmp_path):
                            "--json"], capture_output=True, text=True, timeout=120)
     assert isinstance(json.loads(done.stdout), dict)  # stdout stays JSON: the panels' lines are on stderr
     assert [line for line in done.stderr.splitlines() if line.startswith("  ")] == EXPECTED
+
+
+def _loud(fig, data):
+    print("from a renderer in code")
+    fig.add_subplot().plot([0, 1])
+
+
+def test_figure_build_returns_it_too(tmp_path, capfd):
+    from composer import Figure
+    from composer.api import Panel
+
+    fig = Figure("60mm", "40mm", name="solo", root=tmp_path)
+    fig.add(Panel("p", render=_loud, at=["0mm", "0mm"], size=["60mm", "40mm"]))
+    result = fig.build(formats=("svg",))
+    shown = capfd.readouterr()
+    assert "from a renderer" not in shown.out + shown.err
+    assert result.output == {"p": "from a renderer in code\n"}
