@@ -158,6 +158,7 @@ def test_figure_build_returns_it_too(tmp_path, capfd):
     from composer import Figure
     from composer.api import Panel
 
+    (tmp_path / "layouts").mkdir()
     fig = Figure("60mm", "40mm", name="solo", root=tmp_path)
     fig.add(Panel("p", render=_loud, at=["0mm", "0mm"], size=["60mm", "40mm"]))
     result = fig.build(formats=("svg",))
