@@ -69,6 +69,7 @@ from composer.sandbox.isolate import (
     WorkerFailure,
     check_jobs,
     check_timeout,
+    deferred_interrupt,
     run_isolated,
 )
 from composer.sandbox.parallel import RenderTask, available_cores, render_all
@@ -135,6 +136,12 @@ class BuildResult:
             order; they are kept in the manifest, and a no-op build issues
             them again (and lists them here), so an up-to-date figure is not
             mistaken for a clean one.
+        output: render group (a panel's name; aligned panels drawn together: names joined by
+            ``+``) -> what its code printed while it was drawn in this build: stdout, stderr
+            (file-descriptor level: C code and child processes too) and Python warnings (one
+            line each), in the order written, at most 64 KiB (then ``... (N more bytes)``); in
+            layout order. Panels that printed nothing, and panels taken from the cache (they did
+            not run), have no entry. Never printed by the library (the CLI shows it after its line).
 
     ``outputs`` also holds ``debug-svg``/``debug-png`` for the overlay.
     """
@@ -150,6 +157,7 @@ class BuildResult:
     render_seconds: dict[str, float] = dataclasses.field(default_factory=dict)
     report: Any = None
     warnings: tuple[str, ...] = ()
+    output: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -357,7 +365,7 @@ def lint_figure(name: str, *, root: str | Path = ".", timeout_s: float | None = 
 
 
 def check(name: str, *, root: str | Path = ".", jobs: int | None = None,
-          timeout_s: float | None = DEFAULT_TIMEOUT_S) -> Report:
+          timeout_s: float | None = DEFAULT_TIMEOUT_S, progress: Progress | None = None) -> Report:
     """Compose figure ``name`` of the project at ``root`` and check it (see the module docstring).
 
     Writes nothing. Panels are rendered as a build renders them
@@ -367,6 +375,8 @@ def check(name: str, *, root: str | Path = ".", jobs: int | None = None,
     core). A layout font that is not installed stops the check after the font
     rule (nothing can be composed); every other rule runs on the composed
     canvas.
+    ``progress`` receives progress events, and what the panels drawn printed
+    (:meth:`composer.progress.Progress.output`).
 
     Raises:
         ComposerError: the figure cannot be loaded, rendered (a panel raised,
@@ -378,7 +388,7 @@ def check(name: str, *, root: str | Path = ".", jobs: int | None = None,
     missing = missing_font_report(figure)
     if missing is not None:
         return missing
-    return lint_figure(name, root=project.root, jobs=jobs, timeout_s=timeout_s).report
+    return lint_figure(name, root=project.root, jobs=jobs, timeout_s=timeout_s, progress=progress).report
 
 
 def missing_font_report(figure: Figure) -> Report | None:
@@ -516,7 +526,7 @@ def _render_unit(inputs: Inputs, names: list[str], boxes: Mapping[str, Box],
 
     prepare_fork()
     try:
-        return run_isolated(work, timeout_s=timeout_s)
+        return run_isolated(work, timeout_s=timeout_s, label="+".join(names))
     except WorkerFailure as failure:
         # the panel whose function is in the failing frames (a unit has one panel, unless aligned)
         functions = {frame.name for frame in failure.frames}
@@ -575,7 +585,8 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
         panel_cache = PanelCache(cache_dir(project.root))
         hits = _lookup(read, panel_cache, opts)
         lap("read")
-        fresh, render_seconds = _render(read, hits, opts, progress)
+        output: dict[str, str] = {}
+        fresh, render_seconds = _render(read, hits, opts, progress, output)
         rendered = {**hits, **fresh}
         issued = _panel_warnings(read.inputs, rendered)  # every ComposerWarning of this build, in order
         lap("render")
@@ -586,7 +597,8 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
                              rendered=tuple(p.name for p in figure.panels if p.name in fresh),
                              cached=tuple(p.name for p in figure.panels if p.name in hits),
                              repaired=tuple(n for n, k in read.keys.items() if k in panel_cache.repaired),
-                             seconds=seconds, render_seconds=render_seconds, warnings=tuple(issued))
+                             seconds=seconds, render_seconds=render_seconds, warnings=tuple(issued),
+                             output=output)
         made: dict[str, bytes] = {}
         records: dict[str, dict[str, Any]] = {}
         files: dict[Path, bytes] = {}
@@ -598,8 +610,9 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
             if opts.cache and opts.store and _unchanged(read):
                 _store(read, panel_cache, texts, hits, fresh)
             return _Built(result, made)
-        if _write(read, out_dir, opts, files, records, render_seconds, issued) and opts.cache and opts.store:
-            _store(read, panel_cache, texts, hits, fresh)  # after the outputs: a failed write leaves the caches
+        with deferred_interrupt():  # Ctrl-C: all of it or none of it
+            if _write(read, out_dir, opts, files, records, render_seconds, issued) and opts.cache and opts.store:
+                _store(read, panel_cache, texts, hits, fresh)  # after the outputs: a failed write leaves the caches
         lap("write")
     outputs = {kind: out_dir / f"{source.name}.{kind}" for kind in ALL_FORMATS if kind in opts.formats}
     if opts.debug:
@@ -684,9 +697,10 @@ def _lookup(read: _Read, panel_cache: PanelCache, opts: BuildOptions) -> dict[st
     return found
 
 
-def _render(read: _Read, hits: Mapping[str, RenderedPanel], opts: BuildOptions,
-            progress: Progress) -> tuple[dict[str, RenderedPanel], dict[str, float]]:
-    """Step 3: render the groups not found, slowest first (as the last build measured), ``opts.jobs`` at a time.
+def _render(read: _Read, hits: Mapping[str, RenderedPanel], opts: BuildOptions, progress: Progress,
+            output: dict[str, str]) -> tuple[dict[str, RenderedPanel], dict[str, float]]:
+    """Step 3: render the groups not found, slowest first (as the last build measured), ``opts.jobs`` at a time;
+    ``output`` gets what their code printed (:attr:`BuildResult.output`).
 
     Returns:
         ``(fresh, seconds)``: panel name -> rendered panel, and render group
@@ -703,7 +717,7 @@ def _render(read: _Read, hits: Mapping[str, RenderedPanel], opts: BuildOptions,
     position = {p.name: i for i, p in enumerate(figure.panels)}
     layout_rank = {"+".join(g): min(position[n] for n in g) for g in missing}
     results, error = render_all(tasks, jobs=opts.jobs, progress=progress, prepare=partial(_warm, figure.spec),
-                                rank=lambda t: layout_rank[t.name])
+                                rank=lambda t: layout_rank[t.name], output=output)
     if error is not None:
         raise error
     fresh: dict[str, RenderedPanel] = {}
@@ -796,7 +810,8 @@ def _export_outputs(read: _Read, svg: bytes, extra: Mapping[str, bytes], out_dir
     early = opts.write and opts.svg_first and "svg" in opts.formats and bool(exports) and \
         manifest.file_digest(out_dir / f"{name}.svg") != svg_digest
     if early:
-        write_files_atomically({**files, out_dir / f"{name}.svg": svg})  # the SVG now, PDF and PNG after
+        with deferred_interrupt():  # Ctrl-C: all of these or none
+            write_files_atomically({**files, out_dir / f"{name}.svg": svg})  # the SVG now, PDF and PNG after
         files = {}
     if exports:
         progress.stage(f"exporting {', '.join(exports)}")

@@ -15,12 +15,19 @@ build manifest alone (:mod:`composer.incremental.manifest`): it imports neither 
 pipeline nor matplotlib, lxml or an export engine, so it takes a few hundredths of a
 second. The warnings of the build that made the outputs are kept in the
 manifest and printed again.
+
+What a panel's code prints (stdout, stderr, Python warnings) is shown after composer's own line
+(the summary, or the error), each line prefixed with the panel's name (``  fmap: hello``), panels in
+layout order; ``--verbose`` shows the lines as they are printed instead. Ctrl-C prints one line
+(``compose: interrupted; outputs left as they were``) and exits with status 130.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 import os
+import signal
 import sys
 import time
 import warnings
@@ -111,6 +118,9 @@ def _build_parser() -> argparse.ArgumentParser:
                         help="worker processes for rendering panels and exporting (default: all cores)")
     parser.add_argument("--no-cache", action="store_true",
                         help="ignore the panel cache and the last build: render and export everything")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="show what panel code prints (stdout, stderr, warnings) as it happens; "
+                             "without it, it is shown after the build's line")
     parser.add_argument("--watch", action="store_true",
                         help="build, then rebuild whenever the layout, a panel module or a data file changes "
                              "(Ctrl-C stops)")
@@ -150,16 +160,22 @@ def _build(argv: list[str]) -> int:
             print(f"{args.name} is up to date ({time.perf_counter() - started:.2f} s): {_paths(fresh.values())}")
             return 0
     from composer.pipeline import build
-    from composer.progress import for_terminal
+    from composer.progress import PanelOutput, for_terminal
 
-    result = build(args.name, root=args.root, out=args.out, formats=formats, dpi=args.dpi, jobs=args.jobs,
-                   cache=not args.no_cache, progress=for_terminal(), debug=args.debug, check=args.check,
-                   timeout_s=_timeout(args), engine=args.engine, pdf_standard=args.pdf_standard)
-    print(_summary(args.name, result, time.perf_counter() - started))
+    progress = PanelOutput(for_terminal(), live=args.verbose)
+    try:
+        result = build(args.name, root=args.root, out=args.out, formats=formats, dpi=args.dpi, jobs=args.jobs,
+                       cache=not args.no_cache, progress=progress, debug=args.debug, check=args.check,
+                       timeout_s=_timeout(args), engine=args.engine, pdf_standard=args.pdf_standard)
+    except ComposerError as exc:  # the error's line first, then what the panels printed
+        print(f"compose: error: {exc}", file=sys.stderr, flush=True)
+        progress.show()
+        return 1
+    print(_summary(args.name, result, time.perf_counter() - started), flush=True)
     if result.report is not None:
-        print(result.report.table())
-        return 0 if result.report.ok else 1
-    return 0
+        print(result.report.table(), flush=True)
+    progress.show()
+    return 0 if result.report is None or result.report.ok else 1
 
 
 def _paths(paths) -> str:
@@ -192,7 +208,7 @@ def _summary(name: str, result, seconds: float) -> str:
 
 def _watch(args: argparse.Namespace, formats: tuple[str, ...]) -> int:
     from composer.cli.watch import watch
-    from composer.progress import for_terminal
+    from composer.progress import PanelOutput, for_terminal, prefixed
 
     failed = [False]
 
@@ -206,6 +222,8 @@ def _watch(args: argparse.Namespace, formats: tuple[str, ...]) -> int:
             return  # touched, not changed
         failed[0] = False
         print(_summary(args.name, event.result, event.seconds) + cause, flush=True)
+        if not args.verbose:
+            _show(prefixed(event.result.output))
 
     from composer.cli.watch import check_options
 
@@ -213,11 +231,19 @@ def _watch(args: argparse.Namespace, formats: tuple[str, ...]) -> int:
     print(f"watching {args.name} (Ctrl-C stops)", flush=True)
     try:
         watch(args.name, root=args.root, out=args.out, formats=formats, dpi=args.dpi, jobs=args.jobs,
-              timeout_s=_timeout(args), on_build=report, progress=for_terminal, engine=args.engine,
-              pdf_standard=args.pdf_standard)
-    except KeyboardInterrupt:
-        print("stopped watching", flush=True)
+              timeout_s=_timeout(args), on_build=report, engine=args.engine, pdf_standard=args.pdf_standard,
+              progress=lambda: PanelOutput(for_terminal(), live=args.verbose))
+    except KeyboardInterrupt:  # Ctrl-C: the way to stop watching; a build it stopped wrote nothing
+        print("compose: stopped watching; outputs left as the last build wrote them", file=sys.stderr, flush=True)
+        return 130
     return 0
+
+
+def _show(lines: list[str]) -> None:
+    """Write what panel code printed (``  PANEL: line``) on stderr."""
+    for line in lines:
+        print(line, file=sys.stderr)
+    sys.stderr.flush()
 
 
 def _clean(argv: list[str]) -> int:
@@ -261,6 +287,7 @@ def _check(argv: list[str]) -> int:
                         help="stop a panel function that runs longer than this (default: 120)")
     args = parser.parse_args(argv)
     from composer.pipeline import check
+    from composer.progress import Progress
 
     _one_or_all(parser, args)
     check_jobs(args.jobs)
@@ -268,8 +295,17 @@ def _check(argv: list[str]) -> int:
     if args.all:
         return _check_every(args)
     _figure_name(args)
-    report = check(args.name, root=args.root, jobs=args.jobs, timeout_s=_timeout(args))
-    print(report.to_json() if args.json else report.table())
+    from composer.progress import PanelOutput
+
+    progress = PanelOutput(Progress())
+    try:
+        report = check(args.name, root=args.root, jobs=args.jobs, timeout_s=_timeout(args), progress=progress)
+    except ComposerError as exc:
+        print(f"compose: error: {exc}", file=sys.stderr, flush=True)
+        progress.show()
+        return 1
+    print(report.to_json() if args.json else report.table(), flush=True)
+    progress.show()  # on stderr: --json stays JSON
     return 0 if report.ok else 1
 
 
@@ -308,12 +344,14 @@ def _check_every(args: argparse.Namespace) -> int:
 
 def _build_every(args: argparse.Namespace) -> int:
     from composer.cli.catalog import build_all
+    from composer.progress import prefixed
 
     def report(name, result, seconds):
         if isinstance(result, ComposerError):
             print(f"compose: error: {result}", file=sys.stderr)
         else:
-            print(_summary(name, result, seconds))
+            print(_summary(name, result, seconds), flush=True)
+            _show(prefixed(result.output))
 
     results = build_all(args.root, out=args.out, formats=_formats(args.format), dpi=args.dpi, progress=report,
                         timeout_s=_timeout(args), engine=args.engine, pdf_standard=args.pdf_standard)
@@ -393,6 +431,41 @@ COMMANDS: dict[str, Callable[[list[str]], int]] = {
 }
 
 
+class _MatplotlibLog(logging.Handler):
+    """matplotlib's font lookup log lines (logger ``matplotlib.font_manager``: ``findfont: Font family
+    ['X'] not found. Falling back to DejaVu Sans.``), which would reach the terminal raw (through
+    :data:`logging.lastResort`). Other matplotlib loggers are left alone (composer turns mathtext's
+    missing glyphs into an error of its own).
+
+    In the compose process (canvas text, the warm-up before forking) each distinct one becomes a
+    ``compose: warning: matplotlib: ...`` line, once per font (a family's lines and its generic
+    family's say the same). In a panel's worker (a fork of it) a line goes to the worker's stderr: the
+    panel's output; except the font substitutions composer reports itself for a panel
+    (:func:`composer.stages.render.font_substitutions`).
+    """
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.pid = os.getpid()
+        self.seen: set[str] = set()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        import re
+
+        from composer.mpl.internals import family_not_found, weight_not_found
+
+        message = record.getMessage()
+        if os.getpid() != self.pid:  # in a worker
+            if not (family_not_found(message) or weight_not_found(message)):
+                sys.stderr.write(message + "\n")
+            return
+        generic = re.search(r"Generic family '([^']+)' not found", message)
+        key = family_not_found(message) or (generic.group(1) if generic else message)
+        if key not in self.seen:
+            self.seen.add(key)
+            warnings.warn(ComposerWarning(f"matplotlib: {' '.join(message.split())}"), stacklevel=1)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit status (0 ok, 1 error). A usage error (an unknown option, a value
     that is not a number) exits with status 1 too, after one line on stderr."""
@@ -409,6 +482,8 @@ def main(argv: list[str] | None = None) -> int:
                 shown(message, category, filename, lineno, file, line)
 
         warnings.showwarning = show
+        matplotlib_log = _MatplotlibLog()
+        logging.getLogger("matplotlib.font_manager").addHandler(matplotlib_log)
         try:
             return handler(argv[1:]) if handler else _build(argv)
         except ComposerError as exc:
@@ -417,9 +492,23 @@ def main(argv: list[str] | None = None) -> int:
         except BrokenPipeError:  # compose check NAME | head: the reader left; say nothing more
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 1
-        except KeyboardInterrupt:  # Ctrl-C: the workers die with compose; outputs are written whole or not at all
-            print("compose: interrupted", file=sys.stderr)
+        except KeyboardInterrupt as exc:  # Ctrl-C: workers stopped; outputs are written whole or not at all
+            _interrupted(exc)
             return 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
+        finally:
+            logging.getLogger("matplotlib.font_manager").removeHandler(matplotlib_log)
+
+
+def _interrupted(exc: KeyboardInterrupt) -> None:
+    """The one line of a Ctrl-C; a second Ctrl-C while it is written changes nothing."""
+    from composer.sandbox.isolate import WRITTEN_FIRST
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    text = WRITTEN_FIRST if exc.args == (WRITTEN_FIRST,) else "outputs left as they were"
+    try:
+        print(f"compose: interrupted; {text}", file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":
