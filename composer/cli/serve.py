@@ -34,6 +34,7 @@ page), ``/NAME.svg`` (the file in the output folder) and ``/NAME.debug.svg`` (th
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import hashlib
 import json
@@ -220,6 +221,7 @@ class Builder:
         self.state: dict[str, Any] = {"name": name, "builds": 0, "building": True, "error": None, "summary": "",
                                       "findings": None, "findings_error": None}
         self.lock_fd: int | None = None
+        self.waited_s = 0.0  # how long the build waited for the lock (not part of its time)
         self.checked = False
 
     def run(self) -> int:
@@ -240,8 +242,10 @@ class Builder:
     def _progress(self) -> Progress:
         """Called by the watch loop as each build starts: take the lock, say "building"."""
         if self.lock is not None and self.lock_fd is None:
+            waiting = time.perf_counter()
             self.lock_fd = os.open(self.lock, os.O_RDWR | os.O_CREAT, 0o600)
             fcntl.flock(self.lock_fd, fcntl.LOCK_EX)
+            self.waited_s = time.perf_counter() - waiting
         self.state["building"] = True
         _write_json(self.path, self.state)
         return self.progress()
@@ -249,6 +253,8 @@ class Builder:
     def on_build(self, event: Any) -> None:
         """After each build: the terminal line, the state, and the overlay and findings when it changed."""
         try:
+            event = dataclasses.replace(event, seconds=max(0.0, event.seconds - self.waited_s))
+            self.waited_s = 0.0
             self.report(event)
             self.state.update(builds=self.state["builds"] + 1, building=False,
                               error=None if event.error is None else str(event.error))
@@ -508,33 +514,40 @@ def start_server(httpd: ThreadingHTTPServer, names: Sequence[str], out_dir: Path
     return pid
 
 
-def _stop(pid: int, sig: int, limit_s: float = 10.0) -> None:
-    """Send ``sig`` to the child ``pid``, wait for it (SIGKILL after ``limit_s`` seconds), reap it."""
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, sig)
+def _stop(pids: Sequence[int], sig: int, limit_s: float = 10.0) -> None:
+    """Send ``sig`` to the children ``pids``, wait for them (SIGKILL after ``limit_s`` seconds), reap them."""
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, sig)
+    waiting = set(pids)
     deadline = time.monotonic() + limit_s
-    while True:
-        try:
-            done, _ = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
+    while waiting:
+        for pid in sorted(waiting):
+            try:
+                done, _ = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                done = pid
+            if done:
+                waiting.discard(pid)
+        if waiting and time.monotonic() > deadline:
+            for pid in waiting:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(pid, 0)
             return
-        if done:
-            return
-        if time.monotonic() > deadline:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            return
-        time.sleep(0.02)
+        if waiting:
+            time.sleep(0.02)
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
 
 
 @contextlib.contextmanager
 def _terminate_is_interrupt() -> Iterator[None]:
     """SIGTERM stops the preview as Ctrl-C does (KeyboardInterrupt), so everything is stopped the same way."""
-    def interrupt(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, interrupt)
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         yield
     finally:
@@ -605,15 +618,15 @@ def serve(names: Sequence[str], *, root: str | Path = ".", out: str | Path | Non
                     children.remove(pid)
             return 1
     finally:
-        for pid in children:
-            _stop(pid, signal.SIGINT)
+        _stop(children, signal.SIGTERM)  # a builder ends its build as at Ctrl-C (its workers with it)
         if server > 0:
-            _stop(server, signal.SIGTERM)
+            _stop([server], signal.SIGTERM)
         shutil.rmtree(state_dir, ignore_errors=True)
 
 
 def _fork_builder(builder: Builder) -> int:
-    """Fork a process running ``builder`` (``--all``); it dies with ``compose`` and ends quietly on Ctrl-C."""
+    """Fork a process running ``builder`` (``--all``); it dies with ``compose`` and ends quietly on Ctrl-C
+    or SIGTERM (KeyboardInterrupt: its build stops its workers)."""
     parent = os.getpid()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -625,7 +638,7 @@ def _fork_builder(builder: Builder) -> int:
         from composer.sandbox.isolate import _die_with
 
         _die_with(parent)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, _interrupt)
         builder.run()
     except KeyboardInterrupt:
         code = 130

@@ -164,13 +164,14 @@ def next_event(stream: Iterator[dict], test: Callable[[dict], bool], name: str =
 
 def test_the_page_and_the_current_svg_are_served(tmp_path):
     root = project(tmp_path)
-    with served(["fig", "--serve", "--root", str(root), "--format", "svg"]) as server:
+    with served(["fig", "--serve", "--debug", "--root", str(root), "--format", "svg"]) as server:
         assert server.what == "fig"
         built = server.wait_state(lambda s: s["builds"] >= 1 and s.get("svg"))
         assert built["error"] is None
         status, kind, page = server.get("/")
         assert status == 200 and kind.startswith("text/html")
         assert b"<title>compose</title>" in page and b'"figure": "fig"' in page
+        assert b'"debug": true, "check": false' in page  # --debug: the overlay is on when the page opens
         status, kind, svg = server.get("/fig.svg")
         assert status == 200 and kind == "image/svg+xml"
         assert svg == (root / "build" / "fig.svg").read_bytes()
