@@ -260,7 +260,9 @@ def _serve(args: argparse.Namespace) -> int:
         print(_summary(name, event.result, event.seconds) + cause, flush=True)
 
     what = f"{len(names)} figures" if args.all else args.name
-    options = Options(formats=_formats(args.format), dpi=args.dpi, jobs=args.jobs, timeout_s=_timeout(args),
+    formats = _formats(args.format)
+    formats = formats if "svg" in formats else ("svg", *formats)  # the page shows the SVG
+    options = Options(formats=formats, dpi=args.dpi, jobs=args.jobs, timeout_s=_timeout(args),
                       engine=args.engine, pdf_standard=args.pdf_standard)
     return serve(names, root=args.root, out=args.out, options=options, port=args.port or 0, single=not args.all,
                  toggles={"debug": args.debug, "check": args.check}, report=report, summary=_summary,

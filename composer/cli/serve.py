@@ -437,6 +437,8 @@ def _handler(figures: _Figures, single: str | None, toggles: dict[str, bool]) ->
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Cache-Control", "no-store")
             self.end_headers()
+            if self.command == "HEAD":
+                return
             last = -1
 
             def news() -> bool:

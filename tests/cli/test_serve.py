@@ -262,6 +262,37 @@ def test_ctrl_c_stops_every_process_in_one_line(tmp_path):
     assert not list((root / "build").glob(".serve-*"))  # the state files are gone
 
 
+def test_the_server_dies_with_a_killed_compose(tmp_path):
+    root = project(tmp_path)
+    server = Served(["serve", "fig", "--root", str(root), "--format", "svg"])
+    server.wait_state(lambda s: s["builds"] >= 1)
+    below = descendants(server.proc.pid)
+    server.proc.kill()  # SIGKILL: compose stops nothing itself; Linux ends the server (PR_SET_PDEATHSIG)
+    server.proc.communicate(timeout=LIMIT_S)
+    deadline = time.monotonic() + LIMIT_S
+    while any(process_alive(p) for p in below) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert below and not [p for p in below if process_alive(p)]
+
+
+@pytest.mark.parametrize("port", ["70000", "-1"])
+def test_a_port_that_is_not_one_is_one_line(tmp_path, port):
+    root = project(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "composer.cli", "serve", "fig", "--root", str(root),
+                           f"--port={port}"], capture_output=True, text=True, timeout=LIMIT_S)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == f"compose: error: --port {port} is not a port; give 1 to 65535, or leave it out for a free one\n"
+
+
+def test_port_without_serve_is_refused(tmp_path):
+    root = project(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "composer.cli", "fig", "--root", str(root), "--port", "8000"],
+                          capture_output=True, text=True, timeout=LIMIT_S)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == "compose: error: --port is the port of --serve; add --serve (see compose --help)\n"
+    assert not (root / "build").exists()
+
+
 def test_serve_all_has_an_index_and_rebuilds_each_figure(tmp_path):
     root = project(tmp_path)
     shutil.copy(root / "layouts" / "fig.toml", root / "layouts" / "other.toml")
