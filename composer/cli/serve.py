@@ -9,7 +9,7 @@ Two kinds of process, so that no build ever forks from a process running threads
   stops it on exit.
 - the **builder**: ``compose`` itself runs the ordinary watch loop (:func:`composer.cli.watch.watch`)
   and, after each build, writes the figure's state (a build counter, the one-line error of a failed
-  build, the check's findings) to ``STATE/NAME.json`` (``STATE`` is a folder ``OUT/.serve-*`` removed
+  build, the check's findings) to ``STATE/NAME.json`` (``STATE`` is the folder ``OUT/.serve-PID``, removed
   on exit), replaced atomically. With ``--all``
   each figure has a builder process of its own (forked from ``compose``'s one thread before any
   build), and a lock file lets one build run at a time.
@@ -404,6 +404,11 @@ def _handler(figures: _Figures, single: str | None, toggles: dict[str, bool]) ->
             self.do_GET()
 
         def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            port = self.server.server_address[1]  # type: ignore[index]  # an (address, port) pair: AF_INET
+            if self.headers.get("Host", f"{HOST}:{port}") not in (f"{HOST}:{port}", f"localhost:{port}"):
+                # a page of another site reaching this port through a name it controls (DNS rebinding)
+                self._send(b"this preview answers to its own address only\n", "text/plain; charset=utf-8", 403)
+                return
             path = unquote(urlsplit(self.path).path)
             config = {"names": figures.names, **toggles}
             if path == "/":
@@ -591,7 +596,7 @@ def serve(names: Sequence[str], *, root: str | Path = ".", out: str | Path | Non
     out_dir = (Path(out) if out is not None else project.root / "build").resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
     httpd = bind(port)
-    state_dir = Path(tempfile.mkdtemp(prefix=".serve-", dir=out_dir))
+    state_dir = _state_dir(out_dir)
     children: list[int] = []
     server = -1
     try:
@@ -624,6 +629,29 @@ def serve(names: Sequence[str], *, root: str | Path = ".", out: str | Path | Non
         if server > 0:
             _stop([server], signal.SIGTERM)
         shutil.rmtree(state_dir, ignore_errors=True)
+
+
+def _state_dir(out_dir: Path) -> Path:
+    """A new folder ``OUT/.serve-PID`` for this preview's state files; those of previews that no longer run
+    (killed: nothing removed theirs) are removed first."""
+    for old in out_dir.glob(".serve-*"):
+        pid = old.name.removeprefix(".serve-")
+        if pid.isdigit() and not _running(int(pid)):
+            shutil.rmtree(old, ignore_errors=True)
+    path = out_dir / f".serve-{os.getpid()}"
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir()
+    return path
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _fork_builder(builder: Builder) -> int:

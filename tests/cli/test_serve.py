@@ -164,6 +164,8 @@ def next_event(stream: Iterator[dict], test: Callable[[dict], bool], name: str =
 
 def test_the_page_and_the_current_svg_are_served(tmp_path):
     root = project(tmp_path)
+    left = root / "build" / ".serve-999999999"  # the state folder of a killed preview (no such pid)
+    left.mkdir(parents=True)
     with served(["fig", "--serve", "--debug", "--root", str(root), "--format", "svg"]) as server:
         assert server.what == "fig"
         built = server.wait_state(lambda s: s["builds"] >= 1 and s.get("svg"))
@@ -177,6 +179,12 @@ def test_the_page_and_the_current_svg_are_served(tmp_path):
         assert svg == (root / "build" / "fig.svg").read_bytes()
         assert server.get("/fig/")[0] == 200  # the figure's own page, as --all links it
         assert server.get("/other.svg")[0] == 404 and server.get("/../layouts/fig.toml")[0] == 404
+        # a request naming another host (a page of another site through DNS rebinding) is refused
+        request = urllib.request.Request(server.url + "fig.svg", headers={"Host": f"attacker.example:{server.port}"})
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=LIMIT_S)
+        assert refused.value.code == 403
+        assert not left.exists()
         # the page's size: the SVG's own width and height, 40 x 30 mm
         assert built["width_pt"] == pytest.approx(40 * MM_PT) and built["height_pt"] == pytest.approx(30 * MM_PT)
     assert server.proc.returncode == 130
