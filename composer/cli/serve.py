@@ -290,7 +290,8 @@ class Builder:
                 path = project.layout_path(self.name)
                 shown = project.display(path)
                 figure = load_layout(path, name=self.name, display=shown, timeout_s=o.timeout_s)
-                options = BuildOptions(formats=("svg",), debug=True, check=True, timeout_s=o.timeout_s,
+                # the overlay's PNG, which a debug build always makes, is not shown: made small (dpi)
+                options = BuildOptions(formats=("svg",), dpi=24.0, debug=True, check=True, timeout_s=o.timeout_s,
                                        jobs=o.jobs or available_cores(), engine=o.engine, store=False)
                 result, _ = build_figure(project, figure, shown, options, out=self.debug_dir)
         except ComposerError as exc:
