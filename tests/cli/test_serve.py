@@ -33,6 +33,8 @@ from conftest import layout_project, process_alive
 MM_PT = 72 / 25.4  # pt per mm
 MM_PX = 96 / 25.4  # CSS px per mm
 LIMIT_S = 60.0  # longest wait for anything (a build, an event); never asserted as a speed
+#: the one line of any compose stopped by Ctrl-C (tests/cli/test_interrupt.py): the preview ends the same way
+INTERRUPTED = "compose: interrupted"
 
 SHAPE_AND_TEXT = """
 [[shape]]
@@ -225,7 +227,7 @@ def test_a_failed_build_is_the_clis_error_and_a_fix_clears_it(tmp_path):
         edit(root, 'size = ["20mm", "10qq"]', 'size = ["20mm", "10mm"]')
         fixed = server.wait_state(lambda s: s["error"] is None and s["builds"] > failed["builds"])
         assert fixed["summary"].startswith(("built fig", "fig is up to date"))
-    assert server.err.splitlines() == [expected, "compose: interrupted"]
+    assert server.err.splitlines() == [expected, INTERRUPTED]
 
 
 def listening(port: int) -> list[str]:
@@ -265,7 +267,7 @@ def test_ctrl_c_stops_every_process_in_one_line(tmp_path):
     below = descendants(server.proc.pid)
     assert below, "the server process"
     assert server.stop() == 130
-    assert server.err.splitlines() == ["compose: interrupted"]
+    assert server.err.splitlines() == [INTERRUPTED]
     deadline = time.monotonic() + LIMIT_S
     while any(process_alive(p) for p in below) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -323,7 +325,7 @@ def test_serve_all_has_an_index_and_rebuilds_each_figure(tmp_path):
         assert server.state("fig")["builds"] == before["builds"]  # its layout did not change
         below = descendants(server.proc.pid)
         assert len([p for p in below if process_alive(p)]) >= 3  # the server and one builder per figure
-    assert server.proc.returncode == 130 and server.err.splitlines() == ["compose: interrupted"]
+    assert server.proc.returncode == 130 and server.err.splitlines() == [INTERRUPTED]
     deadline = time.monotonic() + LIMIT_S
     while any(process_alive(p) for p in below) and time.monotonic() < deadline:
         time.sleep(0.05)
