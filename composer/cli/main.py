@@ -4,7 +4,8 @@
 directory (or ``--root DIR``) into ``build/``; ``--check`` also lints it for
 print, ``--debug`` also writes the layout overlay; ``compose --all`` builds every
 figure. Other commands are words in place of NAME: ``compose list``,
-``compose all``, ``compose check NAME``, ``compose new NAME``, ``compose schema``, ``compose clean``, so a figure cannot
+``compose all``, ``compose check NAME``, ``compose new NAME``, ``compose schema``, ``compose clean``,
+``compose serve NAME`` (the live preview, as ``compose NAME --serve``), so a figure cannot
 be named like a command (``compose new`` refuses such names). Every :class:`ComposerError` becomes one
 line on stderr and exit status 1; no traceback. Every :class:`ComposerWarning`
 (a font swapped in an imported SVG, a raster below the target ppi) becomes one
@@ -124,6 +125,7 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--watch", action="store_true",
                         help="build, then rebuild whenever the layout, a panel module or a data file changes "
                              "(Ctrl-C stops)")
+    _serving(parser, flag=True)
     parser.add_argument("--version", action="version",  # the distribution (pyproject [project] name), then where it is
                         version=f"figure-composer {__version__} ({Path(__file__).resolve().parents[1]})")
     return parser
@@ -137,6 +139,10 @@ def _build(argv: list[str]) -> int:
     _one_or_all(parser, args)
     check_jobs(args.jobs)
     check_timeout(args.timeout)
+    if args.serve:
+        return _serve(args)
+    if args.port is not None:
+        parser.error("--port is the port of --serve; add --serve")
     if args.all:
         if args.check or args.debug:
             parser.error("--check and --debug build one figure; use compose check NAME for each")
@@ -244,6 +250,78 @@ def _show(lines: list[str]) -> None:
     for line in lines:
         print(line, file=sys.stderr)
     sys.stderr.flush()
+
+def _serving(parser: argparse.ArgumentParser, *, flag: bool) -> None:
+    """The options of the live preview: ``--serve`` (on ``compose NAME``) and ``--port``."""
+    if flag:
+        parser.add_argument("--serve", action="store_true",
+                            help="build, then show the figure in the browser at a local address (printed) and "
+                                 "rebuild and reload it on every change, as compose serve NAME (Ctrl-C stops)")
+    parser.add_argument("--port", type=int, default=None, metavar="N",
+                        help="the port of the preview on 127.0.0.1 (default: a free port)")
+
+
+def _serve(args: argparse.Namespace) -> int:
+    """``compose NAME --serve``, ``compose serve NAME``, ``compose serve --all``: the live preview
+    (:mod:`composer.cli.serve`); Ctrl-C ends it as it ends a build (one line, exit status 130)."""
+    from composer.cli.serve import Options, serve
+    from composer.progress import for_terminal, prefixed
+    from composer.stages.inputs import Project
+
+    names = Project.at(args.root).figures() if args.all else [args.name]
+    if not names:
+        raise ComposerError(f"{Path(args.root) / 'layouts'}: no figure to serve (no layout file)")
+    failed: dict[str, bool] = {}
+
+    def report(name: str, event) -> None:  # the lines of --watch
+        if event.error is not None:
+            print(f"compose: error: {event.error}", file=sys.stderr, flush=True)
+            failed[name] = True
+            return
+        if event.result.up_to_date and event.changed and not failed.get(name):
+            return  # touched, not changed
+        failed[name] = False
+        cause = f" after {', '.join(event.changed)} changed" if event.changed else ""
+        print(_summary(name, event.result, event.seconds) + cause, flush=True)
+        _show(prefixed(event.result.output))
+
+    what = f"{len(names)} figures" if args.all else args.name
+    formats = _formats(args.format)
+    formats = formats if "svg" in formats else ("svg", *formats)  # the page shows the SVG
+    options = Options(formats=formats, dpi=args.dpi, jobs=args.jobs, timeout_s=_timeout(args),
+                      engine=args.engine, pdf_standard=args.pdf_standard)
+    try:
+        return serve(names, root=args.root, out=args.out, options=options, port=args.port or 0,
+                     single=not args.all, toggles={"debug": args.debug, "check": args.check}, report=report,
+                     summary=_summary, progress=for_terminal,
+                     started=lambda url: print(f"serving {what} at {url}", flush=True))
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the way to stop the preview, as for --watch
+        print("compose: stopped serving; outputs left as the last build wrote them", file=sys.stderr, flush=True)
+        return 130
+
+
+def _serve_command(argv: list[str]) -> int:
+    parser = _Parser(
+        prog="compose serve",
+        description="Build a figure, then show it in the browser at a local address (127.0.0.1 only, printed) "
+                    "and rebuild it whenever one of its inputs changes; the page swaps in each new figure in place, "
+                    "shows a failed build's error above the last good figure, and can show the layout overlay and "
+                    "the check's findings. Ctrl-C stops.")
+    parser.add_argument("name", nargs="?", help="figure name: serves layouts/NAME.toml")
+    parser.add_argument("--all", action="store_true", help="serve every figure of the project, with an index page")
+    _common(parser)
+    _outputs(parser)
+    _serving(parser, flag=False)
+    parser.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+                        help="worker processes for rendering panels and exporting (default: all cores)")
+    parser.add_argument("--debug", action="store_true", help="show the layout overlay when the page opens")
+    parser.add_argument("--check", action="store_true", help="show the check's findings when the page opens")
+    args = parser.parse_args(argv)
+    _figure_name(args)
+    _one_or_all(parser, args)
+    check_jobs(args.jobs)
+    check_timeout(args.timeout)
+    return _serve(args)
 
 
 def _clean(argv: list[str]) -> int:
@@ -428,6 +506,7 @@ COMMANDS: dict[str, Callable[[list[str]], int]] = {
     "new": _new,
     "schema": _schema,
     "clean": _clean,
+    "serve": _serve_command,
 }
 
 

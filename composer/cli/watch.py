@@ -129,7 +129,7 @@ def watch(name: str, *, root: str | Path = ".", out: str | Path | None = None,
                     compare = False
                     reason = manifest.stale_reason(project.root, name, out, opts)
                     if reason is not None and reason != "no previous build":
-                        changed = (reason,)
+                        changed = (_what_changed(reason),)
                         break
             else:
                 relevant = tuple(sorted({_shown(project, Path(p)) for _, p in changes
@@ -141,6 +141,15 @@ def watch(name: str, *, root: str | Path = ".", out: str | Path | None = None,
             break
         compare = run(changed)
     return builds
+
+
+def _what_changed(reason: str) -> str:
+    """What a :func:`composer.incremental.manifest.stale_reason` names, as :attr:`WatchEvent.changed`
+    holds it (the thing, not the sentence): ``"layouts/fig.toml changed"`` -> ``"layouts/fig.toml"``."""
+    for prefix, suffix in (("a build of ", " was interrupted"), ("", " is missing or was modified"), ("", " changed")):
+        if reason.startswith(prefix) and reason.endswith(suffix):
+            return reason[len(prefix):len(reason) - len(suffix)]
+    return "the outputs" if reason == "outputs differ" else reason
 
 
 def _threads() -> int | None:
