@@ -146,6 +146,8 @@ def _build(argv: list[str]) -> int:
     if args.all:
         if args.check or args.debug:
             parser.error("--check and --debug build one figure; use compose check NAME for each")
+        if args.watch:
+            parser.error("--watch rebuilds one figure; to rebuild every figure on change, use compose serve --all")
         return _build_every(args)
     formats = _formats(args.format)
     if args.watch:
