@@ -1,0 +1,226 @@
+"""Files the user's code opens: recorded while it runs, with Python's audit hooks (PEP 578).
+
+A renderer or ``values()`` may read a file composer was never told about
+(``json.load(open("data/x.json"))``), or write one into the project
+(``fig.savefig("x.png")``). :func:`recording` notes every ``open`` audit event
+raised inside its block (``open()``, ``io.open``, ``os.open``, ``Path.read_text``,
+numpy's and PIL's file access: all go through these) and gives, when the block
+ends:
+
+- ``read``: absolute path (symlinks resolved) -> sha256 of the file's bytes
+  now, or None when it did not exist (a renderer that tried it and moved on
+  depends on its absence too), for every file opened for reading;
+- ``written``: every file opened for writing, appending or creating; a file
+  the block wrote is not also one it read (a temporary file read back).
+
+Not recorded, being no input of the figure: imports (the import system opens
+``.py``/``.pyc`` files through ``io.open_code``; composer hashes the project's
+modules itself), Python's own and the installed packages' files
+(``sys.prefix``, ``sys.base_prefix``, site-packages), composer's own package,
+matplotlib's data, cache and config folders and every font file matplotlib
+knows, system font folders, ``/proc``, ``/sys`` and ``/dev``. File
+descriptors opened from a number (``open(3)``) have no path and are skipped.
+
+An audit hook cannot be removed (``sys.addaudithook``): it is added once per
+process, on the first :func:`recording`, and does nothing outside a recording
+block but compare one string and read one global. composer records inside
+its forked workers (:mod:`composer.sandbox.isolate`), so a build in the user's
+own process (``composer.build``) adds the hook to that process only where it
+cannot fork.
+
+:func:`run_recorded` is :func:`composer.sandbox.isolate.run_isolated` for a
+call whose opened files the parent wants: the worker records, the files come
+back with the result, and the innermost :func:`collecting` block of the
+parent receives them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from composer.sandbox.isolate import run_isolated
+
+
+@dataclass
+class Opened:
+    """What the user's code opened inside one :func:`recording` block (filled when it ends).
+
+    Attributes:
+        read: absolute path -> sha256 hex of its bytes when the block ended (None: no such file).
+        written: absolute paths opened for writing, appending or creating, sorted.
+        events: the raw ``(path, wants_read, wants_write)`` seen so far (internal).
+    """
+
+    read: dict[str, str | None] = field(default_factory=dict)
+    written: tuple[str, ...] = ()
+    events: list[tuple[str, bool, bool]] = field(default_factory=list)
+
+
+#: the recordings in progress in this process (innermost last); the hook appends to each.
+_ACTIVE: list[Opened] = []
+_INSTALLED = False
+
+
+def _hook(event: str, args: tuple[Any, ...]) -> None:
+    if event != "open" or not _ACTIVE:
+        return
+    try:
+        path, mode, flags = args
+        if isinstance(path, int) or path is None:
+            return
+        caller = sys._getframe(1).f_code.co_filename
+        if caller.startswith("<frozen importlib"):  # an import (io.open_code of a .py/.pyc)
+            return
+        if isinstance(mode, str):
+            wants_write = any(c in mode for c in "wax+")
+            wants_read = "r" in mode or "+" in mode
+        else:  # os.open: flags alone
+            access = int(flags) & os.O_ACCMODE
+            wants_write = access in (os.O_WRONLY, os.O_RDWR) or bool(int(flags) & os.O_CREAT)
+            wants_read = access in (os.O_RDONLY, os.O_RDWR)
+        text = os.path.abspath(os.fsdecode(path))
+    except Exception:  # noqa: BLE001 - an audit hook must never break the user's open()
+        return
+    for log in _ACTIVE:
+        log.events.append((text, wants_read, wants_write))
+
+
+def _install() -> None:
+    global _INSTALLED
+    if not _INSTALLED:
+        sys.addaudithook(_hook)
+        _INSTALLED = True
+
+
+@contextmanager
+def recording() -> Iterator[Opened]:
+    """Record the files opened inside the block (see the module docstring); the yielded
+    :class:`Opened` is filled when the block ends, also when it raises."""
+    _install()
+    log = Opened()
+    _ACTIVE.append(log)
+    try:
+        yield log
+    finally:
+        _ACTIVE.remove(log)
+        _settle(log)
+
+
+def _settle(log: Opened) -> None:
+    """Fill ``log.read`` and ``log.written`` from its raw events (hashing the files read, outside the block)."""
+    skip = _system_folders()
+    fonts = _font_files()
+    reads: set[str] = set()
+    writes: set[str] = set()
+    for text, wants_read, wants_write in log.events:
+        path = os.path.realpath(text)
+        if path in fonts or any(path == s or path.startswith(s + os.sep) for s in skip):
+            continue
+        if wants_write:
+            writes.add(path)
+        elif wants_read:
+            reads.add(path)
+    read: dict[str, str | None] = {}
+    for path in sorted(reads - writes):
+        if os.path.isdir(path):
+            continue
+        read[path] = file_digest(path)
+    log.read, log.written, log.events = read, tuple(sorted(writes)), []
+
+
+def file_digest(path: str) -> str | None:
+    """sha256 hex of a file's bytes, or None when it cannot be read (gone, or not allowed)."""
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            while chunk := fh.read(1 << 20):
+                h.update(chunk)
+    except OSError:
+        return None
+    return h.hexdigest()
+
+
+_SKIP: tuple[str, ...] | None = None
+
+
+def _system_folders() -> tuple[str, ...]:
+    """Folders whose files are never an input of a figure (module docstring), resolved; once per process."""
+    global _SKIP
+    if _SKIP is None:
+        import site
+        import sysconfig
+
+        folders = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, "/proc", "/sys", "/dev",
+                   os.path.dirname(os.path.dirname(os.path.abspath(__file__))),  # composer's own package
+                   "/usr/share/fonts", "/usr/local/share/fonts", os.path.expanduser("~/.fonts"),
+                   os.path.expanduser("~/.local/share/fonts"), "/Library/Fonts", "/System/Library/Fonts"}
+        for name in ("stdlib", "platstdlib", "purelib", "platlib"):
+            folders.add(sysconfig.get_paths().get(name, ""))
+        try:
+            folders.update(site.getsitepackages())
+            folders.add(site.getusersitepackages())
+        except AttributeError:  # a virtualenv's old site module
+            pass
+        try:
+            import matplotlib
+            from matplotlib import font_manager
+
+            folders.update({matplotlib.get_data_path(), matplotlib.get_cachedir(), matplotlib.get_configdir()})
+            folders.update(getattr(font_manager, "X11FontDirectories", []))
+            folders.update(getattr(font_manager, "OSXFontDirectories", []))
+        except Exception:  # noqa: BLE001 - matplotlib missing or broken: its folders are not known
+            pass
+        _SKIP = tuple(sorted({os.path.realpath(f) for f in folders if f}))
+    return _SKIP
+
+
+def _font_files() -> frozenset[str]:
+    """Every font file matplotlib's font list holds (resolved): matplotlib opens them while drawing text."""
+    try:
+        from matplotlib import font_manager
+
+        entries = font_manager.fontManager.ttflist + font_manager.fontManager.afmlist
+    except Exception:  # noqa: BLE001
+        return frozenset()
+    return frozenset(os.path.realpath(f.fname) for f in entries)
+
+
+# ─── across the fork ──────────────────────────────────────────────────────────
+
+#: the collections in progress in this process (innermost last): what :func:`run_recorded` reports to.
+_COLLECTING: list[list[tuple[str, Opened]]] = []
+
+
+@contextmanager
+def collecting() -> Iterator[list[tuple[str, Opened]]]:
+    """Collect what every :func:`run_recorded` inside the block opened: a list of ``(who, Opened)``,
+    filled as each call returns (a call that failed reports nothing)."""
+    found: list[tuple[str, Opened]] = []
+    _COLLECTING.append(found)
+    try:
+        yield found
+    finally:
+        _COLLECTING.remove(found)
+
+
+def run_recorded(func: Callable[[], Any], *, timeout_s: float | None, who: str) -> Any:
+    """``run_isolated(func)``, recording the files ``func`` opens in the worker (:func:`recording`);
+    they are added, as ``(who, Opened)``, to the innermost :func:`collecting` block, if any.
+
+    Returns and raises as :func:`composer.sandbox.isolate.run_isolated`.
+    """
+    def recorded() -> tuple[Any, Opened]:
+        with recording() as log:
+            value = func()
+        return value, log
+
+    value, log = run_isolated(recorded, timeout_s=timeout_s)
+    if _COLLECTING:
+        _COLLECTING[-1].append((who, log))
+    return value
