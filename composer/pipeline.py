@@ -623,7 +623,8 @@ class _Read:
         keys: render panel -> panel cache key (none for a renderer given in code).
         digests: absolute path -> sha256 of every input file, taken *before* the inputs were read.
         previous: the last build's manifest (layout files only, with the cache), or None.
-        opened: what each ``values()`` opened (:func:`composer.sandbox.audit.run_recorded`): (who, files).
+        opened: what a Python layout and each ``values()`` opened (:func:`composer.sandbox.audit.run_recorded`):
+            (who, files).
     """
 
     source: _Source
@@ -656,9 +657,10 @@ def _read(source: _Source, out_dir: Path, opts: BuildOptions) -> _Read:
     project = source.project
     layout_digest = manifest.file_digest(source.layout_path) if source.layout_path is not None else None
     figure = source.figure
-    if figure is None:
-        assert source.layout_path is not None
-        figure = load_layout(source.layout_path, name=source.name, display=source.file, timeout_s=opts.timeout_s)
+    with collecting() as opened:  # the files a Python layout, then each values(), opens
+        if figure is None:
+            assert source.layout_path is not None
+            figure = load_layout(source.layout_path, name=source.name, display=source.file, timeout_s=opts.timeout_s)
     chosen_by = (None, None) if opts.engine else (source.file, "figure.engine")
     engine = opts.engine or figure.spec.engine
     kinds = [*opts.formats, *(["png"] if opts.debug else [])]
@@ -667,8 +669,9 @@ def _read(source: _Source, out_dir: Path, opts: BuildOptions) -> _Read:
     sources, digests = _input_digests(project, figure)
     if source.layout_path is not None:
         digests[source.layout_path.resolve()] = layout_digest
-    with collecting() as opened:  # the files each values() opens
+    with collecting() as by_values:
         inputs = read_figure_inputs(project, figure, source.file, source.functions, timeout_s=opts.timeout_s)
+    opened += by_values
     typeset = typeset_figure(inputs)
     boxes = panel_boxes(figure, typeset.text_sizes, typeset.shape_sizes, file=inputs.file)
     groups = [tuple(unit) for unit in render_units(figure)]
