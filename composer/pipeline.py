@@ -669,13 +669,18 @@ def _read(source: _Source, out_dir: Path, opts: BuildOptions) -> _Read:
     sources, digests = _input_digests(project, figure)
     if source.layout_path is not None:
         digests[source.layout_path.resolve()] = layout_digest
-    with collecting() as by_values:
+    # the files values() opens (in its worker), and those the panel modules' own code opens as they are
+    # imported here (module-level code: DATA = json.load(open(...))); the inputs composer reads itself are
+    # dropped from both later (_untracked)
+    with collecting() as by_values, recording() as on_import:
         inputs = read_figure_inputs(project, figure, source.file, source.functions, timeout_s=opts.timeout_s)
-    opened += by_values
+    opened += [*by_values, ("importing the panel modules", on_import)]
+    on_import_read = _untracked_files(project.root, digests, out_dir, on_import)[0]
     typeset = typeset_figure(inputs)
     boxes = panel_boxes(figure, typeset.text_sizes, typeset.shape_sizes, file=inputs.file)
     groups = [tuple(unit) for unit in render_units(figure)]
-    keys = _panel_keys(figure, inputs, boxes, groups, sources, digests, in_code=set(source.functions))
+    keys = _panel_keys(figure, inputs, boxes, groups, sources, digests, in_code=set(source.functions),
+                       opened=on_import_read)
     previous = manifest.load(out_dir, source.name) if opts.cache and source.layout_path is not None else None
     return _Read(source, inputs, typeset, engine, boxes, groups, keys, digests, previous, opened)
 
@@ -733,16 +738,22 @@ def _panel_warnings(inputs: Inputs, rendered: Mapping[str, RenderedPanel]) -> li
 
 
 def _untracked(read: _Read, out_dir: Path, opened: Opened | RenderedPanel) -> tuple[dict[str, str | None], list[str]]:
+    """:func:`_untracked_files` for the figure ``read`` read."""
+    return _untracked_files(read.source.project.root, read.digests, out_dir, opened)
+
+
+def _untracked_files(root: Path, digests: Mapping[Path, str | None], out_dir: Path,
+                     opened: Opened | RenderedPanel) -> tuple[dict[str, str | None], list[str]]:
     """The files panel code opened that composer does not track already, and those it wrote into the project.
 
     Returns:
         ``(read, written)``: path -> sha256 of the files read, less the figure's own inputs
-        (:func:`_input_digests`) and what lies in ``ROOT/build`` or the output folder; and the files
-        written inside the project, less composer's own ``.cache`` folders, shown relative to it.
+        (``digests``, :func:`_input_digests`) and what lies in ``ROOT/build`` or the output folder; and
+        the files written inside the project, less composer's own ``.cache`` folders, shown relative to it.
     """
-    root = read.source.project.root.resolve()
+    root = root.resolve()
     builds = {(root / "build").resolve(), out_dir.resolve()}
-    tracked = {str(p) for p in read.digests}
+    tracked = {str(p) for p in digests}
     files_read = opened.read if isinstance(opened, Opened) else opened.opened
     files_written = opened.written if isinstance(opened, Opened) else opened.wrote
     kept = {p: d for p, d in files_read.items()
@@ -959,8 +970,11 @@ def _input_digests(project: Project,
 
 def _panel_keys(figure: Figure, inputs: Inputs, boxes: Mapping[str, Box], groups: list[tuple[str, ...]],
                 sources: Mapping[str, tuple[str, list[Path]]], digests: Mapping[Path, str | None], *,
-                in_code: Collection[str] = ()) -> dict[str, str]:
+                in_code: Collection[str] = (), opened: Mapping[str, str | None] | None = None) -> dict[str, str]:
     """Render panel name -> cache key (:func:`composer.incremental.cache.panel_key`).
+
+    ``opened``: files the panel modules' own code opened as they were imported (path -> sha256); they
+    join every panel's key (which module opened which is not recorded: a change draws every panel).
 
     ``in_code``: renderers given in code (``"module:function"``); their panels,
     and the aligned groups holding one, get no key: they are never cached.
@@ -985,7 +999,8 @@ def _panel_keys(figure: Figure, inputs: Inputs, boxes: Mapping[str, Box], groups
                 params=call_params(func, panel, spec, file=inputs.file),
                 data=digests.get(Path(data_path).resolve()) if data_path is not None else None,
                 size_pt=(box.width_pt, box.height_pt), rc=rc_params(spec, name), raster_ppi=spec.raster_ppi,
-                font_file=font_file, rc_in_force=rc_in_force, raster=panel.raster, text_mode=spec.text)
+                font_file=font_file, rc_in_force=rc_in_force, raster=panel.raster, text_mode=spec.text,
+                opened=opened)
     keys = {}
     for group in groups:
         if len(group) == 1 and not any(group[0] in a.panels for a in figure.aligns):

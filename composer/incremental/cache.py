@@ -17,6 +17,9 @@ the sha256 of a canonical JSON document holding:
 - the font file the figure's font resolves to (path, size, mtime);
 - matplotlib's and numpy's versions and composer's fingerprint (version and
   a digest of its sources, :func:`composer.incremental.manifest.composer_fingerprint`);
+- the sha256 of every file the panel modules' own code opened while they were
+  imported (``DATA = json.load(open(...))`` at module level), recorded by
+  :mod:`composer.sandbox.audit`;
 - for panels joined by ``[[align]]`` (drawn together, since aligning moves
   each one's axes by the others' plot areas): every member's own key and box,
   position included, and the aligns (:func:`group_signature`). A group is a
@@ -257,7 +260,7 @@ def rc_digest() -> str:
 def panel_key(*, source: str, function: str, params: Mapping[str, Any], data: str | None,
               size_pt: tuple[float, float], rc: Mapping[str, Any], raster_ppi: float,
               font_file: str | None, rc_in_force: str, raster: bool | None = None,
-              text_mode: str = "paths") -> str:
+              text_mode: str = "paths", opened: Mapping[str, str | None] | None = None) -> str:
     """The cache key of one panel (sha256 hex) from the parts listed in the module docstring.
 
     Args:
@@ -272,6 +275,9 @@ def panel_key(*, source: str, function: str, params: Mapping[str, Any], data: st
         rc_in_force: :func:`rc_digest`.
         raster: the panel's ``raster`` choice (None: automatic above the heavy-panel size).
         text_mode: the figure's ``text`` mode (paths or editable).
+        opened: files the panel modules' code opened while they were imported (path -> sha256, None:
+            missing; :mod:`composer.sandbox.audit`), known before the panel is drawn; the files the
+            renderer itself opens are known after, and kept in its entry instead (module docstring).
     """
     import matplotlib
     import numpy
@@ -299,6 +305,7 @@ def panel_key(*, source: str, function: str, params: Mapping[str, Any], data: st
         "rc_in_force": rc_in_force,
         "raster": raster,
         "text_mode": text_mode,
+        "opened": dict(sorted((opened or {}).items())),
     }
     return bytes_digest(canonical_json(parts).encode("utf-8"))
 
