@@ -167,26 +167,27 @@ def _system_folders() -> tuple[str, ...]:
             folders.add(site.getusersitepackages())
         except AttributeError:  # a virtualenv's old site module
             pass
-        try:
-            import matplotlib
-            from matplotlib import font_manager
-
-            folders.update({matplotlib.get_data_path(), matplotlib.get_cachedir(), matplotlib.get_configdir()})
-            folders.update(getattr(font_manager, "X11FontDirectories", []))
-            folders.update(getattr(font_manager, "OSXFontDirectories", []))
-        except Exception:  # noqa: BLE001 - matplotlib missing or broken: its folders are not known
+        matplotlib, font_manager = sys.modules.get("matplotlib"), sys.modules.get("matplotlib.font_manager")
+        try:  # matplotlib as the user's code imported it (this module imports nothing outside the standard library)
+            if matplotlib is not None:
+                folders.update({matplotlib.get_data_path(), matplotlib.get_cachedir(), matplotlib.get_configdir()})
+            if font_manager is not None:
+                folders.update(getattr(font_manager, "X11FontDirectories", []))
+                folders.update(getattr(font_manager, "OSXFontDirectories", []))
+        except Exception:  # noqa: BLE001 - a broken matplotlib: its folders are not known
             pass
-        _SKIP = tuple(sorted({os.path.realpath(f) for f in folders if f}))
+        if matplotlib is not None:  # else asked again: matplotlib may be imported by the next recording
+            _SKIP = tuple(sorted({os.path.realpath(f) for f in folders if f}))
+        return tuple(sorted({os.path.realpath(f) for f in folders if f}))
     return _SKIP
 
 
 def _font_files() -> frozenset[str]:
     """Every font file matplotlib's font list holds (resolved): matplotlib opens them while drawing text."""
+    font_manager = sys.modules.get("matplotlib.font_manager")
     try:
-        from matplotlib import font_manager
-
-        entries = font_manager.fontManager.ttflist + font_manager.fontManager.afmlist
-    except Exception:  # noqa: BLE001
+        entries = font_manager.fontManager.ttflist + font_manager.fontManager.afmlist  # type: ignore[union-attr]
+    except Exception:  # noqa: BLE001 - not imported (nothing drew text), or broken
         return frozenset()
     return frozenset(os.path.realpath(f.fname) for f in entries)
 

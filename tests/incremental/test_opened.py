@@ -283,3 +283,54 @@ def test_watch_rebuilds_after_a_file_a_renderer_opens_changes(tmp_path, render_l
     assert got[1].changed == ("data/x.json",) and got[1].result.rendered == ("a",)
     assert got[2].changed == (outside,) and got[2].result.rendered == ("a",)
     assert render_log() == ["bars", "bars", "bars", "plain"]
+
+
+def test_a_file_a_panel_module_opens_on_import_or_a_python_layout_opens_is_an_input(tmp_path, render_log,
+                                                                                     monkeypatch):
+    """Module-level code (``TOP = json.load(open(...))``) runs when composer imports the module, in the
+    build's process; a Python layout's ``layout()`` runs in a worker: both are recorded."""
+    from composer.pipeline import build
+
+    root = make_project(tmp_path / "proj")
+    monkeypatch.chdir(root)
+    source = (root / "panels" / "reader.py").read_text()
+    (root / "panels" / "reader.py").write_text(source.replace(
+        'ROOT = Path(__file__).resolve().parents[1]\n',
+        'ROOT = Path(__file__).resolve().parents[1]\nTOP = json.loads((ROOT / "data" / "top.json").read_text())\n'
+    ).replace("    fig.add_subplot().plot([0, 1], [1, 0])", "    fig.add_subplot().plot([0, 1], [1, TOP])"))
+    (root / "data" / "top.json").write_text("2")
+    (root / "data" / "size.json").write_text('"40mm"')
+    (root / "layouts" / "py.py").write_text(
+        "import json\n\n\ndef layout():\n"
+        "    height = json.load(open('data/size.json'))\n"
+        "    return {'figure': {'width': '90mm', 'height': height},\n"
+        "            'panels': {'b': {'render': 'reader:plain', 'at': ['2mm', '2mm'], 'size': ['30mm', '30mm']}}}\n")
+    build("py", root=root, formats=("svg",))
+    assert set(load_manifest(root / "build", "py")["opened"]) == {"data/size.json", "data/top.json", "data/v.json"}
+    assert render_log() == ["plain"]
+    (root / "data" / "top.json").write_text("3")
+    result = build("py", root=root, formats=("svg",))
+    assert "data/top.json changed" in result.reason and result.rendered == ("b",)
+    assert render_log() == ["plain"]
+    (root / "data" / "size.json").write_text('"35mm"')
+    result = build("py", root=root, formats=("svg",))
+    assert "data/size.json changed" in result.reason
+    assert b'height="35mm"' in (root / "build" / "py.svg").read_bytes()
+
+
+def test_the_readmes_snakemake_input_function_lists_the_dependencies(tmp_path, render_log, monkeypatch):
+    """The Python part of the README's Snakemake rule (Snakemake itself is not installed here)."""
+    import os
+    from types import SimpleNamespace
+
+    root = make_project(tmp_path / "proj")
+    text = (REPO / "README.md").read_text()
+    block = re.findall(r"```python\n(import subprocess\n\ndef figure_inputs.*?)```", text, flags=re.S)
+    assert len(block) == 1
+    code = block[0].split("\nrule ")[0]
+    namespace: dict = {}
+    exec(code, namespace)  # noqa: S102 - the README's own code
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    assert namespace["figure_inputs"](SimpleNamespace(name="fig")) == [
+        "data/v.json", "data/x.json", "layouts/fig.toml", "outside.txt", "panels/reader.py"]
