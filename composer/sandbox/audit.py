@@ -13,9 +13,11 @@ ends:
 - ``written``: every file opened for writing, appending or creating; a file
   the block wrote is not also one it read (a temporary file read back).
 
-Not recorded, being no input of the figure: imports (the import system opens
-``.py``/``.pyc`` files through ``io.open_code``; composer hashes the project's
-modules itself), Python's own and the installed packages' files
+A module imported inside the block counts as its source file read (the
+import system opens its ``.py``, or the ``__pycache__`` ``.pyc`` standing for
+it, through ``io.open_code``): a module of your own outside the project, or one
+of the project imported by a computed name. Not recorded, being no input of
+the figure: Python's own and the installed packages' files
 (``sys.prefix``, ``sys.base_prefix``, site-packages), composer's own package,
 matplotlib's data, cache and config folders and every font file matplotlib
 knows, system font folders, ``/proc``, ``/sys`` and ``/dev``. File
@@ -24,9 +26,11 @@ descriptors opened from a number (``open(3)``) have no path and are skipped.
 An audit hook cannot be removed (``sys.addaudithook``): it is added once per
 process, on the first :func:`recording`, and does nothing outside a recording
 block but compare one string and read one global. composer records inside
-its forked workers (:mod:`composer.sandbox.isolate`), so a build in the user's
-own process (``composer.build``) adds the hook to that process only where it
-cannot fork.
+its forked workers (:mod:`composer.sandbox.isolate`: renderers, ``values()``,
+a Python layout) and, while it imports the panel modules (their module-level
+code), in the build's own process: a build in the user's process
+(``composer.build`` in a notebook) adds the hook there, idle outside those
+moments.
 
 :func:`run_recorded` is :func:`composer.sandbox.isolate.run_isolated` for a
 call whose opened files the parent wants: the worker records, the files come
@@ -37,6 +41,7 @@ parent receives them.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -74,8 +79,12 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
         path, mode, flags = args
         if isinstance(path, int) or path is None:
             return
-        caller = sys._getframe(1).f_code.co_filename
-        if caller.startswith("<frozen importlib"):  # an import (io.open_code of a .py/.pyc)
+        text = os.fsdecode(path)
+        if sys._getframe(1).f_code.co_filename.startswith("<frozen importlib"):  # an import: io.open_code
+            source = _source_of(text)
+            if source is not None:  # the module's source (a .pyc stands for it), read
+                for log in _ACTIVE:
+                    log.events.append((source, True, False))
             return
         if isinstance(mode, str):
             wants_write = any(c in mode for c in "wax+")
@@ -84,11 +93,24 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
             access = int(flags) & os.O_ACCMODE
             wants_write = access in (os.O_WRONLY, os.O_RDWR) or bool(int(flags) & os.O_CREAT)
             wants_read = access in (os.O_RDONLY, os.O_RDWR)
-        text = os.path.abspath(os.fsdecode(path))
+        text = os.path.abspath(text)
     except Exception:  # noqa: BLE001 - an audit hook must never break the user's open()
         return
     for log in _ACTIVE:
         log.events.append((text, wants_read, wants_write))
+
+
+def _source_of(path: str) -> str | None:
+    """The source file of a module the import system opens: ``x.py`` itself, ``x.py`` for
+    ``__pycache__/x.cpython-311.pyc``; None for anything else (extension modules are not opened)."""
+    if path.endswith(".py"):
+        return os.path.abspath(path)
+    if path.endswith(".pyc"):
+        try:
+            return os.path.abspath(importlib.util.source_from_cache(path))
+        except (ValueError, NotImplementedError):  # a .pyc without a source (sourceless distribution)
+            return None
+    return None
 
 
 def _install() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 
 import numpy as np
 
@@ -107,3 +108,38 @@ def test_run_recorded_hands_the_files_to_the_collector(tmp_path):
     with collecting() as found:
         assert run_recorded(lambda: open(data).read(), timeout_s=60, who="values()") == "hello"
     assert [(who, log.read) for who, log in found] == [("values()", {str(data): sha(data)})]
+
+
+def test_a_module_of_ones_own_imported_counts_as_its_source_read(tmp_path, monkeypatch):
+    """Outside Python's and the installed packages' folders, an import reads the module's source, or
+    the ``__pycache__`` .pyc standing for it (the second import, in a fresh worker): both record the .py."""
+    lib = tmp_path / "mylib"
+    lib.mkdir()
+    (lib / "mystyle.py").write_text("COLOR = '#123456'\n")
+    monkeypatch.syspath_prepend(str(lib))
+
+    def use():
+        import mystyle
+
+        return mystyle.COLOR
+
+    first = opened_in_worker(use)
+    import importlib.util
+    import py_compile
+
+    py_compile.compile(str(lib / "mystyle.py"), cfile=importlib.util.cache_from_source(str(lib / "mystyle.py")))
+    seen = []
+
+    def spy(event, args):  # this test process's own hook: which file the second import opens
+        if event == "open" and str(args[0]).endswith(".pyc") and "mystyle" in str(args[0]):
+            seen.append(args[0])
+
+    def use_and_tell():
+        sys.addaudithook(spy)
+        return use(), seen
+
+    (color, pycs), read, _ = opened_in_worker(use_and_tell)
+    assert pycs, "the second import did not read the .pyc"
+    second = (color, read, ())
+    for color, read, _ in (first, second):
+        assert color == "#123456" and read == {str(lib / "mystyle.py"): sha(lib / "mystyle.py")}
