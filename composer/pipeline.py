@@ -672,7 +672,7 @@ def _read(source: _Source, out_dir: Path, opts: BuildOptions) -> _Read:
     # the files values() opens (in its worker), and those the panel modules' own code opens as they are
     # imported here (module-level code: DATA = json.load(open(...))); the inputs composer reads itself are
     # dropped from both later (_untracked)
-    with collecting() as by_values, recording() as on_import:
+    with collecting() as by_values, recording(known=digests) as on_import:
         inputs = read_figure_inputs(project, figure, source.file, source.functions, timeout_s=opts.timeout_s)
     opened += [*by_values, ("importing the panel modules", on_import)]
     on_import_read = _untracked_files(project.root, digests, out_dir, on_import)[0]

@@ -44,7 +44,8 @@ import hashlib
 import importlib.util
 import os
 import sys
-from collections.abc import Callable, Iterator
+import threading
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,23 +58,31 @@ class Opened:
     """What the user's code opened inside one :func:`recording` block (filled when it ends).
 
     Attributes:
-        read: absolute path -> sha256 hex of its bytes when the block ended (None: no such file).
+        read: absolute path -> sha256 hex of its bytes (None: no such file), taken as the block first
+            opened it, before the open itself: a file edited while it was read is then seen as changed
+            by the next build, never mistaken for the version drawn.
         written: absolute paths opened for writing, appending or creating, sorted.
         events: the raw ``(path, wants_read, wants_write)`` seen so far (internal).
+        first: path -> digest when first opened for reading (internal).
+        known: resolved paths not to record (internal; :func:`recording`'s ``known``).
     """
 
     read: dict[str, str | None] = field(default_factory=dict)
     written: tuple[str, ...] = ()
     events: list[tuple[str, bool, bool]] = field(default_factory=list)
+    first: dict[str, str | None] = field(default_factory=dict)
+    known: frozenset[str] = frozenset()
 
 
 #: the recordings in progress in this process (innermost last); the hook appends to each.
 _ACTIVE: list[Opened] = []
 _INSTALLED = False
+#: set on the thread that hashes a file for the hook (its own open must not be recorded)
+_BUSY = threading.local()
 
 
 def _hook(event: str, args: tuple[Any, ...]) -> None:
-    if event != "open" or not _ACTIVE:
+    if event != "open" or not _ACTIVE or getattr(_BUSY, "on", False):
         return
     try:
         path, mode, flags = args
@@ -82,11 +91,10 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
         text = os.fsdecode(path)
         if sys._getframe(1).f_code.co_filename.startswith("<frozen importlib"):  # an import: io.open_code
             source = _source_of(text)
-            if source is not None:  # the module's source (a .pyc stands for it), read
-                for log in _ACTIVE:
-                    log.events.append((source, True, False))
-            return
-        if isinstance(mode, str):
+            if source is None:
+                return
+            text, wants_read, wants_write = source, True, False  # the module's source (a .pyc stands for it)
+        elif isinstance(mode, str):
             wants_write = any(c in mode for c in "wax+")
             wants_read = "r" in mode or "+" in mode
         else:  # os.open: flags alone
@@ -94,10 +102,32 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
             wants_write = access in (os.O_WRONLY, os.O_RDWR) or bool(int(flags) & os.O_CREAT)
             wants_read = access in (os.O_RDONLY, os.O_RDWR)
         text = os.path.abspath(text)
+        for log in _ACTIVE:
+            log.events.append((text, wants_read, wants_write))
+        if wants_read and not wants_write:
+            _hash_first(text)
     except Exception:  # noqa: BLE001 - an audit hook must never break the user's open()
         return
-    for log in _ACTIVE:
-        log.events.append((text, wants_read, wants_write))
+
+
+def _hash_first(text: str) -> None:
+    """Hash a file opened for reading the first time a recording sees it (before the open happens)."""
+    real = os.path.realpath(text)
+    logs = [log for log in _ACTIVE if real not in log.first and real not in log.known]
+    if not logs or _ignored(real):
+        return
+    _BUSY.on = True
+    try:
+        digest = file_digest(real) if not os.path.isdir(real) else None
+    finally:
+        _BUSY.on = False
+    for log in logs:
+        log.first[real] = digest
+
+
+def _ignored(path: str) -> bool:
+    """A resolved path that is never an input: in a system folder, or one of matplotlib's fonts."""
+    return path in _font_files() or any(path == s or path.startswith(s + os.sep) for s in _system_folders())
 
 
 def _source_of(path: str) -> str | None:
@@ -121,11 +151,14 @@ def _install() -> None:
 
 
 @contextmanager
-def recording() -> Iterator[Opened]:
+def recording(known: Collection[str | os.PathLike[str]] = ()) -> Iterator[Opened]:
     """Record the files opened inside the block (see the module docstring); the yielded
-    :class:`Opened` is filled when the block ends, also when it raises."""
+    :class:`Opened` is filled when the block ends, also when it raises.
+
+    ``known``: files the caller tracks already (absolute paths): not recorded, and not hashed again.
+    """
     _install()
-    log = Opened()
+    log = Opened(known=frozenset(os.path.realpath(p) for p in known))
     _ACTIVE.append(log)
     try:
         yield log
@@ -135,14 +168,12 @@ def recording() -> Iterator[Opened]:
 
 
 def _settle(log: Opened) -> None:
-    """Fill ``log.read`` and ``log.written`` from its raw events (hashing the files read, outside the block)."""
-    skip = _system_folders()
-    fonts = _font_files()
+    """Fill ``log.read`` and ``log.written`` from its raw events and first digests."""
     reads: set[str] = set()
     writes: set[str] = set()
     for text, wants_read, wants_write in log.events:
         path = os.path.realpath(text)
-        if path in fonts or any(path == s or path.startswith(s + os.sep) for s in skip):
+        if path in log.known or _ignored(path):
             continue
         if wants_write:
             writes.add(path)
@@ -152,8 +183,8 @@ def _settle(log: Opened) -> None:
     for path in sorted(reads - writes):
         if os.path.isdir(path):
             continue
-        read[path] = file_digest(path)
-    log.read, log.written, log.events = read, tuple(sorted(writes)), []
+        read[path] = log.first[path] if path in log.first else file_digest(path)
+    log.read, log.written, log.events, log.first = read, tuple(sorted(writes)), [], {}
 
 
 def file_digest(path: str) -> str | None:
@@ -190,28 +221,38 @@ def _system_folders() -> tuple[str, ...]:
         except AttributeError:  # a virtualenv's old site module
             pass
         matplotlib, font_manager = sys.modules.get("matplotlib"), sys.modules.get("matplotlib.font_manager")
+        complete = False
         try:  # matplotlib as the user's code imported it (this module imports nothing outside the standard library)
             if matplotlib is not None:
                 folders.update({matplotlib.get_data_path(), matplotlib.get_cachedir(), matplotlib.get_configdir()})
             if font_manager is not None:
-                folders.update(getattr(font_manager, "X11FontDirectories", []))
-                folders.update(getattr(font_manager, "OSXFontDirectories", []))
-        except Exception:  # noqa: BLE001 - a broken matplotlib: its folders are not known
+                folders.update(font_manager.X11FontDirectories)
+                folders.update(font_manager.OSXFontDirectories)
+                complete = True
+        except Exception:  # noqa: BLE001 - not imported yet, being imported, or broken: its folders are not known
             pass
-        if matplotlib is not None:  # else asked again: matplotlib may be imported by the next recording
-            _SKIP = tuple(sorted({os.path.realpath(f) for f in folders if f}))
-        return tuple(sorted({os.path.realpath(f) for f in folders if f}))
+        found = tuple(sorted({os.path.realpath(f) for f in folders if f}))
+        if complete:  # else asked again: matplotlib may be imported by then
+            _SKIP = found
+        return found
     return _SKIP
 
 
+_FONTS: tuple[int, frozenset[str]] = (-1, frozenset())
+
+
 def _font_files() -> frozenset[str]:
-    """Every font file matplotlib's font list holds (resolved): matplotlib opens them while drawing text."""
+    """Every font file matplotlib's font list holds (resolved): matplotlib opens them while drawing text.
+    Kept while the list keeps its length (composer may add a font installed late)."""
+    global _FONTS
     font_manager = sys.modules.get("matplotlib.font_manager")
     try:
         entries = font_manager.fontManager.ttflist + font_manager.fontManager.afmlist  # type: ignore[union-attr]
     except Exception:  # noqa: BLE001 - not imported (nothing drew text), or broken
         return frozenset()
-    return frozenset(os.path.realpath(f.fname) for f in entries)
+    if _FONTS[0] != len(entries):
+        _FONTS = (len(entries), frozenset(os.path.realpath(f.fname) for f in entries))
+    return _FONTS[1]
 
 
 # ─── across the fork ──────────────────────────────────────────────────────────

@@ -143,3 +143,22 @@ def test_a_module_of_ones_own_imported_counts_as_its_source_read(tmp_path, monke
     second = (color, read, ())
     for color, read, _ in (first, second):
         assert color == "#123456" and read == {str(lib / "mystyle.py"): sha(lib / "mystyle.py")}
+
+
+def test_the_digest_is_of_the_file_as_it_was_first_opened(tmp_path):
+    """A file changed (by another process) after the code read it: the recorded digest is the one read,
+    so the next build sees the change."""
+    import subprocess
+
+    data = tmp_path / "x.txt"
+    data.write_text("old")
+    before = sha(data)
+
+    def read_then_changed():
+        text = data.read_text()
+        subprocess.run(["sh", "-c", f"printf new > '{data}'"], check=True)
+        return text
+
+    text, read, _ = opened_in_worker(read_then_changed)
+    assert text == "old" and data.read_text() == "new"
+    assert read == {str(data): before}
