@@ -134,6 +134,8 @@ def _build(argv: list[str]) -> int:
     if args.all:
         if args.check or args.debug:
             parser.error("--check and --debug build one figure; use compose check NAME for each")
+        if args.deps:
+            parser.error("--deps lists one figure's dependencies; give its NAME (compose NAME --deps)")
         return _build_every(args)
     formats = _formats(args.format)
     if args.deps is not None:

@@ -7,7 +7,6 @@ Renders are counted as in test_incremental: each renderer appends its name to th
 
 from __future__ import annotations
 
-import json
 import queue
 import re
 import shutil
@@ -334,3 +333,16 @@ def test_the_readmes_snakemake_input_function_lists_the_dependencies(tmp_path, r
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     assert namespace["figure_inputs"](SimpleNamespace(name="fig")) == [
         "data/v.json", "data/x.json", "layouts/fig.toml", "outside.txt", "panels/reader.py"]
+
+
+def test_deps_is_for_one_figure_that_builds(tmp_path, render_log, capsys, monkeypatch):
+    root = make_project(tmp_path / "proj")
+    monkeypatch.chdir(root)
+    assert main(["--all", "--deps", "--root", str(root)]) == 1
+    assert "--deps lists one figure's dependencies" in capsys.readouterr().err
+    assert main(["fig", "--deps", "--watch", "--root", str(root)]) == 1
+    assert "without --watch" in capsys.readouterr().err
+    (root / "data" / "x.json").write_text("[1, ")  # the renderer raises: no list, the build's one error line
+    assert main(["fig", "--deps", "--root", str(root)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and "panel 'a': reader:bars raised JSONDecodeError" in captured.err
