@@ -675,7 +675,8 @@ def _read(source: _Source, out_dir: Path, opts: BuildOptions) -> _Read:
     with collecting() as by_values, recording(known=digests) as on_import:
         inputs = read_figure_inputs(project, figure, source.file, source.functions, timeout_s=opts.timeout_s)
     opened += [*by_values, ("importing the panel modules", on_import)]
-    on_import_read = _untracked_files(project.root, digests, out_dir, on_import)[0]
+    on_import_read = {manifest.display_path(Path(p), project.root): d  # relative: a moved project keeps its keys
+                      for p, d in _untracked_files(project.root, digests, out_dir, on_import)[0].items()}
     typeset = typeset_figure(inputs)
     boxes = panel_boxes(figure, typeset.text_sizes, typeset.shape_sizes, file=inputs.file)
     groups = [tuple(unit) for unit in render_units(figure)]
