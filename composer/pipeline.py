@@ -64,6 +64,7 @@ from composer.layout.loader import load_layout
 from composer.layout.model import Figure, FigureSpec
 from composer.lint.rules import Report, font_findings, lint
 from composer.progress import Progress
+from composer.sandbox.audit import Opened, collecting, recording
 from composer.sandbox.isolate import (
     DEFAULT_TIMEOUT_S,
     WorkerFailure,
@@ -507,9 +508,9 @@ def _render_unit(inputs: Inputs, names: list[str], boxes: Mapping[str, Box],
 
     def work() -> dict[str, RenderedPanel]:
         substituted: dict[str, dict[str, str]] = {n: {} for n in names}
-        drafts = {}
+        drafts, opened = {}, {}
         for n in names:
-            with font_substitutions() as found:
+            with font_substitutions() as found, recording() as opened[n]:  # the files the renderer opens
                 drafts[n] = draw_panel(inputs.renderers[n], panels[n], figure.spec, inputs.data[n],
                                        size_pt=(boxes[n].width_pt, boxes[n].height_pt), file=file)
             substituted[n].update(found)
@@ -521,7 +522,8 @@ def _render_unit(inputs: Inputs, names: list[str], boxes: Mapping[str, Box],
             with font_substitutions() as found:
                 panel = save_panel(drafts[n], figure.spec, file=file)
             substituted[n].update(found)
-            saved[n] = dataclasses.replace(panel, substituted=dict(sorted(substituted[n].items())))
+            saved[n] = dataclasses.replace(panel, substituted=dict(sorted(substituted[n].items())),
+                                           opened=opened[n].read, wrote=opened[n].written)
         return saved
 
     prepare_fork()
@@ -582,13 +584,15 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
     texts = TextCache(text_cache_path(project.root, source.name)) if opts.cache else None
     with text_cache(texts):
         read = _read(source, out_dir, opts)
-        panel_cache = PanelCache(cache_dir(project.root))
+        panel_cache = PanelCache(cache_dir(project.root), root=project.root)
         hits = _lookup(read, panel_cache, opts)
         lap("read")
         output: dict[str, str] = {}
         fresh, render_seconds = _render(read, hits, opts, progress, output)
+        fresh = {n: _opened_by_panel(read, out_dir, n, p) for n, p in fresh.items()}
         rendered = {**hits, **fresh}
-        issued = _panel_warnings(read.inputs, rendered)  # every ComposerWarning of this build, in order
+        issued = _values_warnings(read, out_dir)
+        issued += _panel_warnings(read.inputs, rendered)  # every ComposerWarning of this build, in order
         lap("render")
         svg, report, extra = _compose(read, rendered, opts, issued, progress)
         lap("compose")
@@ -611,7 +615,8 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
                 _store(read, panel_cache, texts, hits, fresh)
             return _Built(result, made)
         with deferred_interrupt():  # Ctrl-C: all of it or none of it
-            if _write(read, out_dir, opts, files, records, render_seconds, issued) and opts.cache and opts.store:
+            written = _write(read, out_dir, opts, files, records, render_seconds, issued, rendered)
+            if written and opts.cache and opts.store:
                 _store(read, panel_cache, texts, hits, fresh)  # after the outputs: a failed write leaves the caches
         lap("write")
     outputs = {kind: out_dir / f"{source.name}.{kind}" for kind in ALL_FORMATS if kind in opts.formats}
@@ -632,6 +637,8 @@ class _Read:
         keys: render panel -> panel cache key (none for a renderer given in code).
         digests: absolute path -> sha256 of every input file, taken *before* the inputs were read.
         previous: the last build's manifest (layout files only, with the cache), or None.
+        opened: what a Python layout and each ``values()`` opened (:func:`composer.sandbox.audit.run_recorded`):
+            (who, files).
     """
 
     source: _Source
@@ -643,6 +650,7 @@ class _Read:
     keys: dict[str, str]
     digests: dict[Path, str | None]
     previous: dict[str, Any] | None
+    opened: list[tuple[str, Opened]] = dataclasses.field(default_factory=list)
 
     @property
     def last_seconds(self) -> dict[str, float]:
@@ -663,9 +671,10 @@ def _read(source: _Source, out_dir: Path, opts: BuildOptions) -> _Read:
     project = source.project
     layout_digest = manifest.file_digest(source.layout_path) if source.layout_path is not None else None
     figure = source.figure
-    if figure is None:
-        assert source.layout_path is not None
-        figure = load_layout(source.layout_path, name=source.name, display=source.file, timeout_s=opts.timeout_s)
+    with collecting() as opened:  # the files a Python layout, then each values(), opens
+        if figure is None:
+            assert source.layout_path is not None
+            figure = load_layout(source.layout_path, name=source.name, display=source.file, timeout_s=opts.timeout_s)
     chosen_by = (None, None) if opts.engine else (source.file, "figure.engine")
     engine = opts.engine or figure.spec.engine
     kinds = [*opts.formats, *(["png"] if opts.debug else [])]
@@ -674,13 +683,21 @@ def _read(source: _Source, out_dir: Path, opts: BuildOptions) -> _Read:
     sources, digests = _input_digests(project, figure)
     if source.layout_path is not None:
         digests[source.layout_path.resolve()] = layout_digest
-    inputs = read_figure_inputs(project, figure, source.file, source.functions, timeout_s=opts.timeout_s)
+    # the files values() opens (in its worker), and those the panel modules' own code opens as they are
+    # imported here (module-level code: DATA = json.load(open(...))); the inputs composer reads itself are
+    # dropped from both later (_untracked)
+    with collecting() as by_values, recording(known=digests) as on_import:
+        inputs = read_figure_inputs(project, figure, source.file, source.functions, timeout_s=opts.timeout_s)
+    opened += [*by_values, ("importing the panel modules", on_import)]
+    on_import_read = {manifest.display_path(Path(p), project.root): d  # relative: a moved project keeps its keys
+                      for p, d in _untracked_files(project.root, digests, out_dir, on_import)[0].items()}
     typeset = typeset_figure(inputs)
     boxes = panel_boxes(figure, typeset.text_sizes, typeset.shape_sizes, file=inputs.file)
     groups = [tuple(unit) for unit in render_units(figure)]
-    keys = _panel_keys(figure, inputs, boxes, groups, sources, digests, in_code=set(source.functions))
+    keys = _panel_keys(figure, inputs, boxes, groups, sources, digests, in_code=set(source.functions),
+                       opened=on_import_read)
     previous = manifest.load(out_dir, source.name) if opts.cache and source.layout_path is not None else None
-    return _Read(source, inputs, typeset, engine, boxes, groups, keys, digests, previous)
+    return _Read(source, inputs, typeset, engine, boxes, groups, keys, digests, previous, opened)
 
 
 def _lookup(read: _Read, panel_cache: PanelCache, opts: BuildOptions) -> dict[str, RenderedPanel]:
@@ -734,6 +751,72 @@ def _panel_warnings(inputs: Inputs, rendered: Mapping[str, RenderedPanel]) -> li
             issued.append(f"{inputs.file}: {note}")
             warnings.warn(ComposerWarning(issued[-1]), stacklevel=2)
     return issued
+
+
+def _untracked(read: _Read, out_dir: Path, opened: Opened | RenderedPanel) -> tuple[dict[str, str | None], list[str]]:
+    """:func:`_untracked_files` for the figure ``read`` read."""
+    return _untracked_files(read.source.project.root, read.digests, out_dir, opened)
+
+
+def _untracked_files(root: Path, digests: Mapping[Path, str | None], out_dir: Path,
+                     opened: Opened | RenderedPanel) -> tuple[dict[str, str | None], list[str]]:
+    """The files panel code opened that composer does not track already, and those it wrote into the project.
+
+    Returns:
+        ``(read, written)``: path -> sha256 of the files read, less the figure's own inputs
+        (``digests``, :func:`_input_digests`) and what lies in ``ROOT/build`` or the output folder; and
+        the files written inside the project, less composer's own ``.cache`` folders, shown relative to it.
+    """
+    root = root.resolve()
+    builds = {(root / "build").resolve(), out_dir.resolve()}
+    tracked = {str(p) for p in digests}
+    files_read = opened.read if isinstance(opened, Opened) else opened.opened
+    files_written = opened.written if isinstance(opened, Opened) else opened.wrote
+    kept = {p: d for p, d in files_read.items()
+            if p not in tracked and not any(Path(p).is_relative_to(b) for b in builds)}
+    inside = [manifest.display_path(Path(p), root) for p in files_written
+              if Path(p).is_relative_to(root) and not any(Path(p).is_relative_to(b / ".cache") for b in builds)]
+    return kept, sorted(inside)
+
+
+def _wrote_warning(who: str, files: list[str]) -> str:
+    """The one warning naming the files panel code wrote into the project."""
+    return (f"{who} wrote {', '.join(files)} into the project; composer does not track files panel code "
+            "writes (they are no output of the figure and may be stale): draw on the fig composer passes, "
+            "and write other files from a script of their own")
+
+
+def _opened_by_panel(read: _Read, out_dir: Path, name: str, panel: RenderedPanel) -> RenderedPanel:
+    """Panel ``name`` freshly rendered, with its opened files narrowed to the untracked ones
+    (:func:`_untracked`) and one warning (in its notes, cached with it) naming the files it wrote
+    into the project."""
+    kept, written = _untracked(read, out_dir, panel)
+    notes = panel.notes
+    if written:
+        source = next(p.source for p in read.inputs.figure.panels if p.name == name)
+        notes = (*notes, _wrote_warning(f"panel {name!r}: {source}", written))
+    return dataclasses.replace(panel, opened=kept, wrote=(), notes=notes)
+
+
+def _values_warnings(read: _Read, out_dir: Path) -> list[str]:
+    """Issue one warning per ``values()`` that wrote files into the project; returns their messages."""
+    issued: list[str] = []
+    for who, opened in read.opened:
+        written = _untracked(read, out_dir, opened)[1]
+        if written:
+            issued.append(f"{read.inputs.file}: {_wrote_warning(who, written)}")
+            warnings.warn(ComposerWarning(issued[-1]), stacklevel=2)
+    return issued
+
+
+def _opened_files(read: _Read, out_dir: Path, rendered: Mapping[str, RenderedPanel]) -> dict[str, str | None]:
+    """Every file the panels (drawn or cached) and ``values()`` opened by themselves: path -> sha256."""
+    found: dict[str, str | None] = {}
+    for _, opened in read.opened:
+        found.update(_untracked(read, out_dir, opened)[0])
+    for panel in rendered.values():
+        found.update(panel.opened)
+    return dict(sorted(found.items()))
 
 
 def _compose(read: _Read, rendered: Mapping[str, RenderedPanel], opts: BuildOptions, issued: list[str],
@@ -849,7 +932,8 @@ def _unchanged(read: _Read) -> bool:
 
 
 def _write(read: _Read, out_dir: Path, opts: BuildOptions, files: dict[Path, bytes],
-           records: Mapping[str, Any], render_seconds: Mapping[str, float], issued: list[str]) -> bool:
+           records: Mapping[str, Any], render_seconds: Mapping[str, float], issued: list[str],
+           rendered: Mapping[str, RenderedPanel]) -> bool:
     """Step 6: write the outputs, and (a layout file's) manifest, all atomically together.
 
     The manifest is written only when no input changed while it was read
@@ -866,7 +950,7 @@ def _write(read: _Read, out_dir: Path, opts: BuildOptions, files: dict[Path, byt
         recorded = manifest.options(opts.formats, opts.dpi, opts.engine, opts.pdf_standard)
         files[manifest_file] = manifest.dumps(_manifest(source.project, read.inputs.figure, recorded, read.digests,
                                                         records, read.keys, group_seconds, read.last_seconds,
-                                                        issued))
+                                                        issued, _opened_files(read, out_dir, rendered)))
     write_files_atomically(files, stale=tuple(f"{source.name}.{kind}" for kind in ALL_FORMATS))  # unchanged ones' too
     if manifest_file is not None and not consistent and manifest_file.exists():
         manifest_file.unlink()
@@ -903,8 +987,11 @@ def _input_digests(project: Project,
 
 def _panel_keys(figure: Figure, inputs: Inputs, boxes: Mapping[str, Box], groups: list[tuple[str, ...]],
                 sources: Mapping[str, tuple[str, list[Path]]], digests: Mapping[Path, str | None], *,
-                in_code: Collection[str] = ()) -> dict[str, str]:
+                in_code: Collection[str] = (), opened: Mapping[str, str | None] | None = None) -> dict[str, str]:
     """Render panel name -> cache key (:func:`composer.incremental.cache.panel_key`).
+
+    ``opened``: files the panel modules' own code opened as they were imported (path -> sha256); they
+    join every panel's key (which module opened which is not recorded: a change draws every panel).
 
     ``in_code``: renderers given in code (``"module:function"``); their panels,
     and the aligned groups holding one, get no key: they are never cached.
@@ -930,7 +1017,7 @@ def _panel_keys(figure: Figure, inputs: Inputs, boxes: Mapping[str, Box], groups
                 data=digests.get(Path(data_path).resolve()) if data_path is not None else None,
                 size_pt=(box.width_pt, box.height_pt), rc=rc_params(spec, name), raster_ppi=spec.raster_ppi,
                 font_file=font_file, rc_in_force=rc_in_force, raster=panel.raster, text_mode=spec.text,
-                empty=panel.empty)
+                empty=panel.empty, opened=opened)
     keys = {}
     for group in groups:
         if len(group) == 1 and not any(group[0] in a.panels for a in figure.aligns):
@@ -946,8 +1033,10 @@ def _panel_keys(figure: Figure, inputs: Inputs, boxes: Mapping[str, Box], groups
 
 def _manifest(project: Project, figure: Figure, opts: Mapping[str, Any],
               digests: Mapping[Path, str | None], records: Mapping[str, Any], keys: Mapping[str, str],
-              seconds: Mapping[str, float], before: Mapping[str, float], issued: list[str]) -> dict:
-    """The manifest of a successful build (see :mod:`composer.incremental.manifest`); ``issued``: its warnings."""
+              seconds: Mapping[str, float], before: Mapping[str, float], issued: list[str],
+              opened: Mapping[str, str | None]) -> dict:
+    """The manifest of a successful build (see :mod:`composer.incremental.manifest`); ``issued``: its warnings;
+    ``opened``: the files panel code opened by itself (absolute path -> sha256, None: missing)."""
     import importlib.util
     import sys
 
@@ -973,6 +1062,7 @@ def _manifest(project: Project, figure: Figure, opts: Mapping[str, Any],
         "environment": manifest.environment(f for f in env_files if f),
         "options": dict(opts),
         "inputs": {manifest.display_path(p, project.root): d for p, d in sorted(digests.items())},
+        "opened": {manifest.display_path(Path(p), project.root): d for p, d in sorted(opened.items())},
         "outputs": dict(records),
         "panels": panels,
         "warnings": list(issued),

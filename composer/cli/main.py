@@ -126,6 +126,10 @@ def _build_parser() -> argparse.ArgumentParser:
                         help="build, then rebuild whenever the layout, a panel module or a data file changes "
                              "(Ctrl-C stops)")
     _serving(parser, flag=True)
+    parser.add_argument("--deps", nargs="?", const="lines", default=None, choices=("lines", "make"),
+                        metavar="make",
+                        help="print the files the figure depends on, one per line (--deps=make: as a Makefile "
+                             "rule whose targets are the outputs); builds it first, quietly, when not up to date")
     parser.add_argument("--version", action="version",  # the distribution (pyproject [project] name), then where it is
                         version=f"figure-composer {__version__} ({Path(__file__).resolve().parents[1]})")
     return parser
@@ -148,8 +152,14 @@ def _build(argv: list[str]) -> int:
             parser.error("--check and --debug build one figure; use compose check NAME for each")
         if args.watch:
             parser.error("--watch rebuilds one figure; to rebuild every figure on change, use compose serve --all")
+        if args.deps:
+            parser.error("--deps lists one figure's dependencies; give its NAME (compose NAME --deps)")
         return _build_every(args)
     formats = _formats(args.format)
+    if args.deps is not None:
+        if args.watch or args.check or args.debug:
+            parser.error("--deps prints what a figure depends on; give it without --watch, --check and --debug")
+        return _deps(args, formats)
     if args.watch:
         return _watch(args, formats)
     if (not args.no_cache and not args.check and not args.debug and formats
@@ -184,6 +194,44 @@ def _build(argv: list[str]) -> int:
         print(result.report.table(), flush=True)
     progress.show()
     return 0 if result.report is None or result.report.ok else 1
+
+
+def _deps(args: argparse.Namespace, formats: tuple[str, ...]) -> int:
+    """``compose NAME --deps``: the figure's dependencies from the manifest of an up-to-date build (built
+    first, without progress or warnings, when it is not): the layout, style files, panel modules and the
+    project modules they import, data files, imported SVG and image files, and the files panel code
+    opened. One per line, relative to the project when inside it, else absolute, sorted; ``--deps=make``:
+    one Makefile rule, the outputs of ``--format``/``--out`` as its targets."""
+    from composer.incremental.manifest import dependencies, display_path, fresh_outputs, options
+    from composer.stages.inputs import Project
+
+    project = Project.at(args.root)
+    project.layout_path(args.name)
+    out_dir = Path(args.out) if args.out is not None else project.root / "build"
+    opts = options(formats, args.dpi, args.engine, args.pdf_standard)
+    if args.no_cache or fresh_outputs(project.root, args.name, args.out, opts) is None:
+        from composer.pipeline import build
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ComposerWarning)  # a build shows them; the list is for a tool
+            build(args.name, root=project.root, out=args.out, formats=formats, dpi=args.dpi, jobs=args.jobs,
+                  cache=not args.no_cache, timeout_s=_timeout(args), engine=args.engine,
+                  pdf_standard=args.pdf_standard)
+    found = dependencies(out_dir, args.name)
+    if not found:
+        raise ComposerError(f"{args.name}: an input changed while it was built, so no manifest was written; "
+                            "run compose --deps again")
+    if args.deps == "lines":
+        print("\n".join(found))
+        return 0
+    targets = [display_path(out_dir / f"{args.name}.{fmt}", project.root) for fmt in formats]
+    print(f"{' '.join(map(_make_escaped, targets))}: {' '.join(map(_make_escaped, found))}")
+    return 0
+
+
+def _make_escaped(path: str) -> str:
+    """A path as make reads it in a rule: spaces and ``#`` behind a backslash, ``$`` doubled."""
+    return path.replace("$", "$$").replace("#", "\\#").replace(" ", "\\ ")
 
 
 def _paths(paths) -> str:

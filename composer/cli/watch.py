@@ -4,7 +4,10 @@
 `watchfiles <https://watchfiles.helpmanual.io>`_ (native file system events,
 changes grouped until the writes settle) and rebuilds when the layout, a
 panel module or a file the last build read (data, imported SVG or image)
-changed. Each rebuild is an ordinary incremental build: only the panels
+changed, or a file panel code opened by itself while the last build ran
+(recorded in its worker, :mod:`composer.sandbox.audit`), outside the project
+too: such a file is watched itself (an editor's save that replaces it is seen
+as its removal), or its folder while it does not exist. Each rebuild is an ordinary incremental build: only the panels
 whose inputs changed are rendered, exports only when the SVG changed. A
 failed build reports its one-line error and watching goes on; the outputs
 of the last good build stay in place.
@@ -121,7 +124,8 @@ def watch(name: str, *, root: str | Path = ".", out: str | Path | None = None,
     ignore = [out_dir.resolve(), (project.root / "build").resolve()]
     while max_builds is None or builds < max_builds:
         changed: tuple[str, ...] | None = None
-        for changes in watchfiles.watch(project.root, watch_filter=watchfiles.DefaultFilter(ignore_paths=ignore),
+        for changes in watchfiles.watch(*watched_paths(project, name, out_dir),
+                                        watch_filter=watchfiles.DefaultFilter(ignore_paths=ignore),
                                         stop_event=stop_event, yield_on_timeout=True, rust_timeout=200,
                                         debounce=debounce_ms, raise_interrupt=True):
             if not changes:
@@ -172,12 +176,34 @@ def _wait_for_one_thread(limit_s: float = 2.0) -> None:
         time.sleep(0.01)
 
 
+def watched_paths(project: Project, name: str, out_dir: Path) -> list[Path]:
+    """What to watch for figure ``name``: the project folder, and each file outside it that panel code
+    opened in the last build (its manifest's ``opened``): the file itself, or the nearest folder above it
+    that exists when it does not. Sorted after the project, without duplicates.
+
+    (A file is watched rather than its folder: watchfiles watches every path recursively, and the folder
+    of a file outside the project may be the home folder.)
+    """
+    root = project.root.resolve()
+    extra: set[Path] = set()
+    for recorded in (manifest.load(out_dir, name) or {}).get("opened", {}):
+        path = Path(recorded)
+        if not path.is_absolute() or path.resolve().is_relative_to(root):
+            continue  # inside the project: watched with it
+        while not path.exists() and path.parent != path:
+            path = path.parent
+        if not path.resolve().is_relative_to(root) and not root.is_relative_to(path.resolve()):
+            extra.add(path)
+    return [project.root, *sorted(extra)]
+
+
 def _shown(project: Project, path: Path) -> str:
     return manifest.display_path(path, project.root)
 
 
 def _relevant(project: Project, name: str, out_dir: Path, path: Path) -> bool:
-    """The layout, a ``.py`` under ``panels/``, or an input the last build recorded (any file when there is none)."""
+    """The layout, a ``.py`` under ``panels/``, or an input or opened file the last build recorded (without
+    a manifest: any file of the project outside ``layouts/``)."""
     path = path.resolve()
     if path == (project.root / "layouts" / f"{name}.toml").resolve():
         return True
@@ -185,5 +211,7 @@ def _relevant(project: Project, name: str, out_dir: Path, path: Path) -> bool:
         return True
     recorded = manifest.load(out_dir, name)
     if recorded is None:
-        return not path.is_relative_to((project.root / "layouts").resolve())
-    return manifest.display_path(path, project.root) in recorded.get("inputs", {})
+        return path.is_relative_to(project.root.resolve()) and \
+            not path.is_relative_to((project.root / "layouts").resolve())
+    shown = manifest.display_path(path, project.root)
+    return shown in recorded.get("inputs", {}) or shown in recorded.get("opened", {})

@@ -48,7 +48,8 @@ from composer.layout.model import (
     Text,
     TextStyle,
 )
-from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, WorkerFailure, run_isolated
+from composer.sandbox.audit import run_recorded
+from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, WorkerFailure
 from composer.units import to_pt
 
 #: the smallest canvas side, pt (1 mm): smaller is a unit slip, and has no pixels to export.
@@ -136,7 +137,7 @@ def _read_python(r: _Reader, timeout_s: float | None = DEFAULT_TIMEOUT_S) -> dic
         return func()
 
     try:
-        raw = run_isolated(work, timeout_s=timeout_s)
+        raw = run_recorded(work, timeout_s=timeout_s, who=f"the layout {r.file}")  # files it opens: sandbox.audit
     except WorkerFailure as failure:
         verb = {"timeout": "did not finish:", "crashed": "crashed:"}.get(failure.kind, "raised")
         at = ""

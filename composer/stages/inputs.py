@@ -29,7 +29,8 @@ import numpy as np
 from composer.errors import DataError, LayoutError, PanelError, ProjectError, SvgError
 from composer.layout.loader import load_layout
 from composer.layout.model import Figure, Panel
-from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, WorkerFailure, run_isolated
+from composer.sandbox.audit import run_recorded
+from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, WorkerFailure
 from composer.stages.render import (
     _describe,
     accepted,
@@ -493,6 +494,6 @@ def _module_values(func, module_name: str, data: Mapping[str, Any], params: Mapp
 
     prepare_fork()
     try:
-        return run_isolated(call, timeout_s=timeout_s)
+        return run_recorded(call, timeout_s=timeout_s, who=who)  # the files it opens: composer.sandbox.audit
     except WorkerFailure as failure:
         raise PanelError(panel_failure(failure, who, project.panels_dir), file=file, key=key) from None

@@ -81,12 +81,17 @@ class RenderedPanel:
             ``font-substituted`` rule). Filled by
             :func:`composer.pipeline.render_panels` and cached with the panel;
             empty from :func:`render_panel`, which does not watch.
+        opened: files the renderer opened for reading (absolute path -> sha256, None: missing) and
+            wrote: files it wrote, recorded in its worker (:mod:`composer.sandbox.audit`) by
+            :func:`composer.pipeline.render_panels`; the cache keeps ``opened`` with the panel.
     """
 
     svg: bytes
     anchors: dict[str, tuple[float, float]]
     notes: tuple[str, ...] = ()
     substituted: dict[str, str] = field(default_factory=dict)
+    opened: dict[str, str | None] = field(default_factory=dict)
+    wrote: tuple[str, ...] = ()
 
 
 def load_module(panels_dir: Path, module: str, *, file: str, key: str) -> ModuleType:
