@@ -615,8 +615,8 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
                 _store(read, panel_cache, texts, hits, fresh)
             return _Built(result, made)
         with deferred_interrupt():  # Ctrl-C: all of it or none of it
-            written = _write(read, out_dir, opts, files, records, render_seconds, issued, rendered)
-            if written and opts.cache and opts.store:
+            wrote_all = _write(read, out_dir, opts, files, records, render_seconds, issued, rendered)
+            if wrote_all and opts.cache and opts.store:
                 _store(read, panel_cache, texts, hits, fresh)  # after the outputs: a failed write leaves the caches
         lap("write")
     outputs = {kind: out_dir / f"{source.name}.{kind}" for kind in ALL_FORMATS if kind in opts.formats}
