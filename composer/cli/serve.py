@@ -58,6 +58,7 @@ from urllib.parse import unquote, urlsplit
 
 from composer.errors import ComposerError, ComposerWarning
 from composer.progress import Progress
+from composer.sandbox.isolate import fork
 from composer.units import PT_PER_UNIT
 
 #: the only address the preview listens on: this machine, never the network
@@ -499,7 +500,7 @@ def start_server(httpd: ThreadingHTTPServer, names: Sequence[str], out_dir: Path
     parent = os.getpid()
     sys.stdout.flush()
     sys.stderr.flush()
-    pid = os.fork()
+    pid = fork()  # Ctrl-C held back across it (a Ctrl-C in os.fork's callbacks is lost)
     if pid == 0:  # the server
         code = 0
         try:
@@ -661,7 +662,7 @@ def _fork_builder(builder: Builder) -> int:
     parent = os.getpid()
     sys.stdout.flush()
     sys.stderr.flush()
-    pid = os.fork()
+    pid = fork()  # Ctrl-C held back across it (a Ctrl-C in os.fork's callbacks is lost)
     if pid != 0:
         return pid
     code = 0

@@ -472,7 +472,43 @@ def start(func: Callable[[], Any], *, timeout_s: float | None, task: bool = Fals
         return _start(func, timeout_s, task, label)
 
 
+#: signals held back (blocked) while this process forks: os.fork() runs the at-fork callbacks of the
+#: standard library (logging's lock release, for one), and a handler that raises (Ctrl-C's
+#: KeyboardInterrupt, the preview's SIGTERM) running inside one is swallowed ("Exception ignored in:
+#: <function _releaseLock>"): the Ctrl-C was lost and compose went on. Held, it arrives just after.
+HELD_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})
+
+
+@contextmanager
+def signals_held() -> Iterator[None]:
+    """Block :data:`HELD_SIGNALS` in this thread while the block runs; one that came is delivered (its
+    handler runs) when the block ends. A process forked inside starts with them blocked: it must
+    call :func:`release_signals` (the block's end does, in both processes)."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def fork() -> int:
+    """:func:`os.fork` with Ctrl-C and SIGTERM held back across it (:data:`HELD_SIGNALS`); returns
+    what os.fork returns. Both processes leave with the caller's signal mask."""
+    with signals_held():
+        return os.fork()
+
+
 def _start(func: Callable[[], Any], timeout_s: float | None, task: bool, label: str | None) -> Worker:
+    # a Ctrl-C comes once the worker is forked and known (_RUNNING): it is then stopped with the others
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
+    try:
+        return _fork_worker(func, timeout_s, task, label, previous)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _fork_worker(func: Callable[[], Any], timeout_s: float | None, task: bool, label: str | None,
+                 mask: set[int | signal.Signals]) -> Worker:
     global _FORK_LOCK, _TASK, _CAPTURE
     stacks = tempfile.TemporaryFile()
     notes = tempfile.TemporaryFile() if task else None
@@ -500,6 +536,7 @@ def _start(func: Callable[[], Any], timeout_s: float | None, task: bool, label: 
         if pid != 0:
             gc.unfreeze()
     if pid == 0:  # the worker: never returns
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # its signals as the caller had them
         _FORK_LOCK = threading.Lock()  # this copy is held; the worker may fork workers of its own
         _RUNNING.clear()
         _CAPTURE = None  # the parent collects; a worker's own workers' output stays in its own
