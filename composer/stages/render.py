@@ -805,8 +805,8 @@ class _missing_glyphs:
             char = text_missing_char(str(w.message))
             if char is not None:
                 self.missing.append(char)
-            else:
-                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+            else:  # through the filters in force, as if never caught: a ResourceWarning stays ignored
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 def _glyph_list(chars: list[str]) -> str:

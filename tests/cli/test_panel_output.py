@@ -89,6 +89,18 @@ def test_cached_panels_say_nothing(tmp_path):
     assert lines[1:] == ["  a: a says hello"]
 
 
+def test_warnings_python_ignores_stay_ignored(tmp_path):
+    """A ResourceWarning (a file left open: ``json.load(open(...))``) and a DeprecationWarning raised in
+    panel code are ignored by Python's default filters, so composer shows neither; a UserWarning it shows
+    (composer catches warnings to find missing glyphs, and used to show every caught one again)."""
+    root = _project(tmp_path, NOISY.replace('    warnings.warn("b: five")',
+                                            '    open(__file__).read()\n'
+                                            '    warnings.warn("old", DeprecationWarning)\n'
+                                            '    warnings.warn("b: five")'))
+    lines = _compose(root, "-j", "1")
+    assert lines[1:] == EXPECTED[:-1] + ["  b: UserWarning: b: five (demo.py:17)"], lines
+
+
 def test_a_flood_is_cut_at_64_kib(tmp_path):
     root = _project(tmp_path)
     layout = root / "layouts" / "demo.toml"
