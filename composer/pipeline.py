@@ -867,7 +867,8 @@ def _panel_files(read: _Read, svg: bytes, out_dir: Path, opts: BuildOptions) -> 
     as ``OUT/NAME/PANEL.FORMAT``: path -> bytes."""
     name = read.source.name
     files: dict[Path, bytes] = {}
-    for panel, doc in panel_documents(svg, list(read.inputs.figure.panels), read.boxes, source=read.inputs.file).items():
+    docs = panel_documents(svg, list(read.inputs.figure.panels), read.boxes, source=read.inputs.file)
+    for panel, doc in docs.items():
         made = _export(doc, [k for k in opts.formats if k != "svg"], read, opts, title=f"{name} {panel}")
         if "svg" in opts.formats:
             made["svg"] = doc

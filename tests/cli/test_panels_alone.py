@@ -11,12 +11,11 @@ from pathlib import Path
 
 import pytest
 from lxml import etree
+from pdf_samples import PAGE_1, hand_pdf
 from PIL import Image
 
 from composer.cli.main import main
 from composer.stages import pdf as pdf_stage
-
-from pdf_samples import PAGE_1, hand_pdf
 
 MM = 72 / 25.4
 BOXES_MM = {"plot": (40.0, 30.0), "scan": (50.0, 25.0)}

@@ -15,12 +15,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 from lxml import etree
+from pdf_samples import PAGE_1, PAGE_2, PAGE_3, hand_pdf
 from PIL import Image
 
 from composer.errors import DataError
 from composer.pipeline import build
 from composer.stages import pdf as pdf_stage
-from pdf_samples import PAGE_1, PAGE_2, PAGE_3, hand_pdf
 
 pytestmark = pytest.mark.skipif(pdf_stage.missing() is not None, reason=pdf_stage.missing() or "")
 
