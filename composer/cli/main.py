@@ -197,6 +197,9 @@ def _build(argv: list[str]) -> int:
         progress.show()
         return 1
     print(_summary(args.name, result, time.perf_counter() - started), flush=True)
+    if args.panels and result.outputs:
+        first = next(iter(result.outputs.values()))  # OUT/NAME.svg: the panels are in OUT/NAME/
+        print(f"each panel alone: {_paths([first.with_suffix('')])}{os.sep}PANEL.{{{','.join(formats)}}}", flush=True)
     if result.report is not None:
         print(result.report.table(), flush=True)
     progress.show()

@@ -106,9 +106,10 @@ def test_the_outputs_are_the_same_bytes_on_every_run(built, tmp_path):
         assert a.read_bytes() == b.read_bytes(), a.name
 
 
-def test_format_and_out_are_respected(tmp_path):
+def test_format_and_out_are_respected(tmp_path, capsys):
     root = make_project(tmp_path / "p", pdf=False)
     out = tmp_path / "elsewhere"
     assert main(["fig", "--root", str(root), "--panels", "--format", "svg", "--out", str(out)]) == 0
     assert sorted(p.name for p in (out / "fig").iterdir()) == ["plot.svg"]
+    assert capsys.readouterr().out.splitlines()[-1] == f"each panel alone: {out / 'fig'}/PANEL.{{svg}}"
     assert not (root / "build" / "fig").exists()
