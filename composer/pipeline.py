@@ -84,6 +84,7 @@ from composer.stages.export import (
 )
 from composer.stages.geometry import Box, panel_boxes
 from composer.stages.inputs import Inputs, Project, read_figure_inputs
+from composer.stages.panels import panel_documents
 from composer.stages.render import (
     RenderedPanel,
     _user_dir,
@@ -179,6 +180,7 @@ class BuildOptions:
         store: fill the caches after a successful build (only with ``cache``).
         write: write the outputs under the output folder (False: return their bytes only).
         svg_first: write the SVG before the PDF and PNG are exported (``--watch``).
+        panels: also write every panel alone at its box size, ``OUT/NAME/PANEL.FORMAT`` (``--panels``).
     """
 
     formats: tuple[str, ...] = FORMATS
@@ -193,6 +195,7 @@ class BuildOptions:
     store: bool = True
     write: bool = True
     svg_first: bool = False
+    panels: bool = False
 
 
 @dataclass(frozen=True)
@@ -237,7 +240,7 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
           formats: tuple[str, ...] = FORMATS, dpi: float = 300.0, debug: bool = False, check: bool = False,
           timeout_s: float | None = DEFAULT_TIMEOUT_S, jobs: int | None = None, cache: bool = True,
           progress: Progress | None = None, engine: str | None = None, pdf_standard: str | None = None,
-          svg_first: bool = False) -> BuildResult:
+          svg_first: bool = False, panels: bool = False) -> BuildResult:
     """Build figure ``name`` of the project at ``root`` into ``out`` (default ``root/build``).
 
     Incremental: when nothing changed since the last build (the manifest in
@@ -275,6 +278,10 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
         svg_first: write the SVG as soon as it is composed, then export PDF
             and PNG (``--watch``: an SVG viewer updates at once). A failing
             export then leaves the new SVG beside the old PDF and PNG.
+        panels: also write every panel alone at its box size, in each of
+            ``formats``, as ``OUT/NAME/PANEL.svg|pdf|png``
+            (:mod:`composer.stages.panels`: without its label and title);
+            the build is then never skipped as up to date.
 
     Returns:
         A :class:`BuildResult`.
@@ -291,8 +298,8 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
     project = Project.at(root)
     out_dir = Path(out) if out is not None else project.root / "build"
     opts = manifest.options(formats, dpi, engine, pdf_standard)
-    reason = (manifest.stale_reason(project.root, name, out_dir, opts) if cache and not (debug or check)
-              else "--no-cache" if not cache else "--debug/--check")
+    reason = (manifest.stale_reason(project.root, name, out_dir, opts) if cache and not (debug or check or panels)
+              else "--no-cache" if not cache else "--panels" if panels else "--debug/--check")
     seconds = {"check": time.perf_counter() - started}
     if reason is None:
         replayed = tuple(manifest.recorded_warnings(out_dir, name))
@@ -302,7 +309,7 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
                            warnings=replayed)
     options = BuildOptions(formats=tuple(formats), dpi=dpi, engine=engine, pdf_standard=pdf_standard, debug=debug,
                            check=check, timeout_s=timeout_s, jobs=jobs or available_cores(), cache=cache,
-                           store=cache, svg_first=svg_first)
+                           store=cache, svg_first=svg_first, panels=panels)
     return _run(lambda: _Source.layout(project, name), out_dir, options, progress, reason, seconds).result
 
 
@@ -610,6 +617,8 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
         if opts.formats:  # none: compose (and check) only
             made, records, files, written = _export_outputs(read, svg, extra, out_dir, opts, progress)
             lap("export")
+        if opts.panels and opts.write:
+            files.update(_panel_files(read, svg, out_dir, opts))
         if not opts.write:
             if opts.cache and opts.store and _unchanged(read):
                 _store(read, panel_cache, texts, hits, fresh)
@@ -851,6 +860,20 @@ def _export(svg: bytes, kinds: list[str], read: _Read, opts: BuildOptions, *, ti
     """The one call of the export stage (:func:`composer.stages.export.export`): ``kinds`` -> bytes."""
     return export(svg, kinds, engine=read.engine, dpi=opts.dpi, title=title, pdf_standard=opts.pdf_standard,
                   source=read.inputs.file, timeout_s=opts.timeout_s, jobs=opts.jobs)
+
+
+def _panel_files(read: _Read, svg: bytes, out_dir: Path, opts: BuildOptions) -> dict[Path, bytes]:
+    """``--panels``: every panel alone at its box size (:mod:`composer.stages.panels`), in each asked format,
+    as ``OUT/NAME/PANEL.FORMAT``: path -> bytes."""
+    name = read.source.name
+    files: dict[Path, bytes] = {}
+    docs = panel_documents(svg, list(read.inputs.figure.panels), read.boxes, source=read.inputs.file)
+    for panel, doc in docs.items():
+        made = _export(doc, [k for k in opts.formats if k != "svg"], read, opts, title=f"{name} {panel}")
+        if "svg" in opts.formats:
+            made["svg"] = doc
+        files.update({out_dir / name / f"{panel}.{kind}": made[kind] for kind in opts.formats})
+    return files
 
 
 def _export_outputs(read: _Read, svg: bytes, extra: Mapping[str, bytes], out_dir: Path, opts: BuildOptions,

@@ -117,6 +117,9 @@ def _build_parser() -> argparse.ArgumentParser:
                              "anchors, names); the real outputs are unchanged")
     parser.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
                         help="worker processes for rendering panels and exporting (default: all cores)")
+    parser.add_argument("--panels", action="store_true",
+                        help="also write every panel alone at its final size, without its label, as "
+                             "OUT/NAME/PANEL.svg|pdf|png (in each --format)")
     parser.add_argument("--no-cache", action="store_true",
                         help="ignore the panel cache and the last build: render and export everything")
     parser.add_argument("-v", "--verbose", action="store_true",
@@ -143,6 +146,9 @@ def _build(argv: list[str]) -> int:
     _one_or_all(parser, args)
     check_jobs(args.jobs)
     check_timeout(args.timeout)
+    if args.panels and (args.all or args.watch or args.serve or args.deps is not None):
+        parser.error("--panels writes the panels of one figure; give its name, without --all, --watch, --serve "
+                     "or --deps")
     if args.serve:
         return _serve(args)
     if args.port is not None:
@@ -162,7 +168,7 @@ def _build(argv: list[str]) -> int:
         return _deps(args, formats)
     if args.watch:
         return _watch(args, formats)
-    if (not args.no_cache and not args.check and not args.debug and formats
+    if (not args.no_cache and not args.check and not args.debug and not args.panels and formats
             and set(formats) <= {"svg", "pdf", "png", "tiff", "eps"} and args.dpi > 0):
         # the no-op path: standard library only, no layout parsing (see composer.incremental.manifest)
         from pathlib import Path
@@ -184,12 +190,16 @@ def _build(argv: list[str]) -> int:
     try:
         result = build(args.name, root=args.root, out=args.out, formats=formats, dpi=args.dpi, jobs=args.jobs,
                        cache=not args.no_cache, progress=progress, debug=args.debug, check=args.check,
-                       timeout_s=_timeout(args), engine=args.engine, pdf_standard=args.pdf_standard)
+                       timeout_s=_timeout(args), engine=args.engine, pdf_standard=args.pdf_standard,
+                       panels=args.panels)
     except ComposerError as exc:  # the error's line first, then what the panels printed
         print(f"compose: error: {exc}", file=sys.stderr, flush=True)
         progress.show()
         return 1
     print(_summary(args.name, result, time.perf_counter() - started), flush=True)
+    if args.panels and result.outputs:
+        first = next(iter(result.outputs.values()))  # OUT/NAME.svg: the panels are in OUT/NAME/
+        print(f"each panel alone: {_paths([first.with_suffix('')])}{os.sep}PANEL.{{{','.join(formats)}}}", flush=True)
     if result.report is not None:
         print(result.report.table(), flush=True)
     progress.show()

@@ -449,20 +449,21 @@ def _panel(r: _Reader, name: str, raw: Any, spec: FigureSpec) -> Panel:
     key = f"panels.{name}"
     r.name(name, key)
     t = r.section(raw, key, "panel")
-    sources = [k for k in ("render", "svg", "image") if k in t.raw]
+    kinds = ("render", "svg", "image", "pdf")
+    sources = [k for k in kinds if k in t.raw]
     if len(sources) != 1:
-        raise r.err(key, f"give exactly one of render, svg, image (got {', '.join(sources) or 'none'})")
+        raise r.err(key, f"give exactly one of render, svg, image, pdf (got {', '.join(sources) or 'none'})")
     kind = sources[0]
-    if kind == "render":
-        source = t.get("render")
-        t.asked += ["svg", "image"]
-    elif kind == "svg":
-        t.asked.append("render")
-        source = t.get("svg")
-        t.asked.append("image")
+    for k in kinds:  # in this order: the valid keys a message lists
+        if k == kind:
+            source = t.get(k)
+        else:
+            t.asked.append(k)
+    if kind == "pdf":
+        page = t.get("page")
     else:
-        t.asked += ["render", "svg"]
-        source = t.get("image")
+        t.refuse(["page"], f"page applies to pdf panels; a {kind} panel has no pages")
+        page = 1
     place = _placement(r, t)
     size = _size(r, t)
     if place.cell is None and size is None:
@@ -491,7 +492,7 @@ def _panel(r: _Reader, name: str, raw: Any, spec: FigureSpec) -> Panel:
         raise r.err(f"{key}.empty", f"empty applies to render panels; a {kind} panel is embedded as it is")
     t.done()
     return Panel(name=name, kind=kind, source=source, place=place, size_pt=size, label=label, title=title,
-                 params=params, data=data, overlap=overlap, raster=raster, empty=empty, key=key)
+                 params=params, data=data, overlap=overlap, raster=raster, empty=empty, key=key, page=page)
 
 
 #: the font keys of a text (and, prefixed ``text_``, of a shape's text)

@@ -319,7 +319,8 @@ class Inputs:
             what data and params do not give, so it is called only when a text
             uses such a field (:func:`used_fields`); otherwise it does not run,
             and cannot fail the build.
-        documents: panel name -> file bytes, for svg and image panels.
+        documents: panel name -> file bytes, for svg and image panels; for pdf panels the page as a
+            sanitized SVG document.
     """
 
     figure: Figure
@@ -413,21 +414,47 @@ def read_figure_inputs(project: Project, figure: Figure, file: str,
 
 
 def _read_document(panel: Panel, path: Path, project: Project, file: str) -> bytes:
-    """An svg panel's file, sanitized (:mod:`composer.svg.sanitize`), or an image panel's bytes.
+    """An svg panel's file, sanitized (:mod:`composer.svg.sanitize`), a pdf panel's page converted to SVG
+    (:mod:`composer.stages.pdf`) and sanitized the same way, or an image panel's bytes.
 
     Raises:
         SvgError: naming the layout key, the file as written there and what was refused.
+        DataError: a pdf panel's file or page cannot be converted (one line, at ``panels.NAME.pdf``
+            or, for a page past the last, ``panels.NAME.page``), or the converter is missing.
     """
     display = project.display(path)
+    layout_dir = Path(file).parent if os.path.isabs(file) else (project.root / file).parent
+    shown = os.path.relpath(panel.source, layout_dir)
     try:
         if panel.kind == "svg":
             return load_svg(path, project_root=project.root, source=display)
+        if panel.kind == "pdf":
+            return _pdf_document(panel, path, project, file, display, shown)
         return read_limited(path, limit=MAX_IMAGE_BYTES, source=display)
     except SvgError as exc:
-        layout_dir = Path(file).parent if os.path.isabs(file) else (project.root / file).parent
-        shown = os.path.relpath(panel.source, layout_dir)
         detail = exc.message if exc.file == display else str(exc)  # name a nested image file
         raise SvgError(f"{shown!r} is not usable: {detail}", file=file, key=f"{panel.key}.{panel.kind}") from None
+
+
+def _pdf_document(panel: Panel, path: Path, project: Project, file: str, display: str, shown: str) -> bytes:
+    """A pdf panel's page as a sanitized SVG document (the conversion cached in ``build/.cache/pdf``)."""
+    from lxml import etree
+
+    from composer.stages.pdf import PageRangeError, cache_dir, pdf_page_svg
+    from composer.svg.io import parse_svg
+    from composer.svg.sanitize import sanitize
+
+    try:
+        svg = pdf_page_svg(path, panel.page, source=shown, cache=cache_dir(project.root))
+    except PageRangeError as exc:
+        raise DataError(exc.message, file=file, key=f"{panel.key}.page") from None
+    except DataError as exc:
+        raise DataError(exc.message, file=file, key=f"{panel.key}.pdf") from None
+    source = f"{display} (page {panel.page}, converted)"
+    root = parse_svg(svg, source=source)
+    sanitize(root, source=source, base_dir=path.parent, project_root=project.root)
+    etree.cleanup_namespaces(root)
+    return etree.tostring(root, encoding="UTF-8", xml_declaration=True)
 
 
 def used_fields(figure: Figure) -> set[str]:
