@@ -402,13 +402,14 @@ def read_figure_inputs(project: Project, figure: Figure, file: str,
                          file)
     given = {**scalar_values(figure_data), **figure.spec.params}
     needed = used_fields(figure) - set(given)  # fields only a values() can fill
+    asking = next((key for key, names in field_uses(figure) if names & needed), None)  # why values() runs
     computed: dict[str, Any] = {}
     for module_name, module in sorted(modules.items()):
         func = getattr(module, "values", None)
         if func is None or not needed:
             continue
         computed.update(_module_values(func, module_name, figure_data, figure.spec.params, project, file, timeout_s,
-                                       has_data=figure.spec.data is not None))
+                                       has_data=figure.spec.data is not None, asking=asking))
     values = {**computed, **given}  # data and params over values(): the same text whether or not it ran
     return Inputs(figure=figure, file=file, data=data, renderers=renderers, values=values, documents=documents)
 
@@ -457,19 +458,28 @@ def _pdf_document(panel: Panel, path: Path, project: Project, file: str, display
     return etree.tostring(root, encoding="UTF-8", xml_declaration=True)
 
 
-def used_fields(figure: Figure) -> set[str]:
-    """The names of the ``{name:format}`` fields the figure's texts use: canvas texts, shape texts,
-    arrow labels and panel titles. A malformed template adds none (it is reported, with its key,
-    when the text is filled)."""
-    templates = ([t.text for t in figure.texts] + [s.text for s in figure.shapes if s.text]
-                 + [a.label for a in figure.arrows if a.label] + [p.title for p in figure.panels if p.title])
-    names: set[str] = set()
-    for template in templates:
+def field_uses(figure: Figure) -> list[tuple[str, set[str]]]:
+    """``(key path, field names)`` of every text template that uses ``{name:format}`` fields, in layout
+    order: canvas texts, shape texts, arrow labels, panel titles. A malformed template is left out (it
+    is reported, with its key, when the text is filled)."""
+    templates = ([(f"{t.key}.text", t.text) for t in figure.texts]
+                 + [(f"{s.key}.text", s.text) for s in figure.shapes if s.text]
+                 + [(f"{a.key}.label", a.label) for a in figure.arrows if a.label]
+                 + [(f"{p.key}.title", p.title) for p in figure.panels if p.title])
+    uses = []
+    for key, template in templates:
         try:
-            names |= set(field_names(template))
+            names = set(field_names(template))
         except ValueError:
-            pass
-    return names
+            continue
+        if names:
+            uses.append((key, names))
+    return uses
+
+
+def used_fields(figure: Figure) -> set[str]:
+    """The names of the ``{name:format}`` fields the figure's texts use (:func:`field_uses`)."""
+    return {name for _, names in field_uses(figure) for name in names}
 
 
 def _check_shared_params(figure: Figure, functions: list[Any], file: str) -> None:
@@ -503,10 +513,13 @@ def _check_shared_params(figure: Figure, functions: list[Any], file: str) -> Non
 
 
 def _module_values(func, module_name: str, data: Mapping[str, Any], params: Mapping[str, Any], project: Project,
-                   file: str, timeout_s: float | None, *, has_data: bool = True) -> dict[str, Any]:
-    """``values(data, **params)`` of one panel module, run isolated like a renderer."""
+                   file: str, timeout_s: float | None, *, has_data: bool = True,
+                   asking: str | None = None) -> dict[str, Any]:
+    """``values(data, **params)`` of one panel module, run isolated like a renderer. Its errors are at
+    ``figure.data`` (what it reads), or, without a data file, at ``asking``: the key of the first text
+    whose field made it run."""
     who = f"values() in panels/{module_name}.py"
-    key = "figure.data" if has_data else None  # values(data) reads the figure's data file
+    key = "figure.data" if has_data else asking
     hint = "" if has_data else " (the figure has no data file: values(data) got an empty one; set [figure] data)"
 
     def call() -> dict[str, Any]:
@@ -516,7 +529,7 @@ def _module_values(func, module_name: str, data: Mapping[str, Any], params: Mapp
             raise PanelError(f"{who} raised {_describe(exc, project.panels_dir)}{hint}", file=file,
                              key=key) from None
         if not isinstance(found, dict):
-            raise PanelError(f"{who} returned {type(found).__name__}, not a dict", file=file)
+            raise PanelError(f"{who} returned {type(found).__name__}, not a dict", file=file, key=key)
         return found
 
     prepare_fork()
