@@ -249,3 +249,18 @@ def process_alive(pid: int) -> bool:
             return stat.read().split(") ", 1)[1][0] != "Z"
     except OSError:
         return False
+
+
+@pytest.fixture
+def render_log(tmp_path, monkeypatch):
+    """The render counter of the incremental-build tests: their renderers append their name to the file
+    ``$COMPOSER_TEST_RENDER_LOG``; returns a function giving the names written since its last call, in
+    the order written."""
+    log = tmp_path / "renders.log"
+    monkeypatch.setenv("COMPOSER_TEST_RENDER_LOG", str(log))
+
+    def renders() -> list[str]:
+        names = log.read_text().split() if log.exists() else []
+        log.write_text("")
+        return names
+    return renders

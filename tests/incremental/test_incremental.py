@@ -147,19 +147,6 @@ def make_project(root: Path) -> Path:
     return root
 
 
-@pytest.fixture
-def render_log(tmp_path, monkeypatch):
-    """The render counter: returns a function giving the set of renders since its last call."""
-    log = tmp_path / "renders.log"
-    monkeypatch.setenv("COMPOSER_TEST_RENDER_LOG", str(log))
-
-    def renders() -> list[str]:
-        names = log.read_text().split() if log.exists() else []
-        log.write_text("")
-        return names
-    return renders
-
-
 @pytest.fixture(scope="module")
 def warm_template(tmp_path_factory):
     """The test project built once (svg, pdf, png at 100 dpi): warm cache and manifest."""
@@ -482,28 +469,37 @@ def test_project_imports_are_found_transitively(tmp_path):
 # ------------------------------------------------------------------ watch and clean
 
 
-def test_watch_rebuilds_the_changed_panel(warm, render_log):
+def _watch_events(root, on_build, count: int) -> list:
+    """Run :func:`composer.cli.watch.watch` on figure ``fig`` in a thread until ``count`` builds were
+    reported (``on_build(event)`` is called with each first); returns the events."""
     from composer.cli.watch import watch
 
     events: queue.Queue = queue.Queue()
     stop = threading.Event()
 
-    def on_build(event):
+    def report(event):
         events.put(event)
-        if event.error is None and event.result.up_to_date:
-            edit(warm / "layouts/fig.toml", "params = { n = 3 }", "params = { n = 5 }")
+        on_build(event)
 
     thread = threading.Thread(target=watch, args=("fig",), daemon=True,
-                              kwargs=dict(root=warm, dpi=100, jobs=1, on_build=on_build, stop_event=stop,
-                                          max_builds=2, debounce_ms=100))
+                              kwargs=dict(root=root, dpi=100, jobs=1, on_build=report, stop_event=stop,
+                                          max_builds=count, debounce_ms=100))
     thread.start()
     try:
-        first = events.get(timeout=120)
-        second = events.get(timeout=120)
+        got = [events.get(timeout=120) for _ in range(count)]
     finally:
         stop.set()
         thread.join(timeout=60)
     assert not thread.is_alive()
+    return got
+
+
+def test_watch_rebuilds_the_changed_panel(warm, render_log):
+    def on_build(event):
+        if event.error is None and event.result.up_to_date:
+            edit(warm / "layouts/fig.toml", "params = { n = 3 }", "params = { n = 5 }")
+
+    first, second = _watch_events(warm, on_build, 2)
     assert first.result.up_to_date and first.changed == ()
     assert second.error is None, second.error
     assert "layouts/fig.toml" in " ".join(second.changed)
@@ -523,28 +519,13 @@ def test_a_fix_saved_while_a_failed_build_ran_is_built(warm):
     """The watcher is closed while a build runs (and while its callback runs): a fix saved then is seen
     once the next watcher started, also after a failed build, whose inputs no manifest records (it was
     lost until the next edit: the preview kept showing the error of a layout already fixed)."""
-    from composer.cli.watch import watch
-
-    events: queue.Queue = queue.Queue()
-    stop = threading.Event()
     edit(warm / "layouts/fig.toml", 'render = "beta:four"', 'render = "beta:missing"')
 
     def on_build(event):
-        events.put(event)
         if event.error is not None:  # no watcher runs now
             edit(warm / "layouts/fig.toml", 'render = "beta:missing"', 'render = "beta:four"')
 
-    thread = threading.Thread(target=watch, args=("fig",), daemon=True,
-                              kwargs=dict(root=warm, dpi=100, jobs=1, on_build=on_build, stop_event=stop,
-                                          max_builds=2, debounce_ms=100))
-    thread.start()
-    try:
-        first = events.get(timeout=120)
-        second = events.get(timeout=60)
-    finally:
-        stop.set()
-        thread.join(timeout=60)
-    assert not thread.is_alive()
+    first, second = _watch_events(warm, on_build, 2)
     assert first.result is None and "missing" in str(first.error)
     assert second.error is None, second.error
     assert second.changed == ("layouts/fig.toml",)

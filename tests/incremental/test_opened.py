@@ -92,15 +92,9 @@ def make_project(root: Path, outside: Path | None = None) -> Path:
 
 
 @pytest.fixture
-def render_log(tmp_path, monkeypatch):
-    log = tmp_path / "renders.log"
-    monkeypatch.setenv("COMPOSER_TEST_RENDER_LOG", str(log))
-
-    def renders() -> list[str]:
-        names = log.read_text().split() if log.exists() else []
-        log.write_text("")
-        return sorted(names)
-    return renders
+def render_log(render_log):
+    """The panels drawn since the last call, sorted (with two workers they finish in either order)."""
+    return lambda: sorted(render_log())
 
 
 def compose(root: Path, *args: str) -> subprocess.CompletedProcess:
