@@ -319,7 +319,8 @@ def encode_entry(key: str, panel: RenderedPanel) -> bytes:
     """An entry's bytes: header, payload digest, payload (anchors, notes and substituted fonts as JSON
     + newline + SVG)."""
     anchors = {name: [float(x), float(y)] for name, (x, y) in panel.anchors.items()}
-    meta = {"anchors": anchors, "notes": list(panel.notes), "substituted": dict(panel.substituted)}
+    meta = {"anchors": anchors, "notes": list(panel.notes), "substituted": dict(panel.substituted),
+            "plot_area": list(panel.plot_area) if panel.plot_area else None}
     payload = canonical_json(meta).encode("utf-8") + b"\n" + panel.svg
     return b"%s %s\n%s\n" % (_MAGIC, key.encode(), bytes_digest(payload).encode()) + payload
 
@@ -340,9 +341,11 @@ def decode_entry(key: str, data: bytes) -> RenderedPanel | None:
         anchors = {str(name): (float(xy[0]), float(xy[1])) for name, xy in meta["anchors"].items()}
         notes = tuple(str(note) for note in meta["notes"])
         substituted = {str(font): str(what) for font, what in meta["substituted"].items()}
+        area = meta["plot_area"]
+        plot_area = (float(area[0]), float(area[1]), float(area[2]), float(area[3])) if area else None
     except (ValueError, TypeError, AttributeError, IndexError, KeyError):
         return None
-    return RenderedPanel(svg=svg, anchors=anchors, notes=notes, substituted=substituted)
+    return RenderedPanel(svg=svg, anchors=anchors, notes=notes, substituted=substituted, plot_area=plot_area)
 
 
 #: the panel cache is kept under this size: after each store the least

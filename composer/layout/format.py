@@ -80,6 +80,11 @@ LABEL_SIZE_ABOVE_FONT_PT = 1.0
 TRACK_SHARE = 1
 #: an arrow's head (length, width) per pt of line width, when larger than the head's default
 HEAD_PER_WIDTH = (4.5, 3.6)
+#: ``[figure] labels``: the styles of automatic panel labels, shown as the first label of each
+#: (:func:`composer.layout.presets.auto_label` writes the n-th).
+LABEL_STYLES = ("a", "A", "(a)", "a)", "i", "(i)", "1")
+#: ``[figure] label_at``: a panel label's corner at the panel's box, or at its plot area (axes).
+LABEL_AT = ("box", "plot")
 #: ``[[align]] axis``: plot-area edges lined up.
 ALIGN_AXES = ("x", "y", "both")
 #: every ``align`` of any relation.
@@ -168,6 +173,24 @@ class Reader:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
             raise self.err(key, f"{value!r} is not a positive number")
         return float(value)
+
+    def panel_label(self, value: Any, key: str) -> str | bool:
+        """A panel's own label (a string with something to see), or ``false``: no label."""
+        if value is False:
+            return False
+        if value is True:
+            raise self.err(key, "true is not a label; write the label (\"a\"), or false for none")
+        return self.words(value, key)
+
+    def panel_order(self, value: Any, key: str) -> tuple[str, ...]:
+        """A list of panel names, none twice (checked against the figure's panels by the loader)."""
+        if not isinstance(value, list) or not value:
+            raise self.err(key, f"{value!r} is not a list of panel names; write [\"b\", \"a\", ...]")
+        names = tuple(self.name(v, f"{key}[{i}]") for i, v in enumerate(value))
+        twice = [n for i, n in enumerate(names) if n in names[:i]]
+        if twice:
+            raise self.err(key, f"{twice[0]!r} is listed twice; list each panel once")
+        return names
 
     def boolean(self, value: Any, key: str) -> bool:
         if not isinstance(value, bool):
@@ -556,6 +579,13 @@ TYPES: dict[str, ValueType] = {t.name: t for t in (
         "description": "a colour matplotlib knows (\"black\", \"#rrggbb\"), a palette name from [colors], "
                        "or \"none\""}),
     ValueType("bool", "`true`/`false`", Reader.boolean, {"type": "boolean"}),
+    ValueType("panel_label", "string, or `false`", Reader.panel_label, {
+        "oneOf": [{"type": "string", "pattern": r"\S"}, {"const": False}],
+        "description": "the panel's label (\"a\"), or false: none (and no automatic letter)"}),
+    ValueType("panel_order", "list of panel names", Reader.panel_order, {
+        "type": "array", "items": {"$ref": "#/definitions/name"}, "minItems": 1, "uniqueItems": True}),
+    ValueType("label_style", "choice", _choice(LABEL_STYLES), _choice_schema(LABEL_STYLES)),
+    ValueType("label_at", "choice", _choice(LABEL_AT), _choice_schema(LABEL_AT)),
     ValueType("fraction", "number 0-1", Reader.fraction, {"type": "number", "minimum": 0, "maximum": 1}),
     ValueType("positive", "number > 0", Reader.positive_number, {"type": "number", "exclusiveMinimum": 0}),
     ValueType("angle", "degrees, -170 to 170", Reader.degrees, {"type": "number", "minimum": -170, "maximum": 170}),
@@ -798,8 +828,22 @@ TABLES: tuple[Table, ...] = (
             convert=Reader.text_size),
         Key("label_weight", "weight", "panel label weight", default="bold", note=", or the preset's"),
         Key("label_color", "color", "panel label colour", default="#000000"),
-        Key("label_offset", "offset_pair", "the label's lower-left corner from the panel's top-left",
+        Key("label_offset", "offset_pair", "the label's lower-left corner from the panel's top-left "
+                                           "(its box's, or its plot area's with `label_at = \"plot\"`)",
             default=["0pt", "-2pt"]),
+        Key("labels", "label_style", "letter the panels automatically in this style: `\"a\"`, `\"A\"`, "
+                                     "`\"(a)\"`, `\"a)\"` (after z comes aa, ab...), `\"i\"`, `\"(i)\"` "
+                                     "(lower-case roman), `\"1\"`; in the order the `[panels.NAME]` tables are "
+                                     "written, or `label_order`. A panel's own `label` replaces its letter; "
+                                     "`label = false` skips the panel, which takes no letter. With a `preset`, "
+                                     "the journal's style only (Nature `\"a\"`, Science, Cell and PNAS "
+                                     "`\"A\"`, IEEE `\"(a)\"`)", shown="none: labels only where a panel has `label`"),
+        Key("label_order", "panel_order", "the order panels take letters under `labels`: every panel that "
+                                          "is lettered, each once", shown="the order the panels are written"),
+        Key("label_at", "label_at", "`\"box\"`: `label_offset` is from the panel's box; `\"plot\"`: from "
+                                    "its plot area, the union of its axes as matplotlib placed them (colorbars "
+                                    "left out); an SVG or image panel, or one with no axes, uses its box",
+            default="box"),
         Key("raster_ppi", "positive", "pixels per inch, at final size, of every embedded raster: matplotlib's "
                                       "images and rasterized artists, and data-cell images enlarged to it",
             default=300),
@@ -863,7 +907,8 @@ TABLES: tuple[Table, ...] = (
               Key("image", "image_file", "a PNG or JPEG, fitted keeping its aspect and inlined"),
               *_placement("nw"),
               Key("size", "size", "the panel's box; required unless a `cell` gives it"),
-              Key("label", "string", "panel label drawn at its top-left (`\"a\"`)", convert=Reader.words),
+              Key("label", "panel_label", "panel label drawn at its top-left (`\"a\"`); with `[figure] labels`, "
+                                          "replaces the panel's letter, and `false` skips the panel"),
               Key("title", "template", "a title drawn after the label (`{fields}` allowed)", convert=Reader.string),
               Key("params", "table", "keyword arguments for the renderer", default={}, convert=Reader.params),
               Key("data", "data_file", "a data file for this panel instead of the figure's"),

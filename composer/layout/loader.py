@@ -166,7 +166,8 @@ def layout_from_dict(raw: dict[str, Any], r: _Reader, *, name: str) -> Figure:
     else:
         top.asked.append("grid")
     grids += [_grid(r, v, n, f"grids.{n}", spec) for n, v in r.section(top.get("grids"), "grids", None).raw.items()]
-    panels = tuple(_panel(r, n, v, spec) for n, v in r.section(top.get("panels"), "panels", None).raw.items())
+    panels = _auto_labels(r, spec, tuple(_panel(r, n, v, spec)
+                                         for n, v in r.section(top.get("panels"), "panels", None).raw.items()))
     texts = tuple(_text(r, t, f"text[{i}]", spec) for i, t in enumerate(_array(r, top.get("text"), "text")))
     shapes = tuple(_shape(r, s, f"shape[{i}]", spec) for i, s in enumerate(_array(r, top.get("shape"), "shape")))
     arrows = tuple(_arrow(r, a, f"arrow[{i}]", spec) for i, a in enumerate(_array(r, top.get("arrow"), "arrow")))
@@ -176,6 +177,54 @@ def layout_from_dict(raw: dict[str, Any], r: _Reader, *, name: str) -> Figure:
                     grids=tuple(grids), aligns=aligns, files=tuple(dict.fromkeys(r.files)))
     _check_names(r, figure)
     return figure
+
+
+def _auto_labels(r: _Reader, spec: FigureSpec, panels: tuple[Panel, ...]) -> tuple[Panel, ...]:
+    """Each panel's label under ``[figure] labels``: the n-th letter of the style
+    (:func:`composer.layout.presets.auto_label`) for the n-th panel in ``label_order``, or in the order
+    the panels are written. A panel with its own ``label`` keeps it and takes its letter's place (the
+    next panel gets the letter after); one with ``label = false`` is skipped and takes no letter, as
+    R patchwork and cowplot leave a panel without a tag out of the count.
+
+    Raises:
+        LayoutError: ``label_order`` names a panel that does not exist, or leaves out one that takes a
+            letter; ``label = false`` without ``[figure] labels`` (it would do nothing).
+    """
+    skipped = {p.name for p in panels if p.label is False}
+    if spec.labels is None:
+        if skipped:
+            name = next(p.name for p in panels if p.name in skipped)
+            raise r.err(f"panels.{name}.label", "label = false skips a panel of [figure] labels, and [figure] has "
+                                                "no labels; without labels a panel has no label unless it has "
+                                                "one: remove the key")
+        return panels
+    by_name = {p.name: p for p in panels}
+    order = spec.label_order or tuple(n for n in by_name if n not in skipped)
+    for i, name in enumerate(order):
+        if name not in by_name:
+            close = difflib.get_close_matches(name, list(by_name), n=1, cutoff=0.6)
+            raise r.err(f"figure.label_order[{i}]", f"{name!r} is not a panel"
+                        + (f"; did you mean {close[0]!r}?" if close else "")
+                        + f"; panels are {', '.join(by_name) or 'none'}")
+        if name in skipped:
+            raise r.err(f"figure.label_order[{i}]", f"panel {name!r} has label = false; remove it from "
+                                                    "label_order, or give it a letter")
+    missing = [n for n in by_name if n not in order and n not in skipped]
+    if missing:
+        raise r.err("figure.label_order", f"panel {missing[0]!r} is not listed; list every lettered panel in "
+                                          "label_order, or set label = false on it")
+    letters = {name: presets.auto_label(spec.labels, i) for i, name in enumerate(order)}
+    journal = presets.PRESETS[spec.preset].label if spec.preset else None
+    out = []
+    for p in panels:
+        if p.label is False:
+            out.append(dataclasses.replace(p, label=None))
+        elif p.label is None:
+            letter = letters[p.name]
+            out.append(dataclasses.replace(p, label=journal.format(letter) if journal else letter))
+        else:
+            out.append(p)
+    return tuple(out)
 
 
 def _array(r: _Reader, value: Any, key: str) -> list[Any]:
@@ -286,6 +335,16 @@ def _figure_spec(r: _Reader, raw: Any, check_raw: Any = None) -> FigureSpec:
                          else t.default("label_weight"))
     label_color = t.get("label_color")
     label_offset = t.get("label_offset")
+    labels = t.get("labels")
+    if labels is not None and preset is not None and preset.label is not None and labels != preset.label.labels:
+        raise r.err("figure.labels", f"{labels!r}: the {preset.title} preset labels panels "
+                                     f"{preset.label.labels!r}; write labels = {preset.label.labels!r}, or "
+                                     "remove the preset")
+    label_order = t.get("label_order")
+    if label_order is not None and labels is None:
+        raise r.err("figure.label_order", "label_order orders the automatic labels, and [figure] has no labels; "
+                                          "add labels = \"a\" (or another style), or remove label_order")
+    label_at = t.get("label_at")
     raster_ppi = t.get("raster_ppi")
     text_mode = t.get("text")
     engine = t.get("engine")
@@ -297,7 +356,7 @@ def _figure_spec(r: _Reader, raw: Any, check_raw: Any = None) -> FigureSpec:
                       font=font, font_size_pt=font_size, background=background, data=data, params=params,
                       label=label, label_offset_pt=label_offset, raster_ppi=raster_ppi, colors=dict(r.colors),
                       rcparams=dict(r.rcparams), preset=preset.name if preset else None, text=text_mode,
-                      engine=engine,
+                      engine=engine, labels=labels, label_order=label_order or (), label_at=label_at,
                       check=_check_limits(r, check_raw, preset))
 
 
@@ -469,9 +528,9 @@ def _panel(r: _Reader, name: str, raw: Any, spec: FigureSpec) -> Panel:
                                    f"{t.misspelt(['size'])}")
     if place.cell is not None and size is not None:
         raise r.err(f"{key}.size", "over-constrained: the grid cell gives the size; remove size or cell")
-    label = t.get("label")
+    label = t.get("label")  # False: skipped by [figure] labels (see _auto_labels)
     journal_label = presets.PRESETS[spec.preset].label if spec.preset else None
-    if label is not None and journal_label:
+    if isinstance(label, str) and journal_label:
         label = journal_label.format(label)  # the journal's style: a / A / (a)
     title = t.get("title")
     if kind == "render":

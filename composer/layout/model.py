@@ -190,7 +190,13 @@ class FigureSpec:
         params: shared parameters passed to every renderer and ``values()``
             that accepts them.
         label: style of panel labels; label_offset_pt: the label's lower-left
-            corner relative to the panel's top-left corner (+y down).
+            corner relative to the panel's top-left corner (+y down): its box's,
+            or with ``label_at == "plot"`` its plot area's (the union of its
+            axes as rendered; see :attr:`composer.stages.render.RenderedPanel.plot_area`).
+        labels: ``[figure] labels``, the automatic label style (``"a"``, ``"(i)"``...)
+            or None; the loader has already written each panel's label
+            (:attr:`Panel.label`), so the stages never count letters.
+        label_order: ``[figure] label_order`` as written, or () (declaration order).
         raster_ppi: pixels per inch, at final size, of images that matplotlib
             embeds in panels (``imshow``, ``rasterized=True`` artists).
         colors: the named palette (``[colors]``), name -> ``#rrggbb``.
@@ -224,6 +230,9 @@ class FigureSpec:
     check: CheckLimits = field(default_factory=CheckLimits)
     text: str = default("figure", "text")
     engine: str = default("figure", "engine")
+    labels: str | None = None
+    label_order: tuple[str, ...] = ()
+    label_at: str = default("figure", "label_at")
 
     @property
     def unit(self) -> str:

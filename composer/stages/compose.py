@@ -40,7 +40,8 @@ def figure_geometry(inputs: Inputs, rendered: Mapping[str, RenderedPanel],
     """Every box and route of the figure, with rendered panels' data anchors (pure)."""
     typeset = typeset or typeset_figure(inputs)
     return resolve(inputs.figure, typeset.text_sizes, typeset.shape_sizes,
-                   {name: r.anchors for name, r in rendered.items()}, file=inputs.file)
+                   {name: r.anchors for name, r in rendered.items()}, file=inputs.file,
+                   plot_areas={name: r.plot_area for name, r in rendered.items()})
 
 
 def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Typeset | None = None) -> bytes:
@@ -114,7 +115,8 @@ def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Type
         label = typeset_text(panel.label, spec.label, file, f"{panel.key}.label", colors) if panel.label else None
         title_text = fill_text(panel.title, inputs, file, f"{panel.key}.title") if panel.title else None
         title = typeset_text(title_text, title_style, file, f"{panel.key}.title", colors) if title_text else None
-        label_box, title_box = draw.label_boxes(panel, geometry.panels[panel.name], spec, label, title)
+        label_box, title_box = draw.label_boxes(panel, geometry.panels[panel.name], spec, label, title,
+                                                geometry.plot_areas.get(panel.name))
         if label is not None:
             assert label_box is not None  # draw.label_boxes places every label it is given
             root.append(draw.text_element(label, label_box, spec.label, "left", element_id=f"label-{panel.name}",
@@ -143,7 +145,8 @@ def panel_label_boxes(inputs: Inputs, geometry: Geometry) -> dict[str, tuple[Box
         label = typeset_text(panel.label, spec.label, file, f"{panel.key}.label", colors) if panel.label else None
         title_text = fill_text(panel.title, inputs, file, f"{panel.key}.title") if panel.title else None
         title = typeset_text(title_text, title_style, file, f"{panel.key}.title", colors) if title_text else None
-        boxes[panel.name] = draw.label_boxes(panel, geometry.panels[panel.name], spec, label, title)
+        boxes[panel.name] = draw.label_boxes(panel, geometry.panels[panel.name], spec, label, title,
+                                             geometry.plot_areas.get(panel.name))
     return boxes
 
 

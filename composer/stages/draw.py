@@ -332,12 +332,15 @@ def connector_label_box(route: Route, arrow: Arrow, block: TextBlock, clearance_
 
 
 def label_boxes(panel: Panel, box: Box, spec: FigureSpec, label: TextBlock | None,
-                title: TextBlock | None) -> tuple[Box | None, Box | None]:
+                title: TextBlock | None, plot: Box | None = None) -> tuple[Box | None, Box | None]:
     """Where a panel's label and title go: the label's lower-left corner at the
     panel's top-left plus ``label_offset``; the title follows on the same line,
-    0.4 em after the label."""
-    x = box.x_pt + spec.label_offset_pt[0]
-    y = box.y_pt + spec.label_offset_pt[1]
+    0.4 em after the label. With ``[figure] label_at = "plot"`` the corner is the
+    top-left of ``plot``, the panel's plot area on the canvas
+    (:attr:`composer.stages.geometry.Geometry.plot_areas`; its box when None)."""
+    corner = plot if spec.label_at == "plot" and plot is not None else box
+    x = corner.x_pt + spec.label_offset_pt[0]
+    y = corner.y_pt + spec.label_offset_pt[1]
     label_box = title_box = None
     if label is not None:
         label_box = Box.placed((x, y), "sw", label.width_pt, label.height_pt)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import difflib
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from composer.errors import LayoutError
 from composer.layout.model import COMPASS, Align, Figure, Grid, Placement, Position
@@ -92,6 +92,9 @@ class Geometry:
         arrows: one route per ``[[arrow]]``.
         grids: grid name -> box; cells: (grid, area) -> box.
         data_anchors: (panel, name) -> canvas point.
+        plot_areas: panel name -> its plot area on the canvas: the union of its
+            axes as rendered (:attr:`composer.stages.render.RenderedPanel.plot_area`),
+            or its box for an SVG or image panel, one with no axes, or before rendering.
     """
 
     panels: dict[str, Box]
@@ -102,6 +105,7 @@ class Geometry:
     grids: dict[str, Box]
     cells: dict[tuple[str, str], Box]
     data_anchors: dict[tuple[str, str], Point]
+    plot_areas: dict[str, Box] = field(default_factory=dict)
 
 
 class _NeedsAnchors(Exception):
@@ -110,7 +114,8 @@ class _NeedsAnchors(Exception):
 
 def resolve(figure: Figure, text_sizes: list[tuple[float, float]],
             shape_sizes: list[tuple[float, float] | None] | None,
-            data_anchors: Mapping[str, Mapping[str, Point]] | None, *, file: str) -> Geometry:
+            data_anchors: Mapping[str, Mapping[str, Point]] | None, *, file: str,
+            plot_areas: Mapping[str, tuple[float, float, float, float] | None] | None = None) -> Geometry:
     """Place every element.
 
     Args:
@@ -123,13 +128,15 @@ def resolve(figure: Figure, text_sizes: list[tuple[float, float]],
             coordinates}; None when panels are not rendered yet (then a
             reference to a data anchor raises LayoutError).
         file: the layout file, for errors.
+        plot_areas: panel name -> (x0, y0, x1, y1) of its plot area in panel pt
+            (y down) or None; a panel missing here has its box as plot area.
 
     Raises:
         LayoutError: a reference to a data anchor the renderer did not publish
             (lists those it did), a cycle of references, grid tracks that do
             not fit, or panels overlapping.
     """
-    return _Resolver(figure, text_sizes, shape_sizes, data_anchors, file).run()
+    return _Resolver(figure, text_sizes, shape_sizes, data_anchors, file, plot_areas).run()
 
 
 def panel_boxes(figure: Figure, text_sizes: list[tuple[float, float]],
@@ -211,9 +218,10 @@ def _check_alignment(align: Align, boxes: Mapping[str, Box], file: str) -> None:
 
 
 class _Resolver:
-    def __init__(self, figure: Figure, text_sizes, shape_sizes, data_anchors, file: str):
+    def __init__(self, figure: Figure, text_sizes, shape_sizes, data_anchors, file: str, plot_areas=None):
         self.figure, self.file = figure, file
         self.anchors = data_anchors
+        self.plot_areas: Mapping[str, tuple[float, float, float, float] | None] = plot_areas or {}
         self.items: dict[str, tuple[Placement, tuple[float, float] | None]] = {}
         for panel in figure.panels:
             self.items[panel.name] = (panel.place, panel.size_pt)
@@ -242,6 +250,11 @@ class _Resolver:
             box = self.boxes[panel]
             for name, (x, y) in found.items():
                 placed[(panel, name)] = (box.x_pt + x, box.y_pt + y)
+        plots = {}
+        for p in figure.panels:
+            box, area = self.boxes[p.name], self.plot_areas.get(p.name)
+            plots[p.name] = box if area is None else Box(box.x_pt + area[0], box.y_pt + area[1],
+                                                         area[2] - area[0], area[3] - area[1])
         return Geometry(
             panels={p.name: self.boxes[p.name] for p in figure.panels},
             texts=tuple(self.boxes[t.name or f"#text{i}"] for i, t in enumerate(figure.texts)),
@@ -252,6 +265,7 @@ class _Resolver:
             grids={g.name: self.boxes[f"grid:{g.name}"] for g in figure.grids},
             cells=dict(self.cells),
             data_anchors=placed,
+            plot_areas=plots,
         )
 
     def box(self, name: str) -> Box:

@@ -81,12 +81,17 @@ class RenderedPanel:
             ``font-substituted`` rule). Filled by
             :func:`composer.pipeline.render_panels` and cached with the panel;
             empty from :func:`render_panel`, which does not watch.
+        plot_area: (x0, y0, x1, y1) in pt from the panel's top-left, y down: the union
+            of its visible axes as drawn (after aspect locking), colorbars left out
+            (:func:`plot_area`); None when it has no such axes. ``[figure] label_at =
+            "plot"`` places labels by it.
     """
 
     svg: bytes
     anchors: dict[str, tuple[float, float]]
     notes: tuple[str, ...] = ()
     substituted: dict[str, str] = field(default_factory=dict)
+    plot_area: tuple[float, float, float, float] | None = None
 
 
 def load_module(panels_dir: Path, module: str, *, file: str, key: str) -> ModuleType:
@@ -491,7 +496,22 @@ def save_panel(draft: Draft, spec: FigureSpec, *, file: str) -> RenderedPanel:
                              "has them after the first in [figure] font, e.g. font = \"DejaVu Sans, WenQuanYi "
                              "Micro Hei\"", file=file, key=key)
         anchors = _data_anchors(draft.fig, draft.result, panel, draft.size_pt[1], file=file, key=key)
-    return RenderedPanel(svg=svg, anchors=anchors, notes=notes)
+    return RenderedPanel(svg=svg, anchors=anchors, notes=notes, plot_area=plot_area(draft.fig, draft.size_pt))
+
+
+def plot_area(fig: Any, size_pt: tuple[float, float]) -> tuple[float, float, float, float] | None:
+    """The plot area of a drawn (saved) Figure of ``size_pt``: (x0, y0, x1, y1) in pt from its top-left,
+    y down, the union of its visible axes' positions as matplotlib last drew them
+    (``Axes.get_position()``: after ``apply_aspect``, so an ``imshow`` keeps its square), leaving out
+    colorbar axes (:func:`composer.mpl.internals.is_colorbar`). None: no such axes."""
+    from composer.mpl.internals import is_colorbar
+
+    boxes = [ax.get_position() for ax in fig.axes if ax.get_visible() and not is_colorbar(ax)]
+    if not boxes:
+        return None
+    width_pt, height_pt = size_pt
+    return (min(b.x0 for b in boxes) * width_pt, (1 - max(b.y1 for b in boxes)) * height_pt,
+            max(b.x1 for b in boxes) * width_pt, (1 - min(b.y0 for b in boxes)) * height_pt)
 
 
 def render_panel(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data: Mapping[str, Any], *,

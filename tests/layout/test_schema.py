@@ -163,7 +163,7 @@ BAD = {
     "bool": "yes", "fraction": 1.5, "positive": -1, "angle": 200, "renderer": "no_colon",
     "svg_file": "logo.png", "image_file": "photo.gif", "data_file": "results.xlsx", "style_file": "paper.yaml",
     "table": 3, "mosaic": 3, "tracks": "1", "gutter": True, "margin": ["1mm", "2mm"], "panel_list": ["a"],
-    "canvas_width": "nature.huge", "name_pairs": [["a"]],
+    "canvas_width": "nature.huge", "name_pairs": [["a"]], "panel_order": "a", "panel_label": True,
 }
 BAD_CHOICE = "bogus"
 
@@ -408,7 +408,7 @@ MODEL = {
         "background": lambda f: f.spec.background, "params": lambda f: f.spec.params,
         "label_weight": lambda f: f.spec.label.weight, "label_color": lambda f: f.spec.label.color,
         "label_offset": lambda f: f.spec.label_offset_pt, "raster_ppi": lambda f: f.spec.raster_ppi,
-        "text": lambda f: f.spec.text, "engine": lambda f: f.spec.engine}),
+        "text": lambda f: f.spec.text, "engine": lambda f: f.spec.engine, "label_at": lambda f: f.spec.label_at}),
     "check": ({"figure": dict(FIG), "check": {}}, {
         "min_font_size": lambda f: f.spec.check.min_font_pt, "min_line_width": lambda f: f.spec.check.min_line_pt,
         "min_ppi": lambda f: f.spec.check.min_ppi, "cvd_min_distance": lambda f: f.spec.check.cvd_min_distance}),
