@@ -85,6 +85,10 @@ HEAD_PER_WIDTH = (4.5, 3.6)
 LABEL_STYLES = ("a", "A", "(a)", "a)", "i", "(i)", "1")
 #: ``[figure] label_at``: a panel label's corner at the panel's box, or at its plot area (axes).
 LABEL_AT = ("box", "plot")
+#: ``[[text]] side``: where a text ``beside`` panels sits, outside their combined plot areas.
+BESIDE_SIDES = ("left", "right", "above", "below")
+#: ``[[text]] rotate``: the largest turn, degrees either way (a full turn is the text unturned).
+MAX_ROTATE_DEG = 360.0
 #: ``[[align]] axis``: plot-area edges lined up.
 ALIGN_AXES = ("x", "y", "both")
 #: every ``align`` of any relation.
@@ -207,6 +211,19 @@ class Reader:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not -170 <= value <= 170:
             raise self.err(key, f"{value!r} is not an angle in degrees from -170 to 170")
         return float(value)
+
+    def rotation(self, value: Any, key: str) -> float:
+        """A text's turn: degrees from -360 to 360, counter-clockwise positive."""
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if not number or not -MAX_ROTATE_DEG <= value <= MAX_ROTATE_DEG:
+            raise self.err(key, f"{value!r} is not an angle in degrees from -360 to 360 (90: reads bottom to top)")
+        return float(value)
+
+    def panel_names(self, value: Any, key: str) -> tuple[str, ...]:
+        """One or more panel names (checked against the figure's panels by the loader)."""
+        if not isinstance(value, list) or not value:
+            raise self.err(key, f"{value!r} is not a list of panel names; write [\"a\", \"c\"]")
+        return tuple(self.name(v, f"{key}[{i}]") for i, v in enumerate(value))
 
     def color(self, value: Any, key: str) -> str | None:
         """A colour matplotlib understands -> ``#rrggbb`` (or None for "none")."""
@@ -584,6 +601,11 @@ TYPES: dict[str, ValueType] = {t.name: t for t in (
         "description": "the panel's label (\"a\"), or false: none (and no automatic letter)"}),
     ValueType("panel_order", "list of panel names", Reader.panel_order, {
         "type": "array", "items": {"$ref": "#/definitions/name"}, "minItems": 1, "uniqueItems": True}),
+    ValueType("rotation", "degrees, -360 to 360", Reader.rotation,
+              {"type": "number", "minimum": -MAX_ROTATE_DEG, "maximum": MAX_ROTATE_DEG}),
+    ValueType("panel_names", "list of panel names", Reader.panel_names, {
+        "type": "array", "items": {"$ref": "#/definitions/name"}, "minItems": 1}),
+    ValueType("beside_side", "choice", _choice(BESIDE_SIDES), _choice_schema(BESIDE_SIDES)),
     ValueType("label_style", "choice", _choice(LABEL_STYLES), _choice_schema(LABEL_STYLES)),
     ValueType("label_at", "choice", _choice(LABEL_AT), _choice_schema(LABEL_AT)),
     ValueType("fraction", "number 0-1", Reader.fraction, {"type": "number", "minimum": 0, "maximum": 1}),
@@ -930,10 +952,20 @@ TABLES: tuple[Table, ...] = (
                                 "`<b>`, `<i>`, `<color=NAME>` spans", required=True),
         Key("name", "name", "lets other elements refer to this text"),
         *_placement("center"),
+        Key("beside", "panel_names", "place the text beside these panels instead: centred on their combined "
+                                     "plot areas (the union of their axes as drawn; an SVG or image panel's "
+                                     "box), `gap` outside them on `side` (a shared axis title)"),
+        Key("side", "beside_side", "the side of the panels' plot areas a `beside` text sits on", default="left"),
+        Key("rotate", "rotation", "turn the text by this many degrees, counter-clockwise (90: reads bottom to "
+                                  "top, as a y-axis title); its box, placed and checked, is the turned box",
+            default=0),
         Key("justify", "justify", "line alignment", shown="from the anchor's side"),
         Key("width", "length", "wrap the text to this width"),
         *_text_style("", "the text"),
-    ), rules=(_exactly_one(PLACEMENT_KEYS), *_placement_rules())),
+    ), rules=(_exactly_one((*PLACEMENT_KEYS, "beside")), *_placement_rules(),
+              {"if": {"required": ["beside"]}, "then": {"not": {"anyOf": [{"required": ["anchor"]},
+                                                                          {"required": ["align"]}]}},
+               "else": {"not": {"required": ["side"]}}})),
     Table("shape", "[[shape]]",
           "A box (`rect`, `circle`, `ellipse`, placed like a panel), a polyline (`line`), or a `brace`/"
           "`bracket` from one point to another. A boxed shape with text and no size fits its text.", (

@@ -597,12 +597,28 @@ def _text(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Text:
     t = r.section(raw, key, "text")
     text = t.get("text")
     name = t.get("name")
-    place = _placement(r, t)
+    if "beside" in t.raw:
+        others = [k for k in _PLACEMENT_KEYS if k in t.raw]
+        if others:
+            raise r.err(key, f"over-constrained: beside and {others[0]} both place it; give one")
+        t.refuse(["anchor", "align"], "beside sets the anchor itself: the text's side facing the panels")
+        t.asked += list(_PLACEMENT_KEYS)
+        place = Placement(beside=t.get("beside"), side=t.get("side"), gap_pt=t.get("gap"),
+                          offset_pt=t.get("offset"), anchor="center", key=f"{key}.beside")  # lines centred
+    else:
+        t.refuse(["side"], "side goes with beside (the side of the panels a text sits on)")
+        t.asked.append("beside")
+        place = _placement(r, t)
+    rotate = t.get("rotate")
+    if rotate and place.cell is not None:
+        raise r.err(f"{key}.rotate", "a text filling a cell is wrapped to the cell's width; place a turned text "
+                                     "with at, a relation or beside")
     align = t.get("justify")
     width = t.get("width")
     style = _text_style(r, t, spec)
     t.done()
-    return Text(text=text, place=place, style=style, align=align, name=name, width_pt=width, key=key)
+    return Text(text=text, place=place, style=style, align=align, name=name, width_pt=width, key=key,
+                rotate_deg=rotate)
 
 
 def _shape(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Shape:
@@ -775,6 +791,12 @@ def _check_names(r: _Reader, figure: Figure) -> None:
             raise r.err(pos.key, f"{pos.written()}: {element!r} has no anchor {anchor!r}"
                                  f"{_did_you_mean(anchor, list(COMPASS))}; "
                                  f"valid anchors are {', '.join(COMPASS)}, or side@fraction (e@0.25)")
+    panel_names = [p.name for p in figure.panels]
+    for text in figure.texts:
+        for i, panel in enumerate(text.place.beside):
+            if panel not in panel_names:
+                raise r.err(f"{text.place.key}[{i}]", f"{panel!r} is not a panel{_did_you_mean(panel, panel_names)}; "
+                                                      f"beside names panels (valid: {', '.join(panel_names)})")
     grids = {g.name: g for g in figure.grids}
     areas = {name: sorted({c for row in g.mosaic for c in row} - {"."}) for name, g in grids.items()}
     cells = [f"{name}.{a}" if name else a for name, letters in areas.items() for a in letters]

@@ -73,10 +73,17 @@ class Placement:
     loader into ``at`` + ``anchor``: ``right_of = "a"`` with gap g and
     ``align = "top"`` is ``at = a.ne + (g, 0)``, ``anchor = "nw"``.
 
+    A ``[[text]]`` may instead sit ``beside`` panels: centred on the union of
+    their plot areas (known after rendering), ``gap_pt`` outside it on
+    ``side``, by its own anchor on that side (``e`` for ``left``...).
+
     Attributes:
         at: the point where ``anchor`` of the element's box sits, or None.
         anchor: compass anchor of the element's own box.
         cell: ``(grid, area)`` of a mosaic grid, or None.
+        beside: panel names (a text beside their plot areas), or ().
+        side: ``left``, ``right``, ``above``, ``below``: the side of ``beside``.
+        gap_pt: distance from the plot areas' edge (``beside``); offset_pt: added after.
         key: the layout key path, for errors.
     """
 
@@ -84,6 +91,10 @@ class Placement:
     anchor: str = default("panel", "anchor")
     cell: tuple[str, str] | None = None
     key: str = ""
+    beside: tuple[str, ...] = ()
+    side: str = default("text", "side")
+    gap_pt: float = 0.0
+    offset_pt: tuple[float, float] = (0.0, 0.0)
 
 
 @dataclass(frozen=True)
@@ -285,6 +296,9 @@ class Text:
     scalar data), ``$...$`` mathtext and ``<b>``, ``<i>``, ``<color=NAME>``
     spans. ``place.anchor`` names the point of the block that sits at
     ``place.at``. With ``width_pt`` the text is wrapped to that width.
+    ``rotate_deg`` turns it counter-clockwise on the page (matplotlib's
+    ``rotation``; 90 reads bottom to top); its box (placed, checked) is then
+    the axis-aligned box of the turned block (:func:`composer.stages.geometry.turned_size`).
     """
 
     text: str
@@ -294,6 +308,7 @@ class Text:
     name: str | None = None
     width_pt: float | None = None
     key: str = ""
+    rotate_deg: float = default("text", "rotate")
 
 
 @dataclass(frozen=True)

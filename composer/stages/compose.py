@@ -108,8 +108,8 @@ def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Type
             block = typeset_text(filled, text.style, file, f"{text.key}.text", colors, text.width_pt or box.width_pt)
             box = Box.placed(box.anchor("center"), "center", block.width_pt, block.height_pt)
         align = text.align or draw.default_align(text.place.anchor)
-        root.append(draw.text_element(block, box, text.style, align,
-                                      element_id=f"text-{text.name or i}", label=filled))
+        root.append(draw.turned_text_element(block, box, text.style, align, text.rotate_deg,
+                                             element_id=f"text-{text.name or i}", label=filled))
     title_style = dataclasses.replace(spec.label, weight="normal")
     for panel in figure.panels:
         label = typeset_text(panel.label, spec.label, file, f"{panel.key}.label", colors) if panel.label else None

@@ -62,6 +62,23 @@ def text_element(block: TextBlock, box: Box, style: TextStyle, align: str, *, el
     return el
 
 
+def turned_text_element(block: TextBlock, box: Box, style: TextStyle, align: str, rotate_deg: float, *,
+                        element_id: str, label: str) -> etree._Element:
+    """A text block turned ``rotate_deg`` counter-clockwise about the centre of ``box`` (the turned
+    block's axis-aligned box, :func:`composer.stages.geometry.turned_size`): the block is drawn
+    unturned, centred on ``box``, inside ``<g transform="rotate(-rotate_deg cx cy)">`` (SVG's
+    ``rotate`` turns clockwise on the y-down page, so the sign flips). Not turned: :func:`text_element`."""
+    if rotate_deg % 360 == 0:
+        return text_element(block, box, style, align, element_id=element_id, label=label)
+    cx, cy = box.anchor("center")
+    inner = Box.placed((cx, cy), "center", block.width_pt, block.height_pt)
+    group = etree.Element(svg_tag("g"), id=element_id)
+    group.set("transform", f"rotate({fmt(-rotate_deg)} {fmt(cx)} {fmt(cy)})")
+    group.set("aria-label", label)
+    group.append(text_element(block, inner, style, align, element_id=f"{element_id}-turned", label=label))
+    return group
+
+
 def editable_text_element(block: TextBlock, box: Box, style: TextStyle, align: str, *, element_id: str,
                           label: str) -> etree._Element:
     """A text block as ``<g>`` of one ``<text xml:space="preserve">`` per line.

@@ -20,6 +20,12 @@ Box model (documented before the code, as matplotlib's ``_layoutgrid`` does):
 - Data anchors published by renderers (panel pt) move onto the canvas with
   their panel's box, so ``fmap.pixel`` is a canvas point like ``fmap.e``.
 - Panels may not overlap one another unless one is marked ``overlap = true``.
+- A text turned by ``rotate`` occupies the axis-aligned box of its turned block
+  (:func:`turned_size`): that box is placed, referred to and checked.
+- A text ``beside`` panels is centred on the union of their plot areas (each
+  panel's axes as rendered, or its box), ``gap`` outside that union on its
+  ``side``, touching it with its own facing side (``e`` for ``left``); it is
+  known only after rendering, so no panel or grid may be placed relative to it.
 """
 
 from __future__ import annotations
@@ -64,6 +70,14 @@ class Box:
         fx, fy = COMPASS[anchor]
         return cls(point[0] - fx * width_pt, point[1] - fy * height_pt, width_pt, height_pt)
 
+    @classmethod
+    def spanning(cls, boxes: list[Box]) -> Box:
+        """The smallest box holding every one of ``boxes`` (at least one)."""
+        x0, y0 = min(b.x_pt for b in boxes), min(b.y_pt for b in boxes)
+        x1 = max(b.x_pt + b.width_pt for b in boxes)
+        y1 = max(b.y_pt + b.height_pt for b in boxes)
+        return cls(x0, y0, x1 - x0, y1 - y0)
+
     def overlap_pt(self, other: Box) -> tuple[float, float]:
         """Width and height of the intersection with ``other`` (0 when apart)."""
         w, h = overlap((self.x_pt, self.y_pt, self.x_pt + self.width_pt, self.y_pt + self.height_pt),
@@ -106,6 +120,22 @@ class Geometry:
     cells: dict[tuple[str, str], Box]
     data_anchors: dict[tuple[str, str], Point]
     plot_areas: dict[str, Box] = field(default_factory=dict)
+
+
+def turned_size(width_pt: float, height_pt: float, rotate_deg: float) -> tuple[float, float]:
+    """(width, height) pt of the axis-aligned box around a ``width_pt`` x ``height_pt`` box turned by
+    ``rotate_deg``: ``w |cos| + h |sin|`` by ``w |sin| + h |cos|``. Multiples of 90 degrees are exact
+    (90: the sides swap)."""
+    if rotate_deg % 180 == 0:
+        return width_pt, height_pt
+    if rotate_deg % 90 == 0:
+        return height_pt, width_pt
+    c, s = abs(math.cos(math.radians(rotate_deg))), abs(math.sin(math.radians(rotate_deg)))
+    return width_pt * c + height_pt * s, width_pt * s + height_pt * c
+
+
+#: ``[[text]] side`` -> (the text's own anchor facing the panels, the union's side it is placed from)
+BESIDE_ANCHORS = {"left": ("e", "w"), "right": ("w", "e"), "above": ("s", "n"), "below": ("n", "s")}
 
 
 class _NeedsAnchors(Exception):
@@ -230,7 +260,8 @@ class _Resolver:
                 size = shape_sizes[i] if shape_sizes is not None else shape.size_pt
                 self.items[shape.name or f"#shape{i}"] = (shape.place, size)  # type: ignore[assignment]
         for i, text in enumerate(figure.texts):
-            self.items[text.name or f"#text{i}"] = (text.place, text_sizes[i])
+            width_pt, height_pt = text_sizes[i]
+            self.items[text.name or f"#text{i}"] = (text.place, turned_size(width_pt, height_pt, text.rotate_deg))
         self.grids: dict[str, Grid] = {g.name: g for g in figure.grids}
         for grid in figure.grids:
             self.items[f"grid:{grid.name}"] = (grid.place, grid.size_pt)
@@ -250,11 +281,7 @@ class _Resolver:
             box = self.boxes[panel]
             for name, (x, y) in found.items():
                 placed[(panel, name)] = (box.x_pt + x, box.y_pt + y)
-        plots = {}
-        for p in figure.panels:
-            box, area = self.boxes[p.name], self.plot_areas.get(p.name)
-            plots[p.name] = box if area is None else Box(box.x_pt + area[0], box.y_pt + area[1],
-                                                         area[2] - area[0], area[3] - area[1])
+        plots = {p.name: self.plot_area(p.name) for p in figure.panels}
         return Geometry(
             panels={p.name: self.boxes[p.name] for p in figure.panels},
             texts=tuple(self.boxes[t.name or f"#text{i}"] for i, t in enumerate(figure.texts)),
@@ -279,12 +306,37 @@ class _Resolver:
         self.resolving.append(name)
         if place.cell is not None:
             box = self.cell(*place.cell, key=place.key)
+        elif place.beside:
+            assert size is not None
+            box = self.beside(place, size)
         else:
             assert place.at is not None and size is not None
             box = Box.placed(self.point(place.at), place.anchor, *size)
         self.resolving.pop()
         self.boxes[name] = box
         return box
+
+    def beside(self, place: Placement, size: tuple[float, float]) -> Box:
+        """The box of a text ``beside`` panels: centred on the union of their plot areas, ``gap_pt``
+        outside it on ``place.side``, plus ``offset_pt``."""
+        if self.anchors is None:
+            raise LayoutError(f"{place.key.rpartition('.')[0]} sits beside plot areas, known only after "
+                              "rendering; panels and grids cannot be placed relative to it", file=self.file,
+                              key=place.key)
+        areas = [self.plot_area(name) for name in place.beside]
+        union = Box.spanning(areas)
+        own, edge = BESIDE_ANCHORS[place.side]
+        x, y = union.anchor(edge)
+        dx, dy = {"left": (-place.gap_pt, 0.0), "right": (place.gap_pt, 0.0), "above": (0.0, -place.gap_pt),
+                  "below": (0.0, place.gap_pt)}[place.side]
+        return Box.placed((x + dx + place.offset_pt[0], y + dy + place.offset_pt[1]), own, *size)
+
+    def plot_area(self, name: str) -> Box:
+        """Panel ``name``'s plot area on the canvas: its axes' union as rendered, or its box."""
+        box, area = self.box(name), self.plot_areas.get(name)
+        if area is None:
+            return box
+        return Box(box.x_pt + area[0], box.y_pt + area[1], area[2] - area[0], area[3] - area[1])
 
     def point(self, pos: Position) -> Point:
         if pos.ref is None:

@@ -136,7 +136,8 @@ FULL_COVERAGE = [
      "arrow": [{"from": {"at": "a.s"}, "to": ["30mm", "30mm"], "via": [["10mm", "30mm"]], "label": "x"}],
      "panels": {"p": {"render": "m:f", "cell": "g.B"}, "q": {"render": "m:f", "at": ["0mm", "20mm"],
                                                              "size": ["10mm", "10mm"]}},
-     "align": [{"panels": ["p", "q"]}]},
+     "align": [{"panels": ["p", "q"]}],
+     "text": [{"text": "T", "beside": ["p", "q"], "side": "left", "rotate": 90}]},
 ]
 
 
@@ -164,6 +165,7 @@ BAD = {
     "svg_file": "logo.png", "image_file": "photo.gif", "data_file": "results.xlsx", "style_file": "paper.yaml",
     "table": 3, "mosaic": 3, "tracks": "1", "gutter": True, "margin": ["1mm", "2mm"], "panel_list": ["a"],
     "canvas_width": "nature.huge", "name_pairs": [["a"]], "panel_order": "a", "panel_label": True,
+    "rotation": 400, "panel_names": "a",
 }
 BAD_CHOICE = "bogus"
 
@@ -433,7 +435,8 @@ MODEL = {
                **_placed(lambda f: f.panels[0])}),
     "text": (lambda key: {"figure": dict(FIG), "shape": [dict(OTHER)], "text": [{
         "text": "x", **({"right_of": "o"} if key in RELATION_KEYS else {"at": ["1mm", "1mm"]})}]},
-             {**_placed(lambda f: f.texts[0]), **_styled(lambda f: f.texts[0].style, "")}),
+             {**_placed(lambda f: f.texts[0]), **_styled(lambda f: f.texts[0].style, ""),
+              "side": lambda f: f.texts[0].place.side, "rotate": lambda f: f.texts[0].rotate_deg}),
     "shape": (lambda key: {"figure": dict(FIG), "shape": [
         {"kind": "brace", "points": [["1mm", "1mm"], ["9mm", "1mm"]]} if key in ("side", "depth") else
         {"text": "x", **({"right_of": "o"} if key in RELATION_KEYS else {"at": ["1mm", "1mm"]})}, dict(OTHER)]},
