@@ -555,6 +555,9 @@ TYPES: dict[str, ValueType] = {t.name: t for t in (
         "oneOf": [{"$ref": "#/definitions/length"},
                   {"enum": [f"{j}.{w}" for j, p in PRESETS.items() for w in p.widths]}],
         "description": "a length with a unit, or a journal's column width: \"nature.double\""}),
+    ValueType("canvas_height", "length, or `\"auto\"`", Reader.string, {
+        "oneOf": [{"$ref": "#/definitions/length"}, {"const": "auto"}],
+        "description": "a length with a unit, or \"auto\": as tall as the content"}),
     ValueType("preset", "choice", Reader.preset, _choice_schema(tuple(PRESETS))),
     ValueType("text_mode", "choice", _choice(TEXT_MODES), _choice_schema(TEXT_MODES)),
     ValueType("engine", "choice", _choice(ENGINES), _choice_schema(ENGINES)),
@@ -833,7 +836,11 @@ TABLES: tuple[Table, ...] = (
     Table("figure", "[figure]", "The canvas and the defaults every element and panel starts from.", (
         Key("width", "canvas_width", "canvas width: a length, or a journal's column width such as "
                                      "`\"nature.double\"`", required=True),
-        Key("height", "length", "canvas height", required=True, convert=Reader.string),  # kept as written
+        Key("height", "canvas_height", "canvas height, or `\"auto\"`: exactly as tall as the content (the "
+                                       "lowest element's bottom) plus `margin`; the height built is reported",
+            required=True, convert=Reader.string),  # kept as written
+        Key("margin", "length", "`height = \"auto\"`: the space below the lowest element",
+            shown="the `[grid]` margin's bottom, else `\"0pt\"`"),
         Key("font", "string", "text font of canvas and panels; a font that is not installed is an error, "
                               "never a silent swap", default="DejaVu Sans"),
         Key("font_size", "length", "text size of canvas and panels",

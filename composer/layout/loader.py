@@ -35,6 +35,7 @@ from composer.layout.format import (  # noqa: F401
 from composer.layout.format import Reader as _Reader
 from composer.layout.format import Section as _Table
 from composer.layout.model import (
+    AUTO_HEIGHT_PT,
     Align,
     Arrow,
     CheckLimits,
@@ -166,6 +167,9 @@ def layout_from_dict(raw: dict[str, Any], r: _Reader, *, name: str) -> Figure:
     else:
         top.asked.append("grid")
     grids += [_grid(r, v, n, f"grids.{n}", spec) for n, v in r.section(top.get("grids"), "grids", None).raw.items()]
+    if spec.height_auto and spec.margin_pt is None:  # the space below: the [grid] margin's bottom, else none
+        below = r.margin(top.raw["grid"].get("margin", "0pt"), "grid.margin")[2] if "grid" in top.raw else 0.0
+        spec = dataclasses.replace(spec, margin_pt=below)
     panels = _auto_labels(r, spec, tuple(_panel(r, n, v, spec)
                                          for n, v in r.section(top.get("panels"), "panels", None).raw.items()))
     texts = tuple(_text(r, t, f"text[{i}]", spec) for i, t in enumerate(_array(r, top.get("text"), "text")))
@@ -308,7 +312,12 @@ def _figure_spec(r: _Reader, raw: Any, check_raw: Any = None) -> FigureSpec:
     width_text = t.get("width")  # a journal's width ("nature.double") is its length
     width = r.length(width_text, "figure.width")
     height_text = t.get("height")
-    height = r.length(height_text, "figure.height")
+    height_auto = height_text == "auto"
+    height = AUTO_HEIGHT_PT if height_auto else r.length(height_text, "figure.height")
+    margin = t.get("margin")
+    if margin is not None and not height_auto:
+        raise r.err("figure.margin", "margin is the space below the content of a height = \"auto\" canvas; with "
+                                     f"height = {height_text!r} it does nothing: remove it (a [grid] has its own)")
     for key, value, text in (("figure.width", width, width_text), ("figure.height", height, height_text)):
         if value <= 0:
             raise r.err(key, f"{text!r} is zero; the canvas must have a positive size")
@@ -357,6 +366,7 @@ def _figure_spec(r: _Reader, raw: Any, check_raw: Any = None) -> FigureSpec:
                       label=label, label_offset_pt=label_offset, raster_ppi=raster_ppi, colors=dict(r.colors),
                       rcparams=dict(r.rcparams), preset=preset.name if preset else None, text=text_mode,
                       engine=engine, labels=labels, label_order=label_order or (), label_at=label_at,
+                      height_auto=height_auto, margin_pt=margin,
                       check=_check_limits(r, check_raw, preset))
 
 
@@ -470,6 +480,12 @@ def _grid(r: _Reader, raw: Any, name: str, key: str, spec: FigureSpec) -> Grid:
         size: tuple[float, float] | None
         place = Placement(at=Position(x_pt=left, y_pt=top, key=key), anchor="nw", key=key)
         size = (spec.width_pt - left - right, spec.height_pt - top - bottom)
+        if spec.height_auto:  # the grid is as tall as its rows, and the canvas follows
+            if any(row.length_pt is None for row in rows):
+                raise r.err(f"{key}.rows", "height = \"auto\" fits the canvas to its content, so the grid's rows "
+                                           "cannot share the canvas height: give every row a length "
+                                           "(rows = [\"40mm\", \"30mm\"])")
+            size = (size[0], sum(row.length_pt or 0.0 for row in rows) + gutter[1] * (len(rows) - 1))
         if size[0] <= 0 or size[1] <= 0:
             raise r.err(f"{key}.margin", "the margins leave no room on the canvas")
     else:
@@ -791,6 +807,12 @@ def _check_names(r: _Reader, figure: Figure) -> None:
             raise r.err(pos.key, f"{pos.written()}: {element!r} has no anchor {anchor!r}"
                                  f"{_did_you_mean(anchor, list(COMPASS))}; "
                                  f"valid anchors are {', '.join(COMPASS)}, or side@fraction (e@0.25)")
+    if figure.spec.height_auto:
+        for pos in positions:
+            if pos.ref is not None and pos.ref[0] == "canvas" and _from_bottom(pos.ref[1]):
+                raise r.err(pos.key, f"{pos.written()}: height = \"auto\" fits the canvas to its content, so "
+                                     "nothing can be placed by the canvas's height; place it from canvas.n, "
+                                     "canvas.nw, canvas.ne or another element")
     panel_names = [p.name for p in figure.panels]
     for text in figure.texts:
         for i, panel in enumerate(text.place.beside):
@@ -826,6 +848,14 @@ def _check_names(r: _Reader, figure: Figure) -> None:
                         else f"no panel named {name!r}{_did_you_mean(name, plots)}")
                 raise r.err(f"{align.key}.panels[{i}]", f'panels[{i}] = "{name}": {what}; aligned plot areas '
                                                         f"need matplotlib panels (valid: {', '.join(plots)})")
+
+
+def _from_bottom(anchor: str) -> bool:
+    """True when the anchor's point moves with the box's height (``s``, ``center``, ``e@0.5``...)."""
+    side, at, _ = anchor.partition("@")
+    if at:
+        return side in ("e", "w", "s")
+    return COMPASS.get(anchor, (0.0, 0.0))[1] != 0.0
 
 
 def _did_you_mean(name: str, choices: list[str]) -> str:

@@ -32,6 +32,10 @@ from composer.layout.format import (  # noqa: F401
 )
 from composer.units import layout_unit
 
+#: the canvas height (pt) of a ``height = "auto"`` figure while its content is placed: 5 m, taller than
+#: any figure, so nothing reaches past it (the compose stage then fits the height to the content)
+AUTO_HEIGHT_PT = 5000 * 72 / 25.4
+
 
 @dataclass(frozen=True)
 class Position:
@@ -208,6 +212,11 @@ class FigureSpec:
             or None; the loader has already written each panel's label
             (:attr:`Panel.label`), so the stages never count letters.
         label_order: ``[figure] label_order`` as written, or () (declaration order).
+        height_auto: ``height = "auto"``: until the compose stage fits it
+            (:func:`composer.stages.compose.fit_height`), ``height_pt`` is
+            :data:`AUTO_HEIGHT_PT` and ``height_text`` ``"auto"``; then the content's
+            bottom plus ``margin_pt`` (``[figure] margin``, else the ``[grid]``
+            margin's bottom, else 0), written in the unit of ``width``.
         raster_ppi: pixels per inch, at final size, of images that matplotlib
             embeds in panels (``imshow``, ``rasterized=True`` artists).
         colors: the named palette (``[colors]``), name -> ``#rrggbb``.
@@ -244,6 +253,8 @@ class FigureSpec:
     labels: str | None = None
     label_order: tuple[str, ...] = ()
     label_at: str = default("figure", "label_at")
+    height_auto: bool = False
+    margin_pt: float | None = None
 
     @property
     def unit(self) -> str:

@@ -22,7 +22,7 @@ from composer.errors import DataError, SvgError
 from composer.layout.model import Panel
 from composer.stages import draw
 from composer.stages.fragment import import_fragment, place, view_box
-from composer.stages.geometry import Box, Geometry, resolve
+from composer.stages.geometry import Box, Geometry, content_bottom_pt, resolve
 from composer.stages.inkscape import label_elements
 from composer.stages.inputs import Inputs
 from composer.stages.render import RenderedPanel
@@ -32,7 +32,7 @@ from composer.svg.io import NSMAP, parse_svg, svg_tag, write_svg
 from composer.svg.sanitize import MAX_IMAGE_PIXELS
 from composer.text.fonts import check_svg_fonts
 from composer.text.pin import pin_text_positions
-from composer.units import fmt
+from composer.units import PT_PER_UNIT, fmt, to_pt
 
 
 def figure_geometry(inputs: Inputs, rendered: Mapping[str, RenderedPanel],
@@ -42,6 +42,27 @@ def figure_geometry(inputs: Inputs, rendered: Mapping[str, RenderedPanel],
     return resolve(inputs.figure, typeset.text_sizes, typeset.shape_sizes,
                    {name: r.anchors for name, r in rendered.items()}, file=inputs.file,
                    plot_areas={name: r.plot_area for name, r in rendered.items()})
+
+
+def fit_height(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Typeset | None = None) -> Inputs:
+    """``inputs`` with a ``height = "auto"`` canvas fitted to its content (pure; other figures unchanged).
+
+    The height is the lowest point of the content placed with the rendered panels
+    (:func:`composer.stages.geometry.content_bottom_pt`: texts beside plot areas and connectors to data
+    anchors included) plus the margin below it (``[figure] margin``, else the ``[grid]`` margin's
+    bottom, else 0; :attr:`composer.layout.model.FigureSpec.height_auto`), written in the unit of
+    ``width`` (``"96.25mm"``, as :func:`composer.units.fmt` writes the number).
+    """
+    spec = inputs.figure.spec
+    if not spec.height_auto:
+        return inputs
+    geometry = figure_geometry(inputs, rendered, typeset)
+    height_pt = content_bottom_pt(inputs.figure, geometry) + (spec.margin_pt or 0.0)
+    unit = spec.unit
+    height_text = f"{fmt(height_pt / PT_PER_UNIT[unit])}{unit}"
+    height_pt = to_pt(height_text)  # the height as written: root height, viewBox and background agree
+    fitted = dataclasses.replace(spec, height_pt=height_pt, height_text=height_text)
+    return dataclasses.replace(inputs, figure=dataclasses.replace(inputs.figure, spec=fitted))
 
 
 def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Typeset | None = None) -> bytes:

@@ -134,6 +134,22 @@ def turned_size(width_pt: float, height_pt: float, rotate_deg: float) -> tuple[f
     return width_pt * c + height_pt * s, width_pt * s + height_pt * c
 
 
+def content_bottom_pt(figure: Figure, geometry: Geometry) -> float:
+    """The lowest point (pt from the canvas top) of the figure's content: the bottom of every panel,
+    text, boxed shape and grid box, every point of a line, brace (plus its depth) or connector route
+    (a connector's head and a line's stroke stay within half its width of those points, also
+    counted). 0 for an empty figure."""
+    bottoms = [b.y_pt + b.height_pt for b in (*geometry.panels.values(), *geometry.texts, *geometry.grids.values())]
+    bottoms += [b.y_pt + b.height_pt for b in geometry.shapes if b is not None]
+    for shape, points in zip(figure.shapes, geometry.shape_points):
+        reach = shape.depth_pt if shape.kind in ("brace", "bracket") else 0.0
+        bottoms += [y + reach + shape.stroke_width_pt / 2 for _, y in points]
+    for arrow, route in zip(figure.arrows, geometry.arrows):
+        reach = max(arrow.width_pt, arrow.head_width_pt) / 2
+        bottoms += [y + reach for _, y in route.points]
+    return max(bottoms, default=0.0)
+
+
 #: ``[[text]] side`` -> (the text's own anchor facing the panels, the union's side it is placed from)
 BESIDE_ANCHORS = {"left": ("e", "w"), "right": ("w", "e"), "above": ("s", "n"), "below": ("n", "s")}
 
