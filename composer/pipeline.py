@@ -64,11 +64,13 @@ from composer.layout.loader import load_layout
 from composer.layout.model import Figure, FigureSpec
 from composer.lint.rules import Report, font_findings, lint
 from composer.progress import Progress
+from composer.sandbox.audit import Opened, collecting, recording
 from composer.sandbox.isolate import (
     DEFAULT_TIMEOUT_S,
     WorkerFailure,
     check_jobs,
     check_timeout,
+    deferred_interrupt,
     run_isolated,
 )
 from composer.sandbox.parallel import RenderTask, available_cores, render_all
@@ -82,6 +84,7 @@ from composer.stages.export import (
 )
 from composer.stages.geometry import Box, panel_boxes
 from composer.stages.inputs import Inputs, Project, read_figure_inputs
+from composer.stages.panels import panel_documents
 from composer.stages.render import (
     RenderedPanel,
     _user_dir,
@@ -135,6 +138,12 @@ class BuildResult:
             order; they are kept in the manifest, and a no-op build issues
             them again (and lists them here), so an up-to-date figure is not
             mistaken for a clean one.
+        output: render group (a panel's name; aligned panels drawn together: names joined by
+            ``+``) -> what its code printed while it was drawn in this build: stdout, stderr
+            (file-descriptor level: C code and child processes too) and Python warnings (one
+            line each), in the order written, at most 64 KiB (then ``... (N more bytes)``); in
+            layout order. Panels that printed nothing, and panels taken from the cache (they did
+            not run), have no entry. Never printed by the library (the CLI shows it after its line).
 
         fitted_height: the canvas height a ``height = "auto"`` figure was built
             with, in the unit of its width (``"96.25mm"``); "" otherwise and for
@@ -154,6 +163,7 @@ class BuildResult:
     render_seconds: dict[str, float] = dataclasses.field(default_factory=dict)
     report: Any = None
     warnings: tuple[str, ...] = ()
+    output: dict[str, str] = dataclasses.field(default_factory=dict)
     fitted_height: str = ""
 
 
@@ -175,6 +185,7 @@ class BuildOptions:
         store: fill the caches after a successful build (only with ``cache``).
         write: write the outputs under the output folder (False: return their bytes only).
         svg_first: write the SVG before the PDF and PNG are exported (``--watch``).
+        panels: also write every panel alone at its box size, ``OUT/NAME/PANEL.FORMAT`` (``--panels``).
     """
 
     formats: tuple[str, ...] = FORMATS
@@ -189,6 +200,7 @@ class BuildOptions:
     store: bool = True
     write: bool = True
     svg_first: bool = False
+    panels: bool = False
 
 
 @dataclass(frozen=True)
@@ -233,7 +245,7 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
           formats: tuple[str, ...] = FORMATS, dpi: float = 300.0, debug: bool = False, check: bool = False,
           timeout_s: float | None = DEFAULT_TIMEOUT_S, jobs: int | None = None, cache: bool = True,
           progress: Progress | None = None, engine: str | None = None, pdf_standard: str | None = None,
-          svg_first: bool = False) -> BuildResult:
+          svg_first: bool = False, panels: bool = False) -> BuildResult:
     """Build figure ``name`` of the project at ``root`` into ``out`` (default ``root/build``).
 
     Incremental: when nothing changed since the last build (the manifest in
@@ -271,6 +283,10 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
         svg_first: write the SVG as soon as it is composed, then export PDF
             and PNG (``--watch``: an SVG viewer updates at once). A failing
             export then leaves the new SVG beside the old PDF and PNG.
+        panels: also write every panel alone at its box size, in each of
+            ``formats``, as ``OUT/NAME/PANEL.svg|pdf|png``
+            (:mod:`composer.stages.panels`: without its label and title);
+            the build is then never skipped as up to date.
 
     Returns:
         A :class:`BuildResult`.
@@ -287,8 +303,8 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
     project = Project.at(root)
     out_dir = Path(out) if out is not None else project.root / "build"
     opts = manifest.options(formats, dpi, engine, pdf_standard)
-    reason = (manifest.stale_reason(project.root, name, out_dir, opts) if cache and not (debug or check)
-              else "--no-cache" if not cache else "--debug/--check")
+    reason = (manifest.stale_reason(project.root, name, out_dir, opts) if cache and not (debug or check or panels)
+              else "--no-cache" if not cache else "--panels" if panels else "--debug/--check")
     seconds = {"check": time.perf_counter() - started}
     if reason is None:
         replayed = tuple(manifest.recorded_warnings(out_dir, name))
@@ -298,7 +314,7 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
                            warnings=replayed)
     options = BuildOptions(formats=tuple(formats), dpi=dpi, engine=engine, pdf_standard=pdf_standard, debug=debug,
                            check=check, timeout_s=timeout_s, jobs=jobs or available_cores(), cache=cache,
-                           store=cache, svg_first=svg_first)
+                           store=cache, svg_first=svg_first, panels=panels)
     return _run(lambda: _Source.layout(project, name), out_dir, options, progress, reason, seconds).result
 
 
@@ -362,7 +378,7 @@ def lint_figure(name: str, *, root: str | Path = ".", timeout_s: float | None = 
 
 
 def check(name: str, *, root: str | Path = ".", jobs: int | None = None,
-          timeout_s: float | None = DEFAULT_TIMEOUT_S) -> Report:
+          timeout_s: float | None = DEFAULT_TIMEOUT_S, progress: Progress | None = None) -> Report:
     """Compose figure ``name`` of the project at ``root`` and check it (see the module docstring).
 
     Writes nothing. Panels are rendered as a build renders them
@@ -372,6 +388,8 @@ def check(name: str, *, root: str | Path = ".", jobs: int | None = None,
     core). A layout font that is not installed stops the check after the font
     rule (nothing can be composed); every other rule runs on the composed
     canvas.
+    ``progress`` receives progress events, and what the panels drawn printed
+    (:meth:`composer.progress.Progress.output`).
 
     Raises:
         ComposerError: the figure cannot be loaded, rendered (a panel raised,
@@ -383,7 +401,7 @@ def check(name: str, *, root: str | Path = ".", jobs: int | None = None,
     missing = missing_font_report(figure)
     if missing is not None:
         return missing
-    return lint_figure(name, root=project.root, jobs=jobs, timeout_s=timeout_s).report
+    return lint_figure(name, root=project.root, jobs=jobs, timeout_s=timeout_s, progress=progress).report
 
 
 def missing_font_report(figure: Figure) -> Report | None:
@@ -502,9 +520,9 @@ def _render_unit(inputs: Inputs, names: list[str], boxes: Mapping[str, Box],
 
     def work() -> dict[str, RenderedPanel]:
         substituted: dict[str, dict[str, str]] = {n: {} for n in names}
-        drafts = {}
+        drafts, opened = {}, {}
         for n in names:
-            with font_substitutions() as found:
+            with font_substitutions() as found, recording() as opened[n]:  # the files the renderer opens
                 drafts[n] = draw_panel(inputs.renderers[n], panels[n], figure.spec, inputs.data[n],
                                        size_pt=(boxes[n].width_pt, boxes[n].height_pt), file=file)
             substituted[n].update(found)
@@ -516,12 +534,13 @@ def _render_unit(inputs: Inputs, names: list[str], boxes: Mapping[str, Box],
             with font_substitutions() as found:
                 panel = save_panel(drafts[n], figure.spec, file=file)
             substituted[n].update(found)
-            saved[n] = dataclasses.replace(panel, substituted=dict(sorted(substituted[n].items())))
+            saved[n] = dataclasses.replace(panel, substituted=dict(sorted(substituted[n].items())),
+                                           opened=opened[n].read, wrote=opened[n].written)
         return saved
 
     prepare_fork()
     try:
-        return run_isolated(work, timeout_s=timeout_s)
+        return run_isolated(work, timeout_s=timeout_s, label="+".join(names))
     except WorkerFailure as failure:
         # the panel whose function is in the failing frames (a unit has one panel, unless aligned)
         functions = {frame.name for frame in failure.frames}
@@ -577,12 +596,15 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
     texts = TextCache(text_cache_path(project.root, source.name)) if opts.cache else None
     with text_cache(texts):
         read = _read(source, out_dir, opts)
-        panel_cache = PanelCache(cache_dir(project.root))
+        panel_cache = PanelCache(cache_dir(project.root), root=project.root)
         hits = _lookup(read, panel_cache, opts)
         lap("read")
-        fresh, render_seconds = _render(read, hits, opts, progress)
+        output: dict[str, str] = {}
+        fresh, render_seconds = _render(read, hits, opts, progress, output)
+        fresh = {n: _opened_by_panel(read, out_dir, n, p) for n, p in fresh.items()}
         rendered = {**hits, **fresh}
-        issued = _panel_warnings(read.inputs, rendered)  # every ComposerWarning of this build, in order
+        issued = _values_warnings(read, out_dir)
+        issued += _panel_warnings(read.inputs, rendered)  # every ComposerWarning of this build, in order
         lap("render")
         read = dataclasses.replace(read, inputs=fit_height(read.inputs, rendered, read.typeset))  # height = "auto"
         svg, report, extra = _compose(read, rendered, opts, issued, progress)
@@ -593,6 +615,7 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
                              cached=tuple(p.name for p in figure.panels if p.name in hits),
                              repaired=tuple(n for n, k in read.keys.items() if k in panel_cache.repaired),
                              seconds=seconds, render_seconds=render_seconds, warnings=tuple(issued),
+                             output=output,
                              fitted_height=figure.spec.height_text if figure.spec.height_auto else "")
         made: dict[str, bytes] = {}
         records: dict[str, dict[str, Any]] = {}
@@ -601,12 +624,16 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
         if opts.formats:  # none: compose (and check) only
             made, records, files, written = _export_outputs(read, svg, extra, out_dir, opts, progress)
             lap("export")
+        if opts.panels and opts.write:
+            files.update(_panel_files(read, svg, out_dir, opts))
         if not opts.write:
             if opts.cache and opts.store and _unchanged(read):
                 _store(read, panel_cache, texts, hits, fresh)
             return _Built(result, made)
-        if _write(read, out_dir, opts, files, records, render_seconds, issued) and opts.cache and opts.store:
-            _store(read, panel_cache, texts, hits, fresh)  # after the outputs: a failed write leaves the caches
+        with deferred_interrupt():  # Ctrl-C: all of it or none of it
+            wrote_all = _write(read, out_dir, opts, files, records, render_seconds, issued, rendered)
+            if wrote_all and opts.cache and opts.store:
+                _store(read, panel_cache, texts, hits, fresh)  # after the outputs: a failed write leaves the caches
         lap("write")
     outputs = {kind: out_dir / f"{source.name}.{kind}" for kind in ALL_FORMATS if kind in opts.formats}
     if opts.debug:
@@ -626,6 +653,8 @@ class _Read:
         keys: render panel -> panel cache key (none for a renderer given in code).
         digests: absolute path -> sha256 of every input file, taken *before* the inputs were read.
         previous: the last build's manifest (layout files only, with the cache), or None.
+        opened: what a Python layout and each ``values()`` opened (:func:`composer.sandbox.audit.run_recorded`):
+            (who, files).
     """
 
     source: _Source
@@ -637,6 +666,7 @@ class _Read:
     keys: dict[str, str]
     digests: dict[Path, str | None]
     previous: dict[str, Any] | None
+    opened: list[tuple[str, Opened]] = dataclasses.field(default_factory=list)
 
     @property
     def last_seconds(self) -> dict[str, float]:
@@ -657,9 +687,10 @@ def _read(source: _Source, out_dir: Path, opts: BuildOptions) -> _Read:
     project = source.project
     layout_digest = manifest.file_digest(source.layout_path) if source.layout_path is not None else None
     figure = source.figure
-    if figure is None:
-        assert source.layout_path is not None
-        figure = load_layout(source.layout_path, name=source.name, display=source.file, timeout_s=opts.timeout_s)
+    with collecting() as opened:  # the files a Python layout, then each values(), opens
+        if figure is None:
+            assert source.layout_path is not None
+            figure = load_layout(source.layout_path, name=source.name, display=source.file, timeout_s=opts.timeout_s)
     chosen_by = (None, None) if opts.engine else (source.file, "figure.engine")
     engine = opts.engine or figure.spec.engine
     kinds = [*opts.formats, *(["png"] if opts.debug else [])]
@@ -668,13 +699,21 @@ def _read(source: _Source, out_dir: Path, opts: BuildOptions) -> _Read:
     sources, digests = _input_digests(project, figure)
     if source.layout_path is not None:
         digests[source.layout_path.resolve()] = layout_digest
-    inputs = read_figure_inputs(project, figure, source.file, source.functions, timeout_s=opts.timeout_s)
+    # the files values() opens (in its worker), and those the panel modules' own code opens as they are
+    # imported here (module-level code: DATA = json.load(open(...))); the inputs composer reads itself are
+    # dropped from both later (_untracked)
+    with collecting() as by_values, recording(known=digests) as on_import:
+        inputs = read_figure_inputs(project, figure, source.file, source.functions, timeout_s=opts.timeout_s)
+    opened += [*by_values, ("importing the panel modules", on_import)]
+    on_import_read = {manifest.display_path(Path(p), project.root): d  # relative: a moved project keeps its keys
+                      for p, d in _untracked_files(project.root, digests, out_dir, on_import)[0].items()}
     typeset = typeset_figure(inputs)
     boxes = panel_boxes(figure, typeset.text_sizes, typeset.shape_sizes, file=inputs.file)
     groups = [tuple(unit) for unit in render_units(figure)]
-    keys = _panel_keys(figure, inputs, boxes, groups, sources, digests, in_code=set(source.functions))
+    keys = _panel_keys(figure, inputs, boxes, groups, sources, digests, in_code=set(source.functions),
+                       opened=on_import_read)
     previous = manifest.load(out_dir, source.name) if opts.cache and source.layout_path is not None else None
-    return _Read(source, inputs, typeset, engine, boxes, groups, keys, digests, previous)
+    return _Read(source, inputs, typeset, engine, boxes, groups, keys, digests, previous, opened)
 
 
 def _lookup(read: _Read, panel_cache: PanelCache, opts: BuildOptions) -> dict[str, RenderedPanel]:
@@ -691,9 +730,10 @@ def _lookup(read: _Read, panel_cache: PanelCache, opts: BuildOptions) -> dict[st
     return found
 
 
-def _render(read: _Read, hits: Mapping[str, RenderedPanel], opts: BuildOptions,
-            progress: Progress) -> tuple[dict[str, RenderedPanel], dict[str, float]]:
-    """Step 3: render the groups not found, slowest first (as the last build measured), ``opts.jobs`` at a time.
+def _render(read: _Read, hits: Mapping[str, RenderedPanel], opts: BuildOptions, progress: Progress,
+            output: dict[str, str]) -> tuple[dict[str, RenderedPanel], dict[str, float]]:
+    """Step 3: render the groups not found, slowest first (as the last build measured), ``opts.jobs`` at a time;
+    ``output`` gets what their code printed (:attr:`BuildResult.output`).
 
     Returns:
         ``(fresh, seconds)``: panel name -> rendered panel, and render group
@@ -710,7 +750,7 @@ def _render(read: _Read, hits: Mapping[str, RenderedPanel], opts: BuildOptions,
     position = {p.name: i for i, p in enumerate(figure.panels)}
     layout_rank = {"+".join(g): min(position[n] for n in g) for g in missing}
     results, error = render_all(tasks, jobs=opts.jobs, progress=progress, prepare=partial(_warm, figure.spec),
-                                rank=lambda t: layout_rank[t.name])
+                                rank=lambda t: layout_rank[t.name], output=output)
     if error is not None:
         raise error
     fresh: dict[str, RenderedPanel] = {}
@@ -727,6 +767,72 @@ def _panel_warnings(inputs: Inputs, rendered: Mapping[str, RenderedPanel]) -> li
             issued.append(f"{inputs.file}: {note}")
             warnings.warn(ComposerWarning(issued[-1]), stacklevel=2)
     return issued
+
+
+def _untracked(read: _Read, out_dir: Path, opened: Opened | RenderedPanel) -> tuple[dict[str, str | None], list[str]]:
+    """:func:`_untracked_files` for the figure ``read`` read."""
+    return _untracked_files(read.source.project.root, read.digests, out_dir, opened)
+
+
+def _untracked_files(root: Path, digests: Mapping[Path, str | None], out_dir: Path,
+                     opened: Opened | RenderedPanel) -> tuple[dict[str, str | None], list[str]]:
+    """The files panel code opened that composer does not track already, and those it wrote into the project.
+
+    Returns:
+        ``(read, written)``: path -> sha256 of the files read, less the figure's own inputs
+        (``digests``, :func:`_input_digests`) and what lies in ``ROOT/build`` or the output folder; and
+        the files written inside the project, less composer's own ``.cache`` folders, shown relative to it.
+    """
+    root = root.resolve()
+    builds = {(root / "build").resolve(), out_dir.resolve()}
+    tracked = {str(p) for p in digests}
+    files_read = opened.read if isinstance(opened, Opened) else opened.opened
+    files_written = opened.written if isinstance(opened, Opened) else opened.wrote
+    kept = {p: d for p, d in files_read.items()
+            if p not in tracked and not any(Path(p).is_relative_to(b) for b in builds)}
+    inside = [manifest.display_path(Path(p), root) for p in files_written
+              if Path(p).is_relative_to(root) and not any(Path(p).is_relative_to(b / ".cache") for b in builds)]
+    return kept, sorted(inside)
+
+
+def _wrote_warning(who: str, files: list[str]) -> str:
+    """The one warning naming the files panel code wrote into the project."""
+    return (f"{who} wrote {', '.join(files)} into the project; composer does not track files panel code "
+            "writes (they are no output of the figure and may be stale): draw on the fig composer passes, "
+            "and write other files from a script of their own")
+
+
+def _opened_by_panel(read: _Read, out_dir: Path, name: str, panel: RenderedPanel) -> RenderedPanel:
+    """Panel ``name`` freshly rendered, with its opened files narrowed to the untracked ones
+    (:func:`_untracked`) and one warning (in its notes, cached with it) naming the files it wrote
+    into the project."""
+    kept, written = _untracked(read, out_dir, panel)
+    notes = panel.notes
+    if written:
+        source = next(p.source for p in read.inputs.figure.panels if p.name == name)
+        notes = (*notes, _wrote_warning(f"panel {name!r}: {source}", written))
+    return dataclasses.replace(panel, opened=kept, wrote=(), notes=notes)
+
+
+def _values_warnings(read: _Read, out_dir: Path) -> list[str]:
+    """Issue one warning per ``values()`` that wrote files into the project; returns their messages."""
+    issued: list[str] = []
+    for who, opened in read.opened:
+        written = _untracked(read, out_dir, opened)[1]
+        if written:
+            issued.append(f"{read.inputs.file}: {_wrote_warning(who, written)}")
+            warnings.warn(ComposerWarning(issued[-1]), stacklevel=2)
+    return issued
+
+
+def _opened_files(read: _Read, out_dir: Path, rendered: Mapping[str, RenderedPanel]) -> dict[str, str | None]:
+    """Every file the panels (drawn or cached) and ``values()`` opened by themselves: path -> sha256."""
+    found: dict[str, str | None] = {}
+    for _, opened in read.opened:
+        found.update(_untracked(read, out_dir, opened)[0])
+    for panel in rendered.values():
+        found.update(panel.opened)
+    return dict(sorted(found.items()))
 
 
 def _compose(read: _Read, rendered: Mapping[str, RenderedPanel], opts: BuildOptions, issued: list[str],
@@ -761,6 +867,20 @@ def _export(svg: bytes, kinds: list[str], read: _Read, opts: BuildOptions, *, ti
     """The one call of the export stage (:func:`composer.stages.export.export`): ``kinds`` -> bytes."""
     return export(svg, kinds, engine=read.engine, dpi=opts.dpi, title=title, pdf_standard=opts.pdf_standard,
                   source=read.inputs.file, timeout_s=opts.timeout_s, jobs=opts.jobs)
+
+
+def _panel_files(read: _Read, svg: bytes, out_dir: Path, opts: BuildOptions) -> dict[Path, bytes]:
+    """``--panels``: every panel alone at its box size (:mod:`composer.stages.panels`), in each asked format,
+    as ``OUT/NAME/PANEL.FORMAT``: path -> bytes."""
+    name = read.source.name
+    files: dict[Path, bytes] = {}
+    docs = panel_documents(svg, list(read.inputs.figure.panels), read.boxes, source=read.inputs.file)
+    for panel, doc in docs.items():
+        made = _export(doc, [k for k in opts.formats if k != "svg"], read, opts, title=f"{name} {panel}")
+        if "svg" in opts.formats:
+            made["svg"] = doc
+        files.update({out_dir / name / f"{panel}.{kind}": made[kind] for kind in opts.formats})
+    return files
 
 
 def _export_outputs(read: _Read, svg: bytes, extra: Mapping[str, bytes], out_dir: Path, opts: BuildOptions,
@@ -803,7 +923,8 @@ def _export_outputs(read: _Read, svg: bytes, extra: Mapping[str, bytes], out_dir
     early = opts.write and opts.svg_first and "svg" in opts.formats and bool(exports) and \
         manifest.file_digest(out_dir / f"{name}.svg") != svg_digest
     if early:
-        write_files_atomically({**files, out_dir / f"{name}.svg": svg})  # the SVG now, PDF and PNG after
+        with deferred_interrupt():  # Ctrl-C: all of these or none
+            write_files_atomically({**files, out_dir / f"{name}.svg": svg})  # the SVG now, PDF and PNG after
         files = {}
     if exports:
         progress.stage(f"exporting {', '.join(exports)}")
@@ -841,7 +962,8 @@ def _unchanged(read: _Read) -> bool:
 
 
 def _write(read: _Read, out_dir: Path, opts: BuildOptions, files: dict[Path, bytes],
-           records: Mapping[str, Any], render_seconds: Mapping[str, float], issued: list[str]) -> bool:
+           records: Mapping[str, Any], render_seconds: Mapping[str, float], issued: list[str],
+           rendered: Mapping[str, RenderedPanel]) -> bool:
     """Step 6: write the outputs, and (a layout file's) manifest, all atomically together.
 
     The manifest is written only when no input changed while it was read
@@ -858,7 +980,7 @@ def _write(read: _Read, out_dir: Path, opts: BuildOptions, files: dict[Path, byt
         recorded = manifest.options(opts.formats, opts.dpi, opts.engine, opts.pdf_standard)
         files[manifest_file] = manifest.dumps(_manifest(source.project, read.inputs.figure, recorded, read.digests,
                                                         records, read.keys, group_seconds, read.last_seconds,
-                                                        issued))
+                                                        issued, _opened_files(read, out_dir, rendered)))
     write_files_atomically(files, stale=tuple(f"{source.name}.{kind}" for kind in ALL_FORMATS))  # unchanged ones' too
     if manifest_file is not None and not consistent and manifest_file.exists():
         manifest_file.unlink()
@@ -895,8 +1017,11 @@ def _input_digests(project: Project,
 
 def _panel_keys(figure: Figure, inputs: Inputs, boxes: Mapping[str, Box], groups: list[tuple[str, ...]],
                 sources: Mapping[str, tuple[str, list[Path]]], digests: Mapping[Path, str | None], *,
-                in_code: Collection[str] = ()) -> dict[str, str]:
+                in_code: Collection[str] = (), opened: Mapping[str, str | None] | None = None) -> dict[str, str]:
     """Render panel name -> cache key (:func:`composer.incremental.cache.panel_key`).
+
+    ``opened``: files the panel modules' own code opened as they were imported (path -> sha256); they
+    join every panel's key (which module opened which is not recorded: a change draws every panel).
 
     ``in_code``: renderers given in code (``"module:function"``); their panels,
     and the aligned groups holding one, get no key: they are never cached.
@@ -922,7 +1047,7 @@ def _panel_keys(figure: Figure, inputs: Inputs, boxes: Mapping[str, Box], groups
                 data=digests.get(Path(data_path).resolve()) if data_path is not None else None,
                 size_pt=(box.width_pt, box.height_pt), rc=rc_params(spec, name), raster_ppi=spec.raster_ppi,
                 font_file=font_file, rc_in_force=rc_in_force, raster=panel.raster, text_mode=spec.text,
-                empty=panel.empty)
+                empty=panel.empty, opened=opened)
     keys = {}
     for group in groups:
         if len(group) == 1 and not any(group[0] in a.panels for a in figure.aligns):
@@ -938,8 +1063,10 @@ def _panel_keys(figure: Figure, inputs: Inputs, boxes: Mapping[str, Box], groups
 
 def _manifest(project: Project, figure: Figure, opts: Mapping[str, Any],
               digests: Mapping[Path, str | None], records: Mapping[str, Any], keys: Mapping[str, str],
-              seconds: Mapping[str, float], before: Mapping[str, float], issued: list[str]) -> dict:
-    """The manifest of a successful build (see :mod:`composer.incremental.manifest`); ``issued``: its warnings."""
+              seconds: Mapping[str, float], before: Mapping[str, float], issued: list[str],
+              opened: Mapping[str, str | None]) -> dict:
+    """The manifest of a successful build (see :mod:`composer.incremental.manifest`); ``issued``: its warnings;
+    ``opened``: the files panel code opened by itself (absolute path -> sha256, None: missing)."""
     import importlib.util
     import sys
 
@@ -965,6 +1092,7 @@ def _manifest(project: Project, figure: Figure, opts: Mapping[str, Any],
         "environment": manifest.environment(f for f in env_files if f),
         "options": dict(opts),
         "inputs": {manifest.display_path(p, project.root): d for p, d in sorted(digests.items())},
+        "opened": {manifest.display_path(Path(p), project.root): d for p, d in sorted(opened.items())},
         "outputs": dict(records),
         "panels": panels,
         "warnings": list(issued),

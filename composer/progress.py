@@ -34,6 +34,16 @@ class Progress:
     def tick(self) -> None:
         """Called about ten times a second while the build waits for workers."""
 
+    def line(self, panel: str, text: str) -> None:
+        """A line a panel's code printed (stdout, stderr or a warning; no newline), as it is read.
+
+        ``panel``: the panel's name (``"a+b"`` for aligned panels drawn together).
+        """
+
+    def output(self, panel: str, text: str) -> None:
+        """All a panel's code printed in this build (lines ending in newlines, at most 64 KiB, then
+        ``... (N more bytes)``), once rendering ended, panels in layout order (see :meth:`line`)."""
+
     def close(self) -> None:
         """The build ended (successfully or not); erase any display."""
 
@@ -69,6 +79,10 @@ class TerminalProgress(Progress):
     def tick(self) -> None:
         self._update()
 
+    def line(self, panel: str, text: str) -> None:
+        if self._display is not None:
+            self._display.console.print(f"  {panel}: {text}", markup=False, highlight=False, soft_wrap=True)
+
     def close(self) -> None:
         if self._display is not None:
             self._display.stop()
@@ -89,6 +103,61 @@ class TerminalProgress(Progress):
             self._display.start()
         self._display.update(self._task, description=self._text, completed=self._done, total=self._total)
         self._display.refresh()
+
+
+class PanelOutput(Progress):
+    """Forwards every event to ``inner`` and keeps each panel's printed output for after the build's line.
+
+    Args:
+        inner: the display (:func:`for_terminal`).
+        live: write each line at once to ``file`` (``compose --verbose``), prefixed ``  PANEL: ``,
+            instead of keeping it for :meth:`show`.
+        file: where lines go (default stderr).
+    """
+
+    def __init__(self, inner: Progress, *, live: bool = False, file: Any = None) -> None:
+        self.inner, self.live, self._file = inner, live, file
+        self.kept: list[tuple[str, str]] = []
+
+    def stage(self, text: str) -> None:
+        self.inner.stage(text)
+
+    def panels(self, pending: Sequence[str], done: int, total: int) -> None:
+        self.inner.panels(pending, done, total)
+
+    def tick(self) -> None:
+        self.inner.tick()
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def line(self, panel: str, text: str) -> None:
+        if self.live:
+            if isinstance(self.inner, TerminalProgress) and self.inner._display is not None:
+                self.inner.line(panel, text)  # above the status line
+            else:
+                print(f"  {panel}: {text}", file=self._out(), flush=True)
+
+    def output(self, panel: str, text: str) -> None:
+        if not self.live:
+            self.kept.append((panel, text))
+
+    def show(self) -> None:
+        """Write the kept output, each line ``  PANEL: line``, panels in layout order, then forget it."""
+        out = self._out()
+        for panel, text in self.kept:
+            for line in text.splitlines():
+                print(f"  {panel}: {line}", file=out)
+        out.flush()
+        self.kept = []
+
+    def _out(self) -> Any:
+        return self._file if self._file is not None else sys.stderr
+
+
+def prefixed(output: dict[str, str]) -> list[str]:
+    """``BuildResult.output`` as shown: ``  PANEL: line`` for every line, panels in the dict's order."""
+    return [f"  {panel}: {line}" for panel, text in output.items() for line in text.splitlines()]
 
 
 def for_terminal(file: Any = None, *, delay_s: float = 1.0) -> Progress:

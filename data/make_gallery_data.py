@@ -13,7 +13,7 @@ The numbers are typed below (or derived from typed numbers by the formulas
 next to them), never random, so the files are the same bytes on every run.
 
 Run:  python data/make_gallery_data.py        (rewrites data/spectralquant/,
-      data/compression_ladder/, data/qtensorformer/)
+      data/compression_ladder/ with its PDF panel, data/qtensorformer/)
 """
 
 from __future__ import annotations
@@ -124,6 +124,75 @@ def compression_ladder() -> None:
         for arm, seeds in runs.items() for seed, thr, tp, fp in seeds])
 
 
+# ─── a panel made by another tool: a PDF page as R's pdf() device writes one ──
+#
+# layouts/cl_external_pdf.toml shows it as a `pdf` panel. It is written here as PDF drawing operators
+# (no plotting library), the way R's pdf() device writes a plot: Helvetica, one of the 14 standard
+# fonts, named and not embedded. The bars are the depth rows of compression_ladder.csv.
+
+#: Helvetica's advance widths (1/1000 em) of the characters used, from its AFM file (Adobe Core 14)
+HELVETICA = {**dict.fromkeys("0123456789", 556), " ": 278, "(": 333, ")": 333, "a": 556, "e": 556, "k": 500,
+             "l": 222, "m": 833, "p": 556, "r": 333, "s": 500, "t": 278, "y": 500, "M": 833, "d": 556, "o": 556,
+             "n": 556, "i": 222, "f": 278, "h": 556, "c": 500, "u": 556, "g": 556, "v": 500, "b": 556}
+
+
+def _text_width(text: str, size: float) -> float:
+    return sum(HELVETICA[c] for c in text) * size / 1000
+
+
+def _pdf(content: bytes, width: float, height: float) -> bytes:
+    """A one-page PDF: the content stream, Helvetica as F1 (not embedded), fixed dates: the same bytes every run."""
+    objs = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %s %s] /Resources << /Font << /F1 5 0 R >> >> "
+            b"/Contents 4 0 R >>" % (f"{width:g}".encode(), f"{height:g}".encode()),
+            b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+            b"<< /Producer (data/make_gallery_data.py, PDF operators written by hand) >>"]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for i, obj in enumerate(objs, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % i + obj + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1) + b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R /Info 6 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
+    return bytes(out)
+
+
+def external_pdf() -> None:
+    rows = [r for r in csv.DictReader((HERE / "compression_ladder" / "compression_ladder.csv").open())
+            if r["cut"] == "depth"]
+    width, height = 240.0, 170.0
+    left, bottom, right, top = 44.0, 34.0, 232.0, 150.0
+    top_value = 800.0  # M parameters at the top of the axis
+    ops = ["0 0 0 RG 0.75 w", f"{left} {bottom} m {left} {top} l S", f"{left} {bottom} m {right} {bottom} l S"]
+    for tick in range(0, 801, 200):
+        y = bottom + (top - bottom) * tick / top_value
+        ops.append(f"{left - 4} {y:.2f} m {left} {y:.2f} l S")
+        label = str(tick)
+        ops.append(f"BT /F1 8 Tf {left - 6 - _text_width(label, 8):.2f} {y - 2.8:.2f} Td ({label}) Tj ET")
+    slot = (right - left) / len(rows)
+    for i, row in enumerate(rows):
+        value = int(row["parameters"]) / 1e6
+        x = left + slot * (i + 0.2)
+        bar = (top - bottom) * value / top_value
+        ops.append(f"0.55 0.62 0.75 rg 0 0 0 RG {x:.2f} {bottom} {slot * 0.6:.2f} {bar:.2f} re B")
+        number = f"{value:.0f}"
+        ops.append(f"0 g BT /F1 7 Tf {x + slot * 0.3 - _text_width(number, 7) / 2:.2f} {bottom + bar + 3:.2f} Td "
+                   f"({number}) Tj ET")
+        layers = row["layers"]
+        ops.append(f"BT /F1 8 Tf {x + slot * 0.3 - _text_width(layers, 8) / 2:.2f} {bottom - 12:.2f} Td "
+                   f"({layers}) Tj ET")
+    xtitle = "layers kept (depth cut)"
+    ops.append(f"BT /F1 9 Tf {(left + right) / 2 - _text_width(xtitle, 9) / 2:.2f} 8 Td ({xtitle}) Tj ET")
+    ytitle = "parameters (M)"
+    ops.append(f"BT /F1 9 Tf 0 1 -1 0 14 {(bottom + top) / 2 - _text_width(ytitle, 9) / 2:.2f} Tm ({ytitle}) Tj ET")
+    title = "made by another tool"
+    ops.append(f"BT /F1 10 Tf {left} 158 Td ({title}) Tj ET")
+    (HERE / "compression_ladder" / "parameters_external.pdf").write_bytes(_pdf("\n".join(ops).encode(), width,
+                                                                                height))
+
+
 # ─── Q-TensorFormer (shape of outputs/*.json) ──────────────────────────────
 
 def qtensorformer() -> None:
@@ -158,4 +227,5 @@ def qtensorformer() -> None:
 if __name__ == "__main__":
     spectralquant()
     compression_ladder()
+    external_pdf()
     qtensorformer()

@@ -4,7 +4,8 @@
 directory (or ``--root DIR``) into ``build/``; ``--check`` also lints it for
 print, ``--debug`` also writes the layout overlay; ``compose --all`` builds every
 figure. Other commands are words in place of NAME: ``compose list``,
-``compose all``, ``compose check NAME``, ``compose new NAME``, ``compose schema``, ``compose clean``, so a figure cannot
+``compose all``, ``compose check NAME``, ``compose new NAME``, ``compose schema``, ``compose clean``,
+``compose serve NAME`` (the live preview, as ``compose NAME --serve``), so a figure cannot
 be named like a command (``compose new`` refuses such names). Every :class:`ComposerError` becomes one
 line on stderr and exit status 1; no traceback. Every :class:`ComposerWarning`
 (a font swapped in an imported SVG, a raster below the target ppi) becomes one
@@ -15,12 +16,19 @@ build manifest alone (:mod:`composer.incremental.manifest`): it imports neither 
 pipeline nor matplotlib, lxml or an export engine, so it takes a few hundredths of a
 second. The warnings of the build that made the outputs are kept in the
 manifest and printed again.
+
+What a panel's code prints (stdout, stderr, Python warnings) is shown after composer's own line
+(the summary, or the error), each line prefixed with the panel's name (``  fmap: hello``), panels in
+layout order; ``--verbose`` shows the lines as they are printed instead. Ctrl-C prints one line
+(``compose: interrupted; outputs left as they were``) and exits with status 130.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 import os
+import signal
 import sys
 import time
 import warnings
@@ -109,11 +117,22 @@ def _build_parser() -> argparse.ArgumentParser:
                              "anchors, names); the real outputs are unchanged")
     parser.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
                         help="worker processes for rendering panels and exporting (default: all cores)")
+    parser.add_argument("--panels", action="store_true",
+                        help="also write every panel alone at its final size, without its label, as "
+                             "OUT/NAME/PANEL.svg|pdf|png (in each --format)")
     parser.add_argument("--no-cache", action="store_true",
                         help="ignore the panel cache and the last build: render and export everything")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="show what panel code prints (stdout, stderr, warnings) as it happens; "
+                             "without it, it is shown after the build's line")
     parser.add_argument("--watch", action="store_true",
                         help="build, then rebuild whenever the layout, a panel module or a data file changes "
                              "(Ctrl-C stops)")
+    _serving(parser, flag=True)
+    parser.add_argument("--deps", nargs="?", const="lines", default=None, choices=("lines", "make"),
+                        metavar="make",
+                        help="print the files the figure depends on, one per line (--deps=make: as a Makefile "
+                             "rule whose targets are the outputs); builds it first, quietly, when not up to date")
     parser.add_argument("--version", action="version",  # the distribution (pyproject [project] name), then where it is
                         version=f"figure-composer {__version__} ({Path(__file__).resolve().parents[1]})")
     return parser
@@ -127,14 +146,29 @@ def _build(argv: list[str]) -> int:
     _one_or_all(parser, args)
     check_jobs(args.jobs)
     check_timeout(args.timeout)
+    if args.panels and (args.all or args.watch or args.serve or args.deps is not None):
+        parser.error("--panels writes the panels of one figure; give its name, without --all, --watch, --serve "
+                     "or --deps")
+    if args.serve:
+        return _serve(args)
+    if args.port is not None:
+        parser.error("--port is the port of --serve; add --serve")
     if args.all:
         if args.check or args.debug:
             parser.error("--check and --debug build one figure; use compose check NAME for each")
+        if args.watch:
+            parser.error("--watch rebuilds one figure; to rebuild every figure on change, use compose serve --all")
+        if args.deps:
+            parser.error("--deps lists one figure's dependencies; give its NAME (compose NAME --deps)")
         return _build_every(args)
     formats = _formats(args.format)
+    if args.deps is not None:
+        if args.watch or args.check or args.debug:
+            parser.error("--deps prints what a figure depends on; give it without --watch, --check and --debug")
+        return _deps(args, formats)
     if args.watch:
         return _watch(args, formats)
-    if (not args.no_cache and not args.check and not args.debug and formats
+    if (not args.no_cache and not args.check and not args.debug and not args.panels and formats
             and set(formats) <= {"svg", "pdf", "png", "tiff", "eps"} and args.dpi > 0):
         # the no-op path: standard library only, no layout parsing (see composer.incremental.manifest)
         from pathlib import Path
@@ -150,16 +184,64 @@ def _build(argv: list[str]) -> int:
             print(f"{args.name} is up to date ({time.perf_counter() - started:.2f} s): {_paths(fresh.values())}")
             return 0
     from composer.pipeline import build
-    from composer.progress import for_terminal
+    from composer.progress import PanelOutput, for_terminal
 
-    result = build(args.name, root=args.root, out=args.out, formats=formats, dpi=args.dpi, jobs=args.jobs,
-                   cache=not args.no_cache, progress=for_terminal(), debug=args.debug, check=args.check,
-                   timeout_s=_timeout(args), engine=args.engine, pdf_standard=args.pdf_standard)
-    print(_summary(args.name, result, time.perf_counter() - started))
+    progress = PanelOutput(for_terminal(), live=args.verbose)
+    try:
+        result = build(args.name, root=args.root, out=args.out, formats=formats, dpi=args.dpi, jobs=args.jobs,
+                       cache=not args.no_cache, progress=progress, debug=args.debug, check=args.check,
+                       timeout_s=_timeout(args), engine=args.engine, pdf_standard=args.pdf_standard,
+                       panels=args.panels)
+    except ComposerError as exc:  # the error's line first, then what the panels printed
+        print(f"compose: error: {exc}", file=sys.stderr, flush=True)
+        progress.show()
+        return 1
+    print(_summary(args.name, result, time.perf_counter() - started), flush=True)
+    if args.panels and result.outputs:
+        first = next(iter(result.outputs.values()))  # OUT/NAME.svg: the panels are in OUT/NAME/
+        print(f"each panel alone: {_paths([first.with_suffix('')])}{os.sep}PANEL.{{{','.join(formats)}}}", flush=True)
     if result.report is not None:
-        print(result.report.table())
-        return 0 if result.report.ok else 1
+        print(result.report.table(), flush=True)
+    progress.show()
+    return 0 if result.report is None or result.report.ok else 1
+
+
+def _deps(args: argparse.Namespace, formats: tuple[str, ...]) -> int:
+    """``compose NAME --deps``: the figure's dependencies from the manifest of an up-to-date build (built
+    first, without progress or warnings, when it is not): the layout, style files, panel modules and the
+    project modules they import, data files, imported SVG and image files, and the files panel code
+    opened. One per line, relative to the project when inside it, else absolute, sorted; ``--deps=make``:
+    one Makefile rule, the outputs of ``--format``/``--out`` as its targets."""
+    from composer.incremental.manifest import dependencies, display_path, fresh_outputs, options
+    from composer.stages.inputs import Project
+
+    project = Project.at(args.root)
+    project.layout_path(args.name)
+    out_dir = Path(args.out) if args.out is not None else project.root / "build"
+    opts = options(formats, args.dpi, args.engine, args.pdf_standard)
+    if args.no_cache or fresh_outputs(project.root, args.name, args.out, opts) is None:
+        from composer.pipeline import build
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ComposerWarning)  # a build shows them; the list is for a tool
+            build(args.name, root=project.root, out=args.out, formats=formats, dpi=args.dpi, jobs=args.jobs,
+                  cache=not args.no_cache, timeout_s=_timeout(args), engine=args.engine,
+                  pdf_standard=args.pdf_standard)
+    found = dependencies(out_dir, args.name)
+    if not found:
+        raise ComposerError(f"{args.name}: an input changed while it was built, so no manifest was written; "
+                            "run compose --deps again")
+    if args.deps == "lines":
+        print("\n".join(found))
+        return 0
+    targets = [display_path(out_dir / f"{args.name}.{fmt}", project.root) for fmt in formats]
+    print(f"{' '.join(map(_make_escaped, targets))}: {' '.join(map(_make_escaped, found))}")
     return 0
+
+
+def _make_escaped(path: str) -> str:
+    """A path as make reads it in a rule: spaces and ``#`` behind a backslash, ``$`` doubled."""
+    return path.replace("$", "$$").replace("#", "\\#").replace(" ", "\\ ")
 
 
 def _paths(paths) -> str:
@@ -194,7 +276,7 @@ def _summary(name: str, result, seconds: float) -> str:
 
 def _watch(args: argparse.Namespace, formats: tuple[str, ...]) -> int:
     from composer.cli.watch import watch
-    from composer.progress import for_terminal
+    from composer.progress import PanelOutput, for_terminal, prefixed
 
     failed = [False]
 
@@ -208,6 +290,8 @@ def _watch(args: argparse.Namespace, formats: tuple[str, ...]) -> int:
             return  # touched, not changed
         failed[0] = False
         print(_summary(args.name, event.result, event.seconds) + cause, flush=True)
+        if not args.verbose:
+            _show(prefixed(event.result.output))
 
     from composer.cli.watch import check_options
 
@@ -215,11 +299,91 @@ def _watch(args: argparse.Namespace, formats: tuple[str, ...]) -> int:
     print(f"watching {args.name} (Ctrl-C stops)", flush=True)
     try:
         watch(args.name, root=args.root, out=args.out, formats=formats, dpi=args.dpi, jobs=args.jobs,
-              timeout_s=_timeout(args), on_build=report, progress=for_terminal, engine=args.engine,
-              pdf_standard=args.pdf_standard)
-    except KeyboardInterrupt:
-        print("stopped watching", flush=True)
+              timeout_s=_timeout(args), on_build=report, engine=args.engine, pdf_standard=args.pdf_standard,
+              progress=lambda: PanelOutput(for_terminal(), live=args.verbose))
+    except KeyboardInterrupt:  # Ctrl-C: the way to stop watching; a build it stopped wrote nothing
+        print("compose: stopped watching; outputs left as the last build wrote them", file=sys.stderr, flush=True)
+        return 130
     return 0
+
+
+def _show(lines: list[str]) -> None:
+    """Write what panel code printed (``  PANEL: line``) on stderr."""
+    for line in lines:
+        print(line, file=sys.stderr)
+    sys.stderr.flush()
+
+def _serving(parser: argparse.ArgumentParser, *, flag: bool) -> None:
+    """The options of the live preview: ``--serve`` (on ``compose NAME``) and ``--port``."""
+    if flag:
+        parser.add_argument("--serve", action="store_true",
+                            help="build, then show the figure in the browser at a local address (printed) and "
+                                 "rebuild and reload it on every change, as compose serve NAME (Ctrl-C stops)")
+    parser.add_argument("--port", type=int, default=None, metavar="N",
+                        help="the port of the preview on 127.0.0.1 (default: a free port)")
+
+
+def _serve(args: argparse.Namespace) -> int:
+    """``compose NAME --serve``, ``compose serve NAME``, ``compose serve --all``: the live preview
+    (:mod:`composer.cli.serve`); Ctrl-C ends it as it ends a build (one line, exit status 130)."""
+    from composer.cli.serve import Options, serve
+    from composer.progress import for_terminal, prefixed
+    from composer.stages.inputs import Project
+
+    names = Project.at(args.root).figures() if args.all else [args.name]
+    if not names:
+        raise ComposerError(f"{Path(args.root) / 'layouts'}: no figure to serve (no layout file)")
+    failed: dict[str, bool] = {}
+
+    def report(name: str, event) -> None:  # the lines of --watch
+        if event.error is not None:
+            print(f"compose: error: {event.error}", file=sys.stderr, flush=True)
+            failed[name] = True
+            return
+        if event.result.up_to_date and event.changed and not failed.get(name):
+            return  # touched, not changed
+        failed[name] = False
+        cause = f" after {', '.join(event.changed)} changed" if event.changed else ""
+        print(_summary(name, event.result, event.seconds) + cause, flush=True)
+        _show(prefixed(event.result.output))
+
+    what = f"{len(names)} figures" if args.all else args.name
+    formats = _formats(args.format)
+    formats = formats if "svg" in formats else ("svg", *formats)  # the page shows the SVG
+    options = Options(formats=formats, dpi=args.dpi, jobs=args.jobs, timeout_s=_timeout(args),
+                      engine=args.engine, pdf_standard=args.pdf_standard)
+    try:
+        return serve(names, root=args.root, out=args.out, options=options, port=args.port or 0,
+                     single=not args.all, toggles={"debug": args.debug, "check": args.check}, report=report,
+                     summary=_summary, progress=for_terminal,
+                     started=lambda url: print(f"serving {what} at {url}", flush=True))
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the way to stop the preview, as for --watch
+        print("compose: stopped serving; outputs left as the last build wrote them", file=sys.stderr, flush=True)
+        return 130
+
+
+def _serve_command(argv: list[str]) -> int:
+    parser = _Parser(
+        prog="compose serve",
+        description="Build a figure, then show it in the browser at a local address (127.0.0.1 only, printed) "
+                    "and rebuild it whenever one of its inputs changes; the page swaps in each new figure in place, "
+                    "shows a failed build's error above the last good figure, and can show the layout overlay and "
+                    "the check's findings. Ctrl-C stops.")
+    parser.add_argument("name", nargs="?", help="figure name: serves layouts/NAME.toml")
+    parser.add_argument("--all", action="store_true", help="serve every figure of the project, with an index page")
+    _common(parser)
+    _outputs(parser)
+    _serving(parser, flag=False)
+    parser.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+                        help="worker processes for rendering panels and exporting (default: all cores)")
+    parser.add_argument("--debug", action="store_true", help="show the layout overlay when the page opens")
+    parser.add_argument("--check", action="store_true", help="show the check's findings when the page opens")
+    args = parser.parse_args(argv)
+    _figure_name(args)
+    _one_or_all(parser, args)
+    check_jobs(args.jobs)
+    check_timeout(args.timeout)
+    return _serve(args)
 
 
 def _clean(argv: list[str]) -> int:
@@ -263,6 +427,7 @@ def _check(argv: list[str]) -> int:
                         help="stop a panel function that runs longer than this (default: 120)")
     args = parser.parse_args(argv)
     from composer.pipeline import check
+    from composer.progress import Progress
 
     _one_or_all(parser, args)
     check_jobs(args.jobs)
@@ -270,8 +435,17 @@ def _check(argv: list[str]) -> int:
     if args.all:
         return _check_every(args)
     _figure_name(args)
-    report = check(args.name, root=args.root, jobs=args.jobs, timeout_s=_timeout(args))
-    print(report.to_json() if args.json else report.table())
+    from composer.progress import PanelOutput
+
+    progress = PanelOutput(Progress())
+    try:
+        report = check(args.name, root=args.root, jobs=args.jobs, timeout_s=_timeout(args), progress=progress)
+    except ComposerError as exc:
+        print(f"compose: error: {exc}", file=sys.stderr, flush=True)
+        progress.show()
+        return 1
+    print(report.to_json() if args.json else report.table(), flush=True)
+    progress.show()  # on stderr: --json stays JSON
     return 0 if report.ok else 1
 
 
@@ -310,12 +484,14 @@ def _check_every(args: argparse.Namespace) -> int:
 
 def _build_every(args: argparse.Namespace) -> int:
     from composer.cli.catalog import build_all
+    from composer.progress import prefixed
 
     def report(name, result, seconds):
         if isinstance(result, ComposerError):
             print(f"compose: error: {result}", file=sys.stderr)
         else:
-            print(_summary(name, result, seconds))
+            print(_summary(name, result, seconds), flush=True)
+            _show(prefixed(result.output))
 
     results = build_all(args.root, out=args.out, formats=_formats(args.format), dpi=args.dpi, progress=report,
                         timeout_s=_timeout(args), engine=args.engine, pdf_standard=args.pdf_standard)
@@ -392,7 +568,43 @@ COMMANDS: dict[str, Callable[[list[str]], int]] = {
     "new": _new,
     "schema": _schema,
     "clean": _clean,
+    "serve": _serve_command,
 }
+
+
+class _MatplotlibLog(logging.Handler):
+    """matplotlib's font lookup log lines (logger ``matplotlib.font_manager``: ``findfont: Font family
+    ['X'] not found. Falling back to DejaVu Sans.``), which would reach the terminal raw (through
+    :data:`logging.lastResort`). Other matplotlib loggers are left alone (composer turns mathtext's
+    missing glyphs into an error of its own).
+
+    In the compose process (canvas text, the warm-up before forking) each distinct one becomes a
+    ``compose: warning: matplotlib: ...`` line, once per font (a family's lines and its generic
+    family's say the same). In a panel's worker (a fork of it) a line goes to the worker's stderr: the
+    panel's output; except the font substitutions composer reports itself for a panel
+    (:func:`composer.stages.render.font_substitutions`).
+    """
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.pid = os.getpid()
+        self.seen: set[str] = set()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        import re
+
+        from composer.mpl.internals import family_not_found, weight_not_found
+
+        message = record.getMessage()
+        if os.getpid() != self.pid:  # in a worker
+            if not (family_not_found(message) or weight_not_found(message)):
+                sys.stderr.write(message + "\n")
+            return
+        generic = re.search(r"Generic family '([^']+)' not found", message)
+        key = family_not_found(message) or (generic.group(1) if generic else message)
+        if key not in self.seen:
+            self.seen.add(key)
+            warnings.warn(ComposerWarning(f"matplotlib: {' '.join(message.split())}"), stacklevel=1)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -411,6 +623,8 @@ def main(argv: list[str] | None = None) -> int:
                 shown(message, category, filename, lineno, file, line)
 
         warnings.showwarning = show
+        matplotlib_log = _MatplotlibLog()
+        logging.getLogger("matplotlib.font_manager").addHandler(matplotlib_log)
         try:
             return handler(argv[1:]) if handler else _build(argv)
         except ComposerError as exc:
@@ -419,9 +633,23 @@ def main(argv: list[str] | None = None) -> int:
         except BrokenPipeError:  # compose check NAME | head: the reader left; say nothing more
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 1
-        except KeyboardInterrupt:  # Ctrl-C: the workers die with compose; outputs are written whole or not at all
-            print("compose: interrupted", file=sys.stderr)
+        except KeyboardInterrupt as exc:  # Ctrl-C: workers stopped; outputs are written whole or not at all
+            _interrupted(exc)
             return 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
+        finally:
+            logging.getLogger("matplotlib.font_manager").removeHandler(matplotlib_log)
+
+
+def _interrupted(exc: KeyboardInterrupt) -> None:
+    """The one line of a Ctrl-C; a second Ctrl-C while it is written changes nothing."""
+    from composer.sandbox.isolate import WRITTEN_FIRST
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    text = WRITTEN_FIRST if exc.args == (WRITTEN_FIRST,) else "outputs left as they were"
+    try:
+        print(f"compose: interrupted; {text}", file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

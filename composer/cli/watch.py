@@ -4,7 +4,10 @@
 `watchfiles <https://watchfiles.helpmanual.io>`_ (native file system events,
 changes grouped until the writes settle) and rebuilds when the layout, a
 panel module or a file the last build read (data, imported SVG or image)
-changed. Each rebuild is an ordinary incremental build: only the panels
+changed, or a file panel code opened by itself while the last build ran
+(recorded in its worker, :mod:`composer.sandbox.audit`), outside the project
+too: such a file is watched itself (an editor's save that replaces it is seen
+as its removal), or its folder while it does not exist. Each rebuild is an ordinary incremental build: only the panels
 whose inputs changed are rendered, exports only when the SVG changed. A
 failed build reports its one-line error and watching goes on; the outputs
 of the last good build stay in place.
@@ -15,6 +18,7 @@ so the process never runs stale code.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -97,9 +101,12 @@ def watch(name: str, *, root: str | Path = ".", out: str | Path | None = None,
     opts = manifest.options(formats, dpi, engine, pdf_standard)
     builds = 0
 
+    before: dict[Path, tuple[int, int] | None] = {}  # the inputs as the last build started with them
+
     def run(changed: tuple[str, ...]) -> bool:
-        nonlocal builds
+        nonlocal builds, before
         _wait_for_one_thread()  # the watcher's thread ends: the build forks its workers from one thread
+        before = _snapshot(project, name, out_dir)
         started = time.perf_counter()
         try:
             result, error = build(name, root=project.root, out=out, formats=formats, dpi=dpi, jobs=jobs,
@@ -115,22 +122,32 @@ def watch(name: str, *, root: str | Path = ".", out: str | Path | None = None,
     # watcher runs a thread of its own, and a build must not fork while it runs (Python 3.12+ warns: a
     # fork from a multi-threaded process may deadlock). A change made while no watcher ran is seen by
     # comparing with the manifest once the next watcher has started (its first timeout); after a failed
-    # build, whose inputs the manifest does not record, the next edit triggers the rebuild.
-    run(())
-    compare = True  # once the watcher runs, compare with the manifest (a change made during the first build)
+    # build, whose inputs the manifest does not record, by comparing with the inputs as they were when it
+    # started (_snapshot): a fix saved while a broken layout was being built is not lost.
+    succeeded = run(())
+    compare = True  # once the watcher runs, look for a change made during the last build
     ignore = [out_dir.resolve(), (project.root / "build").resolve()]
     while max_builds is None or builds < max_builds:
         changed: tuple[str, ...] | None = None
-        for changes in watchfiles.watch(project.root, watch_filter=watchfiles.DefaultFilter(ignore_paths=ignore),
+        for changes in watchfiles.watch(*watched_paths(project, name, out_dir),
+                                        watch_filter=watchfiles.DefaultFilter(ignore_paths=ignore),
                                         stop_event=stop_event, yield_on_timeout=True, rust_timeout=200,
                                         debounce=debounce_ms, raise_interrupt=True):
             if not changes:
                 if compare:  # the first timeout comes after the watcher started
                     compare = False
-                    reason = manifest.stale_reason(project.root, name, out, opts)
-                    if reason is not None and reason != "no previous build":
-                        changed = (reason,)
-                        break
+                    if succeeded:
+                        reason = manifest.stale_reason(project.root, name, out, opts)
+                        if reason is not None and reason != "no previous build":
+                            changed = (_what_changed(reason),)
+                            break
+                    else:
+                        now = _snapshot(project, name, out_dir)
+                        moved = sorted({_shown(project, p) for p in before.keys() | now.keys()
+                                        if before.get(p) != now.get(p)})
+                        if moved:
+                            changed = tuple(moved)
+                            break
             else:
                 relevant = tuple(sorted({_shown(project, Path(p)) for _, p in changes
                                          if _relevant(project, name, out_dir, Path(p))}))
@@ -139,8 +156,18 @@ def watch(name: str, *, root: str | Path = ".", out: str | Path | None = None,
                     break
         if changed is None:  # stop_event set
             break
-        compare = run(changed)
+        succeeded = run(changed)
+        compare = True
     return builds
+
+
+def _what_changed(reason: str) -> str:
+    """What a :func:`composer.incremental.manifest.stale_reason` names, as :attr:`WatchEvent.changed`
+    holds it (the thing, not the sentence): ``"layouts/fig.toml changed"`` -> ``"layouts/fig.toml"``."""
+    for prefix, suffix in (("a build of ", " was interrupted"), ("", " is missing or was modified"), ("", " changed")):
+        if reason.startswith(prefix) and reason.endswith(suffix):
+            return reason[len(prefix):len(reason) - len(suffix)]
+    return "the outputs" if reason == "outputs differ" else reason
 
 
 def _threads() -> int | None:
@@ -163,12 +190,65 @@ def _wait_for_one_thread(limit_s: float = 2.0) -> None:
         time.sleep(0.01)
 
 
+def watched_paths(project: Project, name: str, out_dir: Path) -> list[Path]:
+    """What to watch for figure ``name``: the project folder, and each file outside it that panel code
+    opened in the last build (its manifest's ``opened``): the file itself, or the nearest folder above it
+    that exists when it does not. Sorted after the project, without duplicates.
+
+    (A file is watched rather than its folder: watchfiles watches every path recursively, and the folder
+    of a file outside the project may be the home folder.)
+    """
+    root = project.root.resolve()
+    extra: set[Path] = set()
+    for recorded in (manifest.load(out_dir, name) or {}).get("opened", {}):
+        path = Path(recorded)
+        if not path.is_absolute() or path.resolve().is_relative_to(root):
+            continue  # inside the project: watched with it
+        while not path.exists() and path.parent != path:
+            path = path.parent
+        if not path.resolve().is_relative_to(root) and not root.is_relative_to(path.resolve()):
+            extra.add(path)
+    return [project.root, *sorted(extra)]
+
+
+def _snapshot(project: Project, name: str, out_dir: Path) -> dict[Path, tuple[int, int] | None]:
+    """``(mtime_ns, size)`` (None: missing) of each file a change of which rebuilds ``name``
+    (:func:`_relevant`): the layout, the ``.py`` files under ``panels/``, and the inputs and opened
+    files the manifest records (without a manifest: every file of the project outside ``layouts/``,
+    the output folders and the folders watchfiles ignores, ``.git`` or ``.venv``)."""
+    import watchfiles
+
+    root = project.root.resolve()
+    skip_dirs = set(watchfiles.DefaultFilter.ignore_dirs)
+    skip = {out_dir.resolve(), (root / "build").resolve(), (root / "layouts").resolve()}
+    paths = {(root / "layouts" / f"{name}.toml")}
+    if project.panels_dir.is_dir():
+        paths |= {p for p in project.panels_dir.rglob("*.py") if not skip_dirs & set(p.parts)}
+    recorded = manifest.load(out_dir, name)
+    if recorded is not None:
+        paths |= {root / shown for section in ("inputs", "opened") for shown in recorded.get(section, {})}
+    else:
+        for folder, dirs, files in os.walk(root):
+            here = Path(folder)
+            dirs[:] = sorted(d for d in dirs if d not in skip_dirs and (here / d).resolve() not in skip)
+            paths |= {here / f for f in files}
+    found: dict[Path, tuple[int, int] | None] = {}
+    for path in paths:
+        try:
+            stat = path.stat()
+            found[path.resolve()] = (stat.st_mtime_ns, stat.st_size)
+        except OSError:
+            found[path.resolve()] = None
+    return found
+
+
 def _shown(project: Project, path: Path) -> str:
     return manifest.display_path(path, project.root)
 
 
 def _relevant(project: Project, name: str, out_dir: Path, path: Path) -> bool:
-    """The layout, a ``.py`` under ``panels/``, or an input the last build recorded (any file when there is none)."""
+    """The layout, a ``.py`` under ``panels/``, or an input or opened file the last build recorded (without
+    a manifest: any file of the project outside ``layouts/``)."""
     path = path.resolve()
     if path == (project.root / "layouts" / f"{name}.toml").resolve():
         return True
@@ -176,5 +256,7 @@ def _relevant(project: Project, name: str, out_dir: Path, path: Path) -> bool:
         return True
     recorded = manifest.load(out_dir, name)
     if recorded is None:
-        return not path.is_relative_to((project.root / "layouts").resolve())
-    return manifest.display_path(path, project.root) in recorded.get("inputs", {})
+        return path.is_relative_to(project.root.resolve()) and \
+            not path.is_relative_to((project.root / "layouts").resolve())
+    shown = manifest.display_path(path, project.root)
+    return shown in recorded.get("inputs", {}) or shown in recorded.get("opened", {})

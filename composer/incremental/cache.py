@@ -17,23 +17,33 @@ the sha256 of a canonical JSON document holding:
 - the font file the figure's font resolves to (path, size, mtime);
 - matplotlib's and numpy's versions and composer's fingerprint (version and
   a digest of its sources, :func:`composer.incremental.manifest.composer_fingerprint`);
+- the sha256 of every file the panel modules' own code opened while they were
+  imported (``DATA = json.load(open(...))`` at module level), recorded by
+  :mod:`composer.sandbox.audit`;
 - for panels joined by ``[[align]]`` (drawn together, since aligning moves
   each one's axes by the others' plot areas): every member's own key and box,
   position included, and the aligns (:func:`group_signature`). A group is a
   hit only when all its members are.
 
-What it does not see: files a renderer opens by itself (pass them as data),
-and module globals reached dynamically (``globals()``, ``eval``: a module that
-uses these is hashed whole). ``compose NAME --no-cache`` renders everything.
+Files a renderer opens by itself (``json.load(open("data/x.json"))``) are
+known only once it ran: they are recorded in its worker
+(:mod:`composer.sandbox.audit`) and kept in the entry, path and sha256, as a
+compiler's depfile keeps the headers a source included. An entry any of whose
+recorded files changed, appeared or vanished is stale: :meth:`PanelCache.load`
+treats it as a miss, the panel is drawn again and its new entry replaces it.
+Paths inside the project are kept relative to it (a moved project keeps its
+cache), others absolute. ``compose NAME --no-cache`` renders everything.
 
 Location: ``ROOT/build/.cache/panels/<2 hex>/<key>`` (``build/`` is the
 project's generated folder and is gitignored; deleting it is always safe).
-Entry format: one header line ``composer-panel-cache 3 <key>``, one line with
+Entry format: one header line ``composer-panel-cache 4 <key>``, one line with
 the sha256 of the payload, then the payload: canonical JSON of the panel's
-data anchors, its warnings (``notes``) and the fonts matplotlib substituted
-while drawing it (``substituted``, for ``compose check``), a newline, and the
-panel's SVG bytes. The format is part of every key, so an entry of an older
-format (2 had no ``substituted``) is never looked up. Entries are written
+data anchors, its warnings (``notes``), the fonts matplotlib substituted
+while drawing it (``substituted``, for ``compose check``) and the files it
+opened (``opened``: path -> sha256 or null for a file it tried that did not
+exist), a newline, and the panel's SVG bytes. The format is part of every key,
+so an entry of an older format (2 had no ``substituted``, 3 no ``opened``) is
+never looked up. Entries are written
 atomically (:func:`composer.svg.io.write_files_atomically`) and verified on
 every read: an entry whose header, key or digest does not match is deleted
 and the panel is rendered again, never used.
@@ -55,7 +65,7 @@ from typing import Any
 from composer.incremental.manifest import bytes_digest, composer_fingerprint, file_digest
 from composer.stages.render import RenderedPanel
 
-_MAGIC = b"composer-panel-cache 3"
+_MAGIC = b"composer-panel-cache 4"
 #: names whose use makes a module's globals reachable by string; such a module is hashed whole.
 _DYNAMIC = frozenset({"globals", "vars", "eval", "exec", "__import__", "__getattr__"})
 
@@ -250,7 +260,8 @@ def rc_digest() -> str:
 def panel_key(*, source: str, function: str, params: Mapping[str, Any], data: str | None,
               size_pt: tuple[float, float], rc: Mapping[str, Any], raster_ppi: float,
               font_file: str | None, rc_in_force: str, raster: bool | None = None,
-              text_mode: str = "paths", empty: bool = False) -> str:
+              text_mode: str = "paths", empty: bool = False,
+              opened: Mapping[str, str | None] | None = None) -> str:
     """The cache key of one panel (sha256 hex) from the parts listed in the module docstring.
 
     Args:
@@ -267,6 +278,9 @@ def panel_key(*, source: str, function: str, params: Mapping[str, Any], data: st
         text_mode: the figure's ``text`` mode (paths or editable).
         empty: the panel's ``empty = true`` (it may draw nothing); in the key only when true, so
             the keys of other panels are what they were.
+        opened: files the panel modules' code opened while they were imported (path -> sha256, None:
+            missing; :mod:`composer.sandbox.audit`), known before the panel is drawn; the files the
+            renderer itself opens are known after, and kept in its entry instead (module docstring).
     """
     import matplotlib
     import numpy
@@ -295,6 +309,7 @@ def panel_key(*, source: str, function: str, params: Mapping[str, Any], data: st
         "raster": raster,
         "text_mode": text_mode,
         **({"empty": True} if empty else {}),
+        "opened": dict(sorted((opened or {}).items())),
     }
     return bytes_digest(canonical_json(parts).encode("utf-8"))
 
@@ -315,18 +330,30 @@ def group_signature(members: Iterable[tuple[str, str, tuple[float, float, float,
 
 # ─── entries ─────────────────────────────────────────────────────────────────
 
-def encode_entry(key: str, panel: RenderedPanel) -> bytes:
-    """An entry's bytes: header, payload digest, payload (anchors, notes and substituted fonts as JSON
-    + newline + SVG)."""
+def encode_entry(key: str, panel: RenderedPanel, root: Path | None = None) -> bytes:
+    """An entry's bytes: header, payload digest, payload (anchors, notes, substituted fonts and opened
+    files as JSON + newline + SVG). ``root``: the project; opened files inside it are kept relative to it."""
     anchors = {name: [float(x), float(y)] for name, (x, y) in panel.anchors.items()}
+    opened = {_relative(path, root): digest for path, digest in panel.opened.items()}
     meta = {"anchors": anchors, "notes": list(panel.notes), "substituted": dict(panel.substituted),
-            "plot_area": list(panel.plot_area) if panel.plot_area else None}
+            "opened": opened, "plot_area": list(panel.plot_area) if panel.plot_area else None}
     payload = canonical_json(meta).encode("utf-8") + b"\n" + panel.svg
     return b"%s %s\n%s\n" % (_MAGIC, key.encode(), bytes_digest(payload).encode()) + payload
 
 
-def decode_entry(key: str, data: bytes) -> RenderedPanel | None:
-    """The panel stored in an entry, or None when the entry is not intact (wrong header, key or digest)."""
+def _relative(path: str, root: Path | None) -> str:
+    """``path`` relative to ``root`` (posix) when inside it, else as it is (absolute)."""
+    if root is None:
+        return path
+    try:
+        return Path(path).relative_to(Path(root).resolve()).as_posix()
+    except ValueError:
+        return path
+
+
+def decode_entry(key: str, data: bytes, root: Path | None = None) -> RenderedPanel | None:
+    """The panel stored in an entry, or None when the entry is not intact (wrong header, key or digest).
+    Relative paths of its opened files are made absolute under ``root`` (default: the current folder)."""
     header, sep1, rest = data.partition(b"\n")
     digest, sep2, payload = rest.partition(b"\n")
     if not (sep1 and sep2) or header != b"%s %s" % (_MAGIC, key.encode()):
@@ -341,11 +368,15 @@ def decode_entry(key: str, data: bytes) -> RenderedPanel | None:
         anchors = {str(name): (float(xy[0]), float(xy[1])) for name, xy in meta["anchors"].items()}
         notes = tuple(str(note) for note in meta["notes"])
         substituted = {str(font): str(what) for font, what in meta["substituted"].items()}
+        base = Path(root).resolve() if root is not None else Path.cwd()
+        opened = {str(base / path): (None if digest is None else str(digest))
+                  for path, digest in meta["opened"].items()}
         area = meta["plot_area"]
         plot_area = (float(area[0]), float(area[1]), float(area[2]), float(area[3])) if area else None
     except (ValueError, TypeError, AttributeError, IndexError, KeyError):
         return None
-    return RenderedPanel(svg=svg, anchors=anchors, notes=notes, substituted=substituted, plot_area=plot_area)
+    return RenderedPanel(svg=svg, anchors=anchors, notes=notes, substituted=substituted, opened=opened,
+                         plot_area=plot_area)
 
 
 #: the panel cache is kept under this size: after each store the least
@@ -362,30 +393,39 @@ class PanelCache:
 
     Attributes:
         directory: where entries live (:func:`cache_dir`).
+        root: the project, whose files the entries name relative to it (None: absolute paths).
         repaired: keys whose entries were found corrupt (and deleted) by :meth:`load`.
+        stale: keys whose entries were intact but a file their panel opened changed (:meth:`load`).
     """
 
     directory: Path
+    root: Path | None = None
     repaired: list[str] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)
 
     def path(self, key: str) -> Path:
         """The entry file of ``key``: ``DIR/<key[:2]>/<key>``."""
         return self.directory / key[:2] / key
 
     def load(self, key: str) -> RenderedPanel | None:
-        """The cached panel for ``key``; None on a miss. A corrupt entry is deleted and counts as a miss."""
+        """The cached panel for ``key``; None on a miss. A corrupt entry is deleted and counts as a miss;
+        so does an entry any of whose opened files changed, appeared or vanished (listed in ``stale``)."""
         path = self.path(key)
         try:
             data = path.read_bytes()
         except OSError:
             return None
-        panel = decode_entry(key, data)
+        panel = decode_entry(key, data, self.root)
         if panel is None:
             self.repaired.append(key)
             try:
                 path.unlink()
             except OSError:
                 pass
+            return None
+        if any(file_digest(Path(file)) != digest for file, digest in panel.opened.items()):
+            self.stale.append(key)
+            return None
         return panel
 
     def touch(self, keys: Iterable[str]) -> None:
@@ -403,7 +443,8 @@ class PanelCache:
         if not panels:
             return
         try:
-            write_files_atomically({self.path(key): encode_entry(key, panel) for key, panel in panels.items()})
+            write_files_atomically({self.path(key): encode_entry(key, panel, self.root)
+                                    for key, panel in panels.items()})
             self.prune(MAX_CACHE_BYTES, keep=panels.keys())
         except OSError:
             pass

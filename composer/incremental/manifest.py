@@ -21,7 +21,12 @@ depends on: the ``__init__`` of matplotlib, numpy, cairosvg, lxml, ... and
 the font files, so an upgrade or a replaced font forces a rebuild);
 ``options`` (output formats and PNG dpi); ``inputs`` (path -> sha256 of
 every file the build read: the layout, panel modules and the project modules
-they import, data files, imported SVG and image files); ``outputs`` (format
+they import, data files, imported SVG and image files); ``opened`` (path ->
+sha256, or null for a file that did not exist, of every other file the
+panel code, renderers and ``values()``, opened by itself while it ran,
+recorded in its worker by :mod:`composer.sandbox.audit`: known only after the
+build, like a compiler's depfile; paths outside the project are absolute);
+``outputs`` (format
 -> file, sha256, and for PDF/PNG the sha256 of the SVG they were made from
 and the dpi, so exports are redone only when the SVG bytes changed);
 ``panels`` (panel -> cache key and last render time, used to schedule the
@@ -44,8 +49,8 @@ from pathlib import Path
 from typing import Any
 
 #: bump when the manifest's meaning changes; an older manifest is then ignored
-#: (2: ``warnings`` added).
-FORMAT = 2
+#: (2: ``warnings`` added; 3: ``opened`` added).
+FORMAT = 3
 #: read buffer for hashing files (1 MiB).
 _CHUNK = 1 << 20
 
@@ -154,6 +159,7 @@ def _well_formed(data: dict[str, Any]) -> bool:
             and table(env.get("files", {}), lambda v: isinstance(v, list))
             and table(data.get("options", {}), lambda v: True)
             and table(data.get("inputs", {}), text)
+            and table(data.get("opened", {}), lambda v: v is None or text(v))
             and table(data.get("outputs", {}), lambda v: table(v, lambda _: True) and text(v.get("file"))
                       and text(v.get("sha256", "")))
             and table(data.get("panels", {}), lambda v: table(v, lambda _: True)
@@ -197,6 +203,10 @@ def stale_reason(root: str | Path, name: str, out_dir: str | Path | None,
     for rel, digest in manifest.get("inputs", {}).items():
         if file_digest(root / rel) != digest:
             return f"{rel} changed"
+    for rel, digest in manifest.get("opened", {}).items():  # what panel code opened by itself
+        now = file_digest(root / rel)
+        if now != digest:
+            return f"{rel} {'changed' if now and digest else 'appeared' if now else 'is gone'} (opened by panel code)"
     outputs = manifest.get("outputs", {})
     if sorted(outputs) != list(opts.get("formats", [])):
         return "outputs differ"
@@ -228,6 +238,14 @@ def recorded_warnings(out_dir: str | Path, name: str) -> list[str]:
     """
     recorded = (load(Path(out_dir), name) or {}).get("warnings", [])
     return [m for m in recorded if isinstance(m, str)] if isinstance(recorded, list) else []
+
+
+def dependencies(out_dir: str | Path, name: str) -> list[str]:
+    """Every file the last build of ``name`` in ``out_dir`` depended on, as its manifest names them
+    (relative to the project when inside it, else absolute), sorted: the ``inputs`` and the files panel
+    code ``opened``. Empty without a manifest."""
+    recorded = load(Path(out_dir), name) or {}
+    return sorted({*recorded.get("inputs", {}), *recorded.get("opened", {})})
 
 
 def fresh_outputs(root: str | Path, name: str, out_dir: str | Path | None,

@@ -173,6 +173,12 @@ class Reader:
             return value
         return convert
 
+    def page_number(self, value: Any, key: str) -> int:
+        """A 1-based page number: an integer >= 1."""
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise self.err(key, f"{value!r} is not a page number; give an integer from 1 (the first page)")
+        return value
+
     def positive_number(self, value: Any, key: str) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
             raise self.err(key, f"{value!r} is not a positive number")
@@ -619,6 +625,9 @@ TYPES: dict[str, ValueType] = {t.name: t for t in (
         "description": "\"module:function\": a function in panels/module.py"}),
     ValueType("svg_file", "path to `.svg`", _file(".svg"), {
         "type": "string", "pattern": r"(?i)\.svg$", "description": "an SVG file, relative to the layout file"}),
+    ValueType("pdf_file", "path to `.pdf`", _file(".pdf"), {
+        "type": "string", "pattern": r"(?i)\.pdf$", "description": "a PDF file, relative to the layout file"}),
+    ValueType("page", "integer >= 1", Reader.page_number, {"type": "integer", "minimum": 1}),
     ValueType("image_file", "path to `.png`/`.jpg`", _file(".png", ".jpg", ".jpeg"), {
         "type": "string", "pattern": r"(?i)\.(?:png|jpe?g)$",
         "description": "a PNG or JPEG file, relative to the layout file"}),
@@ -929,11 +938,14 @@ TABLES: tuple[Table, ...] = (
           ), rules=(_exactly_one(PLACEMENT_KEYS), *_placement_rules(),
                     {"if": {"not": {"required": ["cell"]}}, "then": {"required": ["size"]}})),
     Table("panel", "[panels.NAME]",
-          "A panel: a matplotlib renderer drawn at its final size, an SVG file or a PNG/JPEG image.", (
+          "A panel: a matplotlib renderer drawn at its final size, an SVG file, a PDF page or a PNG/JPEG image.", (
               Key("render", "renderer", "`\"module:function\"`: `function(fig, data, **params)` in "
                                         "`panels/module.py`"),
               Key("svg", "svg_file", "an SVG file, fitted in the box keeping its aspect"),
               Key("image", "image_file", "a PNG or JPEG, fitted keeping its aspect and inlined"),
+              Key("pdf", "pdf_file", "a PDF page (made by R, Illustrator...), converted to vector SVG (glyphs as "
+                                     "outlines) and fitted like `svg`; needs `pdftocairo` (poppler-utils)"),
+              Key("page", "page", "pdf panels: the page to show, 1-based", default=1),
               *_placement("nw"),
               Key("size", "size", "the panel's box; required unless a `cell` gives it"),
               Key("label", "panel_label", "panel label drawn at its top-left (`\"a\"`); with `[figure] labels`, "
@@ -948,7 +960,7 @@ TABLES: tuple[Table, ...] = (
               Key("empty", "bool", "render panels: `true` when the renderer may draw nothing (a blank panel); "
                                    "otherwise drawing nothing is an error", default=False),
           ), rules=(
-              _exactly_one(("render", "svg", "image")),
+              _exactly_one(("render", "svg", "image", "pdf")),
               _exactly_one(PLACEMENT_KEYS),
               *_placement_rules(),
               {"if": {"required": ["cell"]}, "then": {"not": {"required": ["size"]}},

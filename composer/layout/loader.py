@@ -49,7 +49,8 @@ from composer.layout.model import (
     Text,
     TextStyle,
 )
-from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, WorkerFailure, run_isolated
+from composer.sandbox.audit import run_recorded
+from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, WorkerFailure
 from composer.units import to_pt
 
 #: the smallest canvas side, pt (1 mm): smaller is a unit slip, and has no pixels to export.
@@ -137,7 +138,7 @@ def _read_python(r: _Reader, timeout_s: float | None = DEFAULT_TIMEOUT_S) -> dic
         return func()
 
     try:
-        raw = run_isolated(work, timeout_s=timeout_s)
+        raw = run_recorded(work, timeout_s=timeout_s, who=f"the layout {r.file}")  # files it opens: sandbox.audit
     except WorkerFailure as failure:
         verb = {"timeout": "did not finish:", "crashed": "crashed:"}.get(failure.kind, "raised")
         at = ""
@@ -523,20 +524,21 @@ def _panel(r: _Reader, name: str, raw: Any, spec: FigureSpec) -> Panel:
     key = f"panels.{name}"
     r.name(name, key)
     t = r.section(raw, key, "panel")
-    sources = [k for k in ("render", "svg", "image") if k in t.raw]
+    kinds = ("render", "svg", "image", "pdf")
+    sources = [k for k in kinds if k in t.raw]
     if len(sources) != 1:
-        raise r.err(key, f"give exactly one of render, svg, image (got {', '.join(sources) or 'none'})")
+        raise r.err(key, f"give exactly one of render, svg, image, pdf (got {', '.join(sources) or 'none'})")
     kind = sources[0]
-    if kind == "render":
-        source = t.get("render")
-        t.asked += ["svg", "image"]
-    elif kind == "svg":
-        t.asked.append("render")
-        source = t.get("svg")
-        t.asked.append("image")
+    for k in kinds:  # in this order: the valid keys a message lists
+        if k == kind:
+            source = t.get(k)
+        else:
+            t.asked.append(k)
+    if kind == "pdf":
+        page = t.get("page")
     else:
-        t.asked += ["render", "svg"]
-        source = t.get("image")
+        t.refuse(["page"], f"page applies to pdf panels; a {kind} panel has no pages")
+        page = 1
     place = _placement(r, t)
     size = _size(r, t)
     if place.cell is None and size is None:
@@ -565,7 +567,7 @@ def _panel(r: _Reader, name: str, raw: Any, spec: FigureSpec) -> Panel:
         raise r.err(f"{key}.empty", f"empty applies to render panels; a {kind} panel is embedded as it is")
     t.done()
     return Panel(name=name, kind=kind, source=source, place=place, size_pt=size, label=label, title=title,
-                 params=params, data=data, overlap=overlap, raster=raster, empty=empty, key=key)
+                 params=params, data=data, overlap=overlap, raster=raster, empty=empty, key=key, page=page)
 
 
 #: the font keys of a text (and, prefixed ``text_``, of a shape's text)

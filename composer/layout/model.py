@@ -269,7 +269,7 @@ class Panel:
 
     Attributes:
         name: the table name; element ids derive from it.
-        kind: ``"render"`` (a matplotlib function), ``"svg"`` or ``"image"``.
+        kind: ``"render"`` (a matplotlib function), ``"svg"``, ``"image"`` or ``"pdf"``.
         source: ``"module:function"`` for render panels, else the file path.
         place: where the panel goes; size_pt: (width, height) of the box, or
             None when a grid cell gives it.
@@ -282,6 +282,7 @@ class Panel:
             None (default) does when the panel's SVG is heavy (see
             :mod:`composer.mpl.savesvg`).
         empty: render panels only: True when the renderer may draw nothing.
+        page: pdf panels only: the 1-based page shown.
     """
 
     name: str
@@ -297,6 +298,7 @@ class Panel:
     raster: bool | None = None
     empty: bool = default("panel", "empty")
     key: str = ""
+    page: int = 1
 
 
 @dataclass(frozen=True)

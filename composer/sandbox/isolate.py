@@ -23,6 +23,24 @@ process, without a timeout.
 If the parent is killed while a child runs, the child still ends by itself at
 its timeout (its watchdog is its own), so no worker outlives a build by more
 than the timeout.
+
+What the user's code prints: a worker started with a ``label`` (a panel's name)
+has its file descriptors 1 and 2 on a pipe the parent reads (so C-level writes
+and the output of processes it starts are caught too); Python warnings are
+written there as one line each. The parent keeps the first :data:`OUTPUT_LIMIT`
+bytes, and hands the text to the :func:`capturing` block around the build (live,
+line by line, to its ``live`` callback too). Nothing of it reaches the terminal.
+
+Processes the user's code starts end with it: every worker is a child
+subreaper (``prctl(PR_SET_CHILD_SUBREAPER)``, Linux), so a process its code
+started, even one that called ``setsid()`` or forked twice, stays its
+descendant; when the function returns or raises, the worker SIGKILLs every
+descendant still running (found through ``/proc/<pid>/task/*/children``) and the
+parent warns once, naming the label and the commands (:class:`ComposerWarning`).
+A worker the parent stops (Ctrl-C, past its deadline) is killed with all its
+descendants. A worker that crashed, or ended itself at its timeout, cannot do
+that: its process group is killed (what did not call ``setsid()``); a process
+that did is reparented to init and runs on.
 """
 
 from __future__ import annotations
@@ -39,12 +57,14 @@ import tempfile
 import threading
 import time
 import traceback
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from composer.errors import ComposerError
+from composer.errors import ComposerError, ComposerWarning
 
 #: default wall-time limit of one panel function, in seconds. Generous for any
 #: single figure panel (the six volume_kv panels take 0.55 s together); a panel
@@ -78,6 +98,8 @@ def check_jobs(jobs: int | None) -> None:
 KILL_GRACE_S = 5.0
 #: can this platform fork?
 CAN_FORK = hasattr(os, "fork")
+#: bytes of a labelled worker's output kept (64 KiB); the rest is counted: ``... (N more bytes)``.
+OUTPUT_LIMIT = 64 * 1024
 
 _FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+) in (?P<name>\S+)')
 
@@ -141,7 +163,7 @@ def where(frames: tuple[Frame, ...] | list[Frame], user_dir: Path | None) -> str
     return ""
 
 
-def run_isolated(func: Callable[[], Any], *, timeout_s: float | None) -> Any:
+def run_isolated(func: Callable[[], Any], *, timeout_s: float | None, label: str | None = None) -> Any:
     """Call ``func()`` in a forked worker and return its (picklable) result.
 
     Args:
@@ -149,6 +171,9 @@ def run_isolated(func: Callable[[], Any], *, timeout_s: float | None) -> Any:
             pickle.
         timeout_s: wall-time limit in seconds, or None for none. ``None`` on a
             platform without fork runs ``func`` in process.
+        label: a panel's name: the worker's output is captured under it (see the module docstring and
+            :func:`capturing`) and a process its code left running is named after it. In a task process
+            (:func:`start` with ``task=True``) the task's own label holds.
 
     Returns:
         What ``func`` returned.
@@ -172,7 +197,7 @@ def run_isolated(func: Callable[[], Any], *, timeout_s: float | None) -> Any:
         failure = _REPLAY.next_call()
         if failure is not None:
             raise failure
-    return _fork_and_wait(func, timeout_s)
+    return _fork_and_wait(func, timeout_s, label)
 
 
 #: workers forked by this process and not yet reaped.
@@ -258,6 +283,45 @@ def kill_workers() -> None:
             pass
 
 
+class Captured:
+    """What :func:`capturing` collects.
+
+    Attributes:
+        output: label -> the text its worker's code wrote (see :func:`capturing`).
+        left: label -> the warning (a :class:`ComposerWarning`'s message) about the processes its
+            code left running; the caller issues them, in its own order (a labelled worker reaped
+            outside a :func:`capturing` block warns at once).
+        live: called with ``(label, line)`` for each line as it is read, or None.
+    """
+
+    def __init__(self, live: Callable[[str, str], None] | None) -> None:
+        self.live = live
+        self.output: dict[str, str] = {}
+        self.left: dict[str, str] = {}
+
+
+_CAPTURE: Captured | None = None
+
+
+@contextmanager
+def capturing(live: Callable[[str, str], None] | None = None) -> Iterator[Captured]:
+    """Collect the output of the labelled workers this process reaps inside the block.
+
+    Yields a :class:`Captured` whose ``output`` is filled as workers end: label -> the text its code
+    wrote on stdout and stderr and the Python warnings it issued (one line each), in the order written,
+    at most :data:`OUTPUT_LIMIT` bytes (then a line ``... (N more bytes)``); a worker that wrote
+    nothing has no entry. ``live(label, line)`` is called with each line as the parent reads it
+    (``compose --verbose``). Outside such a block a labelled worker's output is dropped (it never
+    reaches the terminal).
+    """
+    global _CAPTURE
+    previous, _CAPTURE = _CAPTURE, Captured(live)
+    try:
+        yield _CAPTURE
+    finally:
+        _CAPTURE = previous
+
+
 class Worker:
     """A forked worker running one function (:func:`start`); :func:`wait_any` sees it end and
     :func:`finish` gives its result.
@@ -269,12 +333,19 @@ class Worker:
         pidfd: a Linux pidfd of the worker (``os.pidfd_open``), readable once it exits: a process
             the user's code forked may hold the pipe open after the worker ended (-1: none).
         timeout_s: its wall-time limit, seconds (None: none).
+        label: the name its output is captured under (:func:`capturing`), or None: not captured.
+        out_fd: the read end of the pipe its stdout and stderr go to (-1: none, or closed).
         deadline: ``time.monotonic()`` at which this process kills it, should its own watchdog not
             have ended it (``timeout_s`` + :data:`KILL_GRACE_S`); None without a timeout.
     """
 
-    def __init__(self, pid: int, fd: int, stacks: Any, timeout_s: float | None, notes: Any = None) -> None:
+    def __init__(self, pid: int, fd: int, stacks: Any, timeout_s: float | None, notes: Any = None,
+                 label: str | None = None, out_fd: int = -1) -> None:
         self.pid, self.fd, self.stacks, self.timeout_s, self.notes = pid, fd, stacks, timeout_s, notes
+        self.label, self.out_fd = label, out_fd
+        self._out = bytearray()  # the first OUTPUT_LIMIT bytes
+        self._more = 0  # bytes past them
+        self._line = b""  # the incomplete last line, for the live callback
         try:
             self.pidfd = os.pidfd_open(pid)
         except (AttributeError, OSError):  # not Linux 5.3+: the pipe's end alone says the worker ended
@@ -290,6 +361,47 @@ class Worker:
     def done(self) -> bool:
         """True once the worker's pipe closed (it ended, or was killed) and it was reaped."""
         return self.fd < 0
+
+    def _read_output(self, drain: bool = False) -> None:
+        """Take what the worker wrote on its stdout/stderr pipe (all that is there, without waiting, with
+        ``drain``); close the pipe at its end, or after draining."""
+        if self.out_fd < 0:
+            return
+        if drain:
+            os.set_blocking(self.out_fd, False)
+        while True:
+            try:
+                chunk = os.read(self.out_fd, 1 << 16)
+            except BlockingIOError:
+                chunk = None
+            if chunk:
+                keep = max(0, OUTPUT_LIMIT - len(self._out))
+                self._out += chunk[:keep]
+                self._more += len(chunk) - min(keep, len(chunk))
+                self._live(chunk)
+                if drain:
+                    continue
+                return
+            break
+        os.close(self.out_fd)
+        self.out_fd = -1
+        self._live(b"", end=True)
+        if self.label is not None and _CAPTURE is not None:
+            text = self._out.decode("utf-8", "replace")
+            if self._more:
+                text += ("" if text.endswith("\n") or not text else "\n") + f"... ({self._more} more bytes)\n"
+            if text:
+                _CAPTURE.output[self.label] = text
+
+    def _live(self, chunk: bytes, end: bool = False) -> None:
+        if _CAPTURE is None or _CAPTURE.live is None or self.label is None:
+            return
+        lines = (self._line + chunk).split(b"\n")
+        self._line = b"" if end else lines.pop()  # the incomplete last line waits for its end
+        if end and lines[-1] == b"":  # the text ended with a newline
+            lines.pop()
+        for line in lines:
+            _CAPTURE.live(self.label, line.decode("utf-8", "replace"))
 
     def _read(self) -> None:
         chunk = os.read(self.fd, 1 << 20)
@@ -323,6 +435,7 @@ class Worker:
         except OSError:
             pass
         _, self.status = os.waitpid(self.pid, 0)
+        self._read_output(drain=True)
         _RUNNING.discard(self.pid)
         self.pid = 0
         self.elapsed_s = time.monotonic() - self.started
@@ -332,15 +445,16 @@ class Worker:
         if self.done:
             return
         self.killed = True
-        try:
-            os.kill(self.pid, signal.SIGKILL)
-        except OSError:
-            pass
+        _kill_tree(self.pid)  # the worker is a subreaper: what its code started, even detached, is below it
         self._reap()
 
 
-def start(func: Callable[[], Any], *, timeout_s: float | None, task: bool = False) -> Worker:
+def start(func: Callable[[], Any], *, timeout_s: float | None, task: bool = False,
+          label: str | None = None) -> Worker:
     """Fork a worker that calls ``func()`` (see :func:`run_isolated`) and return at once.
+
+    ``label``: capture the worker's output under this name and name it so in a warning about a process
+    its code left running (see the module docstring).
 
     ``task=True`` makes it a task process: every :func:`run_isolated` that ``func`` calls then runs in
     it, not in a worker of its own (one fork per task, not two); should it die in one, :func:`finish`
@@ -355,14 +469,51 @@ def start(func: Callable[[], Any], *, timeout_s: float | None, task: bool = Fals
         OSError: the fork failed (out of processes or memory).
     """
     with _FORK_LOCK:
-        return _start(func, timeout_s, task)
+        return _start(func, timeout_s, task, label)
 
 
-def _start(func: Callable[[], Any], timeout_s: float | None, task: bool) -> Worker:
-    global _FORK_LOCK, _TASK
+#: signals held back (blocked) while this process forks: os.fork() runs the at-fork callbacks of the
+#: standard library (logging's lock release, for one), and a handler that raises (Ctrl-C's
+#: KeyboardInterrupt, the preview's SIGTERM) running inside one is swallowed ("Exception ignored in:
+#: <function _releaseLock>"): the Ctrl-C was lost and compose went on. Held, it arrives just after.
+HELD_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})
+
+
+@contextmanager
+def signals_held() -> Iterator[None]:
+    """Block :data:`HELD_SIGNALS` in this thread while the block runs; one that came is delivered (its
+    handler runs) when the block ends. A process forked inside starts with them blocked: it must
+    call :func:`release_signals` (the block's end does, in both processes)."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def fork() -> int:
+    """:func:`os.fork` with Ctrl-C and SIGTERM held back across it (:data:`HELD_SIGNALS`); returns
+    what os.fork returns. Both processes leave with the caller's signal mask."""
+    with signals_held():
+        return os.fork()
+
+
+def _start(func: Callable[[], Any], timeout_s: float | None, task: bool, label: str | None) -> Worker:
+    # a Ctrl-C comes once the worker is forked and known (_RUNNING): it is then stopped with the others
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
+    try:
+        return _fork_worker(func, timeout_s, task, label, previous)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _fork_worker(func: Callable[[], Any], timeout_s: float | None, task: bool, label: str | None,
+                 mask: set[int | signal.Signals]) -> Worker:
+    global _FORK_LOCK, _TASK, _CAPTURE
     stacks = tempfile.TemporaryFile()
     notes = tempfile.TemporaryFile() if task else None
     read_fd, write_fd = os.pipe()
+    out_read, out_write = os.pipe() if label is not None else (-1, -1)
     for stream in (sys.stdout, sys.stderr):  # or the child would print the parent's buffered text again
         try:
             stream.flush()
@@ -374,8 +525,9 @@ def _start(func: Callable[[], Any], timeout_s: float | None, task: bool) -> Work
     try:
         pid = os.fork()
     except BaseException:
-        os.close(read_fd)
-        os.close(write_fd)
+        for fd in (read_fd, write_fd, out_read, out_write):
+            if fd >= 0:
+                os.close(fd)
         stacks.close()
         if notes is not None:
             notes.close()
@@ -384,24 +536,30 @@ def _start(func: Callable[[], Any], timeout_s: float | None, task: bool) -> Work
         if pid != 0:
             gc.unfreeze()
     if pid == 0:  # the worker: never returns
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # its signals as the caller had them
         _FORK_LOCK = threading.Lock()  # this copy is held; the worker may fork workers of its own
         _RUNNING.clear()
+        _CAPTURE = None  # the parent collects; a worker's own workers' output stays in its own
         if notes is not None:
             _TASK = _Task(notes, stacks)
         os.close(read_fd)
+        if out_write >= 0:
+            _capture_output(out_read, out_write)
         try:
             os.setpgid(0, 0)  # a group of its own: what the user's code forks is killed with it
         except OSError:
             pass
         _die_with(parent)
-        _child(func, write_fd, stacks, timeout_s)
+        _child(func, write_fd, stacks, timeout_s, label)
     os.close(write_fd)
+    if out_write >= 0:
+        os.close(out_write)
     try:
         os.setpgid(pid, pid)  # also here: whichever of the two runs first, the group exists before any wait
     except OSError:
         pass
     _RUNNING.add(pid)
-    return Worker(pid, read_fd, stacks, timeout_s, notes)
+    return Worker(pid, read_fd, stacks, timeout_s, notes, label, out_read)
 
 
 def wait_any(workers: list[Worker], timeout_s: float | None) -> list[Worker]:
@@ -419,8 +577,11 @@ def wait_any(workers: list[Worker], timeout_s: float | None) -> list[Worker]:
         now = time.monotonic()
         limits = [w.deadline for w in live if w.deadline is not None] + ([until] if until is not None else [])
         wait = max(0.0, min(limits) - now) if limits else None
-        ready, _, _ = select.select([w.fd for w in live] + [w.pidfd for w in live if w.pidfd >= 0], [], [], wait)
+        ready, _, _ = select.select([w.fd for w in live] + [w.pidfd for w in live if w.pidfd >= 0]
+                                    + [w.out_fd for w in live if w.out_fd >= 0], [], [], wait)
         for w in live:
+            if w.out_fd >= 0 and w.out_fd in ready:
+                w._read_output()
             if w.fd in ready:
                 w._read()
             if not w.done and w.pidfd >= 0 and w.pidfd in ready:
@@ -447,7 +608,7 @@ def finish(worker: Worker) -> Any:
     try:
         payload = b"".join(worker.chunks)
         if payload and not worker.killed:
-            return _unpack(payload)
+            return _unpack(payload, worker.label)
         worker.stacks.seek(0)
         dumped = worker.stacks.read().decode("utf-8", "replace")
         if worker.notes is not None:
@@ -468,8 +629,8 @@ def finish(worker: Worker) -> Any:
     raise failure
 
 
-def _fork_and_wait(func: Callable[[], Any], timeout_s: float | None) -> Any:
-    worker = start(func, timeout_s=timeout_s)
+def _fork_and_wait(func: Callable[[], Any], timeout_s: float | None, label: str | None) -> Any:
+    worker = start(func, timeout_s=timeout_s, label=label)
     try:
         while not worker.done:
             wait_any([worker], None)
@@ -480,20 +641,164 @@ def _fork_and_wait(func: Callable[[], Any], timeout_s: float | None) -> Any:
 
 def _die_with(parent: int) -> None:
     """In a worker: ask Linux to SIGKILL it when composer dies (``prctl(PR_SET_PDEATHSIG)``), so a
-    composer killed with SIGKILL leaves no worker drawing on for up to ``--timeout``. Elsewhere a no-op."""
+    composer killed with SIGKILL leaves no worker drawing on for up to ``--timeout``; and make it a
+    child subreaper (``prctl(PR_SET_CHILD_SUBREAPER)``, prctl(2)), so what the user's code starts stays
+    its descendant however it detaches (:func:`_stop_descendants`). Elsewhere a no-op."""
     if not sys.platform.startswith("linux"):
         return
     try:
         import ctypes
 
-        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+        prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+        prctl(36, 1, 0, 0, 0)  # 36 = PR_SET_CHILD_SUBREAPER (linux/prctl.h)
     except (OSError, AttributeError):
         return
     if os.getppid() != parent:  # composer died before the request took effect
         os._exit(70)
 
 
-def _child(func: Callable[[], Any], write_fd: int, stacks, timeout_s: float | None) -> None:
+def _capture_output(out_read: int, out_write: int) -> None:
+    """In a worker: file descriptors 1 and 2 onto the output pipe (what C code and child processes write
+    too), ``sys.stdout`` and ``sys.stderr`` new line-buffered streams on them, and each Python warning
+    one line there (``UserWarning: text (file.py:12)``)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (AttributeError, ValueError, OSError):
+            pass
+    os.close(out_read)
+    os.dup2(out_write, 1)
+    os.dup2(out_write, 2)
+    os.close(out_write)
+    # Python's streams on those descriptors, line-buffered (for --verbose): the host may have put others
+    # in their place (pytest's capture, a Jupyter kernel's), which would not reach the pipe
+    sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
+    sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
+
+    def show(message: Any, category: type[Warning], filename: str, lineno: int, file: Any = None,
+             line: str | None = None) -> None:
+        text = " ".join(str(message).split())
+        try:
+            sys.stderr.write(f"{category.__name__}: {text} ({Path(filename).name}:{lineno})\n")
+        except (AttributeError, ValueError, OSError):
+            pass
+
+    warnings.showwarning = show
+
+
+def _stop_descendants() -> list[str]:
+    """In a worker: SIGKILL every descendant process still running and reap them; returns their commands
+    (``sleep 100``), in the order found. Descendants are found through ``/proc/<pid>/task/*/children``
+    (Linux 3.5+); elsewhere none are. Each is stopped (SIGSTOP) before its command is read, so none
+    forks meanwhile; one forked before that is found in the next round. Gives up after 2 s."""
+    commands: list[str] = []
+    killed: set[int] = set()
+    me = os.getpid()
+    until = time.monotonic() + 2.0
+    while time.monotonic() < until:
+        _reap_children()
+        alive = [pid for pid in _descendants(me) if _state(pid) not in ("Z", "X", "")]
+        fresh = [pid for pid in alive if pid not in killed]
+        if not alive:
+            break
+        for pid in fresh:
+            try:
+                os.kill(pid, signal.SIGSTOP)
+            except OSError:
+                pass
+        for pid in fresh:
+            commands.append(_command(pid))
+            killed.add(pid)
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        if not fresh:
+            time.sleep(0.001)  # killed, not dead yet
+    _reap_children()
+    return commands
+
+
+def _kill_tree(root: int) -> None:
+    """SIGKILL process ``root`` and every descendant of it (each stopped first, so none forks meanwhile)."""
+    try:
+        os.kill(root, signal.SIGSTOP)
+    except OSError:
+        pass
+    tree: list[int] = []
+    for _ in range(5):  # one may have forked before it was stopped: look again
+        fresh = [pid for pid in _descendants(root) if pid not in tree]
+        if not fresh:
+            break
+        for pid in fresh:
+            try:
+                os.kill(pid, signal.SIGSTOP)
+            except OSError:
+                pass
+        tree += fresh
+    for pid in [root, *tree]:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def _reap_children() -> None:
+    """Reap this process's ended children (zombies), without waiting for one still running."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every descendant of ``pid``, parents before children (from ``/proc``; [] where unreadable)."""
+    out: list[int] = []
+    todo = [pid]
+    while todo:
+        current = todo.pop(0)
+        try:
+            tasks = os.listdir(f"/proc/{current}/task")
+        except OSError:
+            continue
+        for task in sorted(tasks):
+            try:
+                with open(f"/proc/{current}/task/{task}/children") as fh:
+                    children = [int(c) for c in fh.read().split()]
+            except (OSError, ValueError):
+                continue
+            for child in children:
+                if child not in out:
+                    out.append(child)
+                    todo.append(child)
+    return out
+
+
+def _state(pid: int) -> str:
+    """A process's state letter from ``/proc/<pid>/stat`` (``R``, ``S``, ``Z``...), ``""`` when gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return ""
+
+
+def _command(pid: int) -> str:
+    """A process's command line as one would type it (``sleep 100``), shortened to 80 characters."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            words = fh.read().rstrip(b"\0").split(b"\0")
+        text = " ".join(w.decode("utf-8", "replace") for w in words) or f"process {pid}"
+    except OSError:
+        text = f"process {pid}"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _child(func: Callable[[], Any], write_fd: int, stacks, timeout_s: float | None, label: str | None) -> None:
     code = 0
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
@@ -507,10 +812,12 @@ def _child(func: Callable[[], Any], write_fd: int, stacks, timeout_s: float | No
             message = ("composer", type(exc).__name__, exc.message, exc.file, exc.key)
         except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt too
             message = ("raised", _one_line(exc), _frames_of(exc))
+        left = _stop_descendants()  # what the user's code started ends with it
         try:
-            data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+            data = pickle.dumps((message, left), protocol=pickle.HIGHEST_PROTOCOL)
         except Exception as exc:  # noqa: BLE001 - an unpicklable result
-            data = pickle.dumps(("raised", f"returned a value that cannot be passed back: {_one_line(exc)}", ()))
+            data = pickle.dumps((("raised", f"returned a value that cannot be passed back: {_one_line(exc)}", ()),
+                                 left))
         if timeout_s is not None:
             faulthandler.cancel_dump_traceback_later()
         view = memoryview(data)
@@ -527,8 +834,17 @@ def _child(func: Callable[[], Any], write_fd: int, stacks, timeout_s: float | No
         os._exit(code)
 
 
-def _unpack(payload: bytes) -> Any:
-    message = pickle.loads(payload)
+def _unpack(payload: bytes, label: str | None = None) -> Any:
+    message, left = pickle.loads(payload)
+    if left:
+        who = f"panel {label!r}" if label is not None else "a worker"
+        many = len(left) > 1
+        text = (f"{who} left {'processes' if many else 'a process'} running ({', '.join(left)}); "
+                f"{'they were' if many else 'it was'} stopped")
+        if _CAPTURE is not None and label is not None:
+            _CAPTURE.left[label] = text  # the caller warns, in its order (the layout's)
+        else:
+            warnings.warn(ComposerWarning(text), stacklevel=3)
     if message[0] == "ok":
         return message[1]
     if message[0] == "composer":
@@ -581,3 +897,31 @@ def _status_text(status: int | None) -> str:
         hint = " (out of memory?)" if sig == signal.SIGKILL else ""
         return f"the worker process was killed by signal {name}{hint}"
     return f"the worker process exited with status {os.WEXITSTATUS(status)} without a result"
+
+
+#: the message of the KeyboardInterrupt :func:`deferred_interrupt` raises: Ctrl-C came while outputs were
+#: written, so they were written whole first.
+WRITTEN_FIRST = "Ctrl-C came while the outputs were written; they were written whole first"
+
+
+@contextmanager
+def deferred_interrupt() -> Iterator[None]:
+    """Hold a Ctrl-C (SIGINT) back while the block runs (the write phase of a build: outputs, manifest,
+    cache entries), so it can never leave some outputs new and some old; one that came is raised when
+    the block ends, as ``KeyboardInterrupt(WRITTEN_FIRST)``.
+
+    Acts only in the main thread and while SIGINT has Python's default handler (a program that set its
+    own keeps it); elsewhere the block runs as is.
+    """
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+        yield
+        return
+    came: list[int] = []
+    signal.signal(signal.SIGINT, lambda signum, frame: came.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if came:
+        raise KeyboardInterrupt(WRITTEN_FIRST)

@@ -33,6 +33,11 @@ multi-threaded SVD on two cores nearly triple its time (docs/design.md), and a
 thread count that differs between serial and parallel builds could change
 the order of floating-point sums, and so the bytes of a panel.
 
+What a panel's code prints (stdout, stderr, Python warnings) is captured by its worker or task
+process, labelled with the task's name (:func:`composer.sandbox.isolate.capturing`), and handed
+over once all tasks ended, in layout order (``output``, ``Progress.output``); ``Progress.line``
+sees each line as it is read.
+
 Output is byte-identical to a serial build: a panel is a pure function of
 its inputs (its own rcParams via ``rc_context``, a fixed ``svg.hashsalt``),
 results are collected by panel name, and when several panels fail the error
@@ -44,14 +49,25 @@ from __future__ import annotations
 import contextlib
 import os
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar, cast
 
-from composer.errors import ComposerError
+from composer.errors import ComposerError, ComposerWarning
 from composer.progress import Progress
-from composer.sandbox.isolate import Worker, WorkerFailure, finish, kill_workers, replay, run_isolated, start, wait_any
+from composer.sandbox.isolate import (
+    Worker,
+    WorkerFailure,
+    capturing,
+    finish,
+    kill_workers,
+    replay,
+    run_isolated,
+    start,
+    wait_any,
+)
 
 T = TypeVar("T")
 
@@ -74,7 +90,8 @@ class RenderTask:
     """One unit of rendering (a panel, or a group of aligned panels).
 
     Attributes:
-        name: as shown in progress, e.g. ``"rgb"`` or ``"a+b"``.
+        name: as shown in progress, e.g. ``"rgb"`` or ``"a+b"``; also the label its output is
+            captured under: ``run`` passes it to :func:`composer.sandbox.isolate.run_isolated`.
         run: returns the result (panel name -> :class:`composer.stages.render.RenderedPanel`) or
             raises ComposerError; called in a worker or in this process.
     """
@@ -113,7 +130,7 @@ def _run(task: RenderTask) -> tuple[str, object, float]:
 
 def render_all(tasks: Sequence[RenderTask], *, jobs: int, progress: Progress | None = None,
                overlap: Callable[[], None] | None = None, prepare: Callable[[], None] | None = None,
-               rank: Callable[[RenderTask], int] | None = None,
+               rank: Callable[[RenderTask], int] | None = None, output: dict[str, str] | None = None,
                ) -> tuple[dict[str, tuple[Mapping[str, Any], float]], ComposerError | None]:
     """Run every task, in ``jobs`` forked task processes when that helps, else in this process.
 
@@ -128,6 +145,11 @@ def render_all(tasks: Sequence[RenderTask], *, jobs: int, progress: Progress | N
             state it sets up is inherited by every worker forked after it.
         rank: orders the failures (the layout order of a task's panels, say,
             when ``tasks`` are sorted slowest first); default ``tasks`` order.
+        output: filled with task name -> what its code printed (stdout, stderr, warnings; see
+            :func:`composer.sandbox.isolate.capturing`), failed tasks' too, in ``rank`` order, once every
+            task ended (also when one failed); each is also passed to ``progress.output``. Tasks
+            that printed nothing have no entry. The warnings about processes a task's code left
+            running are issued then too, in the same order.
 
     Returns:
         ``(results, error)``: task name -> (its result, render seconds) for
@@ -143,7 +165,7 @@ def render_all(tasks: Sequence[RenderTask], *, jobs: int, progress: Progress | N
     workers = min(jobs, len(tasks))
     if prepare is not None and tasks:
         prepare()
-    with _one_blas_thread():
+    with _one_blas_thread(), capturing(live=progress.line) as printed:
         if workers <= 1 or not can_fork():
             for i, task in enumerate(tasks):
                 outcomes[i] = _run(task)
@@ -156,7 +178,7 @@ def render_all(tasks: Sequence[RenderTask], *, jobs: int, progress: Progress | N
                 while queue or running:
                     while queue and len(running) < workers:
                         i, task = queue.pop(0)
-                        running[start(partial(_run, task), timeout_s=None, task=True)] = i
+                        running[start(partial(_run, task), timeout_s=None, task=True, label=task.name)] = i
                     if overlap is not None:  # once, while the first workers render
                         overlap()
                         overlap = None
@@ -176,6 +198,14 @@ def render_all(tasks: Sequence[RenderTask], *, jobs: int, progress: Progress | N
     done: dict[str, tuple[Mapping[str, Any], float]] = {}
     error: ComposerError | None = None
     order = sorted(range(len(tasks)), key=lambda i: (rank(tasks[i]) if rank else i, i))
+    for i in order:
+        if tasks[i].name in printed.left:  # in layout order, whichever ended first
+            warnings.warn(ComposerWarning(printed.left[tasks[i].name]), stacklevel=2)
+        text = printed.output.get(tasks[i].name)
+        if text:
+            if output is not None:
+                output[tasks[i].name] = text
+            progress.output(tasks[i].name, text)
     for i in order:
         task = tasks[i]
         status, value, seconds = outcomes[i]

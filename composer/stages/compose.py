@@ -149,7 +149,7 @@ def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Type
     label_elements(root, figure)
     finish_rasters(root, spec.raster_ppi)
     imported = {f"panel-{p.name}": os.path.relpath(p.source, figure.path.parent)
-                for p in figure.panels if p.kind == "svg"}
+                for p in figure.panels if p.kind in ("svg", "pdf")}
     check_svg_fonts(root, file=file, imported=imported)
     kinds = {f"panel-{p.name}": "laid-out" if p.kind == "render" else "imported" for p in figure.panels}
     pin_text_positions(root, scope=lambda el: _top_level_kind(el, kinds))

@@ -29,7 +29,8 @@ import numpy as np
 from composer.errors import DataError, LayoutError, PanelError, ProjectError, SvgError
 from composer.layout.loader import load_layout
 from composer.layout.model import Figure, Panel
-from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, WorkerFailure, run_isolated
+from composer.sandbox.audit import run_recorded
+from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, WorkerFailure
 from composer.stages.render import (
     _describe,
     accepted,
@@ -318,7 +319,8 @@ class Inputs:
             what data and params do not give, so it is called only when a text
             uses such a field (:func:`used_fields`); otherwise it does not run,
             and cannot fail the build.
-        documents: panel name -> file bytes, for svg and image panels.
+        documents: panel name -> file bytes, for svg and image panels; for pdf panels the page as a
+            sanitized SVG document.
     """
 
     figure: Figure
@@ -400,48 +402,84 @@ def read_figure_inputs(project: Project, figure: Figure, file: str,
                          file)
     given = {**scalar_values(figure_data), **figure.spec.params}
     needed = used_fields(figure) - set(given)  # fields only a values() can fill
+    asking = next((key for key, names in field_uses(figure) if names & needed), None)  # why values() runs
     computed: dict[str, Any] = {}
     for module_name, module in sorted(modules.items()):
         func = getattr(module, "values", None)
         if func is None or not needed:
             continue
         computed.update(_module_values(func, module_name, figure_data, figure.spec.params, project, file, timeout_s,
-                                       has_data=figure.spec.data is not None))
+                                       has_data=figure.spec.data is not None, asking=asking))
     values = {**computed, **given}  # data and params over values(): the same text whether or not it ran
     return Inputs(figure=figure, file=file, data=data, renderers=renderers, values=values, documents=documents)
 
 
 def _read_document(panel: Panel, path: Path, project: Project, file: str) -> bytes:
-    """An svg panel's file, sanitized (:mod:`composer.svg.sanitize`), or an image panel's bytes.
+    """An svg panel's file, sanitized (:mod:`composer.svg.sanitize`), a pdf panel's page converted to SVG
+    (:mod:`composer.stages.pdf`) and sanitized the same way, or an image panel's bytes.
 
     Raises:
         SvgError: naming the layout key, the file as written there and what was refused.
+        DataError: a pdf panel's file or page cannot be converted (one line, at ``panels.NAME.pdf``
+            or, for a page past the last, ``panels.NAME.page``), or the converter is missing.
     """
     display = project.display(path)
+    layout_dir = Path(file).parent if os.path.isabs(file) else (project.root / file).parent
+    shown = os.path.relpath(panel.source, layout_dir)
     try:
         if panel.kind == "svg":
             return load_svg(path, project_root=project.root, source=display)
+        if panel.kind == "pdf":
+            return _pdf_document(panel, path, project, file, display, shown)
         return read_limited(path, limit=MAX_IMAGE_BYTES, source=display)
     except SvgError as exc:
-        layout_dir = Path(file).parent if os.path.isabs(file) else (project.root / file).parent
-        shown = os.path.relpath(panel.source, layout_dir)
         detail = exc.message if exc.file == display else str(exc)  # name a nested image file
         raise SvgError(f"{shown!r} is not usable: {detail}", file=file, key=f"{panel.key}.{panel.kind}") from None
 
 
-def used_fields(figure: Figure) -> set[str]:
-    """The names of the ``{name:format}`` fields the figure's texts use: canvas texts, shape texts,
-    arrow labels and panel titles. A malformed template adds none (it is reported, with its key,
-    when the text is filled)."""
-    templates = ([t.text for t in figure.texts] + [s.text for s in figure.shapes if s.text]
-                 + [a.label for a in figure.arrows if a.label] + [p.title for p in figure.panels if p.title])
-    names: set[str] = set()
-    for template in templates:
+def _pdf_document(panel: Panel, path: Path, project: Project, file: str, display: str, shown: str) -> bytes:
+    """A pdf panel's page as a sanitized SVG document (the conversion cached in ``build/.cache/pdf``)."""
+    from lxml import etree
+
+    from composer.stages.pdf import PageRangeError, cache_dir, pdf_page_svg
+    from composer.svg.io import parse_svg
+    from composer.svg.sanitize import sanitize
+
+    try:
+        svg = pdf_page_svg(path, panel.page, source=shown, cache=cache_dir(project.root))
+    except PageRangeError as exc:
+        raise DataError(exc.message, file=file, key=f"{panel.key}.page") from None
+    except DataError as exc:
+        raise DataError(exc.message, file=file, key=f"{panel.key}.pdf") from None
+    source = f"{display} (page {panel.page}, converted)"
+    root = parse_svg(svg, source=source)
+    sanitize(root, source=source, base_dir=path.parent, project_root=project.root)
+    etree.cleanup_namespaces(root)
+    return etree.tostring(root, encoding="UTF-8", xml_declaration=True)
+
+
+def field_uses(figure: Figure) -> list[tuple[str, set[str]]]:
+    """``(key path, field names)`` of every text template that uses ``{name:format}`` fields, in layout
+    order: canvas texts, shape texts, arrow labels, panel titles. A malformed template is left out (it
+    is reported, with its key, when the text is filled)."""
+    templates = ([(f"{t.key}.text", t.text) for t in figure.texts]
+                 + [(f"{s.key}.text", s.text) for s in figure.shapes if s.text]
+                 + [(f"{a.key}.label", a.label) for a in figure.arrows if a.label]
+                 + [(f"{p.key}.title", p.title) for p in figure.panels if p.title])
+    uses = []
+    for key, template in templates:
         try:
-            names |= set(field_names(template))
+            names = set(field_names(template))
         except ValueError:
-            pass
-    return names
+            continue
+        if names:
+            uses.append((key, names))
+    return uses
+
+
+def used_fields(figure: Figure) -> set[str]:
+    """The names of the ``{name:format}`` fields the figure's texts use (:func:`field_uses`)."""
+    return {name for _, names in field_uses(figure) for name in names}
 
 
 def _check_shared_params(figure: Figure, functions: list[Any], file: str) -> None:
@@ -475,10 +513,13 @@ def _check_shared_params(figure: Figure, functions: list[Any], file: str) -> Non
 
 
 def _module_values(func, module_name: str, data: Mapping[str, Any], params: Mapping[str, Any], project: Project,
-                   file: str, timeout_s: float | None, *, has_data: bool = True) -> dict[str, Any]:
-    """``values(data, **params)`` of one panel module, run isolated like a renderer."""
+                   file: str, timeout_s: float | None, *, has_data: bool = True,
+                   asking: str | None = None) -> dict[str, Any]:
+    """``values(data, **params)`` of one panel module, run isolated like a renderer. Its errors are at
+    ``figure.data`` (what it reads), or, without a data file, at ``asking``: the key of the first text
+    whose field made it run."""
     who = f"values() in panels/{module_name}.py"
-    key = "figure.data" if has_data else None  # values(data) reads the figure's data file
+    key = "figure.data" if has_data else asking
     hint = "" if has_data else " (the figure has no data file: values(data) got an empty one; set [figure] data)"
 
     def call() -> dict[str, Any]:
@@ -488,11 +529,11 @@ def _module_values(func, module_name: str, data: Mapping[str, Any], params: Mapp
             raise PanelError(f"{who} raised {_describe(exc, project.panels_dir)}{hint}", file=file,
                              key=key) from None
         if not isinstance(found, dict):
-            raise PanelError(f"{who} returned {type(found).__name__}, not a dict", file=file)
+            raise PanelError(f"{who} returned {type(found).__name__}, not a dict", file=file, key=key)
         return found
 
     prepare_fork()
     try:
-        return run_isolated(call, timeout_s=timeout_s)
+        return run_recorded(call, timeout_s=timeout_s, who=who)  # the files it opens: composer.sandbox.audit
     except WorkerFailure as failure:
         raise PanelError(panel_failure(failure, who, project.panels_dir), file=file, key=key) from None

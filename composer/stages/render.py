@@ -81,6 +81,9 @@ class RenderedPanel:
             ``font-substituted`` rule). Filled by
             :func:`composer.pipeline.render_panels` and cached with the panel;
             empty from :func:`render_panel`, which does not watch.
+        opened: files the renderer opened for reading (absolute path -> sha256, None: missing) and
+            wrote: files it wrote, recorded in its worker (:mod:`composer.sandbox.audit`) by
+            :func:`composer.pipeline.render_panels`; the cache keeps ``opened`` with the panel.
         plot_area: (x0, y0, x1, y1) in pt from the panel's top-left, y down: the union
             of its visible axes as drawn (after aspect locking), colorbars left out
             (:func:`plot_area`); None when it has no such axes. ``[figure] label_at =
@@ -91,6 +94,8 @@ class RenderedPanel:
     anchors: dict[str, tuple[float, float]]
     notes: tuple[str, ...] = ()
     substituted: dict[str, str] = field(default_factory=dict)
+    opened: dict[str, str | None] = field(default_factory=dict)
+    wrote: tuple[str, ...] = ()
     plot_area: tuple[float, float, float, float] | None = None
 
 
@@ -820,8 +825,8 @@ class _missing_glyphs:
             char = text_missing_char(str(w.message))
             if char is not None:
                 self.missing.append(char)
-            else:
-                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+            else:  # through the filters in force, as if never caught: a ResourceWarning stays ignored
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 def _glyph_list(chars: list[str]) -> str:

@@ -412,6 +412,17 @@ def test_unknown_format(formats, bad, project, capsys):
     assert snapshot(project) == before
 
 
+def test_watch_with_all_is_refused_not_built_once(project, capsys):
+    """`compose --all --watch` used to build every figure once and return, not watching."""
+    before = snapshot(project)
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exited:  # an option error is argparse's: one line, exit status 1
+        main(["--all", "--watch", "--root", str(project)])
+    line = error_line(exited.value.code, *capsys.readouterr())
+    assert "--watch rebuilds one figure" in line and "compose serve --all" in line, line
+    assert snapshot(project) == before
+
+
 @pytest.mark.parametrize("dpi", ["-300", "0", "nan", "inf", "1e-3", "1e9"])
 def test_dpi_out_of_range(dpi, project, capsys):
     before = snapshot(project)

@@ -9,6 +9,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from conftest import DEMO
 
 
@@ -41,3 +43,18 @@ def test_a_rebuild_in_watch_mode_forks_from_one_thread(tmp_path):
     assert sum(line.startswith("built ") for line in lines) == 2, lines
     assert "layouts/demo.toml" in lines[-1], lines  # the rebuild names the change
     assert "multi-threaded" not in err, err
+
+
+@pytest.mark.parametrize("reason, shown", [
+    ("layouts/fig.toml changed", "layouts/fig.toml"),
+    ("data/x.json is missing or was modified", "data/x.json"),
+    ("a build of build/fig.svg was interrupted", "build/fig.svg"),
+    ("outputs differ", "the outputs"),
+    ("composer or Python changed", "composer or Python"),
+])
+def test_a_change_seen_through_the_manifest_is_named_as_a_thing(reason, shown):
+    """The watch line says `after X changed`: X is the thing the manifest's reason names, never the
+    sentence (`after layouts/fig.toml changed changed` was printed before)."""
+    from composer.cli.watch import _what_changed
+
+    assert _what_changed(reason) == shown

@@ -519,6 +519,37 @@ def test_watch_reports_a_failed_build_and_goes_on(warm):
     assert events[0].result is None and "missing" in str(events[0].error)
 
 
+def test_a_fix_saved_while_a_failed_build_ran_is_built(warm):
+    """The watcher is closed while a build runs (and while its callback runs): a fix saved then is seen
+    once the next watcher started, also after a failed build, whose inputs no manifest records (it was
+    lost until the next edit: the preview kept showing the error of a layout already fixed)."""
+    from composer.cli.watch import watch
+
+    events: queue.Queue = queue.Queue()
+    stop = threading.Event()
+    edit(warm / "layouts/fig.toml", 'render = "beta:four"', 'render = "beta:missing"')
+
+    def on_build(event):
+        events.put(event)
+        if event.error is not None:  # no watcher runs now
+            edit(warm / "layouts/fig.toml", 'render = "beta:missing"', 'render = "beta:four"')
+
+    thread = threading.Thread(target=watch, args=("fig",), daemon=True,
+                              kwargs=dict(root=warm, dpi=100, jobs=1, on_build=on_build, stop_event=stop,
+                                          max_builds=2, debounce_ms=100))
+    thread.start()
+    try:
+        first = events.get(timeout=120)
+        second = events.get(timeout=60)
+    finally:
+        stop.set()
+        thread.join(timeout=60)
+    assert not thread.is_alive()
+    assert first.result is None and "missing" in str(first.error)
+    assert second.error is None, second.error
+    assert second.changed == ("layouts/fig.toml",)
+
+
 def test_clean_removes_what_composer_wrote(warm, capsys):
     shutil.copy(warm / "layouts" / "fig.toml", warm / "layouts" / "other.toml")
     build("other", root=warm, formats=("svg",))

@@ -162,7 +162,7 @@ BAD = {
     "length": "12parsecs", "offset": "3 apples", "size": ["1mm"], "offset_pair": "2mm", "point": 42,
     "points": "a.e", "waypoints": "a.e", "string": 3, "template": 3, "name": "9lives", "element": "9lives", "color": 12,
     "bool": "yes", "fraction": 1.5, "positive": -1, "angle": 200, "renderer": "no_colon",
-    "svg_file": "logo.png", "image_file": "photo.gif", "data_file": "results.xlsx", "style_file": "paper.yaml",
+    "svg_file": "logo.png", "pdf_file": "plot.eps", "page": 0, "image_file": "photo.gif", "data_file": "results.xlsx", "style_file": "paper.yaml",
     "table": 3, "mosaic": 3, "tracks": "1", "gutter": True, "margin": ["1mm", "2mm"], "panel_list": ["a"],
     "canvas_width": "nature.huge", "name_pairs": [["a"]], "panel_order": "a", "panel_label": True,
     "rotation": 400, "panel_names": "a", "canvas_height": "tall",
@@ -431,7 +431,7 @@ MODEL = {
         "render": "m:f", "size": ["10mm", "10mm"],
         **({"right_of": "o"} if key in RELATION_KEYS else {"at": ["1mm", "1mm"]})}}},
               {"params": lambda f: f.panels[0].params, "overlap": lambda f: f.panels[0].overlap,
-               "empty": lambda f: f.panels[0].empty,
+               "empty": lambda f: f.panels[0].empty, "page": lambda f: f.panels[0].page,
                **_placed(lambda f: f.panels[0])}),
     "text": (lambda key: {"figure": dict(FIG), "shape": [dict(OTHER)], "text": [{
         "text": "x", **({"right_of": "o"} if key in RELATION_KEYS else {"at": ["1mm", "1mm"]})}]},

@@ -1,0 +1,684 @@
+"""Live preview in the browser: ``compose NAME --serve``, ``compose serve NAME``, ``compose serve --all``.
+
+Two kinds of process, so that no build ever forks from a process running threads (see
+:mod:`composer.cli.watch`):
+
+- the **server** (:func:`start_server`): forked at start, before any build, from the one thread of
+  ``compose``; it runs the standard library's :class:`http.server.ThreadingHTTPServer` on
+  127.0.0.1 only and never builds. It dies with ``compose`` (``PR_SET_PDEATHSIG``) and ``compose``
+  stops it on exit.
+- the **builder**: ``compose`` itself runs the ordinary watch loop (:func:`composer.cli.watch.watch`)
+  and, after each build, writes the figure's state (a build counter, the one-line error of a failed
+  build, the check's findings) to ``STATE/NAME.json`` (``STATE`` is the folder ``OUT/.serve-PID``, removed
+  on exit), replaced atomically. With ``--all``
+  each figure has a builder process of its own (forked from ``compose``'s one thread before any
+  build), and a lock file lets one build run at a time.
+
+The server polls the state files and the figures' SVGs (every :data:`POLL_S` seconds) and tells the
+pages through server-sent events (``/events``), so a page swaps the new SVG in place as soon as the
+build writes it (``svg_first``: before PDF and PNG are exported), keeping its zoom and scroll.
+
+After each successful build that changed something, the builder composes the figure once more with
+the overlay and the check (:meth:`Builder._check`: panels from the panel cache, warnings not
+repeated, the outputs and the build manifest untouched): that writes ``STATE/NAME/NAME.debug.svg``
+(the overlay the page can show, as ``compose NAME --debug`` draws it) and gives the findings of
+``compose check``, each with the boxes of the elements it names, read from the overlay
+(:func:`overlay_boxes`, :func:`finding_boxes`).
+
+Routes: ``/`` (the figure's page; with ``--all`` an index of every figure), ``/NAME/`` (a figure's
+page), ``/NAME.svg`` (the file in the output folder) and ``/NAME.debug.svg`` (the overlay),
+``/events`` (server-sent events: the state of every figure, as JSON, whenever one changes) and
+``/state.json`` (the same, once).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+import time
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from composer.errors import ComposerError, ComposerWarning
+from composer.progress import Progress
+from composer.sandbox.isolate import fork
+from composer.units import PT_PER_UNIT
+
+#: the only address the preview listens on: this machine, never the network
+HOST = "127.0.0.1"
+#: how often the server looks at the state files and SVGs (s): a page updates within about this long
+POLL_S = 0.05
+#: a comment sent on an idle event stream this often (s), so a closed page is noticed and dropped
+KEEPALIVE_S = 10.0
+#: the page (inline JS and CSS), shipped as package data (pyproject.toml [tool.setuptools.package-data])
+PAGE = "serve_page.html"
+SVG_NS = "http://www.w3.org/2000/svg"
+#: the overlay's box colours (composer.stages.overlay PANEL, TEXT, SHAPE) and its connector colour (ARROW)
+_BOX_COLOURS = ("#2563eb", "#ea580c", "#16a34a")
+_ARROW_COLOUR = "#c026d3"
+
+
+@dataclass(frozen=True)
+class Options:
+    """The build options of every build of the preview (see :func:`composer.pipeline.build`)."""
+
+    formats: tuple[str, ...]
+    dpi: float
+    jobs: int | None
+    timeout_s: float | None
+    engine: str | None
+    pdf_standard: str | None
+
+
+# ─── the findings and where they are ─────────────────────────────────────
+
+
+def overlay_boxes(debug_svg: bytes) -> dict[str, tuple[float, float, float, float]]:
+    """The box of every named element of a debug overlay (:func:`composer.stages.overlay.overlay`).
+
+    The overlay draws each element's box as a dashed rectangle in its kind's colour (panels, texts,
+    labels and titles, shapes), in the order of :func:`composer.stages.overlay.element_boxes`, and
+    ends with the elements' names in the same order (outline text whose ``aria-label`` is the name
+    ``compose check`` uses: ``panel rgb``, ``text[2]``, ``a.label``); each connector is a dashed
+    magenta route, named ``arrow[i]`` at its middle. The boxes are in the canvas's user units (pt).
+
+    Returns:
+        name -> ``(x_pt, y_pt, width_pt, height_pt)``; ``{}`` when the document is not an overlay
+        of that shape (the page then lists findings without highlighting them).
+    """
+    from lxml import etree
+
+    from composer.svg.io import parse_svg
+
+    try:
+        root = parse_svg(debug_svg, source="debug overlay")
+    except ComposerError:
+        return {}
+    layer = root.find(f"{{{SVG_NS}}}g[@id='debug-overlay']")
+    if layer is None:
+        return {}
+    rects, routes, names = [], [], []
+    for el in layer:
+        tag = etree.QName(el).localname
+        if (tag == "rect" and el.get("stroke") in _BOX_COLOURS and el.get("fill") == "none"
+                and el.get("stroke-dasharray")):
+            rects.append(tuple(float(el.get(k, "0")) for k in ("x", "y", "width", "height")))
+        elif tag == "path" and el.get("stroke") == _ARROW_COLOUR and el.get("fill") == "none":
+            numbers = [float(v) for v in re.findall(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", el.get("d", ""))]
+            xs, ys = numbers[0::2], numbers[1::2]
+            if xs and ys:
+                routes.append((min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys)))
+        if el.get("aria-label") is not None:
+            names.append(el.get("aria-label"))
+    named = names[len(names) - len(rects):] if rects else []
+    if len(named) != len(rects):
+        return {}
+    boxes: dict[str, tuple[float, float, float, float]] = dict(zip(named, rects))  # type: ignore[arg-type]
+    arrows = [n for n in names if re.fullmatch(r"arrow\[\d+\]", n)]
+    if len(arrows) == len(routes):
+        boxes.update(zip(arrows, routes))
+    return boxes
+
+
+def finding_boxes(element: str, boxes: dict[str, tuple[float, float, float, float]]
+                  ) -> list[tuple[float, float, float, float]]:
+    """The boxes of the elements a finding names, in the order named.
+
+    ``element`` is :attr:`composer.lint.rules.Finding.element`: one element or a pair joined by
+    ``" / "``, with detail after a colon (``panel rgb: 3 texts ('0.5', …)``, ``arrow[0] start``,
+    ``text title / arrow[1]``, ``#1f77b4 (panel a, text b) / ...``). Every name of ``boxes`` that
+    stands in it as a whole word, outside quoted text, is found.
+    """
+    plain = re.sub(r"'[^']*'|\"[^\"]*\"", lambda m: " " * len(m.group(0)), element)  # quoted texts name nothing
+    found: list[tuple[int, tuple[float, float, float, float]]] = []
+    for name, box in boxes.items():
+        match = re.search(rf"(?<![\w.\[#-]){re.escape(name)}(?![\w\[-])", plain)
+        if match is not None:
+            found.append((match.start(), box))
+    return [box for _, box in sorted(found, key=lambda item: item[0])]
+
+
+def svg_size(svg_head: bytes) -> dict[str, Any] | None:
+    """Width and height (pt) and viewBox of an SVG document, from the attributes of its root element.
+
+    ``svg_head`` is the start of the document (the root's start tag must be in it). Lengths in
+    ``mm``, ``cm``, ``in``, ``pt``, ``pc``, ``px`` (CSS: 1 px = 0.75 pt) or no unit (px).
+
+    Returns:
+        ``{"width_pt", "height_pt", "viewbox": [x, y, w, h]}``, or None when they cannot be read.
+    """
+    tag = re.search(rb"<svg\b[^>]*>", svg_head)
+    if tag is None:
+        return None
+    attrs = {k.decode(): v.decode() for k, v in re.findall(rb'\s([\w:-]+)\s*=\s*"([^"]*)"', tag.group(0))}
+    sizes = []
+    for key in ("width", "height"):
+        match = re.fullmatch(r"\s*([-+]?(?:\d+\.?\d*|\.\d+))\s*([a-z]*)\s*", attrs.get(key, ""))
+        unit = match.group(2) if match else ""
+        if match is None or (unit and unit not in PT_PER_UNIT and unit != "px"):
+            return None
+        sizes.append(float(match.group(1)) * (PT_PER_UNIT.get(unit, 0.75) if unit != "px" else 0.75))
+    try:
+        viewbox = [float(v) for v in attrs.get("viewBox", "").replace(",", " ").split()]
+    except ValueError:
+        viewbox = []
+    if len(viewbox) != 4:
+        viewbox = [0.0, 0.0, sizes[0], sizes[1]]
+    return {"width_pt": sizes[0], "height_pt": sizes[1], "viewbox": viewbox}
+
+
+# ─── the builder: the watch loop, telling the server about each build ───────
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    """Replace ``path`` with ``data`` as JSON at once (a temporary sibling, then a rename)."""
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            json.dump(data, file, ensure_ascii=False, sort_keys=True)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
+class Builder:
+    """Runs the watch loop of one figure and writes its state for the server after each build.
+
+    Args:
+        name: the figure. root: the project. out: the output folder (None: ``ROOT/build``).
+        options: the build options. state_dir: where the state file ``NAME.json`` goes.
+        report: called with each :class:`composer.cli.watch.WatchEvent` (prints the terminal line).
+        summary: the one line of a successful build, ``summary(name, result, seconds)``.
+        progress: makes the progress display of each build.
+        lock: a file locked around each build (``--all``: one build at a time), or None.
+    """
+
+    def __init__(self, name: str, *, root: Path, out: Path | None, options: Options, state_dir: Path,
+                 report: Callable[[Any], None], summary: Callable[[str, Any, float], str],
+                 progress: Callable[[], Progress], lock: Path | None = None):
+        self.name, self.root, self.out, self.options = name, root, out, options
+        self.path = state_dir / f"{name}.json"
+        self.debug_dir = state_dir / name  # the overlay: NAME.debug.svg
+        self.report, self.summary, self.progress, self.lock = report, summary, progress, lock
+        self.state: dict[str, Any] = {"name": name, "builds": 0, "building": True, "error": None, "summary": "",
+                                      "findings": None, "findings_error": None}
+        self.lock_fd: int | None = None
+        self.waited_s = 0.0  # how long the build waited for the lock (not part of its time)
+        self.checked = False
+
+    def run(self) -> int:
+        """Build, then rebuild on every change until interrupted; returns the number of builds.
+
+        Raises:
+            KeyboardInterrupt: Ctrl-C. ComposerError: what :func:`composer.cli.watch.watch` raises
+            before watching starts.
+        """
+        from composer.cli.watch import watch
+
+        _write_json(self.path, self.state)
+        o = self.options
+        return watch(self.name, root=self.root, out=self.out, formats=o.formats, dpi=o.dpi, jobs=o.jobs,
+                     timeout_s=o.timeout_s, on_build=self.on_build, progress=self._progress, engine=o.engine,
+                     pdf_standard=o.pdf_standard)
+
+    def _progress(self) -> Progress:
+        """Called by the watch loop as each build starts: take the lock, say "building"."""
+        if self.lock is not None and self.lock_fd is None:
+            waiting = time.perf_counter()
+            self.lock_fd = os.open(self.lock, os.O_RDWR | os.O_CREAT, 0o600)
+            fcntl.flock(self.lock_fd, fcntl.LOCK_EX)
+            self.waited_s = time.perf_counter() - waiting
+        self.state["building"] = True
+        _write_json(self.path, self.state)
+        return self.progress()
+
+    def on_build(self, event: Any) -> None:
+        """After each build: the terminal line, the state, and the overlay and findings when it changed."""
+        try:
+            event = dataclasses.replace(event, seconds=max(0.0, event.seconds - self.waited_s))
+            self.waited_s = 0.0
+            self.report(event)
+            self.state.update(builds=self.state["builds"] + 1, building=False,
+                              error=None if event.error is None else str(event.error))
+            if event.error is None:
+                self.state["summary"] = self.summary(self.name, event.result, event.seconds)
+            _write_json(self.path, self.state)
+            if event.error is None and (not event.result.up_to_date or not self.checked):
+                self._check()
+                _write_json(self.path, self.state)
+        finally:
+            if self.lock_fd is not None:
+                os.close(self.lock_fd)  # releases the lock
+                self.lock_fd = None
+
+    def _check(self) -> None:
+        """Compose the figure once more with the overlay and the check, into ``STATE_DIR/NAME/``.
+
+        The layout is built as a figure held in memory (:func:`composer.pipeline.build_figure`):
+        panels come from the panel cache the build just filled, nothing is stored, and neither the
+        outputs nor the build manifest the watch loop compares with are touched, so an edit made
+        meanwhile is still seen as one.
+        """
+        from composer.layout.loader import load_layout
+        from composer.pipeline import BuildOptions, build_figure
+        from composer.sandbox.parallel import available_cores
+        from composer.stages.inputs import Project
+
+        o = self.options
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ComposerWarning)  # said once already, by the build itself
+                project = Project.at(self.root)
+                path = project.layout_path(self.name)
+                shown = project.display(path)
+                figure = load_layout(path, name=self.name, display=shown, timeout_s=o.timeout_s)
+                # the overlay's PNG, which a debug build always makes, is not shown: made small (dpi)
+                options = BuildOptions(formats=("svg",), dpi=24.0, debug=True, check=True, timeout_s=o.timeout_s,
+                                       jobs=o.jobs or available_cores(), engine=o.engine, store=False)
+                result, _ = build_figure(project, figure, shown, options, out=self.debug_dir)
+        except ComposerError as exc:
+            self.state.update(findings=None, findings_error=str(exc))
+            return
+        self.checked = True
+        try:
+            boxes = overlay_boxes((self.debug_dir / f"{self.name}.debug.svg").read_bytes())
+        except OSError:
+            boxes = {}
+        report = result.report
+        findings = []
+        for finding in report.findings if report is not None else ():
+            entry = finding.as_dict()
+            entry["boxes"] = [[round(v, 3) for v in box] for box in finding_boxes(finding.element, boxes)]
+            findings.append(entry)
+        self.state.update(findings=findings, findings_error=None,
+                          notes=list(report.notes) if report is not None else [])
+
+
+# ─── the server process ───────────────────────────────────────────────────
+
+
+class _Figures:
+    """In the server: what it knows of each figure, from the files the builders write; polled."""
+
+    def __init__(self, names: Sequence[str], out_dir: Path, state_dir: Path):
+        self.names, self.out_dir, self.state_dir = list(names), out_dir, state_dir
+        self.version = 0
+        self.states: dict[str, dict[str, Any]] = {n: {"name": n, "builds": 0, "building": True} for n in names}
+        self.seen: dict[str, tuple[Any, ...]] = {}
+        self.changed = threading.Condition()
+
+    def poll(self) -> None:
+        """Read what changed since the last poll; wake the event streams when anything did."""
+        updated = False
+        for name in self.names:
+            files = (self.out_dir / f"{name}.svg", self.state_dir / name / f"{name}.debug.svg",
+                     self.state_dir / f"{name}.json")
+            stamps = tuple(_stamp(f) for f in files)
+            if stamps == self.seen.get(name):
+                continue
+            self.seen[name] = stamps
+            state = dict(self.states[name])
+            try:
+                state.update(json.loads(files[2].read_text(encoding="utf-8")))
+            except (OSError, ValueError):
+                pass
+            state["svg"] = _token(stamps[0])
+            state["debug"] = _token(stamps[1])
+            if stamps[0] is not None:
+                with contextlib.suppress(OSError), open(files[0], "rb") as svg:
+                    size = svg_size(svg.read(8192))
+                    if size is not None:
+                        state.update(size)
+            self.states[name] = state
+            updated = True
+        if updated:
+            with self.changed:
+                self.version += 1
+                self.changed.notify_all()
+
+    def snapshot(self) -> tuple[int, dict[str, Any]]:
+        with self.changed:
+            return self.version, {"figures": {n: self.states[n] for n in self.names}}
+
+    def run(self) -> None:
+        while True:
+            self.poll()
+            time.sleep(POLL_S)
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+def _token(stamp: tuple[int, int, int] | None) -> str | None:
+    return None if stamp is None else hashlib.sha256(repr(stamp).encode()).hexdigest()[:16]
+
+
+def _page(config: dict[str, Any]) -> bytes:
+    """The page with its configuration (figure name, figures, initial toggles) filled in."""
+    text = resources.files("composer.cli").joinpath(PAGE).read_text(encoding="utf-8")
+    blob = json.dumps(config, ensure_ascii=False).replace("<", "\\u003c")
+    return text.replace("/*CONFIG*/null", blob).encode("utf-8")
+
+
+def _handler(figures: _Figures, single: str | None, toggles: dict[str, bool]) -> type[BaseHTTPRequestHandler]:
+    names = set(figures.names)
+
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "compose-serve"
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+            pass  # the terminal shows compose's own lines only
+
+        def _send(self, body: bytes, kind: str, status: int = 200) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+
+        def do_HEAD(self) -> None:  # noqa: N802 - http.server's name
+            self.do_GET()
+
+        def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            port = self.server.server_address[1]  # type: ignore[index]  # an (address, port) pair: AF_INET
+            if self.headers.get("Host", f"{HOST}:{port}") not in (f"{HOST}:{port}", f"localhost:{port}"):
+                # a page of another site reaching this port through a name it controls (DNS rebinding)
+                self._send(b"this preview answers to its own address only\n", "text/plain; charset=utf-8", 403)
+                return
+            path = unquote(urlsplit(self.path).path)
+            config = {"names": figures.names, **toggles}
+            if path == "/":
+                self._send(_page({**config, "figure": single}), "text/html; charset=utf-8")
+            elif path.strip("/") in names and not path.endswith("/"):
+                self.send_response(HTTPStatus.MOVED_PERMANENTLY)
+                self.send_header("Location", path + "/")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+            elif path.endswith("/") and path.strip("/") in names:
+                self._send(_page({**config, "figure": path.strip("/")}), "text/html; charset=utf-8")
+            elif path == "/events":
+                self._events()
+            elif path == "/state.json":
+                self._send(json.dumps(figures.snapshot()[1]).encode(), "application/json")
+            elif path.endswith(".svg") and path[1:-4].removesuffix(".debug") in names and "/" not in path[1:]:
+                name = path[1:-4].removesuffix(".debug")
+                file = (figures.state_dir / name if path.endswith(".debug.svg") else figures.out_dir) / path[1:]
+                try:
+                    body = file.read_bytes()
+                except OSError:
+                    self._send(b"not built yet\n", "text/plain; charset=utf-8", 404)
+                    return
+                self._send(body, "image/svg+xml")
+            else:
+                self._send(b"not found\n", "text/plain; charset=utf-8", 404)
+
+        def _events(self) -> None:
+            """Server-sent events: the state of every figure now, then again at each change."""
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            if self.command == "HEAD":
+                return
+            last = -1
+
+            def news() -> bool:
+                return figures.version != last
+
+            try:
+                while True:
+                    with figures.changed:
+                        figures.changed.wait_for(news, timeout=KEEPALIVE_S)
+                    version, data = figures.snapshot()
+                    if version == last:
+                        self.wfile.write(b": keep-alive\n\n")
+                    else:
+                        last = version
+                        self.wfile.write(f"event: state\ndata: {json.dumps(data)}\n\n".encode())
+                    self.wfile.flush()
+            except OSError:  # the page went away
+                return
+
+    return Handler
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a page closed mid-answer: nothing to tell
+
+
+def bind(port: int) -> ThreadingHTTPServer:
+    """Listen on 127.0.0.1:``port`` (0: a free port the system chooses); nothing is served yet.
+
+    Raises:
+        ComposerError: the port is not 0 to 65535, or cannot be listened on (in use, not allowed).
+    """
+    if not 0 <= port <= 65535:
+        raise ComposerError(f"--port {port} is not a port; give 1 to 65535, or leave it out for a free one")
+    try:
+        return _Server((HOST, port), BaseHTTPRequestHandler, bind_and_activate=True)
+    except OSError as exc:
+        raise ComposerError(f"cannot serve on {HOST}:{port}: {exc.strerror or exc} "
+                            "(choose another --port, or leave it out for a free one)") from None
+
+
+def start_server(httpd: ThreadingHTTPServer, names: Sequence[str], out_dir: Path, state_dir: Path,
+                 single: str | None, toggles: dict[str, bool]) -> int:
+    """Fork the server process serving on ``httpd``'s socket; returns its pid.
+
+    Call it from a process running one thread (it forks). The child ignores Ctrl-C (``compose``
+    stops it), dies with its parent, and runs until stopped (SIGTERM).
+    """
+    parent = os.getpid()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = fork()  # Ctrl-C held back across it (a Ctrl-C in os.fork's callbacks is lost)
+    if pid == 0:  # the server
+        code = 0
+        try:
+            from composer.sandbox.isolate import _die_with
+
+            _die_with(parent)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            devnull = os.open(os.devnull, os.O_RDWR)
+            os.dup2(devnull, 0)
+            figures = _Figures(names, out_dir, state_dir)
+            figures.poll()
+            httpd.RequestHandlerClass = _handler(figures, single, toggles)
+            threading.Thread(target=figures.run, daemon=True).start()
+            httpd.serve_forever()
+        except BaseException:  # noqa: BLE001 - the server's end is never compose's
+            code = 1
+        os._exit(code)
+    httpd.socket.close()
+    return pid
+
+
+def _stop(pids: Sequence[int], sig: int, limit_s: float = 10.0) -> None:
+    """Send ``sig`` to the children ``pids``, wait for them (SIGKILL after ``limit_s`` seconds), reap them."""
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, sig)
+    waiting = set(pids)
+    deadline = time.monotonic() + limit_s
+    while waiting:
+        for pid in sorted(waiting):
+            try:
+                done, _ = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                done = pid
+            if done:
+                waiting.discard(pid)
+        if waiting and time.monotonic() > deadline:
+            for pid in waiting:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(pid, 0)
+            return
+        if waiting:
+            time.sleep(0.02)
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def _terminate_is_interrupt() -> Iterator[None]:
+    """SIGTERM stops the preview as Ctrl-C does (KeyboardInterrupt), so everything is stopped the same way."""
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def serve(names: Sequence[str], *, root: str | Path = ".", out: str | Path | None = None, options: Options,
+          port: int = 0, single: bool = True, toggles: dict[str, bool] | None = None,
+          report: Callable[[str, Any], None], summary: Callable[[str, Any, float], str],
+          progress: Callable[[], Progress] = Progress, started: Callable[[str], None] = print) -> int:
+    """Serve the live preview of ``names`` until interrupted (Ctrl-C or SIGTERM: KeyboardInterrupt).
+
+    Args:
+        names: the figures; ``single`` True: one figure, whose page is ``/``; False: ``/`` is an index.
+        root, out, options: the project, output folder and build options of every build.
+        port: the port on 127.0.0.1 (0: a free one the system chooses).
+        toggles: the page's toggles at start (``{"debug": True}`` shows the overlay, ``"check"`` the findings).
+        report: called as ``report(name, event)`` after each build (a :class:`composer.cli.watch.WatchEvent`).
+        summary: the one line of a successful build, ``summary(name, result, seconds)`` (the page shows it).
+        progress: makes the progress display of each build.
+        started: called with the preview's URL once the server listens.
+
+    Returns:
+        1 when every builder of ``--all`` ended by itself (it could not watch), else it never returns.
+
+    Raises:
+        ComposerError: the project, a figure or an option is bad, or the port cannot be listened on
+            (before anything starts). KeyboardInterrupt: stopped; the server, the builders and the
+            state files are gone by then.
+    """
+    from composer.cli.watch import check_options
+    from composer.stages.inputs import Project
+
+    check_options(options.formats, options.dpi, options.jobs, options.timeout_s, options.engine,
+                  options.pdf_standard)
+    project = Project.at(root)
+    for name in names:
+        project.layout_path(name)
+    out_dir = (Path(out) if out is not None else project.root / "build").resolve()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    httpd = bind(port)
+    state_dir = _state_dir(out_dir)
+    children: list[int] = []
+    server = -1
+    try:
+        with _terminate_is_interrupt():
+            server = start_server(httpd, names, out_dir, state_dir, names[0] if single else None, toggles or {})
+            started(f"http://{HOST}:{httpd.server_address[1]}/")
+
+            def builder(name: str, lock: Path | None) -> Builder:
+                return Builder(name, root=project.root, out=Path(out) if out is not None else None, options=options,
+                               state_dir=state_dir, report=lambda event: report(name, event), summary=summary,
+                               progress=progress, lock=lock)
+
+            if single:
+                builder(names[0], None).run()
+                return 0
+            import composer.cli.watch  # noqa: F401 - imported once, before the builders fork
+
+            lock = state_dir / "build.lock"
+            for name in names:
+                children.append(_fork_builder(builder(name, lock)))
+            while children:
+                pid, _ = os.wait()
+                if pid == server:
+                    raise ComposerError("the preview server stopped unexpectedly")
+                if pid in children:
+                    children.remove(pid)
+            return 1
+    finally:
+        _stop(children, signal.SIGTERM)  # a builder ends its build as at Ctrl-C (its workers with it)
+        if server > 0:
+            _stop([server], signal.SIGTERM)
+        shutil.rmtree(state_dir, ignore_errors=True)
+
+
+def _state_dir(out_dir: Path) -> Path:
+    """A new folder ``OUT/.serve-PID`` for this preview's state files; those of previews that no longer run
+    (killed: nothing removed theirs) are removed first."""
+    for old in out_dir.glob(".serve-*"):
+        pid = old.name.removeprefix(".serve-")
+        if pid.isdigit() and not _running(int(pid)):
+            shutil.rmtree(old, ignore_errors=True)
+    path = out_dir / f".serve-{os.getpid()}"
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir()
+    return path
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _fork_builder(builder: Builder) -> int:
+    """Fork a process running ``builder`` (``--all``); it dies with ``compose`` and ends quietly on Ctrl-C
+    or SIGTERM (KeyboardInterrupt: its build stops its workers)."""
+    parent = os.getpid()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = fork()  # Ctrl-C held back across it (a Ctrl-C in os.fork's callbacks is lost)
+    if pid != 0:
+        return pid
+    code = 0
+    try:
+        from composer.sandbox.isolate import _die_with
+
+        _die_with(parent)
+        signal.signal(signal.SIGTERM, _interrupt)
+        builder.run()
+    except KeyboardInterrupt:
+        code = 130
+    except ComposerError as exc:
+        print(f"compose: error: {exc}", file=sys.stderr)
+        code = 1
+    except BaseException:  # noqa: BLE001 - never let a builder run on into compose's own code
+        code = 1
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
