@@ -74,7 +74,7 @@ from composer.sandbox.isolate import (
     run_isolated,
 )
 from composer.sandbox.parallel import RenderTask, available_cores, render_all
-from composer.stages.compose import compose, figure_geometry, panel_label_boxes
+from composer.stages.compose import compose, figure_geometry, fit_height, panel_label_boxes
 from composer.stages.export import (
     check_chosen,
     check_dpi,
@@ -145,6 +145,10 @@ class BuildResult:
             layout order. Panels that printed nothing, and panels taken from the cache (they did
             not run), have no entry. Never printed by the library (the CLI shows it after its line).
 
+        fitted_height: the canvas height a ``height = "auto"`` figure was built
+            with, in the unit of its width (``"96.25mm"``); "" otherwise and for
+            an up-to-date figure.
+
     ``outputs`` also holds ``debug-svg``/``debug-png`` for the overlay.
     """
 
@@ -160,6 +164,7 @@ class BuildResult:
     report: Any = None
     warnings: tuple[str, ...] = ()
     output: dict[str, str] = dataclasses.field(default_factory=dict)
+    fitted_height: str = ""
 
 
 @dataclass(frozen=True)
@@ -601,6 +606,7 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
         issued = _values_warnings(read, out_dir)
         issued += _panel_warnings(read.inputs, rendered)  # every ComposerWarning of this build, in order
         lap("render")
+        read = dataclasses.replace(read, inputs=fit_height(read.inputs, rendered, read.typeset))  # height = "auto"
         svg, report, extra = _compose(read, rendered, opts, issued, progress)
         lap("compose")
         figure = read.inputs.figure
@@ -609,7 +615,8 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
                              cached=tuple(p.name for p in figure.panels if p.name in hits),
                              repaired=tuple(n for n, k in read.keys.items() if k in panel_cache.repaired),
                              seconds=seconds, render_seconds=render_seconds, warnings=tuple(issued),
-                             output=output)
+                             output=output,
+                             fitted_height=figure.spec.height_text if figure.spec.height_auto else "")
         made: dict[str, bytes] = {}
         records: dict[str, dict[str, Any]] = {}
         files: dict[Path, bytes] = {}

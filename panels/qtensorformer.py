@@ -121,7 +121,7 @@ def _tau_labels(data):
     return taus, [t.removeprefix("tau_") + ("\n(default)" if t == default else "") for t in taus]
 
 
-def hysteresis_churn(fig, data, colors):
+def hysteresis_churn(fig, data, colors, xlabel=True):
     taus, labels = _tau_labels(data)
     churn = [data["hysteresis_analysis"][t]["churn_rate_pct"] for t in taus]
     ax = fig.add_subplot()
@@ -131,12 +131,13 @@ def hysteresis_churn(fig, data, colors):
     for i, c in enumerate(churn):
         ax.text(i, c + max(churn) * 0.02, f"{c:.1f}%", ha="center", va="bottom", fontsize=6, fontweight="bold")
     ax.set_ylim(0, max(churn) * 1.18)
-    ax.set_xlabel("hysteresis τ")
+    if xlabel:
+        ax.set_xlabel("hysteresis τ")
     ax.set_ylabel("routing churn rate (%)")
     fig.tight_layout(pad=0.3)
 
 
-def hysteresis_jitter(fig, data, colors):
+def hysteresis_jitter(fig, data, colors, xlabel=True):
     taus, labels = _tau_labels(data)
     jitter = [data["hysteresis_analysis"][t]["latency_jitter_std_ms"] for t in taus]
     ax = fig.add_subplot()
@@ -146,6 +147,7 @@ def hysteresis_jitter(fig, data, colors):
     for i, j in enumerate(jitter):
         ax.text(i, j + max(jitter) * 0.02, f"{j:.3f} ms", ha="center", va="bottom", fontsize=6, fontweight="bold")
     ax.set_ylim(0, max(jitter) * 1.18)
-    ax.set_xlabel("hysteresis τ")
+    if xlabel:
+        ax.set_xlabel("hysteresis τ")
     ax.set_ylabel("latency std. dev. (ms)")
     fig.tight_layout(pad=0.3)

@@ -74,8 +74,10 @@ def test_gallery_figure(name, built, clone):
     root = etree.fromstring(svg)
     inputs = read_inputs(Project.at(clone), name)
     spec = inputs.figure.spec
-    assert root.get("width") == spec.width_text and root.get("height") == spec.height_text
-    w_pt, h_pt = to_pt(spec.width_text), to_pt(spec.height_text)
+    # height = "auto": the canvas fitted to its content (tests/stages/test_auto_height.py), in the width's unit
+    height = spec.height_text if not spec.height_auto else root.get("height")
+    assert root.get("width") == spec.width_text and root.get("height") == height
+    w_pt, h_pt = to_pt(spec.width_text), to_pt(height)
     assert [float(v) for v in root.get("viewBox").split()] == pytest.approx([0, 0, w_pt, h_pt], abs=1e-3)
     png = read_png(out / f"{name}.png")
     assert png.shape[:2] == (round(h_pt / 72 * GALLERY_DPI), round(w_pt / 72 * GALLERY_DPI))
@@ -156,14 +158,19 @@ def test_readme_gallery_shows_every_figure():
 
 
 @pytest.mark.parametrize("name", FIGURES)
-def test_thumbnail_exists_at_the_figures_size(name):
-    """A thumbnail per figure, at THUMB_DPI of the figure's current canvas size (stale ones fail)."""
+def test_thumbnail_exists_at_the_figures_size(name, tmp_path):
+    """A thumbnail per figure, at THUMB_DPI of the figure's current canvas size (stale ones fail); a
+    ``height = "auto"`` figure's height is the one its build fits."""
     gen = _generate_module()
     from composer.layout.loader import load_layout
+    from composer.pipeline import build
 
     spec = load_layout(Project.at(REPO).layout_path(name)).spec
+    height_pt = spec.height_pt
+    if spec.height_auto:
+        height_pt = to_pt(build(name, root=REPO, out=tmp_path, formats=("svg",), cache=False).fitted_height)
     png = read_png(REPO / "docs" / "gallery" / f"{name}.png")
-    assert png.shape[:2] == (round(spec.height_pt / 72 * gen.THUMB_DPI), round(spec.width_pt / 72 * gen.THUMB_DPI))
+    assert png.shape[:2] == (round(height_pt / 72 * gen.THUMB_DPI), round(spec.width_pt / 72 * gen.THUMB_DPI))
 
 
 # ─── compose new, compose list ────────────────────────────────────────────

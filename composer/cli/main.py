@@ -268,6 +268,8 @@ def _summary(name: str, result, seconds: float) -> str:
     if result.repaired:
         parts.append(f"corrupt cache entr{'ies' if len(result.repaired) > 1 else 'y'} replaced: "
                      f"{', '.join(result.repaired)}")
+    if result.fitted_height:
+        parts.append(f"height {result.fitted_height}")
     parts.append(f"wrote {', '.join(result.written)}" if result.written else "outputs unchanged")
     return f"built {name} in {seconds:.2f} s ({'; '.join(parts)}): {_paths(result.outputs.values())}"
 

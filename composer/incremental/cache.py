@@ -336,7 +336,7 @@ def encode_entry(key: str, panel: RenderedPanel, root: Path | None = None) -> by
     anchors = {name: [float(x), float(y)] for name, (x, y) in panel.anchors.items()}
     opened = {_relative(path, root): digest for path, digest in panel.opened.items()}
     meta = {"anchors": anchors, "notes": list(panel.notes), "substituted": dict(panel.substituted),
-            "opened": opened}
+            "opened": opened, "plot_area": list(panel.plot_area) if panel.plot_area else None}
     payload = canonical_json(meta).encode("utf-8") + b"\n" + panel.svg
     return b"%s %s\n%s\n" % (_MAGIC, key.encode(), bytes_digest(payload).encode()) + payload
 
@@ -371,9 +371,12 @@ def decode_entry(key: str, data: bytes, root: Path | None = None) -> RenderedPan
         base = Path(root).resolve() if root is not None else Path.cwd()
         opened = {str(base / path): (None if digest is None else str(digest))
                   for path, digest in meta["opened"].items()}
+        area = meta["plot_area"]
+        plot_area = (float(area[0]), float(area[1]), float(area[2]), float(area[3])) if area else None
     except (ValueError, TypeError, AttributeError, IndexError, KeyError):
         return None
-    return RenderedPanel(svg=svg, anchors=anchors, notes=notes, substituted=substituted, opened=opened)
+    return RenderedPanel(svg=svg, anchors=anchors, notes=notes, substituted=substituted, opened=opened,
+                         plot_area=plot_area)
 
 
 #: the panel cache is kept under this size: after each store the least

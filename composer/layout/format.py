@@ -80,6 +80,15 @@ LABEL_SIZE_ABOVE_FONT_PT = 1.0
 TRACK_SHARE = 1
 #: an arrow's head (length, width) per pt of line width, when larger than the head's default
 HEAD_PER_WIDTH = (4.5, 3.6)
+#: ``[figure] labels``: the styles of automatic panel labels, shown as the first label of each
+#: (:func:`composer.layout.presets.auto_label` writes the n-th).
+LABEL_STYLES = ("a", "A", "(a)", "a)", "i", "(i)", "1")
+#: ``[figure] label_at``: a panel label's corner at the panel's box, or at its plot area (axes).
+LABEL_AT = ("box", "plot")
+#: ``[[text]] side``: where a text ``beside`` panels sits, outside their combined plot areas.
+BESIDE_SIDES = ("left", "right", "above", "below")
+#: ``[[text]] rotate``: the largest turn, degrees either way (a full turn is the text unturned).
+MAX_ROTATE_DEG = 360.0
 #: ``[[align]] axis``: plot-area edges lined up.
 ALIGN_AXES = ("x", "y", "both")
 #: every ``align`` of any relation.
@@ -175,6 +184,24 @@ class Reader:
             raise self.err(key, f"{value!r} is not a positive number")
         return float(value)
 
+    def panel_label(self, value: Any, key: str) -> str | bool:
+        """A panel's own label (a string with something to see), or ``false``: no label."""
+        if value is False:
+            return False
+        if value is True:
+            raise self.err(key, "true is not a label; write the label (\"a\"), or false for none")
+        return self.words(value, key)
+
+    def panel_order(self, value: Any, key: str) -> tuple[str, ...]:
+        """A list of panel names, none twice (checked against the figure's panels by the loader)."""
+        if not isinstance(value, list) or not value:
+            raise self.err(key, f"{value!r} is not a list of panel names; write [\"b\", \"a\", ...]")
+        names = tuple(self.name(v, f"{key}[{i}]") for i, v in enumerate(value))
+        twice = [n for i, n in enumerate(names) if n in names[:i]]
+        if twice:
+            raise self.err(key, f"{twice[0]!r} is listed twice; list each panel once")
+        return names
+
     def boolean(self, value: Any, key: str) -> bool:
         if not isinstance(value, bool):
             raise self.err(key, f"{value!r} is not true or false")
@@ -190,6 +217,19 @@ class Reader:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not -170 <= value <= 170:
             raise self.err(key, f"{value!r} is not an angle in degrees from -170 to 170")
         return float(value)
+
+    def rotation(self, value: Any, key: str) -> float:
+        """A text's turn: degrees from -360 to 360, counter-clockwise positive."""
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if not number or not -MAX_ROTATE_DEG <= value <= MAX_ROTATE_DEG:
+            raise self.err(key, f"{value!r} is not an angle in degrees from -360 to 360 (90: reads bottom to top)")
+        return float(value)
+
+    def panel_names(self, value: Any, key: str) -> tuple[str, ...]:
+        """One or more panel names (checked against the figure's panels by the loader)."""
+        if not isinstance(value, list) or not value:
+            raise self.err(key, f"{value!r} is not a list of panel names; write [\"a\", \"c\"]")
+        return tuple(self.name(v, f"{key}[{i}]") for i, v in enumerate(value))
 
     def color(self, value: Any, key: str) -> str | None:
         """A colour matplotlib understands -> ``#rrggbb`` (or None for "none")."""
@@ -521,6 +561,9 @@ TYPES: dict[str, ValueType] = {t.name: t for t in (
         "oneOf": [{"$ref": "#/definitions/length"},
                   {"enum": [f"{j}.{w}" for j, p in PRESETS.items() for w in p.widths]}],
         "description": "a length with a unit, or a journal's column width: \"nature.double\""}),
+    ValueType("canvas_height", "length, or `\"auto\"`", Reader.string, {
+        "oneOf": [{"$ref": "#/definitions/length"}, {"const": "auto"}],
+        "description": "a length with a unit, or \"auto\": as tall as the content"}),
     ValueType("preset", "choice", Reader.preset, _choice_schema(tuple(PRESETS))),
     ValueType("text_mode", "choice", _choice(TEXT_MODES), _choice_schema(TEXT_MODES)),
     ValueType("engine", "choice", _choice(ENGINES), _choice_schema(ENGINES)),
@@ -562,6 +605,18 @@ TYPES: dict[str, ValueType] = {t.name: t for t in (
         "description": "a colour matplotlib knows (\"black\", \"#rrggbb\"), a palette name from [colors], "
                        "or \"none\""}),
     ValueType("bool", "`true`/`false`", Reader.boolean, {"type": "boolean"}),
+    ValueType("panel_label", "string, or `false`", Reader.panel_label, {
+        "oneOf": [{"type": "string", "pattern": r"\S"}, {"const": False}],
+        "description": "the panel's label (\"a\"), or false: none (and no automatic letter)"}),
+    ValueType("panel_order", "list of panel names", Reader.panel_order, {
+        "type": "array", "items": {"$ref": "#/definitions/name"}, "minItems": 1, "uniqueItems": True}),
+    ValueType("rotation", "degrees, -360 to 360", Reader.rotation,
+              {"type": "number", "minimum": -MAX_ROTATE_DEG, "maximum": MAX_ROTATE_DEG}),
+    ValueType("panel_names", "list of panel names", Reader.panel_names, {
+        "type": "array", "items": {"$ref": "#/definitions/name"}, "minItems": 1}),
+    ValueType("beside_side", "choice", _choice(BESIDE_SIDES), _choice_schema(BESIDE_SIDES)),
+    ValueType("label_style", "choice", _choice(LABEL_STYLES), _choice_schema(LABEL_STYLES)),
+    ValueType("label_at", "choice", _choice(LABEL_AT), _choice_schema(LABEL_AT)),
     ValueType("fraction", "number 0-1", Reader.fraction, {"type": "number", "minimum": 0, "maximum": 1}),
     ValueType("positive", "number > 0", Reader.positive_number, {"type": "number", "exclusiveMinimum": 0}),
     ValueType("angle", "degrees, -170 to 170", Reader.degrees, {"type": "number", "minimum": -170, "maximum": 170}),
@@ -790,7 +845,11 @@ TABLES: tuple[Table, ...] = (
     Table("figure", "[figure]", "The canvas and the defaults every element and panel starts from.", (
         Key("width", "canvas_width", "canvas width: a length, or a journal's column width such as "
                                      "`\"nature.double\"`", required=True),
-        Key("height", "length", "canvas height", required=True, convert=Reader.string),  # kept as written
+        Key("height", "canvas_height", "canvas height, or `\"auto\"`: exactly as tall as the content (the "
+                                       "lowest element's bottom) plus `margin`; the height built is reported",
+            required=True, convert=Reader.string),  # kept as written
+        Key("margin", "length", "`height = \"auto\"`: the space below the lowest element",
+            shown="the `[grid]` margin's bottom, else `\"0pt\"`"),
         Key("font", "string", "text font of canvas and panels; a font that is not installed is an error, "
                               "never a silent swap", default="DejaVu Sans"),
         Key("font_size", "length", "text size of canvas and panels",
@@ -807,8 +866,22 @@ TABLES: tuple[Table, ...] = (
             convert=Reader.text_size),
         Key("label_weight", "weight", "panel label weight", default="bold", note=", or the preset's"),
         Key("label_color", "color", "panel label colour", default="#000000"),
-        Key("label_offset", "offset_pair", "the label's lower-left corner from the panel's top-left",
+        Key("label_offset", "offset_pair", "the label's lower-left corner from the panel's top-left "
+                                           "(its box's, or its plot area's with `label_at = \"plot\"`)",
             default=["0pt", "-2pt"]),
+        Key("labels", "label_style", "letter the panels automatically in this style: `\"a\"`, `\"A\"`, "
+                                     "`\"(a)\"`, `\"a)\"` (after z comes aa, ab...), `\"i\"`, `\"(i)\"` "
+                                     "(lower-case roman), `\"1\"`; in the order the `[panels.NAME]` tables are "
+                                     "written, or `label_order`. A panel's own `label` replaces its letter; "
+                                     "`label = false` skips the panel, which takes no letter. With a `preset`, "
+                                     "the journal's style only (Nature `\"a\"`, Science, Cell and PNAS "
+                                     "`\"A\"`, IEEE `\"(a)\"`)", shown="none: labels only where a panel has `label`"),
+        Key("label_order", "panel_order", "the order panels take letters under `labels`: every panel that "
+                                          "is lettered, each once", shown="the order the panels are written"),
+        Key("label_at", "label_at", "`\"box\"`: `label_offset` is from the panel's box; `\"plot\"`: from "
+                                    "its plot area, the union of its axes as matplotlib placed them (colorbars "
+                                    "left out); an SVG or image panel, or one with no axes, uses its box",
+            default="box"),
         Key("raster_ppi", "positive", "pixels per inch, at final size, of every embedded raster: matplotlib's "
                                       "images and rasterized artists, and data-cell images enlarged to it",
             default=300),
@@ -875,7 +948,8 @@ TABLES: tuple[Table, ...] = (
               Key("page", "page", "pdf panels: the page to show, 1-based", default=1),
               *_placement("nw"),
               Key("size", "size", "the panel's box; required unless a `cell` gives it"),
-              Key("label", "string", "panel label drawn at its top-left (`\"a\"`)", convert=Reader.words),
+              Key("label", "panel_label", "panel label drawn at its top-left (`\"a\"`); with `[figure] labels`, "
+                                          "replaces the panel's letter, and `false` skips the panel"),
               Key("title", "template", "a title drawn after the label (`{fields}` allowed)", convert=Reader.string),
               Key("params", "table", "keyword arguments for the renderer", default={}, convert=Reader.params),
               Key("data", "data_file", "a data file for this panel instead of the figure's"),
@@ -897,10 +971,20 @@ TABLES: tuple[Table, ...] = (
                                 "`<b>`, `<i>`, `<color=NAME>` spans", required=True),
         Key("name", "name", "lets other elements refer to this text"),
         *_placement("center"),
+        Key("beside", "panel_names", "place the text beside these panels instead: centred on their combined "
+                                     "plot areas (the union of their axes as drawn; an SVG or image panel's "
+                                     "box), `gap` outside them on `side` (a shared axis title)"),
+        Key("side", "beside_side", "the side of the panels' plot areas a `beside` text sits on", default="left"),
+        Key("rotate", "rotation", "turn the text by this many degrees, counter-clockwise (90: reads bottom to "
+                                  "top, as a y-axis title); its box, placed and checked, is the turned box",
+            default=0),
         Key("justify", "justify", "line alignment", shown="from the anchor's side"),
         Key("width", "length", "wrap the text to this width"),
         *_text_style("", "the text"),
-    ), rules=(_exactly_one(PLACEMENT_KEYS), *_placement_rules())),
+    ), rules=(_exactly_one((*PLACEMENT_KEYS, "beside")), *_placement_rules(),
+              {"if": {"required": ["beside"]}, "then": {"not": {"anyOf": [{"required": ["anchor"]},
+                                                                          {"required": ["align"]}]}},
+               "else": {"not": {"required": ["side"]}}})),
     Table("shape", "[[shape]]",
           "A box (`rect`, `circle`, `ellipse`, placed like a panel), a polyline (`line`), or a `brace`/"
           "`bracket` from one point to another. A boxed shape with text and no size fits its text.", (

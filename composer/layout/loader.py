@@ -35,6 +35,7 @@ from composer.layout.format import (  # noqa: F401
 from composer.layout.format import Reader as _Reader
 from composer.layout.format import Section as _Table
 from composer.layout.model import (
+    AUTO_HEIGHT_PT,
     Align,
     Arrow,
     CheckLimits,
@@ -167,7 +168,11 @@ def layout_from_dict(raw: dict[str, Any], r: _Reader, *, name: str) -> Figure:
     else:
         top.asked.append("grid")
     grids += [_grid(r, v, n, f"grids.{n}", spec) for n, v in r.section(top.get("grids"), "grids", None).raw.items()]
-    panels = tuple(_panel(r, n, v, spec) for n, v in r.section(top.get("panels"), "panels", None).raw.items())
+    if spec.height_auto and spec.margin_pt is None:  # the space below: the [grid] margin's bottom, else none
+        below = r.margin(top.raw["grid"].get("margin", "0pt"), "grid.margin")[2] if "grid" in top.raw else 0.0
+        spec = dataclasses.replace(spec, margin_pt=below)
+    panels = _auto_labels(r, spec, tuple(_panel(r, n, v, spec)
+                                         for n, v in r.section(top.get("panels"), "panels", None).raw.items()))
     texts = tuple(_text(r, t, f"text[{i}]", spec) for i, t in enumerate(_array(r, top.get("text"), "text")))
     shapes = tuple(_shape(r, s, f"shape[{i}]", spec) for i, s in enumerate(_array(r, top.get("shape"), "shape")))
     arrows = tuple(_arrow(r, a, f"arrow[{i}]", spec) for i, a in enumerate(_array(r, top.get("arrow"), "arrow")))
@@ -177,6 +182,54 @@ def layout_from_dict(raw: dict[str, Any], r: _Reader, *, name: str) -> Figure:
                     grids=tuple(grids), aligns=aligns, files=tuple(dict.fromkeys(r.files)))
     _check_names(r, figure)
     return figure
+
+
+def _auto_labels(r: _Reader, spec: FigureSpec, panels: tuple[Panel, ...]) -> tuple[Panel, ...]:
+    """Each panel's label under ``[figure] labels``: the n-th letter of the style
+    (:func:`composer.layout.presets.auto_label`) for the n-th panel in ``label_order``, or in the order
+    the panels are written. A panel with its own ``label`` keeps it and takes its letter's place (the
+    next panel gets the letter after); one with ``label = false`` is skipped and takes no letter, as
+    R patchwork and cowplot leave a panel without a tag out of the count.
+
+    Raises:
+        LayoutError: ``label_order`` names a panel that does not exist, or leaves out one that takes a
+            letter; ``label = false`` without ``[figure] labels`` (it would do nothing).
+    """
+    skipped = {p.name for p in panels if p.label is False}
+    if spec.labels is None:
+        if skipped:
+            name = next(p.name for p in panels if p.name in skipped)
+            raise r.err(f"panels.{name}.label", "label = false skips a panel of [figure] labels, and [figure] has "
+                                                "no labels; without labels a panel has no label unless it has "
+                                                "one: remove the key")
+        return panels
+    by_name = {p.name: p for p in panels}
+    order = spec.label_order or tuple(n for n in by_name if n not in skipped)
+    for i, name in enumerate(order):
+        if name not in by_name:
+            close = difflib.get_close_matches(name, list(by_name), n=1, cutoff=0.6)
+            raise r.err(f"figure.label_order[{i}]", f"{name!r} is not a panel"
+                        + (f"; did you mean {close[0]!r}?" if close else "")
+                        + f"; panels are {', '.join(by_name) or 'none'}")
+        if name in skipped:
+            raise r.err(f"figure.label_order[{i}]", f"panel {name!r} has label = false; remove it from "
+                                                    "label_order, or give it a letter")
+    missing = [n for n in by_name if n not in order and n not in skipped]
+    if missing:
+        raise r.err("figure.label_order", f"panel {missing[0]!r} is not listed; list every lettered panel in "
+                                          "label_order, or set label = false on it")
+    letters = {name: presets.auto_label(spec.labels, i) for i, name in enumerate(order)}
+    journal = presets.PRESETS[spec.preset].label if spec.preset else None
+    out = []
+    for p in panels:
+        if p.label is False:
+            out.append(dataclasses.replace(p, label=None))
+        elif p.label is None:
+            letter = letters[p.name]
+            out.append(dataclasses.replace(p, label=journal.format(letter) if journal else letter))
+        else:
+            out.append(p)
+    return tuple(out)
 
 
 def _array(r: _Reader, value: Any, key: str) -> list[Any]:
@@ -260,7 +313,12 @@ def _figure_spec(r: _Reader, raw: Any, check_raw: Any = None) -> FigureSpec:
     width_text = t.get("width")  # a journal's width ("nature.double") is its length
     width = r.length(width_text, "figure.width")
     height_text = t.get("height")
-    height = r.length(height_text, "figure.height")
+    height_auto = height_text == "auto"
+    height = AUTO_HEIGHT_PT if height_auto else r.length(height_text, "figure.height")
+    margin = t.get("margin")
+    if margin is not None and not height_auto:
+        raise r.err("figure.margin", "margin is the space below the content of a height = \"auto\" canvas; with "
+                                     f"height = {height_text!r} it does nothing: remove it (a [grid] has its own)")
     for key, value, text in (("figure.width", width, width_text), ("figure.height", height, height_text)):
         if value <= 0:
             raise r.err(key, f"{text!r} is zero; the canvas must have a positive size")
@@ -287,6 +345,16 @@ def _figure_spec(r: _Reader, raw: Any, check_raw: Any = None) -> FigureSpec:
                          else t.default("label_weight"))
     label_color = t.get("label_color")
     label_offset = t.get("label_offset")
+    labels = t.get("labels")
+    if labels is not None and preset is not None and preset.label is not None and labels != preset.label.labels:
+        raise r.err("figure.labels", f"{labels!r}: the {preset.title} preset labels panels "
+                                     f"{preset.label.labels!r}; write labels = {preset.label.labels!r}, or "
+                                     "remove the preset")
+    label_order = t.get("label_order")
+    if label_order is not None and labels is None:
+        raise r.err("figure.label_order", "label_order orders the automatic labels, and [figure] has no labels; "
+                                          "add labels = \"a\" (or another style), or remove label_order")
+    label_at = t.get("label_at")
     raster_ppi = t.get("raster_ppi")
     text_mode = t.get("text")
     engine = t.get("engine")
@@ -298,7 +366,8 @@ def _figure_spec(r: _Reader, raw: Any, check_raw: Any = None) -> FigureSpec:
                       font=font, font_size_pt=font_size, background=background, data=data, params=params,
                       label=label, label_offset_pt=label_offset, raster_ppi=raster_ppi, colors=dict(r.colors),
                       rcparams=dict(r.rcparams), preset=preset.name if preset else None, text=text_mode,
-                      engine=engine,
+                      engine=engine, labels=labels, label_order=label_order or (), label_at=label_at,
+                      height_auto=height_auto, margin_pt=margin,
                       check=_check_limits(r, check_raw, preset))
 
 
@@ -412,6 +481,12 @@ def _grid(r: _Reader, raw: Any, name: str, key: str, spec: FigureSpec) -> Grid:
         size: tuple[float, float] | None
         place = Placement(at=Position(x_pt=left, y_pt=top, key=key), anchor="nw", key=key)
         size = (spec.width_pt - left - right, spec.height_pt - top - bottom)
+        if spec.height_auto:  # the grid is as tall as its rows, and the canvas follows
+            if any(row.length_pt is None for row in rows):
+                raise r.err(f"{key}.rows", "height = \"auto\" fits the canvas to its content, so the grid's rows "
+                                           "cannot share the canvas height: give every row a length "
+                                           "(rows = [\"40mm\", \"30mm\"])")
+            size = (size[0], sum(row.length_pt or 0.0 for row in rows) + gutter[1] * (len(rows) - 1))
         if size[0] <= 0 or size[1] <= 0:
             raise r.err(f"{key}.margin", "the margins leave no room on the canvas")
     else:
@@ -471,9 +546,9 @@ def _panel(r: _Reader, name: str, raw: Any, spec: FigureSpec) -> Panel:
                                    f"{t.misspelt(['size'])}")
     if place.cell is not None and size is not None:
         raise r.err(f"{key}.size", "over-constrained: the grid cell gives the size; remove size or cell")
-    label = t.get("label")
+    label = t.get("label")  # False: skipped by [figure] labels (see _auto_labels)
     journal_label = presets.PRESETS[spec.preset].label if spec.preset else None
-    if label is not None and journal_label:
+    if isinstance(label, str) and journal_label:
         label = journal_label.format(label)  # the journal's style: a / A / (a)
     title = t.get("title")
     if kind == "render":
@@ -540,12 +615,28 @@ def _text(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Text:
     t = r.section(raw, key, "text")
     text = t.get("text")
     name = t.get("name")
-    place = _placement(r, t)
+    if "beside" in t.raw:
+        others = [k for k in _PLACEMENT_KEYS if k in t.raw]
+        if others:
+            raise r.err(key, f"over-constrained: beside and {others[0]} both place it; give one")
+        t.refuse(["anchor", "align"], "beside sets the anchor itself: the text's side facing the panels")
+        t.asked += list(_PLACEMENT_KEYS)
+        place = Placement(beside=t.get("beside"), side=t.get("side"), gap_pt=t.get("gap"),
+                          offset_pt=t.get("offset"), anchor="center", key=f"{key}.beside")  # lines centred
+    else:
+        t.refuse(["side"], "side goes with beside (the side of the panels a text sits on)")
+        t.asked.append("beside")
+        place = _placement(r, t)
+    rotate = t.get("rotate")
+    if rotate and place.cell is not None:
+        raise r.err(f"{key}.rotate", "a text filling a cell is wrapped to the cell's width; place a turned text "
+                                     "with at, a relation or beside")
     align = t.get("justify")
     width = t.get("width")
     style = _text_style(r, t, spec)
     t.done()
-    return Text(text=text, place=place, style=style, align=align, name=name, width_pt=width, key=key)
+    return Text(text=text, place=place, style=style, align=align, name=name, width_pt=width, key=key,
+                rotate_deg=rotate)
 
 
 def _shape(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Shape:
@@ -718,6 +809,18 @@ def _check_names(r: _Reader, figure: Figure) -> None:
             raise r.err(pos.key, f"{pos.written()}: {element!r} has no anchor {anchor!r}"
                                  f"{_did_you_mean(anchor, list(COMPASS))}; "
                                  f"valid anchors are {', '.join(COMPASS)}, or side@fraction (e@0.25)")
+    if figure.spec.height_auto:
+        for pos in positions:
+            if pos.ref is not None and pos.ref[0] == "canvas" and _from_bottom(pos.ref[1]):
+                raise r.err(pos.key, f"{pos.written()}: height = \"auto\" fits the canvas to its content, so "
+                                     "nothing can be placed by the canvas's height; place it from canvas.n, "
+                                     "canvas.nw, canvas.ne or another element")
+    panel_names = [p.name for p in figure.panels]
+    for text in figure.texts:
+        for i, panel in enumerate(text.place.beside):
+            if panel not in panel_names:
+                raise r.err(f"{text.place.key}[{i}]", f"{panel!r} is not a panel{_did_you_mean(panel, panel_names)}; "
+                                                      f"beside names panels (valid: {', '.join(panel_names)})")
     grids = {g.name: g for g in figure.grids}
     areas = {name: sorted({c for row in g.mosaic for c in row} - {"."}) for name, g in grids.items()}
     cells = [f"{name}.{a}" if name else a for name, letters in areas.items() for a in letters]
@@ -747,6 +850,14 @@ def _check_names(r: _Reader, figure: Figure) -> None:
                         else f"no panel named {name!r}{_did_you_mean(name, plots)}")
                 raise r.err(f"{align.key}.panels[{i}]", f'panels[{i}] = "{name}": {what}; aligned plot areas '
                                                         f"need matplotlib panels (valid: {', '.join(plots)})")
+
+
+def _from_bottom(anchor: str) -> bool:
+    """True when the anchor's point moves with the box's height (``s``, ``center``, ``e@0.5``...)."""
+    side, at, _ = anchor.partition("@")
+    if at:
+        return side in ("e", "w", "s")
+    return COMPASS.get(anchor, (0.0, 0.0))[1] != 0.0
 
 
 def _did_you_mean(name: str, choices: list[str]) -> str:

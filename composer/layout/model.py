@@ -32,6 +32,10 @@ from composer.layout.format import (  # noqa: F401
 )
 from composer.units import layout_unit
 
+#: the canvas height (pt) of a ``height = "auto"`` figure while its content is placed: 5 m, taller than
+#: any figure, so nothing reaches past it (the compose stage then fits the height to the content)
+AUTO_HEIGHT_PT = 5000 * 72 / 25.4
+
 
 @dataclass(frozen=True)
 class Position:
@@ -73,10 +77,17 @@ class Placement:
     loader into ``at`` + ``anchor``: ``right_of = "a"`` with gap g and
     ``align = "top"`` is ``at = a.ne + (g, 0)``, ``anchor = "nw"``.
 
+    A ``[[text]]`` may instead sit ``beside`` panels: centred on the union of
+    their plot areas (known after rendering), ``gap_pt`` outside it on
+    ``side``, by its own anchor on that side (``e`` for ``left``...).
+
     Attributes:
         at: the point where ``anchor`` of the element's box sits, or None.
         anchor: compass anchor of the element's own box.
         cell: ``(grid, area)`` of a mosaic grid, or None.
+        beside: panel names (a text beside their plot areas), or ().
+        side: ``left``, ``right``, ``above``, ``below``: the side of ``beside``.
+        gap_pt: distance from the plot areas' edge (``beside``); offset_pt: added after.
         key: the layout key path, for errors.
     """
 
@@ -84,6 +95,10 @@ class Placement:
     anchor: str = default("panel", "anchor")
     cell: tuple[str, str] | None = None
     key: str = ""
+    beside: tuple[str, ...] = ()
+    side: str = default("text", "side")
+    gap_pt: float = 0.0
+    offset_pt: tuple[float, float] = (0.0, 0.0)
 
 
 @dataclass(frozen=True)
@@ -190,7 +205,18 @@ class FigureSpec:
         params: shared parameters passed to every renderer and ``values()``
             that accepts them.
         label: style of panel labels; label_offset_pt: the label's lower-left
-            corner relative to the panel's top-left corner (+y down).
+            corner relative to the panel's top-left corner (+y down): its box's,
+            or with ``label_at == "plot"`` its plot area's (the union of its
+            axes as rendered; see :attr:`composer.stages.render.RenderedPanel.plot_area`).
+        labels: ``[figure] labels``, the automatic label style (``"a"``, ``"(i)"``...)
+            or None; the loader has already written each panel's label
+            (:attr:`Panel.label`), so the stages never count letters.
+        label_order: ``[figure] label_order`` as written, or () (declaration order).
+        height_auto: ``height = "auto"``: until the compose stage fits it
+            (:func:`composer.stages.compose.fit_height`), ``height_pt`` is
+            :data:`AUTO_HEIGHT_PT` and ``height_text`` ``"auto"``; then the content's
+            bottom plus ``margin_pt`` (``[figure] margin``, else the ``[grid]``
+            margin's bottom, else 0), written in the unit of ``width``.
         raster_ppi: pixels per inch, at final size, of images that matplotlib
             embeds in panels (``imshow``, ``rasterized=True`` artists).
         colors: the named palette (``[colors]``), name -> ``#rrggbb``.
@@ -224,6 +250,11 @@ class FigureSpec:
     check: CheckLimits = field(default_factory=CheckLimits)
     text: str = default("figure", "text")
     engine: str = default("figure", "engine")
+    labels: str | None = None
+    label_order: tuple[str, ...] = ()
+    label_at: str = default("figure", "label_at")
+    height_auto: bool = False
+    margin_pt: float | None = None
 
     @property
     def unit(self) -> str:
@@ -278,6 +309,9 @@ class Text:
     scalar data), ``$...$`` mathtext and ``<b>``, ``<i>``, ``<color=NAME>``
     spans. ``place.anchor`` names the point of the block that sits at
     ``place.at``. With ``width_pt`` the text is wrapped to that width.
+    ``rotate_deg`` turns it counter-clockwise on the page (matplotlib's
+    ``rotation``; 90 reads bottom to top); its box (placed, checked) is then
+    the axis-aligned box of the turned block (:func:`composer.stages.geometry.turned_size`).
     """
 
     text: str
@@ -287,6 +321,7 @@ class Text:
     name: str | None = None
     width_pt: float | None = None
     key: str = ""
+    rotate_deg: float = default("text", "rotate")
 
 
 @dataclass(frozen=True)

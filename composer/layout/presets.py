@@ -57,6 +57,11 @@ class LabelStyle:
         return f"({text})" if self.parens else text
 
     @property
+    def labels(self) -> str:
+        """The ``[figure] labels`` style this journal asks for: ``"a"``, ``"A"`` or ``"(a)"``."""
+        return self.example
+
+    @property
     def example(self) -> str:
         """The style applied to the first label, for messages: ``a``, ``A`` or ``(a)``."""
         return self.format("a")
@@ -165,6 +170,45 @@ PRESETS: dict[str, Preset] = {
         min_font_pt=None, min_ppi=None, max_height=None, label=None,
         source="ICML LaTeX style file icml2025.sty (textwidth 6.75in, columnsep 0.25in)"),
 }
+
+def auto_label(style: str, index: int) -> str:
+    """The ``index``-th (0-based) automatic panel label of ``[figure] labels = style``.
+
+    Letters count like spreadsheet columns (bijective base 26): a ... z, aa,
+    ab ... az, ba ... zz, aaa; ``"A"`` the same in capitals. ``"i"`` styles are
+    lower-case roman numerals (i, ii, iii, iv ... ix, x, xl, xc, cd, cm: the
+    subtractive form, as LaTeX's ``\\roman`` counter writes them); ``"1"``
+    counts from 1. The style's punctuation wraps the count: ``"(a)"`` -> ``(b)``,
+    ``"a)"`` -> ``b)``, ``"(i)"`` -> ``(ii)``.
+
+    Raises:
+        ValueError: ``style`` is not one of :data:`composer.layout.format.LABEL_STYLES`
+            or ``index`` is negative (a bug: the loader checks both).
+    """
+    if index < 0:
+        raise ValueError(f"label index {index} is negative")
+    n = index + 1
+    core = style.strip("()")
+    if core in ("a", "A"):
+        letters = ""
+        while n:
+            n, rest = divmod(n - 1, 26)
+            letters = chr(ord(core) + rest) + letters
+        count = letters
+    elif core == "i":
+        count = ""
+        for value, numeral in ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
+                               (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")):
+            times, n = divmod(n, value)
+            count += numeral * times
+    elif core == "1":
+        count = str(n)
+    else:
+        raise ValueError(f"{style!r} is not a label style")
+    if style not in (core, f"({core})", f"{core})"):
+        raise ValueError(f"{style!r} is not a label style")
+    return style.replace(core, count)
+
 
 _CHOICES = ", ".join(repr(n) for n in PRESETS)
 

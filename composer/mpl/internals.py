@@ -34,6 +34,10 @@ Items:
   ``renderer.draw_text(gc, x, y, s, prop, angle, ismath, mtext)``, and the
   ``svg.fonttype`` rcParam read by ``RendererSVG.draw_text`` when it is
   called); guarded like the rest.
+- :func:`is_colorbar`: ``Axes._colorbar``, which ``Colorbar.__init__`` sets on
+  the axes it draws in (also on a ``cax=`` the renderer made itself, whose
+  label is its own: only axes made by ``fig.colorbar(ax=...)`` get the label
+  ``"<colorbar>"``).
 
 matplotlib is imported inside the functions: importing this module is free.
 """
@@ -232,3 +236,8 @@ def pyplot_on(fig: Any) -> Iterator[list[tuple[Any, traceback.StackSummary]]]:
         if fig.canvas is not canvas:  # plt.figure(fig) after plt.close() gave it an Agg canvas
             fig.set_canvas(canvas)
         canvas.manager = manager_before
+
+
+def is_colorbar(ax: Any) -> bool:
+    """True when ``ax`` holds a colorbar (``fig.colorbar``, also with a ``cax`` of the renderer's own)."""
+    return getattr(ax, "_colorbar", None) is not None or ax.get_label() == "<colorbar>"

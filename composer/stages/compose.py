@@ -22,7 +22,7 @@ from composer.errors import DataError, SvgError
 from composer.layout.model import Panel
 from composer.stages import draw
 from composer.stages.fragment import import_fragment, place, view_box
-from composer.stages.geometry import Box, Geometry, resolve
+from composer.stages.geometry import Box, Geometry, content_bottom_pt, resolve
 from composer.stages.inkscape import label_elements
 from composer.stages.inputs import Inputs
 from composer.stages.render import RenderedPanel
@@ -32,7 +32,7 @@ from composer.svg.io import NSMAP, parse_svg, svg_tag, write_svg
 from composer.svg.sanitize import MAX_IMAGE_PIXELS
 from composer.text.fonts import check_svg_fonts
 from composer.text.pin import pin_text_positions
-from composer.units import fmt
+from composer.units import PT_PER_UNIT, fmt, to_pt
 
 
 def figure_geometry(inputs: Inputs, rendered: Mapping[str, RenderedPanel],
@@ -40,7 +40,29 @@ def figure_geometry(inputs: Inputs, rendered: Mapping[str, RenderedPanel],
     """Every box and route of the figure, with rendered panels' data anchors (pure)."""
     typeset = typeset or typeset_figure(inputs)
     return resolve(inputs.figure, typeset.text_sizes, typeset.shape_sizes,
-                   {name: r.anchors for name, r in rendered.items()}, file=inputs.file)
+                   {name: r.anchors for name, r in rendered.items()}, file=inputs.file,
+                   plot_areas={name: r.plot_area for name, r in rendered.items()})
+
+
+def fit_height(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Typeset | None = None) -> Inputs:
+    """``inputs`` with a ``height = "auto"`` canvas fitted to its content (pure; other figures unchanged).
+
+    The height is the lowest point of the content placed with the rendered panels
+    (:func:`composer.stages.geometry.content_bottom_pt`: texts beside plot areas and connectors to data
+    anchors included) plus the margin below it (``[figure] margin``, else the ``[grid]`` margin's
+    bottom, else 0; :attr:`composer.layout.model.FigureSpec.height_auto`), written in the unit of
+    ``width`` (``"96.25mm"``, as :func:`composer.units.fmt` writes the number).
+    """
+    spec = inputs.figure.spec
+    if not spec.height_auto:
+        return inputs
+    geometry = figure_geometry(inputs, rendered, typeset)
+    height_pt = content_bottom_pt(inputs.figure, geometry) + (spec.margin_pt or 0.0)
+    unit = spec.unit
+    height_text = f"{fmt(height_pt / PT_PER_UNIT[unit])}{unit}"
+    height_pt = to_pt(height_text)  # the height as written: root height, viewBox and background agree
+    fitted = dataclasses.replace(spec, height_pt=height_pt, height_text=height_text)
+    return dataclasses.replace(inputs, figure=dataclasses.replace(inputs.figure, spec=fitted))
 
 
 def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Typeset | None = None) -> bytes:
@@ -107,14 +129,15 @@ def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Type
             block = typeset_text(filled, text.style, file, f"{text.key}.text", colors, text.width_pt or box.width_pt)
             box = Box.placed(box.anchor("center"), "center", block.width_pt, block.height_pt)
         align = text.align or draw.default_align(text.place.anchor)
-        root.append(draw.text_element(block, box, text.style, align,
-                                      element_id=f"text-{text.name or i}", label=filled))
+        root.append(draw.turned_text_element(block, box, text.style, align, text.rotate_deg,
+                                             element_id=f"text-{text.name or i}", label=filled))
     title_style = dataclasses.replace(spec.label, weight="normal")
     for panel in figure.panels:
         label = typeset_text(panel.label, spec.label, file, f"{panel.key}.label", colors) if panel.label else None
         title_text = fill_text(panel.title, inputs, file, f"{panel.key}.title") if panel.title else None
         title = typeset_text(title_text, title_style, file, f"{panel.key}.title", colors) if title_text else None
-        label_box, title_box = draw.label_boxes(panel, geometry.panels[panel.name], spec, label, title)
+        label_box, title_box = draw.label_boxes(panel, geometry.panels[panel.name], spec, label, title,
+                                                geometry.plot_areas.get(panel.name))
         if label is not None:
             assert label_box is not None  # draw.label_boxes places every label it is given
             root.append(draw.text_element(label, label_box, spec.label, "left", element_id=f"label-{panel.name}",
@@ -143,7 +166,8 @@ def panel_label_boxes(inputs: Inputs, geometry: Geometry) -> dict[str, tuple[Box
         label = typeset_text(panel.label, spec.label, file, f"{panel.key}.label", colors) if panel.label else None
         title_text = fill_text(panel.title, inputs, file, f"{panel.key}.title") if panel.title else None
         title = typeset_text(title_text, title_style, file, f"{panel.key}.title", colors) if title_text else None
-        boxes[panel.name] = draw.label_boxes(panel, geometry.panels[panel.name], spec, label, title)
+        boxes[panel.name] = draw.label_boxes(panel, geometry.panels[panel.name], spec, label, title,
+                                             geometry.plot_areas.get(panel.name))
     return boxes
 
 

@@ -62,6 +62,23 @@ def text_element(block: TextBlock, box: Box, style: TextStyle, align: str, *, el
     return el
 
 
+def turned_text_element(block: TextBlock, box: Box, style: TextStyle, align: str, rotate_deg: float, *,
+                        element_id: str, label: str) -> etree._Element:
+    """A text block turned ``rotate_deg`` counter-clockwise about the centre of ``box`` (the turned
+    block's axis-aligned box, :func:`composer.stages.geometry.turned_size`): the block is drawn
+    unturned, centred on ``box``, inside ``<g transform="rotate(-rotate_deg cx cy)">`` (SVG's
+    ``rotate`` turns clockwise on the y-down page, so the sign flips). Not turned: :func:`text_element`."""
+    if rotate_deg % 360 == 0:
+        return text_element(block, box, style, align, element_id=element_id, label=label)
+    cx, cy = box.anchor("center")
+    inner = Box.placed((cx, cy), "center", block.width_pt, block.height_pt)
+    group = etree.Element(svg_tag("g"), id=element_id)
+    group.set("transform", f"rotate({fmt(-rotate_deg)} {fmt(cx)} {fmt(cy)})")
+    group.set("aria-label", label)
+    group.append(text_element(block, inner, style, align, element_id=f"{element_id}-turned", label=label))
+    return group
+
+
 def editable_text_element(block: TextBlock, box: Box, style: TextStyle, align: str, *, element_id: str,
                           label: str) -> etree._Element:
     """A text block as ``<g>`` of one ``<text xml:space="preserve">`` per line.
@@ -332,12 +349,15 @@ def connector_label_box(route: Route, arrow: Arrow, block: TextBlock, clearance_
 
 
 def label_boxes(panel: Panel, box: Box, spec: FigureSpec, label: TextBlock | None,
-                title: TextBlock | None) -> tuple[Box | None, Box | None]:
+                title: TextBlock | None, plot: Box | None = None) -> tuple[Box | None, Box | None]:
     """Where a panel's label and title go: the label's lower-left corner at the
     panel's top-left plus ``label_offset``; the title follows on the same line,
-    0.4 em after the label."""
-    x = box.x_pt + spec.label_offset_pt[0]
-    y = box.y_pt + spec.label_offset_pt[1]
+    0.4 em after the label. With ``[figure] label_at = "plot"`` the corner is the
+    top-left of ``plot``, the panel's plot area on the canvas
+    (:attr:`composer.stages.geometry.Geometry.plot_areas`; its box when None)."""
+    corner = plot if spec.label_at == "plot" and plot is not None else box
+    x = corner.x_pt + spec.label_offset_pt[0]
+    y = corner.y_pt + spec.label_offset_pt[1]
     label_box = title_box = None
     if label is not None:
         label_box = Box.placed((x, y), "sw", label.width_pt, label.height_pt)

@@ -20,6 +20,12 @@ Box model (documented before the code, as matplotlib's ``_layoutgrid`` does):
 - Data anchors published by renderers (panel pt) move onto the canvas with
   their panel's box, so ``fmap.pixel`` is a canvas point like ``fmap.e``.
 - Panels may not overlap one another unless one is marked ``overlap = true``.
+- A text turned by ``rotate`` occupies the axis-aligned box of its turned block
+  (:func:`turned_size`): that box is placed, referred to and checked.
+- A text ``beside`` panels is centred on the union of their plot areas (each
+  panel's axes as rendered, or its box), ``gap`` outside that union on its
+  ``side``, touching it with its own facing side (``e`` for ``left``); it is
+  known only after rendering, so no panel or grid may be placed relative to it.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from __future__ import annotations
 import difflib
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from composer.errors import LayoutError
 from composer.layout.model import COMPASS, Align, Figure, Grid, Placement, Position
@@ -64,6 +70,14 @@ class Box:
         fx, fy = COMPASS[anchor]
         return cls(point[0] - fx * width_pt, point[1] - fy * height_pt, width_pt, height_pt)
 
+    @classmethod
+    def spanning(cls, boxes: list[Box]) -> Box:
+        """The smallest box holding every one of ``boxes`` (at least one)."""
+        x0, y0 = min(b.x_pt for b in boxes), min(b.y_pt for b in boxes)
+        x1 = max(b.x_pt + b.width_pt for b in boxes)
+        y1 = max(b.y_pt + b.height_pt for b in boxes)
+        return cls(x0, y0, x1 - x0, y1 - y0)
+
     def overlap_pt(self, other: Box) -> tuple[float, float]:
         """Width and height of the intersection with ``other`` (0 when apart)."""
         w, h = overlap((self.x_pt, self.y_pt, self.x_pt + self.width_pt, self.y_pt + self.height_pt),
@@ -92,6 +106,9 @@ class Geometry:
         arrows: one route per ``[[arrow]]``.
         grids: grid name -> box; cells: (grid, area) -> box.
         data_anchors: (panel, name) -> canvas point.
+        plot_areas: panel name -> its plot area on the canvas: the union of its
+            axes as rendered (:attr:`composer.stages.render.RenderedPanel.plot_area`),
+            or its box for an SVG or image panel, one with no axes, or before rendering.
     """
 
     panels: dict[str, Box]
@@ -102,6 +119,39 @@ class Geometry:
     grids: dict[str, Box]
     cells: dict[tuple[str, str], Box]
     data_anchors: dict[tuple[str, str], Point]
+    plot_areas: dict[str, Box] = field(default_factory=dict)
+
+
+def turned_size(width_pt: float, height_pt: float, rotate_deg: float) -> tuple[float, float]:
+    """(width, height) pt of the axis-aligned box around a ``width_pt`` x ``height_pt`` box turned by
+    ``rotate_deg``: ``w |cos| + h |sin|`` by ``w |sin| + h |cos|``. Multiples of 90 degrees are exact
+    (90: the sides swap)."""
+    if rotate_deg % 180 == 0:
+        return width_pt, height_pt
+    if rotate_deg % 90 == 0:
+        return height_pt, width_pt
+    c, s = abs(math.cos(math.radians(rotate_deg))), abs(math.sin(math.radians(rotate_deg)))
+    return width_pt * c + height_pt * s, width_pt * s + height_pt * c
+
+
+def content_bottom_pt(figure: Figure, geometry: Geometry) -> float:
+    """The lowest point (pt from the canvas top) of the figure's content: the bottom of every panel,
+    text, boxed shape and grid box, every point of a line, brace (plus its depth) or connector route
+    (a connector's head and a line's stroke stay within half its width of those points, also
+    counted). 0 for an empty figure."""
+    bottoms = [b.y_pt + b.height_pt for b in (*geometry.panels.values(), *geometry.texts, *geometry.grids.values())]
+    bottoms += [b.y_pt + b.height_pt for b in geometry.shapes if b is not None]
+    for shape, points in zip(figure.shapes, geometry.shape_points):
+        reach = shape.depth_pt if shape.kind in ("brace", "bracket") else 0.0
+        bottoms += [y + reach + shape.stroke_width_pt / 2 for _, y in points]
+    for arrow, route in zip(figure.arrows, geometry.arrows):
+        reach = max(arrow.width_pt, arrow.head_width_pt) / 2
+        bottoms += [y + reach for _, y in route.points]
+    return max(bottoms, default=0.0)
+
+
+#: ``[[text]] side`` -> (the text's own anchor facing the panels, the union's side it is placed from)
+BESIDE_ANCHORS = {"left": ("e", "w"), "right": ("w", "e"), "above": ("s", "n"), "below": ("n", "s")}
 
 
 class _NeedsAnchors(Exception):
@@ -110,7 +160,8 @@ class _NeedsAnchors(Exception):
 
 def resolve(figure: Figure, text_sizes: list[tuple[float, float]],
             shape_sizes: list[tuple[float, float] | None] | None,
-            data_anchors: Mapping[str, Mapping[str, Point]] | None, *, file: str) -> Geometry:
+            data_anchors: Mapping[str, Mapping[str, Point]] | None, *, file: str,
+            plot_areas: Mapping[str, tuple[float, float, float, float] | None] | None = None) -> Geometry:
     """Place every element.
 
     Args:
@@ -123,13 +174,15 @@ def resolve(figure: Figure, text_sizes: list[tuple[float, float]],
             coordinates}; None when panels are not rendered yet (then a
             reference to a data anchor raises LayoutError).
         file: the layout file, for errors.
+        plot_areas: panel name -> (x0, y0, x1, y1) of its plot area in panel pt
+            (y down) or None; a panel missing here has its box as plot area.
 
     Raises:
         LayoutError: a reference to a data anchor the renderer did not publish
             (lists those it did), a cycle of references, grid tracks that do
             not fit, or panels overlapping.
     """
-    return _Resolver(figure, text_sizes, shape_sizes, data_anchors, file).run()
+    return _Resolver(figure, text_sizes, shape_sizes, data_anchors, file, plot_areas).run()
 
 
 def panel_boxes(figure: Figure, text_sizes: list[tuple[float, float]],
@@ -211,9 +264,10 @@ def _check_alignment(align: Align, boxes: Mapping[str, Box], file: str) -> None:
 
 
 class _Resolver:
-    def __init__(self, figure: Figure, text_sizes, shape_sizes, data_anchors, file: str):
+    def __init__(self, figure: Figure, text_sizes, shape_sizes, data_anchors, file: str, plot_areas=None):
         self.figure, self.file = figure, file
         self.anchors = data_anchors
+        self.plot_areas: Mapping[str, tuple[float, float, float, float] | None] = plot_areas or {}
         self.items: dict[str, tuple[Placement, tuple[float, float] | None]] = {}
         for panel in figure.panels:
             self.items[panel.name] = (panel.place, panel.size_pt)
@@ -222,7 +276,8 @@ class _Resolver:
                 size = shape_sizes[i] if shape_sizes is not None else shape.size_pt
                 self.items[shape.name or f"#shape{i}"] = (shape.place, size)  # type: ignore[assignment]
         for i, text in enumerate(figure.texts):
-            self.items[text.name or f"#text{i}"] = (text.place, text_sizes[i])
+            width_pt, height_pt = text_sizes[i]
+            self.items[text.name or f"#text{i}"] = (text.place, turned_size(width_pt, height_pt, text.rotate_deg))
         self.grids: dict[str, Grid] = {g.name: g for g in figure.grids}
         for grid in figure.grids:
             self.items[f"grid:{grid.name}"] = (grid.place, grid.size_pt)
@@ -242,6 +297,7 @@ class _Resolver:
             box = self.boxes[panel]
             for name, (x, y) in found.items():
                 placed[(panel, name)] = (box.x_pt + x, box.y_pt + y)
+        plots = {p.name: self.plot_area(p.name) for p in figure.panels}
         return Geometry(
             panels={p.name: self.boxes[p.name] for p in figure.panels},
             texts=tuple(self.boxes[t.name or f"#text{i}"] for i, t in enumerate(figure.texts)),
@@ -252,6 +308,7 @@ class _Resolver:
             grids={g.name: self.boxes[f"grid:{g.name}"] for g in figure.grids},
             cells=dict(self.cells),
             data_anchors=placed,
+            plot_areas=plots,
         )
 
     def box(self, name: str) -> Box:
@@ -265,12 +322,37 @@ class _Resolver:
         self.resolving.append(name)
         if place.cell is not None:
             box = self.cell(*place.cell, key=place.key)
+        elif place.beside:
+            assert size is not None
+            box = self.beside(place, size)
         else:
             assert place.at is not None and size is not None
             box = Box.placed(self.point(place.at), place.anchor, *size)
         self.resolving.pop()
         self.boxes[name] = box
         return box
+
+    def beside(self, place: Placement, size: tuple[float, float]) -> Box:
+        """The box of a text ``beside`` panels: centred on the union of their plot areas, ``gap_pt``
+        outside it on ``place.side``, plus ``offset_pt``."""
+        if self.anchors is None:
+            raise LayoutError(f"{place.key.rpartition('.')[0]} sits beside plot areas, known only after "
+                              "rendering; panels and grids cannot be placed relative to it", file=self.file,
+                              key=place.key)
+        areas = [self.plot_area(name) for name in place.beside]
+        union = Box.spanning(areas)
+        own, edge = BESIDE_ANCHORS[place.side]
+        x, y = union.anchor(edge)
+        dx, dy = {"left": (-place.gap_pt, 0.0), "right": (place.gap_pt, 0.0), "above": (0.0, -place.gap_pt),
+                  "below": (0.0, place.gap_pt)}[place.side]
+        return Box.placed((x + dx + place.offset_pt[0], y + dy + place.offset_pt[1]), own, *size)
+
+    def plot_area(self, name: str) -> Box:
+        """Panel ``name``'s plot area on the canvas: its axes' union as rendered, or its box."""
+        box, area = self.box(name), self.plot_areas.get(name)
+        if area is None:
+            return box
+        return Box(box.x_pt + area[0], box.y_pt + area[1], area[2] - area[0], area[3] - area[1])
 
     def point(self, pos: Position) -> Point:
         if pos.ref is None:

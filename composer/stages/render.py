@@ -84,6 +84,10 @@ class RenderedPanel:
         opened: files the renderer opened for reading (absolute path -> sha256, None: missing) and
             wrote: files it wrote, recorded in its worker (:mod:`composer.sandbox.audit`) by
             :func:`composer.pipeline.render_panels`; the cache keeps ``opened`` with the panel.
+        plot_area: (x0, y0, x1, y1) in pt from the panel's top-left, y down: the union
+            of its visible axes as drawn (after aspect locking), colorbars left out
+            (:func:`plot_area`); None when it has no such axes. ``[figure] label_at =
+            "plot"`` places labels by it.
     """
 
     svg: bytes
@@ -92,6 +96,7 @@ class RenderedPanel:
     substituted: dict[str, str] = field(default_factory=dict)
     opened: dict[str, str | None] = field(default_factory=dict)
     wrote: tuple[str, ...] = ()
+    plot_area: tuple[float, float, float, float] | None = None
 
 
 def load_module(panels_dir: Path, module: str, *, file: str, key: str) -> ModuleType:
@@ -496,7 +501,22 @@ def save_panel(draft: Draft, spec: FigureSpec, *, file: str) -> RenderedPanel:
                              "has them after the first in [figure] font, e.g. font = \"DejaVu Sans, WenQuanYi "
                              "Micro Hei\"", file=file, key=key)
         anchors = _data_anchors(draft.fig, draft.result, panel, draft.size_pt[1], file=file, key=key)
-    return RenderedPanel(svg=svg, anchors=anchors, notes=notes)
+    return RenderedPanel(svg=svg, anchors=anchors, notes=notes, plot_area=plot_area(draft.fig, draft.size_pt))
+
+
+def plot_area(fig: Any, size_pt: tuple[float, float]) -> tuple[float, float, float, float] | None:
+    """The plot area of a drawn (saved) Figure of ``size_pt``: (x0, y0, x1, y1) in pt from its top-left,
+    y down, the union of its visible axes' positions as matplotlib last drew them
+    (``Axes.get_position()``: after ``apply_aspect``, so an ``imshow`` keeps its square), leaving out
+    colorbar axes (:func:`composer.mpl.internals.is_colorbar`). None: no such axes."""
+    from composer.mpl.internals import is_colorbar
+
+    boxes = [ax.get_position() for ax in fig.axes if ax.get_visible() and not is_colorbar(ax)]
+    if not boxes:
+        return None
+    width_pt, height_pt = size_pt
+    return (min(b.x0 for b in boxes) * width_pt, (1 - max(b.y1 for b in boxes)) * height_pt,
+            max(b.x1 for b in boxes) * width_pt, (1 - min(b.y0 for b in boxes)) * height_pt)
 
 
 def render_panel(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data: Mapping[str, Any], *,

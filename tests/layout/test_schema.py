@@ -136,7 +136,8 @@ FULL_COVERAGE = [
      "arrow": [{"from": {"at": "a.s"}, "to": ["30mm", "30mm"], "via": [["10mm", "30mm"]], "label": "x"}],
      "panels": {"p": {"render": "m:f", "cell": "g.B"}, "q": {"render": "m:f", "at": ["0mm", "20mm"],
                                                              "size": ["10mm", "10mm"]}},
-     "align": [{"panels": ["p", "q"]}]},
+     "align": [{"panels": ["p", "q"]}],
+     "text": [{"text": "T", "beside": ["p", "q"], "side": "left", "rotate": 90}]},
 ]
 
 
@@ -163,7 +164,8 @@ BAD = {
     "bool": "yes", "fraction": 1.5, "positive": -1, "angle": 200, "renderer": "no_colon",
     "svg_file": "logo.png", "pdf_file": "plot.eps", "page": 0, "image_file": "photo.gif", "data_file": "results.xlsx", "style_file": "paper.yaml",
     "table": 3, "mosaic": 3, "tracks": "1", "gutter": True, "margin": ["1mm", "2mm"], "panel_list": ["a"],
-    "canvas_width": "nature.huge", "name_pairs": [["a"]],
+    "canvas_width": "nature.huge", "name_pairs": [["a"]], "panel_order": "a", "panel_label": True,
+    "rotation": 400, "panel_names": "a", "canvas_height": "tall",
 }
 BAD_CHOICE = "bogus"
 
@@ -408,7 +410,7 @@ MODEL = {
         "background": lambda f: f.spec.background, "params": lambda f: f.spec.params,
         "label_weight": lambda f: f.spec.label.weight, "label_color": lambda f: f.spec.label.color,
         "label_offset": lambda f: f.spec.label_offset_pt, "raster_ppi": lambda f: f.spec.raster_ppi,
-        "text": lambda f: f.spec.text, "engine": lambda f: f.spec.engine}),
+        "text": lambda f: f.spec.text, "engine": lambda f: f.spec.engine, "label_at": lambda f: f.spec.label_at}),
     "check": ({"figure": dict(FIG), "check": {}}, {
         "min_font_size": lambda f: f.spec.check.min_font_pt, "min_line_width": lambda f: f.spec.check.min_line_pt,
         "min_ppi": lambda f: f.spec.check.min_ppi, "cvd_min_distance": lambda f: f.spec.check.cvd_min_distance}),
@@ -433,7 +435,8 @@ MODEL = {
                **_placed(lambda f: f.panels[0])}),
     "text": (lambda key: {"figure": dict(FIG), "shape": [dict(OTHER)], "text": [{
         "text": "x", **({"right_of": "o"} if key in RELATION_KEYS else {"at": ["1mm", "1mm"]})}]},
-             {**_placed(lambda f: f.texts[0]), **_styled(lambda f: f.texts[0].style, "")}),
+             {**_placed(lambda f: f.texts[0]), **_styled(lambda f: f.texts[0].style, ""),
+              "side": lambda f: f.texts[0].place.side, "rotate": lambda f: f.texts[0].rotate_deg}),
     "shape": (lambda key: {"figure": dict(FIG), "shape": [
         {"kind": "brace", "points": [["1mm", "1mm"], ["9mm", "1mm"]]} if key in ("side", "depth") else
         {"text": "x", **({"right_of": "o"} if key in RELATION_KEYS else {"at": ["1mm", "1mm"]})}, dict(OTHER)]},

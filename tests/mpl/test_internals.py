@@ -288,3 +288,17 @@ def test_pyplot_on_makes_pyplot_draw_on_the_figure_and_leaves_pyplot_as_it_was()
         assert fig.canvas.manager is None
     finally:
         plt.close(mine)
+
+
+def test_is_colorbar_knows_colorbar_axes_made_either_way():
+    """``Axes._colorbar``: set on the axes a colorbar is drawn in, by fig.colorbar(ax=) and with cax=."""
+    fig = Figure()
+    ax = fig.add_axes((0.1, 0.1, 0.5, 0.8))
+    mesh = ax.pcolormesh([[0, 1], [1, 0]])
+    own = fig.add_axes((0.8, 0.1, 0.05, 0.8))
+    fig.colorbar(mesh, cax=own)
+    fig.colorbar(mesh, ax=ax)
+    made = [a for a in fig.axes if a not in (ax, own)]
+    assert len(made) == 1
+    assert internals.is_colorbar(own) and internals.is_colorbar(made[0]), changed("Axes._colorbar")
+    assert not internals.is_colorbar(ax)
