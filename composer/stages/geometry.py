@@ -150,6 +150,27 @@ def content_bottom_pt(figure: Figure, geometry: Geometry) -> float:
     return max(bottoms, default=0.0)
 
 
+#: ``[panels.NAME] align`` of an aspect-locked panel in a cell -> (x, y) fraction of the room left
+#: on each axis that goes before the box (0: flush left / top, 1: flush right / bottom).
+ASPECT_ALIGN = {"center": (0.5, 0.5), "top": (0.5, 0.0), "bottom": (0.5, 1.0), "left": (0.0, 0.5),
+                "right": (1.0, 0.5)}
+
+
+def aspect_box(outer: Box, aspect: float, align: str = "center", *, anchor: str | None = None) -> Box:
+    """The largest box of ``aspect`` (width / height, > 0) inside ``outer``.
+
+    It fills ``outer``'s width (when ``outer`` is taller than that aspect) or its height; the room
+    left on the other axis is shared as ``align`` says (:data:`ASPECT_ALIGN`: ``top`` puts it flush
+    with the top of ``outer``), or, given ``anchor`` (a compass anchor), the box's ``anchor`` sits at
+    ``outer``'s (``nw``: the same top-left corner), as a box placed at a point keeps that point.
+    """
+    width_pt = min(outer.width_pt, outer.height_pt * aspect)
+    height_pt = min(outer.height_pt, outer.width_pt / aspect)
+    fx, fy = COMPASS[anchor] if anchor is not None else ASPECT_ALIGN[align]
+    return Box(outer.x_pt + fx * (outer.width_pt - width_pt), outer.y_pt + fy * (outer.height_pt - height_pt),
+               width_pt, height_pt)
+
+
 #: ``[[text]] side`` -> (the text's own anchor facing the panels, the union's side it is placed from)
 BESIDE_ANCHORS = {"left": ("e", "w"), "right": ("w", "e"), "above": ("s", "n"), "below": ("n", "s")}
 
@@ -284,6 +305,7 @@ class _Resolver:
         self.boxes: dict[str, Box] = {"canvas": Box(0.0, 0.0, figure.spec.width_pt, figure.spec.height_pt)}
         self.resolving: list[str] = []
         self.cells: dict[tuple[str, str], Box] = {}
+        self.aspects = {p.name: p for p in figure.panels if p.aspect is not None and p.aspect_of == "box"}
 
     def run(self) -> Geometry:
         figure = self.figure
@@ -328,9 +350,21 @@ class _Resolver:
         else:
             assert place.at is not None and size is not None
             box = Box.placed(self.point(place.at), place.anchor, *size)
+        box = self.locked(name, box)
         self.resolving.pop()
         self.boxes[name] = box
         return box
+
+    def locked(self, name: str, box: Box) -> Box:
+        """``box`` of element ``name``, or for a panel with ``aspect_of = "box"`` its :func:`aspect_box`
+        (in a cell by its ``align``, otherwise keeping its anchor's point)."""
+        panel = self.aspects.get(name)
+        if panel is None:
+            return box
+        assert panel.aspect is not None
+        if panel.place.cell is not None:
+            return aspect_box(box, panel.aspect, panel.aspect_align)
+        return aspect_box(box, panel.aspect, anchor=panel.place.anchor)
 
     def beside(self, place: Placement, size: tuple[float, float]) -> Box:
         """The box of a text ``beside`` panels: centred on the union of their plot areas, ``gap_pt``
