@@ -578,17 +578,14 @@ def _aspect(r: _Reader, t: _Table, place: Placement) -> tuple[float | None, str,
     (where the locked box sits; ``center`` otherwise).
 
     Raises:
-        LayoutError: aspect is not a positive finite number (0, negative, nan, a string), aspect_of
-            without aspect, or aspect_of = "plot", which is not built yet.
+        LayoutError: aspect is not a positive finite number (0, negative, nan, a string), or aspect_of
+            without aspect.
     """
     aspect = t.get("aspect")
     if aspect is None:
         t.refuse(["aspect_of"], "it says what aspect locks; give aspect = width / height")
         return None, t.default("aspect_of"), "center"
     aspect_of = t.get("aspect_of")
-    if aspect_of == "plot":
-        raise r.err(f"{t.key}.aspect_of", "\"plot\" (the plot area's aspect) is not built yet; use "
-                                          "aspect_of = \"box\" (the panel's box)")
     align = t.get("align") if place.cell is not None else "center"
     return aspect, aspect_of, align
 

@@ -1,8 +1,9 @@
-"""Aspect-locked panels (issue #13 item 5): ``aspect`` with ``aspect_of = "box"``.
+"""Aspect-locked panels (issue #13 item 5): ``aspect`` of the plot area (default) or of the box.
 
 Boxes are worked out by hand from the layouts below (cells in mm) and compared with the panel boxes
 composer places (before rendering) and with the built SVG: a panel's group is translated to its box's
-top-left corner and matplotlib's figure patch (``NAME--patch_1``) spans its box.
+top-left corner, matplotlib's figure patch (``NAME--patch_1``) spans its box and its axes patch
+(``NAME--patch_2``) is the plot area, whose measured width / height is checked against the aspect.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import re
 import pytest
 from lxml import etree
 
-from composer.errors import LayoutError
+from composer.errors import LayoutError, PanelError
 from composer.layout.loader import load_layout
 from composer.pipeline import build
 from composer.stages.geometry import Box, aspect_box, panel_boxes
@@ -31,6 +32,26 @@ def titled(fig, data):
     ax = fig.add_subplot()
     ax.imshow([[0, 1], [1, 0]])
     ax.set_title("a title\\non two lines")
+
+
+def labelled(fig, data):
+    ax = fig.add_subplot()
+    ax.plot([0, 1000], [0, 1])
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("signal")
+    ax.set_title("a title")
+
+
+def constrained(fig, data):
+    fig.set_layout_engine("constrained")
+    ax = fig.add_subplot()
+    ax.plot([0, 1], [0, 1e5])
+    ax.set_ylabel("a long label")
+
+
+def square_image(fig, data):
+    ax = fig.add_subplot()
+    ax.imshow([[0, 1], [1, 0]])
 '''
 
 
@@ -205,7 +226,6 @@ def test_an_impossible_aspect_is_a_one_line_error_naming_the_key(tmp_path, value
 @pytest.mark.parametrize(("extra", "key", "words"), [
     ('aspect_of = "box"', "panels.a.aspect_of", "give aspect"),
     ('aspect = 1.0\naspect_of = "square"', "panels.a.aspect_of", "box"),
-    ('aspect = 1.0\naspect_of = "plot"', "panels.a.aspect_of", "not built yet"),
     ('aspect = 1.0\naspect_of = "box"\nalign = "middle"', "panels.a.align", "center"),
     ('align = "top"', "panels.a.align", "grid cell"),
 ])
@@ -215,3 +235,93 @@ def test_aspect_keys_that_do_not_fit_are_errors_naming_the_key(tmp_path, extra, 
         load_layout(root / "layouts" / "fig.toml", name="fig")
     message = str(err.value)
     assert "\n" not in message and key in message and words in message
+
+
+PLOTS = """
+[grid]
+mosaic = "ABCD"
+[panels.a]
+render = "p:labelled"
+cell = "A"
+aspect = 1.0
+align = "left"
+[panels.b]
+render = "p:labelled"
+cell = "B"
+aspect = 2.0
+align = "bottom"
+[panels.c]
+render = "p:constrained"
+cell = "C"
+aspect = 0.6
+[panels.d]
+render = "p:square_image"
+cell = "D"
+aspect = 1.0
+align = "right"
+"""
+
+
+def test_a_locked_plot_area_has_the_aspect_measured_in_the_svg(tmp_path):
+    """Cells 50 x 40 mm. Each axes patch's measured width / height is the aspect to 0.5 %; the box is
+    the largest: it keeps the cell's other side whole, lies inside the cell and sits per ``align``
+    (a: flush left, b: flush bottom, c centred across, d flush right)."""
+    found = built_panels(project(tmp_path, PLOTS))
+    cell_w, cell_h = 50 * MM, 40 * MM
+    for i, (name, aspect) in enumerate({"a": 1.0, "b": 2.0, "c": 0.6, "d": 1.0}.items()):
+        x, y, w, h, (px0, py0, px1, py1) = found[name]
+        assert (px1 - px0) / (py1 - py0) == pytest.approx(aspect, rel=0.005), name
+        cell_x = i * cell_w
+        assert cell_x - 0.01 <= x and x + w <= cell_x + cell_w + 0.01 and -0.01 <= y and y + h <= cell_h + 0.01
+        assert w == pytest.approx(cell_w, abs=0.01) or h == pytest.approx(cell_h, abs=0.01), name
+    a, b, c, d = (found[n] for n in "abcd")
+    assert a[0] == pytest.approx(0, abs=0.01) and a[3] == pytest.approx(cell_h, abs=0.01) and a[2] < cell_w
+    assert b[2] == pytest.approx(cell_w, abs=0.01) and b[1] + b[3] == pytest.approx(cell_h, abs=0.01) and b[1] > 1
+    assert c[0] - 2 * cell_w == pytest.approx(3 * cell_w - (c[0] + c[2]), abs=0.01)  # centred across
+    assert d[0] + d[2] == pytest.approx(4 * cell_w, abs=0.01)
+
+
+def test_a_plot_area_matplotlib_keeps_at_another_aspect_is_a_one_line_error(tmp_path):
+    """An ``imshow`` keeps its pixels square: a 2:1 plot area cannot be drawn; the message names the key."""
+    root = project(tmp_path, """
+        [grid]
+        mosaic = "A"
+        [panels.a]
+        render = "p:square_image"
+        cell = "A"
+        aspect = 2.0
+        """)
+    with pytest.raises(PanelError) as err:
+        build("fig", root=root, formats=("svg",), cache=False)
+    message = str(err.value)
+    assert "\n" not in message and "panels.a.aspect" in message and 'aspect_of = "box"' in message
+
+
+def test_a_locked_plot_area_in_an_align_group_is_refused(tmp_path):
+    root = project(tmp_path, """
+        [grid]
+        mosaic = "AB"
+        [panels.a]
+        render = "p:plain"
+        cell = "A"
+        aspect = 1.0
+        [panels.b]
+        render = "p:plain"
+        cell = "B"
+        [[align]]
+        panels = ["a", "b"]
+        """)
+    with pytest.raises(LayoutError) as err:
+        build("fig", root=root, formats=("svg",), cache=False)
+    message = str(err.value)
+    assert "\n" not in message and "panels.a.aspect_of" in message and "[[align]]" in message
+
+
+def test_changing_the_aspect_draws_the_panel_again(tmp_path):
+    """The box composer asks for is the cell either way; the aspect is in the panel's cache key."""
+    root = project(tmp_path, PLOTS.replace("ABCD", "AB").split("[panels.c]")[0], head='width = "100mm"\nheight = "40mm"\n')
+    first = build("fig", root=root, formats=("svg",))
+    layout = root / "layouts" / "fig.toml"
+    layout.write_text(layout.read_text().replace("aspect = 2.0", "aspect = 1.5"))
+    second = build("fig", root=root, formats=("svg",))
+    assert set(first.rendered) == {"a", "b"} and second.rendered == ("b",)
