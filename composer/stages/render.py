@@ -557,7 +557,7 @@ def draw_locked(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data: 
         draft = draw_panel(func, panel, spec, data, size_pt=size, file=file)
         # positions after layout engines and apply_aspect, as the SVG renderer's text metrics place them
         # (another renderer's differ: a constrained layout moves by points), with the panel's rcParams
-        with _rc_context(rc_params(spec, panel.name)):
+        with _rc_context(rc_params(spec, panel.name)), _missing_glyphs():  # save_panel reports those
             draft.fig.savefig(io.BytesIO(), format="svg", metadata={"Date": None})
         area = plot_area(draft.fig, size)
         if area is None:

@@ -169,6 +169,26 @@ def test_a_panel_placed_at_a_point_keeps_its_anchor(tmp_path):
     assert (b.x_pt, b.y_pt, b.width_pt, b.height_pt) == pytest.approx((75 * MM, 10 * MM, 15 * MM, 30 * MM))
 
 
+def test_an_svg_panels_plot_area_is_its_box(tmp_path):
+    """An SVG panel has no axes: ``aspect = 2.0`` (of the plot area, the default) locks its box, in a
+    50 x 40 mm cell a 50 x 25 mm box, centred down."""
+    root = project(tmp_path, """
+        [grid]
+        mosaic = "AB"
+        [panels.a]
+        svg = "../box.svg"
+        cell = "A"
+        aspect = 2.0
+        [panels.b]
+        render = "p:plain"
+        cell = "B"
+        """, head='width = "100mm"\nheight = "40mm"\n')
+    (root / "box.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 5"><rect width="10" '
+                                  'height="5"/></svg>')
+    a = boxes(root)["a"]
+    assert (a.x_pt, a.y_pt, a.width_pt, a.height_pt) == pytest.approx((0, 7.5 * MM, 50 * MM, 25 * MM))
+
+
 def test_aspect_box_fills_the_constraining_side():
     """Hand-worked: a 100 x 40 box holds a 2:1 box of 80 x 40 (20 of room, split by align)."""
     assert aspect_box(Box(0, 0, 100, 40), 2.0) == Box(10, 0, 80, 40)
