@@ -87,7 +87,7 @@ def test_an_arrow_ends_on_the_svg_elements_edge(tmp_path, aspect, top_pt, height
         assert got == pytest.approx(want, abs=0.1)
 
 
-def test_a_via_point_and_a_headed_arrow_use_svg_elements(tmp_path):
+def test_a_via_point_uses_svg_elements(tmp_path):
     # the pump circle: centre (40, 50), r 10 user units -> canvas x 35..45, y 75..85 (meet, scale 0.5)
     root = project(tmp_path, '[[arrow]]\nfrom = ["5pt", "190pt"]\nvia = ["schem#pump.s"]\nto = "schem#pump.n"\n'
                              'route = "straight"\nhead = "none"\ngap = "0pt"\n')
@@ -123,3 +123,12 @@ def test_a_panel_placed_at_an_svg_element_is_refused(tmp_path):
     root = project(tmp_path, '[panels.late]\nsvg = "../plain.svg"\nat = "schem#sensor.e"\nsize = ["4pt", "2pt"]\n')
     with pytest.raises(LayoutError, match=r"known only once its file is read; panels and grids cannot be placed"):
         build("fig", root=root, formats=("svg",), cache=False)
+
+
+def test_a_line_shape_runs_between_svg_element_points(tmp_path):
+    # meet: sensor x 85..105, y 72.5..82.5 pt; pump x 35..45, y 75..85 pt (see the module docstring)
+    root = project(tmp_path, '[[shape]]\nkind = "line"\npoints = ["schem#pump.e", "schem#sensor.w"]\n')
+    svg = etree.fromstring(build("fig", root=root, formats=("svg",), cache=False).outputs["svg"].read_bytes())
+    d = svg.find(".//*[@id='shape-0']").get("d") or svg.find(".//*[@id='shape-0']//*[@d]").get("d")
+    points = [float(v) for v in re.findall(r"-?\d+(?:\.\d+)?", d)]
+    assert points == pytest.approx([45.0, 80.0, 85.0, 77.5], abs=0.1)
