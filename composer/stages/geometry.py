@@ -146,12 +146,14 @@ class ImportedSvg:
         boxes: element id -> (x0, y0, x1, y1) in user units
             (:func:`composer.svg.elements.element_boxes`).
         shown: the file as the layout names it, for messages.
+        unmeasured: id -> tag of the file's other id'd elements (texts, ``<use>``, defs), for messages.
     """
 
     view_box: ViewBox
     aspect: str | None
     boxes: Mapping[str, BBox]
     shown: str
+    unmeasured: Mapping[str, str] = field(default_factory=dict)
 
 
 #: ids listed in full in an unknown-id error before "... and N more"
@@ -183,8 +185,10 @@ def imported_svgs(figure: Figure, documents: Mapping[str, bytes]) -> dict[str, I
                 boxes = element_boxes(root)
             except ValueError as exc:
                 raise SvgError(f"a transform cannot be read: {exc}", file=shown) from None
+            unmeasured = {el.get("id"): etree.QName(el).localname for el in root.iter()
+                          if isinstance(el.tag, str) and el.get("id") and el.get("id") not in boxes}
             found[panel.name] = ImportedSvg(view_box(root, source=shown), root.get("preserveAspectRatio"),
-                                            boxes, shown)
+                                            boxes, shown, unmeasured)
     return found
 
 
@@ -459,14 +463,18 @@ class _Resolver:
                               "is read; panels and grids cannot be placed at one, only annotations",
                               file=self.file, key=pos.key)
         svg = self.imported[panel]
+        if ident in svg.unmeasured:
+            raise LayoutError(f"{pos.written()}: {ident!r} in {svg.shown} is a <{svg.unmeasured[ident]}>, which "
+                              "has no measured box (texts, <use> and what <defs> holds are not measured); "
+                              "give the shape or group around it an id", file=self.file, key=pos.key)
         if ident not in svg.boxes:
             ids = list(svg.boxes)
             close = difflib.get_close_matches(ident, ids, n=1, cutoff=0.6)
             shown = ", ".join(ids[:MAX_IDS_SHOWN]) + (f" and {len(ids) - MAX_IDS_SHOWN} more"
                                                        if len(ids) > MAX_IDS_SHOWN else "")
-            raise LayoutError(f"{pos.written()}: {svg.shown} has no drawn element with id {ident!r}"
-                              + (f"; did you mean {close[0]!r}?" if close else "")
-                              + (f"; its ids are {shown}" if ids else "; it has no element with an id"),
+            raise LayoutError(f"{pos.written()}: {svg.shown} has no drawn element with id {ident!r} "
+                              + (f"(its ids are {shown})" if ids else "(it has no drawn element with an id)")
+                              + (f"; did you mean {close[0]!r}?" if close else ""),
                               file=self.file, key=pos.key)
         box, vb = self.box(panel), svg.view_box
         x_pt, y_pt, w_pt, h_pt = place_view_box(etree.Element("g"), vb, x_pt=box.x_pt, y_pt=box.y_pt,

@@ -104,7 +104,7 @@ def test_an_unknown_id_lists_the_files_ids(tmp_path):
         build("fig", root=root, formats=("svg",), cache=False)
     message = str(err.value)
     assert "arrow[0].to" in message and "'sensr'" in message and "did you mean 'sensor'?" in message
-    assert "its ids are pump, sensor" in message and "unused" not in message and "\n" not in message
+    assert "(its ids are pump, sensor); did you mean 'sensor'?" in message and "unused" not in message and "\n" not in message
 
 
 def test_hash_on_a_panel_that_is_not_svg_or_missing_is_refused(tmp_path):
@@ -132,3 +132,21 @@ def test_a_line_shape_runs_between_svg_element_points(tmp_path):
     d = svg.find(".//*[@id='shape-0']").get("d") or svg.find(".//*[@id='shape-0']//*[@d]").get("d")
     points = [float(v) for v in re.findall(r"-?\d+(?:\.\d+)?", d)]
     assert points == pytest.approx([45.0, 80.0, 85.0, 77.5], abs=0.1)
+
+
+def test_a_long_list_of_ids_is_cut_short(tmp_path):
+    root = project(tmp_path, arrows("plain#nothing"))
+    (root / "plain.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 4 2">'
+                                    + "".join(f'<rect id="r{i:02d}" width="1" height="1"/>' for i in range(20))
+                                    + "</svg>")
+    with pytest.raises(LayoutError) as err:
+        build("fig", root=root, formats=("svg",), cache=False)
+    # sorted, the first 12 shown: r00 ... r11, then the count of the rest
+    assert "its ids are r00, r01, r02, r03, r04, r05, r06, r07, r08, r09, r10, r11 and 8 more)" in str(err.value)
+
+
+def test_an_id_without_a_box_says_why(tmp_path):
+    root = project(tmp_path, arrows("schem#unused.w"))
+    with pytest.raises(LayoutError, match=r"arrow\[0\]\.to.*'unused' in \.\./schem\.svg is a <rect>, which has no "
+                                          r"measured box \(texts, <use> and what <defs> holds"):
+        build("fig", root=root, formats=("svg",), cache=False)
