@@ -332,6 +332,8 @@ class Reader:
             pos = t.get("at", lambda v, k: self.position(v, k, (dx + own[0], dy + own[1])))
             t.done()
             return pos
+        if isinstance(value, str) and "#" in value:
+            return self._svg_element_position(value, key, dx, dy)
         if isinstance(value, str):
             element, dot, anchor = value.partition(".")
             if not dot or not NAME.match(element) or not anchor:
@@ -350,6 +352,31 @@ class Reader:
             return Position(ref=(element, anchor), dx_pt=dx, dy_pt=dy, key=key)
         x, y = self.pair(value, key, signed=True)
         return Position(x_pt=x, y_pt=y, dx_pt=dx, dy_pt=dy, key=key)
+
+    def _svg_element_position(self, value: str, key: str, dx: float, dy: float) -> Position:
+        """``"panel#id"`` (the centre of element ``id`` of an imported SVG panel) or
+        ``"panel#id.anchor"``; ``ref`` becomes ``("panel#id", anchor)``, the id checked against
+        the file when it is read (:mod:`composer.stages.geometry`)."""
+        from composer.layout.model import Position
+
+        panel, _, rest = value.partition("#")
+        ident, anchor = rest, "center"
+        m = re.fullmatch(rf"(.+)\.({'|'.join(COMPASS)}|[{''.join(SIDES)}]@[^.@]*(?:\.[^.@]*)?)", rest)
+        if m:
+            ident, anchor = m.groups()
+            side, at, fraction = anchor.partition("@")
+            if at:
+                try:
+                    ok = 0.0 <= float(fraction) <= 1.0
+                except ValueError:
+                    ok = False
+                if not ok:
+                    raise self.err(key, f"{value!r}: a point along a side is side@fraction with fraction from "
+                                        f"0 to 1, e.g. \"{panel}#{ident}.e@0.25\"")
+        if not NAME.match(panel) or not ident or any(c.isspace() or c in "#" for c in ident):
+            raise self.err(key, f"{value!r} is not an element of an imported SVG; write \"panel#id\" or "
+                                f"\"panel#id.anchor\" with anchor one of {', '.join(COMPASS)} or side@fraction")
+        return Position(ref=(f"{panel}#{ident}", anchor), dx_pt=dx, dy_pt=dy, key=key)
 
     def points(self, value: Any, key: str) -> tuple[Position, ...]:
         if not isinstance(value, list) or not value:
@@ -579,12 +606,14 @@ TYPES: dict[str, ValueType] = {t.name: t for t in (
         "type": "array", "items": {"$ref": "#/definitions/offset"}, "minItems": 2, "maxItems": 2,
         "description": "[dx, dy], signed lengths, +y down: [\"2mm\", \"-1mm\"]"}),
     ValueType("point", "point", Reader.position, {
-        "description": "a point: [\"x\", \"y\"] from the canvas's top-left, \"element.anchor\", or "
+        "description": "a point: [\"x\", \"y\"] from the canvas's top-left, \"element.anchor\", "
+                       "\"panel#id\" or \"panel#id.anchor\" (an element of an imported SVG panel), or "
                        "{ at = point, offset = [dx, dy] }",
         "oneOf": [
             {"$ref": "#/definitions/offset_pair"},
             {"type": "string",
              "pattern": rf"^{_IDENT}\.(?:[^@]+|[{''.join(SIDES)}]@(?:0(?:\.\d*)?|1(?:\.0*)?|\.\d+))$"},
+            {"type": "string", "pattern": rf"^{_IDENT}#[^#\s]+$"},
             {"$ref": "#/definitions/point_table"},
         ]}),
     ValueType("points", "list of points", Reader.points, {

@@ -814,6 +814,9 @@ def _check_names(r: _Reader, figure: Figure) -> None:
         if pos.ref is None:
             continue
         element, anchor = pos.ref
+        if "#" in element:
+            _check_svg_element(r, figure, pos)
+            continue
         if element not in names:
             boxed = [n for n in names if n not in drawn_through]  # a line or a brace has no anchors
             raise r.err(pos.key, f"{pos.written()}: no {kinds} named {element!r}{_did_you_mean(element, boxed)} "
@@ -870,6 +873,30 @@ def _check_names(r: _Reader, figure: Figure) -> None:
                         else f"no panel named {name!r}{_did_you_mean(name, plots)}")
                 raise r.err(f"{align.key}.panels[{i}]", f'panels[{i}] = "{name}": {what}; aligned plot areas '
                                                         f"need matplotlib panels (valid: {', '.join(plots)})")
+
+
+def _check_svg_element(r: _Reader, figure: Figure, pos: Position) -> None:
+    """A ``"panel#id"`` reference names an svg panel (the id is checked against the file when it is
+    read, :mod:`composer.stages.geometry`); a relation cannot take one (it names a whole element).
+
+    Raises:
+        LayoutError: no such panel, a panel of another kind, or a relation to an SVG element.
+    """
+    assert pos.ref is not None
+    panel, _, ident = pos.ref[0].partition("#")
+    kinds = {p.name: p.kind for p in figure.panels}
+    svgs = [name for name, kind in kinds.items() if kind == "svg"]
+    if pos.key.rpartition(".")[2] in RELATIONS:
+        raise r.err(pos.key, f"{pos.written()}: a relation places beside a whole element; to place at an "
+                             f"element of an SVG, use at = \"{panel}#{ident}.{pos.ref[1]}\" with anchor")
+    if panel not in kinds:
+        raise r.err(pos.key, f"{pos.written()}: no panel named {panel!r}{_did_you_mean(panel, svgs)}; "
+                             f"\"panel#id\" names an element of an svg panel (valid: {', '.join(svgs) or 'none'})")
+    if kinds[panel] != "svg":
+        article = "an" if kinds[panel][0] in "aeiou" else "a"
+        raise r.err(pos.key, f"{pos.written()}: {panel!r} is {article} {kinds[panel]} panel, not an svg one; "
+                             "\"panel#id\" names an "
+                             f"element of an svg panel (valid: {', '.join(svgs) or 'none'})")
 
 
 def _from_bottom(anchor: str) -> bool:

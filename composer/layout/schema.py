@@ -152,7 +152,11 @@ A **point** is `["x", "y"]` from the canvas's top-left (y down), or
 `"element.anchor"` where anchor is `n s e w ne nw se sw center`, a point
 along a side (`"proj.e@0.25"`: a quarter of the way down the east side), or a
 **data anchor** published by a renderer (`"fmap.pixel"`); `canvas` names the
-whole canvas (`"canvas.sw"`). A point may also be a table
+whole canvas (`"canvas.sw"`). `"panel#id"` is the element with that `id` in
+an imported SVG panel (its centre; `"schem#sensor.e"`, `"schem#sensor.e@0.25"`
+for the usual anchors): its bounding box in the file, stroke excluded, mapped
+through the file's viewBox and `preserveAspectRatio` into the panel's box.
+A point may also be a table
 `{ at = "state1.se", offset = ["4mm", "5mm"] }`.
 
 **Placing an element** (panels, shapes, texts, grids) takes exactly one of

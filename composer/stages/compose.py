@@ -22,7 +22,7 @@ from composer.errors import DataError, SvgError
 from composer.layout.model import Panel
 from composer.stages import draw
 from composer.stages.fragment import import_fragment, place, view_box
-from composer.stages.geometry import Box, Geometry, content_bottom_pt, resolve
+from composer.stages.geometry import Box, Geometry, content_bottom_pt, imported_svgs, resolve
 from composer.stages.inkscape import label_elements
 from composer.stages.inputs import Inputs
 from composer.stages.render import RenderedPanel, rendered_size
@@ -43,7 +43,8 @@ def figure_geometry(inputs: Inputs, rendered: Mapping[str, RenderedPanel],
                    {name: r.anchors for name, r in rendered.items()}, file=inputs.file,
                    plot_areas={name: r.plot_area for name, r in rendered.items()},
                    panel_sizes={p.name: rendered_size(rendered[p.name].svg) for p in inputs.figure.panels
-                                if p.aspect_of == "plot" and p.aspect is not None and p.name in rendered})
+                                if p.aspect_of == "plot" and p.aspect is not None and p.name in rendered},
+                   imported=imported_svgs(inputs.figure, inputs.documents))
 
 
 def fit_height(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Typeset | None = None) -> Inputs:

@@ -19,6 +19,13 @@ Box model (documented before the code, as matplotlib's ``_layoutgrid`` does):
   area's box spans its cells and the gutters between them.
 - Data anchors published by renderers (panel pt) move onto the canvas with
   their panel's box, so ``fmap.pixel`` is a canvas point like ``fmap.e``.
+- An element of an imported SVG panel (``schem#sensor``) has as box its bounding
+  box in the file's user units (:func:`composer.svg.elements.element_boxes`:
+  transforms applied, stroke excluded), mapped onto the canvas exactly as the
+  panel's content is drawn (:func:`composer.stages.fragment.place`: the viewBox
+  scaled into the panel's box as ``preserveAspectRatio`` says, ``slice`` drawn
+  as ``meet``); known once the file is read, so, like a data anchor, only
+  annotations may refer to it.
 - Panels may not overlap one another unless one is marked ``overlap = true``.
 - A text turned by ``rotate`` occupies the axis-aligned box of its turned block
   (:func:`turned_size`): that box is placed, referred to and checked.
@@ -32,12 +39,19 @@ from __future__ import annotations
 
 import difflib
 import math
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from composer.errors import LayoutError
+from lxml import etree
+
+from composer.errors import LayoutError, SvgError
 from composer.layout.model import COMPASS, Align, Figure, Grid, Placement, Position
-from composer.svg.geometry import overlap
+from composer.stages.fragment import place as place_view_box
+from composer.svg.elements import element_boxes
+from composer.svg.geometry import BBox, overlap
+from composer.svg.io import parse_svg
+from composer.svg.viewbox import ViewBox, view_box
 from composer.units import say, say_pair
 
 Point = tuple[float, float]
@@ -122,6 +136,62 @@ class Geometry:
     plot_areas: dict[str, Box] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class ImportedSvg:
+    """What anchors on an svg panel's elements need of its file.
+
+    Attributes:
+        view_box: the document's viewBox (user units).
+        aspect: its root ``preserveAspectRatio`` (None: ``xMidYMid meet``).
+        boxes: element id -> (x0, y0, x1, y1) in user units
+            (:func:`composer.svg.elements.element_boxes`).
+        shown: the file as the layout names it, for messages.
+        unmeasured: id -> tag of the file's other id'd elements (texts, ``<use>``, defs), for messages.
+    """
+
+    view_box: ViewBox
+    aspect: str | None
+    boxes: Mapping[str, BBox]
+    shown: str
+    unmeasured: Mapping[str, str] = field(default_factory=dict)
+
+
+#: ids listed in full in an unknown-id error before "... and N more"
+MAX_IDS_SHOWN = 12
+
+
+def imported_svgs(figure: Figure, documents: Mapping[str, bytes]) -> dict[str, ImportedSvg]:
+    """The :class:`ImportedSvg` of every svg panel a ``"panel#id"`` point refers to (others are not read).
+
+    Args:
+        figure: the loaded layout.
+        documents: panel name -> the svg panel's file bytes (sanitized, as composed).
+
+    Raises:
+        SvgError: a referred file that cannot be parsed, has no usable viewBox, or a broken ``transform``.
+    """
+    refs = [a.start for a in figure.arrows] + [a.end for a in figure.arrows]
+    refs += [v for a in figure.arrows for v in a.via] + [p for s in figure.shapes for p in s.points]
+    places = [p.place for p in figure.panels] + [t.place for t in figure.texts]
+    places += [s.place for s in figure.shapes if s.place] + [g.place for g in figure.grids]
+    refs += [p.at for p in places if p.at is not None]
+    wanted = {pos.ref[0].partition("#")[0] for pos in refs if pos.ref is not None and "#" in pos.ref[0]}
+    found = {}
+    for panel in figure.panels:
+        if panel.name in wanted and panel.kind == "svg" and panel.name in documents:
+            shown = os.path.relpath(panel.source, figure.path.parent)  # as compose names it
+            root = parse_svg(documents[panel.name], source=shown)
+            try:
+                boxes = element_boxes(root)
+            except ValueError as exc:
+                raise SvgError(f"a transform cannot be read: {exc}", file=shown) from None
+            unmeasured = {el.get("id"): etree.QName(el).localname for el in root.iter()
+                          if isinstance(el.tag, str) and el.get("id") and el.get("id") not in boxes}
+            found[panel.name] = ImportedSvg(view_box(root, source=shown), root.get("preserveAspectRatio"),
+                                            boxes, shown, unmeasured)
+    return found
+
+
 def turned_size(width_pt: float, height_pt: float, rotate_deg: float) -> tuple[float, float]:
     """(width, height) pt of the axis-aligned box around a ``width_pt`` x ``height_pt`` box turned by
     ``rotate_deg``: ``w |cos| + h |sin|`` by ``w |sin| + h |cos|``. Multiples of 90 degrees are exact
@@ -188,7 +258,8 @@ def resolve(figure: Figure, text_sizes: list[tuple[float, float]],
             shape_sizes: list[tuple[float, float] | None] | None,
             data_anchors: Mapping[str, Mapping[str, Point]] | None, *, file: str,
             plot_areas: Mapping[str, tuple[float, float, float, float] | None] | None = None,
-            panel_sizes: Mapping[str, tuple[float, float]] | None = None) -> Geometry:
+            panel_sizes: Mapping[str, tuple[float, float]] | None = None,
+            imported: Mapping[str, ImportedSvg] | None = None) -> Geometry:
     """Place every element.
 
     Args:
@@ -206,13 +277,17 @@ def resolve(figure: Figure, text_sizes: list[tuple[float, float]],
         panel_sizes: panel name -> (width_pt, height_pt) it was rendered at; used for the panels
             with ``aspect_of = "plot"`` (:func:`composer.stages.render.draw_locked` sized them inside
             their cell or ``size``), placed there by :func:`inside`.
+        imported: svg panel name -> its :class:`ImportedSvg` (:func:`imported_svgs`), for
+            ``"panel#id"`` points; None: such a point raises LayoutError.
 
     Raises:
         LayoutError: a reference to a data anchor the renderer did not publish
-            (lists those it did), a cycle of references, grid tracks that do
-            not fit, or panels overlapping.
+            (lists those it did), to an id the SVG file does not have (lists
+            those it has), a cycle of references, grid tracks that do not fit,
+            or panels overlapping.
     """
-    return _Resolver(figure, text_sizes, shape_sizes, data_anchors, file, plot_areas, panel_sizes).run()
+    return _Resolver(figure, text_sizes, shape_sizes, data_anchors, file, plot_areas, imported,
+                     panel_sizes).run()
 
 
 def panel_boxes(figure: Figure, text_sizes: list[tuple[float, float]],
@@ -311,9 +386,11 @@ def _check_alignment(align: Align, boxes: Mapping[str, Box], file: str) -> None:
 
 class _Resolver:
     def __init__(self, figure: Figure, text_sizes, shape_sizes, data_anchors, file: str, plot_areas=None,
+                 imported: Mapping[str, ImportedSvg] | None = None,
                  panel_sizes=None):
         self.figure, self.file = figure, file
         self.anchors = data_anchors
+        self.imported = imported
         self.plot_areas: Mapping[str, tuple[float, float, float, float] | None] = plot_areas or {}
         self.items: dict[str, tuple[Placement, tuple[float, float] | None]] = {}
         for panel in figure.panels:
@@ -424,7 +501,7 @@ class _Resolver:
         if pos.ref is None:
             return pos.x_pt + pos.dx_pt, pos.y_pt + pos.dy_pt
         element, anchor = pos.ref
-        target = self.box(element)
+        target = self.svg_element(pos) if "#" in element else self.box(element)
         if anchor in COMPASS or "@" in anchor:
             x, y = target.anchor(anchor)
         elif self.anchors is None:
@@ -442,6 +519,37 @@ class _Resolver:
                               + f"; valid anchors are {', '.join([*COMPASS, *published])}",
                               file=self.file, key=pos.key)
         return x + pos.dx_pt, y + pos.dy_pt
+
+    def svg_element(self, pos: Position) -> Box:
+        """The canvas box of the element ``pos.ref`` names (``"panel#id"``), drawn where its panel's
+        content is drawn (:func:`composer.stages.fragment.place`)."""
+        assert pos.ref is not None
+        panel, _, ident = pos.ref[0].partition("#")
+        if self.imported is None or panel not in self.imported:
+            raise LayoutError(f"{pos.written()}: an element of an imported SVG is known only once its file "
+                              "is read; panels and grids cannot be placed at one, only annotations",
+                              file=self.file, key=pos.key)
+        svg = self.imported[panel]
+        if ident in svg.unmeasured:
+            raise LayoutError(f"{pos.written()}: {ident!r} in {svg.shown} is a <{svg.unmeasured[ident]}>, which "
+                              "has no measured box (texts, <use> and what <defs> holds are not measured); "
+                              "give the shape or group around it an id", file=self.file, key=pos.key)
+        if ident not in svg.boxes:
+            ids = list(svg.boxes)
+            close = difflib.get_close_matches(ident, ids, n=1, cutoff=0.6)
+            shown = ", ".join(ids[:MAX_IDS_SHOWN]) + (f" and {len(ids) - MAX_IDS_SHOWN} more"
+                                                       if len(ids) > MAX_IDS_SHOWN else "")
+            raise LayoutError(f"{pos.written()}: {svg.shown} has no drawn element with id {ident!r} "
+                              + (f"(its ids are {shown})" if ids else "(it has no drawn element with an id)")
+                              + (f"; did you mean {close[0]!r}?" if close else ""),
+                              file=self.file, key=pos.key)
+        box, vb = self.box(panel), svg.view_box
+        x_pt, y_pt, w_pt, h_pt = place_view_box(etree.Element("g"), vb, x_pt=box.x_pt, y_pt=box.y_pt,
+                                                width_pt=box.width_pt, height_pt=box.height_pt, fit="contain",
+                                                aspect=svg.aspect)
+        sx, sy = w_pt / vb.width, h_pt / vb.height
+        x0, y0, x1, y1 = svg.boxes[ident]
+        return Box(x_pt + (x0 - vb.x) * sx, y_pt + (y0 - vb.y) * sy, (x1 - x0) * sx, (y1 - y0) * sy)
 
     def cell(self, grid_name: str, area: str, *, key: str) -> Box:
         if (grid_name, area) in self.cells:
