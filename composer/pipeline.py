@@ -627,7 +627,8 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
             made, records, files, written = _export_outputs(read, svg, extra, out_dir, opts, progress)
             lap("export")
         if opts.panels and opts.write:
-            files.update(_panel_files(read, svg, out_dir, opts))
+            placed = figure_geometry(read.inputs, rendered, read.typeset).panels  # aspect_of = "plot": as drawn
+            files.update(_panel_files(dataclasses.replace(read, boxes=placed), svg, out_dir, opts))
         if not opts.write:
             if opts.cache and opts.store and _unchanged(read):
                 _store(read, panel_cache, texts, hits, fresh)

@@ -345,3 +345,16 @@ def test_changing_the_aspect_draws_the_panel_again(tmp_path):
     layout.write_text(layout.read_text().replace("aspect = 2.0", "aspect = 1.5"))
     second = build("fig", root=root, formats=("svg",))
     assert set(first.rendered) == {"a", "b"} and second.rendered == ("b",)
+
+
+def test_a_locked_panel_alone_has_its_drawn_size(tmp_path):
+    """``--panels``: the plot-locked panel's own file is the box it was drawn at (its figure patch), not
+    its cell."""
+    root = project(tmp_path, PLOTS.replace("ABCD", "AB").split("[panels.c]")[0], head='width = "100mm"\nheight = "40mm"\n')
+    build("fig", root=root, formats=("svg",), cache=False, panels=True)
+    canvas = built_panels(root)
+    for name in "ab":
+        alone = etree.fromstring((root / "build" / "fig" / f"{name}.svg").read_bytes())
+        width, height = (float(v) for v in alone.get("viewBox").split()[2:])
+        assert (width, height) == pytest.approx(canvas[name][2:4], abs=0.01), name
+    assert canvas["a"][2] < 50 * MM - 1  # locked: narrower than its cell
