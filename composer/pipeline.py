@@ -90,6 +90,7 @@ from composer.stages.render import (
     _user_dir,
     align_plot_areas,
     call_params,
+    draw_locked,
     draw_panel,
     font_substitutions,
     imports_undone,
@@ -523,8 +524,9 @@ def _render_unit(inputs: Inputs, names: list[str], boxes: Mapping[str, Box],
         drafts, opened = {}, {}
         for n in names:
             with font_substitutions() as found, recording() as opened[n]:  # the files the renderer opens
-                drafts[n] = draw_panel(inputs.renderers[n], panels[n], figure.spec, inputs.data[n],
-                                       size_pt=(boxes[n].width_pt, boxes[n].height_pt), file=file)
+                draw = draw_locked if panels[n].aspect is not None and panels[n].aspect_of == "plot" else draw_panel
+                drafts[n] = draw(inputs.renderers[n], panels[n], figure.spec, inputs.data[n],
+                                 size_pt=(boxes[n].width_pt, boxes[n].height_pt), file=file)
             substituted[n].update(found)
         for align in figure.aligns:
             if set(align.panels) & set(names):
@@ -625,7 +627,8 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
             made, records, files, written = _export_outputs(read, svg, extra, out_dir, opts, progress)
             lap("export")
         if opts.panels and opts.write:
-            files.update(_panel_files(read, svg, out_dir, opts))
+            placed = figure_geometry(read.inputs, rendered, read.typeset).panels  # aspect_of = "plot": as drawn
+            files.update(_panel_files(dataclasses.replace(read, boxes=placed), svg, out_dir, opts))
         if not opts.write:
             if opts.cache and opts.store and _unchanged(read):
                 _store(read, panel_cache, texts, hits, fresh)
@@ -1048,6 +1051,8 @@ def _panel_keys(figure: Figure, inputs: Inputs, boxes: Mapping[str, Box], groups
                 size_pt=(box.width_pt, box.height_pt), rc=rc_params(spec, name), raster_ppi=spec.raster_ppi,
                 font_file=font_file, rc_in_force=rc_in_force, raster=panel.raster, text_mode=spec.text,
                 empty=panel.empty, opened=opened)
+            if panel.aspect is not None and panel.aspect_of == "plot":  # drawn to that aspect within the box
+                own[name] = manifest.bytes_digest(f"{own[name]}:aspect={panel.aspect!r}:{panel.aspect_align}".encode())
     keys = {}
     for group in groups:
         if len(group) == 1 and not any(group[0] in a.panels for a in figure.aligns):

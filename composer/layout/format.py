@@ -89,6 +89,8 @@ LABEL_AT = ("box", "plot")
 BESIDE_SIDES = ("left", "right", "above", "below")
 #: ``[[text]] rotate``: the largest turn, degrees either way (a full turn is the text unturned).
 MAX_ROTATE_DEG = 360.0
+#: ``[panels.NAME] aspect_of``: what ``aspect`` (width / height) locks: the plot area (axes) or the box.
+ASPECT_OF = ("plot", "box")
 #: ``[[align]] axis``: plot-area edges lined up.
 ALIGN_AXES = ("x", "y", "both")
 #: every ``align`` of any relation.
@@ -693,6 +695,7 @@ TYPES: dict[str, ValueType] = {t.name: t for t in (
     ValueType("brace_side", "choice", _choice(BRACE_SIDES), _choice_schema(BRACE_SIDES)),
     ValueType("label_side", "choice", _choice(LABEL_SIDES), _choice_schema(LABEL_SIDES)),
     ValueType("align_axis", "choice", _choice(ALIGN_AXES), _choice_schema(ALIGN_AXES)),
+    ValueType("aspect_of", "choice", _choice(ASPECT_OF), _choice_schema(ASPECT_OF)),
     ValueType("relation_align", "choice", _choice(RELATION_ALIGNS), _choice_schema(RELATION_ALIGNS)),
 )}
 
@@ -988,6 +991,13 @@ TABLES: tuple[Table, ...] = (
                                     "(over 1 MB), and meshes and 3D surfaces always (seams)"),
               Key("empty", "bool", "render panels: `true` when the renderer may draw nothing (a blank panel); "
                                    "otherwise drawing nothing is an error", default=False),
+              Key("aspect", "positive", "locks width / height (`1.0`: square) of the panel's plot area (its axes) or, "
+                                        "with `aspect_of = \"box\"`, of its box: the box becomes the largest box "
+                                        "of that aspect inside its cell (or `size`), placed in a cell by `align` "
+                                        "(`top`/`bottom` or `left`/`right` on the side with room, else centred), "
+                                        "otherwise at its `anchor`"),
+              Key("aspect_of", "aspect_of", "what `aspect` locks: `\"plot\"` the plot area, `\"box\"` the box",
+                  default="plot"),
           ), rules=(
               _exactly_one(("render", "svg", "image", "pdf")),
               _exactly_one(PLACEMENT_KEYS),

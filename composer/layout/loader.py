@@ -421,7 +421,8 @@ def _placement(r: _Reader, t: _Table, default_anchor: str | None = None) -> Plac
     how = given[0]
     offset = t.get("offset")
     if how == "cell":
-        t.refuse(["anchor", "gap", "align"], "a grid cell gives the whole box")
+        # a panel locked to an aspect takes align: where its box sits in the cell (_aspect)
+        t.refuse(["anchor", "gap", *([] if "aspect" in t.raw else ["align"])], "a grid cell gives the whole box")
         value = t.get("cell")
         grid, _, area = value.rpartition(".")
         if offset != (0.0, 0.0):
@@ -565,9 +566,28 @@ def _panel(r: _Reader, name: str, raw: Any, spec: FigureSpec) -> Panel:
     empty = t.get("empty")
     if empty and kind != "render":
         raise r.err(f"{key}.empty", f"empty applies to render panels; a {kind} panel is embedded as it is")
+    aspect, aspect_of, aspect_align = _aspect(r, t, place)
     t.done()
     return Panel(name=name, kind=kind, source=source, place=place, size_pt=size, label=label, title=title,
-                 params=params, data=data, overlap=overlap, raster=raster, empty=empty, key=key, page=page)
+                 params=params, data=data, overlap=overlap, raster=raster, empty=empty, key=key, page=page,
+                 aspect=aspect, aspect_of=aspect_of, aspect_align=aspect_align)
+
+
+def _aspect(r: _Reader, t: _Table, place: Placement) -> tuple[float | None, str, str]:
+    """A panel's ``aspect`` (a positive finite number, or None), ``aspect_of`` and, in a cell, ``align``
+    (where the locked box sits; ``center`` otherwise).
+
+    Raises:
+        LayoutError: aspect is not a positive finite number (0, negative, nan, a string), or aspect_of
+            without aspect.
+    """
+    aspect = t.get("aspect")
+    if aspect is None:
+        t.refuse(["aspect_of"], "it says what aspect locks; give aspect = width / height")
+        return None, t.default("aspect_of"), "center"
+    aspect_of = t.get("aspect_of")
+    align = t.get("align") if place.cell is not None else "center"
+    return aspect, aspect_of, align
 
 
 #: the font keys of a text (and, prefixed ``text_``, of a shape's text)

@@ -283,6 +283,10 @@ class Panel:
             :mod:`composer.mpl.savesvg`).
         empty: render panels only: True when the renderer may draw nothing.
         page: pdf panels only: the 1-based page shown.
+        aspect: width / height locked (``[panels.NAME] aspect``), or None; aspect_of: ``"box"``
+            (the box has it: :func:`composer.stages.geometry.aspect_box`) or ``"plot"`` (its plot area);
+            aspect_align: where the box sits in its cell (``top``/``bottom``, ``left``/``right``,
+            ``center``), on the axis with room.
     """
 
     name: str
@@ -299,6 +303,9 @@ class Panel:
     empty: bool = default("panel", "empty")
     key: str = ""
     page: int = 1
+    aspect: float | None = None
+    aspect_of: str = default("panel", "aspect_of")
+    aspect_align: str = "center"
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from composer.stages.fragment import import_fragment, place, view_box
 from composer.stages.geometry import Box, Geometry, content_bottom_pt, imported_svgs, resolve
 from composer.stages.inkscape import label_elements
 from composer.stages.inputs import Inputs
-from composer.stages.render import RenderedPanel
+from composer.stages.render import RenderedPanel, rendered_size
 from composer.stages.typeset import Typeset, fill_text, typeset_figure, typeset_text
 from composer.svg.images import finish_rasters
 from composer.svg.io import NSMAP, parse_svg, svg_tag, write_svg
@@ -42,6 +42,8 @@ def figure_geometry(inputs: Inputs, rendered: Mapping[str, RenderedPanel],
     return resolve(inputs.figure, typeset.text_sizes, typeset.shape_sizes,
                    {name: r.anchors for name, r in rendered.items()}, file=inputs.file,
                    plot_areas={name: r.plot_area for name, r in rendered.items()},
+                   panel_sizes={p.name: rendered_size(rendered[p.name].svg) for p in inputs.figure.panels
+                                if p.aspect_of == "plot" and p.aspect is not None and p.name in rendered},
                    imported=imported_svgs(inputs.figure, inputs.documents))
 
 

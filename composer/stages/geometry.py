@@ -220,6 +220,32 @@ def content_bottom_pt(figure: Figure, geometry: Geometry) -> float:
     return max(bottoms, default=0.0)
 
 
+#: ``[panels.NAME] align`` of an aspect-locked panel in a cell -> (x, y) fraction of the room left
+#: on each axis that goes before the box (0: flush left / top, 1: flush right / bottom).
+ASPECT_ALIGN = {"center": (0.5, 0.5), "top": (0.5, 0.0), "bottom": (0.5, 1.0), "left": (0.0, 0.5),
+                "right": (1.0, 0.5)}
+
+
+def inside(outer: Box, width_pt: float, height_pt: float, align: str = "center", *,
+           anchor: str | None = None) -> Box:
+    """A ``width_pt`` x ``height_pt`` box inside ``outer`` (no larger): the room left on each axis is
+    shared as ``align`` says (:data:`ASPECT_ALIGN`: ``top`` puts it flush with the top of ``outer``),
+    or, given ``anchor`` (a compass anchor), the box's ``anchor`` sits at ``outer``'s (``nw``: the same
+    top-left corner), as a box placed at a point keeps that point."""
+    fx, fy = COMPASS[anchor] if anchor is not None else ASPECT_ALIGN[align]
+    return Box(outer.x_pt + fx * (outer.width_pt - width_pt), outer.y_pt + fy * (outer.height_pt - height_pt),
+               width_pt, height_pt)
+
+
+def aspect_box(outer: Box, aspect: float, align: str = "center", *, anchor: str | None = None) -> Box:
+    """The largest box of ``aspect`` (width / height, > 0) inside ``outer``, placed by :func:`inside`.
+
+    It fills ``outer``'s width (when ``outer`` is taller than that aspect) or its height.
+    """
+    return inside(outer, min(outer.width_pt, outer.height_pt * aspect), min(outer.height_pt, outer.width_pt / aspect),
+                  align, anchor=anchor)
+
+
 #: ``[[text]] side`` -> (the text's own anchor facing the panels, the union's side it is placed from)
 BESIDE_ANCHORS = {"left": ("e", "w"), "right": ("w", "e"), "above": ("s", "n"), "below": ("n", "s")}
 
@@ -232,6 +258,7 @@ def resolve(figure: Figure, text_sizes: list[tuple[float, float]],
             shape_sizes: list[tuple[float, float] | None] | None,
             data_anchors: Mapping[str, Mapping[str, Point]] | None, *, file: str,
             plot_areas: Mapping[str, tuple[float, float, float, float] | None] | None = None,
+            panel_sizes: Mapping[str, tuple[float, float]] | None = None,
             imported: Mapping[str, ImportedSvg] | None = None) -> Geometry:
     """Place every element.
 
@@ -247,6 +274,9 @@ def resolve(figure: Figure, text_sizes: list[tuple[float, float]],
         file: the layout file, for errors.
         plot_areas: panel name -> (x0, y0, x1, y1) of its plot area in panel pt
             (y down) or None; a panel missing here has its box as plot area.
+        panel_sizes: panel name -> (width_pt, height_pt) it was rendered at; used for the panels
+            with ``aspect_of = "plot"`` (:func:`composer.stages.render.draw_locked` sized them inside
+            their cell or ``size``), placed there by :func:`inside`.
         imported: svg panel name -> its :class:`ImportedSvg` (:func:`imported_svgs`), for
             ``"panel#id"`` points; None: such a point raises LayoutError.
 
@@ -256,7 +286,8 @@ def resolve(figure: Figure, text_sizes: list[tuple[float, float]],
             those it has), a cycle of references, grid tracks that do not fit,
             or panels overlapping.
     """
-    return _Resolver(figure, text_sizes, shape_sizes, data_anchors, file, plot_areas, imported).run()
+    return _Resolver(figure, text_sizes, shape_sizes, data_anchors, file, plot_areas, imported,
+                     panel_sizes).run()
 
 
 def panel_boxes(figure: Figure, text_sizes: list[tuple[float, float]],
@@ -271,7 +302,23 @@ def panel_boxes(figure: Figure, text_sizes: list[tuple[float, float]],
     boxes = {p.name: resolver.box(p.name) for p in figure.panels}
     for align in figure.aligns:
         _check_alignment(align, boxes, file)
+        _check_unlocked(figure, align, file)
     return boxes
+
+
+def _check_unlocked(figure: Figure, align: Align, file: str) -> None:
+    """Refuse a render panel with ``aspect_of = "plot"`` in an ``[[align]]``: aligning moves its axes,
+    which would undo the aspect its box was sized for.
+
+    Raises:
+        LayoutError: naming the panel's ``aspect_of`` and the fix.
+    """
+    for panel in figure.panels:
+        if panel.name in align.panels and panel.kind == "render" and panel.aspect is not None \
+                and panel.aspect_of == "plot":
+            raise LayoutError(f"panel {panel.name!r} locks its plot area's aspect, which [[align]] would change "
+                              "by moving its axes; use aspect_of = \"box\" for aligned panels",
+                              file=file, key=f"{panel.key}.aspect_of")
 
 
 def alignment_groups(align: Align, boxes: Mapping[str, Box]) -> dict[str, list[tuple[str, ...]]]:
@@ -339,7 +386,8 @@ def _check_alignment(align: Align, boxes: Mapping[str, Box], file: str) -> None:
 
 class _Resolver:
     def __init__(self, figure: Figure, text_sizes, shape_sizes, data_anchors, file: str, plot_areas=None,
-                 imported: Mapping[str, ImportedSvg] | None = None):
+                 imported: Mapping[str, ImportedSvg] | None = None,
+                 panel_sizes=None):
         self.figure, self.file = figure, file
         self.anchors = data_anchors
         self.imported = imported
@@ -360,6 +408,8 @@ class _Resolver:
         self.boxes: dict[str, Box] = {"canvas": Box(0.0, 0.0, figure.spec.width_pt, figure.spec.height_pt)}
         self.resolving: list[str] = []
         self.cells: dict[tuple[str, str], Box] = {}
+        self.aspects = {p.name: p for p in figure.panels if p.aspect is not None}
+        self.panel_sizes: Mapping[str, tuple[float, float]] = panel_sizes or {}
 
     def run(self) -> Geometry:
         figure = self.figure
@@ -404,9 +454,26 @@ class _Resolver:
         else:
             assert place.at is not None and size is not None
             box = Box.placed(self.point(place.at), place.anchor, *size)
+        box = self.locked(name, box)
         self.resolving.pop()
         self.boxes[name] = box
         return box
+
+    def locked(self, name: str, box: Box) -> Box:
+        """``box`` of element ``name``, or for an aspect-locked panel the box inside it: with
+        ``aspect_of = "box"`` its :func:`aspect_box`; with ``"plot"``, once rendered, the size it was
+        drawn at (:func:`inside`; before rendering, the whole box, which it is drawn within). In a
+        cell by its ``align``, otherwise keeping its anchor's point."""
+        panel = self.aspects.get(name)
+        if panel is None:
+            return box
+        assert panel.aspect is not None
+        anchor = None if panel.place.cell is not None else panel.place.anchor
+        if panel.aspect_of == "box" or panel.kind != "render":  # an SVG or image panel's plot area is its box
+            return aspect_box(box, panel.aspect, panel.aspect_align, anchor=anchor)
+        if name not in self.panel_sizes:
+            return box
+        return inside(box, *self.panel_sizes[name], panel.aspect_align, anchor=anchor)
 
     def beside(self, place: Placement, size: tuple[float, float]) -> Box:
         """The box of a text ``beside`` panels: centred on the union of their plot areas, ``gap_pt``

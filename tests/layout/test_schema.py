@@ -432,6 +432,7 @@ MODEL = {
         **({"right_of": "o"} if key in RELATION_KEYS else {"at": ["1mm", "1mm"]})}}},
               {"params": lambda f: f.panels[0].params, "overlap": lambda f: f.panels[0].overlap,
                "empty": lambda f: f.panels[0].empty, "page": lambda f: f.panels[0].page,
+               "aspect_of": lambda f: f.panels[0].aspect_of,
                **_placed(lambda f: f.panels[0])}),
     "text": (lambda key: {"figure": dict(FIG), "shape": [dict(OTHER)], "text": [{
         "text": "x", **({"right_of": "o"} if key in RELATION_KEYS else {"at": ["1mm", "1mm"]})}]},
