@@ -670,6 +670,7 @@ def _fork_builder(builder: Builder) -> int:
         from composer.sandbox.isolate import _die_with
 
         _die_with(parent)
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # fork() left the default action
         signal.signal(signal.SIGTERM, _interrupt)
         builder.run()
     except KeyboardInterrupt:

@@ -224,6 +224,8 @@ def pyplot_on(fig: Any) -> Iterator[list[tuple[Any, traceback.StackSummary]]]:
     pyplot._backend_mod = _PanelBackend
     try:
         manager = FigureManagerBase(canvas, 1)
+        # what Gcf gives each manager it makes (plt.close("all") disconnects it: Gcf.destroy_all)
+        manager._cidgcf = canvas.mpl_connect("button_press_event", lambda event: None)
         gcf.set_active(manager)
         yield made
     finally:
@@ -235,6 +237,7 @@ def pyplot_on(fig: Any) -> Iterator[list[tuple[Any, traceback.StackSummary]]]:
         pyplot._backend_mod = backend_before
         if fig.canvas is not canvas:  # plt.figure(fig) after plt.close() gave it an Agg canvas
             fig.set_canvas(canvas)
+        canvas.mpl_disconnect(manager._cidgcf)
         canvas.manager = manager_before
 
 

@@ -493,9 +493,21 @@ def signals_held() -> Iterator[None]:
 
 def fork() -> int:
     """:func:`os.fork` with Ctrl-C and SIGTERM held back across it (:data:`HELD_SIGNALS`); returns
-    what os.fork returns. Both processes leave with the caller's signal mask."""
+    what os.fork returns. Both processes leave with the caller's signal mask; the child with the
+    default action for both (:func:`_child_signals`), and sets its own handlers if it wants them."""
     with signals_held():
-        return os.fork()
+        pid = os.fork()
+        if pid == 0:
+            _child_signals()
+    return pid
+
+
+def _child_signals() -> None:
+    """In a child just forked, before its signals are unblocked: SIGINT and SIGTERM end it (the default
+    action). With the parent's handlers, a Ctrl-C to the process group then raised KeyboardInterrupt in
+    the child, which ran up the parent's stack, into compose's own code (stopping the parent's workers)."""
+    for signum in HELD_SIGNALS:
+        signal.signal(signum, signal.SIG_DFL)
 
 
 def _start(func: Callable[[], Any], timeout_s: float | None, task: bool, label: str | None) -> Worker:
@@ -536,6 +548,7 @@ def _fork_worker(func: Callable[[], Any], timeout_s: float | None, task: bool, l
         if pid != 0:
             gc.unfreeze()
     if pid == 0:  # the worker: never returns
+        _child_signals()
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # its signals as the caller had them
         _FORK_LOCK = threading.Lock()  # this copy is held; the worker may fork workers of its own
         _RUNNING.clear()

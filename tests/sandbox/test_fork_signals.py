@@ -57,3 +57,33 @@ print(sorted(signal.pthread_sigmask(signal.SIG_BLOCK, [])))
     lines = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
                            check=True).stdout.split("\n")
     assert lines[0] == lines[1] == lines[2] == "[]", lines
+
+
+CHILD_SCRIPT = """
+import os, signal
+from composer.sandbox import isolate
+parent = os.getpid()
+os.register_at_fork(after_in_child=lambda: os.kill(os.getpid(), signal.SIGINT))  # held: pending in the child
+try:
+    {call}
+    outcome = "returned"
+except KeyboardInterrupt:
+    outcome = "interrupted"
+except isolate.WorkerFailure:
+    outcome = "worker failed"
+print(("parent" if os.getpid() == parent else "child") + ": " + outcome, flush=True)
+"""
+
+
+@pytest.mark.parametrize("call, parent_says", [
+    ("isolate.run_isolated(lambda: 1, timeout_s=10)", "parent: worker failed"),
+    ("pid = isolate.fork()\n    if pid == 0: os._exit(0)\n    os.waitpid(pid, 0)", "parent: returned"),
+])
+def test_a_ctrl_c_reaching_a_child_just_forked_ends_it_and_never_runs_the_parents_code(call, parent_says):
+    """A Ctrl-C to the process group that reaches a worker before it set its own handlers ends the
+    worker (the default action); with the parent's handler it raised KeyboardInterrupt in the child,
+    which went on running the parent's code (seen: it stopped the parent's other workers)."""
+    done = subprocess.run([sys.executable, "-c", CHILD_SCRIPT.format(call=call)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.stdout.splitlines() == [parent_says], (done.stdout, done.stderr)
+

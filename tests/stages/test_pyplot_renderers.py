@@ -54,6 +54,12 @@ def extra(fig, data):
     plt.plot([0, 1], [0, 1])
 
 
+def closing(fig, data):
+    """Draws, then closes every pyplot figure, as scripts often end."""
+    plt.plot([0, 1], [0, 1])
+    plt.close("all")
+
+
 def with_subplots(fig, data):
     f, ax = plt.subplots()
     ax.plot([0, 1], [0, 1])
@@ -147,6 +153,14 @@ def test_a_renderer_may_make_a_figure_of_its_own_if_it_draws_on_the_panel(tmp_pa
     """``extra`` makes a second figure with pyplot (never a GUI canvas) and goes back to the panel's; the
     build succeeds and the panel has the line."""
     root = one_panel(tmp_path, "extra")
+    result = build("fig", root=root, formats=("svg",), cache=False)
+    assert b"<path" in result.outputs["svg"].read_bytes()
+
+
+def test_plt_close_all_after_drawing_keeps_the_panel(tmp_path):
+    """``plt.close("all")`` at a renderer's end closes pyplot's figures, the panel's among them: the
+    panel keeps what was drawn (it raised AttributeError: the panel's manager lacked ``_cidgcf``)."""
+    root = one_panel(tmp_path, "closing")
     result = build("fig", root=root, formats=("svg",), cache=False)
     assert b"<path" in result.outputs["svg"].read_bytes()
 
