@@ -225,7 +225,7 @@ def pyplot_on(fig: Any) -> Iterator[list[tuple[Any, traceback.StackSummary]]]:
     try:
         manager = FigureManagerBase(canvas, 1)
         # what Gcf gives each manager it makes (plt.close("all") disconnects it: Gcf.destroy_all)
-        manager._cidgcf = canvas.mpl_connect("button_press_event", lambda event: None)
+        manager._cidgcf = canvas.mpl_connect("button_press_event", lambda event: None)  # type: ignore[attr-defined]
         gcf.set_active(manager)
         yield made
     finally:
@@ -237,7 +237,7 @@ def pyplot_on(fig: Any) -> Iterator[list[tuple[Any, traceback.StackSummary]]]:
         pyplot._backend_mod = backend_before
         if fig.canvas is not canvas:  # plt.figure(fig) after plt.close() gave it an Agg canvas
             fig.set_canvas(canvas)
-        canvas.mpl_disconnect(manager._cidgcf)
+        canvas.mpl_disconnect(manager._cidgcf)  # type: ignore[attr-defined]
         canvas.manager = manager_before
 
 
