@@ -110,6 +110,18 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
         return
 
 
+@contextmanager
+def not_recorded() -> Iterator[None]:
+    """Inside, this thread's opens are not recorded: composer's own reading and writing (a PDF page
+    converted in a temporary folder) inside a :func:`recording` block of the user's code."""
+    was = getattr(_BUSY, "on", False)
+    _BUSY.on = True
+    try:
+        yield
+    finally:
+        _BUSY.on = was
+
+
 def _hash_first(text: str) -> None:
     """Hash a file opened for reading the first time a recording sees it (before the open happens)."""
     real = os.path.realpath(text)

@@ -31,6 +31,7 @@ import tempfile
 from pathlib import Path
 
 from composer.errors import DataError
+from composer.sandbox.audit import not_recorded
 
 #: the converter program (poppler-utils) and the page-count reader shipped with it
 CONVERTER = "pdftocairo"
@@ -129,6 +130,11 @@ def pdf_page_svg(path: Path, page: int, *, source: str, cache: Path | None = Non
             pages; ...``), the conversion
             failed or did not finish in :data:`TIMEOUT_S`.
     """
+    with not_recorded():  # composer's own files (the cache entry, the converter's temporary folder)
+        return _page_svg(path, page, source=source, cache=cache)
+
+
+def _page_svg(path: Path, page: int, *, source: str, cache: Path | None) -> bytes:
     data = path.read_bytes()
     key = cache_key(data, page, converter_version())
     entry = cache / key[:2] / f"{key}.svg" if cache is not None else None

@@ -186,3 +186,17 @@ def test_a_cairo_pdf_with_an_embedded_font_comes_through_as_outlines(tmp_path):
     x = int((BOX[0] + 15 * SCALE) * 150 / 72)
     y0, y1 = (int((BOX[1] + y * SCALE) * 150 / 72) for y in (35, 57))
     assert png[y0:y1, x].max() < 100
+
+
+def test_the_converters_own_files_are_not_inputs_of_the_figure(tmp_path):
+    """The conversion writes and reads a page in a temporary folder, and reads and writes its cache
+    entry, while the panel modules are imported (a recorded block): none of these is a file the
+    figure depends on (they were: `--deps` listed /tmp/composer-pdf-.../page.svg, and the next build
+    was not a no-op)."""
+    from composer.incremental.manifest import load as load_manifest
+
+    root = project(tmp_path, hand_pdf([PAGE_1]))
+    build("fig", root=root, formats=("svg",))
+    recorded = load_manifest(root / "build", "fig")
+    assert recorded["opened"] == {}, recorded["opened"]
+    assert build("fig", root=root, formats=("svg",)).up_to_date
