@@ -218,6 +218,7 @@ class Builder:
         self.name, self.root, self.out, self.options = name, root, out, options
         self.path = state_dir / f"{name}.json"
         self.debug_dir = state_dir / name  # the overlay: NAME.debug.svg
+        self.path.parent.mkdir(parents=True, exist_ok=True)  # a figure in a subfolder: layouts/sub/x.toml
         self.report, self.summary, self.progress, self.lock = report, summary, progress, lock
         self.state: dict[str, Any] = {"name": name, "builds": 0, "building": True, "error": None, "summary": "",
                                       "findings": None, "findings_error": None}
@@ -225,8 +226,9 @@ class Builder:
         self.waited_s = 0.0  # how long the build waited for the lock (not part of its time)
         self.checked = False
 
-    def run(self) -> int:
-        """Build, then rebuild on every change until interrupted; returns the number of builds.
+    def run(self, stop: threading.Event | None = None) -> int:
+        """Build, then rebuild on every change until interrupted (or ``stop`` is set); returns the number
+        of builds.
 
         Raises:
             KeyboardInterrupt: Ctrl-C. ComposerError: what :func:`composer.cli.watch.watch` raises
@@ -238,7 +240,7 @@ class Builder:
         o = self.options
         return watch(self.name, root=self.root, out=self.out, formats=o.formats, dpi=o.dpi, jobs=o.jobs,
                      timeout_s=o.timeout_s, on_build=self.on_build, progress=self._progress, engine=o.engine,
-                     pdf_standard=o.pdf_standard)
+                     pdf_standard=o.pdf_standard, stop_event=stop)
 
     def _progress(self) -> Progress:
         """Called by the watch loop as each build starts: take the lock, say "building"."""
@@ -407,7 +409,7 @@ def _handler(figures: _Figures, single: str | None, toggles: dict[str, bool]) ->
 
         def do_GET(self) -> None:  # noqa: N802 - http.server's name
             port = self.server.server_address[1]  # type: ignore[index]  # an (address, port) pair: AF_INET
-            if self.headers.get("Host", f"{HOST}:{port}") not in (f"{HOST}:{port}", f"localhost:{port}"):
+            if self.headers.get("Host", f"{HOST}:{port}").lower() not in (f"{HOST}:{port}", f"localhost:{port}"):
                 # a page of another site reaching this port through a name it controls (DNS rebinding)
                 self._send(b"this preview answers to its own address only\n", "text/plain; charset=utf-8", 403)
                 return
@@ -426,7 +428,7 @@ def _handler(figures: _Figures, single: str | None, toggles: dict[str, bool]) ->
                 self._events()
             elif path == "/state.json":
                 self._send(json.dumps(figures.snapshot()[1]).encode(), "application/json")
-            elif path.endswith(".svg") and path[1:-4].removesuffix(".debug") in names and "/" not in path[1:]:
+            elif path.endswith(".svg") and path[1:-4].removesuffix(".debug") in names:  # a figure's name only
                 name = path[1:-4].removesuffix(".debug")
                 file = (figures.state_dir / name if path.endswith(".debug.svg") else figures.out_dir) / path[1:]
                 try:
@@ -549,6 +551,28 @@ def _stop(pids: Sequence[int], sig: int, limit_s: float = 10.0) -> None:
             time.sleep(0.02)
 
 
+@contextlib.contextmanager
+def _server_watched(server: int, ended: threading.Event) -> Iterator[threading.Event]:
+    """An event set when the server process ``server`` (a child of this one) has ended: a SIGCHLD
+    handler looks at that one child (``waitpid(WNOHANG)``; the ends of panel workers, which raise
+    SIGCHLD too, are left to their own reaping). Set, it ends the watch loop at its next look; the
+    server is reaped by then."""
+
+    def on_child(signum: int, frame: Any) -> None:
+        try:
+            done, _ = os.waitpid(server, os.WNOHANG)
+        except ChildProcessError:
+            done = server
+        if done == server:
+            ended.set()
+
+    previous = signal.signal(signal.SIGCHLD, on_child)
+    try:
+        yield ended
+    finally:
+        signal.signal(signal.SIGCHLD, previous)
+
+
 def _interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
@@ -601,6 +625,7 @@ def serve(names: Sequence[str], *, root: str | Path = ".", out: str | Path | Non
     state_dir = _state_dir(out_dir)
     children: list[int] = []
     server = -1
+    server_ended = threading.Event()  # the server's end was seen (and it was reaped): single mode
     try:
         with _terminate_is_interrupt():
             server = start_server(httpd, names, out_dir, state_dir, names[0] if single else None, toggles or {})
@@ -612,8 +637,9 @@ def serve(names: Sequence[str], *, root: str | Path = ".", out: str | Path | Non
                                progress=progress, lock=lock)
 
             if single:
-                builder(names[0], None).run()
-                return 0
+                with _server_watched(server, server_ended) as ended:
+                    builder(names[0], None).run(stop=ended)
+                raise ComposerError("the preview server stopped unexpectedly")  # run() returns only then
             import composer.cli.watch  # noqa: F401 - imported once, before the builders fork
 
             lock = state_dir / "build.lock"
@@ -628,7 +654,7 @@ def serve(names: Sequence[str], *, root: str | Path = ".", out: str | Path | Non
             return 1
     finally:
         _stop(children, signal.SIGTERM)  # a builder ends its build as at Ctrl-C (its workers with it)
-        if server > 0:
+        if server > 0 and not server_ended.is_set():
             _stop([server], signal.SIGTERM)
         shutil.rmtree(state_dir, ignore_errors=True)
 

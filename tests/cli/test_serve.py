@@ -465,3 +465,30 @@ def test_the_page_follows_edits_errors_and_fixes_without_reloading(tmp_path, bro
         page.uncheck("#debug")
         assert page.locator("#svg").is_visible() and page.locator("#overlay").is_hidden()
         assert page.evaluate("window.__kept") == "the same page"
+
+
+def test_a_figure_in_a_subfolder_is_served(tmp_path):
+    """`compose serve sub/x` (layouts/sub/x.toml) crashed at its first state file (no folder sub/)."""
+    root = project(tmp_path)
+    (root / "layouts" / "sub").mkdir()
+    text = (root / "layouts" / "fig.toml").read_text()
+    (root / "layouts" / "sub" / "x.toml").write_text(text)
+    with served(["serve", "sub/x", "--root", str(root), "--format", "svg"]) as server:
+        server.wait_state(lambda s: s["builds"] >= 1 and not s["building"], name="sub/x")
+        status, _, svg = server.get("/sub/x.svg")
+        assert status == 200 and svg == (root / "build" / "sub" / "x.svg").read_bytes()
+    assert server.proc.returncode == 130 and server.err.splitlines() == [INTERRUPTED]
+
+
+def test_a_preview_whose_server_died_says_so_and_ends(tmp_path):
+    """The server process killed (SIGKILL): compose notices, says so in one line, exits 1 (it went on
+    rebuilding a preview nobody could see)."""
+    root = project(tmp_path)
+    server = Served(["serve", "fig", "--root", str(root), "--format", "svg"])
+    server.wait_state(lambda s: s["builds"] >= 1 and not s["building"])
+    below = [pid for pid in descendants(server.proc.pid) if process_alive(pid)]
+    assert len(below) == 1, below  # the server (no build runs)
+    os.kill(below[0], signal.SIGKILL)
+    out, err = server.proc.communicate(timeout=LIMIT_S)
+    assert server.proc.returncode == 1, (out, err)
+    assert err.splitlines() == ["compose: error: the preview server stopped unexpectedly"], err
