@@ -542,7 +542,7 @@ def _render_unit(inputs: Inputs, names: list[str], boxes: Mapping[str, Box],
 
     prepare_fork()
     try:
-        return run_isolated(work, timeout_s=timeout_s, label="+".join(names))
+        return run_isolated(work, timeout_s=timeout_s, label="+".join(names), cwd=inputs.root)
     except WorkerFailure as failure:
         # the panel whose function is in the failing frames (a unit has one panel, unless aligned)
         functions = {frame.name for frame in failure.frames}

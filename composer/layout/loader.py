@@ -138,7 +138,8 @@ def _read_python(r: _Reader, timeout_s: float | None = DEFAULT_TIMEOUT_S) -> dic
         return func()
 
     try:
-        raw = run_recorded(work, timeout_s=timeout_s, who=f"the layout {r.file}")  # files it opens: sandbox.audit
+        raw = run_recorded(work, timeout_s=timeout_s, who=f"the layout {r.file}",
+                           cwd=r.path.resolve().parent.parent)  # in the project (layouts/NAME.py); files: sandbox.audit
     except WorkerFailure as failure:
         verb = {"timeout": "did not finish:", "crashed": "crashed:"}.get(failure.kind, "raised")
         at = ""

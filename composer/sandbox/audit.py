@@ -285,7 +285,8 @@ def collecting() -> Iterator[list[tuple[str, Opened]]]:
         _COLLECTING.remove(found)
 
 
-def run_recorded(func: Callable[[], Any], *, timeout_s: float | None, who: str) -> Any:
+def run_recorded(func: Callable[[], Any], *, timeout_s: float | None, who: str,
+                 cwd: str | os.PathLike[str] | None = None) -> Any:
     """``run_isolated(func)``, recording the files ``func`` opens in the worker (:func:`recording`);
     they are added, as ``(who, Opened)``, to the innermost :func:`collecting` block, if any.
 
@@ -296,7 +297,7 @@ def run_recorded(func: Callable[[], Any], *, timeout_s: float | None, who: str) 
             value = func()
         return value, log
 
-    value, log = run_isolated(recorded, timeout_s=timeout_s)
+    value, log = run_isolated(recorded, timeout_s=timeout_s, cwd=cwd)
     if _COLLECTING:
         _COLLECTING[-1].append((who, log))
     return value

@@ -61,6 +61,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -163,7 +164,8 @@ def where(frames: tuple[Frame, ...] | list[Frame], user_dir: Path | None) -> str
     return ""
 
 
-def run_isolated(func: Callable[[], Any], *, timeout_s: float | None, label: str | None = None) -> Any:
+def run_isolated(func: Callable[[], Any], *, timeout_s: float | None, label: str | None = None,
+                 cwd: str | os.PathLike[str] | None = None) -> Any:
     """Call ``func()`` in a forked worker and return its (picklable) result.
 
     Args:
@@ -174,6 +176,8 @@ def run_isolated(func: Callable[[], Any], *, timeout_s: float | None, label: str
         label: a panel's name: the worker's output is captured under it (see the module docstring and
             :func:`capturing`) and a process its code left running is named after it. In a task process
             (:func:`start` with ``task=True``) the task's own label holds.
+        cwd: the working folder ``func`` runs in (the project's, so that panel code's relative paths
+            mean the same wherever compose was started); None: the caller's.
 
     Returns:
         What ``func`` returned.
@@ -184,6 +188,8 @@ def run_isolated(func: Callable[[], Any], *, timeout_s: float | None, label: str
         WorkerFailure: ``func`` raised anything else, ran past ``timeout_s``,
             or the worker died.
     """
+    if cwd is not None:
+        func = partial(_in_folder, func, os.fspath(cwd))
     if not CAN_FORK:
         try:
             return func()
@@ -198,6 +204,23 @@ def run_isolated(func: Callable[[], Any], *, timeout_s: float | None, label: str
         if failure is not None:
             raise failure
     return _fork_and_wait(func, timeout_s, label)
+
+
+def _in_folder(func: Callable[[], Any], folder: str) -> Any:
+    """``func()`` with ``folder`` as the working folder, the previous one again after."""
+    try:
+        previous: str | None = os.getcwd()
+    except OSError:  # the caller's folder was deleted
+        previous = None
+    os.chdir(folder)
+    try:
+        return func()
+    finally:
+        if previous is not None:
+            try:
+                os.chdir(previous)
+            except OSError:
+                pass
 
 
 #: workers forked by this process and not yet reaped.

@@ -321,6 +321,8 @@ class Inputs:
             and cannot fail the build.
         documents: panel name -> file bytes, for svg and image panels; for pdf panels the page as a
             sanitized SVG document.
+        root: the project folder: the working folder panel code runs in (its relative paths are the
+            project's, wherever compose was started).
     """
 
     figure: Figure
@@ -329,6 +331,7 @@ class Inputs:
     renderers: dict[str, Any]
     values: dict[str, Any]
     documents: dict[str, bytes]
+    root: Path | None = None
 
 
 def read_inputs(project: Project, name: str, figure: Figure | None = None, *,
@@ -411,7 +414,8 @@ def read_figure_inputs(project: Project, figure: Figure, file: str,
         computed.update(_module_values(func, module_name, figure_data, figure.spec.params, project, file, timeout_s,
                                        has_data=figure.spec.data is not None, asking=asking))
     values = {**computed, **given}  # data and params over values(): the same text whether or not it ran
-    return Inputs(figure=figure, file=file, data=data, renderers=renderers, values=values, documents=documents)
+    return Inputs(figure=figure, file=file, data=data, renderers=renderers, values=values, documents=documents,
+                  root=project.root)
 
 
 def _read_document(panel: Panel, path: Path, project: Project, file: str) -> bytes:
@@ -534,6 +538,6 @@ def _module_values(func, module_name: str, data: Mapping[str, Any], params: Mapp
 
     prepare_fork()
     try:
-        return run_recorded(call, timeout_s=timeout_s, who=who)  # the files it opens: composer.sandbox.audit
+        return run_recorded(call, timeout_s=timeout_s, who=who, cwd=project.root)  # files it opens: sandbox.audit
     except WorkerFailure as failure:
         raise PanelError(panel_failure(failure, who, project.panels_dir), file=file, key=key) from None

@@ -7,6 +7,7 @@ Renders are counted as in test_incremental: each renderer appends its name to th
 
 from __future__ import annotations
 
+import hashlib
 import queue
 import re
 import shutil
@@ -343,3 +344,23 @@ def test_deps_is_for_one_figure_that_builds(tmp_path, render_log, capsys, monkey
     assert main(["fig", "--deps", "--root", str(root)]) == 1
     captured = capsys.readouterr()
     assert captured.out == "" and "panel 'a': reader:bars raised JSONDecodeError" in captured.err
+
+
+def test_panel_code_runs_in_the_project_folder_wherever_compose_was_started(tmp_path):
+    """``compose fig --root P`` started in another folder Q: panel a's ``open("data/x.json")`` reads P's
+    file, not Q's (it read Q's, or failed; seen: a figure built from another project's data, exit 0),
+    and ``--deps`` lists P's file."""
+    root = make_project(tmp_path / "proj")
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "data").mkdir(parents=True)
+    (elsewhere / "data" / "x.json").write_text("[100, 200]")  # another project's data, where compose starts
+    done = subprocess.run([sys.executable, "-m", "composer.cli", "fig", "--root", str(root), "--format", "svg",
+                           "--no-cache"], cwd=elsewhere, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    # what panel a read is P's file: its digest is that of P's bytes
+    assert load_manifest(root / "build", "fig")["opened"] == {
+        "data/x.json": hashlib.sha256(b"[3, 1, 4]").hexdigest(), "data/v.json": hashlib.sha256(b"7").hexdigest(),
+        "outside.txt": hashlib.sha256(b"").hexdigest()}
+    deps = subprocess.run([sys.executable, "-m", "composer.cli", "fig", "--root", str(root), "--deps"],
+                          cwd=elsewhere, capture_output=True, text=True, timeout=300, check=True).stdout.split()
+    assert "data/x.json" in deps and not any(str(elsewhere) in d for d in deps), deps
