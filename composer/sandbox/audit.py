@@ -183,19 +183,25 @@ def _settle(log: Opened) -> None:
     """Fill ``log.read`` and ``log.written`` from its raw events and first digests."""
     reads: set[str] = set()
     writes: set[str] = set()
+    real_of: dict[str, str] = {}
     for text, wants_read, wants_write in log.events:
-        path = os.path.realpath(text)
-        if path in log.known or _ignored(path):
+        # the path as the code opened it (a symlink stays one: retargeted, the file read is another),
+        # known and ignored by where it leads
+        path = os.path.normpath(text)
+        real = real_of.setdefault(path, os.path.realpath(path))
+        if real in log.known or _ignored(real):
             continue
         if wants_write:
             writes.add(path)
         elif wants_read:
             reads.add(path)
+    written_real = {real_of[p] for p in writes}
     read: dict[str, str | None] = {}
     for path in sorted(reads - writes):
-        if os.path.isdir(path):
+        real = real_of[path]
+        if real in written_real or os.path.isdir(real):
             continue
-        read[path] = log.first[path] if path in log.first else file_digest(path)
+        read[path] = log.first[real] if real in log.first else file_digest(real)
     log.read, log.written, log.events, log.first = read, tuple(sorted(writes)), [], {}
 
 

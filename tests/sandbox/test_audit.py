@@ -78,14 +78,24 @@ def test_matplotlib_and_pythons_own_files_are_not_recorded(tmp_path):
     assert read == {} and written == ()
 
 
-def test_a_relative_path_is_made_absolute_and_symlinks_resolved(tmp_path, monkeypatch):
+def test_a_relative_path_is_made_absolute_and_a_symlink_is_kept_as_opened(tmp_path, monkeypatch):
+    """A symlink is recorded as the path the code opened (with the digest of what it leads to): when it
+    is pointed at another file, the recorded path's digest changes and the panel is stale (recorded by
+    its target, a retargeted link went unseen: "up to date" with a stale figure)."""
+    from composer.sandbox.audit import file_digest
+
     (tmp_path / "data").mkdir()
     real = tmp_path / "data" / "real.txt"
     real.write_text("x")
     (tmp_path / "link.txt").symlink_to(real)
     monkeypatch.chdir(tmp_path)
     _, read, _ = opened_in_worker(lambda: (open("link.txt").read(), open("data/real.txt").read()))
-    assert read == {str(real): sha(real)}
+    assert read == {str(tmp_path / "link.txt"): sha(real), str(real): sha(real)}
+    other = tmp_path / "data" / "other.txt"
+    other.write_text("y")
+    (tmp_path / "link.txt").unlink()
+    (tmp_path / "link.txt").symlink_to(other)
+    assert file_digest(str(tmp_path / "link.txt")) == sha(other) != read[str(tmp_path / "link.txt")]
 
 
 def test_outside_a_recording_nothing_is_kept(tmp_path):
