@@ -231,17 +231,23 @@ def _deps(args: argparse.Namespace, formats: tuple[str, ...]) -> int:
     if not found:
         raise ComposerError(f"{args.name}: an input changed while it was built, so no manifest was written; "
                             "run compose --deps again")
+    broken = next((path for path in found if "\n" in path or "\r" in path), None)
+    if broken is not None:  # one path per line, and make has no way to write one
+        raise ComposerError(f"{args.name}: it depends on a file whose name holds a line break ({broken!r}); "
+                            "--deps writes one path per line: rename the file")
     if args.deps == "lines":
         print("\n".join(found))
         return 0
     targets = [display_path(out_dir / f"{args.name}.{fmt}", project.root) for fmt in formats]
     print(f"{' '.join(map(_make_escaped, targets))}: {' '.join(map(_make_escaped, found))}")
+    for path in found:  # as gcc -MP: a dependency deleted or renamed is a reason to rebuild, not an error
+        print(f"{_make_escaped(path)}:")
     return 0
 
 
 def _make_escaped(path: str) -> str:
-    """A path as make reads it in a rule: spaces and ``#`` behind a backslash, ``$`` doubled."""
-    return path.replace("$", "$$").replace("#", "\\#").replace(" ", "\\ ")
+    """A path as GNU make reads it in a rule: spaces, ``#`` and ``:`` behind a backslash, ``$`` doubled."""
+    return path.replace("$", "$$").replace("#", "\\#").replace(" ", "\\ ").replace(":", "\\:")
 
 
 def _paths(paths) -> str:

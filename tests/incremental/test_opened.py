@@ -171,16 +171,30 @@ def test_deps_lists_exactly_the_inputs_of_volume_kv(flagship_build, capsys):
     assert capsys.readouterr().out == "data/volume_kv.npz\nlayouts/volume_kv.toml\npanels/volume_kv.py\n"
     assert main(["volume_kv", "--root", str(REPO), "--out", str(out), "--dpi", "300", "--deps=make"]) == 0
     assert capsys.readouterr().out == (f"{out}/volume_kv.svg {out}/volume_kv.pdf {out}/volume_kv.png: "
-                                       "data/volume_kv.npz layouts/volume_kv.toml panels/volume_kv.py\n")
+                                       "data/volume_kv.npz layouts/volume_kv.toml panels/volume_kv.py\n"
+                                       "data/volume_kv.npz:\nlayouts/volume_kv.toml:\npanels/volume_kv.py:\n")
 
 
 def test_deps_make_rule_names_the_outputs_of_the_formats_asked(tmp_path, render_log):
     root = make_project(tmp_path / "proj")
-    (root / "data" / "a b#1.json").write_text("[1]")
-    (root / "outside.txt").write_text(str(root / "data" / "a b#1.json"))
+    (root / "data" / "a b#1:$.json").write_text("[1]")
+    (root / "outside.txt").write_text(str(root / "data" / "a b#1:$.json"))
     rule = compose(root, "--deps=make", "--format", "svg,png").stdout
-    assert rule == ("build/fig.svg build/fig.png: data/a\\ b\\#1.json data/v.json data/x.json layouts/fig.toml "
-                    "outside.txt panels/reader.py\n")
+    deps = ["data/a\\ b\\#1\\:$$.json", "data/v.json", "data/x.json", "layouts/fig.toml", "outside.txt",
+            "panels/reader.py"]
+    # the rule, then an empty rule for each dependency (gcc -MP): a deleted one is no error for make
+    assert rule.splitlines() == ["build/fig.svg build/fig.png: " + " ".join(deps), *[f"{d}:" for d in deps]]
+
+
+def test_a_file_name_with_a_line_break_is_refused_by_deps(tmp_path, render_log):
+    root = make_project(tmp_path / "proj")
+    (root / "data" / "two\nlines.json").write_text("[1]")
+    (root / "outside.txt").write_text(str(root / "data" / "two\nlines.json"))
+    done = subprocess.run([sys.executable, "-m", "composer.cli", "fig", "--deps=make"], cwd=root,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith("compose: error: fig: it depends on a file whose name holds a line break")
+    assert len(done.stderr.splitlines()) == 1
 
 
 def readme_makefile() -> str:
