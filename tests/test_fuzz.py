@@ -408,7 +408,7 @@ def in_process_values(monkeypatch):
     a fork per example would double the time."""
     import composer.stages.inputs
 
-    monkeypatch.setattr(composer.stages.inputs, "run_recorded", lambda func, timeout_s, who: func())
+    monkeypatch.setattr(composer.stages.inputs, "run_recorded", lambda func, timeout_s, who, cwd=None: func())
 
 
 def test_fuzz_layout_files(projects, in_process_values, tmp_path_factory):
