@@ -114,6 +114,18 @@ class Frame:
     name: str
 
 
+
+#: control characters of panel output shown as escapes (all but tab and newline): an escape sequence a
+#: panel prints (clear the screen, set the window title) would act on the user's terminal
+_CONTROLS = {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F] if chr(c) not in "\t\n"}
+
+
+def shown_text(text: str) -> str:
+    """Panel output as composer shows it: control characters other than tab and newline escaped
+    (``\\x1b``), a carriage return included."""
+    return text.translate(_CONTROLS)
+
+
 class WorkerFailure(Exception):
     """The isolated function did not return a value.
 
@@ -410,7 +422,7 @@ class Worker:
         self.out_fd = -1
         self._live(b"", end=True)
         if self.label is not None and _CAPTURE is not None:
-            text = self._out.decode("utf-8", "replace")
+            text = shown_text(self._out.decode("utf-8", "replace"))
             if self._more:
                 text += ("" if text.endswith("\n") or not text else "\n") + f"... ({self._more} more bytes)\n"
             if text:
@@ -424,7 +436,8 @@ class Worker:
         if end and lines[-1] == b"":  # the text ended with a newline
             lines.pop()
         for line in lines:
-            _CAPTURE.live(self.label, line.decode("utf-8", "replace"))
+            _CAPTURE.live(self.label, shown_text(line.decode("utf-8", "replace")))
+
 
     def _read(self) -> None:
         chunk = os.read(self.fd, 1 << 20)

@@ -101,6 +101,15 @@ def test_warnings_python_ignores_stay_ignored(tmp_path):
     assert lines[1:] == EXPECTED[:-1] + ["  b: UserWarning: b: five (demo.py:17)"], lines
 
 
+def test_control_characters_are_shown_escaped_not_sent_to_the_terminal(tmp_path):
+    """A panel printing an escape sequence (clear the screen, set the window title) does not act on the
+    user's terminal: control characters other than tab are shown as ``\\xNN``."""
+    root = _project(tmp_path, NOISY.replace('    print("b: one")', '    os.write(1, b"\\x1b[2J\\x1b]0;pwned\\x07 and\\ttab\\n")'))
+    lines = _compose(root, "-j", "1")
+    assert lines[2] == "  b: \\x1b[2J\\x1b]0;pwned\\x07 and\ttab", lines
+    assert "\x1b" not in "\n".join(lines)
+
+
 def test_a_flood_is_cut_at_64_kib(tmp_path):
     root = _project(tmp_path)
     layout = root / "layouts" / "demo.toml"
