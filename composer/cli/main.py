@@ -285,10 +285,17 @@ def _watch(args: argparse.Namespace, formats: tuple[str, ...]) -> int:
     from composer.progress import PanelOutput, for_terminal, prefixed
 
     failed = [False]
+    shown: list[PanelOutput] = []  # the display of the build running now: what its panels printed
+
+    def progress() -> PanelOutput:
+        shown[:] = [PanelOutput(for_terminal(), live=args.verbose)]
+        return shown[0]
 
     def report(event) -> None:
         if event.error is not None:
             print(f"compose: error: {event.error}", file=sys.stderr, flush=True)
+            for display in shown:  # then what the panels printed, as a plain build shows it
+                display.show()
             failed[0] = True
             return
         cause = f" after {', '.join(event.changed)} changed" if event.changed else ""
@@ -306,7 +313,7 @@ def _watch(args: argparse.Namespace, formats: tuple[str, ...]) -> int:
     try:
         watch(args.name, root=args.root, out=args.out, formats=formats, dpi=args.dpi, jobs=args.jobs,
               timeout_s=_timeout(args), on_build=report, engine=args.engine, pdf_standard=args.pdf_standard,
-              progress=lambda: PanelOutput(for_terminal(), live=args.verbose))
+              progress=progress)
     except KeyboardInterrupt:  # Ctrl-C: the way to stop watching; a build it stopped wrote nothing
         print("compose: stopped watching; outputs left as the last build wrote them", file=sys.stderr, flush=True)
         return 130
@@ -333,17 +340,24 @@ def _serve(args: argparse.Namespace) -> int:
     """``compose NAME --serve``, ``compose serve NAME``, ``compose serve --all``: the live preview
     (:mod:`composer.cli.serve`); Ctrl-C ends it as it ends a build (one line, exit status 130)."""
     from composer.cli.serve import Options, serve
-    from composer.progress import for_terminal, prefixed
+    from composer.progress import PanelOutput, for_terminal, prefixed
     from composer.stages.inputs import Project
 
     names = Project.at(args.root).figures() if args.all else [args.name]
     if not names:
         raise ComposerError(f"{Path(args.root) / 'layouts'}: no figure to serve (no layout file)")
     failed: dict[str, bool] = {}
+    shown: list[PanelOutput] = []  # the display of the build running now (one builder per process)
+
+    def progress() -> PanelOutput:
+        shown[:] = [PanelOutput(for_terminal())]
+        return shown[0]
 
     def report(name: str, event) -> None:  # the lines of --watch
         if event.error is not None:
             print(f"compose: error: {event.error}", file=sys.stderr, flush=True)
+            for display in shown:  # then what the panels printed, as a plain build shows it
+                display.show()
             failed[name] = True
             return
         if event.result.up_to_date and event.changed and not failed.get(name):
@@ -361,7 +375,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         return serve(names, root=args.root, out=args.out, options=options, port=args.port or 0,
                      single=not args.all, toggles={"debug": args.debug, "check": args.check}, report=report,
-                     summary=_summary, progress=for_terminal,
+                     summary=_summary, progress=progress,
                      started=lambda url: print(f"serving {what} at {url}", flush=True))
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the way to stop the preview, as for --watch
         print("compose: stopped serving; outputs left as the last build wrote them", file=sys.stderr, flush=True)

@@ -146,6 +146,33 @@ def test_a_failing_panels_output_follows_the_error_line(tmp_path):
     assert done.stdout == ""
 
 
+@pytest.mark.parametrize("mode", ["--watch", "--serve"])
+def test_watch_and_serve_show_a_failing_panels_output_after_its_error(tmp_path, mode):
+    """As a plain build does (above): the error line, then what the panels printed (they showed only the
+    error)."""
+    import signal
+    import time
+
+    marker = tmp_path / "failed"  # outside the project: written just before the panel raises
+    root = _project(tmp_path, NOISY.replace('    fig.add_subplot().plot([0, 1])\n\ndef flood',
+                                            f'    open({str(marker)!r}, "w").close()\n'
+                                            '    raise ValueError("bad")\n\ndef flood'))
+    proc = subprocess.Popen([sys.executable, "-m", "composer.cli", "demo", "--root", str(root), "--format", "svg",
+                             "-j", "1", mode], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(2)  # the first (failing) build ends and is reported
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    lines = [line for line in err.splitlines() if "panel-photo" not in line]
+    first = next(i for i, line in enumerate(lines) if line.startswith("compose: error: "))
+    assert "demo:heat raised ValueError: bad" in lines[first]
+    assert lines[first + 1:first + 1 + len(EXPECTED)] == EXPECTED, lines
+
+
 def test_matplotlibs_findfont_lines_never_reach_the_terminal_raw(tmp_path):
     """A font matplotlib looks up in the compose process (canvas mathtext here) and does not find is one
     ``compose: warning: matplotlib: ...`` line; what it logs in a panel's worker is that panel's output."""
