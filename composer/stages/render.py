@@ -447,15 +447,18 @@ def _check_drawn(fig: Any, made: list[tuple[Any, traceback.StackSummary]], resul
             (:func:`composer.mpl.internals.pyplot_on`).
 
     Raises:
-        PanelError: ``fig`` is empty (:func:`drew_nothing`) and the renderer made a figure of its own
-            (``plt.subplots()``, ``plt.figure()``): names the line that made it and the fix; or ``fig``
-            is empty and the panel does not say ``empty = true``.
+        PanelError: ``fig`` is empty (:func:`drew_nothing`), or has no axes while a figure the renderer
+            made of its own (``plt.subplots()``, ``plt.figure()``) has some (a ``fig.suptitle`` above a
+            plot drawn elsewhere), and the renderer made one: names the line that made it and the fix;
+            or ``fig`` is empty and the panel does not say ``empty = true``.
     """
-    if not drew_nothing(fig):
+    empty = drew_nothing(fig)
+    plotted = [m for m in made if m[0].axes]  # figures of its own it drew axes on
+    if not empty and (fig.axes or not plotted):
         return
     who = f"panel {panel.name!r}: {panel.source}"
     if made:
-        frames = [Frame(f.filename, f.lineno or 0, f.name) for f in made[0][1]]
+        frames = [Frame(f.filename, f.lineno or 0, f.name) for f in (plotted or made)[0][1]]
         at = where(frames, _user_dir(func))
         if "subplot_mosaic(" in at:
             fix = "use fig.subplot_mosaic(...), not plt.subplot_mosaic(...)"
@@ -463,7 +466,8 @@ def _check_drawn(fig: Any, made: list[tuple[Any, traceback.StackSummary]], resul
             fix = "use fig.subplots(), not plt.subplots()"
         else:
             fix = "draw on the fig argument (fig.subplots(), or plt.gca() without plt.figure())"
-        raise PanelError(f"{who} made a new figure{at} and left the panel's figure empty; {fix}: the panel is "
+        left = "empty" if empty else "without axes (its plot went to the new figure)"
+        raise PanelError(f"{who} made a new figure{at} and left the panel's figure {left}; {fix}: the panel is "
                          "the fig argument, and plt.gca() and plt.plot() draw on it", file=file, key=key)
     if not (result is None or (isinstance(result, dict) and not result)):
         return  # save_panel words what is wrong with what it returned

@@ -54,6 +54,12 @@ def extra(fig, data):
     plt.plot([0, 1], [0, 1])
 
 
+def titled_elsewhere(fig, data):
+    fig.suptitle("Accuracy")
+    f, ax = plt.subplots(figsize=(3, 2))
+    ax.bar([0, 1], [3, 4])
+
+
 def closing(fig, data):
     """Draws, then closes every pyplot figure, as scripts often end."""
     plt.plot([0, 1], [0, 1])
@@ -170,6 +176,7 @@ def test_plt_close_all_after_drawing_keeps_the_panel(tmp_path):
     ("subplots_anchor", "f, ax = plt.subplots(1, 2)", "use fig.subplots(), not plt.subplots()"),
     ("with_figure", "plt.figure(figsize=(2, 2))", "draw on the fig argument"),
     ("with_mosaic", 'f, axes = plt.subplot_mosaic("AB")', "use fig.subplot_mosaic(...)"),
+    ("titled_elsewhere", "f, ax = plt.subplots(figsize=(3, 2))", "use fig.subplots(), not plt.subplots()"),
 ])
 def test_a_renderer_drawing_on_a_new_figure_fails_with_the_line_and_the_fix(tmp_path, capsys, function, call, fix):
     root = one_panel(tmp_path, function)
@@ -182,7 +189,8 @@ def test_a_renderer_drawing_on_a_new_figure_fails_with_the_line_and_the_fix(tmp_
     assert len(lines) == 1, err
     assert "panels.a.render" in lines[0] and "panel 'a': pp:" + function in lines[0]
     assert f"(at pp.py:{line_of(call)} in {function}: {call})" in lines[0]
-    assert fix in lines[0] and "left the panel's figure empty" in lines[0]
+    assert fix in lines[0] and ("left the panel's figure empty" in lines[0] or function == "titled_elsewhere")
+    assert "left the panel's figure without axes" in lines[0] or function != "titled_elsewhere"
     assert not (root / "build" / "fig.svg").exists()
 
 
