@@ -75,17 +75,22 @@ def _timeout(args: argparse.Namespace) -> float:
 
 
 def _figure_name(args: argparse.Namespace) -> None:
-    """Accept the layout's path for NAME, as tab completion gives it: ``layouts/fig.toml`` -> ``fig``
-    (and, without ``--root``, the project is the folder holding that ``layouts/``)."""
+    """Accept the layout's path for NAME, as tab completion gives it: ``layouts/fig.toml`` -> ``fig``,
+    ``layouts/sub/x.toml`` -> ``sub/x`` (and, without ``--root``, the project is the folder holding
+    that ``layouts/``)."""
     name = getattr(args, "name", None)
     if not name or not name.endswith((".toml", ".py")):
         return
     path = Path(name)
     for candidate in ([path] if path.is_absolute() else [path, Path(args.root) / path]):
-        if candidate.is_file() and candidate.resolve().parent.name == "layouts":
+        if not candidate.is_file():
+            continue
+        real = candidate.resolve()
+        layouts = next((folder for folder in real.parents if folder.name == "layouts"), None)
+        if layouts is not None:  # layouts/fig.toml -> fig; layouts/sub/x.toml -> sub/x
             if args.root == "." and candidate is path:
-                args.root = str(candidate.resolve().parent.parent)
-            args.name = candidate.stem
+                args.root = str(layouts.parent)
+            args.name = real.relative_to(layouts).with_suffix("").as_posix()
             return
 
 

@@ -513,6 +513,15 @@ def test_the_layout_path_names_the_figure(project, tmp_path, capsys, monkeypatch
         monkeypatch.chdir(cwd)
         status, out, err = run(capsys, argv + ["--format", "svg"])
         assert status == 0 and "demo" in out, (cwd, out, err)
+    # a layout in a subfolder of layouts/ names the figure sub/demo (it was looked up as layouts/layouts/...)
+    (project / "layouts" / "sub").mkdir()
+    shutil.copy(project / "layouts" / "demo.toml", project / "layouts" / "sub" / "demo.toml")
+    text = (project / "layouts" / "sub" / "demo.toml").read_text().replace('"../', '"../../')
+    (project / "layouts" / "sub" / "demo.toml").write_text(text)
+    monkeypatch.chdir(project)
+    status, out, err = run(capsys, ["layouts/sub/demo.toml", "--format", "svg"])
+    assert status == 0 and out.startswith("built sub/demo in "), (out, err)
+    assert (project / "build" / "sub" / "demo.svg").is_file()
 
 
 @pytest.mark.parametrize("option", [["-j", "0"], ["--timeout", "-1"]])
