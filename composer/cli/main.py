@@ -52,6 +52,11 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--root", default=".", help="project folder holding layouts/ and panels/ (default: .)")
 
 
+def _jobs(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+                        help="worker processes for rendering panels and exporting (default: all cores)")
+
+
 def _outputs(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default=None, help="output folder (default: ROOT/build)")
     parser.add_argument("--format", default="svg,pdf,png",
@@ -120,8 +125,7 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true",
                         help="also write the layout overlay build/NAME.debug.svg and .png (boxes, gutters, "
                              "anchors, names); the real outputs are unchanged")
-    parser.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
-                        help="worker processes for rendering panels and exporting (default: all cores)")
+    _jobs(parser)
     parser.add_argument("--panels", action="store_true",
                         help="also write every panel alone at its final size, without its label, as "
                              "OUT/NAME/PANEL.svg|pdf|png (in each --format)")
@@ -399,8 +403,7 @@ def _serve_command(argv: list[str]) -> int:
     _common(parser)
     _outputs(parser)
     _serving(parser, flag=False)
-    parser.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
-                        help="worker processes for rendering panels and exporting (default: all cores)")
+    _jobs(parser)
     parser.add_argument("--debug", action="store_true", help="show the layout overlay when the page opens")
     parser.add_argument("--check", action="store_true", help="show the check's findings when the page opens")
     args = parser.parse_args(argv)

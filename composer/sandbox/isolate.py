@@ -312,10 +312,7 @@ def replay(failure: WorkerFailure, run: Callable[[], Any]) -> Any:
 def kill_workers() -> None:
     """SIGKILL every worker of this process still running (a parallel stage interrupted by Ctrl-C)."""
     for pid in list(_RUNNING):
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
+        _send(pid, signal.SIGKILL)
 
 
 class Captured:
@@ -752,45 +749,38 @@ def _stop_descendants() -> list[str]:
         if not alive:
             break
         for pid in fresh:
-            try:
-                os.kill(pid, signal.SIGSTOP)
-            except OSError:
-                pass
+            _send(pid, signal.SIGSTOP)
         for pid in fresh:
             commands.append(_command(pid))
             killed.add(pid)
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+            _send(pid, signal.SIGKILL)
         if not fresh:
             time.sleep(0.001)  # killed, not dead yet
     _reap_children()
     return commands
 
 
-def _kill_tree(root: int) -> None:
-    """SIGKILL process ``root`` and every descendant of it (each stopped first, so none forks meanwhile)."""
+def _send(pid: int, sig: int) -> None:
+    """``os.kill(pid, sig)``, nothing when the process is gone already (or not ours)."""
     try:
-        os.kill(root, signal.SIGSTOP)
+        os.kill(pid, sig)
     except OSError:
         pass
+
+
+def _kill_tree(root: int) -> None:
+    """SIGKILL process ``root`` and every descendant of it (each stopped first, so none forks meanwhile)."""
+    _send(root, signal.SIGSTOP)
     tree: list[int] = []
     for _ in range(5):  # one may have forked before it was stopped: look again
         fresh = [pid for pid in _descendants(root) if pid not in tree]
         if not fresh:
             break
         for pid in fresh:
-            try:
-                os.kill(pid, signal.SIGSTOP)
-            except OSError:
-                pass
+            _send(pid, signal.SIGSTOP)
         tree += fresh
     for pid in [root, *tree]:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
+        _send(pid, signal.SIGKILL)
 
 
 def _reap_children() -> None:
