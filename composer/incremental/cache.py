@@ -503,7 +503,9 @@ def clean(root: Path, names: Iterable[str], *, out_dir: Path | None = None, whol
             text and the panel entries their manifests name.
 
     Returns:
-        The files and folders deleted. Nothing else in ``out_dir`` is touched.
+        The files and folders deleted: also the panels ``--panels`` wrote
+        (``OUT/NAME/PANEL.FORMAT`` for the panels the manifest names), and
+        ``OUT/NAME/`` once empty. Nothing else in ``out_dir`` is touched.
     """
     import shutil
 
@@ -520,10 +522,16 @@ def clean(root: Path, names: Iterable[str], *, out_dir: Path | None = None, whol
         files.add(text_cache_path(root, name))
         if not whole_cache:
             files |= {store.path(p["key"]) for p in recorded.get("panels", {}).values() if "key" in p}
+        alone = out / name  # --panels
+        files |= {alone / f"{panel}.{fmt}" for panel in recorded.get("panels", {})
+                  for fmt in ("svg", "pdf", "png", "tiff", "eps")}
         for path in sorted(files):
             if path.is_file():
                 path.unlink()
                 removed.append(path)
+        if alone.is_dir() and not any(alone.iterdir()):
+            alone.rmdir()
+            removed.append(alone)
     whole = store.directory.parent  # ROOT/build/.cache: panels and text
     if whole_cache and whole.is_dir():
         shutil.rmtree(whole)

@@ -113,3 +113,19 @@ def test_format_and_out_are_respected(tmp_path, capsys):
     assert sorted(p.name for p in (out / "fig").iterdir()) == ["plot.svg"]
     assert capsys.readouterr().out.splitlines()[-1] == f"each panel alone: {out / 'fig'}/PANEL.{{svg}}"
     assert not (root / "build" / "fig").exists()
+
+
+def test_clean_removes_the_panels_files_and_keeps_the_users(tmp_path):
+    """`compose clean NAME` deletes the panel files `--panels` wrote and the folder once empty; a file of the
+    user's in that folder stays, and so does the folder then."""
+    root = make_project(tmp_path / "p", pdf=False)
+    assert main(["fig", "--root", str(root), "--panels", "--format", "svg,png"]) == 0
+    alone = root / "build" / "fig"
+    assert sorted(p.name for p in alone.iterdir()) == ["plot.png", "plot.svg"]
+    assert main(["clean", "fig", "--root", str(root)]) == 0
+    assert not alone.exists()
+
+    assert main(["fig", "--root", str(root), "--panels", "--format", "svg"]) == 0
+    (alone / "notes.txt").write_text("mine")
+    assert main(["clean", "fig", "--root", str(root)]) == 0
+    assert sorted(p.name for p in alone.iterdir()) == ["notes.txt"]
