@@ -158,6 +158,8 @@ def hysteresis_jitter(fig, data, colors, xlabel=True):
 # plot_fig10_quantum. Every number comes from the figure's data file (a missing key is a KeyError
 # naming it); the seed's fallback numbers and figure 8's random traces have no counterpart here.
 
+from matplotlib.colors import to_rgba  # noqa: E402  (this block's own import, kept with it)
+
 
 def _feature_label(key):
     """``"S_t (Dispersion)"`` -> ``"$S_t$\\nDispersion"``: the state symbol in math, its name under it."""
@@ -176,7 +178,7 @@ def lofo(fig, data, colors, highlight=2):
     ax.grid(axis="x", visible=False)
     bars = ax.bar([_feature_label(f) for f in features], drops, width=0.6, zorder=3, lw=0.6,
                   edgecolor=colors["slate"],
-                  color=[colors["blue"] if i in top else colors["blue"] + "66" for i in range(len(drops))])
+                  color=[to_rgba(colors["blue"], 1.0 if i in top else 0.4) for i in range(len(drops))])
     ax.bar_label(bars, fmt="%.3f", padding=1.5, fontsize=6, fontweight="bold")
     ax.legend([bars[min(top)], bars[min(set(range(len(drops))) - top)]],
               [f"the {highlight} largest drops", "the other features"], loc="upper right")
