@@ -224,8 +224,67 @@ def qtensorformer() -> None:
         t: {"churn_rate_pct": c, "latency_jitter_std_ms": j} for t, (c, j) in taus.items()}})
 
 
+# ─── Q-TensorFormer figures 3, 5, 6, 8, 10 (shape of outputs/*.json) ──────
+
+#: the 8-D token information state z_t in the order the seed's allocator reads it (architecture figure)
+STATE = ("S_t (Dispersion)", "H_t (Entropy)", "U_t (Uncertainty)", "A_t (Attention)", "R_t (TT-Error)",
+         "L (Latency)", "M (Memory)", "B (Bandwidth)")
+
+
+def _controller_traces(steps: int, step_at: int) -> dict[str, list[float]]:
+    """Three latency traces (ms) over generation steps 1..steps, a load step at ``step_at``: closed-form
+    curves (a first-order ripple, a sustained P-only oscillation around an offset, a damped PID settling
+    onto the target), rounded to 4 decimals; no random numbers."""
+    static, p_only, pid = [], [], []
+    for k in range(1, steps + 1):
+        ripple = 0.015 * math.sin(0.9 * k)
+        t = k - step_at
+        if t < 0:
+            static.append(1.50 + ripple)
+            p_only.append(0.90 + 0.02 * math.sin(1.3 * k))
+            pid.append(0.90 + 0.01 * math.sin(1.7 * k))
+        else:
+            static.append(2.65 + ripple)
+            # proportional-only: a steady-state offset below the target and an oscillation that never dies out
+            p_only.append(1.15 + (0.30 * math.exp(-t / 20) + 0.16) * math.cos(2 * math.pi * t / 6))
+            # PID: the step lifts latency to 1.58 ms, then a damped second-order return onto 1.20 ms
+            pid.append(1.20 + 0.38 * math.exp(-t / 4) * math.cos(0.45 * t) + 0.006 * math.sin(1.7 * k))
+    return {name: [round(v, 4) for v in trace]
+            for name, trace in (("static_heuristic", static), ("p_only", p_only), ("pid_dual", pid))}
+
+
+def qtensorformer_figures_3_5_6_8_10() -> None:
+    out = HERE / "qtensorformer"
+    drops = (0.082, 0.145, 0.118, 0.064, 0.071, 0.095, 0.088, 0.052)
+    write_json(out / "information_state_ablation.json", {
+        "full_model_r2": 0.912, "lofo_ablations": {f: {"r2_drop": d} for f, d in zip(STATE, drops)}})
+    ranks = (1, 2, 4, 8)
+    lat_ms = (0.50, 0.65, 0.82, 1.01)
+    traffic_kb = (86.0, 92.0, 102.0, 116.0)
+    write_json(out / "adaptive_rank_results.json", {
+        "device": "CPU B", "batch_size": 1, "seq_len": 128, "ranks": list(ranks),
+        "empirical_rank_metrics": {f"rank_{r}": {"latency_ms": t, "memory_traffic_kb": m}
+                                   for r, t, m in zip(ranks, lat_ms, traffic_kb)}})
+    # stored KV = 2 (K and V) x kv_heads x head_dim 64 x T tokens x 2 bytes (FP16), one layer, in KB
+    decode_ms = {"MHA (1:1)": (0.61, 0.93, 1.59), "GQA (2:1)": (0.48, 0.71, 1.11),
+                 "GQA (4:1)": (0.42, 0.60, 0.92), "MQA (8:1)": (0.36, 0.49, 0.69)}
+    lengths = (512, 1024, 2048)
+    write_json(out / "gqa_audit.json", {"query_heads": 8, "head_dim": 64, "seq_len": 2048, "configurations": {
+        c: {"kv_heads": 8 // 2 ** i, "seq_metrics": {
+            str(t): {"stored_kv_kb": 2 * (8 // 2 ** i) * 64 * t * 2 / 1024, "decode_latency_ms": d}
+            for t, d in zip(lengths, decode_ms[c])}} for i, c in enumerate(decode_ms)}})
+    steps, step_at = 100, 30
+    write_json(out / "controller_convergence.json", {
+        "target_latency_ms": 1.20, "tolerance_pct": 5, "disturbance_step": step_at, "seq_len_before": 32,
+        "seq_len_after": 128, "steps": list(range(1, steps + 1)), "traces": _controller_traces(steps, step_at)})
+    write_json(out / "quantum_utility.json", {
+        "n_qubits": 8, "qpu_budget_ms": 0.227, "latency_and_overhead": {
+            "classical_sdpa_lat_ms": 0.043, "surrogate_kernel_lat_ms": 0.531, "statevector_sim_lat_ms": 23.87}})
+
+
 if __name__ == "__main__":
     spectralquant()
     compression_ladder()
     external_pdf()
     qtensorformer()
+    qtensorformer_figures_3_5_6_8_10()
