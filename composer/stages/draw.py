@@ -338,11 +338,11 @@ LABEL_OFFSET_PT = 1.5
 #: the least clear space between a connector's label and its drawn line (pt), stroke width and
 #: heads included: a line wider than 1 pt pushes its label out to half its width plus this
 LABEL_CLEARANCE_PT = 1.0
-#: steps (pt) by which a label that would touch another part of its own connector (the other leg of
-#: an elbow, the inside of an arc, a head) moves farther out, then along the segment; at most
-#: :data:`LABEL_SEARCH_STEPS` steps each way
+#: how a label that would touch another part of its own connector (the other leg of an elbow, the
+#: inside of an arc, a head) is moved: out along the normal and along the segment, by
+#: :data:`LABEL_STEP_PT` steps up to :data:`LABEL_FINE_PT`, then by 1 pt steps up to its own width plus height
 LABEL_STEP_PT = 0.25
-LABEL_SEARCH_STEPS = 40
+LABEL_FINE_PT = 5.0
 #: chords an arc is cut into when labels are kept clear of it (a 100 pt arc bent 30 degrees strays
 #: less than 0.002 pt from its chords)
 ARC_CHORDS = 128
@@ -476,10 +476,11 @@ def connector_label_box(route: Route, arrow: Arrow, block: TextBlock) -> Box:
     curve bends away from the label; on the inside the label moves farther in until it clears the
     curve. Then every piece the connector draws (:func:`connector_obstacles`: its other segments,
     its heads) must be at least ``LABEL_CLEARANCE_PT`` beyond its reach from the rectangle: if one
-    is not, the label moves out by :data:`LABEL_STEP_PT` steps, and failing that (the other leg of
-    an elbow beside it) along the segment, each step tried out then back along it; if nothing
-    clears within :data:`LABEL_SEARCH_STEPS` steps it stays where it was first placed (``compose
-    check`` reports it).
+    is not, the label moves to the nearest place that clears (least distance out along the normal
+    plus along the segment, forward along it before back; steps :data:`LABEL_STEP_PT`, then 1 pt
+    past :data:`LABEL_FINE_PT`): out, past a head or the inside of an arc, or along, away from
+    the other leg of an elbow beside it. If nothing within its own width plus height clears, it
+    stays where it was first placed (``compose check`` reports it).
     """
     (x, y), direction = point_along(route, arrow.label_pos)
     nx, ny = label_normal(direction, arrow.label_side)
@@ -511,16 +512,16 @@ def connector_label_box(route: Route, arrow: Arrow, block: TextBlock) -> Box:
 
     if clear(first):
         return first
-    # the nearest placement that clears: fewest steps out plus along, out before along, forward first
-    for total in range(1, LABEL_SEARCH_STEPS + 1):
-        for out in range(total, -1, -1):
-            along = total - out
-            for sign in ((1,) if along == 0 else (1, -1)):
-                dx = nx * out * LABEL_STEP_PT + ux * sign * along * LABEL_STEP_PT
-                dy = ny * out * LABEL_STEP_PT + uy * sign * along * LABEL_STEP_PT
-                moved = Box(first.x_pt + dx, first.y_pt + dy, w, h)
-                if clear(moved):
-                    return moved
+    # the nearest placement that clears: least distance out plus along, out before along, forward first
+    steps = [k * LABEL_STEP_PT for k in range(int(LABEL_FINE_PT / LABEL_STEP_PT) + 1)]
+    steps += [LABEL_FINE_PT + k for k in range(1, int(w + h + LABEL_FINE_PT) + 1)]  # then 1 pt steps, to its size
+    tries = sorted(((out + along, along, -sign, out) for out in steps for along in steps
+                    for sign in ((1,) if along == 0 else (1, -1))), key=lambda t: t[:3])
+    for _, along, minus, out in tries[1:]:
+        dx, dy = nx * out - ux * minus * along, ny * out - uy * minus * along
+        moved = Box(first.x_pt + dx, first.y_pt + dy, w, h)
+        if clear(moved):
+            return moved
     return first
 
 
