@@ -6,7 +6,9 @@ Text is drawn as glyph outlines (see :mod:`composer.text.metrics`), with the str
 composer measured, with a font stack (:func:`composer.text.fonts.font_stack`), and
 only ``$...$`` formulas as outlines. Arrowheads are filled paths, not
 ``<marker>`` (cairosvg paints markers black via ``context-stroke``), and each
-line stops under its head so no stroke pokes through the tip.
+line stops under its head so no stroke pokes through the tip. A connector's label
+sits beside the segment it names, on that segment's normal, clear of everything the
+connector draws (:func:`connector_label_box`).
 """
 
 from __future__ import annotations
@@ -343,6 +345,9 @@ LABEL_CLEARANCE_PT = 1.0
 #: :data:`LABEL_STEP_PT` steps up to :data:`LABEL_FINE_PT`, then by 1 pt steps up to its own width plus height
 LABEL_STEP_PT = 0.25
 LABEL_FINE_PT = 5.0
+#: SVG's default ``stroke-miterlimit``: a joint whose miter would be longer than this many stroke
+#: widths is bevelled (SVG 1.1, 11.4 "stroke-miterlimit")
+SVG_MITER_LIMIT = 4.0
 #: chords an arc is cut into when labels are kept clear of it (a 100 pt arc bent 30 degrees strays
 #: less than 0.002 pt from its chords)
 ARC_CHORDS = 128
@@ -382,7 +387,8 @@ def label_extent(block: TextBlock) -> tuple[float, float, float, float]:
 
 def connector_obstacles(route: Route, arrow: Arrow) -> list[tuple[tuple[Point, ...], float]]:
     """What a connector draws, as convex pieces ``(points, reach_pt)``: each segment of its line
-    (an arc cut into :data:`ARC_CHORDS` chords) with half its stroke width as reach, and each head
+    (an arc cut into :data:`ARC_CHORDS` chords) with half its stroke width as reach, each mitred
+    joint of a polyline as its point with the miter's reach, and each head
     as the polygon :func:`_head` fills (reach 0; an open or bar head, drawn as strokes, half the
     stroke width). The line is taken along the whole route, ends included: what its gaps leave
     out lies under the heads or beside the elements it joins."""
@@ -393,6 +399,14 @@ def connector_obstacles(route: Route, arrow: Arrow) -> list[tuple[tuple[Point, .
     else:
         line = list(route.points)
     pieces: list[tuple[tuple[Point, ...], float]] = [((p, q), half) for p, q in zip(line, line[1:]) if p != q]
+    if not route.curve:  # a mitred joint's outer corner reaches half the width / sin(half the angle)
+        for before, joint, after in zip(line, line[1:], line[2:]):
+            back = math.atan2(before[1] - joint[1], before[0] - joint[0])
+            on = math.atan2(after[1] - joint[1], after[0] - joint[0])
+            half_angle = abs(math.remainder(back - on, math.tau)) / 2  # the legs meet at twice this
+            ratio = 1 / math.sin(half_angle) if half_angle > 1e-9 else math.inf
+            if ratio <= SVG_MITER_LIMIT:  # past it SVG bevels the joint, which stays within half the width
+                pieces.append(((joint, joint), half * ratio))
     pts = list(route.points)
     pts[0] = _toward(pts[0], pts[1], arrow.gap_pt)
     pts[-1] = _toward(pts[-1], pts[-2], arrow.gap_pt)
@@ -452,7 +466,7 @@ def _inside_polygon(p: Point, poly: tuple[Point, ...]) -> bool:
 
 def rect_distance(rect: tuple[float, float, float, float], piece: tuple[Point, ...]) -> float:
     """Distance (pt) between an axis-aligned rectangle ``(x0, y0, x1, y1)`` and a convex piece
-    (a segment: 2 points; a polygon: 3 or more): 0 when they touch or overlap."""
+    (a segment: 2 points, a point given twice; a polygon: 3 or more): 0 when they touch or overlap."""
     x0, y0, x1, y1 = rect
     if any(x0 <= x <= x1 and y0 <= y <= y1 for x, y in piece):
         return 0.0
