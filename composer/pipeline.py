@@ -62,7 +62,7 @@ from composer.incremental.cache import (
 )
 from composer.layout.loader import load_layout
 from composer.layout.model import Figure, FigureSpec
-from composer.lint.rules import Report, font_findings, lint
+from composer.lint.rules import Report, clipped_text_warnings, font_findings, lint
 from composer.progress import Progress
 from composer.sandbox.audit import Opened, collecting, recording
 from composer.sandbox.isolate import (
@@ -849,6 +849,8 @@ def _compose(read: _Read, rendered: Mapping[str, RenderedPanel], opts: BuildOpti
     progress.stage("composing")
     with _recording(issued):
         svg = compose(inputs, rendered, typeset)
+        for clipped in clipped_text_warnings(inputs.figure, svg):  # check reports it too, as outside-canvas
+            warnings.warn(ComposerWarning(f"{inputs.file}: {clipped}"), stacklevel=2)
     report = None
     extra: dict[str, bytes] = {}
     if opts.debug or opts.check:

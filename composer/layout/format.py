@@ -1068,9 +1068,13 @@ TABLES: tuple[Table, ...] = (
         Key("head_width", "length", "head width", default="3.2pt",
             note=f", or {HEAD_PER_WIDTH[1]:g} x width when larger"),
         Key("gap", "length", "space left free at both ends", default="1pt"),
-        Key("label", "template", "text beside the route"),
+        Key("label", "template", "text beside the route, never on its line or heads: its box is offset along the "
+                                 "normal of the segment it names, 1.5 pt from the line's centre (at least 1 pt clear "
+                                 "of the stroke), farther if another part of the connector is in the way"),
         Key("label_pos", "fraction", "where along the route the label sits", default=0.5),
-        Key("label_side", "label_side", "`above`/`below` the route, or `left`/`right` of travel", default="above"),
+        Key("label_side", "label_side", "`above`/`below` the segment at `label_pos` (on a slanted segment, the normal "
+                                        "pointing up/down the page; on a vertical one, left/right; on an arc, the "
+                                        "tangent's), or `left`/`right` of travel", default="above"),
         *_text_style("label_", "the label"),
     )),
     Table("align", "[[align]]",

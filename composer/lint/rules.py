@@ -22,7 +22,8 @@ Rules (``RULES``: rule -> level); an error makes ``compose check`` exit 1:
     tested with the separating axis theorem: neighbouring labels at 45 degrees
     whose axis-aligned extents overlap, but whose glyphs do not, are not reported.
 ``outside-canvas`` (error)
-    anything drawn past the canvas edge.
+    anything drawn past the canvas edge. The build itself warns of canvas text the edge clips
+    (:func:`clipped_text_warnings`, the same measurement).
 ``outside-panel`` (warning)
     panel text drawn outside its panel's box (shows on the canvas, where the
     panel's own SVG would have clipped it).
@@ -74,12 +75,14 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
+from lxml import etree
+
 from composer.errors import LayoutError
 from composer.layout.model import CheckLimits, Figure
 from composer.stages.geometry import Box, Geometry
 from composer.svg.geometry import BBox, overlap, union
 from composer.svg.measure import Scene, TextRun, path_points, scene
-from composer.units import PT_PER_UNIT, amount, say_pair
+from composer.units import PT_PER_UNIT, amount, say, say_pair
 
 RULES: dict[str, str] = {
     "font-size": "error",
@@ -349,6 +352,8 @@ class _Context:
     limits: CheckLimits
     arrows: dict[int, Any]
     findings: list[Finding] = field(default_factory=list)
+    #: stroked lines, braces and brackets (:func:`_line_shapes`)
+    lines: dict[str, tuple[list[tuple[list[Point], bool]], float]] = field(default_factory=dict)
 
     def add(self, *args: Any, **kwargs: Any) -> None:
         self.findings.append(Finding(*args, **kwargs))
@@ -366,12 +371,17 @@ class _Context:
 
 def _describe_run(ctx: _Context, run: TextRun) -> tuple[str, str]:
     """(display, allow key) of a text: ``panel rgb: text '0.5'`` or ``text title``."""
-    display, key = ctx.names.of(run.top)
+    return _describe(ctx.names, run)
+
+
+def _describe(names: _Names, run: TextRun) -> tuple[str, str]:
+    """:func:`_describe_run` with the names alone."""
+    display, key = names.of(run.top)
     if run.top.startswith("panel-"):
         return f"{display}: text {_short(run.text)!r}", key
     if run.element.endswith("-text") and run.top.startswith("shape-"):
         return f"{display} (its text)", key
-    display, key = ctx.names.of(run.element)
+    display, key = names.of(run.element)
     return display, key
 
 
@@ -493,19 +503,150 @@ def _overlaps(ctx: _Context) -> None:
         for run, display, tkey in texts:
             if tkey == akey or ctx.allowed_pair(akey, tkey):
                 continue  # its own label sits beside it by design
-            inner = _inset(quads[id(run)], tol - width / 2)
-            if inner is None:
-                continue
-            hit = False
-            for points, filled in parts:
-                if filled and len(points) >= 3:  # a head
-                    hit = _meets(list(points), inner)
-                else:
-                    hit = any(_meets([p, q], inner) for p, q in zip(points, points[1:]))
-                if hit:
-                    break
-            if hit:
+            if _drawn_on(quads[id(run)], parts, width):
                 ctx.add("overlap", f"{display} / {akey}", "text lies on a connector", None, None)
+
+
+def _drawn_on(quad: list[Point], parts: list[tuple[list[Point], bool]], width_pt: float) -> bool:
+    """Does a drawing of ``parts`` (``(points, filled)``: a stroked polyline, or a filled polygon
+    such as a head) with strokes ``width_pt`` wide touch a text's rectangle ``quad`` by more than
+    :data:`OVERLAP_TOLERANCE_PT`?"""
+    inner = _inset(quad, OVERLAP_TOLERANCE_PT - width_pt / 2)
+    if inner is None:
+        return False
+    for points, filled in parts:
+        if filled and len(points) >= 3:  # a head
+            if _meets(list(points), inner):
+                return True
+        elif any(_meets([p, q], inner) for p, q in zip(points, points[1:])):
+            return True
+    return False
+
+
+def _lines_on_canvas_text(ctx: _Context) -> None:
+    """``overlap``: a canvas text (a text, a panel label or title, a connector's or a shape's label)
+    crossed by its own connector, or by a line, brace or bracket shape (stroke width included;
+    a label over another connector is the connector rule of :func:`_overlaps`)."""
+    for run in ctx.scene.texts:
+        if run.top.startswith("panel-") or run.bbox[0] > run.bbox[2]:
+            continue
+        display, key = _describe_run(ctx, run)
+        quad = run.corners
+        own = re.fullmatch(r"arrow\[(\d+)\]", key)
+        if own and int(own.group(1)) in ctx.arrows:
+            parts, width = ctx.arrows[int(own.group(1))]
+            if _drawn_on(quad, parts, width):
+                ctx.add("overlap", f"{display} / {key}", "text is crossed by its own connector", None, None)
+        for skey, (parts, width) in ctx.lines.items():
+            if skey != key and not ctx.allowed_pair(skey, key) and _drawn_on(quad, parts, width):
+                shown = skey if skey.startswith("shape[") else f"shape {skey}"
+                ctx.add("overlap", f"{display} / {shown}", "text is crossed by a line", None, None)
+
+
+def _line_shapes(figure: Figure, svg: bytes) -> dict[str, tuple[list[tuple[list[Point], bool]], float]]:
+    """Shape name (``shape[i]`` when unnamed) -> ([(points, False)] of its stroke, stroke width) for every
+    stroked line, brace and bracket, read from the canvas (curves flattened by
+    :func:`composer.svg.measure.path_points`)."""
+    from composer.svg.io import SVG_NS, parse_svg
+
+    root = parse_svg(svg, source="composed figure")
+    found = {}
+    for i, shape in enumerate(figure.shapes):
+        if shape.kind not in ("line", "brace", "bracket") or not shape.stroke:
+            continue
+        group = root.find(f"{{{SVG_NS}}}g[@id='shape-{shape.name or i}']")
+        if group is None:
+            continue
+        parts = [(points, False) for path in group.iter(f"{{{SVG_NS}}}path")
+                 for points in path_points(path.get("d", ""))]
+        found[shape.name or f"shape[{i}]"] = (parts, shape.stroke_width_pt)
+    return found
+
+
+def _past_edge(box: BBox, canvas: BBox) -> tuple[str, float]:
+    """The edge of ``canvas`` that ``box`` reaches farthest past (``left``, ``top``, ``right``,
+    ``bottom``; the first of them on a tie) and by how much (pt; 0 or less: inside)."""
+    beyond = {"left": canvas[0] - box[0], "top": canvas[1] - box[1], "right": box[2] - canvas[2],
+              "bottom": box[3] - canvas[3]}
+    side = max(beyond, key=lambda k: beyond[k])
+    return side, beyond[side]
+
+
+def _clipped_canvas_texts(names: _Names, texts: list[TextRun], canvas: BBox) -> list[tuple[str, str, float]]:
+    """``(display, edge, by_pt)`` of every canvas text (not a panel's) whose ink reaches more than
+    :data:`EDGE_TOLERANCE_PT` past ``canvas``: what ``outside-canvas`` reports of texts and what the
+    build warns about (:func:`clipped_text_warnings`)."""
+    found = []
+    for run in texts:
+        if run.top.startswith("panel-") or run.bbox[0] > run.bbox[2]:
+            continue
+        side, by_pt = _past_edge(run.bbox, canvas)
+        if by_pt > EDGE_TOLERANCE_PT:
+            found.append((_describe(names, run)[0], side, by_pt))
+    return found
+
+
+def clipped_text_warnings(figure: Figure, svg: bytes) -> list[str]:
+    """One message per canvas text, panel label or title the canvas edge clips, naming it, the edge and
+    by how much in the layout's unit (``"text title: 1.2 mm past the top edge of the canvas, clipped"``).
+
+    The texts are measured as ``compose check`` measures them (:func:`composer.svg.measure.scene`,
+    :func:`_clipped_canvas_texts`), but only those that may reach the edge: a canvas element whose
+    outlines' coordinates (on-curve and control points, whose hull holds the ink) all lie inside the
+    canvas is left out, and so are the panels (whose texts are not asked about), which keeps the
+    build from walking the whole figure as a check does.
+
+    Args:
+        figure: the loaded layout (names, unit). svg: the composed canvas.
+    """
+    from composer.svg.io import SVG_NS, parse_svg
+
+    root = parse_svg(svg, source="composed figure")
+    width_pt, height_pt = (float(v) for v in (root.get("viewBox") or "0 0 0 0").split()[2:])
+    for el in list(root):
+        element = el.get("id") or ""
+        if element.startswith("panel-") or element == "background" or not _may_reach_edge(el, width_pt, height_pt):
+            root.remove(el)
+    if not any(el.tag == f"{{{SVG_NS}}}g" or el.tag == f"{{{SVG_NS}}}path" for el in root):
+        return []
+    measured = scene(etree.tostring(root))
+    canvas = (0.0, 0.0, measured.width_pt, measured.height_pt)
+    unit = figure.spec.unit
+    return [f"{display}: {say(by_pt, unit)} past the {side} edge of the canvas, clipped"
+            for display, side, by_pt in _clipped_canvas_texts(_Names(figure), measured.texts, canvas)]
+
+
+#: path commands whose arguments are all absolute coordinate pairs, and separators, as spaces
+_COMMANDS_AS_SPACES = str.maketrans({c: " " for c in "MLQCZ,"})
+#: what such path data is made of (deleted: anything left is something else)
+_DROP_ABSOLUTE = str.maketrans("", "", "MLQCZ0123456789.,- \t\n\r")
+
+
+def _may_reach_edge(el: etree._Element, width_pt: float, height_pt: float) -> bool:
+    """Could a canvas element draw text within :data:`EDGE_TOLERANCE_PT` of the canvas edge or past it?
+    True unless it holds no ``<text>``, no ``transform``, only absolute ``M``/``L``/``Q``/``C``/``Z`` path
+    data, and every coordinate of that data lies inside the canvas by more than the tolerance."""
+    import numpy as np
+
+    tol = EDGE_TOLERANCE_PT
+    for sub in el.iter():
+        if not isinstance(sub.tag, str):
+            continue
+        if sub.get("transform") is not None or etree.QName(sub).localname in ("text", "use", "image"):
+            return True
+        d = sub.get("d")
+        if d is None:
+            continue
+        if d.translate(_DROP_ABSOLUTE):  # a relative, H, V or A command, an exponent: measure it
+            return True
+        numbers = np.fromstring(d.translate(_COMMANDS_AS_SPACES), sep=" ")
+        if len(numbers) % 2:
+            return True
+        xs, ys = numbers[0::2], numbers[1::2]
+        if len(xs) and not (xs.min() > tol and xs.max() < width_pt - tol and ys.min() > tol
+                            and ys.max() < height_pt - tol):
+            return True
+    return False
 
 
 def _outside(ctx: _Context) -> None:
@@ -513,19 +654,16 @@ def _outside(ctx: _Context) -> None:
     tol = EDGE_TOLERANCE_PT
 
     def report(display: str, box: BBox) -> None:
-        if not _inside(box, canvas, tol):
-            beyond = max(canvas[0] - box[0], canvas[1] - box[1], box[2] - canvas[2], box[3] - canvas[3])
+        beyond = _past_edge(box, canvas)[1]
+        if beyond > tol:
             ctx.add_length("outside-canvas", display, "drawn past the edge of the canvas", beyond, tol)
 
+    for display, _, beyond in _clipped_canvas_texts(ctx.names, ctx.scene.texts, canvas):
+        ctx.add_length("outside-canvas", display, "drawn past the edge of the canvas", beyond, tol)
     outside_texts: dict[str, list[BBox]] = {}
     for run in ctx.scene.texts:
-        if run.bbox[0] > run.bbox[2]:
-            continue
-        if run.top.startswith("panel-"):
-            if not _inside(run.bbox, canvas, tol):
-                outside_texts.setdefault(run.top, []).append(run.bbox)
-        else:
-            report(_describe_run(ctx, run)[0], run.bbox)
+        if run.bbox[0] <= run.bbox[2] and run.top.startswith("panel-") and not _inside(run.bbox, canvas, tol):
+            outside_texts.setdefault(run.top, []).append(run.bbox)
     for top, boxes in outside_texts.items():
         report(f"{ctx.names.of(top)[0]}: {len(boxes)} text{'s' * (len(boxes) > 1)}", union(boxes))
     for p in ctx.figure.panels:
@@ -682,11 +820,13 @@ def lint(figure: Figure, geometry: Geometry, svg: bytes, *, file: str,
     names = _Names(figure)
     allowed = _check_allowed(figure, names, file)
     measured = scene(svg)
-    ctx = _Context(figure, geometry, measured, names, allowed, figure.spec.check, _arrow_shapes(figure, svg))
+    ctx = _Context(figure, geometry, measured, names, allowed, figure.spec.check, _arrow_shapes(figure, svg),
+                   lines=_line_shapes(figure, svg))
     _font_sizes(ctx)
     _line_widths(ctx)
     _rasters(ctx)
     _overlaps(ctx)
+    _lines_on_canvas_text(ctx)
     _outside(ctx)
     _dangling(ctx)
     _colour_vision(ctx)
