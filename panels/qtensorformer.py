@@ -298,7 +298,8 @@ def _log_ticks(axis, values):
 
 
 def pareto_quality_latency(fig, data, colors):
-    """Quality score vs latency per system (``systems``), ``ours`` starred, the Pareto frontier stepped."""
+    """Quality score vs latency per system (``systems``), ``ours`` starred, the Pareto frontier stepped (gid
+    ``frontier``; points ``point-{name}``)."""
     systems = data["systems"]
     names = list(systems)
     lat = [systems[n]["latency_ms"] for n in names]
@@ -307,7 +308,7 @@ def pareto_quality_latency(fig, data, colors):
     ax = fig.add_subplot()
     front = _frontier(lat, q)
     ax.step([lat[i] for i in front] + [max(lat) * 1.5], [q[i] for i in front] + [q[front[-1]]], where="post",
-            color=colors["blue"], ls="--", lw=0.9, label="Pareto frontier", zorder=2)
+            color=colors["blue"], ls="--", lw=0.9, label="Pareto frontier", zorder=2, gid="frontier")
     for n, x, y in zip(names, lat, q):
         ax.scatter([x], [y], marker="*" if n == ours else "o", s=60 if n == ours else 16, zorder=4,
                    color=colors["vermillion"] if n == ours else colors["grey"], gid=f"point-{n}")
@@ -332,7 +333,7 @@ def hypervolume_margins(fig, data, colors):
     bars = ax.bar(dims, [adv[d] for d in dims], color=colors["blue"], width=0.55, edgecolor=colors["slate"],
                   lw=0.6, zorder=3)
     for bar, d in zip(bars, dims):
-        bar.set_gid(f"bar-{d}")
+        bar.set_gid(f"bar-{d.replace(' ', '_')}")
         ax.text(bar.get_x() + bar.get_width() / 2, adv[d] + max(adv.values()) * 0.02, f"+{adv[d]:.1f}%",
                 ha="center", va="bottom", fontsize=6, fontweight="bold")
     ax.set_ylim(0, max(adv.values()) * 1.15)
@@ -414,8 +415,9 @@ CATEGORIES = {"Dense": ("ink", "o"), "Quantization": ("orange", "s"), "Attention
 
 def baseline_pareto(fig, data, colors, x="peak_ram_mb", y="tokens_per_sec"):
     """One trade-off of every model of ``models``: metric ``x`` against ``y`` (keys of ``METRICS``; which
-    way is better is the layout's panel title), a marker per category, the Pareto frontier stepped, each point named by its ``short_name``; the plotted
-    count must equal ``n_architectures``."""
+    way is better is the layout's panel title), a marker per category (gids ``point-{model_id}``), the
+    Pareto frontier stepped (gid ``frontier``), each point named by its ``short_name``; the plotted count
+    must equal ``n_architectures``."""
     models = data["models"]
     if len(models) != data["n_architectures"]:
         raise ValueError(f"n_architectures is {data['n_architectures']} but models lists {len(models)}")
@@ -425,7 +427,8 @@ def baseline_pareto(fig, data, colors, x="peak_ram_mb", y="tokens_per_sec"):
     (xlabel, _, xlog), (ylabel, y_lower, ylog) = METRICS[x], METRICS[y]
     front = _frontier(xs, ys, lower_y=y_lower)
     fx, fy = [xs[i] for i in front], [ys[i] for i in front]
-    ax.step(fx + [max(xs) * 1.3], fy + [fy[-1]], where="post", color=colors["grey"], ls="--", lw=0.8, zorder=2)
+    ax.step(fx + [max(xs) * 1.3], fy + [fy[-1]], where="post", color=colors["grey"], ls="--", lw=0.8, zorder=2,
+            gid="frontier")
     for m, vx, vy in zip(models, xs, ys):
         c, marker = CATEGORIES[m["category"]]
         ax.scatter([vx], [vy], color=colors[c], marker=marker, s=42 if marker == "*" else 18, lw=0.4,
