@@ -316,3 +316,91 @@ def test_the_generator_writes_these_files(tmp_path):
     shares = load("detailed_latency_profile.json")
     for phase in ("prefill", "decode"):
         assert math.isclose(sum(shares[f"{phase}_percentage_breakdown"].values()), 100.0, abs_tol=1e-9)
+
+
+# ─── docs/seeds.md ────────────────────────────────────────────────────────
+
+#: the other half of issue 16, built on another branch: the only layouts docs/seeds.md may lack
+OTHER_BRANCH = {"qtf_lofo", "qtf_adaptive_rank", "qtf_gqa_audit", "qtf_controller", "qtf_quantum"}
+
+
+def _generate_module():
+    spec = importlib.util.spec_from_file_location("docs_generate", REPO / "docs" / "generate.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_seeds_doc_is_what_the_generator_writes():
+    from composer.stages.inputs import Project
+
+    gen = _generate_module()
+    doc = (REPO / "docs" / "seeds.md").read_text(encoding="utf-8")
+    assert doc == gen.seeds_markdown(allow_missing=True), "regenerate: python docs/generate.py --seeds-only"
+    missing = {s.layout for s in gen.SEED_FIGURES} - set(Project.at(REPO).figures())
+    assert missing <= OTHER_BRANCH, f"seed figures without a layout: {sorted(missing - OTHER_BRANCH)}"
+    rows = [line for line in doc.splitlines() if line.startswith("| `")]
+    assert len(rows) == len(gen.SEED_FIGURES) == 27
+    for seed, row in zip(gen.SEED_FIGURES, rows):
+        assert f"`{seed.function}`" in row and seed.layout in row
+        if seed.layout not in missing:
+            assert f"gallery/{seed.layout}.png" in row
+    assert "(docs/seeds.md)" in (REPO / "README.md").read_text(encoding="utf-8")
+
+
+def test_a_seed_layout_that_does_not_exist_stops_the_generator():
+    gen = _generate_module()
+    with pytest.raises(SystemExit, match="qtf_not_a_figure"):
+        gen.layout_code(REPO, "qtf_not_a_figure")
+
+
+def test_the_seed_table_has_all_27_figures():
+    """1 + 1 + 6 + 3 + 16 figures of the five seed scripts, each function once, each layout once."""
+    gen = _generate_module()
+    per_script: dict[str, int] = {}
+    for seed in gen.SEED_FIGURES:
+        per_script[seed.script] = per_script.get(seed.script, 0) + 1
+        assert (seed.span is None) == (seed.lines is None) != (seed.chars is None), seed
+        if seed.span:
+            assert seed.span[0] <= seed.span[1] and 0 < seed.lines <= seed.span[1] - seed.span[0] + 1
+    assert per_script == {"volume_kv_method.py.txt": 1, "kvpath_delta.py.txt": 1, "spectralquant_figures.py.txt": 6,
+                          "compression_ladder_figures.py.txt": 3, "qtensorformer_figures.py.txt": 16}
+    assert len({(s.script, s.function) for s in gen.SEED_FIGURES}) == 27
+    assert len({s.layout for s in gen.SEED_FIGURES}) == 27
+    qtf = [s for s in gen.SEED_FIGURES if s.script.startswith("qtensorformer")]
+    assert [int(re.match(r"plot_fig(\d+)_", s.function).group(1)) for s in qtf] == list(range(1, 17))
+
+
+def test_code_lines_counts_code_only():
+    gen = _generate_module()
+    python = 'def f(x):\n    """Doc\n    more."""\n    # a comment\n\n    y = x  # trailing\n    return y\n'
+    assert gen.code_lines(python) == 3                    # def, y =, return
+    toml = 'a = 1\n# comment\n\n[b]\nmosaic = """\nAB\n"""\n'
+    assert gen.code_lines(toml, python=False) == 5        # everything but the comment and the blank
+    # the Q-TensorFormer seed's shape: "| " before every line, blank lines between, indentation lost
+    seed = ('| import os \n\n| def f(): \n\n| """One line.""" \n\n| # comment \n\n| x = 1 \n\n| return x \n\n'
+            '| def g(): \n\n| return 2 \n')
+    assert gen.measure_seed(seed, "f") == ((3, 11), 3, None)   # def, x = 1, return x
+    assert gen.measure_seed(seed, "g") == ((13, 15), 2, None)
+    plain = 'path/to/script.py\n\n"""Module doc."""\nimport os\n\n\ndef f():\n    return 1\n\n\nX = 2\n'
+    assert gen.measure_seed(plain, "f") == ((7, 8), 2, None)
+    assert gen.measure_seed(plain, "(the whole script)") == ((1, 11), 4, None)  # not the path, not the doc
+    flat = "import os def f(): x = 1 return x def g(): return 2"
+    assert gen.measure_seed(flat, "f") == (None, None, len("def f(): x = 1 return x"))
+
+
+def test_layout_code_counts_the_layout_and_what_its_renderers_use(tmp_path):
+    gen = _generate_module()
+    (tmp_path / "layouts").mkdir()
+    (tmp_path / "panels").mkdir()
+    (tmp_path / "layouts" / "fig.toml").write_text(
+        '# a figure\n[figure]\nwidth = "40mm"\nheight = "30mm"\n\n[panels.a]\nrender = "mod:draw"\n'
+        'size = ["10mm", "10mm"]\nat = ["0mm", "0mm"]\n', encoding="utf-8")
+    (tmp_path / "panels" / "mod.py").write_text(
+        'import numpy as np\n\nSCALE = 2\nUNUSED = 3\n\n\ndef _helper(v):\n    """Doc."""\n    return v * SCALE\n'
+        '\n\ndef other():\n    return UNUSED\n\n\ndef draw(fig, data):\n    ax = fig.add_subplot()\n'
+        '    # a comment\n    ax.plot([_helper(1)])\n', encoding="utf-8")
+    layout_lines, renderer_lines, functions = gen.layout_code(tmp_path, "fig")
+    assert layout_lines == 7                               # the TOML's lines that are not blank or comment
+    assert renderer_lines == 1 + 2 + 3                     # SCALE; _helper's def, return; draw's three lines
+    assert functions == ["mod:_helper", "mod:draw"]
