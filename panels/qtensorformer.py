@@ -234,12 +234,13 @@ def _frontier(xs, ys, lower_y=False):
     return sorted(keep, key=lambda i: xs[i])
 
 
-def _label_points(ax, xs, ys, labels, fontsize=5.5, pad_pt=3.0):
+def _label_points(ax, xs, ys, labels, leader_color, fontsize=5.5, pad_pt=3.0):
     """Name each point at the first of sixteen spots around it (right, left, above, below and the
     diagonals, at ``pad_pt`` and, with a leader line, 3.5 x farther) whose text box stays inside the axes
-    and clear of the labels placed so far, the points, the axes' lines and the legend; when none is clear,
-    the spot with the fewest conflicts. Call it after the axes are placed (``tight_layout``): it measures
-    in display space."""
+    and clear of the labels placed so far, the points, the axes' lines and the legend, and (without a
+    leader) is nearer its own point than any other; when none is clear, the spot with the fewest
+    conflicts. Leaders are drawn in ``leader_color``. Call it after the axes are placed (``tight_layout``):
+    it measures in display space."""
     px = ax.figure.dpi / 72
     lines = []
     for line in ax.lines:  # the lines as drawn (steps too), as display points every ~2 pt
@@ -259,11 +260,16 @@ def _label_points(ax, xs, ys, labels, fontsize=5.5, pad_pt=3.0):
     legend = ax.get_legend()
     taken = [legend.get_window_extent()] if legend else []
 
-    def conflicts(box, mark):
+    def gap(box, m):  # from a point to a box, 0 inside it
+        return np.hypot(max(box.x0 - m[0], 0, m[0] - box.x1), max(box.y0 - m[1], 0, m[1] - box.y1))
+
+    def conflicts(box, mark, far):
         inside = box.x0 >= frame.x0 and box.x1 <= frame.x1 and box.y0 >= frame.y0 and box.y1 <= frame.y1
+        own = gap(box, mark)
+        others = [gap(box, m) for m in marks if m is not mark]
         return (10 * (not inside) + 3 * sum(box.overlaps(t) for t in taken)
-                + sum(box.x0 - 3 * px < m[0] < box.x1 + 3 * px and box.y0 - 3 * px < m[1] < box.y1 + 3 * px
-                      for m in marks if m is not mark)
+                + sum(g < 3 * px for g in others)
+                + (not far and any(g < own + 2 * px for g in others))  # a label reads as its nearest point's
                 + any(box.x0 < lx < box.x1 and box.y0 < ly < box.y1 for lx, ly in lines))
 
     crowd = [sum(np.hypot(*(m - o)) < 20 * px for o in marks) for m in marks]
@@ -275,23 +281,24 @@ def _label_points(ax, xs, ys, labels, fontsize=5.5, pad_pt=3.0):
                                textcoords="offset points", ha=ha, va=va, fontsize=fontsize)
             box = text.get_window_extent()
             text.remove()
-            score = conflicts(box, marks[k])
+            score = conflicts(box, marks[k], far > 1)
             if best is None or score < best[0]:
                 best = (score, spot, box)
             if score == 0:
                 break
         _, (dx, dy, ha, va, far), box = best
-        leader = {"arrowstyle": "-", "lw": 0.4, "color": "#64748b", "shrinkA": 0, "shrinkB": 2} if far > 1 else None
+        leader = {"arrowstyle": "-", "lw": 0.4, "color": leader_color, "shrinkA": 0, "shrinkB": 2} if far > 1 else None
         ax.annotate(labels[k], (xs[k], ys[k]), xytext=(dx * (pad_pt + 1) * far, dy * pad_pt * far),
                     textcoords="offset points", ha=ha, va=va, fontsize=fontsize, arrowprops=leader)
         taken.append(box)
 
 
 def _log_ticks(axis, values):
-    """Plain-number major ticks on a log axis at 1-2-3-5 steps spanning ``values``."""
+    """Plain-number major ticks on a log axis spanning ``values``: at 1-2-3-5 steps, or 1-2-5 when the
+    values span more than 30x (the 3s would crowd the 2s)."""
     lo, hi = min(values), max(values)
     steps = [m * 10 ** e for e in range(int(np.floor(np.log10(lo))) - 1, int(np.ceil(np.log10(hi))) + 1)
-             for m in (1, 2, 3, 5)]
+             for m in ((1, 2, 3, 5) if hi / lo <= 30 else (1, 2, 5))]
     axis.set_major_locator(FixedLocator([s for s in steps if lo / 1.6 <= s <= hi * 1.6]))
     axis.set_minor_locator(NullLocator())
     axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
@@ -320,18 +327,18 @@ def pareto_quality_latency(fig, data, colors):
     ax.set_ylabel("quality score (0 to 1)")
     ax.legend(loc="lower right")
     fig.tight_layout(pad=0.3)
-    _label_points(ax, lat, q, names)
+    _label_points(ax, lat, q, names, colors["grey"])
 
 
 def hypervolume_margins(fig, data, colors):
-    """Hypervolume advantage of ``ours`` over ``reference`` per dimension (%), value on each bar; gids
-    ``bar-{dimension}``."""
+    """Hypervolume advantage of ``ours`` over ``reference`` per dimension (%), value on each bar, a name of
+    two words on two lines; gids ``bar-{dimension}`` (spaces as ``_``)."""
     adv = data["hypervolume_advantage_pct"]
     dims = list(adv)
     ax = fig.add_subplot()
     ax.grid(axis="x", visible=False)
-    bars = ax.bar(dims, [adv[d] for d in dims], color=colors["blue"], width=0.55, edgecolor=colors["slate"],
-                  lw=0.6, zorder=3)
+    bars = ax.bar([d.replace(" ", "\n") for d in dims], [adv[d] for d in dims], color=colors["blue"], width=0.55,
+                  edgecolor=colors["slate"], lw=0.6, zorder=3)
     for bar, d in zip(bars, dims):
         bar.set_gid(f"bar-{d.replace(' ', '_')}")
         ax.text(bar.get_x() + bar.get_width() / 2, adv[d] + max(adv.values()) * 0.02, f"+{adv[d]:.1f}%",
@@ -393,7 +400,8 @@ def micro_deadline_floor(fig, data, colors, ylabel=True):
     for i, (key, (label, v, c)) in enumerate(parts.items()):
         bar = ax.bar([label], [v], color=colors[c], width=0.5, edgecolor=colors["slate"], lw=0.6, zorder=3)[0]
         bar.set_gid(f"bar-{key}")
-        ax.text(i, v + top * 0.02, f"{v:.2f} ms", ha="center", va="bottom", fontsize=6, fontweight="bold")
+        ax.text(i, v + top * 0.02, f"{v:.2f} ms", ha="center", va="bottom", fontsize=6, fontweight="bold",
+                bbox={"facecolor": "#ffffff", "edgecolor": "none", "pad": 0.4}, zorder=4)  # clear of the SLA line
     ax.set_ylim(0, top * 1.18)
     if ylabel:
         ax.set_ylabel("latency (ms)")
@@ -444,7 +452,7 @@ def baseline_pareto(fig, data, colors, x="peak_ram_mb", y="tokens_per_sec"):
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     fig.tight_layout(pad=0.3)
-    _label_points(ax, xs, ys, [m["short_name"] for m in models], fontsize=5)
+    _label_points(ax, xs, ys, [m["short_name"] for m in models], colors["grey"], fontsize=5)
 
 
 def baseline_legend(fig, data, colors):
