@@ -424,8 +424,11 @@ CATEGORIES = {"Dense": ("ink", "o"), "Quantization": ("orange", "s"), "Attention
 def baseline_pareto(fig, data, colors, x="peak_ram_mb", y="tokens_per_sec"):
     """One trade-off of every model of ``models``: metric ``x`` against ``y`` (keys of ``METRICS``; which
     way is better is the layout's panel title), a marker per category (gids ``point-{model_id}``), the
-    Pareto frontier stepped (gid ``frontier``), each point named by its ``short_name``; the plotted count
-    must equal ``n_architectures``."""
+    Pareto frontier stepped (gid ``frontier``), each point named by its ``short_name``.
+
+    Raises:
+        KeyError: a missing key, named. ValueError: ``n_architectures`` is not the number of models.
+    """
     models = data["models"]
     if len(models) != data["n_architectures"]:
         raise ValueError(f"n_architectures is {data['n_architectures']} but models lists {len(models)}")
@@ -480,8 +483,12 @@ def improvement_pct(target, baseline):
 
 def baseline_improvements(fig, data, colors):
     """Improvement of the ``target`` model over every model of another category (there must be
-    ``n_baselines``), one bar per metric of ``IMPROVEMENTS``, baselines top to bottom in file order; gids
-    ``bar-{metric}-{model_id}``."""
+    ``n_baselines``), one bar per metric of ``IMPROVEMENTS`` (:func:`improvement_pct`), baselines top to
+    bottom in file order; gids ``bar-{metric}-{model_id}``.
+
+    Raises:
+        KeyError: a missing key, named. ValueError: ``n_baselines`` is not the number of baselines.
+    """
     models = {m["model_id"]: m for m in data["models"]}
     target = models[data["target"]]
     baselines = [m for m in data["models"] if m["category"] != target["category"]]
