@@ -280,6 +280,75 @@ def qtensorformer_figures_3_5_6_8_10() -> None:
     write_json(out / "quantum_utility.json", {
         "n_qubits": 8, "qpu_budget_ms": 0.227, "latency_and_overhead": {
             "classical_sdpa_lat_ms": 0.043, "surrogate_kernel_lat_ms": 0.531, "statevector_sim_lat_ms": 23.87}})
+# ─── Q-TensorFormer figures 11, 13, 14, 15, 16 (shape of outputs/*.json) ───
+
+#: the models of baseline_comparison_master.json: id, display name, short label, category, then the typed
+#: metrics peak RAM (MB), decode rate (tok/s), cosine fidelity vs FP32, energy (uJ/token), KV cache at 1k
+#: tokens (MB), DRAM traffic (MB/token, written in bytes), active FLOPs (M/token)
+BASELINE_MODELS = (
+    ("dense_fp32", "Dense (FP32)", "FP32", "Dense", 548, 92, 1.000, 5200, 72.0, 1096, 1080),
+    ("dense_fp16", "Dense (FP16)", "FP16", "Dense", 276, 158, 0.999, 3150, 36.0, 548, 1080),
+    ("ptq_int8", "INT8 PTQ", "INT8", "Quantization", 142, 196, 0.989, 2150, 36.0, 274, 1080),
+    ("ptq_int4", "INT4 PTQ", "INT4", "Quantization", 76, 248, 0.947, 1720, 36.0, 137, 1080),
+    ("gqa_4_1", "GQA (4:1)", "GQA", "Attention", 262, 171, 0.986, 2600, 9.0, 521, 1010),
+    ("mqa_8_1", "MQA (8:1)", "MQA", "Attention", 257, 178, 0.974, 2450, 4.5, 515, 995),
+    ("static_tt_r4", "Static TT (r=4)", "TT r4", "Tensor-Train", 58, 226, 0.921, 1460, 36.0, 118, 310),
+    ("static_tt_r8", "Static TT (r=8)", "TT r8", "Tensor-Train", 97, 201, 0.951, 1690, 36.0, 196, 520),
+    ("early_exit", "Early-Exit", "early exit", "Conditional", 280, 228, 0.955, 2240, 36.0, 402, 690),
+    ("h2o_kv", "H2O KV", "H2O", "KV Cache", 268, 166, 0.962, 2900, 7.2, 540, 1080),
+    ("moe_top1", "Sparse MoE", "MoE", "Sparse MoE", 612, 149, 0.978, 3600, 36.0, 690, 560),
+    ("qtf_edge", "Q-TensorFormer (Edge-SLA)", "QTF edge", "Adaptive QTF", 52, 298, 0.968, 1120, 5.1, 96, 240),
+    ("qtf_balanced", "Q-TensorFormer (Balanced)", "QTF balanced", "Adaptive QTF", 71, 262, 0.983, 1330, 7.4, 131,
+     380),
+    ("qtf_quality", "Q-TensorFormer (Quality)", "QTF quality", "Adaptive QTF", 118, 214, 0.995, 1750, 11.8, 212,
+     640),
+)
+COST_USD_PER_HOUR = 0.12  # the cost column: decode time x an hourly machine price (typed)
+
+
+def qtensorformer_results() -> None:
+    """Figures 11, 13, 14, 15 and 16: detailed_latency_profile, pareto_frontiers, counter_hypothesis_results,
+    baseline_comparison_master."""
+    out = HERE / "qtensorformer"
+    parts = ("tt_ffn_contraction_ms", "info_state_zt_ms", "resource_allocator_ms", "attention_and_projections_ms",
+             "core_slicing_overhead_ms", "norms_and_residuals_ms")
+    # the keys end in _ms as the seed's do, but hold percentages of the phase's latency (each phase sums to 100)
+    prefill = (52.3, 17.5, 13.5, 13.6, 1.5, 1.6)
+    decode = (39.4, 14.2, 31.5, 10.1, 3.2, 1.6)
+    write_json(out / "detailed_latency_profile.json", {
+        "prefill_tokens": 128, "prefill_total_ms": 0.842, "decode_total_ms": 0.391,
+        "prefill_percentage_breakdown": dict(zip(parts, prefill)),
+        "decode_percentage_breakdown": dict(zip(parts, decode))})
+    systems = {"Dense Transformer": (0.995, 5.42), "Static TT (r=4)": (0.921, 4.15), "LoRA (r=4)": (0.945, 5.10),
+               "4-bit AWQ": (0.932, 3.85), "StreamingLLM": (0.884, 4.60), "DeeBERT": (0.915, 3.40),
+               "Switch MoE": (0.962, 4.75), "Pure Quantum": (0.890, 18.50), "Q-TensorFormer": (0.988, 2.65)}
+    write_json(out / "pareto_frontiers.json", {
+        "ours": "Q-TensorFormer", "reference": "Dense Transformer",
+        "systems": {s: {"quality_score": q, "latency_ms": lat} for s, (q, lat) in systems.items()},
+        "hypervolume_advantage_pct": {"Latency": 16.2, "Memory": 71.3, "Energy": 16.2, "Bandwidth": 184.6,
+                                      "KV Cache": 494.6}})
+    batches = (1, 2, 4, 8, 16, 32, 64, 128)
+    dense = (0.41, 0.42, 0.43, 0.45, 0.50, 0.52, 0.99, 1.95)
+    tt = (0.14, 0.19, 0.31, 0.58, 2.30, 4.17, 8.39, 17.69)
+    write_json(out / "counter_hypothesis_results.json", {
+        "regime_1_large_batch_prefill": {"data": {
+            f"B_{b}": {"dense_gemm_latency_ms": d, "tt_contraction_latency_ms": t}
+            for b, d, t in zip(batches, dense, tt)}},
+        "regime_3_micro_deadline": {"allocator_decision_ms": 0.68, "core_slicing_overhead_ms": 0.05,
+                                    "target_sla_ms": 0.50}})
+    models = []
+    for mid, name, short, cat, ram, tok_s, fid, energy, kv, traffic_mb, flops in BASELINE_MODELS:
+        tpot = round(1000 / tok_s, 3)
+        models.append({"model_id": mid, "display_name": name, "short_name": short, "category": cat, "metrics": {
+            "peak_ram_mb": ram, "tokens_per_sec": tok_s, "tpot_ms": tpot, "cosine_fidelity": fid,
+            "energy_uj_per_tok": energy,
+            "cost_per_million_tokens_usd": round(tpot * 1e6 / 1000 / 3600 * COST_USD_PER_HOUR, 4),
+            "kv_cache_1k_mb": kv, "dram_traffic_bytes_per_tok": traffic_mb * 1_000_000, "active_flops_m": flops}})
+    target = "qtf_edge"
+    category = next(m["category"] for m in models if m["model_id"] == target)
+    write_json(out / "baseline_comparison_master.json", {
+        "target": target, "n_architectures": len(models),
+        "n_baselines": sum(m["category"] != category for m in models), "models": models})
 
 
 if __name__ == "__main__":
@@ -288,3 +357,4 @@ if __name__ == "__main__":
     external_pdf()
     qtensorformer()
     qtensorformer_figures_3_5_6_8_10()
+    qtensorformer_results()

@@ -9,7 +9,8 @@ did not come from its data.
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.ticker import FixedLocator, NullLocator, ScalarFormatter
+from matplotlib.cbook import STEP_LOOKUP_MAP
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator, ScalarFormatter
 
 HEADS = {"delta_quality": "ΔQuality", "delta_latency": "ΔLatency", "delta_memory": "ΔMemory",
          "delta_energy": "ΔEnergy", "delta_bandwidth": "ΔBandwidth"}
@@ -317,3 +318,363 @@ def quantum_budget(fig, data, colors):
     ax.set_ylabel("latency threshold (ms)")
     fig.tight_layout(pad=0.3)
     return {"budget": (ax, 0, budget)}
+# --- Q-TensorFormer figures 11, 13, 14, 15, 16 (seed: plot_fig11_subsystem_breakdown, plot_fig13_pareto,
+# plot_fig14_counter_hypothesis, plot_fig15_baseline_pareto, plot_fig16_baseline_improvements). Every number
+# comes from the panel's data file (data/qtensorformer/; example data): no fallback, a missing key is a
+# KeyError naming it. Drawn artists carry a gid (``wedge-...``, ``bar-...``) so tests find them in the SVG.
+
+#: the seed's sub-systems of detailed_latency_profile.json, in its order: key -> (legend name, colour)
+SUBSYSTEMS = {"tt_ffn_contraction_ms": ("TT-FFN contraction", "blue"),
+              "info_state_zt_ms": ("information state $z_t$", "green"),
+              "resource_allocator_ms": ("resource allocator", "vermillion"),
+              "attention_and_projections_ms": ("attention and projections", "orange"),
+              "core_slicing_overhead_ms": ("core slicing overhead", "purple"),
+              "norms_and_residuals_ms": ("norms and residuals", "grey")}
+INSIDE_PCT = 8.0  # wedges at least this share carry their percentage inside; smaller ones outside on a leader
+
+
+def _ink_on(color: str) -> str:
+    """White or black text for a fill: white when the fill's relative luminance (WCAG 2.1) is under 0.3."""
+    from matplotlib.colors import to_rgb
+
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in to_rgb(color)]
+    return "#ffffff" if 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2] < 0.3 else "#000000"
+
+
+def subsystem_pie(fig, data, colors, phase="prefill"):
+    """Share of one phase's latency per sub-system (``{phase}_percentage_breakdown``, percent), clockwise from
+    3 o'clock in the seed's order; wedge gids ``wedge-{phase}-{key}``. Small wedges (< ``INSIDE_PCT``) are
+    labelled outside, stacked at least one line apart."""
+    shares = data[f"{phase}_percentage_breakdown"]
+    pct = [shares[k] for k in SUBSYSTEMS]
+    ax = fig.add_subplot()
+    wedges, _ = ax.pie(pct, colors=[colors[c] for _, c in SUBSYSTEMS.values()], startangle=0, counterclock=False,
+                       wedgeprops={"edgecolor": "#ffffff", "linewidth": 0.8})
+    outside = []
+    for key, wedge, p in zip(SUBSYSTEMS, wedges, pct):
+        wedge.set_gid(f"wedge-{phase}-{key}")
+        mid = np.radians((wedge.theta1 + wedge.theta2) / 2)
+        if p >= INSIDE_PCT:
+            ax.text(0.62 * np.cos(mid), 0.62 * np.sin(mid), f"{p:.1f}%", ha="center", va="center",
+                    fontsize=6.5, fontweight="bold", color=_ink_on(wedge.get_facecolor()))
+        else:
+            outside.append((mid, p))
+    line = 0.17  # one 6 pt line at this radius-1 scale (the panel's pie is about 100 pt across)
+    placed: list[float] = []
+    for mid, p in sorted(outside, key=lambda o: np.sin(o[0])):
+        y = 1.18 * np.sin(mid)
+        if placed and y - placed[-1] < line:
+            y = placed[-1] + line
+        placed.append(y)
+        side = 1 if np.cos(mid) >= 0 else -1
+        ax.annotate(f"{p:.1f}%", (np.cos(mid), np.sin(mid)), xytext=(side * 1.28, y), ha="left" if side > 0
+                    else "right", va="center", fontsize=6, fontweight="bold",
+                    arrowprops={"arrowstyle": "-", "lw": 0.5, "color": colors["slate"], "shrinkA": 0, "shrinkB": 0})
+    ax.set_xlim(-1.1, 1.6)
+    ax.set_ylim(-1.1, 1.1)
+    ax.set_aspect("equal")
+    fig.subplots_adjust(0.01, 0.01, 0.99, 0.99)
+
+
+def subsystem_legend(fig, data, colors):
+    """The sub-systems' colours as one legend for both pies (the data's phases must name the same keys)."""
+    from matplotlib.patches import Patch
+
+    for phase in ("prefill", "decode"):
+        missing = [k for k in SUBSYSTEMS if k not in data[f"{phase}_percentage_breakdown"]]
+        if missing:
+            raise KeyError(f"{phase}_percentage_breakdown.{missing[0]}")
+    handles = [Patch(facecolor=colors[c], label=name) for name, c in SUBSYSTEMS.values()]
+    fig.legend(handles=handles, loc="center", ncol=(len(handles) + 1) // 2, frameon=False, handlelength=1.2,
+               columnspacing=1.6)
+
+
+def _frontier(xs, ys, lower_y=False):
+    """Indices of the non-dominated points (lower x is better; higher y, or lower with ``lower_y``), by x."""
+    sign = -1 if lower_y else 1
+    better = [(x, sign * y) for x, y in zip(xs, ys)]
+    keep = [i for i, (x, y) in enumerate(better)
+            if not any(xj <= x and yj >= y and (xj, yj) != (x, y) for xj, yj in better)]
+    return sorted(keep, key=lambda i: xs[i])
+
+
+def _label_points(ax, xs, ys, labels, leader_color, fontsize=5.5, pad_pt=3.0):
+    """Name each point at the first of sixteen spots around it (right, left, above, below and the
+    diagonals, at ``pad_pt`` and, with a leader line, 3.5 x farther) whose text box stays inside the axes
+    and clear of the labels placed so far, the points, the axes' lines and the legend, and (without a
+    leader) is nearer its own point than any other; when none is clear, the spot with the fewest
+    conflicts. Leaders are drawn in ``leader_color``. Call it after the axes are placed (``tight_layout``):
+    it measures in display space."""
+    px = ax.figure.dpi / 72
+    lines = []
+    for line in ax.lines:  # the lines as drawn (steps too), as display points every ~2 pt
+        xy = line.get_xydata()
+        if line.get_drawstyle() != "default":
+            xy = np.transpose(STEP_LOOKUP_MAP[line.get_drawstyle()](xy[:, 0], xy[:, 1]))
+        path = line.get_transform().transform(xy)
+        for (x0, y0), (x1, y1) in zip(path[:-1], path[1:]):
+            n = max(2, int(np.hypot(x1 - x0, y1 - y0) / (2 * px)))
+            lines.extend(zip(np.linspace(x0, x1, n), np.linspace(y0, y1, n)))
+    ring = [(1, 0, "left", "center"), (-1, 0, "right", "center"), (0, 1, "center", "bottom"),
+            (0, -1, "center", "top"), (1, 1, "left", "bottom"), (-1, 1, "right", "bottom"),
+            (1, -1, "left", "top"), (-1, -1, "right", "top")]
+    spots = [(dx, dy, ha, va, 1.0) for dx, dy, ha, va in ring] + [(dx, dy, ha, va, 3.5) for dx, dy, ha, va in ring]
+    marks = [ax.transData.transform((x, y)) for x, y in zip(xs, ys)]
+    frame = ax.get_window_extent()
+    legend = ax.get_legend()
+    taken = [legend.get_window_extent()] if legend else []
+
+    def gap(box, m):  # from a point to a box, 0 inside it
+        return np.hypot(max(box.x0 - m[0], 0, m[0] - box.x1), max(box.y0 - m[1], 0, m[1] - box.y1))
+
+    def conflicts(box, mark, far):
+        inside = box.x0 >= frame.x0 and box.x1 <= frame.x1 and box.y0 >= frame.y0 and box.y1 <= frame.y1
+        own = gap(box, mark)
+        others = [gap(box, m) for m in marks if m is not mark]
+        return (10 * (not inside) + 3 * sum(box.overlaps(t) for t in taken)
+                + sum(g < 3 * px for g in others)
+                + (not far and any(g < own + 2 * px for g in others))  # a label reads as its nearest point's
+                + any(box.x0 < lx < box.x1 and box.y0 < ly < box.y1 for lx, ly in lines))
+
+    crowd = [sum(np.hypot(*(m - o)) < 20 * px for o in marks) for m in marks]
+    for k in sorted(range(len(marks)), key=lambda k: -crowd[k]):  # the most crowded points choose first
+        best = None
+        for spot in spots:  # measured without the leader: an annotation's box includes its arrow
+            dx, dy, ha, va, far = spot
+            text = ax.annotate(labels[k], (xs[k], ys[k]), xytext=(dx * (pad_pt + 1) * far, dy * pad_pt * far),
+                               textcoords="offset points", ha=ha, va=va, fontsize=fontsize)
+            box = text.get_window_extent()
+            text.remove()
+            score = conflicts(box, marks[k], far > 1)
+            if best is None or score < best[0]:
+                best = (score, spot, box)
+            if score == 0:
+                break
+        _, (dx, dy, ha, va, far), box = best
+        leader = {"arrowstyle": "-", "lw": 0.4, "color": leader_color, "shrinkA": 0, "shrinkB": 2} if far > 1 else None
+        ax.annotate(labels[k], (xs[k], ys[k]), xytext=(dx * (pad_pt + 1) * far, dy * pad_pt * far),
+                    textcoords="offset points", ha=ha, va=va, fontsize=fontsize, arrowprops=leader)
+        taken.append(box)
+
+
+def _log_ticks(axis, values):
+    """Plain-number major ticks on a log axis spanning ``values``: at 1-2-3-5 steps, or 1-2-5 when the
+    values span more than 30x (the 3s would crowd the 2s)."""
+    lo, hi = min(values), max(values)
+    steps = [m * 10 ** e for e in range(int(np.floor(np.log10(lo))) - 1, int(np.ceil(np.log10(hi))) + 1)
+             for m in ((1, 2, 3, 5) if hi / lo <= 30 else (1, 2, 5))]
+    axis.set_major_locator(FixedLocator([s for s in steps if lo / 1.6 <= s <= hi * 1.6]))
+    axis.set_minor_locator(NullLocator())
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+
+
+def pareto_quality_latency(fig, data, colors):
+    """Quality score vs latency per system (``systems``), ``ours`` starred, the Pareto frontier stepped (gid
+    ``frontier``; points ``point-{name}``)."""
+    systems = data["systems"]
+    names = list(systems)
+    lat = [systems[n]["latency_ms"] for n in names]
+    q = [systems[n]["quality_score"] for n in names]
+    ours = data["ours"]
+    ax = fig.add_subplot()
+    front = _frontier(lat, q)
+    ax.step([lat[i] for i in front] + [max(lat) * 1.5], [q[i] for i in front] + [q[front[-1]]], where="post",
+            color=colors["blue"], ls="--", lw=0.9, label="Pareto frontier", zorder=2, gid="frontier")
+    for n, x, y in zip(names, lat, q):
+        ax.scatter([x], [y], marker="*" if n == ours else "o", s=60 if n == ours else 16, zorder=4,
+                   color=colors["vermillion"] if n == ours else colors["grey"], gid=f"point-{n}")
+    ax.set_xscale("log")
+    _log_ticks(ax.xaxis, lat)
+    ax.set_xlim(min(lat) / 1.25, max(lat) * 1.25)
+    ax.set_ylim(min(q) - 0.012, max(q) + 0.012)
+    ax.set_xlabel("inference latency (ms)")
+    ax.set_ylabel("quality score (0 to 1)")
+    ax.legend(loc="lower right")
+    fig.tight_layout(pad=0.3)
+    _label_points(ax, lat, q, names, colors["grey"])
+
+
+def hypervolume_margins(fig, data, colors):
+    """Hypervolume advantage of ``ours`` over ``reference`` per dimension (%), value on each bar, a name of
+    two words on two lines; gids ``bar-{dimension}`` (spaces as ``_``)."""
+    adv = data["hypervolume_advantage_pct"]
+    dims = list(adv)
+    ax = fig.add_subplot()
+    ax.grid(axis="x", visible=False)
+    bars = ax.bar([d.replace(" ", "\n") for d in dims], [adv[d] for d in dims], color=colors["blue"], width=0.55,
+                  edgecolor=colors["slate"], lw=0.6, zorder=3)
+    for bar, d in zip(bars, dims):
+        bar.set_gid(f"bar-{d.replace(' ', '_')}")
+        ax.text(bar.get_x() + bar.get_width() / 2, adv[d] + max(adv.values()) * 0.02, f"+{adv[d]:.1f}%",
+                ha="center", va="bottom", fontsize=6, fontweight="bold")
+    ax.set_ylim(0, max(adv.values()) * 1.15)
+    ax.set_ylabel("hypervolume advantage (%)")
+    fig.tight_layout(pad=0.3)
+
+
+def _batches(data):
+    rows = data["regime_1_large_batch_prefill"]["data"]
+    return sorted(int(k.removeprefix("B_")) for k in rows), rows
+
+
+def large_batch_prefill(fig, data, colors, ylabel=True):
+    """Dense GEMM vs sequential TT contraction latency over batch size (log-log); the batches where TT is
+    slower are shaded as the failure regime. Points have gids ``point-dense-B`` and ``point-tt-B``."""
+    batches, rows = _batches(data)
+    dense = [rows[f"B_{b}"]["dense_gemm_latency_ms"] for b in batches]
+    tt = [rows[f"B_{b}"]["tt_contraction_latency_ms"] for b in batches]
+    ax = fig.add_subplot()
+    slow = [b for b, d, t in zip(batches, dense, tt) if t > d]
+    if slow:
+        i = batches.index(slow[0])
+        start = np.sqrt(batches[i - 1] * slow[0]) if i else slow[0] / 1.4
+        ax.axvspan(start, batches[-1] * 1.4, color=colors["vermillion"], alpha=0.08, lw=0, zorder=0)
+        ax.text(np.sqrt(start * batches[-1] * 1.4), min(dense + tt), "TT slower:\nfailure regime",
+                ha="center", va="bottom", fontsize=6, color=colors["vermillion"])
+    ax.plot(batches, dense, marker="o", color=colors["green"], label="dense GEMM (cuBLAS)")
+    ax.plot(batches, tt, marker="s", color=colors["vermillion"], label="TT sequential contraction")
+    for line, kind in zip(ax.lines, ("dense", "tt")):
+        line.set_gid(f"line-{kind}")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.xaxis.set_major_locator(FixedLocator(batches))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_major_formatter(ScalarFormatter())
+    _log_ticks(ax.yaxis, dense + tt)
+    ax.set_xlim(batches[0] / 1.4, batches[-1] * 1.4)
+    ax.set_xlabel("batch size B")
+    if ylabel:
+        ax.set_ylabel("latency (ms)")
+    ax.legend(loc="upper left")
+    fig.tight_layout(pad=0.3)
+
+
+def micro_deadline_floor(fig, data, colors, ylabel=True):
+    """The decision floor against a sub-millisecond SLA: allocator, slicing, their sum (the floor) and the
+    target, each bar's value in ms above it; the target as a dotted line; gids ``bar-{part}``."""
+    r = data["regime_3_micro_deadline"]
+    parts = {"allocator": ("allocator\ndecision", r["allocator_decision_ms"], "orange"),
+             "slicing": ("slicing\noverhead", r["core_slicing_overhead_ms"], "green"),
+             "floor": ("total floor", r["allocator_decision_ms"] + r["core_slicing_overhead_ms"], "vermillion"),
+             "target": ("target SLA", r["target_sla_ms"], "grey")}
+    ax = fig.add_subplot()
+    ax.grid(axis="x", visible=False)
+    top = max(v for _, v, _ in parts.values())
+    ax.axhline(r["target_sla_ms"], color=colors["grey"], ls=":", lw=1.0, zorder=2)
+    for i, (key, (label, v, c)) in enumerate(parts.items()):
+        bar = ax.bar([label], [v], color=colors[c], width=0.5, edgecolor=colors["slate"], lw=0.6, zorder=3)[0]
+        bar.set_gid(f"bar-{key}")
+        ax.text(i, v + top * 0.02, f"{v:.2f} ms", ha="center", va="bottom", fontsize=6, fontweight="bold",
+                bbox={"facecolor": "#ffffff", "edgecolor": "none", "pad": 0.4}, zorder=4)  # clear of the SLA line
+    ax.set_ylim(0, top * 1.18)
+    if ylabel:
+        ax.set_ylabel("latency (ms)")
+    fig.tight_layout(pad=0.3)
+
+
+#: the metrics of baseline_comparison_master.json: key -> (axis title, lower is better, log axis)
+METRICS = {"peak_ram_mb": ("peak RAM (MB)", True, True),
+           "tokens_per_sec": ("decode rate (tokens/s)", False, False),
+           "tpot_ms": ("time per output token (ms)", True, False),
+           "cosine_fidelity": ("cosine fidelity vs FP32", False, False),
+           "cost_per_million_tokens_usd": ("inference cost ($ / 1M tokens)", True, False),
+           "energy_uj_per_tok": ("energy (µJ / token)", True, True)}
+#: baseline categories -> (colour, marker); the Okabe & Ito palette, one marker shape each
+CATEGORIES = {"Dense": ("ink", "o"), "Quantization": ("orange", "s"), "Attention": ("sky", "^"),
+              "Tensor-Train": ("green", "D"), "Conditional": ("yellow", "v"), "KV Cache": ("blue", "P"),
+              "Sparse MoE": ("purple", "X"), "Adaptive QTF": ("vermillion", "*")}
+
+
+def baseline_pareto(fig, data, colors, x="peak_ram_mb", y="tokens_per_sec"):
+    """One trade-off of every model of ``models``: metric ``x`` against ``y`` (keys of ``METRICS``; which
+    way is better is the layout's panel title), a marker per category (gids ``point-{model_id}``), the
+    Pareto frontier stepped (gid ``frontier``), each point named by its ``short_name``.
+
+    Raises:
+        KeyError: a missing key, named. ValueError: ``n_architectures`` is not the number of models.
+    """
+    models = data["models"]
+    if len(models) != data["n_architectures"]:
+        raise ValueError(f"n_architectures is {data['n_architectures']} but models lists {len(models)}")
+    xs = [m["metrics"][x] for m in models]
+    ys = [m["metrics"][y] for m in models]
+    ax = fig.add_subplot()
+    (xlabel, _, xlog), (ylabel, y_lower, ylog) = METRICS[x], METRICS[y]
+    front = _frontier(xs, ys, lower_y=y_lower)
+    fx, fy = [xs[i] for i in front], [ys[i] for i in front]
+    ax.step(fx + [max(xs) * 1.3], fy + [fy[-1]], where="post", color=colors["grey"], ls="--", lw=0.8, zorder=2,
+            gid="frontier")
+    for m, vx, vy in zip(models, xs, ys):
+        c, marker = CATEGORIES[m["category"]]
+        ax.scatter([vx], [vy], color=colors[c], marker=marker, s=42 if marker == "*" else 18, lw=0.4,
+                   edgecolors=colors["slate"], zorder=4, gid=f"point-{m['model_id']}")
+    for axis, log, vals in ((ax.xaxis, xlog, xs), (ax.yaxis, ylog, ys)):
+        if log:
+            (ax.set_xscale if axis is ax.xaxis else ax.set_yscale)("log")
+            _log_ticks(axis, vals)
+    pad = 1.25 if xlog else None
+    ax.set_xlim(*((min(xs) / pad, max(xs) * pad) if pad else
+                  (min(xs) - 0.08 * np.ptp(xs), max(xs) + 0.08 * np.ptp(xs))))
+    ax.set_ylim(min(ys) - 0.1 * np.ptp(ys), max(ys) + 0.1 * np.ptp(ys))
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    fig.tight_layout(pad=0.3)
+    _label_points(ax, xs, ys, [m["short_name"] for m in models], colors["grey"], fontsize=5)
+
+
+def baseline_legend(fig, data, colors):
+    """The categories present in ``models`` (colour and marker) and the frontier line, as one legend row."""
+    from matplotlib.lines import Line2D
+
+    present = [c for c in CATEGORIES if any(m["category"] == c for m in data["models"])]
+    handles = [Line2D([], [], ls="", marker=CATEGORIES[c][1], color=colors[CATEGORIES[c][0]],
+                      markeredgecolor=colors["slate"], markeredgewidth=0.4, label=c) for c in present]
+    handles.append(Line2D([], [], color=colors["grey"], ls="--", lw=0.8, label="Pareto frontier"))
+    fig.legend(handles=handles, loc="center", ncol=(len(handles) + 1) // 2, frameon=False, columnspacing=1.6)
+
+
+#: the improvement metrics of figure 16 (all lower-is-better): key -> (legend label, colour)
+IMPROVEMENTS = {"peak_ram_mb": ("peak RAM", "blue"), "kv_cache_1k_mb": ("KV cache (1k tokens)", "green"),
+                "dram_traffic_bytes_per_tok": ("DRAM traffic", "purple"), "active_flops_m": ("active FLOPs", "orange"),
+                "energy_uj_per_tok": ("energy", "vermillion")}
+
+
+def improvement_pct(target, baseline):
+    """Relative improvement (%) of a lower-is-better metric: (baseline - target) / baseline x 100 (the seed's
+    direction-aware formula, fig 16); positive when the target is lower."""
+    return (baseline - target) / baseline * 100.0
+
+
+def baseline_improvements(fig, data, colors):
+    """Improvement of the ``target`` model over every model of another category (there must be
+    ``n_baselines``), one bar per metric of ``IMPROVEMENTS`` (:func:`improvement_pct`), baselines top to
+    bottom in file order; gids ``bar-{metric}-{model_id}``.
+
+    Raises:
+        KeyError: a missing key, named. ValueError: ``n_baselines`` is not the number of baselines.
+    """
+    models = {m["model_id"]: m for m in data["models"]}
+    target = models[data["target"]]
+    baselines = [m for m in data["models"] if m["category"] != target["category"]]
+    if len(baselines) != data["n_baselines"]:
+        raise ValueError(f"n_baselines is {data['n_baselines']} but models lists {len(baselines)} outside "
+                         f"the target's category {target['category']!r}")
+    ax = fig.add_subplot()
+    for k in range(0, len(baselines), 2):  # every other baseline's group on a light band
+        ax.axhspan(k - 0.5, k + 0.5, color=colors["grey"], alpha=0.07, lw=0, zorder=0)
+    ax.grid(axis="y", visible=False)
+    y = np.arange(len(baselines))
+    height = 0.8 / len(IMPROVEMENTS)
+    for i, (key, (label, c)) in enumerate(IMPROVEMENTS.items()):
+        pct = [improvement_pct(target["metrics"][key], b["metrics"][key]) for b in baselines]
+        bars = ax.barh(y + (i - (len(IMPROVEMENTS) - 1) / 2) * height, pct, height, color=colors[c], label=label,
+                       edgecolor=colors["slate"], lw=0.3, zorder=3)
+        for bar, b in zip(bars, baselines):
+            bar.set_gid(f"bar-{key}-{b['model_id']}")
+    ax.axvline(0, color=colors["ink"], lw=0.8, zorder=4)
+    ax.set_yticks(y)
+    ax.set_yticklabels([b["display_name"] for b in baselines])
+    ax.set_ylim(len(baselines) - 0.5, -0.5)
+    ax.set_xlabel(f"relative improvement over the baseline (%); positive: {target['display_name']} needs less")
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=len(IMPROVEMENTS), borderaxespad=0.3)
+    fig.tight_layout(pad=0.3)
