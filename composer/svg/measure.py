@@ -562,3 +562,11 @@ def scene(svg: bytes) -> Scene:
             result.panel_scale[top[len("panel-"):]] = scale_of(parse_transform(child.get("transform")))
         walker.walk(child, base, {}, 1.0, top)
     return result
+
+
+def is_glyph_definition(el: etree._Element) -> bool:
+    """Whether ``el`` is a glyph outline as matplotlib (``svg.fonttype = "path"``) defines one: a
+    ``<path>`` whose id names a font and a glyph index (``DejaVuSans-30``, ``STIXGeneral-Italic-3bb``).
+    Such an id is derived from the content, and :func:`glyph_char` reads the character from it."""
+    return (isinstance(el.tag, str) and etree.QName(el).localname == "path"
+            and _GLYPH_ID.match(el.get("id") or "") is not None)

@@ -55,6 +55,7 @@ import tinycss2
 from lxml import etree
 
 from composer.errors import SvgError
+from composer.svg.images import ImageTooLarge, ImageUnreadable, displayed_raster, gunzipped, skip_image
 from composer.svg.io import MAX_SVG_BYTES, SVG_NS, XLINK_NS, parse_svg, read_limited
 
 #: budget of expanded elements per imported file (see module docstring).
@@ -190,8 +191,11 @@ def _check_href(el: etree._Element, attr: str, local: str, *, source: str, base_
     if scheme == "data":
         if local not in IMAGE_ELEMENTS:
             raise _refused(source, where, href, "a data: URI is allowed only in <image>")
-        el.set(attr, _data_uri_image(href, source=source, where=where, project_root=project_root,
-                                     budget=budget, depth=depth))
+        try:
+            el.set(attr, _data_uri_image(href, source=source, where=where, project_root=project_root,
+                                         budget=budget, depth=depth))
+        except ImageUnreadable as exc:
+            skip_image(el, attr, f"{source}: {where} holds a data: image that {exc}")
         return
     if scheme or parts.netloc:
         raise _refused(source, where, href, f"{(scheme + ':') if scheme else '//host'} links are never followed "
@@ -214,11 +218,15 @@ def _check_href(el: etree._Element, attr: str, local: str, *, source: str, base_
         raise _refused(source, where, href, f"{path} is outside the project {project_root}; composer reads files "
                        "from inside the project only")
     if not found:
-        raise _refused(source, where, href, f"no such file ({path})")
+        skip_image(el, attr, f"{source}: {where} refers to {href!r}: no such file ({path})")
+        return
     shown = str(path.relative_to(project_root))
     data = read_limited(path, limit=MAX_IMAGE_BYTES, source=shown)
-    el.set(attr, _inline(data, source=shown, where=where, href=href, project_root=project_root,
-                         base_dir=path.parent, budget=budget, depth=depth, outer=source))
+    try:
+        el.set(attr, _inline(data, source=shown, where=where, href=href, project_root=project_root,
+                             base_dir=path.parent, budget=budget, depth=depth, outer=source))
+    except ImageUnreadable as exc:
+        skip_image(el, attr, f"{source}: {where} refers to {href!r}, which {exc}")
 
 
 def _data_uri_image(href: str, *, source: str, where: str, project_root: Path, budget: _Budget,
@@ -238,10 +246,12 @@ def _data_uri_image(href: str, *, source: str, where: str, project_root: Path, b
     if len(data) > MAX_IMAGE_BYTES:
         raise _refused(source, where, href, f"an image of {len(data)} bytes, more than {MAX_IMAGE_BYTES}")
     mime = params[0] or "text/plain"
-    if mime not in ("image/png", "image/jpeg", "image/svg+xml"):
-        raise _refused(source, where, href, f"a data: URI of type {mime}; supported images are PNG, JPEG and SVG")
+    if not mime.startswith("image/") and mime != "text/plain":  # untyped data: is text/plain (RFC 2397)
+        raise _refused(source, where, href, f"a data: URI of type {mime}; images are PNG, JPEG, SVG, GIF, WebP")
+    # the type only tells SVG from rasters (viewers sniff the bytes: image/jpg, an untyped JPEG)
     return _inline(data, source=f"{source} (data: image)", where=where, href=href, project_root=project_root,
-                   base_dir=None, budget=budget, depth=depth, outer=source, svg=mime == "image/svg+xml")
+                   base_dir=None, budget=budget, depth=depth, outer=source,
+                   svg=True if mime == "image/svg+xml" else None)
 
 
 def _inline(data: bytes, *, source: str, where: str, href: str, project_root: Path, base_dir: Path | None,
@@ -250,6 +260,10 @@ def _inline(data: bytes, *, source: str, where: str, href: str, project_root: Pa
 
     ``svg``: whether the data is SVG (from a data: URI's type), or None to tell by its first bytes.
     """
+    try:
+        data = gunzipped(data, limit=MAX_SVG_BYTES)  # .svgz
+    except ImageUnreadable as exc:
+        raise SvgError(f"{exc}", file=source) from None
     if svg is None:
         svg = data.lstrip()[:1] == b"<" or data.startswith(b"\xef\xbb\xbf") or data[:2] in (b"\xff\xfe", b"\xfe\xff")
     if svg:
@@ -261,8 +275,11 @@ def _inline(data: bytes, *, source: str, where: str, href: str, project_root: Pa
         etree.cleanup_namespaces(inner)
         clean = etree.tostring(inner, encoding="UTF-8", xml_declaration=True)
         return "data:image/svg+xml;base64," + base64.b64encode(clean).decode("ascii")
-    mime = image_type(data, source=source)
-    return f"data:{mime};base64," + base64.b64encode(data).decode("ascii")
+    try:
+        picture = displayed_raster(data, max_pixels=MAX_IMAGE_PIXELS)
+    except ImageTooLarge as exc:
+        raise SvgError(str(exc), file=source) from None  # a decompression bomb stays refused
+    return f"data:{picture.mime};base64," + base64.b64encode(picture.data).decode("ascii")
 
 
 def image_type(data: bytes, *, source: str) -> str:
