@@ -92,10 +92,25 @@ def inline_image(el: etree._Element) -> InlineImage:
 def drawn_box(el: etree._Element, m: Matrix, image: InlineImage) -> tuple[float, float, BBox]:
     """Where an ``<image>`` is drawn under the map ``m`` (its user units -> the canvas's):
     ``(width, height, extent)`` in canvas units. ``width``/``height`` are the ``<image>``'s
-    own, each scaled by how much ``m`` stretches its axis; a missing (or unreadable) width or
-    height is the picture's pixel count in user units (SVG 2, 16.1.2: ``auto``)."""
-    w = length_px(el.get("width"), float(image.width_px))
-    h = length_px(el.get("height"), float(image.height_px))
+    own, each scaled by how much ``m`` stretches its axis. ``auto`` sizing (SVG 2, 5.9 and 16.1.2:
+    a missing or ``auto`` width or height): one of them missing is the other times the picture's
+    aspect ratio; both missing are its pixel count in user units (CSS px)."""
+    def given(name: str) -> float | None:
+        value = length_px((el.get(name) or "").strip(), math.nan)  # "", "auto" and percentages: NaN
+        return None if math.isnan(value) else value
+
+    given_w, given_h = given("width"), given("height")
+    aspect = image.width_px / image.height_px if image.height_px else 1.0
+    if given_w is None and given_h is None:
+        w, h = float(image.width_px), float(image.height_px)
+    elif given_w is None:
+        h = given_h or 0.0
+        w = h * aspect
+    elif given_h is None:
+        w = given_w
+        h = w / aspect
+    else:
+        w, h = given_w, given_h
     x, y = length_px(el.get("x")), length_px(el.get("y"))
     sx, sy = axis_scales(m)
     return w * sx, h * sy, map_bbox(m, (x, y, x + w, y + h))
@@ -171,6 +186,8 @@ def finish_rasters(root: etree._Element, target_ppi: float) -> list[str]:
 def _images(root: etree._Element):
     """``(element, info, picture)`` for every PNG or JPEG ``<image>`` drawn at a positive size."""
     for el in root.iter(svg_tag("image")):
+        if any(up.tag == svg_tag("clipPath") for up in el.iterancestors()):
+            continue  # an image is no clipping shape (SVG 1.1, 14.3.5): never painted, its pixels do not matter
         try:
             image = inline_image(el)
         except ImageUnreadable:
