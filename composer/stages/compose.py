@@ -27,6 +27,7 @@ from composer.stages.inkscape import label_elements
 from composer.stages.inputs import Inputs
 from composer.stages.render import RenderedPanel, rendered_size
 from composer.stages.typeset import Typeset, fill_text, typeset_figure, typeset_text
+from composer.svg.budget import over_budget
 from composer.svg.images import ImageTooLarge, ImageUnreadable, displayed_raster, finish_rasters
 from composer.svg.io import NSMAP, parse_svg, svg_tag, write_svg
 from composer.svg.sanitize import MAX_IMAGE_PIXELS
@@ -156,6 +157,11 @@ def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Type
     check_svg_fonts(root, file=file, imported=imported)
     kinds = {f"panel-{p.name}": "laid-out" if p.kind == "render" else "imported" for p in figure.panels}
     pin_text_positions(root, scope=lambda el: _top_level_kind(el, kinds))
+    heavy = over_budget(root, {f"panel-{p.name}": f"panel {p.name!r}" + (f" ({imported[f'panel-{p.name}']})"
+                                                                          if f"panel-{p.name}" in imported else "")
+                               for p in figure.panels})
+    if heavy:
+        raise SvgError(heavy, file=file)
     return write_svg(root)
 
 

@@ -29,16 +29,17 @@ References, each checked (the ``href``/``xlink:href`` of any element, and
     composer never fetches a URL, and cairosvg runs with ``unsafe=False``.
 
 Bounded work (reference amplification, "``<use>`` bombs"):
-    the *expanded size* of the document -- every element counts 1, and every
+    the *expanded size* of the document -- every element counts its drawing
+    work (:func:`composer.svg.budget.element_work`: 1 plus its vertices), and every
     reference counts the expanded size of what it references, again for each
     referring element (a mid-marker once per vertex; a paint server referenced
     from ``<style>``, which may apply to every element, once per element) --
     must stay within :data:`MAX_EXPANDED_ELEMENTS`, summed over the file and
     the SVG images inlined into it. A reference cycle is refused. The count is
     computed with memoization, in time linear in the file, before anything is
-    rasterized. An icon has hundreds of elements, a matplotlib export of a
-    20,000-point scatter about 60,000; cairosvg itself aborts after 100,000
-    ``<use>`` instantiations.
+    rasterized. An icon costs thousands of units, a matplotlib export of a
+    20,000-point scatter about 600,000; the budget is calibrated against the
+    export engine's time (:mod:`composer.svg.budget`).
 """
 
 from __future__ import annotations
@@ -55,11 +56,12 @@ import tinycss2
 from lxml import etree
 
 from composer.errors import SvgError
+from composer.svg.budget import MAX_FILE_WORK, element_work
 from composer.svg.images import ImageTooLarge, ImageUnreadable, displayed_raster, gunzipped, skip_image
 from composer.svg.io import MAX_SVG_BYTES, SVG_NS, XLINK_NS, parse_svg, read_limited
 
-#: budget of expanded elements per imported file (see module docstring).
-MAX_EXPANDED_ELEMENTS = 250_000
+#: budget of expanded work per imported file, in :mod:`composer.svg.budget`'s units (see module docstring).
+MAX_EXPANDED_ELEMENTS = MAX_FILE_WORK
 #: largest image file or data URI inlined into an imported SVG, in bytes.
 MAX_IMAGE_BYTES = 32 * 1024 * 1024
 #: most pixels of one inlined raster image (about 7000 x 7000; 200 MB for cairo's RGBA surface).
@@ -392,8 +394,9 @@ def _spend(root: etree._Element, budget: _Budget, source: str) -> None:
     names = {id(el): el.get("id") or f"<{_local(el)}>" for el in elements}
 
     def over(total: int) -> SvgError:
-        return SvgError(f"expands to more than {MAX_EXPANDED_ELEMENTS} elements through <use> and other "
-                        "references (a 'use bomb' or a very large drawing); refused before rasterizing",
+        return SvgError(f"expands to more than {MAX_EXPANDED_ELEMENTS} elements and path vertices through <use> "
+                        "and other references (a 'use bomb' or a very large drawing: more than one export may "
+                        "draw in time); refused before rasterizing",
                         file=source)
 
     def successors(el: etree._Element) -> list[tuple[etree._Element, int]]:
@@ -407,7 +410,7 @@ def _spend(root: etree._Element, budget: _Budget, source: str) -> None:
     # iterative post-order DFS with memoization: linear in elements + references
     stack: list[tuple[etree._Element, list[tuple[etree._Element, int]], int, int]] = []
     key = id(root)
-    stack.append((root, successors(root), 0, 1))
+    stack.append((root, successors(root), 0, element_work(root)))
     on_path.add(key)
     while stack:
         el, succ, index, total = stack[-1]
@@ -425,7 +428,7 @@ def _spend(root: etree._Element, budget: _Budget, source: str) -> None:
                 path = [names[id(e)] for e, *_ in stack]
                 raise SvgError(f"reference cycle: {' -> '.join(path + [names[ck]])}", file=source)
             on_path.add(ck)
-            stack.append((child, successors(child), 0, 1))
+            stack.append((child, successors(child), 0, element_work(child)))
             continue
         stack.pop()
         on_path.discard(id(el))
