@@ -9,8 +9,9 @@ Each case is a 100 x 100 pt canvas holding one symbol of K shapes instantiated N
 ``<use>`` (N x K expanded elements), in shapes of three kinds: small rects, stroked 10-vertex
 paths, and ``<use>`` chains (a use of a group of uses). The canvas is exported to PDF and PNG at
 300 dpi with :func:`composer.stages.export.resvg_engine.convert`, in this process, best of
-``--runs`` runs; it prints one row per case: expanded elements, seconds, microseconds per
-element.
+``--runs`` runs; it prints one row per case: expanded elements, work units
+(:func:`composer.svg.budget.canvas_work`), seconds, microseconds per unit, and the load average
+before and after (the machine's other work slows the export as much as the drawing does).
 
     .venv/bin/python benchmarks/use_budget.py [--runs 2] [--max 400000]
 """
@@ -18,9 +19,13 @@ element.
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
+from lxml import etree
+
 from composer.stages.export.resvg_engine import convert
+from composer.svg.budget import canvas_work
 
 HEAD = ('<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="100pt" '
         'height="100pt" viewBox="0 0 100 100">')
@@ -62,14 +67,19 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--max", type=int, default=400_000, help="largest expanded element count")
     args = parser.parse_args()
-    print(f"{'kind':6} {'uses':>6} {'per use':>7} {'expanded':>9} {'s':>7} {'us/el':>6}")
+    print(f"load average {os.getloadavg()[0]:.1f}")
+    print(f"{'kind':6} {'uses':>6} {'per use':>7} {'expanded':>9} {'units':>9} {'s':>7} {'us/unit':>7}")
     for kind, make in (("rects", rects), ("paths", paths), ("chain", chain)):
         for n, k in ((100, 100), (300, 100), (1000, 100), (300, 300), (1000, 200), (2000, 200)):
             expanded = n * (k + 1) + k + 1 if kind != "chain" else n * (2 * k + 1) + 2 * k + 2
             if expanded > args.max:
                 continue
-            seconds = timed(make(n, k), args.runs)
-            print(f"{kind:6} {n:6d} {k:7d} {expanded:9d} {seconds:7.2f} {seconds / expanded * 1e6:6.1f}", flush=True)
+            svg = make(n, k)
+            units = canvas_work(etree.fromstring(svg.encode()))[0]
+            seconds = timed(svg, args.runs)
+            print(f"{kind:6} {n:6d} {k:7d} {expanded:9d} {units:9d} {seconds:7.2f} {seconds / units * 1e6:7.2f}",
+                  flush=True)
+    print(f"load average {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ from composer.svg.images import ImageTooLarge, ImageUnreadable, displayed_raster
 from composer.svg.io import NSMAP, parse_svg, svg_tag, write_svg
 from composer.svg.sanitize import MAX_IMAGE_PIXELS
 from composer.text.fonts import check_svg_fonts
-from composer.text.pin import pin_text_positions
+from composer.text.pin import outline_unrendered_fonts, pin_text_positions
 from composer.units import PT_PER_UNIT, fmt, to_pt
 
 
@@ -154,8 +154,9 @@ def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Type
     finish_rasters(root, spec.raster_ppi)
     imported = {f"panel-{p.name}": os.path.relpath(p.source, figure.path.parent)
                 for p in figure.panels if p.kind in ("svg", "pdf")}
-    check_svg_fonts(root, file=file, imported=imported)
     kinds = {f"panel-{p.name}": "laid-out" if p.kind == "render" else "imported" for p in figure.panels}
+    outline_unrendered_fonts(root, scope=lambda el: _top_level_kind(el, kinds))
+    check_svg_fonts(root, file=file, imported=imported)
     pin_text_positions(root, scope=lambda el: _top_level_kind(el, kinds))
     heavy = over_budget(root, {f"panel-{p.name}": f"panel {p.name!r}" + (f" ({imported[f'panel-{p.name}']})"
                                                                           if f"panel-{p.name}" in imported else "")

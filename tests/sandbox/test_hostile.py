@@ -341,7 +341,7 @@ def test_budget_counts_shared_references_once_per_use(tmp_path):
     # each <use> costs 1 + the glyph's 3 (1 + 2 vertices): about 80,000 units, well within the budget
     load_svg(tmp_path / "ok.svg", project_root=tmp_path, source="ok.svg")
     many = f'<g id="h">{uses}</g>'
-    # 30 uses of those 80,000: 2.4 million units, more than the 2 million of one file
+    # 30 uses of those 80,000: 2.4 million units, more than the 1.5 million of one file
     (tmp_path / "bad.svg").write_text(f"{HEAD}<defs>{glyph}{many}</defs>" + '<use xlink:href="#h"/>' * 30 + "</svg>")
     with pytest.raises(SvgError, match="expands to more than"):
         load_svg(tmp_path / "bad.svg", project_root=tmp_path, source="bad.svg")
