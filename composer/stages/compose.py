@@ -25,6 +25,7 @@ from composer.stages.fragment import import_fragment, place, view_box
 from composer.stages.geometry import Box, Geometry, content_bottom_pt, imported_svgs, resolve
 from composer.stages.inkscape import label_elements
 from composer.stages.inputs import Inputs
+from composer.stages.mplfiles import matplotlib_made, mesh_groups, rasterize_meshes
 from composer.stages.render import RenderedPanel, rendered_size
 from composer.stages.typeset import Typeset, fill_text, typeset_figure, typeset_text
 from composer.svg.budget import over_budget
@@ -201,10 +202,12 @@ def _panel_group(panel: Panel, box, inputs: Inputs, rendered: Mapping[str, Rende
     doc = parse_svg(svg, source=source)
     vb = view_box(doc, source=source)
     aspect = doc.get("preserveAspectRatio")
+    meshes = mesh_groups(doc) if panel.kind == "svg" and matplotlib_made(doc) else []  # before ids change
     group = import_fragment(doc, name=panel.name, group_id=group_id, source=source,
                             renumber=panel.kind != "render")
     place(group, vb, x_pt=box.x_pt, y_pt=box.y_pt, width_pt=box.width_pt, height_pt=box.height_pt, fit=fit,
           aspect=aspect)
+    rasterize_meshes(meshes, inputs.figure.spec.raster_ppi)  # a matplotlib file's seams, as in rendered panels
     return group
 
 

@@ -589,8 +589,8 @@ def text_extent(text: str, family: str, weight: str, style: str, size: float) ->
     families = [f.strip().strip("'\"") for f in family.split(",") if f.strip().strip("'\"")] or ["sans-serif"]
     bold = weight.strip() in ("bold", "bolder") or (weight.strip().isdigit() and int(weight) >= 550)
     slant = style.strip() if style.strip() in ("italic", "oblique") else "normal"
-    prop = font_manager.FontProperties(family=families, weight="bold" if bold else "normal", style=slant,
-                                       size=size)  # type: ignore[arg-type]  # one of STYLES
+    prop = font_manager.FontProperties(family=families, weight="bold" if bold else "normal",
+                                       style=slant, size=size)  # type: ignore[arg-type]  # one of STYLES
     try:
         font_manager.findfont(prop, fallback_to_default=False)
     except ValueError:
