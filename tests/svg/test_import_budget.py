@@ -45,7 +45,7 @@ def heavy_svg(copies: int) -> str:
 
 def project(tmp_path, svgs: dict[str, str]):
     body = ""
-    for i, (name, svg) in enumerate(svgs.items()):
+    for i, name in enumerate(svgs):
         body += f'''
 [panels.{name}]
 svg = "../assets/{name}.svg"

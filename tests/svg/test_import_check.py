@@ -45,9 +45,9 @@ def test_text_anchor_from_attribute_style_class_or_parent_is_measured(how):
 
 
 def test_end_anchor_and_a_bold_font_are_measured_with_that_font():
-    svg = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 200 40"><g id="panel-p">'
-           '<text x="190" y="20" font-size="10" font-family="DejaVu Sans" font-weight="bold" text-anchor="end">'
-           'Wide bold words</text></g></svg>').encode()
+    svg = (b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 200 40"><g id="panel-p">'
+           b'<text x="190" y="20" font-size="10" font-family="DejaVu Sans" font-weight="bold" text-anchor="end">'
+           b'Wide bold words</text></g></svg>')
     (run,) = scene(svg).texts
     font = ImageFont.truetype(font_manager.findfont(font_manager.FontProperties(family="DejaVu Sans",
                                                                               weight="bold")), 1000)
