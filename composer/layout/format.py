@@ -302,6 +302,18 @@ class Reader:
             pairs.append((pair[0], pair[1]))
         return tuple(pairs)
 
+    def panel_rules(self, value: Any, key: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """``{a = ["outside-panel"], ...}`` -> (panel name, rule names) pairs, in the order written
+        (the names checked against the figure's panels and the check's rules by the check)."""
+        if not isinstance(value, dict):
+            raise self.err(key, f"{value!r} is not a table of panel names; write {{a = [\"outside-panel\"]}}")
+        out = []
+        for panel, rules in value.items():
+            if not isinstance(rules, list) or not rules or not all(isinstance(r, str) for r in rules):
+                raise self.err(f"{key}.{panel}", f"{rules!r} is not a list of rule names; write [\"outside-panel\"]")
+            out.append((str(panel), tuple(rules)))
+        return tuple(out)
+
     def gutter(self, value: Any, key: str) -> tuple[float, float]:
         """One length for both, or ``[between columns, between rows]``."""
         return self.pair(value, key) if isinstance(value, list) else (self.length(value, key),) * 2
@@ -599,6 +611,9 @@ TYPES: dict[str, ValueType] = {t.name: t for t in (
     ValueType("name_pairs", "list of `[\"a\", \"b\"]` name pairs", Reader.name_pairs, {
         "type": "array", "items": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 2},
         "description": "pairs of element names: [[\"a\", \"inset\"]]"}),
+    ValueType("panel_rules", "table: panel name -> list of rule names", Reader.panel_rules, {
+        "type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+        "description": "rules whose findings about a panel are not reported: {a = [\"outside-panel\"]}"}),
     ValueType("size", "`[width, height]` lengths", Reader.pair, {
         "type": "array", "items": {"$ref": "#/definitions/length"}, "minItems": 2, "maxItems": 2,
         "description": "[width, height], lengths with units: [\"36mm\", \"20mm\"]"}),
@@ -933,6 +948,9 @@ TABLES: tuple[Table, ...] = (
         Key("cvd_min_distance", "positive", "smallest CAM02-UCS distance between palette colours under "
                                             "simulated colour-vision deficiency", default=10),
         Key("allow_overlap", "name_pairs", "element pairs that are meant to overlap"),
+        Key("ignore", "panel_rules", "rules not reported for a panel: `{photo = [\"outside-panel\"]}` (an "
+                                     "imported drawing that is meant to reach past its box); the report's notes "
+                                     "count what was left out"),
     )),
     Table("style", "[styles.NAME]",
           "A named text style; a text uses it with `class = \"NAME\"` (shape text: `text_class`, arrow "

@@ -390,6 +390,7 @@ def _check_limits(r: _Reader, raw: Any, preset: presets.Preset | None) -> CheckL
         "min_ppi": t.get("min_ppi", default=None),
         "cvd_min_distance": t.get("cvd_min_distance", default=None),
         "allow_overlap": t.get("allow_overlap", default=None),
+        "ignore": t.get("ignore", default=None),
     }
     t.done()
     found = {k: v for k, v in found.items() if v is not None}

@@ -176,6 +176,8 @@ class CheckLimits:
             count as indistinguishable (see :mod:`composer.lint.rules`).
         allow_overlap: pairs of element names whose overlap is intended
             (an inset panel inside another, a label placed on a shape).
+        ignore: (panel name, rule names) pairs: findings of those rules about that panel are
+            not reported (``[check] ignore``).
         max_height_pt: tallest canvas the journal prints, or None.
         source: where the limits came from, for the report (``"nature preset"``).
     """
@@ -185,6 +187,7 @@ class CheckLimits:
     min_ppi: float = default("check", "min_ppi")
     cvd_min_distance: float = default("check", "cvd_min_distance")
     allow_overlap: tuple[tuple[str, str], ...] = ()
+    ignore: tuple[tuple[str, tuple[str, ...]], ...] = ()
     max_height_pt: float | None = None
     source: str = "composer defaults"
 

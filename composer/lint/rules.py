@@ -205,7 +205,8 @@ class Report:
             "errors": len(self.errors),
             "warnings": len(self.warnings),
             "limits": {**dataclasses.asdict(self.limits),
-                       "allow_overlap": [list(p) for p in self.limits.allow_overlap]},
+                       "allow_overlap": [list(p) for p in self.limits.allow_overlap],
+                       "ignore": {panel: list(rules) for panel, rules in self.limits.ignore}},
             "findings": [f.as_dict() for f in self.findings],
             "notes": list(self.notes),
         }, indent=2, ensure_ascii=False)
@@ -834,9 +835,55 @@ def lint(figure: Figure, geometry: Geometry, svg: bytes, *, file: str,
     for where, message in sorted((substituted or {}).items()):
         ctx.add("font-substituted", where.split("\t")[0], message)
     order = {"error": 0, "warning": 1}
-    findings = sorted(ctx.findings, key=lambda f: (order[f.level], f.rule, f.element, f.problem))
+    kept, left_out = _not_ignored(figure, ctx.findings, file)
+    findings = sorted(kept, key=lambda f: (order[f.level], f.rule, f.element, f.problem))
     return Report(figure=figure.name, limits=figure.spec.check, findings=tuple(findings),
-                  notes=tuple(dict.fromkeys(measured.notes)))
+                  notes=tuple(dict.fromkeys(measured.notes)) + left_out)
+
+
+def _finding_panels(finding: Finding) -> set[str]:
+    """The panels a finding is about: each ``panel NAME`` its element names (``panel a: 2 texts``,
+    ``text title / panel a``)."""
+    head = finding.element.split(":")[0]
+    return {part.strip()[len("panel "):] for part in head.split(" / ") if part.strip().startswith("panel ")}
+
+
+def _not_ignored(figure: Figure, findings: list[Finding], file: str) -> tuple[list[Finding], tuple[str, ...]]:
+    """``findings`` without those ``[check] ignore`` leaves out, and one note per panel and rule
+    saying how many were left out.
+
+    Raises:
+        LayoutError: at ``check.ignore.PANEL``, a panel the figure does not have or a rule the check
+            does not know, with the valid names.
+    """
+    panels = [p.name for p in figure.panels]
+    ignore: dict[str, set[str]] = {}
+    for panel, rules in figure.spec.check.ignore:
+        key = f"check.ignore.{panel}"
+        if panel not in panels:
+            close = difflib.get_close_matches(panel, panels, n=1, cutoff=0.6)
+            raise LayoutError(f"{panel!r} is not a panel" + (f"; did you mean {close[0]!r}?" if close else "")
+                              + f"; panels are {', '.join(panels) or '(none)'}", file=file, key=key)
+        for rule in rules:
+            if rule not in RULES:
+                close = difflib.get_close_matches(rule, list(RULES), n=1, cutoff=0.6)
+                raise LayoutError(f"{rule!r} is not a rule of compose check"
+                                  + (f"; did you mean {close[0]!r}?" if close else "")
+                                  + f"; rules are {', '.join(RULES)}", file=file, key=key)
+        ignore.setdefault(panel, set()).update(rules)
+    if not ignore:
+        return findings, ()
+    kept: list[Finding] = []
+    counts: dict[tuple[str, str], int] = {}
+    for finding in findings:
+        hit = sorted(p for p in _finding_panels(finding) if finding.rule in ignore.get(p, ()))
+        if hit:
+            counts[(hit[0], finding.rule)] = counts.get((hit[0], finding.rule), 0) + 1
+        else:
+            kept.append(finding)
+    notes = tuple(f"panel {panel}: {n} {rule} finding{'s' * (n > 1)} not reported ([check] ignore)"
+                  for (panel, rule), n in sorted(counts.items()))
+    return kept, notes
 
 
 def font_findings(figure: Figure) -> list[Finding]:

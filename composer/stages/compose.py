@@ -25,13 +25,15 @@ from composer.stages.fragment import import_fragment, place, view_box
 from composer.stages.geometry import Box, Geometry, content_bottom_pt, imported_svgs, resolve
 from composer.stages.inkscape import label_elements
 from composer.stages.inputs import Inputs
+from composer.stages.mplfiles import matplotlib_made, mesh_groups, rasterize_meshes
 from composer.stages.render import RenderedPanel, rendered_size
 from composer.stages.typeset import Typeset, fill_text, typeset_figure, typeset_text
-from composer.svg.images import finish_rasters
+from composer.svg.budget import over_budget
+from composer.svg.images import ImageTooLarge, ImageUnreadable, displayed_raster, finish_rasters
 from composer.svg.io import NSMAP, parse_svg, svg_tag, write_svg
 from composer.svg.sanitize import MAX_IMAGE_PIXELS
 from composer.text.fonts import check_svg_fonts
-from composer.text.pin import pin_text_positions
+from composer.text.pin import outline_unrendered_fonts, pin_text_positions
 from composer.units import PT_PER_UNIT, fmt, to_pt
 
 
@@ -153,9 +155,15 @@ def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Type
     finish_rasters(root, spec.raster_ppi)
     imported = {f"panel-{p.name}": os.path.relpath(p.source, figure.path.parent)
                 for p in figure.panels if p.kind in ("svg", "pdf")}
-    check_svg_fonts(root, file=file, imported=imported)
     kinds = {f"panel-{p.name}": "laid-out" if p.kind == "render" else "imported" for p in figure.panels}
+    outline_unrendered_fonts(root, scope=lambda el: _top_level_kind(el, kinds))
+    check_svg_fonts(root, file=file, imported=imported)
     pin_text_positions(root, scope=lambda el: _top_level_kind(el, kinds))
+    heavy = over_budget(root, {f"panel-{p.name}": f"panel {p.name!r}" + (f" ({imported[f'panel-{p.name}']})"
+                                                                          if f"panel-{p.name}" in imported else "")
+                               for p in figure.panels})
+    if heavy:
+        raise SvgError(heavy, file=file)
     return write_svg(root)
 
 
@@ -194,34 +202,26 @@ def _panel_group(panel: Panel, box, inputs: Inputs, rendered: Mapping[str, Rende
     doc = parse_svg(svg, source=source)
     vb = view_box(doc, source=source)
     aspect = doc.get("preserveAspectRatio")
-    group = import_fragment(doc, name=panel.name, group_id=group_id, source=source)
+    meshes = mesh_groups(doc) if panel.kind == "svg" and matplotlib_made(doc) else []  # before ids change
+    group = import_fragment(doc, name=panel.name, group_id=group_id, source=source,
+                            renumber=panel.kind != "render")
     place(group, vb, x_pt=box.x_pt, y_pt=box.y_pt, width_pt=box.width_pt, height_pt=box.height_pt, fit=fit,
           aspect=aspect)
+    rasterize_meshes(meshes, inputs.figure.spec.raster_ppi)  # a matplotlib file's seams, as in rendered panels
     return group
 
 
 def _image_group(panel: Panel, box, data: bytes, group_id: str, inputs_ppi: float) -> etree._Element:
-    """A PNG/JPEG panel, inlined as a data URI and fitted in its box keeping aspect."""
-    import io
-
-    from PIL import Image, UnidentifiedImageError
-
+    """A PNG/JPEG panel, inlined as a data URI and fitted in its box keeping aspect, as viewers display it
+    (EXIF orientation applied: :func:`composer.svg.images.displayed_raster`)."""
     try:
-        with Image.open(io.BytesIO(data)) as img:
-            width_px, height_px = img.size
-            fmt_name = img.format
-            mime = {"PNG": "image/png", "JPEG": "image/jpeg"}.get(fmt_name or "")
-            if mime is None:
-                raise DataError(f"image format {fmt_name} is not supported; use PNG or JPEG", file=str(panel.source))
-            if width_px * height_px > MAX_IMAGE_PIXELS:
-                raise DataError(f"image is {width_px}x{height_px} pixels, more than the limit of "
-                                f"{MAX_IMAGE_PIXELS}", file=str(panel.source))
-            img.load()  # decode every pixel: a truncated or damaged file fails here, not in a viewer
-    except DataError:
-        raise
-    except Exception as exc:  # noqa: BLE001  (PIL raises many kinds for broken files)
-        detail = "not a PNG or JPEG file" if isinstance(exc, UnidentifiedImageError) else exc
-        raise DataError(f"cannot read image: {detail}", file=str(panel.source)) from None
+        picture = displayed_raster(data, max_pixels=MAX_IMAGE_PIXELS)
+    except ImageTooLarge as exc:
+        raise DataError(f"image {exc}", file=str(panel.source)) from None
+    except ImageUnreadable:
+        raise DataError("cannot read image: not a PNG or JPEG file (or it is truncated)",
+                        file=str(panel.source)) from None
+    width_px, height_px, mime, data = picture.width_px, picture.height_px, picture.mime, picture.data
     scale = min(box.width_pt / width_px, box.height_pt / height_px)
     w, h = width_px * scale, height_px * scale
     group = etree.Element(svg_tag("g"), id=group_id)

@@ -31,8 +31,9 @@ from lxml import etree
 
 from composer.errors import SvgError
 from composer.svg.css import qualified_rules, selector_texts
-from composer.svg.ids import SEPARATOR, prefixed
+from composer.svg.ids import SEPARATOR, document_order, prefixed
 from composer.svg.io import XLINK_NS, svg_tag
+from composer.svg.measure import is_glyph_definition
 from composer.svg.viewbox import ViewBox, view_box
 from composer.units import fmt
 
@@ -54,7 +55,8 @@ ROOT_PRESENTATION = (
 )
 
 
-def import_fragment(root: etree._Element, *, name: str, group_id: str, source: str) -> etree._Element:
+def import_fragment(root: etree._Element, *, name: str, group_id: str, source: str,
+                    renumber: bool = False) -> etree._Element:
     """Rewrite a parsed SVG document into a ``<g id=group_id>`` (not yet placed).
 
     Args:
@@ -62,6 +64,8 @@ def import_fragment(root: etree._Element, *, name: str, group_id: str, source: s
         name: the panel name used as id prefix (``rgb`` -> ``rgb--figure_1``).
         group_id: the id of the returned group (``panel-rgb``), used to scope CSS.
         source: file name for error messages.
+        renumber: give the ids their document order (:func:`composer.svg.ids.document_order`;
+            for files made elsewhere, whose ids may be random) instead of keeping their names.
 
     Returns:
         The group, holding the document's content with ids prefixed, every
@@ -74,7 +78,8 @@ def import_fragment(root: etree._Element, *, name: str, group_id: str, source: s
         if meta.getparent() is root:
             root.remove(meta)
     ids = {el.get("id") for el in root.iter() if el.get("id")}
-    mapping = {old: prefixed(name, old) for old in ids}
+    mapping = (document_order(root, name, keep=is_glyph_definition) if renumber
+               else {old: prefixed(name, old) for old in ids})
 
     def ref(match: re.Match[str]) -> str:
         new = mapping.get(match.group(2))

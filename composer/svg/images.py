@@ -54,6 +54,10 @@ class ImageUnreadable(ValueError):
     """An ``<image>`` whose picture cannot be measured; the message says why, in a few words."""
 
 
+class ImageTooLarge(ImageUnreadable):
+    """A picture of more pixels than allowed (a decompression bomb): refused, not skipped."""
+
+
 @dataclass(frozen=True)
 class InlineImage:
     """The picture of an ``<image>`` with a base64 ``data:`` URI: its MIME type, bytes and pixel size."""
@@ -88,10 +92,25 @@ def inline_image(el: etree._Element) -> InlineImage:
 def drawn_box(el: etree._Element, m: Matrix, image: InlineImage) -> tuple[float, float, BBox]:
     """Where an ``<image>`` is drawn under the map ``m`` (its user units -> the canvas's):
     ``(width, height, extent)`` in canvas units. ``width``/``height`` are the ``<image>``'s
-    own, each scaled by how much ``m`` stretches its axis; a missing (or unreadable) width or
-    height is the picture's pixel count in user units (SVG 2, 16.1.2: ``auto``)."""
-    w = length_px(el.get("width"), float(image.width_px))
-    h = length_px(el.get("height"), float(image.height_px))
+    own, each scaled by how much ``m`` stretches its axis. ``auto`` sizing (SVG 2, 5.9 and 16.1.2:
+    a missing or ``auto`` width or height): one of them missing is the other times the picture's
+    aspect ratio; both missing are its pixel count in user units (CSS px)."""
+    def given(name: str) -> float | None:
+        value = length_px((el.get(name) or "").strip(), math.nan)  # "", "auto" and percentages: NaN
+        return None if math.isnan(value) else value
+
+    given_w, given_h = given("width"), given("height")
+    aspect = image.width_px / image.height_px if image.height_px else 1.0
+    if given_w is None and given_h is None:
+        w, h = float(image.width_px), float(image.height_px)
+    elif given_w is None:
+        h = given_h or 0.0
+        w = h * aspect
+    elif given_h is None:
+        w = given_w
+        h = w / aspect
+    else:
+        w, h = given_w, given_h
     x, y = length_px(el.get("x")), length_px(el.get("y"))
     sx, sy = axis_scales(m)
     return w * sx, h * sy, map_bbox(m, (x, y, x + w, y + h))
@@ -167,6 +186,8 @@ def finish_rasters(root: etree._Element, target_ppi: float) -> list[str]:
 def _images(root: etree._Element):
     """``(element, info, picture)`` for every PNG or JPEG ``<image>`` drawn at a positive size."""
     for el in root.iter(svg_tag("image")):
+        if any(up.tag == svg_tag("clipPath") for up in el.iterancestors()):
+            continue  # an image is no clipping shape (SVG 1.1, 14.3.5): never painted, its pixels do not matter
         try:
             image = inline_image(el)
         except ImageUnreadable:
@@ -223,3 +244,106 @@ def _set_href(el: etree._Element, mime: str, data: bytes) -> None:
     for attr in _HREFS:
         if el.get(attr) is not None:
             el.set(attr, uri)
+
+
+# ------------------------------------------------------------------ pictures as viewers display them
+
+#: EXIF tag 0x0112, Orientation (EXIF 2.32, 4.6.4 A): 1 is "as stored"; 2-8 flip and/or rotate.
+EXIF_ORIENTATION = 0x0112
+#: gzip's magic number (RFC 1952, 2.3.1): an ``.svgz`` file, or an SVG image served compressed.
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+@dataclass(frozen=True)
+class Displayed:
+    """A raster picture as viewers display it: its MIME type (PNG or JPEG), bytes and pixel size
+    (after the EXIF orientation), and what was done to get there ("" when the bytes are the file's)."""
+
+    mime: str
+    data: bytes
+    width_px: int
+    height_px: int
+    changed: str = ""
+
+
+def displayed_raster(data: bytes, *, max_pixels: int) -> Displayed:
+    """The picture ``data`` (any raster format Pillow reads) as PNG or JPEG, the way a viewer shows it.
+
+    - a PNG, or a JPEG without an EXIF orientation (or with orientation 1), is returned as it is;
+    - a JPEG (or any image) with EXIF orientation 2-8 is turned upright
+      (:func:`PIL.ImageOps.exif_transpose`, which drops the tag) and written as PNG: the displayed
+      pixels exactly, since re-encoding JPEG would lose quality again. Browsers apply the tag
+      (CSS ``image-orientation: from-image`` is the default, CSS Images 3, 5.1), and so do resvg
+      and cairosvg: an engine given the stored pixels and the displayed size would stretch them;
+    - any other format Pillow decodes (GIF and WebP, which not every export engine reads; BMP,
+      TIFF) becomes PNG of its first frame, as a static renderer shows it.
+
+    Raises:
+        ImageUnreadable: "is not an image Pillow can read (or it is truncated)".
+        ImageTooLarge: "is WxH pixels, more than the limit of N" (checked before decoding: a
+            decompression bomb).
+    """
+    from PIL import Image, ImageOps
+
+    try:
+        with Image.open(io.BytesIO(data)) as img:
+            kind = img.format or ""
+            width_px, height_px = img.size
+            if width_px * height_px > max_pixels:
+                raise ImageTooLarge(f"is {width_px}x{height_px} pixels, more than the limit of {max_pixels}")
+            img.load()  # every pixel decodes: a truncated file is refused here, not drawn half by a viewer
+            orientation = img.getexif().get(EXIF_ORIENTATION, 1)
+            if orientation not in range(2, 9):
+                orientation = 1  # absent, "as stored", or a value EXIF does not define
+            if kind in ("PNG", "JPEG") and orientation == 1:
+                return Displayed(f"image/{kind.lower()}", data, width_px, height_px)
+            upright = ImageOps.exif_transpose(img) if orientation != 1 else img
+            if upright.mode not in ("1", "L", "LA", "RGB", "RGBA", "P", "I;16"):
+                upright = upright.convert("RGBA")
+            out = io.BytesIO()
+            upright.save(out, format="PNG", compress_level=9)
+    except ImageUnreadable:
+        raise
+    except Image.DecompressionBombError as exc:
+        raise ImageTooLarge(str(exc)) from None
+    except Exception:  # noqa: BLE001 - Pillow raises many kinds for broken files
+        raise ImageUnreadable("is not an image Pillow can read (or it is truncated)") from None
+    done = [f"EXIF orientation {orientation} applied"] if orientation != 1 else []
+    if kind not in ("PNG", "JPEG"):
+        done.append(f"{kind or 'image'} decoded to PNG")
+    return Displayed("image/png", out.getvalue(), upright.width, upright.height, "; ".join(done))
+
+
+def gunzipped(data: bytes, *, limit: int) -> bytes:
+    """``data`` decompressed if it starts with gzip's magic number (an ``.svgz``), else ``data``.
+
+    Raises:
+        ImageUnreadable: "is gzip-compressed but broken", or "decompresses to more than N bytes"
+            (read in bounded steps: a gzip bomb is stopped at ``limit``, not inflated).
+    """
+    import gzip
+    import zlib
+
+    if not data.startswith(GZIP_MAGIC):
+        return data
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
+            out = stream.read(limit + 1)
+    except (OSError, EOFError, zlib.error):
+        raise ImageUnreadable("is gzip-compressed but broken") from None
+    if len(out) > limit:
+        raise ImageUnreadable(f"decompresses to more than {limit} bytes")
+    return out
+
+
+def skip_image(el: etree._Element, attr: str, message: str) -> None:
+    """Draw the ``<image>`` (or ``<feImage>``) ``el`` as nothing, as viewers do with a picture they
+    cannot show: its reference ``attr`` is removed, and one :class:`ComposerWarning` says so.
+
+    ``message`` names the file and the reference (``fig.svg: <image xlink:href> refers to 'a.gif',
+    which ...``); the element's id, when it has one, and "skipped" are added.
+    """
+    ident = el.get("id")
+    del el.attrib[attr]
+    named = f" (id {ident!r})" if ident else ""
+    warnings.warn(ComposerWarning(f"{message}{named}; the image is skipped, as viewers skip it"), stacklevel=3)

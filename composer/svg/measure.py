@@ -62,7 +62,7 @@ _NOT_DRAWN = {"defs", "clipPath", "mask", "marker", "symbol", "pattern", "linear
               "filter", "metadata", "title", "desc", "style", "script", "font", "font-face"}
 _SHAPES = {"path", "line", "polyline", "polygon", "rect", "circle", "ellipse"}
 _INHERITED = {"stroke", "stroke-width", "stroke-opacity", "fill", "fill-opacity", "font-size", "visibility",
-              "font-family"}
+              "font-family", "font-weight", "font-style", "text-anchor"}
 _PROPS = _INHERITED | {"opacity", "display", "vector-effect"}
 #: matplotlib glyph ids: "<PostScript name>-<glyph index in hex>", e.g. DejaVuSans-13, DejaVuSans-Oblique-5b
 _GLYPH_ID = re.compile(r"^([A-Za-z][\w]*(?:-[A-Za-z][\w]*)*)-([0-9a-f]+)$")
@@ -525,12 +525,16 @@ class _Walker:
             x = length_px((el.getparent().get("x") or "0").split()[0])
         if el.get("y") is None and el.getparent() is not None:
             y = length_px((el.getparent().get("y") or "0").split()[0])
-        width = 0.6 * size_user * len(content)
-        anchor = (el.get("text-anchor") or "start").strip()
+        # the anchor and font as the cascade gives them (attribute < <style> rules < style, inherited)
+        anchor = (style.get("text-anchor") or "start").strip()
+        extent = text_extent(content, style.get("font-family", "sans-serif"), style.get("font-weight", "normal"),
+                             style.get("font-style", "normal"), size_user)
+        width, ascent, descent = extent or (0.6 * size_user * len(content), 0.8 * size_user, 0.2 * size_user)
         x0 = x - width / 2 if anchor == "middle" else x - width if anchor == "end" else x
-        local = (x0, y - 0.8 * size_user, x0 + width, y + 0.2 * size_user)
+        local = (x0, y - ascent, x0 + width, y + descent)
         self.out.texts.append(TextRun(top=top, element=el.get("id") or "text", size_pt=size_user * scale_of(m),
-                                      bbox=map_bbox(m, local), label=content, estimated=True, frame=m, local=local))
+                                      bbox=map_bbox(m, local), label=content, estimated=extent is None, frame=m,
+                                      local=local))
         colour = parse_colour(style.get("fill", "#000000"))
         if colour:
             self.out.colours.append(ColourUse(top, el.get("id") or top, colour, text=True))
@@ -562,3 +566,35 @@ def scene(svg: bytes) -> Scene:
             result.panel_scale[top[len("panel-"):]] = scale_of(parse_transform(child.get("transform")))
         walker.walk(child, base, {}, 1.0, top)
     return result
+
+
+def is_glyph_definition(el: etree._Element) -> bool:
+    """Whether ``el`` is a glyph outline as matplotlib (``svg.fonttype = "path"``) defines one: a
+    ``<path>`` whose id names a font and a glyph index (``DejaVuSans-30``, ``STIXGeneral-Italic-3bb``).
+    Such an id is derived from the content, and :func:`glyph_char` reads the character from it."""
+    return (isinstance(el.tag, str) and etree.QName(el).localname == "path"
+            and _GLYPH_ID.match(el.get("id") or "") is not None)
+
+
+@lru_cache(maxsize=4096)
+def text_extent(text: str, family: str, weight: str, style: str, size: float) -> tuple[float, float, float] | None:
+    """``(width, ascent, descent)`` of ``text`` laid out by matplotlib in the font a ``<text>`` names
+    (its ``font-family`` list: the first family matplotlib has; ``font-weight``, ``font-style``),
+    at ``size`` user units, in user units; None when matplotlib has none of the families (the
+    caller then estimates: 0.6 em a character). Width, height above the baseline and descent as
+    matplotlib's ``text_to_path`` lays the string out (kerning on), as composer measures its own text."""
+    from matplotlib import font_manager
+    from matplotlib.textpath import text_to_path
+
+    families = [f.strip().strip("'\"") for f in family.split(",") if f.strip().strip("'\"")] or ["sans-serif"]
+    bold = weight.strip() in ("bold", "bolder") or (weight.strip().isdigit() and int(weight) >= 550)
+    slant = style.strip() if style.strip() in ("italic", "oblique") else "normal"
+    prop = font_manager.FontProperties(family=families, weight="bold" if bold else "normal",
+                                       style=slant, size=size)  # type: ignore[arg-type]  # one of STYLES
+    try:
+        font_manager.findfont(prop, fallback_to_default=False)
+    except ValueError:
+        return None
+    shown = text.replace("$", r"\$")  # plain text, not mathtext
+    width, height, descent = text_to_path.get_text_width_height_descent(shown, prop, ismath=False)
+    return float(width), float(height - descent), float(descent)

@@ -29,16 +29,17 @@ References, each checked (the ``href``/``xlink:href`` of any element, and
     composer never fetches a URL, and cairosvg runs with ``unsafe=False``.
 
 Bounded work (reference amplification, "``<use>`` bombs"):
-    the *expanded size* of the document -- every element counts 1, and every
+    the *expanded size* of the document -- every element counts its drawing
+    work (:func:`composer.svg.budget.element_work`: 1 plus its vertices), and every
     reference counts the expanded size of what it references, again for each
     referring element (a mid-marker once per vertex; a paint server referenced
     from ``<style>``, which may apply to every element, once per element) --
     must stay within :data:`MAX_EXPANDED_ELEMENTS`, summed over the file and
     the SVG images inlined into it. A reference cycle is refused. The count is
     computed with memoization, in time linear in the file, before anything is
-    rasterized. An icon has hundreds of elements, a matplotlib export of a
-    20,000-point scatter about 60,000; cairosvg itself aborts after 100,000
-    ``<use>`` instantiations.
+    rasterized. An icon costs thousands of units, a matplotlib export of a
+    20,000-point scatter about 600,000; the budget is calibrated against the
+    export engine's time (:mod:`composer.svg.budget`).
 """
 
 from __future__ import annotations
@@ -55,10 +56,12 @@ import tinycss2
 from lxml import etree
 
 from composer.errors import SvgError
+from composer.svg.budget import MAX_FILE_WORK, element_work
+from composer.svg.images import ImageTooLarge, ImageUnreadable, displayed_raster, gunzipped, skip_image
 from composer.svg.io import MAX_SVG_BYTES, SVG_NS, XLINK_NS, parse_svg, read_limited
 
-#: budget of expanded elements per imported file (see module docstring).
-MAX_EXPANDED_ELEMENTS = 250_000
+#: budget of expanded work per imported file, in :mod:`composer.svg.budget`'s units (see module docstring).
+MAX_EXPANDED_ELEMENTS = MAX_FILE_WORK
 #: largest image file or data URI inlined into an imported SVG, in bytes.
 MAX_IMAGE_BYTES = 32 * 1024 * 1024
 #: most pixels of one inlined raster image (about 7000 x 7000; 200 MB for cairo's RGBA surface).
@@ -190,8 +193,11 @@ def _check_href(el: etree._Element, attr: str, local: str, *, source: str, base_
     if scheme == "data":
         if local not in IMAGE_ELEMENTS:
             raise _refused(source, where, href, "a data: URI is allowed only in <image>")
-        el.set(attr, _data_uri_image(href, source=source, where=where, project_root=project_root,
-                                     budget=budget, depth=depth))
+        try:
+            el.set(attr, _data_uri_image(href, source=source, where=where, project_root=project_root,
+                                         budget=budget, depth=depth))
+        except ImageUnreadable as exc:
+            skip_image(el, attr, f"{source}: {where} holds a data: image that {exc}")
         return
     if scheme or parts.netloc:
         raise _refused(source, where, href, f"{(scheme + ':') if scheme else '//host'} links are never followed "
@@ -214,11 +220,15 @@ def _check_href(el: etree._Element, attr: str, local: str, *, source: str, base_
         raise _refused(source, where, href, f"{path} is outside the project {project_root}; composer reads files "
                        "from inside the project only")
     if not found:
-        raise _refused(source, where, href, f"no such file ({path})")
+        skip_image(el, attr, f"{source}: {where} refers to {href!r}: no such file ({path})")
+        return
     shown = str(path.relative_to(project_root))
     data = read_limited(path, limit=MAX_IMAGE_BYTES, source=shown)
-    el.set(attr, _inline(data, source=shown, where=where, href=href, project_root=project_root,
-                         base_dir=path.parent, budget=budget, depth=depth, outer=source))
+    try:
+        el.set(attr, _inline(data, source=shown, where=where, href=href, project_root=project_root,
+                             base_dir=path.parent, budget=budget, depth=depth, outer=source))
+    except ImageUnreadable as exc:
+        skip_image(el, attr, f"{source}: {where} refers to {href!r}, which {exc}")
 
 
 def _data_uri_image(href: str, *, source: str, where: str, project_root: Path, budget: _Budget,
@@ -238,10 +248,12 @@ def _data_uri_image(href: str, *, source: str, where: str, project_root: Path, b
     if len(data) > MAX_IMAGE_BYTES:
         raise _refused(source, where, href, f"an image of {len(data)} bytes, more than {MAX_IMAGE_BYTES}")
     mime = params[0] or "text/plain"
-    if mime not in ("image/png", "image/jpeg", "image/svg+xml"):
-        raise _refused(source, where, href, f"a data: URI of type {mime}; supported images are PNG, JPEG and SVG")
+    if not mime.startswith("image/") and mime != "text/plain":  # untyped data: is text/plain (RFC 2397)
+        raise _refused(source, where, href, f"a data: URI of type {mime}; images are PNG, JPEG, SVG, GIF, WebP")
+    # the type only tells SVG from rasters (viewers sniff the bytes: image/jpg, an untyped JPEG)
     return _inline(data, source=f"{source} (data: image)", where=where, href=href, project_root=project_root,
-                   base_dir=None, budget=budget, depth=depth, outer=source, svg=mime == "image/svg+xml")
+                   base_dir=None, budget=budget, depth=depth, outer=source,
+                   svg=True if mime == "image/svg+xml" else None)
 
 
 def _inline(data: bytes, *, source: str, where: str, href: str, project_root: Path, base_dir: Path | None,
@@ -250,6 +262,10 @@ def _inline(data: bytes, *, source: str, where: str, href: str, project_root: Pa
 
     ``svg``: whether the data is SVG (from a data: URI's type), or None to tell by its first bytes.
     """
+    try:
+        data = gunzipped(data, limit=MAX_SVG_BYTES)  # .svgz
+    except ImageUnreadable as exc:
+        raise SvgError(f"{exc}", file=source) from None
     if svg is None:
         svg = data.lstrip()[:1] == b"<" or data.startswith(b"\xef\xbb\xbf") or data[:2] in (b"\xff\xfe", b"\xfe\xff")
     if svg:
@@ -261,8 +277,11 @@ def _inline(data: bytes, *, source: str, where: str, href: str, project_root: Pa
         etree.cleanup_namespaces(inner)
         clean = etree.tostring(inner, encoding="UTF-8", xml_declaration=True)
         return "data:image/svg+xml;base64," + base64.b64encode(clean).decode("ascii")
-    mime = image_type(data, source=source)
-    return f"data:{mime};base64," + base64.b64encode(data).decode("ascii")
+    try:
+        picture = displayed_raster(data, max_pixels=MAX_IMAGE_PIXELS)
+    except ImageTooLarge as exc:
+        raise SvgError(str(exc), file=source) from None  # a decompression bomb stays refused
+    return f"data:{picture.mime};base64," + base64.b64encode(picture.data).decode("ascii")
 
 
 def image_type(data: bytes, *, source: str) -> str:
@@ -375,8 +394,9 @@ def _spend(root: etree._Element, budget: _Budget, source: str) -> None:
     names = {id(el): el.get("id") or f"<{_local(el)}>" for el in elements}
 
     def over(total: int) -> SvgError:
-        return SvgError(f"expands to more than {MAX_EXPANDED_ELEMENTS} elements through <use> and other "
-                        "references (a 'use bomb' or a very large drawing); refused before rasterizing",
+        return SvgError(f"expands to more than {MAX_EXPANDED_ELEMENTS} elements and path vertices through <use> "
+                        "and other references (a 'use bomb' or a very large drawing: more than one export may "
+                        "draw in time); refused before rasterizing",
                         file=source)
 
     def successors(el: etree._Element) -> list[tuple[etree._Element, int]]:
@@ -390,7 +410,7 @@ def _spend(root: etree._Element, budget: _Budget, source: str) -> None:
     # iterative post-order DFS with memoization: linear in elements + references
     stack: list[tuple[etree._Element, list[tuple[etree._Element, int]], int, int]] = []
     key = id(root)
-    stack.append((root, successors(root), 0, 1))
+    stack.append((root, successors(root), 0, element_work(root)))
     on_path.add(key)
     while stack:
         el, succ, index, total = stack[-1]
@@ -408,7 +428,7 @@ def _spend(root: etree._Element, budget: _Budget, source: str) -> None:
                 path = [names[id(e)] for e, *_ in stack]
                 raise SvgError(f"reference cycle: {' -> '.join(path + [names[ck]])}", file=source)
             on_path.add(ck)
-            stack.append((child, successors(child), 0, 1))
+            stack.append((child, successors(child), 0, element_work(child)))
             continue
         stack.pop()
         on_path.discard(id(el))

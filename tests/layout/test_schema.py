@@ -165,7 +165,7 @@ BAD = {
     "svg_file": "logo.png", "pdf_file": "plot.eps", "page": 0, "image_file": "photo.gif", "data_file": "results.xlsx", "style_file": "paper.yaml",
     "table": 3, "mosaic": 3, "tracks": "1", "gutter": True, "margin": ["1mm", "2mm"], "panel_list": ["a"],
     "canvas_width": "nature.huge", "name_pairs": [["a"]], "panel_order": "a", "panel_label": True,
-    "rotation": 400, "panel_names": "a", "canvas_height": "tall",
+    "rotation": 400, "panel_names": "a", "canvas_height": "tall", "panel_rules": {"a": "overlap"},
 }
 BAD_CHOICE = "bogus"
 
