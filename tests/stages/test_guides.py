@@ -105,6 +105,7 @@ anchor = "nw"
     assert ids == [b"legend-0--legend_1"]  # one legend: the collected one; a's and b's own are gone
     assert legend_texts(svg) == ["alpha", "beta", "gamma"]  # alpha once (same style in a and b), in order
     group = etree.fromstring(svg).find(f".//{SVG}g[@id='legend-0']")
+    assert group.get("{http://www.inkscape.org/namespaces/inkscape}label") == "legend from a, b"
     drawn = etree.tostring(group).decode()
     for colour in ("#1f77b4", "#ff7f0e", "#2ca02c"):  # each entry's handle in its panel's colour
         assert colour in drawn
