@@ -50,6 +50,15 @@ def labelled(fig, data):
     ax = fig.add_axes([0.2, 0.2, 0.7, 0.7])
     ax.scatter([0, 1], [0, 1], color="#9467bd", marker="s", label="delta")
 
+def custom(fig, data):
+    ax = fig.add_axes([0.2, 0.2, 0.7, 0.7])
+    ax.plot([0, 1], [0, 1], color="#8c564b", linewidth=2, dashes=(6, 1, 1, 1), label="eps")
+    ax.legend()
+
+def dashed_alpha(fig, data):
+    ax = fig.add_axes([0.2, 0.2, 0.7, 0.7])
+    ax.plot([0, 1], [0, 1], color="#1f77b4", linewidth=1.5, dashes=(5, 2), label="alpha")
+
 def bare(fig, data):
     fig.add_axes([0.2, 0.2, 0.7, 0.7]).plot([0, 1], [0, 1])
 '''
@@ -176,6 +185,44 @@ at = ["90mm", "5mm"]
     svg = built(root)
     assert legend_texts(svg) == ["delta", "alpha", "beta"]
     assert "#9467bd" in etree.tostring(etree.fromstring(svg).find(f".//{SVG}g[@id='legend-0']")).decode()
+
+
+def test_the_legend_draws_a_panels_own_dashes(tmp_path):
+    root = project(tmp_path, '''
+[panels.c]
+render = "p:custom"
+at = ["90mm", "30mm"]
+size = ["40mm", "30mm"]
+
+[[legend]]
+from = ["c"]
+at = ["90mm", "5mm"]
+''')
+    root_el = etree.fromstring(built(root))
+
+    def dashes(group: str) -> list[str]:
+        text = etree.tostring(root_el.find(f".//{SVG}g[@id='{group}']")).decode()
+        return re.findall(r"stroke-dasharray: ([\d.,\s]+)", text)
+
+    panel = dashes("panel-c")
+    assert len(panel) == 1 and len(panel[0].split(",")) == 4  # matplotlib's own drawing of (6, 1, 1, 1) at 2 pt
+    assert dashes("legend-0") == panel
+
+
+def test_dashes_that_differ_are_a_conflict(tmp_path):
+    root = project(tmp_path, '''
+[panels.c]
+render = "p:dashed_alpha"
+at = ["90mm", "30mm"]
+size = ["40mm", "30mm"]
+
+[[legend]]
+from = ["a", "c"]
+at = ["90mm", "5mm"]
+''')
+    with pytest.raises(LayoutError, match="label 'alpha' is drawn in two styles in panels 'a' and 'c': .*dashes "
+                                          "none in 'a', on-off 5 2 in 'c'"):
+        built(root)
 
 
 def test_one_label_in_two_styles_is_an_error_naming_both_panels(tmp_path, capsys):
