@@ -362,3 +362,23 @@ def test_a_cache_entry_keeps_a_panels_records():
                            path=(((0.0, 0.0), (1.0, 0.0), (0.0, 0.0)), (1, 2, 79))))
     panel = RenderedPanel(svg=b"<svg/>", anchors={}, guides={"legend": entries})
     assert decode_entry("k", encode_entry("k", panel)).guides == {"legend": entries}
+
+
+def test_ncols_title_and_frame(tmp_path):
+    root = project(tmp_path, '''
+[[legend]]
+from = ["a", "b"]
+at = ["90mm", "5mm"]
+ncols = 3
+title = "Methods"
+frame = true
+''')
+    svg = built(root)
+    runs = [r for r in scene(svg).texts if r.top == "legend-0"]
+    assert [r.text for r in runs] == ["Methods", "alpha", "beta", "gamma"]  # the title first, above the entries
+    title, *entries = runs
+    assert all(abs(r.frame[5] - entries[0].frame[5]) < 0.01 for r in entries)  # one row: a shared baseline
+    assert entries[0].bbox[2] < entries[1].bbox[0] and entries[1].bbox[2] < entries[2].bbox[0]
+    assert title.bbox[3] < min(r.bbox[1] for r in entries)
+    x0, y0, x1, y1 = frame_box(svg)  # the frame holds them all
+    assert all(x0 < r.bbox[0] and r.bbox[2] < x1 and y0 < r.bbox[1] and r.bbox[3] < y1 for r in runs)
