@@ -245,14 +245,17 @@ def collect_legend(fig: Any) -> tuple[LegendEntry, ...]:
     drawn = _legends(fig)
     if drawn:
         for legend in drawn:
-            pairs += [(t.get_text(), h) for t, h in zip(legend.get_texts(), legend.legend_handles)]
+            # an artist no handler draws has a None handle and no text (matplotlib warned): skip it
+            shown = [h for h in legend.legend_handles if h is not None]
+            pairs += [(t.get_text(), h) for t, h in zip(legend.get_texts(), shown)]
     else:
         for ax in fig.axes:
             handles, labels = ax.get_legend_handles_labels()
             if handles:
                 made = MplLegend(ax, handles, labels)  # never drawn: its handler artists carry the styles
-                pairs += list(zip(labels, made.legend_handles))
-    return tuple(_entry(label, handle) for label, handle in pairs if handle is not None)
+                pairs += [(t.get_text(), h) for t, h in zip(made.get_texts(),
+                                                            [h for h in made.legend_handles if h is not None])]
+    return tuple(_entry(label, handle) for label, handle in pairs)
 
 
 def strip_legend(fig: Any) -> None:
