@@ -421,6 +421,8 @@ class Legend:
 
     #: the guide kind (:data:`composer.stages.guides.KINDS`); ``[[legend]]`` in a layout.
     kind = "legend"
+    #: the layout key that lists :attr:`panels` (for messages: ``legend[0].from[1]``).
+    panels_key = "from"
     panels: tuple[str, ...]
     place: Placement
     ncols: int = default("legend", "ncols")

@@ -29,7 +29,8 @@ only the panels' renderers know. The panels are drawn in forked workers
 Adding a guide kind (``[[colorbar]] for = [...]``):
 
 - the model: a frozen dataclass like :class:`composer.layout.model.Legend` with a class attribute
-  ``kind = "colorbar"`` and the fields ``panels`` (the panels it is drawn from), ``place``
+  ``kind = "colorbar"``, a class attribute ``panels_key = "for"`` (the layout key listing its
+  panels, for messages) and the fields ``panels`` (the panels it is drawn from), ``place``
   (:class:`composer.layout.model.Placement`), ``name``, ``key``; its table in
   :mod:`composer.layout.format`, read in :mod:`composer.layout.loader` (``_check_guides`` checks the
   panel names of every guide); add the tuple to :attr:`composer.layout.model.Figure.guides` (after
@@ -312,12 +313,12 @@ def merge_entries(legend: Legend, records: Mapping[str, tuple[LegendEntry, ...]]
                 raise LayoutError(f"label {entry.label!r} is drawn in two styles {where}: "
                                   f"{_difference(first, entry, first_panel, panel)}; one label is one entry of the "
                                   "collected legend, so draw it alike in both or give the two different labels",
-                                  file=file, key=f"{legend.key}.from")
+                                  file=file, key=f"{legend.key}.{legend.panels_key}")
     if not merged:
         listed = ", ".join(repr(p) for p in legend.panels)
         raise LayoutError(f"none of its panels ({listed}) has legend entries, so there is nothing to draw; label "
                           "their artists (ax.plot(..., label=\"...\")) or remove the [[legend]]",
-                          file=file, key=f"{legend.key}.from")
+                          file=file, key=f"{legend.key}.{legend.panels_key}")
     return tuple(entry for _, entry in merged.values())
 
 
