@@ -20,7 +20,7 @@ only the panels' renderers know. The panels are drawn in forked workers
    figure of its natural size, in the figure's rcParams (:func:`composer.stages.render.rc_params`:
    font, font size, ``[rcparams]`` and the style file's), saved as SVG with text as outlines (or
    ``<text>`` under ``[figure] text = "editable"``): a :class:`Drawn`.
-4. **place and merge**: the geometry stage places the drawing's box like a text's
+4. **place and merge**: the geometry stage places the drawing's box like a panel's
    (:func:`composer.stages.geometry.resolve`, ``guide_sizes``: at, a relation, or centred in a cell;
    known only after rendering, so no panel or grid may be placed relative to a guide), and
    :func:`composer.stages.compose.compose` imports its SVG like a panel's, as
@@ -35,8 +35,8 @@ Adding a guide kind (``[[colorbar]] for = [...]``):
   :mod:`composer.layout.format`, read in :mod:`composer.layout.loader` (``_check_guides`` checks the
   panel names of every guide); add the tuple to :attr:`composer.layout.model.Figure.guides` (after
   the legends: the order is the drawing order and the ``Geometry.guides`` order);
-- here: the records dataclass, ``collect``/``strip``/``to_json``/``from_json``/``draw`` functions and
-  one :class:`GuideKind` in :data:`KINDS` under the same name as the model's ``kind``. Nothing else
+- here: the records dataclass, ``collect``/``strip``/``to_json``/``from_json``/``draw``/``note``
+  functions and one :class:`GuideKind` in :data:`KINDS` under the same name as the model's ``kind``. Nothing else
   changes: render, cache, geometry and compose handle every kind through :data:`KINDS` and
   ``Figure.guides``.
 """
