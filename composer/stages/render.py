@@ -40,7 +40,7 @@ import os
 import sys
 import traceback
 import warnings
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +59,7 @@ from composer.mpl.internals import (
 )
 from composer.mpl.savesvg import save_svg, svg_fonttype
 from composer.sandbox.isolate import Frame, WorkerFailure, where
+from composer.stages.guides import collect as collect_guides
 from composer.text.metrics import font_families
 from composer.units import say_pair
 
@@ -88,6 +89,9 @@ class RenderedPanel:
             of its visible axes as drawn (after aspect locking), colorbars left out
             (:func:`plot_area`); None when it has no such axes. ``[figure] label_at =
             "plot"`` places labels by it.
+        guides: guide kind -> the records the panel reported for it (:mod:`composer.stages.guides`:
+            its legend entries, as plain values), collected in its worker for the kinds whose guides
+            list it, and cached with it; empty for other panels.
     """
 
     svg: bytes
@@ -97,6 +101,7 @@ class RenderedPanel:
     opened: dict[str, str | None] = field(default_factory=dict)
     wrote: tuple[str, ...] = ()
     plot_area: tuple[float, float, float, float] | None = None
+    guides: dict[str, tuple[Any, ...]] = field(default_factory=dict)
 
 
 def load_module(panels_dir: Path, module: str, *, file: str, key: str) -> ModuleType:
@@ -477,9 +482,13 @@ def _check_drawn(fig: Any, made: list[tuple[Any, traceback.StackSummary]], resul
                          file=file, key=key)
 
 
-def save_panel(draft: Draft, spec: FigureSpec, *, file: str) -> RenderedPanel:
+def save_panel(draft: Draft, spec: FigureSpec, *, file: str, guides: Collection[str] = ()) -> RenderedPanel:
     """Save a drawn panel as SVG (:func:`composer.mpl.savesvg.save_svg`: text mode,
     rasters at ``spec.raster_ppi``) and transform its data anchors into panel pt.
+
+    ``guides``: the guide kinds whose guides list this panel (:func:`composer.stages.guides.kinds_of`);
+    their records are collected first and what they replace (its own legends) is removed before the
+    SVG is saved (:func:`composer.stages.guides.collect`).
 
     Raises:
         PanelError: drawing raised, the renderer returned something other
@@ -489,7 +498,16 @@ def save_panel(draft: Draft, spec: FigureSpec, *, file: str) -> RenderedPanel:
     """
     panel = draft.panel
     key = f"{panel.key}.render"
+    records: dict[str, tuple[Any, ...]] = {}
+    collected_notes: tuple[str, ...] = ()
     with _rc_context(rc_params(spec, panel.name)):
+        if guides:
+            try:
+                records, collected_notes = collect_guides(draft.fig, guides, panel=panel.name)
+            except TypeError as exc:
+                raise PanelError(f"panel {panel.name!r}: {panel.source} draws a legend entry with a {exc}, which a "
+                                 "collected [[legend]] cannot show; label lines, markers, patches (bars) or "
+                                 "scatter points", file=file, key=key) from None
         with _missing_glyphs() as missing:
             try:
                 svg, notes = save_svg(draft.fig, spec, panel, file=file)
@@ -505,7 +523,8 @@ def save_panel(draft: Draft, spec: FigureSpec, *, file: str) -> RenderedPanel:
                              "has them after the first in [figure] font, e.g. font = \"DejaVu Sans, WenQuanYi "
                              "Micro Hei\"", file=file, key=key)
         anchors = _data_anchors(draft.fig, draft.result, panel, draft.size_pt[1], file=file, key=key)
-    return RenderedPanel(svg=svg, anchors=anchors, notes=notes, plot_area=plot_area(draft.fig, draft.size_pt))
+    return RenderedPanel(svg=svg, anchors=anchors, notes=notes + collected_notes,
+                         plot_area=plot_area(draft.fig, draft.size_pt), guides=records)
 
 
 def plot_area(fig: Any, size_pt: tuple[float, float]) -> tuple[float, float, float, float] | None:

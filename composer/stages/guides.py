@@ -1,0 +1,519 @@
+"""Guides: canvas elements matplotlib draws from what panels report (legends now, a shared colorbar next).
+
+A *guide* is drawn once for several matplotlib panels (``[[legend]] from = ["a", "b"]``), from facts
+only the panels' renderers know. The panels are drawn in forked workers
+(:func:`composer.pipeline.render_panels`), so a guide lives in four steps:
+
+1. **collect** (in the panel's worker, :func:`composer.stages.render.save_panel`, after the renderer
+   ran and the plot areas were aligned, before the SVG is saved): for each guide kind whose guides
+   list the panel (:func:`kinds_of`), ``kind.collect(fig)`` returns the panel's *records*: plain,
+   picklable, JSON-able values (for a legend, one :class:`LegendEntry` per entry, styles as numbers
+   and ``#rrggbbaa`` strings, never matplotlib objects), and ``kind.strip(fig)`` removes what the
+   guide replaces (the panel's own legends). :func:`collect` does both.
+2. **keep**: the records travel with the panel (:attr:`composer.stages.render.RenderedPanel.guides`,
+   kind -> tuple of records) and into the panel cache (``kind.to_json`` / ``kind.from_json``,
+   :mod:`composer.incremental.cache`); a panel's cache key says which kinds it was collected for
+   (its SVG differs without its legend).
+3. **draw** (in the composing process, :func:`draw_guides`, memoised): ``kind.draw(guide,
+   records by panel, spec, file)`` merges the records of the guide's panels (raising
+   :class:`LayoutError` on a conflict, naming both panels) and draws the guide with matplotlib on a
+   figure of its natural size, in the figure's rcParams (:func:`composer.stages.render.rc_params`:
+   font, font size, ``[rcparams]`` and the style file's), saved as SVG with text as outlines (or
+   ``<text>`` under ``[figure] text = "editable"``): a :class:`Drawn`.
+4. **place and merge**: the geometry stage places the drawing's box like a panel's
+   (:func:`composer.stages.geometry.resolve`, ``guide_sizes``: at, a relation, or centred in a cell;
+   known only after rendering, so no panel or grid may be placed relative to a guide), and
+   :func:`composer.stages.compose.compose` imports its SVG like a panel's, as
+   ``<g id="KIND-NAME">`` (``legend-0`` without a name), its ids prefixed with that id.
+
+Adding a guide kind (``[[colorbar]] for = [...]``):
+
+- the model: a frozen dataclass like :class:`composer.layout.model.Legend` with a class attribute
+  ``kind = "colorbar"``, a class attribute ``panels_key = "for"`` (the layout key listing its
+  panels, for messages) and the fields ``panels`` (the panels it is drawn from), ``place``
+  (:class:`composer.layout.model.Placement`), ``name``, ``key``; its table in
+  :mod:`composer.layout.format`, read in :mod:`composer.layout.loader` (``_check_guides`` checks the
+  panel names of every guide); add the tuple to :attr:`composer.layout.model.Figure.guides` (after
+  the legends: the order is the drawing order and the ``Geometry.guides`` order);
+- here: the records dataclass, ``collect``/``strip``/``to_json``/``from_json``/``draw``/``note``
+  functions and one :class:`GuideKind` in :data:`KINDS` under the same name as the model's ``kind``. Nothing else
+  changes: render, cache, geometry and compose handle every kind through :data:`KINDS` and
+  ``Figure.guides``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import io
+import json
+from collections.abc import Callable, Collection, Mapping, Sequence
+from contextlib import nullcontext
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from composer.errors import LayoutError
+from composer.layout.model import Figure, FigureSpec, Legend
+
+if TYPE_CHECKING:
+    from composer.stages.render import RenderedPanel
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """A guide drawn by matplotlib: its SVG (viewBox ``0 0 width_pt height_pt``, 1 unit = 1 pt) and size."""
+
+    svg: bytes
+    width_pt: float
+    height_pt: float
+
+
+@dataclass(frozen=True)
+class GuideKind:
+    """One kind of guide (see the module docstring for the four steps).
+
+    Attributes:
+        name: the kind, as the model's ``kind`` (``"legend"``): the key of ``RenderedPanel.guides``.
+        collect: ``collect(fig) -> tuple of records`` of a drawn panel (in its worker).
+        strip: ``strip(fig)``: remove from the panel what the guide replaces, before it is saved.
+        to_json: a record -> a JSON value (the panel cache); from_json: its inverse.
+        draw: ``draw(guide, records, spec, file) -> Drawn``; ``records``: panel name -> its records,
+            for the guide's panels in its order; raises :class:`LayoutError` (conflicts, nothing to draw).
+        note: ``note(panel_name) -> str``: the warning for a listed panel that reported no records
+            ("" for none).
+    """
+
+    name: str
+    collect: Callable[[Any], tuple[Any, ...]]
+    strip: Callable[[Any], None]
+    to_json: Callable[[Any], Any]
+    from_json: Callable[[Any], Any]
+    draw: Callable[[Any, Mapping[str, tuple[Any, ...]], FigureSpec, str], Drawn]
+    note: Callable[[str], str]
+
+
+# ─── legends: the records ────────────────────────────────────────────────────
+
+
+@dataclass(frozen=True)
+class LegendEntry:
+    """One legend entry of a panel, as plain values: what its legend handle looks like.
+
+    ``kind`` is the artist matplotlib's legend handler drew for it (``Legend.legend_handles``):
+    ``"line"`` (a ``Line2D``: lines, markers, ``LineCollection`` s such as ``vlines``), ``"patch"``
+    (a ``Rectangle``: bars, ``fill_between``, patches) or ``"scatter"`` (a ``PathCollection``).
+    Colours are ``#rrggbbaa`` (:func:`matplotlib.colors.to_hex` with alpha), widths and marker
+    sizes in pt, a scatter marker's ``size`` in pt² (matplotlib's ``s``) and its ``path`` as
+    (vertices, codes) of the marker's unit path; ``dashes`` is a dashed line's or outline's
+    (offset, on-off sequence) in pt before matplotlib scales it by the line width
+    (:func:`composer.mpl.internals.dash_pattern`). Fields that do not apply to a kind are None.
+    """
+
+    label: str
+    kind: str
+    color: str | None = None
+    linestyle: str | None = None
+    linewidth: float | None = None
+    marker: str | None = None
+    markersize: float | None = None
+    markerfacecolor: str | None = None
+    markeredgecolor: str | None = None
+    markeredgewidth: float | None = None
+    fillstyle: str | None = None
+    facecolor: str | None = None
+    edgecolor: str | None = None
+    hatch: str | None = None
+    alpha: float | None = None
+    size: float | None = None
+    path: tuple[tuple[tuple[float, float], ...], tuple[int, ...]] | None = None
+    dashes: tuple[float, tuple[float, ...]] | None = None
+
+    def style(self) -> dict[str, Any]:
+        """Every field but the label: two entries of one label must agree on all of them."""
+        return {k: v for k, v in dataclasses.asdict(self).items() if k != "label"}
+
+
+def _hex(color: Any) -> str | None:
+    """``#rrggbbaa`` of a matplotlib colour; None for ``"none"`` or an empty colour array."""
+    from matplotlib.colors import to_hex, to_rgba
+
+    try:
+        if hasattr(color, "__len__") and not isinstance(color, str) and len(color) == 0:
+            return None
+        if hasattr(color, "ndim") and color.ndim == 2:  # a collection's colours: the first
+            color = color[0]
+        if isinstance(color, str) and color.lower() == "none":
+            return None
+        return to_hex(to_rgba(color), keep_alpha=True)
+    except (ValueError, TypeError):
+        return None
+
+
+def _num(value: Any) -> float | None:
+    """A float rounded to 1e-6 (so a style compares equal across panels), or None."""
+    try:
+        return None if value is None else round(float(value), 6)
+    except (TypeError, ValueError):
+        return None
+
+
+def _first(values: Any) -> Any:
+    """The first of a collection's per-item values (or the value itself)."""
+    try:
+        return values[0] if len(values) else None
+    except TypeError:
+        return values
+
+
+def _entry(label: str, handle: Any) -> LegendEntry:
+    """The :class:`LegendEntry` of one artist matplotlib's legend drew (a ``Legend.legend_handles`` item).
+
+    Raises:
+        TypeError: an artist of another kind (the caller names the panel).
+    """
+    from matplotlib.collections import LineCollection, PathCollection, PolyCollection
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    alpha = _num(handle.get_alpha())
+    if isinstance(handle, Line2D):
+        marker = handle.get_marker()
+        shown = None if marker in (None, "None", "none", "", " ") else str(marker)
+        return LegendEntry(label, "line", color=_hex(handle.get_color()), linestyle=str(handle.get_linestyle()),
+                           linewidth=_num(handle.get_linewidth()), marker=shown,
+                           markersize=_num(handle.get_markersize()) if shown else None,
+                           markerfacecolor=_hex(handle.get_markerfacecolor()) if shown else None,
+                           markeredgecolor=_hex(handle.get_markeredgecolor()) if shown else None,
+                           markeredgewidth=_num(handle.get_markeredgewidth()) if shown else None,
+                           fillstyle=str(handle.get_fillstyle()) if shown else None, alpha=alpha,
+                           dashes=_dashes(handle))
+    if isinstance(handle, Patch):
+        return LegendEntry(label, "patch", facecolor=_hex(handle.get_facecolor()),
+                           edgecolor=_hex(handle.get_edgecolor()), linewidth=_num(handle.get_linewidth()),
+                           linestyle=str(handle.get_linestyle()), hatch=handle.get_hatch() or None, alpha=alpha,
+                           dashes=_dashes(handle))
+    if isinstance(handle, LineCollection):
+        return LegendEntry(label, "line", color=_hex(handle.get_color()), linestyle="-",
+                           linewidth=_num(_first(handle.get_linewidth())), alpha=alpha)
+    if isinstance(handle, PathCollection):
+        path: Any = handle.get_paths()[0]  # vertices (N, 2), codes (N,) or None
+        codes = tuple(int(c) for c in path.codes) if path.codes is not None else ()
+        return LegendEntry(label, "scatter", facecolor=_hex(handle.get_facecolor()),
+                           edgecolor=_hex(handle.get_edgecolor()), linewidth=_num(_first(handle.get_linewidth())),
+                           size=_num(_first(handle.get_sizes())),
+                           path=(tuple((_num(x) or 0.0, _num(y) or 0.0) for x, y in path.vertices), codes),
+                           alpha=alpha)
+    if isinstance(handle, PolyCollection):
+        return LegendEntry(label, "patch", facecolor=_hex(handle.get_facecolor()),
+                           edgecolor=_hex(handle.get_edgecolor()), linewidth=_num(_first(handle.get_linewidth())),
+                           linestyle="solid", hatch=handle.get_hatch() or None, alpha=alpha)
+    raise TypeError(f"{type(handle).__name__}")
+
+
+def _dashes(artist: Any) -> tuple[float, tuple[float, ...]] | None:
+    """A line's or patch's dash pattern (:func:`composer.mpl.internals.dash_pattern`), rounded like every number."""
+    from composer.mpl.internals import dash_pattern
+
+    pattern = dash_pattern(artist)
+    if pattern is None:
+        return None
+    return _num(pattern[0]) or 0.0, tuple(_num(v) or 0.0 for v in pattern[1])
+
+
+def _legends(fig: Any) -> list[Any]:
+    """The legends drawn on ``fig``: each axes' (in ``fig.axes`` order), then the figure's own (and subfigures')."""
+    found = [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
+    found += list(fig.legends)
+    for sub in getattr(fig, "subfigs", ()):
+        found += list(sub.legends)
+    return found
+
+
+def collect_legend(fig: Any) -> tuple[LegendEntry, ...]:
+    """A drawn panel's legend entries, in the order its legends show them.
+
+    When the panel drew legends (``ax.legend()``, ``fig.legend()``), their entries (what the
+    researcher chose to show, proxy artists included); otherwise the labelled artists of its axes
+    (``Axes.get_legend_handles_labels``, in axes order), as ``ax.legend()`` would show them. Either
+    way each entry's style is read from the artist matplotlib's legend handler makes for it.
+
+    Raises:
+        TypeError: an entry drawn by an artist of a kind :class:`LegendEntry` does not describe.
+    """
+    from matplotlib.legend import Legend as MplLegend
+
+    pairs: list[tuple[str, Any]] = []
+    drawn = _legends(fig)
+    if drawn:
+        for legend in drawn:
+            # an artist no handler draws has a None handle and no text (matplotlib warned): skip it
+            shown = [h for h in legend.legend_handles if h is not None]
+            pairs += [(t.get_text(), h) for t, h in zip(legend.get_texts(), shown)]
+    else:
+        for ax in fig.axes:
+            handles, labels = ax.get_legend_handles_labels()
+            if handles:
+                made = MplLegend(ax, handles, labels)  # never drawn: its handler artists carry the styles
+                pairs += [(t.get_text(), h) for t, h in zip(made.get_texts(),
+                                                            [h for h in made.legend_handles if h is not None])]
+    return tuple(_entry(label, handle) for label, handle in pairs)
+
+
+def strip_legend(fig: Any) -> None:
+    """Remove every legend ``fig`` draws (axes', figure's, subfigures'), so the panel is saved without them."""
+    for legend in _legends(fig):
+        legend.remove()
+
+
+def legend_to_json(entry: LegendEntry) -> dict[str, Any]:
+    """A :class:`LegendEntry` as JSON (``path`` as nested lists)."""
+    return dataclasses.asdict(entry)
+
+
+def legend_from_json(raw: dict[str, Any]) -> LegendEntry:
+    """:func:`legend_to_json`'s inverse.
+
+    Raises:
+        TypeError, KeyError, ValueError: not an entry's JSON (the cache then treats the entry as corrupt).
+    """
+    fields = dict(raw)
+    path = fields.get("path")
+    if path is not None:
+        vertices, codes = path
+        fields["path"] = (tuple((float(x), float(y)) for x, y in vertices), tuple(int(c) for c in codes))
+    dashes = fields.get("dashes")
+    if dashes is not None:
+        offset, sequence = dashes
+        fields["dashes"] = (float(offset), tuple(float(v) for v in sequence))
+    return LegendEntry(**fields)
+
+
+# ─── legends: merging and drawing ────────────────────────────────────────────
+
+
+def merge_entries(legend: Legend, records: Mapping[str, tuple[LegendEntry, ...]], *,
+                  file: str) -> tuple[LegendEntry, ...]:
+    """The entries of ``legend``'s panels merged by label, in order of appearance (panels in ``from``
+    order, each panel's entries in its order); an entry whose label came before is dropped.
+
+    Raises:
+        LayoutError: one label drawn in two styles (in two panels, or twice in one): names the label,
+            both panels and what differs (key ``legend[i].from``); no panel has any entry.
+    """
+    merged: dict[str, tuple[str, LegendEntry]] = {}
+    for panel in legend.panels:
+        for entry in records.get(panel, ()):
+            if entry.label not in merged:
+                merged[entry.label] = (panel, entry)
+                continue
+            first_panel, first = merged[entry.label]
+            if first.style() != entry.style():
+                where = (f"twice in panel {panel!r}" if panel == first_panel
+                         else f"in panels {first_panel!r} and {panel!r}")
+                raise LayoutError(f"label {entry.label!r} is drawn in two styles {where}: "
+                                  f"{_difference(first, entry, first_panel, panel)}; one label is one entry of the "
+                                  "collected legend, so draw it alike in both or give the two different labels",
+                                  file=file, key=f"{legend.key}.{legend.panels_key}")
+    if not merged:
+        listed = ", ".join(repr(p) for p in legend.panels)
+        raise LayoutError(f"none of its panels ({listed}) has legend entries, so there is nothing to draw; label "
+                          "their artists (ax.plot(..., label=\"...\")) or remove the [[legend]]",
+                          file=file, key=f"{legend.key}.{legend.panels_key}")
+    return tuple(entry for _, entry in merged.values())
+
+
+def _difference(a: LegendEntry, b: LegendEntry, panel_a: str, panel_b: str) -> str:
+    """``a patch in 'x', a line in 'y'``, or each field that differs: ``facecolor #0072b2ff in 'x', #d55e00ff in
+    'y'``."""
+    if a.kind != b.kind:
+        return f"a {a.kind} in {panel_a!r}, a {b.kind} in {panel_b!r}"
+    first, second = a.style(), b.style()
+    return "; ".join(f"{name} {_shown(name, first[name])} in {panel_a!r}, {_shown(name, second[name])} in {panel_b!r}"
+                     for name in first if first[name] != second[name])
+
+
+def _shown(name: str, value: Any) -> str:
+    """A style value as a message shows it: ``1.5``, ``#0072b2ff``, ``none``, ``on-off 5 2``."""
+    if value is None:
+        return "none"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if name == "path":
+        return "its own marker shape"
+    if name == "dashes":
+        offset, sequence = value
+        return "on-off " + " ".join(f"{v:g}" for v in sequence) + (f" from {offset:g}" if offset else "")
+    return str(value)
+
+
+def _artist(entry: LegendEntry) -> Any:
+    """A stand-alone artist that matplotlib's legend handlers draw as ``entry`` looks."""
+    from matplotlib.collections import PathCollection
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Rectangle
+    from matplotlib.path import Path
+
+    none = "none"
+    if entry.kind == "line":
+        style: dict[str, Any] = {"color": entry.color or none, "linestyle": entry.dashes or entry.linestyle or "-",
+                                 "linewidth": entry.linewidth, "alpha": entry.alpha}
+        if entry.marker is not None:
+            style.update(marker=entry.marker, markersize=entry.markersize,
+                         markerfacecolor=entry.markerfacecolor or none,
+                         markeredgecolor=entry.markeredgecolor or none, markeredgewidth=entry.markeredgewidth,
+                         fillstyle=entry.fillstyle)
+        return Line2D([], [], **style)
+    if entry.kind == "patch":
+        return Rectangle((0, 0), 1, 1, facecolor=entry.facecolor or none, edgecolor=entry.edgecolor or none,
+                         linewidth=entry.linewidth, linestyle=entry.dashes or entry.linestyle or "solid",
+                         hatch=entry.hatch,
+                         alpha=entry.alpha)
+    assert entry.kind == "scatter" and entry.path is not None
+    vertices, codes = entry.path
+    path = Path(vertices, codes or None)
+    return PathCollection([path], sizes=[entry.size or 0.0], facecolors=[entry.facecolor or none],
+                          edgecolors=[entry.edgecolor or none], linewidths=[entry.linewidth or 0.0],
+                          alpha=entry.alpha)
+
+
+def draw_legend(legend: Legend, records: Mapping[str, tuple[LegendEntry, ...]], spec: FigureSpec,
+                file: str) -> Drawn:
+    """Merge (:func:`merge_entries`) and draw a collected legend with matplotlib at its natural size.
+
+    Method: ``Figure.legend`` with the merged entries (:func:`_artist`), ``ncols``, ``title`` and
+    ``frameon = frame``, in the figure's rcParams (``legend.*`` included); its box is measured with
+    matplotlib's SVG renderer (the one that saves it, so the text metrics agree), the figure is
+    resized to that box plus the frame's line width (half of it on each side, so the frame's stroke
+    stays inside), and the legend's top-left corner is put there. The texts keep matplotlib's ids
+    (``text_N``, in entry order, the title first), as a panel's do, so ``compose check`` reads them alike.
+
+    Raises:
+        LayoutError: what :func:`merge_entries` raises.
+    """
+    import matplotlib
+    from matplotlib.backends.backend_svg import RendererSVG
+    from matplotlib.figure import Figure as MplFigure
+
+    from composer.mpl.internals import math_as_paths
+    from composer.stages.render import rc_params
+
+    entries = merge_entries(legend, records, file=file)
+    rc = rc_params(spec, f"{legend.kind}:{legend.key}")
+    with matplotlib.rc_context(rc):  # type: ignore[arg-type]  # rcParams names: composer's and the checked [rcparams]
+        fig = MplFigure(figsize=(1.0, 1.0), dpi=72.0)
+        drawn = fig.legend([_artist(e) for e in entries], [e.label for e in entries], loc="upper left",
+                           bbox_to_anchor=(0.0, 1.0), borderaxespad=0.0, ncols=legend.ncols, title=legend.title,
+                           frameon=legend.frame)
+        box = drawn.get_window_extent(RendererSVG(72, 72, io.StringIO()))
+        edge_pt = float(drawn.get_frame().get_linewidth()) if legend.frame else 0.0
+        width_pt, height_pt = box.width + edge_pt, box.height + edge_pt
+        fig.set_size_inches(width_pt / 72.0, height_pt / 72.0)
+        drawn.set_bbox_to_anchor((edge_pt / 2 / width_pt, 1 - edge_pt / 2 / height_pt), transform=fig.transFigure)
+        buf = io.BytesIO()
+        with math_as_paths(fig) if spec.text == "editable" else nullcontext():
+            fig.savefig(buf, format="svg", metadata={"Date": None}, dpi=spec.raster_ppi)
+    return Drawn(buf.getvalue(), width_pt, height_pt)
+
+
+def _legend_note(panel: str) -> str:
+    return (f"panel {panel!r} is listed in a [[legend]]'s from but has no legend entries (it draws no legend and "
+            "labels no artist), so it adds nothing to the legend; label its artists (label=\"...\") or take it out "
+            "of from")
+
+
+# ─── the kinds ───────────────────────────────────────────────────────────────
+
+#: every guide kind, by name (the model's ``kind``, the layout's array name).
+KINDS: dict[str, GuideKind] = {
+    "legend": GuideKind("legend", collect_legend, strip_legend, legend_to_json, legend_from_json, draw_legend,
+                        _legend_note),
+}
+
+
+def kinds_of(figure: Figure, panel: str) -> tuple[str, ...]:
+    """The guide kinds some guide of ``figure`` collects from ``panel`` (sorted; () for most panels)."""
+    return tuple(sorted({g.kind for g in figure.guides if panel in g.panels}))
+
+
+def collect(fig: Any, kinds: Collection[str], *, panel: str) -> tuple[dict[str, tuple[Any, ...]], tuple[str, ...]]:
+    """In a panel's worker: collect the records of each of ``kinds`` from the drawn ``fig``, then strip what
+    those guides replace.
+
+    Returns:
+        ``(records, notes)``: kind -> records; one warning (``kind.note``) per kind the panel
+        reported nothing for.
+
+    Raises:
+        TypeError: a record cannot be made of what the panel drew (the caller names the panel).
+    """
+    records: dict[str, tuple[Any, ...]] = {}
+    notes: list[str] = []
+    for name in sorted(kinds):
+        kind = KINDS[name]
+        records[name] = kind.collect(fig)
+        if not records[name]:
+            notes.append(kind.note(panel))
+    for name in sorted(kinds):
+        KINDS[name].strip(fig)
+    return records, tuple(n for n in notes if n)
+
+
+def guides_to_json(guides: Mapping[str, tuple[Any, ...]]) -> dict[str, list[Any]]:
+    """A panel's records as JSON (kind -> list), for the panel cache."""
+    return {name: [KINDS[name].to_json(r) for r in records] for name, records in sorted(guides.items())}
+
+
+def guides_from_json(raw: Mapping[str, Any]) -> dict[str, tuple[Any, ...]]:
+    """:func:`guides_to_json`'s inverse.
+
+    Raises:
+        KeyError, TypeError, ValueError: an unknown kind or a broken record (a corrupt cache entry).
+    """
+    return {str(name): tuple(KINDS[name].from_json(r) for r in records) for name, records in raw.items()}
+
+
+#: drawings made in this process, by a digest of everything they are drawn from (:func:`draw_guides`)
+_DRAWN: dict[str, Drawn] = {}
+_DRAWN_MAX = 64
+
+
+def draw_guides(figure: Figure, rendered: Mapping[str, RenderedPanel], *, file: str) -> tuple[Drawn | None, ...]:
+    """Every guide of ``figure`` drawn from its rendered panels' records, in ``figure.guides`` order.
+
+    A guide some of whose panels are not in ``rendered`` (panels not drawn yet) is None. Drawings
+    are memoised on a digest of the guide, its records, the figure's spec and the rcParams in force
+    (the compose stage resolves the geometry several times in a build).
+
+    Raises:
+        LayoutError: what the kind's ``draw`` raises (a style conflict naming both panels).
+    """
+    import matplotlib
+
+    out: list[Drawn | None] = []
+    for guide in figure.guides:
+        if not all(p in rendered for p in guide.panels):
+            out.append(None)
+            continue
+        kind = KINDS[guide.kind]
+        records = {p: rendered[p].guides.get(guide.kind, ()) for p in guide.panels}
+        digest = hashlib.sha256(json.dumps(
+            [repr(guide), repr(figure.spec), {p: [kind.to_json(r) for r in rs] for p, rs in records.items()},
+             repr(sorted((k, repr(v)) for k, v in dict.items(matplotlib.rcParams))), file],
+            sort_keys=True, default=repr).encode()).hexdigest()
+        if digest not in _DRAWN:
+            if len(_DRAWN) >= _DRAWN_MAX:
+                _DRAWN.clear()
+            _DRAWN[digest] = kind.draw(guide, records, figure.spec, file)
+        out.append(_DRAWN[digest])
+    return tuple(out)
+
+
+def guide_id(guide: Legend, index: int) -> str:
+    """The canvas id of a guide's group: ``KIND-NAME``, or ``KIND-INDEX`` (its place among ``figure.guides``)
+    without a name; hyphenated, so never a panel's name (the prefix of its inner ids too)."""
+    return f"{guide.kind}-{guide.name if guide.name else index}"
+
+
+def guide_sizes(drawn: Sequence[Drawn | None]) -> list[tuple[float, float] | None]:
+    """(width, height) pt of each drawing, for :func:`composer.stages.geometry.resolve` (None: not drawn)."""
+    return [(d.width_pt, d.height_pt) if d is not None else None for d in drawn]
