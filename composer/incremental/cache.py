@@ -63,7 +63,7 @@ from pathlib import Path
 from typing import Any
 
 from composer.incremental.manifest import bytes_digest, composer_fingerprint, file_digest
-from composer.stages.render import RenderedPanel
+from composer.stages.render import ColorMapping, RenderedPanel
 
 _MAGIC = b"composer-panel-cache 4"
 #: names whose use makes a module's globals reachable by string; such a module is hashed whole.
@@ -336,7 +336,8 @@ def encode_entry(key: str, panel: RenderedPanel, root: Path | None = None) -> by
     anchors = {name: [float(x), float(y)] for name, (x, y) in panel.anchors.items()}
     opened = {_relative(path, root): digest for path, digest in panel.opened.items()}
     meta = {"anchors": anchors, "notes": list(panel.notes), "substituted": dict(panel.substituted),
-            "opened": opened, "plot_area": list(panel.plot_area) if panel.plot_area else None}
+            "opened": opened, "plot_area": list(panel.plot_area) if panel.plot_area else None,
+            "mappings": [m.to_json() for m in panel.mappings]}
     payload = canonical_json(meta).encode("utf-8") + b"\n" + panel.svg
     return b"%s %s\n%s\n" % (_MAGIC, key.encode(), bytes_digest(payload).encode()) + payload
 
@@ -373,10 +374,11 @@ def decode_entry(key: str, data: bytes, root: Path | None = None) -> RenderedPan
                   for path, digest in meta["opened"].items()}
         area = meta["plot_area"]
         plot_area = (float(area[0]), float(area[1]), float(area[2]), float(area[3])) if area else None
+        mappings = tuple(ColorMapping.from_json(m) for m in meta["mappings"])
     except (ValueError, TypeError, AttributeError, IndexError, KeyError):
         return None
     return RenderedPanel(svg=svg, anchors=anchors, notes=notes, substituted=substituted, opened=opened,
-                         plot_area=plot_area)
+                         plot_area=plot_area, mappings=mappings)
 
 
 #: the panel cache is kept under this size: after each store the least
