@@ -543,6 +543,8 @@ _NORM_PARAMS: dict[str, tuple[tuple[str, Callable[[Any], Any]], ...]] = {
     "BoundaryNorm": (("boundaries", lambda n: [float(b) for b in n.boundaries]), ("ncolors", lambda n: n.Ncmap),
                      ("clip", lambda n: n.clip), ("extend", lambda n: n.extend)),
 }
+#: the norms a shared colorbar redraws (``[[colorbar]]``: the others are an error naming these)
+NORMS = tuple(_NORM_PARAMS)
 #: ``extend`` values of a colorbar, and how two panels' combine (the shared bar shows both ends asked)
 EXTENDS = ("neither", "min", "max", "both")
 
