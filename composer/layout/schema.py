@@ -110,6 +110,8 @@ def json_schema() -> dict[str, Any]:
                   "items": _table_schema(t["arrow"])},
         "align": {"type": "array", "description": t["align"].doc.replace("`", ""),
                   "items": _table_schema(t["align"])},
+        "colorbar": {"type": "array", "description": t["colorbar"].doc.replace("`", ""),
+                     "items": _table_schema(t["colorbar"])},
     }
     assert set(tables) == t["layout"].key_names(), "every top-level table has a schema"
     del definitions["style_tables"]
@@ -176,7 +178,7 @@ key by key like a TOML file. See `layouts/kvpath_delta.py`.
 """
 
 _ORDER = ("layout", "figure", "check", "style", "grid", "grids", "panel", "text", "shape", "arrow", "align",
-          "point_table",
+          "colorbar", "point_table",
           "style_file")
 
 
