@@ -83,6 +83,7 @@ from composer.stages.export import (
     export,
 )
 from composer.stages.geometry import Box, panel_boxes
+from composer.stages.guides import kinds_of
 from composer.stages.inputs import Inputs, Project, read_figure_inputs
 from composer.stages.panels import panel_documents
 from composer.stages.render import (
@@ -534,7 +535,7 @@ def _render_unit(inputs: Inputs, names: list[str], boxes: Mapping[str, Box],
         saved = {}
         for n in names:
             with font_substitutions() as found:
-                panel = save_panel(drafts[n], figure.spec, file=file)
+                panel = save_panel(drafts[n], figure.spec, file=file, guides=kinds_of(figure, n))
             substituted[n].update(found)
             saved[n] = dataclasses.replace(panel, substituted=dict(sorted(substituted[n].items())),
                                            opened=opened[n].read, wrote=opened[n].written)
@@ -1050,7 +1051,7 @@ def _panel_keys(figure: Figure, inputs: Inputs, boxes: Mapping[str, Box], groups
                 data=digests.get(Path(data_path).resolve()) if data_path is not None else None,
                 size_pt=(box.width_pt, box.height_pt), rc=rc_params(spec, name), raster_ppi=spec.raster_ppi,
                 font_file=font_file, rc_in_force=rc_in_force, raster=panel.raster, text_mode=spec.text,
-                empty=panel.empty, opened=opened)
+                empty=panel.empty, opened=opened, guides=kinds_of(figure, name))
             if panel.aspect is not None and panel.aspect_of == "plot":  # drawn to that aspect within the box
                 own[name] = manifest.bytes_digest(f"{own[name]}:aspect={panel.aspect!r}:{panel.aspect_align}".encode())
     keys = {}

@@ -17,6 +17,11 @@ METHOD_LABEL = {"fp16": "FP16", "spectralquant_v2": "SQ water-fill (b=3)", "turb
 #: tick labels when a figure-wide legend names the methods (``short=True``).
 METHOD_SHORT = {"fp16": "FP16", "spectralquant_v2": "SQ", "turboquant": "Haar"}
 LEGEND = {"frameon": False, "handlelength": 1.2, "borderaxespad": 0.2}
+#: legend labels that name each method in full (``long_names=True``), one label per colour in every
+#: panel, so a figure can collect the panels' legends into one ([[legend]] in ``sq_results``).
+METHOD_NAME = {"fp16": "FP16", "spectralquant_v2": "calibrated rotation + water-filled bits (SQ)",
+               "turboquant": "random Haar rotation + uniform bits",
+               "calib_uniform": "calibrated rotation + uniform bits"}
 
 
 def _axes(fig):
@@ -70,7 +75,7 @@ def nll(fig, data, colors, title=True, short=False):
     _finish(fig)
 
 
-def generation(fig, data, colors, legend=True, title=True):
+def generation(fig, data, colors, legend=True, title=True, long_names=False):
     """Greedy-generation quality: three metrics, one bar per method, value labels."""
     metrics = {"mean_token_overlap_f1": "token-overlap F1\n(vs FP16 output)",
                "mean_distinct_1": "distinct-1\n(unigrams)",
@@ -80,7 +85,8 @@ def generation(fig, data, colors, legend=True, title=True):
     width = 0.27
     for i, m in enumerate(METHODS):
         vals = [data["methods"][m]["metrics"][k] for k in metrics]
-        bars = ax.bar(x + (i - 1) * width, vals, width=width * 0.95, color=colors[m], label=METHOD_LABEL[m])
+        bars = ax.bar(x + (i - 1) * width, vals, width=width * 0.95, color=colors[m],
+                      label=(METHOD_NAME if long_names else METHOD_LABEL)[m])
         for bar, v in zip(bars, vals):
             ax.annotate(f"{v:.2f}", (bar.get_x() + bar.get_width() / 2, v), xytext=(0, 1.5),
                         textcoords="offset points", ha="center", va="bottom", fontsize=5.5)
@@ -106,7 +112,7 @@ def longbench_macro(fig, data, colors, title=True, short=False):
     _finish(fig)
 
 
-def longbench_tasks(fig, data, colors, legend=True, title=True):
+def longbench_tasks(fig, data, colors, legend=True, title=True, long_names=False):
     """LongBench per-task scores, grouped by task."""
     tasks = data["tasks"]
     ax = _axes(fig)
@@ -115,7 +121,7 @@ def longbench_tasks(fig, data, colors, legend=True, title=True):
     for i, m in enumerate(METHODS):
         per = {t["task"]: t["score"] for t in data["methods"][m]["per_task"]}
         ax.bar(x + (i - 1) * width, [per[t] for t in tasks], width=width * 0.95, color=colors[m],
-               label=METHOD_LABEL[m])
+               label=(METHOD_NAME if long_names else METHOD_LABEL)[m])
     ax.set_xticks(x, tasks, rotation=15, ha="right")
     ax.set_ylabel("per-task score")
     ax.set_ylim(0, 1.0)
@@ -192,7 +198,7 @@ def latency_e2e(fig, data, colors, legend=True, title=True):
     _finish(fig)
 
 
-def attention_cosine(fig, data, colors, legend=True, title=True):
+def attention_cosine(fig, data, colors, legend=True, title=True, long_names=False):
     """Attention-output cosine vs FP16 for three rotate-then-quantize arms, per (model, bits)."""
     arms = (("haar_uniform", "turboquant", "random Haar + uniform"),
             ("calib_uniform", "calib_uniform", "calib. rot. + uniform"),
@@ -201,7 +207,8 @@ def attention_cosine(fig, data, colors, legend=True, title=True):
     x = np.arange(len(data["model"]))
     width = 0.27
     for j, (column, color, label) in enumerate(arms):
-        bars = ax.bar(x + (j - 1) * width, data[column], width=width * 0.95, color=colors[color], label=label)
+        bars = ax.bar(x + (j - 1) * width, data[column], width=width * 0.95, color=colors[color],
+                      label=METHOD_NAME[color] if long_names else label)
         for bar, v in zip(bars, data[column]):
             ax.annotate(f"{v:.2f}".removeprefix("0"), (bar.get_x() + bar.get_width() / 2, v), xytext=(0, 1.5),
                         textcoords="offset points", ha="center", va="bottom", fontsize=5.5)

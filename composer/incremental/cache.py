@@ -36,14 +36,17 @@ cache), others absolute. ``compose NAME --no-cache`` renders everything.
 
 Location: ``ROOT/build/.cache/panels/<2 hex>/<key>`` (``build/`` is the
 project's generated folder and is gitignored; deleting it is always safe).
-Entry format: one header line ``composer-panel-cache 4 <key>``, one line with
+Entry format: one header line ``composer-panel-cache 5 <key>``, one line with
 the sha256 of the payload, then the payload: canonical JSON of the panel's
 data anchors, its warnings (``notes``), the fonts matplotlib substituted
-while drawing it (``substituted``, for ``compose check``) and the files it
+while drawing it (``substituted``, for ``compose check``), the files it
 opened (``opened``: path -> sha256 or null for a file it tried that did not
-exist), a newline, and the panel's SVG bytes. The format is part of every key,
-so an entry of an older format (2 had no ``substituted``, 3 no ``opened``) is
-never looked up. Entries are written
+exist), its plot area and the records it reported for guides (``guides``:
+kind -> records, :mod:`composer.stages.guides`), a newline, and the panel's SVG
+bytes. The format is part of every key, so an entry of an older format (2 had
+no ``substituted``, 3 no ``opened``, 4 no ``guides``) is never looked up. A
+panel a guide collects from has the guide kinds in its key (``guides``): it is
+saved without its own legend. Entries are written
 atomically (:func:`composer.svg.io.write_files_atomically`) and verified on
 every read: an entry whose header, key or digest does not match is deleted
 and the panel is rendered again, never used.
@@ -63,9 +66,10 @@ from pathlib import Path
 from typing import Any
 
 from composer.incremental.manifest import bytes_digest, composer_fingerprint, file_digest
-from composer.stages.render import ColorMapping, RenderedPanel
+from composer.stages.guides import guides_from_json, guides_to_json
+from composer.stages.render import RenderedPanel
 
-_MAGIC = b"composer-panel-cache 4"
+_MAGIC = b"composer-panel-cache 5"
 #: names whose use makes a module's globals reachable by string; such a module is hashed whole.
 _DYNAMIC = frozenset({"globals", "vars", "eval", "exec", "__import__", "__getattr__"})
 
@@ -261,7 +265,7 @@ def panel_key(*, source: str, function: str, params: Mapping[str, Any], data: st
               size_pt: tuple[float, float], rc: Mapping[str, Any], raster_ppi: float,
               font_file: str | None, rc_in_force: str, raster: bool | None = None,
               text_mode: str = "paths", empty: bool = False,
-              opened: Mapping[str, str | None] | None = None) -> str:
+              opened: Mapping[str, str | None] | None = None, guides: Iterable[str] = ()) -> str:
     """The cache key of one panel (sha256 hex) from the parts listed in the module docstring.
 
     Args:
@@ -281,6 +285,8 @@ def panel_key(*, source: str, function: str, params: Mapping[str, Any], data: st
         opened: files the panel modules' code opened while they were imported (path -> sha256, None:
             missing; :mod:`composer.sandbox.audit`), known before the panel is drawn; the files the
             renderer itself opens are known after, and kept in its entry instead (module docstring).
+        guides: the guide kinds collected from the panel (:func:`composer.stages.guides.kinds_of`); in the
+            key only when some (its SVG is saved without its own legend then).
     """
     import matplotlib
     import numpy
@@ -309,6 +315,7 @@ def panel_key(*, source: str, function: str, params: Mapping[str, Any], data: st
         "raster": raster,
         "text_mode": text_mode,
         **({"empty": True} if empty else {}),
+        **({"guides": sorted(guides)} if guides else {}),
         "opened": dict(sorted((opened or {}).items())),
     }
     return bytes_digest(canonical_json(parts).encode("utf-8"))
@@ -337,7 +344,7 @@ def encode_entry(key: str, panel: RenderedPanel, root: Path | None = None) -> by
     opened = {_relative(path, root): digest for path, digest in panel.opened.items()}
     meta = {"anchors": anchors, "notes": list(panel.notes), "substituted": dict(panel.substituted),
             "opened": opened, "plot_area": list(panel.plot_area) if panel.plot_area else None,
-            "mappings": [m.to_json() for m in panel.mappings]}
+            "guides": guides_to_json(panel.guides)}
     payload = canonical_json(meta).encode("utf-8") + b"\n" + panel.svg
     return b"%s %s\n%s\n" % (_MAGIC, key.encode(), bytes_digest(payload).encode()) + payload
 
@@ -374,11 +381,11 @@ def decode_entry(key: str, data: bytes, root: Path | None = None) -> RenderedPan
                   for path, digest in meta["opened"].items()}
         area = meta["plot_area"]
         plot_area = (float(area[0]), float(area[1]), float(area[2]), float(area[3])) if area else None
-        mappings = tuple(ColorMapping.from_json(m) for m in meta["mappings"])
+        guides = guides_from_json(meta["guides"])
     except (ValueError, TypeError, AttributeError, IndexError, KeyError):
         return None
     return RenderedPanel(svg=svg, anchors=anchors, notes=notes, substituted=substituted, opened=opened,
-                         plot_area=plot_area, mappings=mappings)
+                         plot_area=plot_area, guides=guides)
 
 
 #: the panel cache is kept under this size: after each store the least

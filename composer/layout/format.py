@@ -183,6 +183,12 @@ class Reader:
             raise self.err(key, f"{value!r} is not a page number; give an integer from 1 (the first page)")
         return value
 
+    def count(self, value: Any, key: str) -> int:
+        """A count of things: an integer >= 1 (``ncols = 2``)."""
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise self.err(key, f"{value!r} is not a count; give an integer from 1")
+        return value
+
     def positive_number(self, value: Any, key: str) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
             raise self.err(key, f"{value!r} is not a positive number")
@@ -677,6 +683,7 @@ TYPES: dict[str, ValueType] = {t.name: t for t in (
     ValueType("pdf_file", "path to `.pdf`", _file(".pdf"), {
         "type": "string", "pattern": r"(?i)\.pdf$", "description": "a PDF file, relative to the layout file"}),
     ValueType("page", "integer >= 1", Reader.page_number, {"type": "integer", "minimum": 1}),
+    ValueType("count", "integer >= 1", Reader.count, {"type": "integer", "minimum": 1}),
     ValueType("image_file", "path to `.png`/`.jpg`", _file(".png", ".jpg", ".jpeg"), {
         "type": "string", "pattern": r"(?i)\.(?:png|jpe?g)$",
         "description": "a PNG or JPEG file, relative to the layout file"}),
@@ -890,6 +897,7 @@ TABLES: tuple[Table, ...] = (
         Key("shape", "table", "boxes, nodes, lines and braces (see `[[shape]]`)", default=[]),
         Key("arrow", "table", "connectors (see `[[arrow]]`)", default=[]),
         Key("align", "table", "plot-area alignment groups (see `[[align]]`)", default=[]),
+        Key("legend", "table", "collected legends, an array of tables (see `[[legend]]`)", default=[]),
         Key("colorbar", "table", "shared colorbars, an array of tables (see `[[colorbar]]`)", default=[]),
         Key("check", "table", "limits for `compose check` (see `[check]`)"),
     )),
@@ -1100,6 +1108,21 @@ TABLES: tuple[Table, ...] = (
                                         "panel sharing no row (column) with the others is an error",
                   default="y"),
           )),
+    Table("legend", "[[legend]]",
+          "One legend for several matplotlib panels: the entries of their legends (or, for a panel that "
+          "draws none, of its labelled artists), merged by label in order of appearance and drawn once by "
+          "matplotlib at its natural size, in the figure's font and rcParams; those panels' own legends are "
+          "not drawn. Placed like a text (by `at`, `cell` or a relation; in a cell, centred). One label "
+          "drawn in two styles is an error naming both panels.", (
+              Key("from", "panel_names", "the matplotlib panels whose legend entries it shows, in this order",
+                  required=True),
+              Key("name", "name", "lets other elements refer to this legend (annotations only: its size is "
+                                  "known after the panels are drawn)"),
+              *_placement("center"),
+              Key("ncols", "count", "columns of entries", default=1),
+              Key("title", "string", "a title above the entries"),
+              Key("frame", "bool", "draw matplotlib's legend frame (`legend.*` rcParams style it)", default=False),
+          ), rules=(_exactly_one(PLACEMENT_KEYS), *_placement_rules())),
     Table("colorbar", "[[colorbar]]",
           "One colorbar for several matplotlib panels that map values to colours alike: the same colormap, "
           "norm (class and parameters) and limits, as each panel drew them (a difference is an error naming "

@@ -43,6 +43,7 @@ from composer.layout.model import (
     Figure,
     FigureSpec,
     Grid,
+    Legend,
     Panel,
     Placement,
     Position,
@@ -179,11 +180,13 @@ def layout_from_dict(raw: dict[str, Any], r: _Reader, *, name: str) -> Figure:
     shapes = tuple(_shape(r, s, f"shape[{i}]", spec) for i, s in enumerate(_array(r, top.get("shape"), "shape")))
     arrows = tuple(_arrow(r, a, f"arrow[{i}]", spec) for i, a in enumerate(_array(r, top.get("arrow"), "arrow")))
     aligns = tuple(_align(r, a, f"align[{i}]") for i, a in enumerate(_array(r, top.get("align"), "align")))
+    legends = tuple(_legend(r, g, f"legend[{i}]") for i, g in enumerate(_array(r, top.get("legend"), "legend")))
     colorbars = tuple(_colorbar(r, c, f"colorbar[{i}]")
                       for i, c in enumerate(_array(r, top.get("colorbar"), "colorbar")))
     top.done()
     figure = Figure(name=name, path=r.path, spec=spec, panels=panels, texts=texts, shapes=shapes, arrows=arrows,
-                    grids=tuple(grids), aligns=aligns, files=tuple(dict.fromkeys(r.files)), colorbars=colorbars)
+                    grids=tuple(grids), aligns=aligns, files=tuple(dict.fromkeys(r.files)), legends=legends,
+                    colorbars=colorbars)
     _check_names(r, figure)
     return figure
 
@@ -813,12 +816,46 @@ def _colorbar(r: _Reader, raw: Any, key: str) -> Colorbar:
     return colorbar
 
 
+def _legend(r: _Reader, raw: Any, key: str) -> Legend:
+    """``[[legend]]``: ``from`` (checked against the panels by :func:`_check_names`), a placement, ``ncols``,
+    ``title``, ``frame``."""
+    t = r.section(raw, key, "legend")
+    panels = t.get("from")
+    name = t.get("name")
+    place = _placement(r, t)
+    legend = Legend(panels=panels, place=place, ncols=t.get("ncols"), title=t.get("title"), frame=t.get("frame"),
+                    name=name, key=key)
+    t.done()
+    return legend
+
+
+def _check_guides(r: _Reader, figure: Figure) -> None:
+    """Every panel a guide draws from (``[[legend]] from``, ``[[colorbar]] for``) is a matplotlib panel, named once.
+
+    Raises:
+        LayoutError: naming the entry, with the closest panel name and the valid ones.
+    """
+    plots = [p.name for p in figure.panels if p.kind == "render"]
+    kinds = {p.name: p.kind for p in figure.panels}
+    for guide in figure.guides:
+        field, has = ("for", "no colour mapping") if guide.kind == "colorbar" else ("from", "no legend entries")
+        for i, name in enumerate(guide.panels):
+            at = f"{guide.key}.{field}[{i}]"
+            if name in guide.panels[:i]:
+                raise r.err(at, f"{name!r} is listed twice")
+            if name not in plots:
+                what = (f"{name!r} is an {kinds[name]} panel, not a matplotlib one, and has {has}"
+                        if name in kinds else f"no panel named {name!r}{_did_you_mean(name, plots)}")
+                raise r.err(at, f'{field}[{i}] = "{name}": {what} (valid: {", ".join(plots) or "none"})')
+
+
 def _check_names(r: _Reader, figure: Figure) -> None:
     """Names are unique; every reference names an element, grid or area that exists."""
     seen: dict[str, str] = {}
     for element, key in ([(p.name, p.key) for p in figure.panels]
                          + [(s.name, f"{s.key}.name") for s in figure.shapes if s.name]
-                         + [(t.name, f"{t.key}.name") for t in figure.texts if t.name]):
+                         + [(t.name, f"{t.key}.name") for t in figure.texts if t.name]
+                         + [(g.name, f"{g.key}.name") for g in figure.guides if g.name]):
         if element in seen:
             raise r.err(key, f"name {element!r} is already used by {seen[element]}")
         seen[element] = key
@@ -827,12 +864,13 @@ def _check_names(r: _Reader, figure: Figure) -> None:
     names = figure.element_names() + ["canvas"]
     placements = [p.place for p in figure.panels] + [t.place for t in figure.texts]
     placements += [s.place for s in figure.shapes if s.place] + [g.place for g in figure.grids]
+    placements += [g.place for g in figure.guides]
     positions = [p.at for p in placements if p.at is not None]
     positions += [a.start for a in figure.arrows] + [a.end for a in figure.arrows]
     positions += [v for a in figure.arrows for v in a.via] + [p for s in figure.shapes for p in s.points]
     renderers = {p.name for p in figure.panels if p.kind == "render"}
     drawn_through = {s.name: s.kind for s in figure.shapes if s.name and s.place is None}
-    kinds = "panel, text or shape"  # what a reference may name (and canvas)
+    kinds = "panel, text, shape or legend" if figure.guides else "panel, text or shape"  # and canvas
     for pos in positions:
         if pos.ref is None:
             continue
@@ -867,6 +905,7 @@ def _check_names(r: _Reader, figure: Figure) -> None:
             if panel not in panel_names:
                 raise r.err(f"{text.place.key}[{i}]", f"{panel!r} is not a panel{_did_you_mean(panel, panel_names)}; "
                                                       f"beside names panels (valid: {', '.join(panel_names)})")
+    _check_guides(r, figure)
     grids = {g.name: g for g in figure.grids}
     areas = {name: sorted({c for row in g.mosaic for c in row} - {"."}) for name, g in grids.items()}
     cells = [f"{name}.{a}" if name else a for name, letters in areas.items() for a in letters]

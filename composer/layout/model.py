@@ -408,6 +408,29 @@ class Align:
 
 
 @dataclass(frozen=True)
+class Legend:
+    """``[[legend]]``: one legend collected from several matplotlib panels (a *guide*: drawn by
+    :mod:`composer.stages.guides` from what the panels report after rendering).
+
+    Attributes:
+        panels: the panels of ``from``, in order; their own legends are not drawn.
+        place: where it goes (``at``, ``cell`` or a relation), like a text; in a cell, centred.
+        ncols: columns of entries. title: drawn above the entries, or None. frame: matplotlib's frame.
+        name: lets annotations refer to it, or None. key: ``legend[i]``, for messages.
+    """
+
+    #: the guide kind (:data:`composer.stages.guides.KINDS`); ``[[legend]]`` in a layout.
+    kind = "legend"
+    panels: tuple[str, ...]
+    place: Placement
+    ncols: int = default("legend", "ncols")
+    title: str | None = None
+    frame: bool = default("legend", "frame")
+    name: str | None = None
+    key: str = ""
+
+
+@dataclass(frozen=True)
 class Colorbar:
     """``[[colorbar]]``: one colorbar for several matplotlib panels of one colour mapping (a *guide*,
     drawn by :mod:`composer.stages.guides` from the mappings the panels report after rendering).
@@ -449,12 +472,21 @@ class Figure:
     #: every file the layout names (style, data, svg, image), absolute; the
     #: build manifest hashes them (composer.incremental.manifest).
     files: tuple[Path, ...] = ()
+    #: ``[[legend]]`` entries, in layout order.
+    legends: tuple[Legend, ...] = ()
     #: ``[[colorbar]]`` entries, in layout order.
     colorbars: tuple[Colorbar, ...] = ()
+
+    @property
+    def guides(self) -> tuple[Legend | Colorbar, ...]:
+        """Every guide (an element drawn from what panels report: :mod:`composer.stages.guides`), in
+        the order they are drawn: legends, then colorbars."""
+        return (*self.legends, *self.colorbars)
 
     def element_names(self) -> list[str]:
         """Names an arrow or text may refer to, in declaration order."""
         names = [p.name for p in self.panels]
         names += [s.name for s in self.shapes if s.name]
         names += [t.name for t in self.texts if t.name]
+        names += [g.name for g in self.guides if g.name]
         return names

@@ -20,9 +20,9 @@ from lxml import etree
 
 from composer.errors import DataError, SvgError
 from composer.layout.model import Panel
-from composer.stages import draw
+from composer.stages import draw, guides
 from composer.stages.fragment import import_fragment, place, view_box
-from composer.stages.geometry import Box, Geometry, content_bottom_pt, imported_svgs, resolve
+from composer.stages.geometry import Box, Geometry, content_bottom_pt, guide_rooms, imported_svgs, resolve
 from composer.stages.inkscape import label_elements
 from composer.stages.inputs import Inputs
 from composer.stages.render import RenderedPanel, rendered_size
@@ -39,12 +39,14 @@ def figure_geometry(inputs: Inputs, rendered: Mapping[str, RenderedPanel],
                     typeset: Typeset | None = None) -> Geometry:
     """Every box and route of the figure, with rendered panels' data anchors (pure)."""
     typeset = typeset or typeset_figure(inputs)
+    rooms = guide_rooms(inputs.figure, typeset.text_sizes, typeset.shape_sizes, file=inputs.file)
+    drawn = guides.draw_guides(inputs.figure, rendered, file=inputs.file, rooms=rooms)
     return resolve(inputs.figure, typeset.text_sizes, typeset.shape_sizes,
                    {name: r.anchors for name, r in rendered.items()}, file=inputs.file,
                    plot_areas={name: r.plot_area for name, r in rendered.items()},
                    panel_sizes={p.name: rendered_size(rendered[p.name].svg) for p in inputs.figure.panels
                                 if p.aspect_of == "plot" and p.aspect is not None and p.name in rendered},
-                   imported=imported_svgs(inputs.figure, inputs.documents))
+                   imported=imported_svgs(inputs.figure, inputs.documents), guide_sizes=guides.guide_sizes(drawn))
 
 
 def fit_height(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Typeset | None = None) -> Inputs:
@@ -110,6 +112,14 @@ def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Type
             shown = os.path.relpath(panel.source, figure.path.parent)
             raise type(exc)(f"{shown!r} is not usable: {exc.message}", file=file,
                             key=f"{panel.key}.{panel.kind}") from None
+    guide_ids = []
+    rooms = guide_rooms(figure, typeset.text_sizes, typeset.shape_sizes, file=file)
+    for i, (guide, drawing, box) in enumerate(zip(figure.guides, guides.draw_guides(figure, rendered, file=file,
+                                                                                    rooms=rooms),
+                                                  geometry.guides)):
+        if drawing is not None and box is not None:  # drawn once its panels are (always, in a build)
+            guide_ids.append(guides.guide_id(guide, i))
+            root.append(_drawn_group(drawing.svg, guide_ids[-1], box))
     for i, (shape, (filled, block, _)) in enumerate(zip(figure.shapes, typeset.shapes)):
         box = geometry.shapes[i]
         if shape.place is not None and shape.place.cell is not None and filled and shape.text_style and box:
@@ -155,6 +165,7 @@ def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Type
                 for p in figure.panels if p.kind in ("svg", "pdf")}
     check_svg_fonts(root, file=file, imported=imported)
     kinds = {f"panel-{p.name}": "laid-out" if p.kind == "render" else "imported" for p in figure.panels}
+    kinds.update({ident: "laid-out" for ident in guide_ids})  # matplotlib's, like a render panel
     pin_text_positions(root, scope=lambda el: _top_level_kind(el, kinds))
     return write_svg(root)
 
@@ -197,6 +208,16 @@ def _panel_group(panel: Panel, box, inputs: Inputs, rendered: Mapping[str, Rende
     group = import_fragment(doc, name=panel.name, group_id=group_id, source=source)
     place(group, vb, x_pt=box.x_pt, y_pt=box.y_pt, width_pt=box.width_pt, height_pt=box.height_pt, fit=fit,
           aspect=aspect)
+    return group
+
+
+def _drawn_group(svg: bytes, group_id: str, box: Box) -> etree._Element:
+    """A guide matplotlib drew (:mod:`composer.stages.guides`), imported like a render panel into ``box``
+    (its drawn size: scale 1), its ids prefixed with ``group_id``."""
+    doc = parse_svg(svg, source=group_id)
+    vb = view_box(doc, source=group_id)
+    group = import_fragment(doc, name=group_id, group_id=group_id, source=group_id)
+    place(group, vb, x_pt=box.x_pt, y_pt=box.y_pt, width_pt=box.width_pt, height_pt=box.height_pt, fit="exact")
     return group
 
 

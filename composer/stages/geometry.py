@@ -33,6 +33,10 @@ Box model (documented before the code, as matplotlib's ``_layoutgrid`` does):
   panel's axes as rendered, or its box), ``gap`` outside that union on its
   ``side``, touching it with its own facing side (``e`` for ``left``); it is
   known only after rendering, so no panel or grid may be placed relative to it.
+- A guide (``[[legend]]``, :mod:`composer.stages.guides`) is drawn at its natural size from what its
+  panels report, so like a ``beside`` text it is known only after rendering (``guide_sizes``) and
+  no panel or grid may be placed relative to it. Placed by ``at`` or a relation it is a box of that
+  size; in a cell it is centred in the cell, which must hold it.
 """
 
 from __future__ import annotations
@@ -134,6 +138,8 @@ class Geometry:
     cells: dict[tuple[str, str], Box]
     data_anchors: dict[tuple[str, str], Point]
     plot_areas: dict[str, Box] = field(default_factory=dict)
+    #: one box per guide (``Figure.guides`` order), None for a guide not drawn yet
+    guides: tuple[Box | None, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -174,6 +180,7 @@ def imported_svgs(figure: Figure, documents: Mapping[str, bytes]) -> dict[str, I
     refs += [v for a in figure.arrows for v in a.via] + [p for s in figure.shapes for p in s.points]
     places = [p.place for p in figure.panels] + [t.place for t in figure.texts]
     places += [s.place for s in figure.shapes if s.place] + [g.place for g in figure.grids]
+    places += [g.place for g in figure.guides]
     refs += [p.at for p in places if p.at is not None]
     wanted = {pos.ref[0].partition("#")[0] for pos in refs if pos.ref is not None and "#" in pos.ref[0]}
     found = {}
@@ -210,7 +217,7 @@ def content_bottom_pt(figure: Figure, geometry: Geometry) -> float:
     (a connector's head and a line's stroke stay within half its width of those points, also
     counted). 0 for an empty figure."""
     bottoms = [b.y_pt + b.height_pt for b in (*geometry.panels.values(), *geometry.texts, *geometry.grids.values())]
-    bottoms += [b.y_pt + b.height_pt for b in geometry.shapes if b is not None]
+    bottoms += [b.y_pt + b.height_pt for b in (*geometry.shapes, *geometry.guides) if b is not None]
     for shape, points in zip(figure.shapes, geometry.shape_points):
         reach = shape.depth_pt if shape.kind in ("brace", "bracket") else 0.0
         bottoms += [y + reach + shape.stroke_width_pt / 2 for _, y in points]
@@ -259,7 +266,8 @@ def resolve(figure: Figure, text_sizes: list[tuple[float, float]],
             data_anchors: Mapping[str, Mapping[str, Point]] | None, *, file: str,
             plot_areas: Mapping[str, tuple[float, float, float, float] | None] | None = None,
             panel_sizes: Mapping[str, tuple[float, float]] | None = None,
-            imported: Mapping[str, ImportedSvg] | None = None) -> Geometry:
+            imported: Mapping[str, ImportedSvg] | None = None,
+            guide_sizes: list[tuple[float, float] | None] | None = None) -> Geometry:
     """Place every element.
 
     Args:
@@ -279,6 +287,9 @@ def resolve(figure: Figure, text_sizes: list[tuple[float, float]],
             their cell or ``size``), placed there by :func:`inside`.
         imported: svg panel name -> its :class:`ImportedSvg` (:func:`imported_svgs`), for
             ``"panel#id"`` points; None: such a point raises LayoutError.
+        guide_sizes: (width_pt, height_pt) of each guide as drawn (``Figure.guides`` order;
+            :func:`composer.stages.guides.draw_guides`), None for one not drawn: placing it, or
+            anything relative to it, then raises LayoutError.
 
     Raises:
         LayoutError: a reference to a data anchor the renderer did not publish
@@ -287,7 +298,7 @@ def resolve(figure: Figure, text_sizes: list[tuple[float, float]],
             or panels overlapping.
     """
     return _Resolver(figure, text_sizes, shape_sizes, data_anchors, file, plot_areas, imported,
-                     panel_sizes).run()
+                     panel_sizes, guide_sizes).run()
 
 
 def panel_boxes(figure: Figure, text_sizes: list[tuple[float, float]],
@@ -304,6 +315,27 @@ def panel_boxes(figure: Figure, text_sizes: list[tuple[float, float]],
         _check_alignment(align, boxes, file)
         _check_unlocked(figure, align, file)
     return boxes
+
+
+def guide_rooms(figure: Figure, text_sizes: list[tuple[float, float]],
+                shape_sizes: list[tuple[float, float] | None] | None, *,
+                file: str) -> list[tuple[float, float] | None]:
+    """(width, height) pt of the box each guide's placement gives before it is drawn (``Figure.guides``
+    order): its cell's, else its own ``size`` (a ``[[colorbar]]``), else None (a legend placed at a point
+    has its natural size). A colorbar is drawn at this size (:mod:`composer.stages.guides`).
+
+    Raises:
+        LayoutError: what resolving a cell raises (its grid cannot be placed).
+    """
+    resolver = _Resolver(figure, text_sizes, shape_sizes, None, file)
+    rooms: list[tuple[float, float] | None] = []
+    for guide in figure.guides:
+        if guide.place.cell is not None:
+            cell = resolver.cell(*guide.place.cell, key=guide.place.key)
+            rooms.append((cell.width_pt, cell.height_pt))
+        else:
+            rooms.append(getattr(guide, "size_pt", None))
+    return rooms
 
 
 def _check_unlocked(figure: Figure, align: Align, file: str) -> None:
@@ -387,7 +419,7 @@ def _check_alignment(align: Align, boxes: Mapping[str, Box], file: str) -> None:
 class _Resolver:
     def __init__(self, figure: Figure, text_sizes, shape_sizes, data_anchors, file: str, plot_areas=None,
                  imported: Mapping[str, ImportedSvg] | None = None,
-                 panel_sizes=None):
+                 panel_sizes=None, guide_sizes: list[tuple[float, float] | None] | None = None):
         self.figure, self.file = figure, file
         self.anchors = data_anchors
         self.imported = imported
@@ -402,6 +434,9 @@ class _Resolver:
         for i, text in enumerate(figure.texts):
             width_pt, height_pt = text_sizes[i]
             self.items[text.name or f"#text{i}"] = (text.place, turned_size(width_pt, height_pt, text.rotate_deg))
+        self.guides = {_guide_item(g, i): g for i, g in enumerate(figure.guides)}
+        for i, guide in enumerate(figure.guides):
+            self.items[_guide_item(guide, i)] = (guide.place, guide_sizes[i] if guide_sizes else None)
         self.grids: dict[str, Grid] = {g.name: g for g in figure.grids}
         for grid in figure.grids:
             self.items[f"grid:{grid.name}"] = (grid.place, grid.size_pt)
@@ -414,7 +449,8 @@ class _Resolver:
     def run(self) -> Geometry:
         figure = self.figure
         for name in self.items:
-            self.box(name)
+            if name not in self.guides or self.items[name][1] is not None:  # a guide not drawn: not placed
+                self.box(name)
         self._check_overlaps()
         arrows = tuple(self.route(a) for a in figure.arrows)
         shape_points = tuple(tuple(self.point(p) for p in s.points) for s in figure.shapes)
@@ -435,6 +471,8 @@ class _Resolver:
             cells=dict(self.cells),
             data_anchors=placed,
             plot_areas=plots,
+            guides=tuple(self.boxes[_guide_item(g, i)] if self.items[_guide_item(g, i)][1] is not None else None
+                         for i, g in enumerate(figure.guides)),
         )
 
     def box(self, name: str) -> Box:
@@ -446,7 +484,9 @@ class _Resolver:
             shown = " -> ".join(n.removeprefix("grid:") for n in cycle)
             raise LayoutError(f"placement refers to itself: {shown}", file=self.file, key=place.key)
         self.resolving.append(name)
-        if place.cell is not None:
+        if name in self.guides:
+            box = self.guide(name, place, size)
+        elif place.cell is not None:
             box = self.cell(*place.cell, key=place.key)
         elif place.beside:
             assert size is not None
@@ -489,6 +529,31 @@ class _Resolver:
         dx, dy = {"left": (-place.gap_pt, 0.0), "right": (place.gap_pt, 0.0), "above": (0.0, -place.gap_pt),
                   "below": (0.0, place.gap_pt)}[place.side]
         return Box.placed((x + dx + place.offset_pt[0], y + dy + place.offset_pt[1]), own, *size)
+
+    def guide(self, name: str, place: Placement, size: tuple[float, float] | None) -> Box:
+        """The box of a guide drawn at ``size`` (pt): placed at its point, or centred in its cell.
+
+        Raises:
+            LayoutError: the guide is not drawn yet (something placed before rendering refers to it),
+                or it does not fit its cell.
+        """
+        guide = self.guides[name]
+        if size is None:
+            raise LayoutError(f"{guide.key} is drawn from its panels' {guide.kind} entries, known only after "
+                              "rendering; panels and grids cannot be placed relative to it", file=self.file,
+                              key=guide.key)
+        if place.cell is None:
+            assert place.at is not None
+            return Box.placed(self.point(place.at), place.anchor, *size)
+        cell = self.cell(*place.cell, key=place.key)
+        width_pt, height_pt = size
+        if width_pt > cell.width_pt + 0.01 or height_pt > cell.height_pt + 0.01:
+            unit = self.figure.spec.unit
+            raise LayoutError(f"the {guide.kind} is {say_pair(width_pt, height_pt, unit)} and its cell "
+                              f"{'.'.join(filter(None, place.cell))!r} {say_pair(cell.width_pt, cell.height_pt, unit)}"
+                              ": it does not fit; give it a larger cell, more ncols, or place it with at",
+                              file=self.file, key=place.key)
+        return Box.placed(cell.anchor("center"), "center", width_pt, height_pt)
 
     def plot_area(self, name: str) -> Box:
         """Panel ``name``'s plot area on the canvas: its axes' union as rendered, or its box."""
@@ -610,6 +675,11 @@ class _Resolver:
                 if w > 0.01 and h > 0.01:
                     raise LayoutError(f"panels {a.name!r} and {b.name!r} overlap by {say_pair(w, h, spec.unit)}; "
                                       "move one, or set overlap = true on an inset", file=self.file, key=b.key)
+
+
+def _guide_item(guide, index: int) -> str:
+    """The resolver's item name of a guide: its name, else ``#KIND-INDEX``."""
+    return guide.name or f"#{guide.kind}-{index}"
 
 
 #: the shortest connector drawn (pt, after its gaps): about 0.35 mm, shorter than any head

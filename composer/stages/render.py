@@ -40,7 +40,7 @@ import os
 import sys
 import traceback
 import warnings
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +59,7 @@ from composer.mpl.internals import (
 )
 from composer.mpl.savesvg import save_svg, svg_fonttype
 from composer.sandbox.isolate import Frame, WorkerFailure, where
+from composer.stages.guides import collect as collect_guides
 from composer.text.metrics import font_families
 from composer.units import say_pair
 
@@ -88,7 +89,9 @@ class RenderedPanel:
             of its visible axes as drawn (after aspect locking), colorbars left out
             (:func:`plot_area`); None when it has no such axes. ``[figure] label_at =
             "plot"`` places labels by it.
-        mappings: the colour mappings its plots draw (:func:`color_mappings`), for ``[[colorbar]]``.
+        guides: guide kind -> the records the panel reported for it (:mod:`composer.stages.guides`:
+            its legend entries, as plain values), collected in its worker for the kinds whose guides
+            list it, and cached with it; empty for other panels.
     """
 
     svg: bytes
@@ -98,7 +101,7 @@ class RenderedPanel:
     opened: dict[str, str | None] = field(default_factory=dict)
     wrote: tuple[str, ...] = ()
     plot_area: tuple[float, float, float, float] | None = None
-    mappings: tuple[ColorMapping, ...] = ()
+    guides: dict[str, tuple[Any, ...]] = field(default_factory=dict)
 
 
 def load_module(panels_dir: Path, module: str, *, file: str, key: str) -> ModuleType:
@@ -479,9 +482,13 @@ def _check_drawn(fig: Any, made: list[tuple[Any, traceback.StackSummary]], resul
                          file=file, key=key)
 
 
-def save_panel(draft: Draft, spec: FigureSpec, *, file: str) -> RenderedPanel:
+def save_panel(draft: Draft, spec: FigureSpec, *, file: str, guides: Collection[str] = ()) -> RenderedPanel:
     """Save a drawn panel as SVG (:func:`composer.mpl.savesvg.save_svg`: text mode,
     rasters at ``spec.raster_ppi``) and transform its data anchors into panel pt.
+
+    ``guides``: the guide kinds whose guides list this panel (:func:`composer.stages.guides.kinds_of`);
+    their records are collected first and what they replace (its own legends) is removed before the
+    SVG is saved (:func:`composer.stages.guides.collect`).
 
     Raises:
         PanelError: drawing raised, the renderer returned something other
@@ -491,7 +498,16 @@ def save_panel(draft: Draft, spec: FigureSpec, *, file: str) -> RenderedPanel:
     """
     panel = draft.panel
     key = f"{panel.key}.render"
+    records: dict[str, tuple[Any, ...]] = {}
+    collected_notes: tuple[str, ...] = ()
     with _rc_context(rc_params(spec, panel.name)):
+        if guides:
+            try:
+                records, collected_notes = collect_guides(draft.fig, guides, panel=panel.name)
+            except TypeError as exc:
+                raise PanelError(f"panel {panel.name!r}: {panel.source} draws a legend entry with a {exc}, which a "
+                                 "collected [[legend]] cannot show; label lines, markers, patches (bars) or "
+                                 "scatter points", file=file, key=key) from None
         with _missing_glyphs() as missing:
             try:
                 svg, notes = save_svg(draft.fig, spec, panel, file=file)
@@ -507,8 +523,8 @@ def save_panel(draft: Draft, spec: FigureSpec, *, file: str) -> RenderedPanel:
                              "has them after the first in [figure] font, e.g. font = \"DejaVu Sans, WenQuanYi "
                              "Micro Hei\"", file=file, key=key)
         anchors = _data_anchors(draft.fig, draft.result, panel, draft.size_pt[1], file=file, key=key)
-    return RenderedPanel(svg=svg, anchors=anchors, notes=notes, plot_area=plot_area(draft.fig, draft.size_pt),
-                         mappings=color_mappings(draft.fig, panel.name))
+    return RenderedPanel(svg=svg, anchors=anchors, notes=notes + collected_notes,
+                         plot_area=plot_area(draft.fig, draft.size_pt), guides=records)
 
 
 def plot_area(fig: Any, size_pt: tuple[float, float]) -> tuple[float, float, float, float] | None:
@@ -586,7 +602,6 @@ class ColorMapping:
             :meth:`same_as` (the shared bar extends every end any panel asks).
         boundaries, values: a filled contour set's levels (``ContourSet.levels``) and the value between each
             two (their midpoints, the colour of that band), as ``Colorbar`` draws a contour set; () otherwise.
-        panel: the panel that drew it.
     """
 
     cmap: str
@@ -600,7 +615,6 @@ class ColorMapping:
     extend: str = "neither"
     boundaries: tuple[float, ...] = ()
     values: tuple[float, ...] = ()
-    panel: str = ""
 
     def differs(self, other: ColorMapping) -> tuple[str, str, str] | None:
         """The first thing two mappings differ in, as (what, this one's value, the other's), or None when
@@ -625,7 +639,7 @@ class ColorMapping:
         return {"cmap": self.cmap, "colors": list(self.colors), "under": self.under, "over": self.over,
                 "bad": self.bad, "norm": self.norm, "params": [[k, v] for k, v in self.params],
                 "known": self.known, "extend": self.extend, "boundaries": list(self.boundaries),
-                "values": list(self.values), "panel": self.panel}
+                "values": list(self.values)}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ColorMapping:
@@ -635,7 +649,7 @@ class ColorMapping:
                    params=tuple((str(k), tuple(v) if isinstance(v, list) else v) for k, v in data["params"]),
                    known=bool(data["known"]), extend=str(data["extend"]),
                    boundaries=tuple(float(b) for b in data["boundaries"]),
-                   values=tuple(float(v) for v in data["values"]), panel=str(data["panel"]))
+                   values=tuple(float(v) for v in data["values"]))
 
 
 def _close(a: Any, b: Any) -> bool:
@@ -658,14 +672,15 @@ def _say(value: Any) -> str:
     return repr(value) if isinstance(value, str) else str(value)
 
 
-def color_mappings(fig: Any, panel: str = "") -> tuple[ColorMapping, ...]:
+def color_mappings(fig: Any) -> tuple[ColorMapping, ...]:
     """The colour mappings of a drawn Figure's plots, one per distinct mapping, in drawing order: every
     ScalarMappable with data (``get_array()`` not None: images, meshes, scatters and contour sets
     coloured by value) in its visible non-colorbar axes (:func:`composer.mpl.internals.is_colorbar`),
     and the figure's own images (``fig.figimage``). The colours of a colorbar's own axes are left out.
 
     ``extend``: the panel's own colorbar's for that mappable, else a contour set's, else a
-    ``BoundaryNorm``'s, else ``"neither"``. ``panel`` names the panel in each record.
+    ``BoundaryNorm``'s, else ``"neither"``. Collected for ``[[colorbar]]`` by
+    :func:`composer.stages.guides.collect_colorbar` in the panel's worker.
     """
     import numpy as np
     from matplotlib import colors as mcolors
@@ -702,8 +717,8 @@ def color_mappings(fig: Any, panel: str = "") -> tuple[ColorMapping, ...]:
             cmap=str(cmap.name), colors=tuple(hexa(c) for c in cmap(np.arange(cmap.N))),
             under=hexa(cmap.get_under()), over=hexa(cmap.get_over()), bad=hexa(cmap.get_bad()),
             norm=name, params=params, known=known, extend=extend if extend in EXTENDS else "neither",
-            boundaries=tuple(float(b) for b in levels), values=tuple(float(a + b) / 2 for a, b in zip(levels, levels[1:])),
-            panel=panel)
+            boundaries=tuple(float(b) for b in levels),
+            values=tuple(float(a + b) / 2 for a, b in zip(levels, levels[1:])))
         if not any(m.differs(mapping) is None and m.extend == mapping.extend for m in found):
             found.append(mapping)
     return tuple(found)

@@ -98,6 +98,7 @@ def _kind(table) -> str:
     for pattern, kind in ((r"figure", "figure"), (r"grid", "grid"), (r"check", "check"), (r"grids\.\w+", "grids"),
                           (r"panels\.\w+", "panel"), (r"text\[\d+\]", "text"), (r"shape\[\d+\]", "shape"),
                           (r"arrow\[\d+\]", "arrow"), (r"align\[\d+\]", "align"), (r"styles\.\w+", "style"),
+                          (r"legend\[\d+\]", "legend"),
                           (r"colorbar\[\d+\]", "colorbar")):
         if re.fullmatch(pattern, key):
             return kind
@@ -163,7 +164,7 @@ BAD = {
     "length": "12parsecs", "offset": "3 apples", "size": ["1mm"], "offset_pair": "2mm", "point": 42,
     "points": "a.e", "waypoints": "a.e", "string": 3, "template": 3, "name": "9lives", "element": "9lives", "color": 12,
     "bool": "yes", "fraction": 1.5, "positive": -1, "angle": 200, "renderer": "no_colon",
-    "svg_file": "logo.png", "pdf_file": "plot.eps", "page": 0, "image_file": "photo.gif", "data_file": "results.xlsx", "style_file": "paper.yaml",
+    "svg_file": "logo.png", "pdf_file": "plot.eps", "page": 0, "count": 0, "image_file": "photo.gif", "data_file": "results.xlsx", "style_file": "paper.yaml",
     "table": 3, "mosaic": 3, "tracks": "1", "gutter": True, "margin": ["1mm", "2mm"], "panel_list": ["a"],
     "canvas_width": "nature.huge", "name_pairs": [["a"]], "panel_order": "a", "panel_label": True,
     "rotation": 400, "panel_names": "a", "canvas_height": "tall", "numbers": "0.5",
@@ -229,6 +230,9 @@ def base(kind: str, key: str) -> tuple[dict, list]:
     if kind == "point_table":
         return ({"figure": dict(FIG), "arrow": [{"from": {"at": ["1mm", "1mm"]}, "to": ["9mm", "9mm"]}]},
                 ["arrow", 0, "from"])
+    if kind == "legend":
+        legend = {"from": ["p"], "right_of": "p"} if key in ("gap", "align") else {"from": ["p"], "at": ["30mm", "1mm"]}
+        return {"figure": dict(FIG), "panels": {"p": dict(PANEL)}, "legend": [legend]}, ["legend", 0]
     raise AssertionError(f"no base document for {kind!r}")
 
 
@@ -410,7 +414,8 @@ MODEL = {
         "colors": lambda f: f.spec.colors, "rcparams": lambda f: f.spec.rcparams,
         "grids": lambda f: {g.name: g for g in f.grids}, "panels": lambda f: {p.name: p for p in f.panels},
         "text": lambda f: list(f.texts), "shape": lambda f: list(f.shapes), "arrow": lambda f: list(f.arrows),
-        "align": lambda f: list(f.aligns), "colorbar": lambda f: list(f.colorbars)}),
+        "align": lambda f: list(f.aligns), "legend": lambda f: list(f.legends),
+        "colorbar": lambda f: list(f.colorbars)}),
     "figure": ({"figure": dict(FIG)}, {
         "font": lambda f: f.spec.font, "font_size": lambda f: f.spec.font_size_pt,
         "background": lambda f: f.spec.background, "params": lambda f: f.spec.params,
@@ -470,6 +475,10 @@ MODEL = {
                  {"orientation": lambda f: f.colorbars[0].orientation, **_placed(lambda f: f.colorbars[0])}),
     "point_table": ({"figure": dict(FIG), "arrow": [{"from": {"at": ["1mm", "1mm"]}, "to": ["9mm", "9mm"]}]},
                     {"offset": lambda f: (f.arrows[0].start.dx_pt, f.arrows[0].start.dy_pt)}),
+    "legend": (lambda key: {"figure": dict(FIG), "shape": [dict(OTHER)], "panels": {"p": dict(PANEL)}, "legend": [{
+        "from": ["p"], **({"right_of": "o"} if key in RELATION_KEYS else {"at": ["1mm", "1mm"]})}]},
+               {"ncols": lambda f: f.legends[0].ncols, "frame": lambda f: f.legends[0].frame,
+                **_placed(lambda f: f.legends[0])}),
 }
 
 

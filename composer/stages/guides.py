@@ -1,0 +1,680 @@
+"""Guides: canvas elements matplotlib draws from what panels report (collected legends, shared colorbars).
+
+A *guide* is drawn once for several matplotlib panels (``[[legend]] from = ["a", "b"]``, ``[[colorbar]]
+for = ["a", "b"]``), from facts
+only the panels' renderers know. The panels are drawn in forked workers
+(:func:`composer.pipeline.render_panels`), so a guide lives in four steps:
+
+1. **collect** (in the panel's worker, :func:`composer.stages.render.save_panel`, after the renderer
+   ran and the plot areas were aligned, before the SVG is saved): for each guide kind whose guides
+   list the panel (:func:`kinds_of`), ``kind.collect(fig)`` returns the panel's *records*: plain,
+   picklable, JSON-able values (for a legend, one :class:`LegendEntry` per entry, styles as numbers
+   and ``#rrggbbaa`` strings, never matplotlib objects; for a colorbar, one
+   :class:`composer.stages.render.ColorMapping` per colour mapping), and ``kind.strip(fig)`` removes
+   what the guide replaces (the panel's own legends; a colorbar removes nothing). :func:`collect` does both.
+2. **keep**: the records travel with the panel (:attr:`composer.stages.render.RenderedPanel.guides`,
+   kind -> tuple of records) and into the panel cache (``kind.to_json`` / ``kind.from_json``,
+   :mod:`composer.incremental.cache`); a panel's cache key says which kinds it was collected for
+   (its SVG differs without its legend).
+3. **draw** (in the composing process, :func:`draw_guides`, memoised): ``kind.draw(guide,
+   records by panel, spec, file, room)`` merges the records of the guide's panels (raising
+   :class:`LayoutError` on a conflict, naming both panels) and draws the guide with matplotlib on a
+   figure of its natural size (a legend) or of the ``room`` its placement gives (a colorbar: its
+   cell's size or its ``size``, :func:`composer.stages.geometry.guide_rooms`), in the figure's
+   rcParams (:func:`composer.stages.render.rc_params`:
+   font, font size, ``[rcparams]`` and the style file's), saved as SVG with text as outlines (or
+   ``<text>`` under ``[figure] text = "editable"``): a :class:`Drawn`.
+4. **place and merge**: the geometry stage places the drawing's box like a text's
+   (:func:`composer.stages.geometry.resolve`, ``guide_sizes``: at, a relation, or centred in a cell;
+   known only after rendering, so no panel or grid may be placed relative to a guide), and
+   :func:`composer.stages.compose.compose` imports its SVG like a panel's, as
+   ``<g id="KIND-NAME">`` (``legend-0`` without a name), its ids prefixed with that id.
+
+Adding a guide kind (``[[colorbar]] for = [...]``):
+
+- the model: a frozen dataclass like :class:`composer.layout.model.Legend` with a class attribute
+  ``kind = "colorbar"`` and the fields ``panels`` (the panels it is drawn from), ``place``
+  (:class:`composer.layout.model.Placement`), ``name``, ``key``; its table in
+  :mod:`composer.layout.format`, read in :mod:`composer.layout.loader` (``_check_guides`` checks the
+  panel names of every guide); add the tuple to :attr:`composer.layout.model.Figure.guides` (after
+  the legends: the order is the drawing order and the ``Geometry.guides`` order);
+- here: the records dataclass, ``collect``/``strip``/``to_json``/``from_json``/``draw`` functions and
+  one :class:`GuideKind` in :data:`KINDS` under the same name as the model's ``kind``. Nothing else
+  changes: render, cache, geometry and compose handle every kind through :data:`KINDS` and
+  ``Figure.guides``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import io
+import json
+from collections.abc import Callable, Collection, Mapping, Sequence
+from contextlib import nullcontext
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from composer.errors import LayoutError
+from composer.layout.model import Colorbar, Figure, FigureSpec, Legend
+
+if TYPE_CHECKING:
+    from composer.stages.render import ColorMapping, RenderedPanel
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """A guide drawn by matplotlib: its SVG (viewBox ``0 0 width_pt height_pt``, 1 unit = 1 pt) and size."""
+
+    svg: bytes
+    width_pt: float
+    height_pt: float
+
+
+@dataclass(frozen=True)
+class GuideKind:
+    """One kind of guide (see the module docstring for the four steps).
+
+    Attributes:
+        name: the kind, as the model's ``kind`` (``"legend"``): the key of ``RenderedPanel.guides``.
+        collect: ``collect(fig) -> tuple of records`` of a drawn panel (in its worker).
+        strip: ``strip(fig)``: remove from the panel what the guide replaces, before it is saved.
+        to_json: a record -> a JSON value (the panel cache); from_json: its inverse.
+        draw: ``draw(guide, records, spec, file, room) -> Drawn``; ``records``: panel name -> its records,
+            for the guide's panels in its order; ``room``: (width, height) pt its placement gives (its cell's,
+            or its ``size``), None when it gives none; raises :class:`LayoutError` (conflicts, nothing to draw).
+        note: ``note(panel_name) -> str``: the warning for a listed panel that reported no records
+            ("" for none).
+    """
+
+    name: str
+    collect: Callable[[Any], tuple[Any, ...]]
+    strip: Callable[[Any], None]
+    to_json: Callable[[Any], Any]
+    from_json: Callable[[Any], Any]
+    draw: Callable[[Any, Mapping[str, tuple[Any, ...]], FigureSpec, str, tuple[float, float] | None], Drawn]
+    note: Callable[[str], str]
+
+
+# ─── legends: the records ────────────────────────────────────────────────────
+
+
+@dataclass(frozen=True)
+class LegendEntry:
+    """One legend entry of a panel, as plain values: what its legend handle looks like.
+
+    ``kind`` is the artist matplotlib's legend handler drew for it (``Legend.legend_handles``):
+    ``"line"`` (a ``Line2D``: lines, markers, ``LineCollection`` s such as ``vlines``), ``"patch"``
+    (a ``Rectangle``: bars, ``fill_between``, patches) or ``"scatter"`` (a ``PathCollection``).
+    Colours are ``#rrggbbaa`` (:func:`matplotlib.colors.to_hex` with alpha), widths and marker
+    sizes in pt, a scatter marker's ``size`` in pt² (matplotlib's ``s``) and its ``path`` as
+    (vertices, codes) of the marker's unit path. Fields that do not apply to a kind are None.
+    """
+
+    label: str
+    kind: str
+    color: str | None = None
+    linestyle: str | None = None
+    linewidth: float | None = None
+    marker: str | None = None
+    markersize: float | None = None
+    markerfacecolor: str | None = None
+    markeredgecolor: str | None = None
+    markeredgewidth: float | None = None
+    fillstyle: str | None = None
+    facecolor: str | None = None
+    edgecolor: str | None = None
+    hatch: str | None = None
+    alpha: float | None = None
+    size: float | None = None
+    path: tuple[tuple[tuple[float, float], ...], tuple[int, ...]] | None = None
+
+    def style(self) -> dict[str, Any]:
+        """Every field but the label: two entries of one label must agree on all of them."""
+        return {k: v for k, v in dataclasses.asdict(self).items() if k != "label"}
+
+
+def _hex(color: Any) -> str | None:
+    """``#rrggbbaa`` of a matplotlib colour; None for ``"none"`` or an empty colour array."""
+    from matplotlib.colors import to_hex, to_rgba
+
+    try:
+        if hasattr(color, "__len__") and not isinstance(color, str) and len(color) == 0:
+            return None
+        if hasattr(color, "ndim") and color.ndim == 2:  # a collection's colours: the first
+            color = color[0]
+        if isinstance(color, str) and color.lower() == "none":
+            return None
+        return to_hex(to_rgba(color), keep_alpha=True)
+    except (ValueError, TypeError):
+        return None
+
+
+def _num(value: Any) -> float | None:
+    """A float rounded to 1e-6 (so a style compares equal across panels), or None."""
+    try:
+        return None if value is None else round(float(value), 6)
+    except (TypeError, ValueError):
+        return None
+
+
+def _first(values: Any) -> Any:
+    """The first of a collection's per-item values (or the value itself)."""
+    try:
+        return values[0] if len(values) else None
+    except TypeError:
+        return values
+
+
+def _entry(label: str, handle: Any) -> LegendEntry:
+    """The :class:`LegendEntry` of one artist matplotlib's legend drew (a ``Legend.legend_handles`` item).
+
+    Raises:
+        TypeError: an artist of another kind (the caller names the panel).
+    """
+    from matplotlib.collections import LineCollection, PathCollection, PolyCollection
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    alpha = _num(handle.get_alpha())
+    if isinstance(handle, Line2D):
+        marker = handle.get_marker()
+        shown = None if marker in (None, "None", "none", "", " ") else str(marker)
+        return LegendEntry(label, "line", color=_hex(handle.get_color()), linestyle=str(handle.get_linestyle()),
+                           linewidth=_num(handle.get_linewidth()), marker=shown,
+                           markersize=_num(handle.get_markersize()) if shown else None,
+                           markerfacecolor=_hex(handle.get_markerfacecolor()) if shown else None,
+                           markeredgecolor=_hex(handle.get_markeredgecolor()) if shown else None,
+                           markeredgewidth=_num(handle.get_markeredgewidth()) if shown else None,
+                           fillstyle=str(handle.get_fillstyle()) if shown else None, alpha=alpha)
+    if isinstance(handle, Patch):
+        return LegendEntry(label, "patch", facecolor=_hex(handle.get_facecolor()),
+                           edgecolor=_hex(handle.get_edgecolor()), linewidth=_num(handle.get_linewidth()),
+                           linestyle=str(handle.get_linestyle()), hatch=handle.get_hatch() or None, alpha=alpha)
+    if isinstance(handle, LineCollection):
+        return LegendEntry(label, "line", color=_hex(handle.get_color()), linestyle="-",
+                           linewidth=_num(_first(handle.get_linewidth())), alpha=alpha)
+    if isinstance(handle, PathCollection):
+        path: Any = handle.get_paths()[0]  # vertices (N, 2), codes (N,) or None
+        codes = tuple(int(c) for c in path.codes) if path.codes is not None else ()
+        return LegendEntry(label, "scatter", facecolor=_hex(handle.get_facecolor()),
+                           edgecolor=_hex(handle.get_edgecolor()), linewidth=_num(_first(handle.get_linewidth())),
+                           size=_num(_first(handle.get_sizes())),
+                           path=(tuple((_num(x) or 0.0, _num(y) or 0.0) for x, y in path.vertices), codes),
+                           alpha=alpha)
+    if isinstance(handle, PolyCollection):
+        return LegendEntry(label, "patch", facecolor=_hex(handle.get_facecolor()),
+                           edgecolor=_hex(handle.get_edgecolor()), linewidth=_num(_first(handle.get_linewidth())),
+                           linestyle="solid", hatch=handle.get_hatch() or None, alpha=alpha)
+    raise TypeError(f"{type(handle).__name__}")
+
+
+def _legends(fig: Any) -> list[Any]:
+    """The legends drawn on ``fig``: each axes' (in ``fig.axes`` order), then the figure's own (and subfigures')."""
+    found = [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
+    found += list(fig.legends)
+    for sub in getattr(fig, "subfigs", ()):
+        found += list(sub.legends)
+    return found
+
+
+def collect_legend(fig: Any) -> tuple[LegendEntry, ...]:
+    """A drawn panel's legend entries, in the order its legends show them.
+
+    When the panel drew legends (``ax.legend()``, ``fig.legend()``), their entries (what the
+    researcher chose to show, proxy artists included); otherwise the labelled artists of its axes
+    (``Axes.get_legend_handles_labels``, in axes order), as ``ax.legend()`` would show them. Either
+    way each entry's style is read from the artist matplotlib's legend handler makes for it.
+
+    Raises:
+        TypeError: an entry drawn by an artist of a kind :class:`LegendEntry` does not describe.
+    """
+    from matplotlib.legend import Legend as MplLegend
+
+    pairs: list[tuple[str, Any]] = []
+    drawn = _legends(fig)
+    if drawn:
+        for legend in drawn:
+            pairs += [(t.get_text(), h) for t, h in zip(legend.get_texts(), legend.legend_handles)]
+    else:
+        for ax in fig.axes:
+            handles, labels = ax.get_legend_handles_labels()
+            if handles:
+                made = MplLegend(ax, handles, labels)  # never drawn: its handler artists carry the styles
+                pairs += list(zip(labels, made.legend_handles))
+    return tuple(_entry(label, handle) for label, handle in pairs if handle is not None)
+
+
+def strip_legend(fig: Any) -> None:
+    """Remove every legend ``fig`` draws (axes', figure's, subfigures'), so the panel is saved without them."""
+    for legend in _legends(fig):
+        legend.remove()
+
+
+def legend_to_json(entry: LegendEntry) -> dict[str, Any]:
+    """A :class:`LegendEntry` as JSON (``path`` as nested lists)."""
+    return dataclasses.asdict(entry)
+
+
+def legend_from_json(raw: dict[str, Any]) -> LegendEntry:
+    """:func:`legend_to_json`'s inverse.
+
+    Raises:
+        TypeError, KeyError, ValueError: not an entry's JSON (the cache then treats the entry as corrupt).
+    """
+    fields = dict(raw)
+    path = fields.get("path")
+    if path is not None:
+        vertices, codes = path
+        fields["path"] = (tuple((float(x), float(y)) for x, y in vertices), tuple(int(c) for c in codes))
+    return LegendEntry(**fields)
+
+
+# ─── legends: merging and drawing ────────────────────────────────────────────
+
+
+def merge_entries(legend: Legend, records: Mapping[str, tuple[LegendEntry, ...]], *,
+                  file: str) -> tuple[LegendEntry, ...]:
+    """The entries of ``legend``'s panels merged by label, in order of appearance (panels in ``from``
+    order, each panel's entries in its order); an entry whose label came before is dropped.
+
+    Raises:
+        LayoutError: one label drawn in two styles (in two panels, or twice in one): names the label,
+            both panels and what differs (key ``legend[i].from``); no panel has any entry.
+    """
+    merged: dict[str, tuple[str, LegendEntry]] = {}
+    for panel in legend.panels:
+        for entry in records.get(panel, ()):
+            if entry.label not in merged:
+                merged[entry.label] = (panel, entry)
+                continue
+            first_panel, first = merged[entry.label]
+            if first.style() != entry.style():
+                where = (f"twice in panel {panel!r}" if panel == first_panel
+                         else f"in panels {first_panel!r} and {panel!r}")
+                raise LayoutError(f"label {entry.label!r} is drawn in two styles {where}: "
+                                  f"{_difference(first, entry, first_panel, panel)}; one label is one entry of the "
+                                  "collected legend, so draw it alike in both or give the two different labels",
+                                  file=file, key=f"{legend.key}.from")
+    if not merged:
+        listed = ", ".join(repr(p) for p in legend.panels)
+        raise LayoutError(f"none of its panels ({listed}) has legend entries, so there is nothing to draw; label "
+                          "their artists (ax.plot(..., label=\"...\")) or remove the [[legend]]",
+                          file=file, key=f"{legend.key}.from")
+    return tuple(entry for _, entry in merged.values())
+
+
+def _difference(a: LegendEntry, b: LegendEntry, panel_a: str, panel_b: str) -> str:
+    """``a patch in 'x', a line in 'y'``, or each field that differs: ``facecolor #0072b2ff in 'x', #d55e00ff in
+    'y'``."""
+    if a.kind != b.kind:
+        return f"a {a.kind} in {panel_a!r}, a {b.kind} in {panel_b!r}"
+    first, second = a.style(), b.style()
+    return "; ".join(f"{name} {_shown(first[name])} in {panel_a!r}, {_shown(second[name])} in {panel_b!r}"
+                     for name in first if first[name] != second[name])
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, tuple):
+        return "a marker path"
+    return str(value)
+
+
+def _artist(entry: LegendEntry) -> Any:
+    """A stand-alone artist that matplotlib's legend handlers draw as ``entry`` looks."""
+    from matplotlib.collections import PathCollection
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Rectangle
+    from matplotlib.path import Path
+
+    none = "none"
+    if entry.kind == "line":
+        style: dict[str, Any] = {"color": entry.color or none, "linestyle": entry.linestyle or "-",
+                                 "linewidth": entry.linewidth, "alpha": entry.alpha}
+        if entry.marker is not None:
+            style.update(marker=entry.marker, markersize=entry.markersize,
+                         markerfacecolor=entry.markerfacecolor or none,
+                         markeredgecolor=entry.markeredgecolor or none, markeredgewidth=entry.markeredgewidth,
+                         fillstyle=entry.fillstyle)
+        return Line2D([], [], **style)
+    if entry.kind == "patch":
+        return Rectangle((0, 0), 1, 1, facecolor=entry.facecolor or none, edgecolor=entry.edgecolor or none,
+                         linewidth=entry.linewidth, linestyle=entry.linestyle or "solid", hatch=entry.hatch,
+                         alpha=entry.alpha)
+    assert entry.kind == "scatter" and entry.path is not None
+    vertices, codes = entry.path
+    path = Path(vertices, codes or None)
+    return PathCollection([path], sizes=[entry.size or 0.0], facecolors=[entry.facecolor or none],
+                          edgecolors=[entry.edgecolor or none], linewidths=[entry.linewidth or 0.0],
+                          alpha=entry.alpha)
+
+
+#: the id of each entry's label text inside the drawn legend (``entry-0``...; ``title`` for the title);
+#: on the canvas prefixed with the guide's group id: ``legend-0--entry-0``.
+ENTRY_GID = "entry-{}"
+TITLE_GID = "title"
+
+
+def draw_legend(legend: Legend, records: Mapping[str, tuple[LegendEntry, ...]], spec: FigureSpec,
+                file: str) -> Drawn:
+    """Merge (:func:`merge_entries`) and draw a collected legend with matplotlib at its natural size.
+
+    Method: ``Figure.legend`` with the merged entries (:func:`_artist`), ``ncols``, ``title`` and
+    ``frameon = frame``, in the figure's rcParams (``legend.*`` included); its box is measured with
+    matplotlib's SVG renderer (the one that saves it, so the text metrics agree), the figure is
+    resized to that box plus the frame's line width (half of it on each side, so the frame's stroke
+    stays inside), and the legend's top-left corner is put there. Each label text gets the id
+    :data:`ENTRY_GID`.
+
+    Raises:
+        LayoutError: what :func:`merge_entries` raises.
+    """
+    import matplotlib
+    from matplotlib.backends.backend_svg import RendererSVG
+    from matplotlib.figure import Figure as MplFigure
+
+    from composer.mpl.internals import math_as_paths
+    from composer.stages.render import rc_params
+
+    entries = merge_entries(legend, records, file=file)
+    rc = rc_params(spec, f"{legend.kind}:{legend.key}")
+    with matplotlib.rc_context(rc):  # type: ignore[arg-type]  # rcParams names: composer's and the checked [rcparams]
+        fig = MplFigure(figsize=(1.0, 1.0), dpi=72.0)
+        drawn = fig.legend([_artist(e) for e in entries], [e.label for e in entries], loc="upper left",
+                           bbox_to_anchor=(0.0, 1.0), borderaxespad=0.0, ncols=legend.ncols, title=legend.title,
+                           frameon=legend.frame)
+        for i, text in enumerate(drawn.get_texts()):
+            text.set_gid(ENTRY_GID.format(i))
+        if legend.title:
+            drawn.get_title().set_gid(TITLE_GID)
+        box = drawn.get_window_extent(RendererSVG(72, 72, io.StringIO()))
+        edge_pt = float(drawn.get_frame().get_linewidth()) if legend.frame else 0.0
+        width_pt, height_pt = box.width + edge_pt, box.height + edge_pt
+        fig.set_size_inches(width_pt / 72.0, height_pt / 72.0)
+        drawn.set_bbox_to_anchor((edge_pt / 2 / width_pt, 1 - edge_pt / 2 / height_pt), transform=fig.transFigure)
+        buf = io.BytesIO()
+        with math_as_paths(fig) if spec.text == "editable" else nullcontext():
+            fig.savefig(buf, format="svg", metadata={"Date": None}, dpi=spec.raster_ppi)
+    return Drawn(buf.getvalue(), width_pt, height_pt)
+
+
+def _legend_note(panel: str) -> str:
+    return (f"panel {panel!r} is listed in a [[legend]]'s from but has no legend entries (it draws no legend and "
+            "labels no artist), so it adds nothing to the legend; label its artists (label=\"...\") or remove it "
+            "from from")
+
+
+# ─── colorbars: merging and drawing ──────────────────────────────────────────
+
+#: ``[[colorbar]]``: the bar's length per unit of thickness when the box leaves room: matplotlib's
+#: default ``Figure.colorbar(aspect=20)``.
+COLORBAR_ASPECT = 20.0
+#: the thinnest bar drawn (pt); a box that leaves less beside its tick labels and label is an error
+MIN_BAR_PT = 2.0
+#: fitting the bar to its box: at most this many draws (tick labels change with the bar's length)
+FIT_ROUNDS = 6
+
+
+def collect_colorbar(fig: Any) -> tuple[ColorMapping, ...]:
+    """A drawn panel's colour mappings (:func:`composer.stages.render.color_mappings`)."""
+    from composer.stages.render import color_mappings
+
+    return color_mappings(fig)
+
+
+def _keep(fig: Any) -> None:
+    """A shared colorbar removes nothing from its panels: a colorbar a panel draws itself stays."""
+
+
+def merge_mappings(colorbar: Colorbar, records: Mapping[str, tuple[ColorMapping, ...]], *,
+                   file: str) -> tuple[ColorMapping, str]:
+    """The one colour mapping of ``colorbar``'s panels, and the ends the shared bar extends (``"neither"``,
+    ``"min"``, ``"max"``, ``"both"``: every end some panel's own colorbar or contour set extends).
+
+    Raises:
+        LayoutError (key ``colorbar[i].for``): a mapping differs from the first panel's (names both
+            panels, what differs and both values); a norm composer cannot redraw; no panel maps colour.
+    """
+    from composer.stages.render import NORMS
+
+    first: tuple[str, ColorMapping] | None = None
+    lower = upper = False
+    for panel in colorbar.panels:
+        for mapping in records.get(panel, ()):
+            if not mapping.known:
+                raise LayoutError(f"panel {panel!r} maps colour with norm {mapping.norm}, which a [[colorbar]] "
+                                  f"cannot redraw; use one of {', '.join(NORMS)}", file=file,
+                                  key=f"{colorbar.key}.for")
+            if first is None:
+                first = (panel, mapping)
+            else:
+                found = first[1].differs(mapping)
+                if found is not None:
+                    what, mine, theirs = found
+                    who = (f"panel {panel!r} maps colour two ways: {what} {mine} and {theirs}" if panel == first[0]
+                           else f"panel {panel!r} maps colour by {what} {theirs}, panel {first[0]!r} by {mine}")
+                    raise LayoutError(f"{who}; one colorbar is for panels of one colour mapping (colormap, norm, "
+                                      "limits): draw them with the same cmap, norm, vmin and vmax, or give each "
+                                      "its own [[colorbar]]", file=file, key=f"{colorbar.key}.for")
+            lower |= mapping.extend in ("min", "both")
+            upper |= mapping.extend in ("max", "both")
+    if first is None:
+        listed = ", ".join(repr(p) for p in colorbar.panels)
+        raise LayoutError(f"none of its panels ({listed}) maps values to colours (imshow, pcolormesh, contourf, "
+                          "scatter with c=...), so there is no colour scale to show; remove the [[colorbar]]",
+                          file=file, key=f"{colorbar.key}.for")
+    extend = {(False, False): "neither", (True, False): "min", (False, True): "max", (True, True): "both"}
+    return first[1], extend[(lower, upper)]
+
+
+def scalar_mappable(mapping: ColorMapping) -> Any:
+    """A ``matplotlib.cm.ScalarMappable`` mapping values to colours as ``mapping`` records: a
+    ``ListedColormap`` of its lookup table and under/over/bad colours, its norm rebuilt from its class and
+    parameters."""
+    from matplotlib import colors as mcolors
+    from matplotlib.cm import ScalarMappable
+
+    cmap = mcolors.ListedColormap(list(mapping.colors), name=mapping.cmap).with_extremes(
+        under=mapping.under, over=mapping.over, bad=mapping.bad)
+    params = {k: list(v) if isinstance(v, tuple) else v for k, v in mapping.params}
+    norm = getattr(mcolors, mapping.norm)(**params)
+    return ScalarMappable(norm=norm, cmap=cmap)
+
+
+def draw_colorbar(colorbar: Colorbar, records: Mapping[str, tuple[ColorMapping, ...]], spec: FigureSpec,
+                  file: str, room: tuple[float, float] | None) -> Drawn:
+    """Merge (:func:`merge_mappings`) and draw a shared colorbar with matplotlib at its box's size ``room``
+    (width, height pt: its cell's, or its ``size``).
+
+    Method: ``Figure.colorbar`` of the panels' mapping (:func:`scalar_mappable`; a filled contour set's
+    levels as ``boundaries``/``values``, as matplotlib draws a contour set's colorbar) in an axes placed
+    in pt, with ``orientation``, ``ticks``, ``label`` and the merged ``extend``, in the figure's rcParams.
+    The bar is fitted to the box by measuring what it draws (``Axes.get_tightbbox`` with matplotlib's
+    SVG renderer, the one that saves it): along its length it spans the box less what its end tick
+    labels (and extend triangles) reach past it; across, it is ``length / COLORBAR_ASPECT`` thick, or what
+    the box leaves beside its tick labels and label; a vertical bar sits at the box's left, a horizontal
+    one at its top. Tick labels depend on the length (the locator), so it is measured again until the
+    bar stops moving (at most :data:`FIT_ROUNDS` draws).
+
+    Raises:
+        LayoutError: what :func:`merge_mappings` raises; no box (``room`` None); a box too small for the
+            tick labels and label (names its size and what they take).
+    """
+    import matplotlib
+    from matplotlib.backends.backend_svg import RendererSVG
+    from matplotlib.figure import Figure as MplFigure
+
+    from composer.mpl.internals import math_as_paths
+    from composer.stages.render import rc_params
+    from composer.units import say_pair
+
+    mapping, extend = merge_mappings(colorbar, records, file=file)
+    if room is None:
+        raise LayoutError("a colorbar needs a box: a cell, or a size with at or a relation", file=file,
+                          key=colorbar.key)
+    width_pt, height_pt = room
+    vertical = colorbar.orientation == "vertical"
+    rc = rc_params(spec, f"{colorbar.kind}:{colorbar.key}")
+    with matplotlib.rc_context(rc):  # type: ignore[arg-type]  # rcParams names: composer's and the checked [rcparams]
+        fig = MplFigure(figsize=(width_pt / 72.0, height_pt / 72.0), dpi=72.0)
+        cax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
+        contour: dict[str, Any] = ({"boundaries": list(mapping.boundaries), "values": list(mapping.values)}
+                                   if mapping.boundaries else {})
+        bar_drawn = fig.colorbar(scalar_mappable(mapping), cax=cax, orientation=colorbar.orientation,
+                                 extend=extend, label=colorbar.label or "", **contour)
+        if colorbar.ticks is not None:  # at the values asked, written as asked (%g), not a log axis's 2x10^-2
+            minus = "\N{MINUS SIGN}" if matplotlib.rcParams["axes.unicode_minus"] else "-"
+            bar_drawn.set_ticks(list(colorbar.ticks), labels=[f"{v:g}".replace("-", minus) for v in colorbar.ticks])
+            bar_drawn.minorticks_off()
+        renderer = RendererSVG(width_pt / 72.0, height_pt / 72.0, io.StringIO())
+        length = width_pt if not vertical else height_pt
+        bar = (0.0, 0.0, min(width_pt, length / COLORBAR_ASPECT) if vertical else width_pt,
+               height_pt if vertical else min(height_pt, length / COLORBAR_ASPECT))  # x0, y0 (up), w, h in pt
+        for _ in range(FIT_ROUNDS):
+            cax.set_position((bar[0] / width_pt, bar[1] / height_pt, bar[2] / width_pt, bar[3] / height_pt))
+            reach = cax.get_tightbbox(renderer)  # display units: pt at 72 dpi, y up
+            assert reach is not None  # the colorbar's axes is visible and drawn
+            left, right = bar[0] - reach.x0, reach.x1 - (bar[0] + bar[2])
+            below, above = bar[1] - reach.y0, reach.y1 - (bar[1] + bar[3])
+            if vertical:
+                length = height_pt - above - below
+                thick = min(length / COLORBAR_ASPECT, width_pt - left - right)
+                new = (left, below, thick, length)
+            else:
+                length = width_pt - left - right
+                thick = min(length / COLORBAR_ASPECT, height_pt - above - below)
+                new = (left, height_pt - above - thick, length, thick)
+            if min(thick, length) < MIN_BAR_PT:
+                unit = spec.unit
+                raise LayoutError(f"its box is {say_pair(width_pt, height_pt, unit)}, and its tick labels and label "
+                                  f"take {say_pair(left + right, above + below, unit)} of it, leaving no room for a "
+                                  "bar; give it a larger cell or size, fewer ticks or a shorter label",
+                                  file=file, key=colorbar.key)
+            done = max(abs(a - b) for a, b in zip(new, bar)) < 1e-3
+            bar = new
+            if done:
+                break
+        cax.set_position((bar[0] / width_pt, bar[1] / height_pt, bar[2] / width_pt, bar[3] / height_pt))
+        buf = io.BytesIO()
+        with math_as_paths(fig) if spec.text == "editable" else nullcontext():
+            fig.savefig(buf, format="svg", metadata={"Date": None}, dpi=spec.raster_ppi)
+    return Drawn(buf.getvalue(), width_pt, height_pt)
+
+
+def _mapping_from_json(raw: Any) -> ColorMapping:
+    from composer.stages.render import ColorMapping
+
+    return ColorMapping.from_json(raw)
+
+
+def _colorbar_note(panel: str) -> str:
+    return (f"panel {panel!r} is listed in a [[colorbar]]'s for but maps no values to colours (no imshow, "
+            "pcolormesh, contourf or scatter with c=...), so the colorbar is not its scale; remove it from for")
+
+
+# ─── the kinds ───────────────────────────────────────────────────────────────
+
+#: every guide kind, by name (the model's ``kind``, the layout's array name).
+KINDS: dict[str, GuideKind] = {
+    "legend": GuideKind("legend", collect_legend, strip_legend, legend_to_json, legend_from_json,
+                        lambda legend, records, spec, file, room: draw_legend(legend, records, spec, file),
+                        _legend_note),
+    "colorbar": GuideKind("colorbar", collect_colorbar, _keep, lambda mapping: mapping.to_json(),
+                          _mapping_from_json, draw_colorbar, _colorbar_note),
+}
+
+
+def kinds_of(figure: Figure, panel: str) -> tuple[str, ...]:
+    """The guide kinds some guide of ``figure`` collects from ``panel`` (sorted; () for most panels)."""
+    return tuple(sorted({g.kind for g in figure.guides if panel in g.panels}))
+
+
+def collect(fig: Any, kinds: Collection[str], *, panel: str) -> tuple[dict[str, tuple[Any, ...]], tuple[str, ...]]:
+    """In a panel's worker: collect the records of each of ``kinds`` from the drawn ``fig``, then strip what
+    those guides replace.
+
+    Returns:
+        ``(records, notes)``: kind -> records; one warning (``kind.note``) per kind the panel
+        reported nothing for.
+
+    Raises:
+        TypeError: a record cannot be made of what the panel drew (the caller names the panel).
+    """
+    records: dict[str, tuple[Any, ...]] = {}
+    notes: list[str] = []
+    for name in sorted(kinds):
+        kind = KINDS[name]
+        records[name] = kind.collect(fig)
+        if not records[name]:
+            notes.append(kind.note(panel))
+    for name in sorted(kinds):
+        KINDS[name].strip(fig)
+    return records, tuple(n for n in notes if n)
+
+
+def guides_to_json(guides: Mapping[str, tuple[Any, ...]]) -> dict[str, list[Any]]:
+    """A panel's records as JSON (kind -> list), for the panel cache."""
+    return {name: [KINDS[name].to_json(r) for r in records] for name, records in sorted(guides.items())}
+
+
+def guides_from_json(raw: Mapping[str, Any]) -> dict[str, tuple[Any, ...]]:
+    """:func:`guides_to_json`'s inverse.
+
+    Raises:
+        KeyError, TypeError, ValueError: an unknown kind or a broken record (a corrupt cache entry).
+    """
+    return {str(name): tuple(KINDS[name].from_json(r) for r in records) for name, records in raw.items()}
+
+
+#: drawings made in this process, by a digest of everything they are drawn from (:func:`draw_guides`)
+_DRAWN: dict[str, Drawn] = {}
+_DRAWN_MAX = 64
+
+
+def draw_guides(figure: Figure, rendered: Mapping[str, RenderedPanel], *, file: str,
+                rooms: Sequence[tuple[float, float] | None] | None = None) -> tuple[Drawn | None, ...]:
+    """Every guide of ``figure`` drawn from its rendered panels' records, in ``figure.guides`` order;
+    ``rooms``: the box each one's placement gives (:func:`composer.stages.geometry.guide_rooms`), None: none.
+
+    A guide some of whose panels are not in ``rendered`` (panels not drawn yet) is None. Drawings
+    are memoised on a digest of the guide, its records, the figure's spec and the rcParams in force
+    (the compose stage resolves the geometry several times in a build).
+
+    Raises:
+        LayoutError: what the kind's ``draw`` raises (a style conflict naming both panels).
+    """
+    import matplotlib
+
+    out: list[Drawn | None] = []
+    for i, guide in enumerate(figure.guides):
+        room = rooms[i] if rooms is not None else None
+        if not all(p in rendered for p in guide.panels):
+            out.append(None)
+            continue
+        kind = KINDS[guide.kind]
+        records = {p: rendered[p].guides.get(guide.kind, ()) for p in guide.panels}
+        digest = hashlib.sha256(json.dumps(
+            [repr(guide), repr(figure.spec), {p: [kind.to_json(r) for r in rs] for p, rs in records.items()},
+             repr(sorted((k, repr(v)) for k, v in dict.items(matplotlib.rcParams))), file, repr(room)],
+            sort_keys=True, default=repr).encode()).hexdigest()
+        if digest not in _DRAWN:
+            if len(_DRAWN) >= _DRAWN_MAX:
+                _DRAWN.clear()
+            _DRAWN[digest] = kind.draw(guide, records, figure.spec, file, room)
+        out.append(_DRAWN[digest])
+    return tuple(out)
+
+
+def guide_id(guide: Legend | Colorbar, index: int) -> str:
+    """The canvas id of a guide's group: ``KIND-NAME``, or ``KIND-INDEX`` (its place among ``figure.guides``)
+    without a name; hyphenated, so never a panel's name (the prefix of its inner ids too)."""
+    return f"{guide.kind}-{guide.name if guide.name else index}"
+
+
+def guide_sizes(drawn: Sequence[Drawn | None]) -> list[tuple[float, float] | None]:
+    """(width, height) pt of each drawing, for :func:`composer.stages.geometry.resolve` (None: not drawn)."""
+    return [(d.width_pt, d.height_pt) if d is not None else None for d in drawn]
