@@ -160,12 +160,20 @@ def coloured(png: np.ndarray) -> np.ndarray:
     return (rgb.max(axis=2) - rgb.min(axis=2)) > 40
 
 
-def bar_extent(png: np.ndarray, x0_pt: float) -> tuple[int, int, int, int]:
-    """(left, top, right, bottom) pixel of the coloured bar right of x0_pt (the colorbar's cell)."""
+#: half the colorbar's outline (matplotlib's default axes.linewidth, 0.8 pt, centred on the bar's edge) hides
+#: this much of the colours at each edge, px
+HALF_OUTLINE_PX = 0.4 * PX_PER_PT
+
+
+def bar_extent(png: np.ndarray, x0_pt: float = 0.0, y0_pt: float = 0.0) -> tuple[float, float, float, float]:
+    """(left, top, right, bottom) in px (edges, not pixel centres) of the colorbar's axes right of x0_pt and
+    below y0_pt (its cell): the coloured pixels' extent widened by the outline's inner half."""
     mask = coloured(png)
     mask[:, : int(x0_pt * PX_PER_PT)] = False
+    mask[: int(y0_pt * PX_PER_PT)] = False
     rows, cols = np.nonzero(mask.any(axis=1))[0], np.nonzero(mask.any(axis=0))[0]
-    return int(cols[0]), int(rows[0]), int(cols[-1]), int(rows[-1])
+    h = HALF_OUTLINE_PX
+    return cols[0] - h, rows[0] - h, cols[-1] + 1 + h, rows[-1] + 1 + h
 
 
 def expected_rgb(cmap: str, fraction: float) -> np.ndarray:
@@ -180,9 +188,9 @@ def test_the_colorbar_maps_values_to_the_panels_colours(tmp_path):
     independently). Sampled in the bar's middle column, away from its outline."""
     png = png_of(heat_project(tmp_path))
     left, top, right, bottom = bar_extent(png, 80 * MM)
-    column = (left + right) // 2
+    column = int((left + right) / 2)
     for f in (0.05, 0.25, 0.5, 0.75, 0.95):
-        row = round(bottom - f * (bottom - top))
+        row = int(bottom - f * (bottom - top))
         assert np.abs(png[row, column].astype(float) - expected_rgb("viridis", f)).max() <= 6, f
 
 
@@ -191,10 +199,11 @@ def test_ticks_sit_at_the_values_asked(tmp_path):
     0.9 of the bar's length from its bottom, to 1 px (0.1 pt); nowhere else."""
     png = png_of(heat_project(tmp_path, keys="ticks = [0.2, 0.5, 0.9]"))
     left, top, right, bottom = bar_extent(png, 80 * MM)
-    probe = right + int(2.0 * PX_PER_PT)  # 2 pt right of the bar: on the tick marks, clear of the outline
-    dark = np.nonzero(png[top:bottom + 1, probe].max(axis=1) < 100)[0] + top
+    probe = int(right + 2.0 * PX_PER_PT)  # 2 pt right of the bar: on the tick marks, clear of the outline
+    first = int(top)
+    dark = np.nonzero(png[first:int(bottom) + 1, probe].max(axis=1) < 100)[0] + first
     runs = np.split(dark, np.nonzero(np.diff(dark) > 1)[0] + 1)
-    found = sorted((run[0] + run[-1]) / 2 for run in runs if len(run))
+    found = sorted((run[0] + run[-1] + 1) / 2 for run in runs if len(run))  # a run's middle, as an edge position
     expected = sorted(bottom - f * (bottom - top) for f in (0.2, 0.5, 0.9))
     assert len(found) == 3, found
     assert found == pytest.approx(expected, abs=1.5)
@@ -206,8 +215,8 @@ def test_a_log_norm_is_drawn_as_the_panels_draw_it(tmp_path):
     log = "params = { log = true, vmin = 0.01, vmax = 1.0 }"
     png = png_of(heat_project(tmp_path, keys=keys, a=log, b=log))
     left, top, right, bottom = bar_extent(png, 80 * MM)
-    row = round((top + bottom) / 2)
-    assert np.abs(png[row, (left + right) // 2].astype(float) - expected_rgb("viridis", 0.5)).max() <= 6
+    row = int((top + bottom) / 2)
+    assert np.abs(png[row, int((left + right) / 2)].astype(float) - expected_rgb("viridis", 0.5)).max() <= 6
 
 
 def test_the_bar_spans_its_cell(tmp_path):
@@ -216,10 +225,10 @@ def test_the_bar_spans_its_cell(tmp_path):
     cell's left edge (80 mm)."""
     png = png_of(heat_project(tmp_path, keys="ticks = []"))
     left, top, right, bottom = bar_extent(png, 80 * MM)
-    assert top / PX_PER_PT == pytest.approx(0.0, abs=0.15)
-    assert (bottom + 1) / PX_PER_PT == pytest.approx(60 * MM, abs=0.15)
-    assert left / PX_PER_PT == pytest.approx(80 * MM, abs=0.15)
-    assert (right + 1 - left) / PX_PER_PT == pytest.approx(60 * MM / 20, abs=0.15)
+    assert top / PX_PER_PT == pytest.approx(0.0, abs=0.1)
+    assert bottom / PX_PER_PT == pytest.approx(60 * MM, abs=0.1)
+    assert left / PX_PER_PT == pytest.approx(80 * MM, abs=0.1)
+    assert (right - left) / PX_PER_PT == pytest.approx(60 * MM / 20, abs=0.2)  # two edges, 1 px each
 
 
 def test_a_horizontal_bar_runs_left_to_right_along_its_cell(tmp_path):
@@ -227,17 +236,14 @@ def test_a_horizontal_bar_runs_left_to_right_along_its_cell(tmp_path):
     as long as the cell is wide, at its top, and goes from viridis(0) on the left to viridis(1) on the right."""
     mosaic = 'mosaic = "AB\\nKK"\nrows = ["45mm", "15mm"]'
     png = png_of(heat_project(tmp_path, keys='orientation = "horizontal"\nticks = []', mosaic=mosaic))
-    mask = coloured(png)
-    mask[: int(45 * MM * PX_PER_PT)] = False
-    rows, cols = np.nonzero(mask.any(axis=1))[0], np.nonzero(mask.any(axis=0))[0]
-    top, bottom, left, right = rows[0], rows[-1], cols[0], cols[-1]
-    assert top / PX_PER_PT == pytest.approx(45 * MM, abs=0.15)
-    assert left / PX_PER_PT == pytest.approx(0.0, abs=0.15)
-    assert (right + 1) / PX_PER_PT == pytest.approx(100 * MM, abs=0.15)
-    assert (bottom + 1 - top) / PX_PER_PT == pytest.approx(100 * MM / 20, abs=0.15)
-    middle = (top + bottom) // 2
+    left, top, right, bottom = bar_extent(png, 0.0, 45 * MM)
+    assert top / PX_PER_PT == pytest.approx(45 * MM, abs=0.1)
+    assert left / PX_PER_PT == pytest.approx(0.0, abs=0.1)
+    assert right / PX_PER_PT == pytest.approx(100 * MM, abs=0.1)
+    assert (bottom - top) / PX_PER_PT == pytest.approx(100 * MM / 20, abs=0.2)  # two edges, 1 px each
+    middle = int((top + bottom) / 2)
     for f in (0.1, 0.9):
-        col = round(left + f * (right - left))
+        col = int(left + f * (right - left))
         assert np.abs(png[middle, col].astype(float) - expected_rgb("viridis", f)).max() <= 6, f
 
 
@@ -310,11 +316,11 @@ def test_a_filled_contour_set_gives_the_bar_its_levels(tmp_path):
     layout.write_text(layout.read_text().replace('render = "p:heat"', 'render = "p:contours"'))
     png = png_of(root)
     left, top, right, bottom = bar_extent(png, 80 * MM)
-    column = (left + right) // 2
+    column = int((left + right) / 2)
     length = bottom - top
     for lo, hi in ((0.0, 0.25), (0.25, 0.5), (0.5, 1.0)):
         mid = (lo + hi) / 2
-        row = round(bottom - mid * length)
+        row = int(bottom - mid * length)
         # matplotlib colours a contour band by its level midpoint, normalised over the levels' range
         assert np.abs(png[row, column].astype(float) - expected_rgb("magma", mid)).max() <= 6, (lo, hi)
 
