@@ -1112,13 +1112,14 @@ TABLES: tuple[Table, ...] = (
           "One legend for several matplotlib panels: the entries of their legends (or, for a panel that "
           "draws none, of its labelled artists), merged by label in order of appearance and drawn once by "
           "matplotlib at its natural size, in the figure's font and rcParams; those panels' own legends are "
-          "not drawn. Placed like a text (by `at`, `cell` or a relation; in a cell, centred). One label "
+          "not drawn. Placed like a panel (by `at`, `cell` or a relation), at its drawn size; in a cell, "
+          "centred (the cell must hold it). One label "
           "drawn in two styles is an error naming both panels.", (
               Key("from", "panel_names", "the matplotlib panels whose legend entries it shows, in this order",
                   required=True),
               Key("name", "name", "lets other elements refer to this legend (annotations only: its size is "
                                   "known after the panels are drawn)"),
-              *_placement("center"),
+              *_placement("nw"),
               Key("ncols", "count", "columns of entries", default=1),
               Key("title", "string", "a title above the entries"),
               Key("frame", "bool", "draw matplotlib's legend frame (`legend.*` rcParams style it)", default=False),

@@ -353,12 +353,6 @@ def _artist(entry: LegendEntry) -> Any:
                           alpha=entry.alpha)
 
 
-#: the id of each entry's label text inside the drawn legend (``entry-0``...; ``title`` for the title);
-#: on the canvas prefixed with the guide's group id: ``legend-0--entry-0``.
-ENTRY_GID = "entry-{}"
-TITLE_GID = "title"
-
-
 def draw_legend(legend: Legend, records: Mapping[str, tuple[LegendEntry, ...]], spec: FigureSpec,
                 file: str) -> Drawn:
     """Merge (:func:`merge_entries`) and draw a collected legend with matplotlib at its natural size.
@@ -367,8 +361,8 @@ def draw_legend(legend: Legend, records: Mapping[str, tuple[LegendEntry, ...]], 
     ``frameon = frame``, in the figure's rcParams (``legend.*`` included); its box is measured with
     matplotlib's SVG renderer (the one that saves it, so the text metrics agree), the figure is
     resized to that box plus the frame's line width (half of it on each side, so the frame's stroke
-    stays inside), and the legend's top-left corner is put there. Each label text gets the id
-    :data:`ENTRY_GID`.
+    stays inside), and the legend's top-left corner is put there. The texts keep matplotlib's ids
+    (``text_N``, in entry order, the title first), as a panel's do, so ``compose check`` reads them alike.
 
     Raises:
         LayoutError: what :func:`merge_entries` raises.
@@ -387,10 +381,6 @@ def draw_legend(legend: Legend, records: Mapping[str, tuple[LegendEntry, ...]], 
         drawn = fig.legend([_artist(e) for e in entries], [e.label for e in entries], loc="upper left",
                            bbox_to_anchor=(0.0, 1.0), borderaxespad=0.0, ncols=legend.ncols, title=legend.title,
                            frameon=legend.frame)
-        for i, text in enumerate(drawn.get_texts()):
-            text.set_gid(ENTRY_GID.format(i))
-        if legend.title:
-            drawn.get_title().set_gid(TITLE_GID)
         box = drawn.get_window_extent(RendererSVG(72, 72, io.StringIO()))
         edge_pt = float(drawn.get_frame().get_linewidth()) if legend.frame else 0.0
         width_pt, height_pt = box.width + edge_pt, box.height + edge_pt
@@ -404,8 +394,8 @@ def draw_legend(legend: Legend, records: Mapping[str, tuple[LegendEntry, ...]], 
 
 def _legend_note(panel: str) -> str:
     return (f"panel {panel!r} is listed in a [[legend]]'s from but has no legend entries (it draws no legend and "
-            "labels no artist), so it adds nothing to the legend; label its artists (label=\"...\") or remove it "
-            "from from")
+            "labels no artist), so it adds nothing to the legend; label its artists (label=\"...\") or take it out "
+            "of from")
 
 
 # ─── colorbars: merging and drawing ──────────────────────────────────────────

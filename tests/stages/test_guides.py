@@ -1,0 +1,316 @@
+"""``[[legend]] from = [...]`` (issue #13 item 2), checked on built SVGs.
+
+What is expected is worked out by hand from the renderers below: panel ``a`` labels ``alpha`` (blue,
+solid, 1.5 pt) and ``beta`` (orange, dashed), panel ``b`` ``alpha`` again (the same style) and
+``gamma`` (green bars), so the merged legend reads alpha, beta, gamma. Texts are read back from the
+glyph outlines (:func:`composer.svg.measure.scene`: matplotlib's glyph ids name the characters);
+positions from the legend frame's path, whose stroke (``patch.linewidth`` = 1 pt, matplotlib's
+default) lies half outside it, so its geometric box starts half a line width inside the point asked.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from lxml import etree
+
+from composer.cli.main import main
+from composer.errors import ComposerWarning, LayoutError
+from composer.incremental.cache import decode_entry, encode_entry
+from composer.pipeline import build
+from composer.stages.guides import LegendEntry
+from composer.stages.render import RenderedPanel
+from composer.svg.measure import path_points, scene
+from conftest import cumulative_transform, layout_project, snapshot
+
+MM = 72 / 25.4
+SVG = "{http://www.w3.org/2000/svg}"
+
+PANELS_PY = '''
+def lines(fig, data):
+    ax = fig.add_axes([0.2, 0.2, 0.7, 0.7])
+    ax.plot([0, 1], [0, 1], color="#1f77b4", linewidth=1.5, label="alpha")
+    ax.plot([0, 1], [1, 0], color="#ff7f0e", linestyle="--", label="beta")
+    ax.legend()
+
+def bars(fig, data):
+    ax = fig.add_axes([0.2, 0.2, 0.7, 0.7])
+    ax.plot([0, 1], [0.5, 0.5], color="#1f77b4", linewidth=1.5, label="alpha")
+    ax.bar([0, 1], [1, 2], color="#2ca02c", label="gamma")
+    ax.legend(loc="upper left")
+
+def clash(fig, data):
+    ax = fig.add_axes([0.2, 0.2, 0.7, 0.7])
+    ax.plot([0, 1], [0, 1], color="#d62728", linewidth=1.5, label="alpha")
+    ax.legend()
+
+def labelled(fig, data):
+    ax = fig.add_axes([0.2, 0.2, 0.7, 0.7])
+    ax.scatter([0, 1], [0, 1], color="#9467bd", marker="s", label="delta")
+
+def bare(fig, data):
+    fig.add_axes([0.2, 0.2, 0.7, 0.7]).plot([0, 1], [0, 1])
+'''
+
+PANELS = '''
+[panels.a]
+render = "p:lines"
+at = ["0mm", "0mm"]
+size = ["40mm", "30mm"]
+
+[panels.b]
+render = "p:bars"
+at = ["45mm", "0mm"]
+size = ["40mm", "30mm"]
+'''
+
+
+def project(tmp_path, body: str, head: str = "") -> object:
+    root = layout_project(tmp_path, PANELS + body, head='width = "140mm"\nheight = "60mm"\n' + head)
+    (root / "panels").mkdir()
+    (root / "panels" / "p.py").write_text(PANELS_PY)
+    return root
+
+
+def built(root, **kw) -> bytes:
+    return build("fig", root=root, formats=("svg",), **{"cache": False, **kw}).outputs["svg"].read_bytes()
+
+
+def legend_texts(svg: bytes, group: str = "legend-0") -> list[str]:
+    return [run.text for run in scene(svg).texts if run.top == group]
+
+
+def frame_box(svg: bytes, group: str = "legend-0") -> tuple[float, float, float, float]:
+    """(x0, y0, x1, y1) canvas pt of the legend frame's path (its control points, every transform applied)."""
+    root = etree.fromstring(svg)
+    legend = root.find(f".//{SVG}g[@id='{group}--legend_1']")
+    path = next(legend.iter(f"{SVG}path"))  # the frame (legendPatch) is drawn first
+    m = cumulative_transform(path)
+    pts = np.array([p for sub in path_points(path.get("d")) for p in sub])
+    xy = (m @ np.c_[pts, np.ones(len(pts))].T)[:2].T
+    return xy[:, 0].min(), xy[:, 1].min(), xy[:, 0].max(), xy[:, 1].max()
+
+
+def test_one_legend_with_the_merged_entries_in_order_and_no_panel_legend(tmp_path):
+    root = project(tmp_path, '''
+[[legend]]
+from = ["a", "b"]
+at = ["90mm", "5mm"]
+anchor = "nw"
+''')
+    svg = built(root)
+    ids = re.findall(rb'id="([^"]*legend_\d+)"', svg)
+    assert ids == [b"legend-0--legend_1"]  # one legend: the collected one; a's and b's own are gone
+    assert legend_texts(svg) == ["alpha", "beta", "gamma"]  # alpha once (same style in a and b), in order
+    group = etree.fromstring(svg).find(f".//{SVG}g[@id='legend-0']")
+    drawn = etree.tostring(group).decode()
+    for colour in ("#1f77b4", "#ff7f0e", "#2ca02c"):  # each entry's handle in its panel's colour
+        assert colour in drawn
+    assert "stroke-dasharray" in drawn  # beta's dashes
+    panels = {p: etree.tostring(etree.fromstring(svg).find(f".//{SVG}g[@id='panel-{p}']")).decode() for p in "ab"}
+    assert all("legend" not in text for text in panels.values())
+
+
+def test_legend_text_is_in_the_figures_font_and_legend_rcparams(tmp_path):
+    root = project(tmp_path, '''
+[[legend]]
+from = ["a"]
+at = ["90mm", "5mm"]
+
+[rcparams]
+"legend.fontsize" = 9.0
+''', head='font = "DejaVu Serif"\n')
+    runs = [r for r in scene(built(root)).texts if r.top == "legend-0"]
+    assert [r.text for r in runs] == ["alpha", "beta"]
+    assert all(r.glyphs and all(g.startswith("legend-0--DejaVuSerif-") for g in r.glyphs) for r in runs)
+    assert all(r.size_pt == pytest.approx(9.0, abs=0.01) for r in runs)
+
+
+@pytest.mark.parametrize("at, anchor", [('["90mm", "5mm"]', "nw"), ('"canvas.se"', "se")])
+def test_legend_is_placed_where_asked(tmp_path, at, anchor):
+    root = project(tmp_path, f'''
+[[legend]]
+from = ["a", "b"]
+at = {at}
+anchor = "{anchor}"
+frame = true
+''')
+    x0, y0, x1, y1 = frame_box(built(root))
+    half = 0.5  # half of matplotlib's patch.linewidth (1 pt): the stroke's outer edge is on the point
+    if anchor == "nw":
+        assert (x0, y0) == (pytest.approx(90 * MM + half, abs=0.01), pytest.approx(5 * MM + half, abs=0.01))
+    else:
+        assert (x1, y1) == (pytest.approx(140 * MM - half, abs=0.01), pytest.approx(60 * MM - half, abs=0.01))
+
+
+def test_a_legend_in_a_cell_is_centred_in_it(tmp_path):
+    root = project(tmp_path, '''
+[grid]
+mosaic = "AB"
+columns = ["90mm", "50mm"]
+
+[[legend]]
+from = ["a", "b"]
+cell = "B"
+frame = true
+''')
+    x0, y0, x1, y1 = frame_box(built(root))
+    assert (x0 + x1) / 2 == pytest.approx(115 * MM, abs=0.01)  # cell B spans 90 to 140 mm
+    assert (y0 + y1) / 2 == pytest.approx(30 * MM, abs=0.01)
+
+
+def test_a_panel_that_labels_artists_without_a_legend_gives_its_entries(tmp_path):
+    root = project(tmp_path, '''
+[panels.c]
+render = "p:labelled"
+at = ["90mm", "30mm"]
+size = ["40mm", "30mm"]
+
+[[legend]]
+from = ["c", "a"]
+at = ["90mm", "5mm"]
+''')
+    svg = built(root)
+    assert legend_texts(svg) == ["delta", "alpha", "beta"]
+    assert "#9467bd" in etree.tostring(etree.fromstring(svg).find(f".//{SVG}g[@id='legend-0']")).decode()
+
+
+def test_one_label_in_two_styles_is_an_error_naming_both_panels(tmp_path, capsys):
+    root = project(tmp_path, '''
+[[legend]]
+from = ["a", "b"]
+at = ["90mm", "5mm"]
+''')
+    assert main(["fig", "--root", str(root), "--format", "svg"]) == 0
+    before = snapshot(root)
+    layout = root / "layouts" / "fig.toml"
+    layout.write_text(layout.read_text().replace('render = "p:bars"', 'render = "p:clash"'))
+    capsys.readouterr()
+    assert main(["fig", "--root", str(root), "--format", "svg"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert "layouts/fig.toml" in err and "legend[0].from" in err, err
+    assert "'alpha'" in err and "'a'" in err and "'b'" in err, err
+    assert "#1f77b4ff" in err and "#d62728ff" in err, err  # what differs: the colour, both values
+    assert snapshot(root) == before  # no output changed
+
+
+@pytest.mark.parametrize("listed, message", [
+    ('["a", "bb"]', "from[1] = \"bb\": no panel named 'bb'; did you mean 'b'?"),
+    ('["a", "a"]', "'a' is listed twice"),
+    ('["a", "logo"]', "'logo' is an svg panel, not a matplotlib one"),
+])
+def test_from_names_matplotlib_panels(tmp_path, listed, message):
+    root = project(tmp_path, f'''
+[panels.logo]
+svg = "../logo.svg"
+at = ["90mm", "30mm"]
+size = ["10mm", "10mm"]
+
+[[legend]]
+from = {listed}
+at = ["90mm", "5mm"]
+''')
+    (root / "logo.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"><rect width="1" '
+                                   'height="1"/></svg>')
+    with pytest.raises(LayoutError) as info:
+        built(root)
+    assert message in str(info.value) and "legend[0].from" in str(info.value)
+
+
+def test_a_panel_without_entries_is_a_warning_and_no_entries_at_all_an_error(tmp_path):
+    root = project(tmp_path, '''
+[panels.c]
+render = "p:bare"
+at = ["90mm", "30mm"]
+size = ["40mm", "30mm"]
+
+[[legend]]
+from = ["a", "c"]
+at = ["90mm", "5mm"]
+''')
+    with pytest.warns(ComposerWarning, match="panel 'c' is listed in a \\[\\[legend\\]\\]'s from but has no legend "
+                                             "entries"):
+        svg = built(root)
+    assert legend_texts(svg) == ["alpha", "beta"]
+    layout = root / "layouts" / "fig.toml"
+    layout.write_text(layout.read_text().replace('from = ["a", "c"]', 'from = ["c"]'))
+    with pytest.raises(LayoutError, match="none of its panels \\('c'\\) has legend entries"):
+        built(root)
+
+
+def test_nothing_before_rendering_may_be_placed_relative_to_a_legend(tmp_path):
+    root = project(tmp_path, '''
+[panels.c]
+render = "p:bare"
+below = "key"
+size = ["40mm", "20mm"]
+
+[[legend]]
+name = "key"
+from = ["a"]
+at = ["90mm", "5mm"]
+''')
+    with pytest.raises(LayoutError, match="known only after rendering"):
+        built(root)
+
+
+def test_a_legend_larger_than_its_cell_is_an_error(tmp_path):
+    root = project(tmp_path, '''
+[grid]
+mosaic = "AB"
+columns = ["130mm", "10mm"]
+
+[[legend]]
+from = ["a", "b"]
+cell = "B"
+''')
+    with pytest.raises(LayoutError, match="does not fit"):
+        built(root)
+
+
+def test_an_annotation_may_point_at_a_legend(tmp_path):
+    root = project(tmp_path, '''
+[[legend]]
+name = "key"
+from = ["a"]
+at = ["100mm", "5mm"]
+anchor = "nw"
+frame = true
+
+[[arrow]]
+from = ["95mm", "40mm"]
+to = "key.sw"
+gap = "0pt"
+''')
+    svg = built(root)
+    x0, _, _, y1 = frame_box(svg, "legend-key")  # a named legend's group is legend-NAME
+    arrow = etree.fromstring(svg).find(f".//{SVG}g[@id='arrow-0']")
+    points = [p for path in arrow.iter(f"{SVG}path") for sub in path_points(path.get("d")) for p in sub]
+    # the head's tip is on the legend box's corner: half a line width outside the frame path's corner
+    assert min(np.hypot(x - (x0 - 0.5), y - (y1 + 0.5)) for x, y in points) < 0.01
+
+
+def test_the_cache_round_trips_the_entries(tmp_path):
+    root = project(tmp_path, '''
+[[legend]]
+from = ["a", "b"]
+at = ["90mm", "5mm"]
+''')
+    first = build("fig", root=root, formats=("svg",))
+    svg = first.outputs["svg"].read_bytes()
+    (root / "build" / "fig.svg").unlink()  # not up to date: the panels come from the cache
+    second = build("fig", root=root, formats=("svg",))
+    assert second.cached == ("a", "b") and second.rendered == ()
+    assert second.outputs["svg"].read_bytes() == svg
+    assert built(root) == svg  # and drawn afresh, the same bytes
+
+
+def test_a_cache_entry_keeps_a_panels_records():
+    entries = (LegendEntry("alpha", "line", color="#1f77b4ff", linestyle="-", linewidth=1.5),
+               LegendEntry("m", "scatter", facecolor="#9467bdff", size=36.0,
+                           path=(((0.0, 0.0), (1.0, 0.0), (0.0, 0.0)), (1, 2, 79))))
+    panel = RenderedPanel(svg=b"<svg/>", anchors={}, guides={"legend": entries})
+    assert decode_entry("k", encode_entry("k", panel)).guides == {"legend": entries}
