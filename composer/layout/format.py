@@ -1101,7 +1101,8 @@ TABLES: tuple[Table, ...] = (
         *_text_style("label_", "the label"),
     )),
     Table("align", "[[align]]",
-          "Line up the plot areas (axes) of matplotlib panels, as R's patchwork does.", (
+          "Line up the plot areas (axes) of matplotlib panels, as R's patchwork does. A colorbar a panel draws "
+          "itself is not part of its plot area: it keeps its gap to the edge it is beside.", (
               Key("panels", "panel_list", "the panels, 2 or more", required=True),
               Key("axis", "align_axis", "`y`: tops and bottoms within each row of the group; `x`: left and "
                                         "right edges within each column; `both`: both (a 2 x 2 grid, an L). A "
