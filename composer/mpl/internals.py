@@ -38,6 +38,9 @@ Items:
   the axes it draws in (also on a ``cax=`` the renderer made itself, whose
   label is its own: only axes made by ``fig.colorbar(ax=...)`` get the label
   ``"<colorbar>"``).
+- :func:`dash_pattern`: ``_unscaled_dash_pattern``, the ``(offset, on-off sequence)`` that
+  ``Line2D.set_linestyle`` and ``Patch.set_linestyle`` keep (public getters name the style only:
+  ``get_linestyle()`` is ``"--"`` for any dashes), for a collected legend's entries.
 
 matplotlib is imported inside the functions: importing this module is free.
 """
@@ -244,3 +247,13 @@ def pyplot_on(fig: Any) -> Iterator[list[tuple[Any, traceback.StackSummary]]]:
 def is_colorbar(ax: Any) -> bool:
     """True when ``ax`` holds a colorbar (``fig.colorbar``, also with a ``cax`` of the renderer's own)."""
     return getattr(ax, "_colorbar", None) is not None or ax.get_label() == "<colorbar>"
+
+
+def dash_pattern(artist: Any) -> tuple[float, tuple[float, ...]] | None:
+    """The dash pattern of a ``Line2D`` or ``Patch`` in pt before line-width scaling: ``(offset, (on, off,
+    ...))``; None when it is solid (or the artist keeps none)."""
+    pattern = getattr(artist, "_unscaled_dash_pattern", None)
+    if not isinstance(pattern, tuple) or len(pattern) != 2 or not pattern[1]:
+        return None
+    offset, sequence = pattern
+    return float(offset or 0.0), tuple(float(v) for v in sequence)

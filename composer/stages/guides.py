@@ -108,7 +108,9 @@ class LegendEntry:
     (a ``Rectangle``: bars, ``fill_between``, patches) or ``"scatter"`` (a ``PathCollection``).
     Colours are ``#rrggbbaa`` (:func:`matplotlib.colors.to_hex` with alpha), widths and marker
     sizes in pt, a scatter marker's ``size`` in pt² (matplotlib's ``s``) and its ``path`` as
-    (vertices, codes) of the marker's unit path. Fields that do not apply to a kind are None.
+    (vertices, codes) of the marker's unit path; ``dashes`` is a dashed line's or outline's
+    (offset, on-off sequence) in pt before matplotlib scales it by the line width
+    (:func:`composer.mpl.internals.dash_pattern`). Fields that do not apply to a kind are None.
     """
 
     label: str
@@ -128,6 +130,7 @@ class LegendEntry:
     alpha: float | None = None
     size: float | None = None
     path: tuple[tuple[tuple[float, float], ...], tuple[int, ...]] | None = None
+    dashes: tuple[float, tuple[float, ...]] | None = None
 
     def style(self) -> dict[str, Any]:
         """Every field but the label: two entries of one label must agree on all of them."""
@@ -186,11 +189,13 @@ def _entry(label: str, handle: Any) -> LegendEntry:
                            markerfacecolor=_hex(handle.get_markerfacecolor()) if shown else None,
                            markeredgecolor=_hex(handle.get_markeredgecolor()) if shown else None,
                            markeredgewidth=_num(handle.get_markeredgewidth()) if shown else None,
-                           fillstyle=str(handle.get_fillstyle()) if shown else None, alpha=alpha)
+                           fillstyle=str(handle.get_fillstyle()) if shown else None, alpha=alpha,
+                           dashes=_dashes(handle))
     if isinstance(handle, Patch):
         return LegendEntry(label, "patch", facecolor=_hex(handle.get_facecolor()),
                            edgecolor=_hex(handle.get_edgecolor()), linewidth=_num(handle.get_linewidth()),
-                           linestyle=str(handle.get_linestyle()), hatch=handle.get_hatch() or None, alpha=alpha)
+                           linestyle=str(handle.get_linestyle()), hatch=handle.get_hatch() or None, alpha=alpha,
+                           dashes=_dashes(handle))
     if isinstance(handle, LineCollection):
         return LegendEntry(label, "line", color=_hex(handle.get_color()), linestyle="-",
                            linewidth=_num(_first(handle.get_linewidth())), alpha=alpha)
@@ -207,6 +212,16 @@ def _entry(label: str, handle: Any) -> LegendEntry:
                            edgecolor=_hex(handle.get_edgecolor()), linewidth=_num(_first(handle.get_linewidth())),
                            linestyle="solid", hatch=handle.get_hatch() or None, alpha=alpha)
     raise TypeError(f"{type(handle).__name__}")
+
+
+def _dashes(artist: Any) -> tuple[float, tuple[float, ...]] | None:
+    """A line's or patch's dash pattern (:func:`composer.mpl.internals.dash_pattern`), rounded like every number."""
+    from composer.mpl.internals import dash_pattern
+
+    pattern = dash_pattern(artist)
+    if pattern is None:
+        return None
+    return _num(pattern[0]) or 0.0, tuple(_num(v) or 0.0 for v in pattern[1])
 
 
 def _legends(fig: Any) -> list[Any]:
@@ -267,6 +282,10 @@ def legend_from_json(raw: dict[str, Any]) -> LegendEntry:
     if path is not None:
         vertices, codes = path
         fields["path"] = (tuple((float(x), float(y)) for x, y in vertices), tuple(int(c) for c in codes))
+    dashes = fields.get("dashes")
+    if dashes is not None:
+        offset, sequence = dashes
+        fields["dashes"] = (float(offset), tuple(float(v) for v in sequence))
     return LegendEntry(**fields)
 
 
@@ -310,17 +329,21 @@ def _difference(a: LegendEntry, b: LegendEntry, panel_a: str, panel_b: str) -> s
     if a.kind != b.kind:
         return f"a {a.kind} in {panel_a!r}, a {b.kind} in {panel_b!r}"
     first, second = a.style(), b.style()
-    return "; ".join(f"{name} {_shown(first[name])} in {panel_a!r}, {_shown(second[name])} in {panel_b!r}"
+    return "; ".join(f"{name} {_shown(name, first[name])} in {panel_a!r}, {_shown(name, second[name])} in {panel_b!r}"
                      for name in first if first[name] != second[name])
 
 
-def _shown(value: Any) -> str:
+def _shown(name: str, value: Any) -> str:
+    """A style value as a message shows it: ``1.5``, ``#0072b2ff``, ``none``, ``on-off 5 2``."""
     if value is None:
         return "none"
     if isinstance(value, float):
         return f"{value:g}"
-    if isinstance(value, tuple):
-        return "a marker path"
+    if name == "path":
+        return "its own marker shape"
+    if name == "dashes":
+        offset, sequence = value
+        return "on-off " + " ".join(f"{v:g}" for v in sequence) + (f" from {offset:g}" if offset else "")
     return str(value)
 
 
@@ -333,7 +356,7 @@ def _artist(entry: LegendEntry) -> Any:
 
     none = "none"
     if entry.kind == "line":
-        style: dict[str, Any] = {"color": entry.color or none, "linestyle": entry.linestyle or "-",
+        style: dict[str, Any] = {"color": entry.color or none, "linestyle": entry.dashes or entry.linestyle or "-",
                                  "linewidth": entry.linewidth, "alpha": entry.alpha}
         if entry.marker is not None:
             style.update(marker=entry.marker, markersize=entry.markersize,
@@ -343,7 +366,8 @@ def _artist(entry: LegendEntry) -> Any:
         return Line2D([], [], **style)
     if entry.kind == "patch":
         return Rectangle((0, 0), 1, 1, facecolor=entry.facecolor or none, edgecolor=entry.edgecolor or none,
-                         linewidth=entry.linewidth, linestyle=entry.linestyle or "solid", hatch=entry.hatch,
+                         linewidth=entry.linewidth, linestyle=entry.dashes or entry.linestyle or "solid",
+                         hatch=entry.hatch,
                          alpha=entry.alpha)
     assert entry.kind == "scatter" and entry.path is not None
     vertices, codes = entry.path

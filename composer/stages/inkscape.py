@@ -17,6 +17,7 @@ from __future__ import annotations
 from lxml import etree
 
 from composer.layout.model import Figure, Position
+from composer.stages.guides import guide_id
 from composer.svg.io import INKSCAPE_NS
 
 LABEL = f"{{{INKSCAPE_NS}}}label"
@@ -29,6 +30,7 @@ def label_elements(root: etree._Element, figure: Figure) -> None:
     panels = {f"panel-{p.name}": p for p in figure.panels}
     shapes = {f"shape-{s.name or i}": s for i, s in enumerate(figure.shapes)}
     arrows = {f"arrow-{i}": a for i, a in enumerate(figure.arrows)}
+    guides = {guide_id(g, i): g for i, g in enumerate(figure.guides)}
     for el in root:
         if not isinstance(el.tag, str):
             continue
@@ -48,6 +50,8 @@ def label_elements(root: etree._Element, figure: Figure) -> None:
         elif ident in arrows:
             a = arrows[ident]
             label = f"arrow {ident.split('-', 1)[1]}: {_where(a.start)} -> {_where(a.end)}"
+        elif ident in guides:
+            label = f"{guides[ident].kind} from {', '.join(guides[ident].panels)}"
         elif ident.startswith("label-"):
             label = f"label {el.get('aria-label', '')} ({ident[len('label-'):]})"
         elif ident.startswith("title-"):

@@ -56,6 +56,8 @@ def element_boxes(figure: Figure, geometry: Geometry, label_boxes: dict[str, tup
             for i, t in enumerate(figure.texts)]
     out += [Named(f"shape {s.name}" if s.name else f"shape[{i}]", SHAPE, box)
             for i, s in enumerate(figure.shapes) if (box := _shape_box(geometry, i)) is not None]
+    out += [Named(f"{g.kind} {g.name}" if g.name else g.key, PANEL, box)  # guides: drawn by matplotlib, like panels
+            for g, box in zip(figure.guides, geometry.guides) if box is not None]
     for panel, (label, title) in label_boxes.items():
         if label is not None:
             out.append(Named(f"{panel}.label", TEXT, label))

@@ -302,3 +302,19 @@ def test_is_colorbar_knows_colorbar_axes_made_either_way():
     assert len(made) == 1
     assert internals.is_colorbar(own) and internals.is_colorbar(made[0]), changed("Axes._colorbar")
     assert not internals.is_colorbar(ax)
+
+
+def test_dash_pattern_is_the_unscaled_on_off_sequence():
+    """``_unscaled_dash_pattern``: what set_linestyle keeps, before lines.scale_dashes multiplies it by the width."""
+    import matplotlib
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Rectangle
+
+    assert internals.dash_pattern(Line2D([], [], dashes=(5, 2), linewidth=3)) == (0.0, (5.0, 2.0)), \
+        changed("Line2D._unscaled_dash_pattern")
+    dashed = tuple(float(v) for v in matplotlib.rcParams["lines.dashed_pattern"])
+    assert internals.dash_pattern(Line2D([], [], linestyle="--")) == (0.0, dashed)
+    assert internals.dash_pattern(Rectangle((0, 0), 1, 1, linestyle=(1, (3, 1)))) == (1.0, (3.0, 1.0)), \
+        changed("Patch._unscaled_dash_pattern")
+    assert internals.dash_pattern(Line2D([], [])) is None
+

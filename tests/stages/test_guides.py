@@ -50,6 +50,15 @@ def labelled(fig, data):
     ax = fig.add_axes([0.2, 0.2, 0.7, 0.7])
     ax.scatter([0, 1], [0, 1], color="#9467bd", marker="s", label="delta")
 
+def custom(fig, data):
+    ax = fig.add_axes([0.2, 0.2, 0.7, 0.7])
+    ax.plot([0, 1], [0, 1], color="#8c564b", linewidth=2, dashes=(6, 1, 1, 1), label="eps")
+    ax.legend()
+
+def dashed_alpha(fig, data):
+    ax = fig.add_axes([0.2, 0.2, 0.7, 0.7])
+    ax.plot([0, 1], [0, 1], color="#1f77b4", linewidth=1.5, dashes=(5, 2), label="alpha")
+
 def bare(fig, data):
     fig.add_axes([0.2, 0.2, 0.7, 0.7]).plot([0, 1], [0, 1])
 '''
@@ -105,6 +114,7 @@ anchor = "nw"
     assert ids == [b"legend-0--legend_1"]  # one legend: the collected one; a's and b's own are gone
     assert legend_texts(svg) == ["alpha", "beta", "gamma"]  # alpha once (same style in a and b), in order
     group = etree.fromstring(svg).find(f".//{SVG}g[@id='legend-0']")
+    assert group.get("{http://www.inkscape.org/namespaces/inkscape}label") == "legend from a, b"
     drawn = etree.tostring(group).decode()
     for colour in ("#1f77b4", "#ff7f0e", "#2ca02c"):  # each entry's handle in its panel's colour
         assert colour in drawn
@@ -175,6 +185,44 @@ at = ["90mm", "5mm"]
     svg = built(root)
     assert legend_texts(svg) == ["delta", "alpha", "beta"]
     assert "#9467bd" in etree.tostring(etree.fromstring(svg).find(f".//{SVG}g[@id='legend-0']")).decode()
+
+
+def test_the_legend_draws_a_panels_own_dashes(tmp_path):
+    root = project(tmp_path, '''
+[panels.c]
+render = "p:custom"
+at = ["90mm", "30mm"]
+size = ["40mm", "30mm"]
+
+[[legend]]
+from = ["c"]
+at = ["90mm", "5mm"]
+''')
+    root_el = etree.fromstring(built(root))
+
+    def dashes(group: str) -> list[str]:
+        text = etree.tostring(root_el.find(f".//{SVG}g[@id='{group}']")).decode()
+        return re.findall(r"stroke-dasharray: ([\d.,\s]+)", text)
+
+    panel = dashes("panel-c")
+    assert len(panel) == 1 and len(panel[0].split(",")) == 4  # matplotlib's own drawing of (6, 1, 1, 1) at 2 pt
+    assert dashes("legend-0") == panel
+
+
+def test_dashes_that_differ_are_a_conflict(tmp_path):
+    root = project(tmp_path, '''
+[panels.c]
+render = "p:dashed_alpha"
+at = ["90mm", "30mm"]
+size = ["40mm", "30mm"]
+
+[[legend]]
+from = ["a", "c"]
+at = ["90mm", "5mm"]
+''')
+    with pytest.raises(LayoutError, match="label 'alpha' is drawn in two styles in panels 'a' and 'c': .*dashes "
+                                          "none in 'a', on-off 5 2 in 'c'"):
+        built(root)
 
 
 def test_one_label_in_two_styles_is_an_error_naming_both_panels(tmp_path, capsys):
@@ -314,3 +362,23 @@ def test_a_cache_entry_keeps_a_panels_records():
                            path=(((0.0, 0.0), (1.0, 0.0), (0.0, 0.0)), (1, 2, 79))))
     panel = RenderedPanel(svg=b"<svg/>", anchors={}, guides={"legend": entries})
     assert decode_entry("k", encode_entry("k", panel)).guides == {"legend": entries}
+
+
+def test_ncols_title_and_frame(tmp_path):
+    root = project(tmp_path, '''
+[[legend]]
+from = ["a", "b"]
+at = ["90mm", "5mm"]
+ncols = 3
+title = "Methods"
+frame = true
+''')
+    svg = built(root)
+    runs = [r for r in scene(svg).texts if r.top == "legend-0"]
+    assert [r.text for r in runs] == ["Methods", "alpha", "beta", "gamma"]  # the title first, above the entries
+    title, *entries = runs
+    assert all(abs(r.frame[5] - entries[0].frame[5]) < 0.01 for r in entries)  # one row: a shared baseline
+    assert entries[0].bbox[2] < entries[1].bbox[0] and entries[1].bbox[2] < entries[2].bbox[0]
+    assert title.bbox[3] < min(r.bbox[1] for r in entries)
+    x0, y0, x1, y1 = frame_box(svg)  # the frame holds them all
+    assert all(x0 < r.bbox[0] and r.bbox[2] < x1 and y0 < r.bbox[1] and r.bbox[3] < y1 for r in runs)
