@@ -30,14 +30,15 @@ only the panels' renderers know. The panels are drawn in forked workers
    :func:`composer.stages.compose.compose` imports its SVG like a panel's, as
    ``<g id="KIND-NAME">`` (``legend-0`` without a name), its ids prefixed with that id.
 
-Adding a guide kind (``[[colorbar]] for = [...]``):
+Adding a guide kind (as ``[[colorbar]] for = [...]`` was added after ``[[legend]]``):
 
 - the model: a frozen dataclass like :class:`composer.layout.model.Legend` with a class attribute
-  ``kind = "colorbar"`` and the fields ``panels`` (the panels it is drawn from), ``place``
+  ``kind = "NAME"`` and the fields ``panels`` (the panels it is drawn from), ``place``
   (:class:`composer.layout.model.Placement`), ``name``, ``key``; its table in
   :mod:`composer.layout.format`, read in :mod:`composer.layout.loader` (``_check_guides`` checks the
   panel names of every guide); add the tuple to :attr:`composer.layout.model.Figure.guides` (after
-  the legends: the order is the drawing order and the ``Geometry.guides`` order);
+  the legends and colorbars: the order is the drawing order and the ``Geometry.guides`` order); a
+  kind drawn at the size of its box gives the model a ``size_pt`` (:func:`composer.stages.geometry.guide_rooms`);
 - here: the records dataclass, ``collect``/``strip``/``to_json``/``from_json``/``draw`` functions and
   one :class:`GuideKind` in :data:`KINDS` under the same name as the model's ``kind``. Nothing else
   changes: render, cache, geometry and compose handle every kind through :data:`KINDS` and
