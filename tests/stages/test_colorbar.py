@@ -40,6 +40,14 @@ def with_own_bar(fig, data):
 
 def without(fig, data):
     bare(fig.add_axes([0.1, 0.1, 0.85, 0.8]))
+
+def narrow(fig, data):
+    bare(fig.add_axes([0.1, 0.1, 0.5, 0.8]))
+
+def with_shown_bar(fig, data):
+    from matplotlib.cm import ScalarMappable
+    bare(fig.add_axes([0.1, 0.1, 0.6, 0.8]))
+    fig.colorbar(ScalarMappable(cmap="viridis"), cax=fig.add_axes([0.75, 0.1, 0.05, 0.8]), ticks=[])
 '''
 
 ALIGN = """
@@ -89,6 +97,27 @@ def test_align_leaves_a_panels_own_colorbar_out_of_its_plot_area(tmp_path, top):
     # with_bar: 0.1 + 0.6; with_own_bar: matplotlib shrinks the parent to 1 - 0.15 - 0.05 of its 0.85
     expected_mm = 70.0 if top == "with_bar" else 100 * (0.1 + 0.85 * 0.8)
     assert (top_right + 1) / px_per_mm == pytest.approx(expected_mm, abs=0.2 / MM)
+
+
+def test_a_panels_own_colorbar_moves_with_the_edge_it_is_beside(tmp_path):
+    """The top panel's axes end at 0.7 of 100 mm, its colorbar at 0.75..0.8; the bottom's axes end at 0.1 + 0.5:
+    aligned, the top axes end at 60 mm too, and its colorbar keeps its 5 mm gap and 5 mm width: 65..70 mm."""
+    body = ALIGN.format(top="with_shown_bar").replace('render = "p:without"', 'render = "p:narrow"')
+    root = layout_project(tmp_path, body, head='width = "100mm"\nheight = "65mm"\n')
+    (root / "panels").mkdir()
+    (root / "panels" / "p.py").write_text(ALIGN_PANELS)
+    png = read_png(build("fig", root=root, formats=("png",), dpi=720, cache=False).outputs["png"])
+    px_per_mm = 720 / 25.4
+    rows = slice(int(10 * px_per_mm), int(20 * px_per_mm))
+    _, top_right = red_columns(png, rows)
+    _, bottom_right = red_columns(png, slice(int(45 * px_per_mm), int(55 * px_per_mm)))
+    assert abs(top_right - bottom_right) <= 1 and (top_right + 1) / px_per_mm == pytest.approx(60, abs=0.2 / MM)
+    band = png[rows, :, :3].astype(int)
+    bar = np.nonzero(((band.max(axis=2) - band.min(axis=2)) > 40).any(axis=0)
+                     & ~((band[..., 0] > 200) & (band[..., 1] < 128)).any(axis=0))[0]
+    h = 0.4 * 10  # the outline's inner half hides 0.4 pt of colour at each edge (10 px per pt)
+    assert (bar[0] - h) / px_per_mm == pytest.approx(65, abs=0.2 / MM)
+    assert (bar[-1] + 1 + h) / px_per_mm == pytest.approx(70, abs=0.2 / MM)
 
 
 # ─── [[colorbar]] ────────────────────────────────────────────────────────────
@@ -323,6 +352,57 @@ def test_a_filled_contour_set_gives_the_bar_its_levels(tmp_path):
         row = int(bottom - mid * length)
         # matplotlib colours a contour band by its level midpoint, normalised over the levels' range
         assert np.abs(png[row, column].astype(float) - expected_rgb("magma", mid)).max() <= 6, (lo, hi)
+
+
+def test_a_panels_own_extend_extends_the_shared_bar(tmp_path):
+    """A panel whose own colorbar has extend = "max": the shared bar ends in a triangle at the top (its tip
+    on the bar's middle line, the corners beside it white), and a plain bar at the bottom."""
+    root = heat_project(tmp_path, keys="ticks = []")
+    (root / "panels" / "p.py").write_text(HEAT_PANELS + '''
+def extended(fig, data):
+    ax = fig.add_axes([0.1, 0.1, 0.6, 0.8])
+    image = ax.imshow(np.linspace(0, 1, 12).reshape(3, 4), vmin=0.0, vmax=1.0)
+    fig.colorbar(image, cax=fig.add_axes([0.75, 0.1, 0.05, 0.8]), extend="max")
+''')
+    layout = root / "layouts" / "fig.toml"
+    layout.write_text(layout.read_text().replace('render = "p:heat"\ncell = "B"', 'render = "p:extended"\ncell = "B"'))
+    png = png_of(root)
+    mask = coloured(png)
+    mask[:, : int(80 * MM * PX_PER_PT)] = False
+    rows = np.nonzero(mask.any(axis=1))[0]
+    top, bottom = rows[0], rows[-1]
+    width_top = np.count_nonzero(mask[top + 3])
+    width_bottom = np.count_nonzero(mask[bottom - 3])
+    assert width_top < width_bottom / 4  # near the tip of the triangle, a few pixels wide
+    assert np.count_nonzero(mask[(top + bottom) // 2]) == pytest.approx(width_bottom, abs=2)
+
+
+def test_a_norm_composer_cannot_redraw_is_named(tmp_path):
+    """SymLogNorm keeps its linscale and base in private attributes: refused in one line listing the norms."""
+    root = heat_project(tmp_path)
+    (root / "panels" / "p.py").write_text(HEAT_PANELS + '''
+def symlog(fig, data):
+    from matplotlib.colors import SymLogNorm
+    ax = fig.add_axes([0.1, 0.1, 0.8, 0.8])
+    ax.imshow(np.linspace(-1, 1, 12).reshape(3, 4), norm=SymLogNorm(0.1))
+''')
+    layout = root / "layouts" / "fig.toml"
+    layout.write_text(layout.read_text().replace('render = "p:heat"\ncell = "A"', 'render = "p:symlog"\ncell = "A"'))
+    with pytest.raises(LayoutError, match=r"panel 'a' maps colour with norm SymLogNorm, which a \[\[colorbar\]\] "
+                                          r"cannot redraw; use one of Normalize, LogNorm"):
+        build("fig", root=root, formats=("svg",), cache=False)
+
+
+def test_editable_text_keeps_the_bar_and_writes_its_labels_as_text(tmp_path):
+    """[figure] text = "editable": the colorbar's tick labels and label are <text> in the figure's font."""
+    from lxml import etree
+
+    root = heat_project(tmp_path, keys='ticks = [0, 0.5, 1]\nlabel = "value"', head=HEADS + 'text = "editable"\n')
+    svg = etree.fromstring(build("fig", root=root, formats=("svg",), cache=False).outputs["svg"].read_bytes())
+    group = svg.find(".//{http://www.w3.org/2000/svg}g[@id='colorbar-0']")
+    assert group is not None
+    texts = ["".join(t.itertext()).strip() for t in group.iter("{http://www.w3.org/2000/svg}text")]
+    assert {"0", "0.5", "1", "value"} <= set(texts), texts
 
 
 def test_a_cached_rebuild_draws_the_same_colorbar(tmp_path):
