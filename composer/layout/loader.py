@@ -838,14 +838,17 @@ def _check_guides(r: _Reader, figure: Figure) -> None:
     plots = [p.name for p in figure.panels if p.kind == "render"]
     kinds = {p.name: p.kind for p in figure.panels}
     for guide in figure.guides:
-        field, has = ("for", "no colour mapping") if guide.kind == "colorbar" else ("from", "no legend entries")
+        field = guide.panels_key
         for i, name in enumerate(guide.panels):
             at = f"{guide.key}.{field}[{i}]"
             if name in guide.panels[:i]:
                 raise r.err(at, f"{name!r} is listed twice")
             if name not in plots:
-                what = (f"{name!r} is an {kinds[name]} panel, not a matplotlib one, and has {has}"
-                        if name in kinds else f"no panel named {name!r}{_did_you_mean(name, plots)}")
+                kind = kinds.get(name, "")
+                article = "a" if kind == "pdf" else "an"  # an svg, an image, a pdf
+                what = (f"{name!r} is {article} {kind} panel, not a matplotlib one (a {guide.kind} is drawn from "
+                        "what matplotlib panels report)" if kind
+                        else f"no panel named {name!r}{_did_you_mean(name, plots)}")
                 raise r.err(at, f'{field}[{i}] = "{name}": {what} (valid: {", ".join(plots) or "none"})')
 
 

@@ -421,6 +421,8 @@ class Legend:
 
     #: the guide kind (:data:`composer.stages.guides.KINDS`); ``[[legend]]`` in a layout.
     kind = "legend"
+    #: the layout key that lists :attr:`panels` (for messages: ``legend[0].from[1]``).
+    panels_key = "from"
     panels: tuple[str, ...]
     place: Placement
     ncols: int = default("legend", "ncols")
@@ -446,6 +448,8 @@ class Colorbar:
 
     #: the guide kind (:data:`composer.stages.guides.KINDS`); ``[[colorbar]]`` in a layout.
     kind = "colorbar"
+    #: the layout key listing its panels (messages name ``colorbar[i].for``)
+    panels_key = "for"
     panels: tuple[str, ...]
     place: Placement
     size_pt: tuple[float, float] | None = None

@@ -24,7 +24,7 @@ only the panels' renderers know. The panels are drawn in forked workers
    rcParams (:func:`composer.stages.render.rc_params`:
    font, font size, ``[rcparams]`` and the style file's), saved as SVG with text as outlines (or
    ``<text>`` under ``[figure] text = "editable"``): a :class:`Drawn`.
-4. **place and merge**: the geometry stage places the drawing's box like a text's
+4. **place and merge**: the geometry stage places the drawing's box like a panel's
    (:func:`composer.stages.geometry.resolve`, ``guide_sizes``: at, a relation, or centred in a cell;
    known only after rendering, so no panel or grid may be placed relative to a guide), and
    :func:`composer.stages.compose.compose` imports its SVG like a panel's, as
@@ -33,15 +33,16 @@ only the panels' renderers know. The panels are drawn in forked workers
 Adding a guide kind (as ``[[colorbar]] for = [...]`` was added after ``[[legend]]``):
 
 - the model: a frozen dataclass like :class:`composer.layout.model.Legend` with a class attribute
-  ``kind = "NAME"`` and the fields ``panels`` (the panels it is drawn from), ``place``
+  ``kind = "NAME"``, a class attribute ``panels_key`` (the layout key listing its panels, for
+  messages: ``"from"``, ``"for"``) and the fields ``panels`` (the panels it is drawn from), ``place``
   (:class:`composer.layout.model.Placement`), ``name``, ``key``; its table in
   :mod:`composer.layout.format`, read in :mod:`composer.layout.loader` (``_check_guides`` checks the
   panel names of every guide); add the tuple to :attr:`composer.layout.model.Figure.guides` (after
   the legends and colorbars: the order is the drawing order and the ``Geometry.guides`` order); a
   kind drawn at the size of its box gives the model a ``size_pt`` (:func:`composer.stages.geometry.guide_rooms`);
-- here: the records dataclass, ``collect``/``strip``/``to_json``/``from_json``/``draw`` functions and
-  one :class:`GuideKind` in :data:`KINDS` under the same name as the model's ``kind``. Nothing else
-  changes: render, cache, geometry and compose handle every kind through :data:`KINDS` and
+- here: the records dataclass, ``collect``/``strip``/``to_json``/``from_json``/``draw``/``note``
+  functions and one :class:`GuideKind` in :data:`KINDS` under the same name as the model's ``kind``.
+  Nothing else changes: render, cache, geometry and compose handle every kind through :data:`KINDS` and
   ``Figure.guides``.
 """
 
@@ -251,14 +252,17 @@ def collect_legend(fig: Any) -> tuple[LegendEntry, ...]:
     drawn = _legends(fig)
     if drawn:
         for legend in drawn:
-            pairs += [(t.get_text(), h) for t, h in zip(legend.get_texts(), legend.legend_handles)]
+            # an artist no handler draws has a None handle and no text (matplotlib warned): skip it
+            shown = [h for h in legend.legend_handles if h is not None]
+            pairs += [(t.get_text(), h) for t, h in zip(legend.get_texts(), shown)]
     else:
         for ax in fig.axes:
             handles, labels = ax.get_legend_handles_labels()
             if handles:
                 made = MplLegend(ax, handles, labels)  # never drawn: its handler artists carry the styles
-                pairs += list(zip(labels, made.legend_handles))
-    return tuple(_entry(label, handle) for label, handle in pairs if handle is not None)
+                pairs += [(t.get_text(), h) for t, h in zip(made.get_texts(),
+                                                            [h for h in made.legend_handles if h is not None])]
+    return tuple(_entry(label, handle) for label, handle in pairs)
 
 
 def strip_legend(fig: Any) -> None:
@@ -315,12 +319,12 @@ def merge_entries(legend: Legend, records: Mapping[str, tuple[LegendEntry, ...]]
                 raise LayoutError(f"label {entry.label!r} is drawn in two styles {where}: "
                                   f"{_difference(first, entry, first_panel, panel)}; one label is one entry of the "
                                   "collected legend, so draw it alike in both or give the two different labels",
-                                  file=file, key=f"{legend.key}.from")
+                                  file=file, key=f"{legend.key}.{legend.panels_key}")
     if not merged:
         listed = ", ".join(repr(p) for p in legend.panels)
         raise LayoutError(f"none of its panels ({listed}) has legend entries, so there is nothing to draw; label "
                           "their artists (ax.plot(..., label=\"...\")) or remove the [[legend]]",
-                          file=file, key=f"{legend.key}.from")
+                          file=file, key=f"{legend.key}.{legend.panels_key}")
     return tuple(entry for _, entry in merged.values())
 
 
@@ -463,7 +467,7 @@ def merge_mappings(colorbar: Colorbar, records: Mapping[str, tuple[ColorMapping,
             if not mapping.known:
                 raise LayoutError(f"panel {panel!r} maps colour with norm {mapping.norm}, which a [[colorbar]] "
                                   f"cannot redraw; use one of {', '.join(NORMS)}", file=file,
-                                  key=f"{colorbar.key}.for")
+                                  key=f"{colorbar.key}.{colorbar.panels_key}")
             if first is None:
                 first = (panel, mapping)
             else:
@@ -474,14 +478,14 @@ def merge_mappings(colorbar: Colorbar, records: Mapping[str, tuple[ColorMapping,
                            else f"panel {panel!r} maps colour by {what} {theirs}, panel {first[0]!r} by {mine}")
                     raise LayoutError(f"{who}; one colorbar is for panels of one colour mapping (colormap, norm, "
                                       "limits): draw them with the same cmap, norm, vmin and vmax, or give each "
-                                      "its own [[colorbar]]", file=file, key=f"{colorbar.key}.for")
+                                      "its own [[colorbar]]", file=file, key=f"{colorbar.key}.{colorbar.panels_key}")
             lower |= mapping.extend in ("min", "both")
             upper |= mapping.extend in ("max", "both")
     if first is None:
         listed = ", ".join(repr(p) for p in colorbar.panels)
         raise LayoutError(f"none of its panels ({listed}) maps values to colours (imshow, pcolormesh, contourf, "
                           "scatter with c=...), so there is no colour scale to show; remove the [[colorbar]]",
-                          file=file, key=f"{colorbar.key}.for")
+                          file=file, key=f"{colorbar.key}.{colorbar.panels_key}")
     extend = {(False, False): "neither", (True, False): "min", (False, True): "max", (True, True): "both"}
     return first[1], extend[(lower, upper)]
 

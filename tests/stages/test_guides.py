@@ -382,3 +382,19 @@ frame = true
     assert title.bbox[3] < min(r.bbox[1] for r in entries)
     x0, y0, x1, y1 = frame_box(svg)  # the frame holds them all
     assert all(x0 < r.bbox[0] and r.bbox[2] < x1 and y0 < r.bbox[1] and r.bbox[3] < y1 for r in runs)
+
+
+def test_joining_a_legend_draws_the_panel_again_without_its_own(tmp_path):
+    root = project(tmp_path, "")
+    layout = root / "layouts" / "fig.toml"
+    plain = build("fig", root=root, formats=("svg",))
+    svg = plain.outputs["svg"].read_bytes()
+    assert plain.rendered == ("a", "b") and b'id="a--legend_1"' in svg
+    layout.write_text(layout.read_text() + '\n[[legend]]\nfrom = ["a"]\nat = ["90mm", "5mm"]\n')
+    joined = build("fig", root=root, formats=("svg",))
+    assert joined.rendered == ("a",) and joined.cached == ("b",)  # a's key says it is collected from
+    assert b'id="a--legend_1"' not in joined.outputs["svg"].read_bytes()
+    layout.write_text(layout.read_text().split("\n[[legend]]")[0])
+    again = build("fig", root=root, formats=("svg",))
+    assert again.rendered == () and again.cached == ("a", "b")  # a's first entry is still there
+    assert again.outputs["svg"].read_bytes() == svg
