@@ -91,6 +91,8 @@ BESIDE_SIDES = ("left", "right", "above", "below")
 MAX_ROTATE_DEG = 360.0
 #: ``[panels.NAME] aspect_of``: what ``aspect`` (width / height) locks: the plot area (axes) or the box.
 ASPECT_OF = ("plot", "box")
+#: ``[[colorbar]] orientation``: the bar's long side, default first.
+ORIENTATIONS = ("vertical", "horizontal")
 #: ``[[align]] axis``: plot-area edges lined up.
 ALIGN_AXES = ("x", "y", "both")
 #: every ``align`` of any relation.
@@ -238,6 +240,19 @@ class Reader:
         if not isinstance(value, list) or not value:
             raise self.err(key, f"{value!r} is not a list of panel names; write [\"a\", \"c\"]")
         return tuple(self.name(v, f"{key}[{i}]") for i, v in enumerate(value))
+
+    def numbers(self, value: Any, key: str) -> tuple[float, ...]:
+        """A list of finite numbers, each once, may be empty (``ticks = [0, 0.5, 1]``)."""
+        if not isinstance(value, list):
+            raise self.err(key, f"{value!r} is not a list of numbers; write [0, 0.5, 1] (or [] for none)")
+        out = []
+        for i, v in enumerate(value):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not abs(v) < float("inf"):
+                raise self.err(f"{key}[{i}]", f"{v!r} is not a finite number")
+            if float(v) in out:
+                raise self.err(f"{key}[{i}]", f"{v!r} is listed twice; list each value once")
+            out.append(float(v))
+        return tuple(out)
 
     def color(self, value: Any, key: str) -> str | None:
         """A colour matplotlib understands -> ``#rrggbb`` (or None for "none")."""
@@ -667,6 +682,9 @@ TYPES: dict[str, ValueType] = {t.name: t for t in (
     ValueType("panel_names", "list of panel names", Reader.panel_names, {
         "type": "array", "items": {"$ref": "#/definitions/name"}, "minItems": 1}),
     ValueType("beside_side", "choice", _choice(BESIDE_SIDES), _choice_schema(BESIDE_SIDES)),
+    ValueType("orientation", "choice", _choice(ORIENTATIONS), _choice_schema(ORIENTATIONS)),
+    ValueType("numbers", "list of numbers", Reader.numbers, {"type": "array", "items": {"type": "number"},
+                                                              "uniqueItems": True}),
     ValueType("label_style", "choice", _choice(LABEL_STYLES), _choice_schema(LABEL_STYLES)),
     ValueType("label_at", "choice", _choice(LABEL_AT), _choice_schema(LABEL_AT)),
     ValueType("fraction", "number 0-1", Reader.fraction, {"type": "number", "minimum": 0, "maximum": 1}),
@@ -895,6 +913,7 @@ TABLES: tuple[Table, ...] = (
         Key("arrow", "table", "connectors (see `[[arrow]]`)", default=[]),
         Key("align", "table", "plot-area alignment groups (see `[[align]]`)", default=[]),
         Key("legend", "table", "collected legends, an array of tables (see `[[legend]]`)", default=[]),
+        Key("colorbar", "table", "shared colorbars, an array of tables (see `[[colorbar]]`)", default=[]),
         Key("check", "table", "limits for `compose check` (see `[check]`)"),
     )),
     Table("figure", "[figure]", "The canvas and the defaults every element and panel starts from.", (
@@ -1104,7 +1123,8 @@ TABLES: tuple[Table, ...] = (
         *_text_style("label_", "the label"),
     )),
     Table("align", "[[align]]",
-          "Line up the plot areas (axes) of matplotlib panels, as R's patchwork does.", (
+          "Line up the plot areas (axes) of matplotlib panels, as R's patchwork does. A colorbar a panel draws "
+          "itself is not part of its plot area: it keeps its gap to the edge it is beside.", (
               Key("panels", "panel_list", "the panels, 2 or more", required=True),
               Key("axis", "align_axis", "`y`: tops and bottoms within each row of the group; `x`: left and "
                                         "right edges within each column; `both`: both (a 2 x 2 grid, an L). A "
@@ -1127,6 +1147,30 @@ TABLES: tuple[Table, ...] = (
               Key("title", "string", "a title above the entries"),
               Key("frame", "bool", "draw matplotlib's legend frame (`legend.*` rcParams style it)", default=False),
           ), rules=(_exactly_one(PLACEMENT_KEYS), *_placement_rules())),
+    Table("colorbar", "[[colorbar]]",
+          "One colorbar for several matplotlib panels that map values to colours alike: the same colormap, "
+          "norm (class and parameters) and limits, as each panel drew them (a difference is an error naming "
+          "the panel and both values; norms: Normalize, LogNorm, NoNorm, PowerNorm, AsinhNorm, TwoSlopeNorm, "
+          "CenteredNorm, BoundaryNorm). Drawn by matplotlib at its box's size in the figure's font and "
+          "rcParams: the bar runs the box's length, its end tick labels inside, and is 1/20 as thick "
+          "(matplotlib's default colorbar aspect) or as the box leaves room for; a vertical bar sits at the "
+          "box's left with ticks and label on its right, a horizontal one at its top with them below. It "
+          "extends (triangles) at the ends any of the panels' own colorbars or contour sets extend. Placed "
+          "like a panel (a cell, spanning the cells of its area, or `at`/a relation with a `size`); the "
+          "panels keep any colorbar they draw themselves.", (
+              Key("for", "panel_names", "the matplotlib panels it is the colour scale of", required=True),
+              Key("name", "name", "lets other elements refer to this colorbar (annotations only: it is drawn "
+                                  "after the panels)"),
+              *_placement("nw"),
+              Key("size", "size", "the colorbar's box; required unless a `cell` gives it"),
+              Key("orientation", "orientation", "the bar's long side: `\"vertical\"` or `\"horizontal\"`",
+                  default="vertical"),
+              Key("label", "string", "the colorbar's label, beside the tick labels (`$...$` mathtext)"),
+              Key("ticks", "numbers", "tick values, in data units; `[]`: none",
+                  shown="matplotlib's locator for the norm (a filled contour set's levels)"),
+          ), rules=(_exactly_one(PLACEMENT_KEYS), *_placement_rules(),
+                    {"if": {"required": ["cell"]}, "then": {"not": {"required": ["size"]}},
+                     "else": {"required": ["size"]}})),
     Table("point_table", "point table",
           "A point written as a table: `{ at = \"state1.se\", offset = [\"4mm\", \"5mm\"] }`.", (
               Key("at", "point", "the point", required=True),

@@ -39,6 +39,7 @@ from composer.layout.model import (
     Align,
     Arrow,
     CheckLimits,
+    Colorbar,
     Figure,
     FigureSpec,
     Grid,
@@ -180,9 +181,12 @@ def layout_from_dict(raw: dict[str, Any], r: _Reader, *, name: str) -> Figure:
     arrows = tuple(_arrow(r, a, f"arrow[{i}]", spec) for i, a in enumerate(_array(r, top.get("arrow"), "arrow")))
     aligns = tuple(_align(r, a, f"align[{i}]") for i, a in enumerate(_array(r, top.get("align"), "align")))
     legends = tuple(_legend(r, g, f"legend[{i}]") for i, g in enumerate(_array(r, top.get("legend"), "legend")))
+    colorbars = tuple(_colorbar(r, c, f"colorbar[{i}]")
+                      for i, c in enumerate(_array(r, top.get("colorbar"), "colorbar")))
     top.done()
     figure = Figure(name=name, path=r.path, spec=spec, panels=panels, texts=texts, shapes=shapes, arrows=arrows,
-                    grids=tuple(grids), aligns=aligns, files=tuple(dict.fromkeys(r.files)), legends=legends)
+                    grids=tuple(grids), aligns=aligns, files=tuple(dict.fromkeys(r.files)), legends=legends,
+                    colorbars=colorbars)
     _check_names(r, figure)
     return figure
 
@@ -794,6 +798,25 @@ def _align(r: _Reader, raw: Any, key: str) -> Align:
     return Align(panels=panels, axis=axis, key=key)
 
 
+def _colorbar(r: _Reader, raw: Any, key: str) -> Colorbar:
+    """``[[colorbar]]``: ``for`` (checked against the panels with the other guides'), a placement and a
+    ``size`` unless in a cell, ``orientation``, ``label``, ``ticks``."""
+    t = r.section(raw, key, "colorbar")
+    panels = t.get("for")
+    name = t.get("name")
+    place = _placement(r, t)
+    size = _size(r, t)
+    if place.cell is None and size is None:
+        raise r.err(f"{key}.size", "required key is missing (a colorbar placed with at or a relation needs a size)"
+                                   f"{t.misspelt(['size'])}")
+    if place.cell is not None and size is not None:
+        raise r.err(f"{key}.size", "over-constrained: the grid cell gives the size; remove size or cell")
+    colorbar = Colorbar(panels=panels, place=place, size_pt=size, orientation=t.get("orientation"),
+                        label=t.get("label"), ticks=t.get("ticks"), name=name, key=key)
+    t.done()
+    return colorbar
+
+
 def _legend(r: _Reader, raw: Any, key: str) -> Legend:
     """``[[legend]]``: ``from`` (checked against the panels by :func:`_check_names`), a placement, ``ncols``,
     ``title``, ``frame``."""
@@ -808,7 +831,7 @@ def _legend(r: _Reader, raw: Any, key: str) -> Legend:
 
 
 def _check_guides(r: _Reader, figure: Figure) -> None:
-    """Every panel a guide draws from (``[[legend]] from``) is a matplotlib panel, named once.
+    """Every panel a guide draws from (``[[legend]] from``, ``[[colorbar]] for``) is a matplotlib panel, named once.
 
     Raises:
         LayoutError: naming the entry, with the closest panel name and the valid ones.

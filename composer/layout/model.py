@@ -436,6 +436,34 @@ class Legend:
 
 
 @dataclass(frozen=True)
+class Colorbar:
+    """``[[colorbar]]``: one colorbar for several matplotlib panels of one colour mapping (a *guide*,
+    drawn by :mod:`composer.stages.guides` from the mappings the panels report after rendering).
+
+    Attributes:
+        panels: the panels of ``for``, in order (their mappings must be the same).
+        place: where its box goes (a cell, ``at`` or a relation), like a panel's.
+        size_pt: (width, height) of its box, pt, unless a cell gives it (None then).
+        orientation: ``"vertical"`` or ``"horizontal"``. label: beside the tick labels, or None.
+        ticks: tick values in data units (() for none), or None: matplotlib's locator.
+        name: lets annotations refer to it, or None. key: ``colorbar[i]``, for messages.
+    """
+
+    #: the guide kind (:data:`composer.stages.guides.KINDS`); ``[[colorbar]]`` in a layout.
+    kind = "colorbar"
+    #: the layout key listing its panels (messages name ``colorbar[i].for``)
+    panels_key = "for"
+    panels: tuple[str, ...]
+    place: Placement
+    size_pt: tuple[float, float] | None = None
+    orientation: str = default("colorbar", "orientation")
+    label: str | None = None
+    ticks: tuple[float, ...] | None = None
+    name: str | None = None
+    key: str = ""
+
+
+@dataclass(frozen=True)
 class Figure:
     """A whole loaded layout: the spec, its elements, and where it came from."""
 
@@ -453,12 +481,14 @@ class Figure:
     files: tuple[Path, ...] = ()
     #: ``[[legend]]`` entries, in layout order.
     legends: tuple[Legend, ...] = ()
+    #: ``[[colorbar]]`` entries, in layout order.
+    colorbars: tuple[Colorbar, ...] = ()
 
     @property
-    def guides(self) -> tuple[Legend, ...]:
+    def guides(self) -> tuple[Legend | Colorbar, ...]:
         """Every guide (an element drawn from what panels report: :mod:`composer.stages.guides`), in
-        the order they are drawn: legends (a second kind of guide joins this tuple after them)."""
-        return self.legends
+        the order they are drawn: legends, then colorbars."""
+        return (*self.legends, *self.colorbars)
 
     def element_names(self) -> list[str]:
         """Names an arrow or text may refer to, in declaration order."""

@@ -112,6 +112,8 @@ def json_schema() -> dict[str, Any]:
                   "items": _table_schema(t["align"])},
         "legend": {"type": "array", "description": t["legend"].doc.replace("`", ""),
                    "items": _table_schema(t["legend"])},
+        "colorbar": {"type": "array", "description": t["colorbar"].doc.replace("`", ""),
+                     "items": _table_schema(t["colorbar"])},
     }
     assert set(tables) == t["layout"].key_names(), "every top-level table has a schema"
     del definitions["style_tables"]
@@ -178,7 +180,7 @@ key by key like a TOML file. See `layouts/kvpath_delta.py`.
 """
 
 _ORDER = ("layout", "figure", "check", "style", "grid", "grids", "panel", "text", "shape", "arrow", "align",
-          "legend", "point_table",
+          "legend", "colorbar", "point_table",
           "style_file")
 
 

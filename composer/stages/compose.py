@@ -22,7 +22,7 @@ from composer.errors import DataError, SvgError
 from composer.layout.model import Panel
 from composer.stages import draw, guides
 from composer.stages.fragment import import_fragment, place, view_box
-from composer.stages.geometry import Box, Geometry, content_bottom_pt, imported_svgs, resolve
+from composer.stages.geometry import Box, Geometry, content_bottom_pt, guide_rooms, imported_svgs, resolve
 from composer.stages.inkscape import label_elements
 from composer.stages.inputs import Inputs
 from composer.stages.mplfiles import matplotlib_made, mesh_groups, rasterize_meshes
@@ -41,7 +41,8 @@ def figure_geometry(inputs: Inputs, rendered: Mapping[str, RenderedPanel],
                     typeset: Typeset | None = None) -> Geometry:
     """Every box and route of the figure, with rendered panels' data anchors (pure)."""
     typeset = typeset or typeset_figure(inputs)
-    drawn = guides.draw_guides(inputs.figure, rendered, file=inputs.file)
+    rooms = guide_rooms(inputs.figure, typeset.text_sizes, typeset.shape_sizes, file=inputs.file)
+    drawn = guides.draw_guides(inputs.figure, rendered, file=inputs.file, rooms=rooms)
     return resolve(inputs.figure, typeset.text_sizes, typeset.shape_sizes,
                    {name: r.anchors for name, r in rendered.items()}, file=inputs.file,
                    plot_areas={name: r.plot_area for name, r in rendered.items()},
@@ -114,7 +115,9 @@ def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Type
             raise type(exc)(f"{shown!r} is not usable: {exc.message}", file=file,
                             key=f"{panel.key}.{panel.kind}") from None
     guide_ids = []
-    for i, (guide, drawing, box) in enumerate(zip(figure.guides, guides.draw_guides(figure, rendered, file=file),
+    rooms = guide_rooms(figure, typeset.text_sizes, typeset.shape_sizes, file=file)
+    for i, (guide, drawing, box) in enumerate(zip(figure.guides, guides.draw_guides(figure, rendered, file=file,
+                                                                                    rooms=rooms),
                                                   geometry.guides)):
         if drawing is not None and box is not None:  # drawn once its panels are (always, in a build)
             guide_ids.append(guides.guide_id(guide, i))

@@ -317,6 +317,27 @@ def panel_boxes(figure: Figure, text_sizes: list[tuple[float, float]],
     return boxes
 
 
+def guide_rooms(figure: Figure, text_sizes: list[tuple[float, float]],
+                shape_sizes: list[tuple[float, float] | None] | None, *,
+                file: str) -> list[tuple[float, float] | None]:
+    """(width, height) pt of the box each guide's placement gives before it is drawn (``Figure.guides``
+    order): its cell's, else its own ``size`` (a ``[[colorbar]]``), else None (a legend placed at a point
+    has its natural size). A colorbar is drawn at this size (:mod:`composer.stages.guides`).
+
+    Raises:
+        LayoutError: what resolving a cell raises (its grid cannot be placed).
+    """
+    resolver = _Resolver(figure, text_sizes, shape_sizes, None, file)
+    rooms: list[tuple[float, float] | None] = []
+    for guide in figure.guides:
+        if guide.place.cell is not None:
+            cell = resolver.cell(*guide.place.cell, key=guide.place.key)
+            rooms.append((cell.width_pt, cell.height_pt))
+        else:
+            rooms.append(getattr(guide, "size_pt", None))
+    return rooms
+
+
 def _check_unlocked(figure: Figure, align: Align, file: str) -> None:
     """Refuse a render panel with ``aspect_of = "plot"`` in an ``[[align]]``: aligning moves its axes,
     which would undo the aspect its box was sized for.

@@ -1,6 +1,7 @@
-"""Guides: canvas elements matplotlib draws from what panels report (legends now, a shared colorbar next).
+"""Guides: canvas elements matplotlib draws from what panels report (collected legends, shared colorbars).
 
-A *guide* is drawn once for several matplotlib panels (``[[legend]] from = ["a", "b"]``), from facts
+A *guide* is drawn once for several matplotlib panels (``[[legend]] from = ["a", "b"]``, ``[[colorbar]]
+for = ["a", "b"]``), from facts
 only the panels' renderers know. The panels are drawn in forked workers
 (:func:`composer.pipeline.render_panels`), so a guide lives in four steps:
 
@@ -8,16 +9,19 @@ only the panels' renderers know. The panels are drawn in forked workers
    ran and the plot areas were aligned, before the SVG is saved): for each guide kind whose guides
    list the panel (:func:`kinds_of`), ``kind.collect(fig)`` returns the panel's *records*: plain,
    picklable, JSON-able values (for a legend, one :class:`LegendEntry` per entry, styles as numbers
-   and ``#rrggbbaa`` strings, never matplotlib objects), and ``kind.strip(fig)`` removes what the
-   guide replaces (the panel's own legends). :func:`collect` does both.
+   and ``#rrggbbaa`` strings, never matplotlib objects; for a colorbar, one
+   :class:`composer.stages.render.ColorMapping` per colour mapping), and ``kind.strip(fig)`` removes
+   what the guide replaces (the panel's own legends; a colorbar removes nothing). :func:`collect` does both.
 2. **keep**: the records travel with the panel (:attr:`composer.stages.render.RenderedPanel.guides`,
    kind -> tuple of records) and into the panel cache (``kind.to_json`` / ``kind.from_json``,
    :mod:`composer.incremental.cache`); a panel's cache key says which kinds it was collected for
    (its SVG differs without its legend).
 3. **draw** (in the composing process, :func:`draw_guides`, memoised): ``kind.draw(guide,
-   records by panel, spec, file)`` merges the records of the guide's panels (raising
+   records by panel, spec, file, room)`` merges the records of the guide's panels (raising
    :class:`LayoutError` on a conflict, naming both panels) and draws the guide with matplotlib on a
-   figure of its natural size, in the figure's rcParams (:func:`composer.stages.render.rc_params`:
+   figure of its natural size (a legend) or of the ``room`` its placement gives (a colorbar: its
+   cell's size or its ``size``, :func:`composer.stages.geometry.guide_rooms`), in the figure's
+   rcParams (:func:`composer.stages.render.rc_params`:
    font, font size, ``[rcparams]`` and the style file's), saved as SVG with text as outlines (or
    ``<text>`` under ``[figure] text = "editable"``): a :class:`Drawn`.
 4. **place and merge**: the geometry stage places the drawing's box like a panel's
@@ -26,18 +30,19 @@ only the panels' renderers know. The panels are drawn in forked workers
    :func:`composer.stages.compose.compose` imports its SVG like a panel's, as
    ``<g id="KIND-NAME">`` (``legend-0`` without a name), its ids prefixed with that id.
 
-Adding a guide kind (``[[colorbar]] for = [...]``):
+Adding a guide kind (as ``[[colorbar]] for = [...]`` was added after ``[[legend]]``):
 
 - the model: a frozen dataclass like :class:`composer.layout.model.Legend` with a class attribute
-  ``kind = "colorbar"``, a class attribute ``panels_key = "for"`` (the layout key listing its
-  panels, for messages) and the fields ``panels`` (the panels it is drawn from), ``place``
+  ``kind = "NAME"``, a class attribute ``panels_key`` (the layout key listing its panels, for
+  messages: ``"from"``, ``"for"``) and the fields ``panels`` (the panels it is drawn from), ``place``
   (:class:`composer.layout.model.Placement`), ``name``, ``key``; its table in
   :mod:`composer.layout.format`, read in :mod:`composer.layout.loader` (``_check_guides`` checks the
   panel names of every guide); add the tuple to :attr:`composer.layout.model.Figure.guides` (after
-  the legends: the order is the drawing order and the ``Geometry.guides`` order);
+  the legends and colorbars: the order is the drawing order and the ``Geometry.guides`` order); a
+  kind drawn at the size of its box gives the model a ``size_pt`` (:func:`composer.stages.geometry.guide_rooms`);
 - here: the records dataclass, ``collect``/``strip``/``to_json``/``from_json``/``draw``/``note``
-  functions and one :class:`GuideKind` in :data:`KINDS` under the same name as the model's ``kind``. Nothing else
-  changes: render, cache, geometry and compose handle every kind through :data:`KINDS` and
+  functions and one :class:`GuideKind` in :data:`KINDS` under the same name as the model's ``kind``.
+  Nothing else changes: render, cache, geometry and compose handle every kind through :data:`KINDS` and
   ``Figure.guides``.
 """
 
@@ -53,10 +58,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from composer.errors import LayoutError
-from composer.layout.model import Figure, FigureSpec, Legend
+from composer.layout.model import Colorbar, Figure, FigureSpec, Legend
 
 if TYPE_CHECKING:
-    from composer.stages.render import RenderedPanel
+    from composer.stages.render import ColorMapping, RenderedPanel
 
 
 @dataclass(frozen=True)
@@ -77,8 +82,9 @@ class GuideKind:
         collect: ``collect(fig) -> tuple of records`` of a drawn panel (in its worker).
         strip: ``strip(fig)``: remove from the panel what the guide replaces, before it is saved.
         to_json: a record -> a JSON value (the panel cache); from_json: its inverse.
-        draw: ``draw(guide, records, spec, file) -> Drawn``; ``records``: panel name -> its records,
-            for the guide's panels in its order; raises :class:`LayoutError` (conflicts, nothing to draw).
+        draw: ``draw(guide, records, spec, file, room) -> Drawn``; ``records``: panel name -> its records,
+            for the guide's panels in its order; ``room``: (width, height) pt its placement gives (its cell's,
+            or its ``size``), None when it gives none; raises :class:`LayoutError` (conflicts, nothing to draw).
         note: ``note(panel_name) -> str``: the warning for a listed panel that reported no records
             ("" for none).
     """
@@ -88,7 +94,7 @@ class GuideKind:
     strip: Callable[[Any], None]
     to_json: Callable[[Any], Any]
     from_json: Callable[[Any], Any]
-    draw: Callable[[Any, Mapping[str, tuple[Any, ...]], FigureSpec, str], Drawn]
+    draw: Callable[[Any, Mapping[str, tuple[Any, ...]], FigureSpec, str, tuple[float, float] | None], Drawn]
     note: Callable[[str], str]
 
 
@@ -421,12 +427,183 @@ def _legend_note(panel: str) -> str:
             "of from")
 
 
+# ─── colorbars: merging and drawing ──────────────────────────────────────────
+
+#: ``[[colorbar]]``: the bar's length per unit of thickness when the box leaves room: matplotlib's
+#: default ``Figure.colorbar(aspect=20)``.
+COLORBAR_ASPECT = 20.0
+#: the thinnest bar drawn (pt); a box that leaves less beside its tick labels and label is an error
+MIN_BAR_PT = 2.0
+#: fitting the bar to its box: at most this many draws (tick labels change with the bar's length)
+FIT_ROUNDS = 6
+
+
+def collect_colorbar(fig: Any) -> tuple[ColorMapping, ...]:
+    """A drawn panel's colour mappings (:func:`composer.stages.render.color_mappings`)."""
+    from composer.stages.render import color_mappings
+
+    return color_mappings(fig)
+
+
+def _keep(fig: Any) -> None:
+    """A shared colorbar removes nothing from its panels: a colorbar a panel draws itself stays."""
+
+
+def merge_mappings(colorbar: Colorbar, records: Mapping[str, tuple[ColorMapping, ...]], *,
+                   file: str) -> tuple[ColorMapping, str]:
+    """The one colour mapping of ``colorbar``'s panels, and the ends the shared bar extends (``"neither"``,
+    ``"min"``, ``"max"``, ``"both"``: every end some panel's own colorbar or contour set extends).
+
+    Raises:
+        LayoutError (key ``colorbar[i].for``): a mapping differs from the first panel's (names both
+            panels, what differs and both values); a norm composer cannot redraw; no panel maps colour.
+    """
+    from composer.stages.render import NORMS
+
+    first: tuple[str, ColorMapping] | None = None
+    lower = upper = False
+    for panel in colorbar.panels:
+        for mapping in records.get(panel, ()):
+            if not mapping.known:
+                raise LayoutError(f"panel {panel!r} maps colour with norm {mapping.norm}, which a [[colorbar]] "
+                                  f"cannot redraw; use one of {', '.join(NORMS)}", file=file,
+                                  key=f"{colorbar.key}.{colorbar.panels_key}")
+            if first is None:
+                first = (panel, mapping)
+            else:
+                found = first[1].differs(mapping)
+                if found is not None:
+                    what, mine, theirs = found
+                    who = (f"panel {panel!r} maps colour two ways: {what} {mine} and {theirs}" if panel == first[0]
+                           else f"panel {panel!r} maps colour by {what} {theirs}, panel {first[0]!r} by {mine}")
+                    raise LayoutError(f"{who}; one colorbar is for panels of one colour mapping (colormap, norm, "
+                                      "limits): draw them with the same cmap, norm, vmin and vmax, or give each "
+                                      "its own [[colorbar]]", file=file, key=f"{colorbar.key}.{colorbar.panels_key}")
+            lower |= mapping.extend in ("min", "both")
+            upper |= mapping.extend in ("max", "both")
+    if first is None:
+        listed = ", ".join(repr(p) for p in colorbar.panels)
+        raise LayoutError(f"none of its panels ({listed}) maps values to colours (imshow, pcolormesh, contourf, "
+                          "scatter with c=...), so there is no colour scale to show; remove the [[colorbar]]",
+                          file=file, key=f"{colorbar.key}.{colorbar.panels_key}")
+    extend = {(False, False): "neither", (True, False): "min", (False, True): "max", (True, True): "both"}
+    return first[1], extend[(lower, upper)]
+
+
+def scalar_mappable(mapping: ColorMapping) -> Any:
+    """A ``matplotlib.cm.ScalarMappable`` mapping values to colours as ``mapping`` records: a
+    ``ListedColormap`` of its lookup table and under/over/bad colours, its norm rebuilt from its class and
+    parameters."""
+    from matplotlib import colors as mcolors
+    from matplotlib.cm import ScalarMappable
+
+    cmap = mcolors.ListedColormap(list(mapping.colors), name=mapping.cmap).with_extremes(
+        under=mapping.under, over=mapping.over, bad=mapping.bad)
+    params = {k: list(v) if isinstance(v, tuple) else v for k, v in mapping.params}
+    norm = getattr(mcolors, mapping.norm)(**params)
+    return ScalarMappable(norm=norm, cmap=cmap)
+
+
+def draw_colorbar(colorbar: Colorbar, records: Mapping[str, tuple[ColorMapping, ...]], spec: FigureSpec,
+                  file: str, room: tuple[float, float] | None) -> Drawn:
+    """Merge (:func:`merge_mappings`) and draw a shared colorbar with matplotlib at its box's size ``room``
+    (width, height pt: its cell's, or its ``size``).
+
+    Method: ``Figure.colorbar`` of the panels' mapping (:func:`scalar_mappable`; a filled contour set's
+    levels as ``boundaries``/``values``, as matplotlib draws a contour set's colorbar) in an axes placed
+    in pt, with ``orientation``, ``ticks``, ``label`` and the merged ``extend``, in the figure's rcParams.
+    The bar is fitted to the box by measuring what it draws (``Axes.get_tightbbox`` with matplotlib's
+    SVG renderer, the one that saves it): along its length it spans the box less what its end tick
+    labels (and extend triangles) reach past it; across, it is ``length / COLORBAR_ASPECT`` thick, or what
+    the box leaves beside its tick labels and label; a vertical bar sits at the box's left, a horizontal
+    one at its top. Tick labels depend on the length (the locator), so it is measured again until the
+    bar stops moving (at most :data:`FIT_ROUNDS` draws).
+
+    Raises:
+        LayoutError: what :func:`merge_mappings` raises; no box (``room`` None); a box too small for the
+            tick labels and label (names its size and what they take).
+    """
+    import matplotlib
+    from matplotlib.backends.backend_svg import RendererSVG
+    from matplotlib.figure import Figure as MplFigure
+
+    from composer.mpl.internals import math_as_paths
+    from composer.stages.render import rc_params
+    from composer.units import say_pair
+
+    mapping, extend = merge_mappings(colorbar, records, file=file)
+    if room is None:
+        raise LayoutError("a colorbar needs a box: a cell, or a size with at or a relation", file=file,
+                          key=colorbar.key)
+    width_pt, height_pt = room
+    vertical = colorbar.orientation == "vertical"
+    rc = rc_params(spec, f"{colorbar.kind}:{colorbar.key}")
+    with matplotlib.rc_context(rc):  # type: ignore[arg-type]  # rcParams names: composer's and the checked [rcparams]
+        fig = MplFigure(figsize=(width_pt / 72.0, height_pt / 72.0), dpi=72.0)
+        cax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
+        contour: dict[str, Any] = ({"boundaries": list(mapping.boundaries), "values": list(mapping.values)}
+                                   if mapping.boundaries else {})
+        bar_drawn = fig.colorbar(scalar_mappable(mapping), cax=cax, orientation=colorbar.orientation,
+                                 extend=extend, label=colorbar.label or "", **contour)
+        if colorbar.ticks is not None:  # at the values asked, written as asked (%g), not a log axis's 2x10^-2
+            minus = "\N{MINUS SIGN}" if matplotlib.rcParams["axes.unicode_minus"] else "-"
+            bar_drawn.set_ticks(list(colorbar.ticks), labels=[f"{v:g}".replace("-", minus) for v in colorbar.ticks])
+            bar_drawn.minorticks_off()
+        renderer = RendererSVG(width_pt / 72.0, height_pt / 72.0, io.StringIO())
+        length = width_pt if not vertical else height_pt
+        bar = (0.0, 0.0, min(width_pt, length / COLORBAR_ASPECT) if vertical else width_pt,
+               height_pt if vertical else min(height_pt, length / COLORBAR_ASPECT))  # x0, y0 (up), w, h in pt
+        for _ in range(FIT_ROUNDS):
+            cax.set_position((bar[0] / width_pt, bar[1] / height_pt, bar[2] / width_pt, bar[3] / height_pt))
+            reach = cax.get_tightbbox(renderer)  # display units: pt at 72 dpi, y up
+            assert reach is not None  # the colorbar's axes is visible and drawn
+            left, right = bar[0] - reach.x0, reach.x1 - (bar[0] + bar[2])
+            below, above = bar[1] - reach.y0, reach.y1 - (bar[1] + bar[3])
+            if vertical:
+                length = height_pt - above - below
+                thick = min(length / COLORBAR_ASPECT, width_pt - left - right)
+                new = (left, below, thick, length)
+            else:
+                length = width_pt - left - right
+                thick = min(length / COLORBAR_ASPECT, height_pt - above - below)
+                new = (left, height_pt - above - thick, length, thick)
+            if min(thick, length) < MIN_BAR_PT:
+                unit = spec.unit
+                raise LayoutError(f"its box is {say_pair(width_pt, height_pt, unit)}, and its tick labels and label "
+                                  f"take {say_pair(left + right, above + below, unit)} of it, leaving no room for a "
+                                  "bar; give it a larger cell or size, fewer ticks or a shorter label",
+                                  file=file, key=colorbar.key)
+            done = max(abs(a - b) for a, b in zip(new, bar)) < 1e-3
+            bar = new
+            if done:
+                break
+        cax.set_position((bar[0] / width_pt, bar[1] / height_pt, bar[2] / width_pt, bar[3] / height_pt))
+        buf = io.BytesIO()
+        with math_as_paths(fig) if spec.text == "editable" else nullcontext():
+            fig.savefig(buf, format="svg", metadata={"Date": None}, dpi=spec.raster_ppi)
+    return Drawn(buf.getvalue(), width_pt, height_pt)
+
+
+def _mapping_from_json(raw: Any) -> ColorMapping:
+    from composer.stages.render import ColorMapping
+
+    return ColorMapping.from_json(raw)
+
+
+def _colorbar_note(panel: str) -> str:
+    return (f"panel {panel!r} is listed in a [[colorbar]]'s for but maps no values to colours (no imshow, "
+            "pcolormesh, contourf or scatter with c=...), so the colorbar is not its scale; remove it from for")
+
+
 # ─── the kinds ───────────────────────────────────────────────────────────────
 
 #: every guide kind, by name (the model's ``kind``, the layout's array name).
 KINDS: dict[str, GuideKind] = {
-    "legend": GuideKind("legend", collect_legend, strip_legend, legend_to_json, legend_from_json, draw_legend,
+    "legend": GuideKind("legend", collect_legend, strip_legend, legend_to_json, legend_from_json,
+                        lambda legend, records, spec, file, room: draw_legend(legend, records, spec, file),
                         _legend_note),
+    "colorbar": GuideKind("colorbar", collect_colorbar, _keep, lambda mapping: mapping.to_json(),
+                          _mapping_from_json, draw_colorbar, _colorbar_note),
 }
 
 
@@ -477,8 +654,10 @@ _DRAWN: dict[str, Drawn] = {}
 _DRAWN_MAX = 64
 
 
-def draw_guides(figure: Figure, rendered: Mapping[str, RenderedPanel], *, file: str) -> tuple[Drawn | None, ...]:
-    """Every guide of ``figure`` drawn from its rendered panels' records, in ``figure.guides`` order.
+def draw_guides(figure: Figure, rendered: Mapping[str, RenderedPanel], *, file: str,
+                rooms: Sequence[tuple[float, float] | None] | None = None) -> tuple[Drawn | None, ...]:
+    """Every guide of ``figure`` drawn from its rendered panels' records, in ``figure.guides`` order;
+    ``rooms``: the box each one's placement gives (:func:`composer.stages.geometry.guide_rooms`), None: none.
 
     A guide some of whose panels are not in ``rendered`` (panels not drawn yet) is None. Drawings
     are memoised on a digest of the guide, its records, the figure's spec and the rcParams in force
@@ -490,7 +669,8 @@ def draw_guides(figure: Figure, rendered: Mapping[str, RenderedPanel], *, file: 
     import matplotlib
 
     out: list[Drawn | None] = []
-    for guide in figure.guides:
+    for i, guide in enumerate(figure.guides):
+        room = rooms[i] if rooms is not None else None
         if not all(p in rendered for p in guide.panels):
             out.append(None)
             continue
@@ -498,17 +678,17 @@ def draw_guides(figure: Figure, rendered: Mapping[str, RenderedPanel], *, file: 
         records = {p: rendered[p].guides.get(guide.kind, ()) for p in guide.panels}
         digest = hashlib.sha256(json.dumps(
             [repr(guide), repr(figure.spec), {p: [kind.to_json(r) for r in rs] for p, rs in records.items()},
-             repr(sorted((k, repr(v)) for k, v in dict.items(matplotlib.rcParams))), file],
+             repr(sorted((k, repr(v)) for k, v in dict.items(matplotlib.rcParams))), file, repr(room)],
             sort_keys=True, default=repr).encode()).hexdigest()
         if digest not in _DRAWN:
             if len(_DRAWN) >= _DRAWN_MAX:
                 _DRAWN.clear()
-            _DRAWN[digest] = kind.draw(guide, records, figure.spec, file)
+            _DRAWN[digest] = kind.draw(guide, records, figure.spec, file, room)
         out.append(_DRAWN[digest])
     return tuple(out)
 
 
-def guide_id(guide: Legend, index: int) -> str:
+def guide_id(guide: Legend | Colorbar, index: int) -> str:
     """The canvas id of a guide's group: ``KIND-NAME``, or ``KIND-INDEX`` (its place among ``figure.guides``)
     without a name; hyphenated, so never a panel's name (the prefix of its inner ids too)."""
     return f"{guide.kind}-{guide.name if guide.name else index}"

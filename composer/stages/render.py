@@ -542,6 +542,188 @@ def plot_area(fig: Any, size_pt: tuple[float, float]) -> tuple[float, float, flo
             max(b.x1 for b in boxes) * width_pt, (1 - min(b.y0 for b in boxes)) * height_pt)
 
 
+#: ``[[colorbar]]``: the matplotlib norms a colour mapping is recorded (and redrawn) by, class name ->
+#: (constructor keyword, how to read it off the norm); their signatures in ``matplotlib.colors``.
+_NORM_PARAMS: dict[str, tuple[tuple[str, Callable[[Any], Any]], ...]] = {
+    "Normalize": (("vmin", lambda n: n.vmin), ("vmax", lambda n: n.vmax), ("clip", lambda n: n.clip)),
+    "LogNorm": (("vmin", lambda n: n.vmin), ("vmax", lambda n: n.vmax), ("clip", lambda n: n.clip)),
+    "NoNorm": (("vmin", lambda n: n.vmin), ("vmax", lambda n: n.vmax), ("clip", lambda n: n.clip)),
+    "PowerNorm": (("gamma", lambda n: n.gamma), ("vmin", lambda n: n.vmin), ("vmax", lambda n: n.vmax),
+                  ("clip", lambda n: n.clip)),
+    "AsinhNorm": (("linear_width", lambda n: n.linear_width), ("vmin", lambda n: n.vmin),
+                  ("vmax", lambda n: n.vmax), ("clip", lambda n: n.clip)),
+    "TwoSlopeNorm": (("vcenter", lambda n: n.vcenter), ("vmin", lambda n: n.vmin), ("vmax", lambda n: n.vmax)),
+    "CenteredNorm": (("vcenter", lambda n: n.vcenter), ("halfrange", lambda n: n.halfrange),
+                     ("clip", lambda n: n.clip)),
+    # SymLogNorm is left out: its linscale and base are private (Normalize._scale)
+    "BoundaryNorm": (("boundaries", lambda n: [float(b) for b in n.boundaries]), ("ncolors", lambda n: n.Ncmap),
+                     ("clip", lambda n: n.clip), ("extend", lambda n: n.extend)),
+}
+#: the norms a shared colorbar redraws (``[[colorbar]]``: the others are an error naming these)
+NORMS = tuple(_NORM_PARAMS)
+#: ``extend`` values of a colorbar, and how two panels' combine (the shared bar shows both ends asked)
+EXTENDS = ("neither", "min", "max", "both")
+
+
+def _plain(value: Any) -> Any:
+    """A norm parameter as plain data: bool, str, None as they are, integers (``ncolors``) as int, other
+    numbers as float, sequences as tuples (JSON's lists read back as tuples: :meth:`ColorMapping.from_json`)."""
+    import numpy as np
+
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, str) or value is None:
+        return value
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return tuple(_plain(v) for v in value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    return float(value)
+
+
+@dataclass(frozen=True)
+class ColorMapping:
+    """How one matplotlib ScalarMappable of a panel maps values to colours (for ``[[colorbar]]``).
+
+    Recorded in the panel's worker (:func:`color_mappings`), so it is plain data: it pickles, and
+    :meth:`to_json` / :meth:`from_json` keep it in the panel cache.
+
+    Attributes:
+        cmap: the colormap's name (``Colormap.name``), for messages.
+        colors: its lookup table, ``Colormap.N`` entries as ``#rrggbbaa`` (two colormaps of one name
+            but other colours are different mappings).
+        under, over, bad: its colours below ``vmin``, above ``vmax`` and for masked values, ``#rrggbbaa``.
+        norm: the ``matplotlib.colors`` norm class name (:data:`_NORM_PARAMS`; another class, e.g.
+            ``FuncNorm``, is recorded by name with ``known = False`` and cannot be redrawn).
+        params: the norm's constructor keywords and values, in its signature's order (limits
+            ``vmin``/``vmax`` included, after autoscaling: as the panel drew them).
+        known: ``norm`` is one of :data:`_NORM_PARAMS`.
+        extend: the ends its own colorbar or contour set extends (:data:`EXTENDS`); not part of
+            :meth:`same_as` (the shared bar extends every end any panel asks).
+        boundaries, values: a filled contour set's levels (``ContourSet.levels``) and the value between each
+            two (their midpoints, the colour of that band), as ``Colorbar`` draws a contour set; () otherwise.
+    """
+
+    cmap: str
+    colors: tuple[str, ...]
+    under: str
+    over: str
+    bad: str
+    norm: str
+    params: tuple[tuple[str, Any], ...]
+    known: bool = True
+    extend: str = "neither"
+    boundaries: tuple[float, ...] = ()
+    values: tuple[float, ...] = ()
+
+    def differs(self, other: ColorMapping) -> tuple[str, str, str] | None:
+        """The first thing two mappings differ in, as (what, this one's value, the other's), or None when
+        they map every value to the same colour: same colours (lookup table, under/over/bad), same norm
+        class and parameters (numbers equal within a relative 1e-9: float noise), same contour levels."""
+        if self.colors != other.colors or (self.under, self.over, self.bad) != (other.under, other.over, other.bad):
+            mine, theirs = self.cmap, other.cmap
+            if mine == theirs:
+                mine, theirs = f"{mine} (its colours)", f"{theirs} (other colours)"
+            return "colormap", mine, theirs
+        if self.norm != other.norm:
+            return "norm", self.norm, other.norm
+        for (name, a), (_, b) in zip(self.params, other.params):
+            if not _close(a, b):
+                return name, _say(a), _say(b)
+        if not _close(list(self.boundaries), list(other.boundaries)):
+            return "contour levels", _say(list(self.boundaries)), _say(list(other.boundaries))
+        return None
+
+    def to_json(self) -> dict[str, Any]:
+        """The mapping as JSON data (:meth:`from_json` reads it back equal)."""
+        return {"cmap": self.cmap, "colors": list(self.colors), "under": self.under, "over": self.over,
+                "bad": self.bad, "norm": self.norm, "params": [[k, v] for k, v in self.params],
+                "known": self.known, "extend": self.extend, "boundaries": list(self.boundaries),
+                "values": list(self.values)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ColorMapping:
+        """The mapping :meth:`to_json` wrote. Raises KeyError, TypeError, ValueError on other data."""
+        return cls(cmap=str(data["cmap"]), colors=tuple(str(c) for c in data["colors"]), under=str(data["under"]),
+                   over=str(data["over"]), bad=str(data["bad"]), norm=str(data["norm"]),
+                   params=tuple((str(k), tuple(v) if isinstance(v, list) else v) for k, v in data["params"]),
+                   known=bool(data["known"]), extend=str(data["extend"]),
+                   boundaries=tuple(float(b) for b in data["boundaries"]),
+                   values=tuple(float(v) for v in data["values"]))
+
+
+def _close(a: Any, b: Any) -> bool:
+    """Equal parameters: numbers within a relative 1e-9 (and NaN to NaN), sequences item by item."""
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) or isinstance(b, float):
+        if isinstance(a, bool) or isinstance(b, bool) or a is None or b is None:
+            return a == b
+        return (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-9, abs_tol=0.0)
+    return bool(a == b)
+
+
+def _say(value: Any) -> str:
+    """A parameter value for a message: numbers with 6 significant digits."""
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_say(v) for v in value) + "]"
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def color_mappings(fig: Any) -> tuple[ColorMapping, ...]:
+    """The colour mappings of a drawn Figure's plots, one per distinct mapping, in drawing order: every
+    ScalarMappable with data (``get_array()`` not None: images, meshes, scatters and contour sets
+    coloured by value) in its visible non-colorbar axes (:func:`composer.mpl.internals.is_colorbar`),
+    and the figure's own images (``fig.figimage``). The colours of a colorbar's own axes are left out.
+
+    ``extend``: the panel's own colorbar's for that mappable, else a contour set's, else a
+    ``BoundaryNorm``'s, else ``"neither"``. Collected for ``[[colorbar]]`` by
+    :func:`composer.stages.guides.collect_colorbar` in the panel's worker.
+    """
+    import numpy as np
+    from matplotlib import colors as mcolors
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.contour import ContourSet
+
+    from composer.mpl.internals import is_colorbar
+
+    def hexa(rgba: Any) -> str:
+        return str(mcolors.to_hex(rgba, keep_alpha=True))
+
+    found: list[ColorMapping] = []
+    artists: list[Any] = list(fig.images)
+    for ax in fig.axes:
+        if ax.get_visible() and not is_colorbar(ax):
+            artists += [a for a in ax.get_children() if isinstance(a, ScalarMappable)]
+    for artist in artists:
+        if not isinstance(artist, ScalarMappable) or artist.get_array() is None or not cast(Any, artist).get_visible():
+            continue
+        cmap, norm = artist.get_cmap(), artist.norm
+        name = type(norm).__name__
+        known = name in _NORM_PARAMS and type(norm) is getattr(mcolors, name, None)
+        params = tuple((key, _plain(read(norm))) for key, read in _NORM_PARAMS[name]) if known else \
+            (("vmin", _plain(norm.vmin)), ("vmax", _plain(norm.vmax)))
+        own = getattr(artist, "colorbar", None)
+        if own is not None:
+            extend = str(own.extend)
+        elif isinstance(artist, ContourSet):
+            extend = str(artist.extend)
+        else:
+            extend = str(getattr(norm, "extend", "neither"))
+        levels = list(artist.levels) if isinstance(artist, ContourSet) and artist.filled else []
+        mapping = ColorMapping(
+            cmap=str(cmap.name), colors=tuple(hexa(c) for c in cmap(np.arange(cmap.N))),
+            under=hexa(cmap.get_under()), over=hexa(cmap.get_over()), bad=hexa(cmap.get_bad()),
+            norm=name, params=params, known=known, extend=extend if extend in EXTENDS else "neither",
+            boundaries=tuple(float(b) for b in levels),
+            values=tuple(float(a + b) / 2 for a, b in zip(levels, levels[1:])))
+        if not any(m.differs(mapping) is None and m.extend == mapping.extend for m in found):
+            found.append(mapping)
+    return tuple(found)
+
+
 #: ``aspect_of = "plot"``: a plot area's width / height within this share of the aspect asked is done
 #: (the issue's test: 0.5 %); each render aims tighter (:data:`ASPECT_AIM`) so one more rarely is needed.
 ASPECT_TOLERANCE = 0.005
@@ -667,7 +849,8 @@ def align_plot_areas(drafts: Mapping[str, Draft], boxes: Mapping[str, Any], alig
                      file: str | None = None) -> None:
     """Line up the plot areas (axes) of an ``[[align]]``'s panels on the canvas, as R patchwork does.
 
-    For each panel the union of its axes' positions is its plot area; its
+    For each panel the union of its axes' positions, colorbars left out
+    (:func:`composer.mpl.internals.is_colorbar`), is its plot area; its
     margins (what the renderer left for tick labels and titles) are minimums.
     Within each row of the group (:func:`composer.stages.geometry.alignment_groups`),
     ``axis = "y"`` gives the panels whose boxes start on one line (same top)
@@ -678,7 +861,8 @@ def align_plot_areas(drafts: Mapping[str, Draft], boxes: Mapping[str, Any], alig
     unequal height) are aligned as one row. Within each column, ``"x"`` does
     the same for left and right edges; ``"both"`` both. The
     axes inside each panel are mapped linearly from the old plot area to the
-    new one.
+    new one; a colorbar beside the plot area moves with the edge it is beside
+    (:func:`_follow`).
 
     Args:
         drafts: panel name -> drawn, unsaved figure (every panel of ``align``).
@@ -691,12 +875,14 @@ def align_plot_areas(drafts: Mapping[str, Draft], boxes: Mapping[str, Any], alig
             of its width or height (panels that overlap only in part, or one
             spanning rows others do not): the layout asks for the impossible.
     """
+    from composer.mpl.internals import is_colorbar
     from composer.stages.geometry import alignment_groups
 
-    areas = {}
+    areas, bars = {}, {}
     for name in align.panels:
         fig, box = drafts[name].fig, boxes[name]
-        axes = [ax for ax in fig.axes if ax.get_visible()]
+        bars[name] = [(ax, ax.get_position(original=True)) for ax in fig.axes if ax.get_visible() and is_colorbar(ax)]
+        axes = [ax for ax in fig.axes if ax.get_visible() and not is_colorbar(ax)]
         if not axes:
             raise LayoutError(f"panel {name!r} draws no axes, so it has no plot area to align; remove it "
                               "from the group", file=file, key=f"{align.key}.panels" if align.key else None)
@@ -748,10 +934,28 @@ def align_plot_areas(drafts: Mapping[str, Draft], boxes: Mapping[str, Any], alig
                                   f"plot area's {side}: its box lines up with no other panel's on that axis; "
                                   "align panels of one row (or column) of the same height (width)",
                                   file=file, key=f"{align.key}.panels" if align.key else None)
+        fx = (nx1 - nx0) / (x1 - x0) if x1 > x0 else 1.0
+        fy = (ny1 - ny0) / (y1 - y0) if y1 > y0 else 1.0
         for ax, p in zip(axes, pos):
-            fx = (nx1 - nx0) / (x1 - x0) if x1 > x0 else 1.0
-            fy = (ny1 - ny0) / (y1 - y0) if y1 > y0 else 1.0
             ax.set_position([nx0 + (p.x0 - x0) * fx, ny0 + (p.y0 - y0) * fy, p.width * fx, p.height * fy])
+        for ax, p in bars[name]:  # beside the plot area: keeps its gap to the edge it is beside
+            bx0, bw = _follow(p.x0, p.width, (x0, x1), (nx0, nx1))
+            by0, bh = _follow(p.y0, p.height, (y0, y1), (ny0, ny1))
+            ax.set_position([bx0, by0, bw, bh])
+
+
+def _follow(start: float, length: float, old: tuple[float, float], new: tuple[float, float]) -> tuple[float, float]:
+    """A colorbar's (start, length) on one axis (figure fractions) when its panel's plot area goes from
+    ``old`` (start, end) to ``new``: past the end (or before the start) it moves with that edge, its
+    length kept; alongside the plot area it is mapped linearly like the plot's axes (a vertical bar
+    keeps the plot's height)."""
+    (a0, a1), (b0, b1) = old, new
+    if start >= a1 - 1e-9:
+        return start + (b1 - a1), length
+    if start + length <= a0 + 1e-9:
+        return start + (b0 - a0), length
+    f = (b1 - b0) / (a1 - a0) if a1 > a0 else 1.0
+    return b0 + (start - a0) * f, length * f
 
 
 def _data_anchors(fig: Any, result: Any, panel: Panel, height_pt: float, *, file: str,

@@ -98,7 +98,8 @@ def _kind(table) -> str:
     for pattern, kind in ((r"figure", "figure"), (r"grid", "grid"), (r"check", "check"), (r"grids\.\w+", "grids"),
                           (r"panels\.\w+", "panel"), (r"text\[\d+\]", "text"), (r"shape\[\d+\]", "shape"),
                           (r"arrow\[\d+\]", "arrow"), (r"align\[\d+\]", "align"), (r"styles\.\w+", "style"),
-                          (r"legend\[\d+\]", "legend")):
+                          (r"legend\[\d+\]", "legend"),
+                          (r"colorbar\[\d+\]", "colorbar")):
         if re.fullmatch(pattern, key):
             return kind
     return "point_table"  # a point written as { at, offset }: arrow[0].via[1], text[2].at...
@@ -167,6 +168,7 @@ BAD = {
     "table": 3, "mosaic": 3, "tracks": "1", "gutter": True, "margin": ["1mm", "2mm"], "panel_list": ["a"],
     "canvas_width": "nature.huge", "name_pairs": [["a"]], "panel_order": "a", "panel_label": True,
     "rotation": 400, "panel_names": "a", "canvas_height": "tall", "panel_rules": {"a": "overlap"},
+    "numbers": "0.5",
 }
 BAD_CHOICE = "bogus"
 
@@ -221,6 +223,11 @@ def base(kind: str, key: str) -> tuple[dict, list]:
     if kind == "align":
         return ({"figure": dict(FIG), "panels": {"p": dict(PANEL), "q": {**PANEL, "at": ["30mm", "1mm"]}},
                  "align": [{"panels": ["p", "q"]}]}, ["align", 0])
+    if kind == "colorbar":
+        bar = {"for": ["p"], "at": ["30mm", "1mm"], "size": ["5mm", "20mm"]}
+        if key in ("gap", "align"):
+            bar = {"for": ["p"], "right_of": "p", "size": ["5mm", "20mm"]}
+        return {"figure": dict(FIG), "panels": {"p": dict(PANEL)}, "colorbar": [bar]}, ["colorbar", 0]
     if kind == "point_table":
         return ({"figure": dict(FIG), "arrow": [{"from": {"at": ["1mm", "1mm"]}, "to": ["9mm", "9mm"]}]},
                 ["arrow", 0, "from"])
@@ -408,7 +415,8 @@ MODEL = {
         "colors": lambda f: f.spec.colors, "rcparams": lambda f: f.spec.rcparams,
         "grids": lambda f: {g.name: g for g in f.grids}, "panels": lambda f: {p.name: p for p in f.panels},
         "text": lambda f: list(f.texts), "shape": lambda f: list(f.shapes), "arrow": lambda f: list(f.arrows),
-        "align": lambda f: list(f.aligns), "legend": lambda f: list(f.legends)}),
+        "align": lambda f: list(f.aligns), "legend": lambda f: list(f.legends),
+        "colorbar": lambda f: list(f.colorbars)}),
     "figure": ({"figure": dict(FIG)}, {
         "font": lambda f: f.spec.font, "font_size": lambda f: f.spec.font_size_pt,
         "background": lambda f: f.spec.background, "params": lambda f: f.spec.params,
@@ -463,6 +471,9 @@ MODEL = {
                "label_side": lambda f: f.arrows[0].label_side, **_styled(lambda f: f.arrows[0].label_style, "label_")}),
     "align": ({"figure": dict(FIG), "panels": {"p": dict(PANEL), "q": {**PANEL, "at": ["30mm", "1mm"]}},
                "align": [{"panels": ["p", "q"]}]}, {"axis": lambda f: f.aligns[0].axis}),
+    "colorbar": (lambda key: {"figure": dict(FIG), "panels": {"p": dict(PANEL)}, "colorbar": [{
+        "for": ["p"], "size": ["5mm", "20mm"], **({"right_of": "p"} if key in RELATION_KEYS else {"at": ["1mm", "1mm"]})}]},
+                 {"orientation": lambda f: f.colorbars[0].orientation, **_placed(lambda f: f.colorbars[0])}),
     "point_table": ({"figure": dict(FIG), "arrow": [{"from": {"at": ["1mm", "1mm"]}, "to": ["9mm", "9mm"]}]},
                     {"offset": lambda f: (f.arrows[0].start.dx_pt, f.arrows[0].start.dy_pt)}),
     "legend": (lambda key: {"figure": dict(FIG), "shape": [dict(OTHER)], "panels": {"p": dict(PANEL)}, "legend": [{

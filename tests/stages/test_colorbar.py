@@ -1,0 +1,415 @@
+"""``[[colorbar]]`` (issue #13 item 3) and ``[[align]]`` with panels that draw their own colorbar,
+checked on built outputs.
+
+Expectations are worked out independently of composer: positions from the fractions the renderers
+pass to ``fig.add_axes`` times the cell sizes written in the layout, colours from matplotlib's own
+colormaps evaluated at the values asked, pixels read from the PNG export at a known dpi.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from composer.errors import ComposerWarning, LayoutError
+from composer.pipeline import build
+from conftest import layout_project, read_png
+
+MM = 72 / 25.4
+
+ALIGN_PANELS = '''
+import numpy as np
+
+def bare(ax):
+    ax.set_facecolor("#ff0000")
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    ax.set_xticks([]); ax.set_yticks([])
+
+def with_bar(fig, data):
+    ax = fig.add_axes([0.1, 0.1, 0.6, 0.8])
+    bare(ax)
+    image = ax.imshow(np.zeros((2, 2)), extent=(0, 1, 0, 1), aspect="auto", alpha=0)
+    fig.colorbar(image, cax=fig.add_axes([0.75, 0.1, 0.05, 0.8]))
+
+def with_own_bar(fig, data):
+    ax = fig.add_axes([0.1, 0.1, 0.85, 0.8])
+    bare(ax)
+    image = ax.imshow(np.zeros((2, 2)), extent=(0, 1, 0, 1), aspect="auto", alpha=0)
+    fig.colorbar(image, ax=ax)  # matplotlib takes its room from ax
+
+def without(fig, data):
+    bare(fig.add_axes([0.1, 0.1, 0.85, 0.8]))
+
+def narrow(fig, data):
+    bare(fig.add_axes([0.1, 0.1, 0.5, 0.8]))
+
+def with_shown_bar(fig, data):
+    from matplotlib.cm import ScalarMappable
+    bare(fig.add_axes([0.1, 0.1, 0.6, 0.8]))
+    fig.colorbar(ScalarMappable(cmap="viridis"), cax=fig.add_axes([0.75, 0.1, 0.05, 0.8]), ticks=[])
+'''
+
+ALIGN = """
+[grid]
+mosaic = "A\\nB"
+gutter = "5mm"
+[panels.top]
+render = "p:{top}"
+cell = "A"
+[panels.bottom]
+render = "p:without"
+cell = "B"
+[[align]]
+panels = ["top", "bottom"]
+axis = "x"
+"""
+
+
+def red_columns(png: np.ndarray, rows: slice) -> tuple[int, int]:
+    """First and last pixel column where the rows ``rows`` hold the red plot-area face (half-covered
+    edge pixels count: the edge is where the red share crosses one half)."""
+    band = png[rows, :, :3].astype(int)
+    red = (band[..., 0] > 200) & (band[..., 1] < 128) & (band[..., 2] < 128)
+    cols = np.nonzero(red.any(axis=0))[0]
+    return int(cols[0]), int(cols[-1])
+
+
+@pytest.mark.parametrize("top", ["with_bar", "with_own_bar"])
+def test_align_leaves_a_panels_own_colorbar_out_of_its_plot_area(tmp_path, top):
+    """Two panels 100 x 30 mm stacked, aligned on x; the top one draws its own colorbar beside its axes.
+    The plot areas' right edges meet: with cax, the top axes end at 0.1 + 0.6 = 0.7 of 100 mm, so
+    the bottom one (0.95) is drawn to 70 mm; with fig.colorbar(ax=) matplotlib's own room (its
+    make_axes: the parent keeps 1 - fraction 0.15 - pad 0.05 of its width), at 0.1 + 0.85 * 0.8.
+    Before the fix the colorbar counted as plot area and the edges ended apart (issue #13: 34 pt).
+    Measured at 720 dpi: 10 px per pt, so one pixel is 0.1 pt."""
+    root = layout_project(tmp_path, ALIGN.format(top=top), head='width = "100mm"\nheight = "65mm"\n')
+    (root / "panels").mkdir()
+    (root / "panels" / "p.py").write_text(ALIGN_PANELS)
+    png = read_png(build("fig", root=root, formats=("png",), dpi=720, cache=False).outputs["png"])
+    px_per_mm = 720 / 25.4
+    top_rows = slice(int(10 * px_per_mm), int(20 * px_per_mm))  # inside 0.1 .. 0.9 of 0..30 mm
+    bottom_rows = slice(int(45 * px_per_mm), int(55 * px_per_mm))  # 35..65 mm
+    top_left, top_right = red_columns(png, top_rows)
+    bottom_left, bottom_right = red_columns(png, bottom_rows)
+    assert abs(top_right - bottom_right) <= 1, (top_right, bottom_right)  # 0.1 pt
+    assert abs(top_left - bottom_left) <= 1
+    # with_bar: 0.1 + 0.6; with_own_bar: matplotlib shrinks the parent to 1 - 0.15 - 0.05 of its 0.85
+    expected_mm = 70.0 if top == "with_bar" else 100 * (0.1 + 0.85 * 0.8)
+    assert (top_right + 1) / px_per_mm == pytest.approx(expected_mm, abs=0.2 / MM)
+
+
+def test_a_panels_own_colorbar_moves_with_the_edge_it_is_beside(tmp_path):
+    """The top panel's axes end at 0.7 of 100 mm, its colorbar at 0.75..0.8; the bottom's axes end at 0.1 + 0.5:
+    aligned, the top axes end at 60 mm too, and its colorbar keeps its 5 mm gap and 5 mm width: 65..70 mm."""
+    body = ALIGN.format(top="with_shown_bar").replace('render = "p:without"', 'render = "p:narrow"')
+    root = layout_project(tmp_path, body, head='width = "100mm"\nheight = "65mm"\n')
+    (root / "panels").mkdir()
+    (root / "panels" / "p.py").write_text(ALIGN_PANELS)
+    png = read_png(build("fig", root=root, formats=("png",), dpi=720, cache=False).outputs["png"])
+    px_per_mm = 720 / 25.4
+    rows = slice(int(10 * px_per_mm), int(20 * px_per_mm))
+    _, top_right = red_columns(png, rows)
+    _, bottom_right = red_columns(png, slice(int(45 * px_per_mm), int(55 * px_per_mm)))
+    assert abs(top_right - bottom_right) <= 1 and (top_right + 1) / px_per_mm == pytest.approx(60, abs=0.2 / MM)
+    band = png[rows, :, :3].astype(int)
+    bar = np.nonzero(((band.max(axis=2) - band.min(axis=2)) > 40).any(axis=0)
+                     & ~((band[..., 0] > 200) & (band[..., 1] < 128)).any(axis=0))[0]
+    h = 0.4 * 10  # the outline's inner half hides 0.4 pt of colour at each edge (10 px per pt)
+    assert (bar[0] - h) / px_per_mm == pytest.approx(65, abs=0.2 / MM)
+    assert (bar[-1] + 1 + h) / px_per_mm == pytest.approx(70, abs=0.2 / MM)
+
+
+# ─── [[colorbar]] ────────────────────────────────────────────────────────────
+
+HEAT_PANELS = '''
+import numpy as np
+from matplotlib.colors import LogNorm
+
+def heat(fig, data, vmin=0.0, vmax=1.0, cmap="viridis", log=False):
+    ax = fig.add_axes([0.1, 0.1, 0.8, 0.8])
+    values = np.linspace(vmin if not log else np.log10(vmin), vmax if not log else np.log10(vmax), 12)
+    values = values.reshape(3, 4) if not log else 10 ** values.reshape(3, 4)
+    norm = LogNorm(vmin, vmax) if log else None
+    ax.imshow(values, cmap=cmap, norm=norm, vmin=None if log else vmin, vmax=None if log else vmax)
+
+def contours(fig, data):
+    ax = fig.add_axes([0.1, 0.1, 0.8, 0.8])
+    x, y = np.meshgrid(np.linspace(0, 1, 20), np.linspace(0, 1, 20))
+    ax.contourf(x, y, x * y, levels=[0.0, 0.25, 0.5, 1.0], cmap="magma")
+
+def lines(fig, data):
+    fig.add_axes([0.1, 0.1, 0.8, 0.8]).plot([0, 1], [0, 1])
+'''
+
+#: a 100 x 60 mm canvas: heatmaps a (top) and b (bottom) 80 mm wide, the colorbar's cell K the last 20 mm
+GRID = """
+[grid]
+mosaic = "AK\\nBK"
+columns = ["80mm", "20mm"]
+{panels}
+[[colorbar]]
+for = ["a", "b"]
+cell = "K"
+{keys}
+"""
+HEADS = 'width = "100mm"\nheight = "60mm"\nfont_size = "7pt"\n'
+DPI = 720  # 10 px per pt
+PX_PER_PT = DPI / 72
+
+
+def heat_project(tmp_path, keys: str = "", a: str = "", b: str = "", mosaic: str | None = None,
+                 head: str = HEADS, extra: str = ""):
+    panels = f"""
+[panels.a]
+render = "p:heat"
+cell = "A"
+{a}
+[panels.b]
+render = "p:heat"
+cell = "B"
+{b}
+{extra}"""
+    body = GRID.format(panels=panels, keys=keys)
+    if mosaic is not None:
+        body = body.replace('mosaic = "AK\\nBK"\ncolumns = ["80mm", "20mm"]', mosaic)
+    root = layout_project(tmp_path, body, head=head)
+    (root / "panels").mkdir()
+    (root / "panels" / "p.py").write_text(HEAT_PANELS)
+    return root
+
+
+def png_of(root) -> np.ndarray:
+    return read_png(build("fig", root=root, formats=("png",), dpi=DPI, cache=False).outputs["png"])[..., :3]
+
+
+def coloured(png: np.ndarray) -> np.ndarray:
+    """Pixels that are neither grey nor white nor black: the colour map's (viridis, magma are never grey)."""
+    rgb = png.astype(int)
+    return (rgb.max(axis=2) - rgb.min(axis=2)) > 40
+
+
+#: half the colorbar's outline (matplotlib's default axes.linewidth, 0.8 pt, centred on the bar's edge) hides
+#: this much of the colours at each edge, px
+HALF_OUTLINE_PX = 0.4 * PX_PER_PT
+
+
+def bar_extent(png: np.ndarray, x0_pt: float = 0.0, y0_pt: float = 0.0) -> tuple[float, float, float, float]:
+    """(left, top, right, bottom) in px (edges, not pixel centres) of the colorbar's axes right of x0_pt and
+    below y0_pt (its cell): the coloured pixels' extent widened by the outline's inner half."""
+    mask = coloured(png)
+    mask[:, : int(x0_pt * PX_PER_PT)] = False
+    mask[: int(y0_pt * PX_PER_PT)] = False
+    rows, cols = np.nonzero(mask.any(axis=1))[0], np.nonzero(mask.any(axis=0))[0]
+    h = HALF_OUTLINE_PX
+    return cols[0] - h, rows[0] - h, cols[-1] + 1 + h, rows[-1] + 1 + h
+
+
+def expected_rgb(cmap: str, fraction: float) -> np.ndarray:
+    from matplotlib import colormaps
+
+    return np.array(colormaps[cmap](fraction)[:3]) * 255
+
+
+def test_the_colorbar_maps_values_to_the_panels_colours(tmp_path):
+    """A vertical bar for two viridis maps on 0..1: along its length, the pixel at the fraction f of the
+    way up has viridis(f), as the panels' own pixels of value f do (matplotlib's colormap evaluated
+    independently). Sampled in the bar's middle column, away from its outline."""
+    png = png_of(heat_project(tmp_path))
+    left, top, right, bottom = bar_extent(png, 80 * MM)
+    column = int((left + right) / 2)
+    for f in (0.05, 0.25, 0.5, 0.75, 0.95):
+        row = int(bottom - f * (bottom - top))
+        assert np.abs(png[row, column].astype(float) - expected_rgb("viridis", f)).max() <= 6, f
+
+
+def test_ticks_sit_at_the_values_asked(tmp_path):
+    """ticks = [0.2, 0.5, 0.9] on 0..1: tick marks (matplotlib's 3.5 pt, right of the bar) at 0.2, 0.5 and
+    0.9 of the bar's length from its bottom, to 1 px (0.1 pt); nowhere else."""
+    png = png_of(heat_project(tmp_path, keys="ticks = [0.2, 0.5, 0.9]"))
+    left, top, right, bottom = bar_extent(png, 80 * MM)
+    probe = int(right + 2.0 * PX_PER_PT)  # 2 pt right of the bar: on the tick marks, clear of the outline
+    first = int(top)
+    dark = np.nonzero(png[first:int(bottom) + 1, probe].max(axis=1) < 100)[0] + first
+    runs = np.split(dark, np.nonzero(np.diff(dark) > 1)[0] + 1)
+    found = sorted((run[0] + run[-1] + 1) / 2 for run in runs if len(run))  # a run's middle, as an edge position
+    expected = sorted(bottom - f * (bottom - top) for f in (0.2, 0.5, 0.9))
+    assert len(found) == 3, found
+    assert found == pytest.approx(expected, abs=1.5)
+
+
+def test_a_log_norm_is_drawn_as_the_panels_draw_it(tmp_path):
+    """LogNorm(0.01, 1) maps 0.1 to the middle: the bar's middle pixel is viridis(0.5)."""
+    keys = 'ticks = [0.01, 0.1, 1]\nlabel = "error"'
+    log = "params = { log = true, vmin = 0.01, vmax = 1.0 }"
+    png = png_of(heat_project(tmp_path, keys=keys, a=log, b=log))
+    left, top, right, bottom = bar_extent(png, 80 * MM)
+    row = int((top + bottom) / 2)
+    assert np.abs(png[row, int((left + right) / 2)].astype(float) - expected_rgb("viridis", 0.5)).max() <= 6
+
+
+def test_the_bar_spans_its_cell(tmp_path):
+    """Without ticks nothing reaches past the bar's ends, so it spans its cell K (the mosaic's two rows:
+    0 to 60 mm) to 0.1 pt; it is 1/20 as thick as long (matplotlib's default colorbar aspect), at the
+    cell's left edge (80 mm)."""
+    png = png_of(heat_project(tmp_path, keys="ticks = []"))
+    left, top, right, bottom = bar_extent(png, 80 * MM)
+    assert top / PX_PER_PT == pytest.approx(0.0, abs=0.1)
+    assert bottom / PX_PER_PT == pytest.approx(60 * MM, abs=0.1)
+    assert left / PX_PER_PT == pytest.approx(80 * MM, abs=0.1)
+    assert (right - left) / PX_PER_PT == pytest.approx(60 * MM / 20, abs=0.2)  # two edges, 1 px each
+
+
+def test_a_horizontal_bar_runs_left_to_right_along_its_cell(tmp_path):
+    """orientation = "horizontal" in a cell under the maps (the row K: 45 to 60 mm of 100 mm): the bar is
+    as long as the cell is wide, at its top, and goes from viridis(0) on the left to viridis(1) on the right."""
+    mosaic = 'mosaic = "AB\\nKK"\nrows = ["45mm", "15mm"]'
+    png = png_of(heat_project(tmp_path, keys='orientation = "horizontal"\nticks = []', mosaic=mosaic))
+    left, top, right, bottom = bar_extent(png, 0.0, 45 * MM)
+    assert top / PX_PER_PT == pytest.approx(45 * MM, abs=0.1)
+    assert left / PX_PER_PT == pytest.approx(0.0, abs=0.1)
+    assert right / PX_PER_PT == pytest.approx(100 * MM, abs=0.1)
+    assert (bottom - top) / PX_PER_PT == pytest.approx(100 * MM / 20, abs=0.2)  # two edges, 1 px each
+    middle = int((top + bottom) / 2)
+    for f in (0.1, 0.9):
+        col = int(left + f * (right - left))
+        assert np.abs(png[middle, col].astype(float) - expected_rgb("viridis", f)).max() <= 6, f
+
+
+def test_panels_of_different_limits_are_refused_naming_both(tmp_path):
+    """b draws 0..2 and a 0..1: one line naming the file, the key, both panels and both values; nothing written."""
+    root = heat_project(tmp_path, b="params = { vmax = 2.0 }")
+    with pytest.raises(LayoutError) as caught:
+        build("fig", root=root, formats=("svg",), cache=False)
+    message = str(caught.value)
+    assert "layouts/fig.toml" in message and "colorbar[0].for" in message
+    assert "panel 'b'" in message and "panel 'a'" in message and "vmax 2" in message and "by 1" in message
+    assert "\n" not in message
+    assert not (root / "build" / "fig.svg").exists()
+
+
+def test_panels_of_different_colormaps_are_refused_by_name(tmp_path):
+    root = heat_project(tmp_path, b='params = { cmap = "magma" }')
+    with pytest.raises(LayoutError, match=r"panel 'b' maps colour by colormap magma, panel 'a' by viridis"):
+        build("fig", root=root, formats=("svg",), cache=False)
+
+
+def test_the_mismatch_exits_1_with_one_line_and_leaves_outputs_alone(tmp_path, capsys):
+    """Through the command: a good build, then b's limits changed: exit 1, one line, build/ byte-identical."""
+    from composer.cli.main import main
+    from conftest import snapshot
+
+    root = heat_project(tmp_path)
+    assert main(["fig", "--root", str(root)]) == 0
+    before = snapshot(root)
+    layout = root / "layouts" / "fig.toml"
+    layout.write_text(layout.read_text().replace('render = "p:heat"\ncell = "B"',
+                                                 'render = "p:heat"\ncell = "B"\nparams = { vmin = 0.5 }'))
+    capsys.readouterr()
+    assert main(["fig", "--root", str(root)]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1 and "Traceback" not in err
+    assert "colorbar[0].for" in err and "vmin 0.5" in err and "by 0" in err
+    assert snapshot(root) == before
+
+
+def test_an_unknown_panel_in_for_is_named_with_the_closest(tmp_path):
+    root = heat_project(tmp_path)
+    layout = root / "layouts" / "fig.toml"
+    layout.write_text(layout.read_text().replace('for = ["a", "b"]', 'for = ["a", "bb"]'))
+    with pytest.raises(LayoutError) as caught:
+        build("fig", root=root, formats=("svg",), cache=False)
+    message = str(caught.value)
+    assert "colorbar[0].for[1]" in message and "'bb'" in message and "'b'" in message
+
+
+def test_a_listed_panel_with_no_colour_mapping_is_reported(tmp_path):
+    """A line plot listed in for: a warning naming it (the bar is the other panels' scale); when no
+    listed panel maps colour, an error."""
+    extra = '[panels.c]\nrender = "p:lines"\nat = ["0mm", "0mm"]\nsize = ["10mm", "10mm"]\noverlap = true\n'
+    root = heat_project(tmp_path, extra=extra)
+    layout = root / "layouts" / "fig.toml"
+    layout.write_text(layout.read_text().replace('for = ["a", "b"]', 'for = ["a", "c"]'))
+    with pytest.warns(ComposerWarning, match=r"panel 'c' is listed in a \[\[colorbar\]\]'s for but maps no values"):
+        build("fig", root=root, formats=("svg",), cache=False)
+    layout.write_text(layout.read_text().replace('for = ["a", "c"]', 'for = ["c"]'))
+    with pytest.raises(LayoutError, match=r"none of its panels \('c'\) maps values to colours"):
+        build("fig", root=root, formats=("svg",), cache=False)
+
+
+def test_a_filled_contour_set_gives_the_bar_its_levels(tmp_path):
+    """contourf with levels 0, 0.25, 0.5, 1: the bar is three bands of magma at the levels' midpoints'
+    norm (matplotlib's contour colorbar), each as long as its share of 0..1."""
+    root = heat_project(tmp_path, keys="ticks = []")
+    layout = root / "layouts" / "fig.toml"
+    layout.write_text(layout.read_text().replace('render = "p:heat"', 'render = "p:contours"'))
+    png = png_of(root)
+    left, top, right, bottom = bar_extent(png, 80 * MM)
+    column = int((left + right) / 2)
+    length = bottom - top
+    for lo, hi in ((0.0, 0.25), (0.25, 0.5), (0.5, 1.0)):
+        mid = (lo + hi) / 2
+        row = int(bottom - mid * length)
+        # matplotlib colours a contour band by its level midpoint, normalised over the levels' range
+        assert np.abs(png[row, column].astype(float) - expected_rgb("magma", mid)).max() <= 6, (lo, hi)
+
+
+def test_a_panels_own_extend_extends_the_shared_bar(tmp_path):
+    """A panel whose own colorbar has extend = "max": the shared bar ends in a triangle at the top (its tip
+    on the bar's middle line, the corners beside it white), and a plain bar at the bottom."""
+    root = heat_project(tmp_path, keys="ticks = []")
+    (root / "panels" / "p.py").write_text(HEAT_PANELS + '''
+def extended(fig, data):
+    ax = fig.add_axes([0.1, 0.1, 0.6, 0.8])
+    image = ax.imshow(np.linspace(0, 1, 12).reshape(3, 4), vmin=0.0, vmax=1.0)
+    fig.colorbar(image, cax=fig.add_axes([0.75, 0.1, 0.05, 0.8]), extend="max")
+''')
+    layout = root / "layouts" / "fig.toml"
+    layout.write_text(layout.read_text().replace('render = "p:heat"\ncell = "B"', 'render = "p:extended"\ncell = "B"'))
+    png = png_of(root)
+    mask = coloured(png)
+    mask[:, : int(80 * MM * PX_PER_PT)] = False
+    rows = np.nonzero(mask.any(axis=1))[0]
+    top, bottom = rows[0], rows[-1]
+    width_top = np.count_nonzero(mask[top + 3])
+    width_bottom = np.count_nonzero(mask[bottom - 3])
+    assert width_top < width_bottom / 4  # near the tip of the triangle, a few pixels wide
+    assert np.count_nonzero(mask[(top + bottom) // 2]) == pytest.approx(width_bottom, abs=2)
+
+
+def test_a_norm_composer_cannot_redraw_is_named(tmp_path):
+    """SymLogNorm keeps its linscale and base in private attributes: refused in one line listing the norms."""
+    root = heat_project(tmp_path)
+    (root / "panels" / "p.py").write_text(HEAT_PANELS + '''
+def symlog(fig, data):
+    from matplotlib.colors import SymLogNorm
+    ax = fig.add_axes([0.1, 0.1, 0.8, 0.8])
+    ax.imshow(np.linspace(-1, 1, 12).reshape(3, 4), norm=SymLogNorm(0.1))
+''')
+    layout = root / "layouts" / "fig.toml"
+    layout.write_text(layout.read_text().replace('render = "p:heat"\ncell = "A"', 'render = "p:symlog"\ncell = "A"'))
+    with pytest.raises(LayoutError, match=r"panel 'a' maps colour with norm SymLogNorm, which a \[\[colorbar\]\] "
+                                          r"cannot redraw; use one of Normalize, LogNorm"):
+        build("fig", root=root, formats=("svg",), cache=False)
+
+
+def test_editable_text_keeps_the_bar_and_writes_its_labels_as_text(tmp_path):
+    """[figure] text = "editable": the colorbar's tick labels and label are <text> in the figure's font."""
+    from lxml import etree
+
+    root = heat_project(tmp_path, keys='ticks = [0, 0.5, 1]\nlabel = "value"', head=HEADS + 'text = "editable"\n')
+    svg = etree.fromstring(build("fig", root=root, formats=("svg",), cache=False).outputs["svg"].read_bytes())
+    group = svg.find(".//{http://www.w3.org/2000/svg}g[@id='colorbar-0']")
+    assert group is not None
+    texts = ["".join(t.itertext()).strip() for t in group.iter("{http://www.w3.org/2000/svg}text")]
+    assert {"0", "0.5", "1", "value"} <= set(texts), texts
+
+
+def test_a_cached_rebuild_draws_the_same_colorbar(tmp_path):
+    """The panels' mappings are kept in the panel cache: a second build (every panel from the cache) is
+    byte-identical."""
+    root = heat_project(tmp_path, keys='label = "value"')
+    first = build("fig", root=root, formats=("svg",)).outputs["svg"].read_bytes()
+    (root / "build" / "fig.svg").unlink()
+    again = build("fig", root=root, formats=("svg",))
+    assert again.outputs["svg"].read_bytes() == first
