@@ -194,7 +194,7 @@ def _panel_group(panel: Panel, box, inputs: Inputs, rendered: Mapping[str, Rende
     doc = parse_svg(svg, source=source)
     vb = view_box(doc, source=source)
     aspect = doc.get("preserveAspectRatio")
-    group = import_fragment(doc, name=panel.name, group_id=group_id, source=source)
+    group = import_fragment(doc, name=panel.name, group_id=group_id, source=source, viewport=fit == "contain")
     place(group, vb, x_pt=box.x_pt, y_pt=box.y_pt, width_pt=box.width_pt, height_pt=box.height_pt, fit=fit,
           aspect=aspect)
     return group
