@@ -34,7 +34,8 @@ Bounded work (reference amplification, "``<use>`` bombs"):
     referring element (a mid-marker once per vertex; a paint server referenced
     from ``<style>``, which may apply to every element, once per element) --
     must stay within :data:`MAX_EXPANDED_ELEMENTS`, summed over the file and
-    the SVG images inlined into it. A reference cycle is refused. The count is
+    the SVG images inlined into it. A reference cycle is broken where viewers
+    break it, with one warning naming the file and the element (:func:`_break_cycle`). The count is
     computed with memoization, in time linear in the file, before anything is
     rasterized. An icon has hundreds of elements, a matplotlib export of a
     20,000-point scatter about 60,000; cairosvg itself aborts after 100,000
@@ -47,6 +48,7 @@ import base64
 import binascii
 import io
 import re
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -54,7 +56,7 @@ from urllib.parse import unquote, urlsplit
 import tinycss2
 from lxml import etree
 
-from composer.errors import SvgError
+from composer.errors import ComposerWarning, SvgError
 from composer.svg.io import MAX_SVG_BYTES, SVG_NS, XLINK_NS, parse_svg, read_limited
 
 #: budget of expanded elements per imported file (see module docstring).
@@ -65,6 +67,8 @@ MAX_IMAGE_BYTES = 32 * 1024 * 1024
 MAX_IMAGE_PIXELS = 50_000_000
 #: how deep SVG images may nest inside SVG images.
 MAX_NESTING = 4
+#: most reference cycles broken in one file (each costs one pass over it) before it is refused.
+MAX_CYCLES = 100
 
 _XML_NS = "http://www.w3.org/XML/1998/namespace"
 _HREFS = ("href", f"{{{XLINK_NS}}}href")
@@ -122,8 +126,8 @@ def sanitize(root: etree._Element, *, source: str, base_dir: Path | None, projec
         project_root: files outside it are never read.
 
     Raises:
-        SvgError: a refused reference, a reference cycle, or more than
-            :data:`MAX_EXPANDED_ELEMENTS` expanded elements.
+        SvgError: a refused reference, or more than :data:`MAX_EXPANDED_ELEMENTS`
+            expanded elements (a reference cycle is broken, with a warning).
     """
     budget = _budget or _Budget()
     project_root = project_root.resolve()
@@ -336,14 +340,14 @@ def _local(el: etree._Element) -> str:
     return el.tag.rpartition("}")[2] if isinstance(el.tag, str) else ""
 
 
-def _references(el: etree._Element) -> list[tuple[str, int]]:
-    """(target id, times) for every reference of ``el`` (hrefs and url() in attributes)."""
-    refs: list[tuple[str, int]] = []
+def _references(el: etree._Element) -> list[tuple[str, int, str]]:
+    """(target id, times, attribute) for every reference of ``el`` (hrefs and url() in attributes)."""
+    refs: list[tuple[str, int, str]] = []
     for attr, value in el.attrib.items():
         name = attr.rpartition("}")[2]
         if name == "href":
             if value.startswith("#"):
-                refs.append((value[1:], 1))
+                refs.append((value[1:], 1, attr))
             continue
         if "url(" not in value.lower():
             continue
@@ -351,7 +355,7 @@ def _references(el: etree._Element) -> list[tuple[str, int]]:
             target = match.group(2).strip()
             if target.startswith("#"):
                 times = _vertices(el) if "marker" in name or ("marker" in value and name == "style") else 1
-                refs.append((target[1:], times))
+                refs.append((target[1:], times, attr))
     return refs
 
 
@@ -361,52 +365,150 @@ def _vertices(el: etree._Element) -> int:
     return max(1, len(_NUMBER.findall(text)) // 2 + 1)
 
 
+class _Cycle(Exception):
+    """A reference cycle found by :func:`_expanded_size`: the elements along it, and the references
+    (referring element, attribute, target id) that make it."""
+
+    def __init__(self, names: list[str], edges: list[tuple[etree._Element, str, str]]):
+        super().__init__(" -> ".join(names))
+        self.names, self.edges = names, edges
+
+
 def _spend(root: etree._Element, budget: _Budget, source: str) -> None:
-    """Charge the document's expanded size to ``budget``; refuse cycles and overruns."""
+    """Charge the document's expanded size to ``budget``; break reference cycles; refuse overruns.
+
+    A reference cycle (a ``<use>`` of its own ancestor, a pattern whose content is painted with the
+    pattern, a marker drawn with itself) is broken as viewers break it, at one of its references
+    (:func:`_break_cycle`), with one warning naming the file and the element; then the count starts
+    again (a cycle is rare; each pass removes one reference; at most :data:`MAX_CYCLES` of them).
+    """
+    broken: dict[str, tuple[list[str], list[str]]] = {}  # element as shown -> (what was done, cycles)
+    for _ in range(MAX_CYCLES + 1):
+        try:
+            total = _expanded_size(root, budget.left, source)
+        except _Cycle as cycle:
+            shown, what, path = _break_cycle(cycle)
+            done, paths = broken.setdefault(shown, ([], []))
+            done.append(what)
+            if path not in paths:
+                paths.append(path)
+            continue
+        for shown, (done, paths) in broken.items():
+            warnings.warn(ComposerWarning(f"{source}: {shown} closes a reference cycle ({'; '.join(paths)}): "
+                                          f"{'; '.join(done)}, as viewers do"), stacklevel=3)
+        budget.left -= total
+        if budget.left < 0:
+            raise _over(source)
+        return
+    raise SvgError(f"has more than {MAX_CYCLES} reference cycles; refused", file=source)
+
+
+def _over(source: str) -> SvgError:
+    return SvgError(f"expands to more than {MAX_EXPANDED_ELEMENTS} elements through <use> and other "
+                    "references (a 'use bomb' or a very large drawing); refused before rasterizing",
+                    file=source)
+
+
+#: attributes whose reference, when it closes a cycle, is dropped first: marker references (a marker
+#: drawn inside a marker is not drawn, as resvg and browsers do), then paints (painted ``none``).
+_MARKER_ATTRIBUTES = frozenset({"marker", "marker-start", "marker-mid", "marker-end"})
+_PAINT_ATTRIBUTES = frozenset({"fill", "stroke"})
+
+
+def _break_cycle(cycle: _Cycle) -> tuple[str, str, str]:
+    """Break a reference cycle where viewers do; return the element changed (``<use id='u1'>``),
+    what was done (``its marker-end url(#m1) is dropped``) and the cycle (``m1 -> p1 -> m1``).
+
+    The reference broken is, in this order: a marker reference along the cycle (removed: the
+    shape is drawn without that marker), a ``fill``/``stroke`` paint (painted ``none``), or the
+    reference that closes the cycle: a ``<use>`` is drawn as nothing (removed), another element's
+    ``href`` (a gradient or pattern chain) is dropped, and an element whose ``clip-path``,
+    ``mask`` or ``filter`` closes it is drawn as nothing (removed).
+    """
+    def rank(edge: tuple[etree._Element, str, str]) -> int:
+        _, attr, _ = edge
+        name = attr.rpartition("}")[2]
+        if name in _MARKER_ATTRIBUTES or (name == "style" and "marker" in (edge[0].get(attr) or "")):
+            return 0
+        if name in _PAINT_ATTRIBUTES:
+            return 1
+        return 2
+
+    best = min(range(len(cycle.edges)), key=lambda i: (rank(cycle.edges[i]), -i))
+    el, attr, target = cycle.edges[best]
+    name = attr.rpartition("}")[2]
+    local = _local(el)
+    shown = f"<{local} id={el.get('id')!r}>" if el.get("id") else f"<{local}>"
+    if rank(cycle.edges[best]) < 2 or name == "style":
+        value = el.get(attr) or ""
+        if name == "style" or rank(cycle.edges[best]) == 1:
+            el.set(attr, _url_to(value, target, "none"))
+            what = f"its {name} url(#{target}) is taken as none"
+        else:
+            del el.attrib[attr]
+            what = f"its {name} url(#{target}) is dropped"
+    elif name == "href" and local != "use":
+        del el.attrib[attr]
+        what = f"its href #{target} is dropped"
+    else:
+        _remove(el)
+        what = "it is drawn as nothing"
+    return shown, what, str(cycle)
+
+
+def _url_to(value: str, target: str, replacement: str) -> str:
+    """``value`` with every ``url(#target)`` replaced by ``replacement``."""
+    return _URL_IN_VALUE.sub(lambda m: replacement if m.group(2).strip() == f"#{target}" else m.group(0), value)
+
+
+def _expanded_size(root: etree._Element, limit: int, source: str) -> int:
+    """The expanded size of the document (see the module docstring), capped at ``limit + 1``.
+
+    Raises:
+        _Cycle: a reference cycle (the first one found).
+        SvgError: more than ``limit``.
+    """
     elements = [el for el in root.iter() if isinstance(el.tag, str)]
     ids: dict[str, etree._Element] = {}
     for el in elements:
         ident = el.get("id")
         if ident is not None and ident not in ids:
             ids[ident] = el
-    limit = budget.left
     cost: dict[int, int] = {}  # id(element) -> expanded size (capped at limit + 1)
     on_path: set[int] = set()
     names = {id(el): el.get("id") or f"<{_local(el)}>" for el in elements}
+    Successor = tuple[etree._Element, int, str]  # (element, times, attribute or "" for a child)
 
-    def over(total: int) -> SvgError:
-        return SvgError(f"expands to more than {MAX_EXPANDED_ELEMENTS} elements through <use> and other "
-                        "references (a 'use bomb' or a very large drawing); refused before rasterizing",
-                        file=source)
-
-    def successors(el: etree._Element) -> list[tuple[etree._Element, int]]:
-        out = [(child, 1) for child in el if isinstance(child.tag, str)]
-        for target_id, times in _references(el):
+    def successors(el: etree._Element) -> list[Successor]:
+        out: list[Successor] = [(child, 1, "") for child in el if isinstance(child.tag, str)]
+        for target_id, times, attr in _references(el):
             target = ids.get(target_id)
             if target is not None and _local(target) not in PAINTS:
-                out.append((target, times))
+                out.append((target, times, attr))
         return out
 
     # iterative post-order DFS with memoization: linear in elements + references
-    stack: list[tuple[etree._Element, list[tuple[etree._Element, int]], int, int]] = []
-    key = id(root)
+    stack: list[tuple[etree._Element, list[Successor], int, int]] = []
     stack.append((root, successors(root), 0, 1))
-    on_path.add(key)
+    on_path.add(id(root))
     while stack:
         el, succ, index, total = stack[-1]
         if index < len(succ):
-            child, times = succ[index]
+            child, times, _ = succ[index]
             stack[-1] = (el, succ, index + 1, total)
             ck = id(child)
             if ck in cost:
                 total = min(limit + 1, total + times * cost[ck])
                 stack[-1] = (el, succ, index + 1, total)
                 if total > limit:
-                    raise over(total)
+                    raise _over(source)
                 continue
             if ck in on_path:
-                path = [names[id(e)] for e, *_ in stack]
-                raise SvgError(f"reference cycle: {' -> '.join(path + [names[ck]])}", file=source)
+                start = next(i for i, (e, *_) in enumerate(stack) if e is child)
+                path = [e for e, *_ in stack[start:]]
+                edges = [(e, s[i - 1][2], s[i - 1][0].get("id") or "") for e, s, i, _ in stack[start:]]
+                raise _Cycle([names[id(e)] for e in path] + [names[ck]],
+                             [(e, attr, target) for e, attr, target in edges if attr])
             on_path.add(ck)
             stack.append((child, successors(child), 0, 1))
             continue
@@ -419,7 +521,7 @@ def _spend(root: etree._Element, budget: _Budget, source: str) -> None:
             ptotal = min(limit + 1, ptotal + times * total)
             stack[-1] = (parent, psucc, pindex, ptotal)
             if ptotal > limit:
-                raise over(ptotal)
+                raise _over(source)
     total = cost[id(root)]
     # paint servers and patterns named from <style> may apply to every element
     css = " ".join(el.text or "" for el in elements if _local(el) == "style")
@@ -428,7 +530,5 @@ def _spend(root: etree._Element, budget: _Budget, source: str) -> None:
         if target is not None and _local(target) not in PAINTS:
             total += len(elements) * cost.get(id(target), 1)
             if total > limit:
-                raise over(total)
-    budget.left -= total
-    if budget.left < 0:
-        raise over(total)
+                raise _over(source)
+    return total
