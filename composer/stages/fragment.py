@@ -38,6 +38,8 @@ from composer.units import fmt
 
 _URL_REF = re.compile(r"url\(\s*(['\"]?)#([^)'\"\s]+)\1\s*\)")
 _HREFS = ("href", f"{{{XLINK_NS}}}href")
+#: ``url(#id)`` and the fallback paint after it (``url(#g) green``, SVG 2, 13.2: used when #g is missing)
+_URL_FALLBACK = re.compile(_URL_REF.pattern + r"(\s+(?!url\()(?:[A-Za-z-]+\([^)]*\)|[^\s;,)]+))?")
 #: a first compound selector holding ``:root`` (``:root``, ``svg:root``, ``:root.k``), before a combinator
 _ROOT_COMPOUND = re.compile(r"([^\s>+~:]*):root(?![\w-])([^\s>+~]*)")
 __all__ = ["ROOT_PRESENTATION", "SEPARATOR", "ViewBox", "import_fragment", "place", "scope_css", "view_box"]
@@ -85,9 +87,9 @@ def import_fragment(root: etree._Element, *, name: str, group_id: str, source: s
     ids = {el.get("id") for el in root.iter() if el.get("id")}
     mapping = {old: prefixed(name, old) for old in ids}
 
-    def ref(match: re.Match[str]) -> str:
-        new = mapping.get(match.group(2))
-        return f"url(#{new})" if new else "none"
+    def ref(match: re.Match[str]) -> str:  # a paint's fallback colour is used when its url() names nothing
+        new, fallback = mapping.get(match.group(2)), match.group(3) or ""
+        return f"url(#{new}){fallback}" if new else (fallback.strip() or "none")
 
     seen: set[str] = set()
     for el in root.iter():
@@ -106,7 +108,9 @@ def import_fragment(root: etree._Element, *, name: str, group_id: str, source: s
                 else:
                     del el.attrib[attr]
             elif "url(" in value:
-                el.set(attr, _URL_REF.sub(ref, value))
+                el.set(attr, _URL_FALLBACK.sub(ref, value))
+        if el.get("href") is not None and el.get(_HREFS[1]) is not None:
+            del el.attrib[_HREFS[1]]  # SVG 2, 16.1.2: href wins (the engine's usvg would take xlink:href)
         if el.tag == svg_tag("style") and el.text:
             el.text = scope_css(el.text, scope=f"#{group_id}", mapping=mapping)
     for use in list(root.iter(svg_tag("use"))):

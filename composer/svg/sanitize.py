@@ -25,7 +25,9 @@ References, each checked (the ``href``/``xlink:href`` of any element, and
     else is refused with a one-line :class:`SvgError` naming the file and the
     href: ``http:``/``https:``/``file:`` and any other scheme or ``//host``,
     files outside the project root, missing files, other image types, links to
-    another file from ``<use>``, gradients, patterns or CSS, and ``@import``.
+    another file from CSS, and ``@import``. A ``<use>``, gradient or pattern that
+    names another file (or an id without ``#``) is drawn as viewers draw it: as
+    if it named nothing, with a warning.
     composer never fetches a URL, and cairosvg runs with ``unsafe=False``.
 
 Bounded work (reference amplification, "``<use>`` bombs"):
@@ -202,8 +204,8 @@ def _check_href(el: etree._Element, attr: str, local: str, *, source: str, base_
                        "(no file: or network access while composing); copy the file into the project and link "
                        "it by a relative path, or inline it")
     if local not in IMAGE_ELEMENTS:
-        raise _refused(source, where, href, "a reference to another file; composer imports one file at a time: "
-                       "copy what it refers to into this file and use '#id'")
+        _skip_other_file(el, attr, where, href, source=source, base_dir=base_dir, project_root=project_root)
+        return
     if parts.query or parts.fragment:
         raise _refused(source, where, href, "an image path with '?' or '#' is not supported")
     if base_dir is None:
@@ -223,6 +225,31 @@ def _check_href(el: etree._Element, attr: str, local: str, *, source: str, base_
     data = read_limited(path, limit=MAX_IMAGE_BYTES, source=shown)
     el.set(attr, _inline(data, source=shown, where=where, href=href, project_root=project_root,
                          base_dir=path.parent, budget=budget, depth=depth, outer=source))
+
+
+def _skip_other_file(el: etree._Element, attr: str, where: str, href: str, *, source: str, base_dir: Path | None,
+                     project_root: Path) -> None:
+    """A ``<use>``, gradient or pattern ``href`` naming another file (``other.svg#a``) or no ``#``
+    (``xlink:href="rect1"``, which is a file name): viewers, resvg among them, draw such a reference
+    as nothing; so does composer, with one warning naming the file and the element (the reference is
+    dropped; a ``<use>`` left without one is removed at import). It is never read. A path that
+    leaves the project is refused all the same (SvgError), as for images.
+    """
+    path_text = unquote(urlsplit(href).path)
+    if path_text:
+        try:
+            path = Path(path_text)
+            path = (path if path.is_absolute() else (base_dir or project_root) / path).resolve()
+        except (OSError, ValueError) as exc:
+            raise _refused(source, where, href, f"not a usable path ({exc})") from None
+        if not path.is_relative_to(project_root):
+            raise _refused(source, where, href, f"{path} is outside the project {project_root}; composer reads "
+                           "files from inside the project only")
+    del el.attrib[attr]
+    ident = el.get("id")
+    named = f"<{_local(el)} id={ident!r}>" if ident else f"<{_local(el)}>"
+    warnings.warn(ComposerWarning(f"{source}: {named} refers to {href!r}, another file ('#id' names an element of "
+                                  "this one); the reference is skipped, as viewers skip it"), stacklevel=4)
 
 
 def _data_uri_image(href: str, *, source: str, where: str, project_root: Path, budget: _Budget,
