@@ -10,8 +10,9 @@ its own size, exported to PNG, compared with the suite's reference rendering; pr
 The suite folder holds ``tests/CATEGORY/.../NAME.svg`` with ``NAME.png`` beside it (references 300 px wide,
 RGBA on transparent) and ``resources/``. Each file becomes ``[panels.p] svg = ...`` on a transparent canvas
 of the file's own size (root width/height, else its viewBox in CSS px), exported at the dpi that makes the
-PNG 300 px wide. Metric (the suite's README): a pixel differs when a channel of its premultiplied RGBA is
-off by more than 32/255; a file passes with at most 0.5 % of its pixels different. A file composer refuses
+PNG as wide as the reference (300 px for most files). Metric (the suite's README): a pixel differs when a
+channel of its premultiplied RGBA is off by more than 32/255; a file passes with at most 0.5 % of its pixels
+different. A file composer refuses
 (one error line) or draws at another size fails, and is counted apart.
 
 After the table, every failing file is listed under its category with its reason: ``refused`` and the
@@ -43,6 +44,14 @@ def premultiplied(png: bytes | Path) -> np.ndarray:
     with Image.open(io.BytesIO(png) if isinstance(png, bytes) else png) as img:
         a = np.asarray(img.convert("RGBA")).astype(np.int32)
     return np.concatenate([a[..., :3] * a[..., 3:4] // 255, a[..., 3:4]], axis=2)
+
+
+def reference_width_px(png: Path) -> int:
+    """The width of a reference PNG in pixels (300 for most files; a few, such as the size tests, 500)."""
+    from PIL import Image
+
+    with Image.open(png) as img:
+        return img.size[0]
 
 
 def selected(files: list[Path], tests: Path, patterns: list[str]) -> list[Path]:
@@ -107,8 +116,9 @@ def main() -> int:
                     f'[figure]\nwidth = "{width_pt:.4f}pt"\nheight = "{height_pt:.4f}pt"\nbackground = "none"\n'
                     f'engine = "{args.engine}"\n[panels.p]\nsvg = "../{rel.as_posix()}"\nat = ["0pt", "0pt"]\n'
                     f'size = ["{width_pt:.4f}pt", "{height_pt:.4f}pt"]\n')
-                result = build("case", root=root, out=root / "out", formats=("png",), dpi=300 * 72 / width_pt,
-                               cache=False, timeout_s=30)
+                result = build("case", root=root, out=root / "out", formats=("png",),
+                               dpi=reference_width_px(path.with_suffix(".png")) * 72 / width_pt, cache=False,
+                               timeout_s=30)
                 ours = premultiplied(result.outputs["png"].read_bytes())
             except ComposerError as exc:
                 outcome[category]["refused"] += 1

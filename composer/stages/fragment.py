@@ -142,6 +142,8 @@ _ROOT_EFFECTS = ("opacity", "clip-path", "mask", "filter")
 _RELATIVE = re.compile(r"%|\d(?:vw|vh|vmin|vmax)\b")
 #: colour functions, whose percentages are no lengths
 _COLOUR_FUNCTION = re.compile(r"(?:rgb|hsl|hwb|lab|lch|oklab|oklch|color)a?\([^)]*\)", re.IGNORECASE)
+#: conditional processing attributes (SVG 2, 5.8.2): on the root, they decide whether the file draws
+_CONDITIONS = ("systemLanguage", "requiredExtensions", "requiredFeatures")
 #: suffix of the id of the rect that paints the root's ``background-color``
 _BACKGROUND = "-background"
 
@@ -155,10 +157,11 @@ def needs_viewport(root: etree._Element) -> bool:
     ``viewBox`` or not ``overflow="visible"`` (100 % of the viewport wide unless its ``<use>``
     sizes it); ``userSpaceOnUse`` regions (their defaults are percentages); ``transform-origin``;
     a ``<style>`` rule naming the root (:func:`_names_root`); on the root, ``preserveAspectRatio``
-    ``slice``, a group effect, a ``transform``, ``display`` or a ``style``. A plain drawing (an
+    ``slice``, a group effect, a condition (``systemLanguage``...), a ``transform``, ``display``
+    or a ``style``. A plain drawing (an
     icon, a schematic, pdftocairo's glyph symbols) keeps the one-group form, and its bytes.
     """
-    if any(root.get(attr) is not None for attr in (*_ROOT_EFFECTS, "transform", "display", "style")):
+    if any(root.get(attr) is not None for attr in (*_ROOT_EFFECTS, *_CONDITIONS, "transform", "display", "style")):
         return True
     if "slice" in (root.get("preserveAspectRatio") or ""):
         return True

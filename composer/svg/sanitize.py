@@ -25,7 +25,9 @@ References, each checked (the ``href``/``xlink:href`` of any element, and
     else is refused with a one-line :class:`SvgError` naming the file and the
     href: ``http:``/``https:``/``file:`` and any other scheme or ``//host``,
     files outside the project root, missing files, other image types, links to
-    another file from CSS, and ``@import``. A ``<use>``, gradient or pattern that
+    another file from CSS, and ``@import`` of a URL or a file outside the project
+    (an ``@import`` of a file inside it is dropped with a warning, as resvg applies
+    none). A ``<use>``, gradient or pattern that
     names another file (or an id without ``#``) is drawn as viewers draw it: as
     if it named nothing, with a warning.
     composer never fetches a URL, and cairosvg runs with ``unsafe=False``.
@@ -73,6 +75,8 @@ MAX_NESTING = 4
 MAX_CYCLES = 100
 
 _XML_NS = "http://www.w3.org/XML/1998/namespace"
+#: what an SVG image that contains itself draws at the point of recursion
+_EMPTY_SVG = b'<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>'
 _HREFS = ("href", f"{{{XLINK_NS}}}href")
 #: SVG elements removed with their content.
 REMOVED = frozenset({
@@ -91,7 +95,8 @@ _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 @dataclass
 class _Budget:
-    """Expanded elements left, shared by a file and the SVG images inlined into it."""
+    """Expanded elements left, shared by a file and the SVG images inlined into it; ``files``: the SVG
+    image files being inlined, outermost first (an image of one of them is a recursion)."""
 
     left: int = MAX_EXPANDED_ELEMENTS
     files: list[str] = field(default_factory=list)
@@ -157,6 +162,7 @@ def sanitize(root: etree._Element, *, source: str, base_dir: Path | None, projec
             elif "url(" in el.get(attr).lower():
                 _check_urls(el.get(attr), source=source, where=f"<{local} {name}>")
         if local == "style" and el.text:
+            el.text = _drop_imports(el.text, source=source, base_dir=base_dir, project_root=project_root)
             _check_css(el.text, source=source, where="<style>", declarations=False)
         stack.extend(reversed(list(el)))
     _spend(root, budget, source)
@@ -208,8 +214,12 @@ def _check_href(el: etree._Element, attr: str, local: str, *, source: str, base_
         return
     if parts.query or parts.fragment:
         raise _refused(source, where, href, "an image path with '?' or '#' is not supported")
-    if base_dir is None:
-        raise _refused(source, where, href, "an SVG inside a data: URI may not name files")
+    if base_dir is None:  # a data: URI has no folder to find the file in: viewers draw it as nothing
+        del el.attrib[attr]
+        warnings.warn(ComposerWarning(f"{source}: {where} refers to {href!r} from an SVG inside a data: URI, "
+                                      "which has no folder to find files in; the image is skipped, as viewers "
+                                      "skip it"), stacklevel=4)
+        return
     try:
         path = Path(unquote(parts.path))
         path = (path if path.is_absolute() else base_dir / path).resolve()
@@ -284,11 +294,23 @@ def _inline(data: bytes, *, source: str, where: str, href: str, project_root: Pa
     if svg is None:
         svg = data.lstrip()[:1] == b"<" or data.startswith(b"\xef\xbb\xbf") or data[:2] in (b"\xff\xfe", b"\xfe\xff")
     if svg:
+        key = str(project_root / source) if base_dir is not None else None  # the SVG file being inlined
+        if key is not None and key in budget.files:  # an image of itself, inside itself: viewers stop here
+            warnings.warn(ComposerWarning(f"{outer}: {where} refers to {href!r}, an SVG image that contains "
+                                          "itself; that inner image is drawn as nothing, as viewers do"),
+                          stacklevel=4)
+            return "data:image/svg+xml;base64," + base64.b64encode(_EMPTY_SVG).decode("ascii")
         if depth + 1 > MAX_NESTING:
             raise _refused(outer, where, href, f"SVG images nested more than {MAX_NESTING} deep")
         inner = parse_svg(data, source=source)
-        sanitize(inner, source=source, base_dir=base_dir, project_root=project_root, _budget=budget,
-                 _depth=depth + 1)
+        if key is not None:
+            budget.files.append(key)
+        try:
+            sanitize(inner, source=source, base_dir=base_dir, project_root=project_root, _budget=budget,
+                     _depth=depth + 1)
+        finally:
+            if key is not None:
+                budget.files.pop()
         etree.cleanup_namespaces(inner)
         clean = etree.tostring(inner, encoding="UTF-8", xml_declaration=True)
         return "data:image/svg+xml;base64," + base64.b64encode(clean).decode("ascii")
@@ -331,6 +353,50 @@ def _check_url(url: str, *, source: str, where: str) -> None:
     if not url.startswith("#"):
         raise _refused(source, where, url, "url() may only name an element of this file ('#id'); composer "
                        "never reads other files or URLs")
+
+
+def _drop_imports(css: str, *, source: str, base_dir: Path | None, project_root: Path) -> str:
+    """The stylesheet without its ``@import`` rules of files inside the project, each dropped with one
+    warning (resvg applies no ``@import``; composer never reads another file for CSS: its rules are
+    not applied); an ``@import`` of a URL (``http:``...) or of a path outside the project is refused.
+
+    Raises:
+        SvgError: an ``@import`` of a URL, or of a file outside the project.
+    """
+    if "@" not in css:
+        return css
+    nodes = tinycss2.parse_stylesheet(css)
+    kept = []
+    for node in nodes:
+        if getattr(node, "type", "") != "at-rule" or node.lower_at_keyword != "import":
+            kept.append(node)
+            continue
+        target = ""
+        for token in node.prelude:
+            kind = getattr(token, "type", "")
+            if kind in ("string", "url"):
+                target = token.value
+            elif kind == "function" and token.lower_name == "url":
+                strings = [t.value for t in token.arguments if getattr(t, "type", "") in ("string", "ident")]
+                target = strings[0] if strings else tinycss2.serialize(token.arguments)
+            if target or kind not in ("whitespace", "comment"):
+                break
+        target = target.strip()
+        parts = urlsplit(target)
+        why = "@import reads another file; put the rules into this <style>"
+        if not target or parts.scheme or parts.netloc:
+            raise _refused(source, "<style>", target or tinycss2.serialize(node.prelude).strip(), why)
+        try:
+            path = Path(unquote(parts.path))
+            path = (path if path.is_absolute() else (base_dir or project_root) / path).resolve()
+        except (OSError, ValueError) as exc:
+            raise _refused(source, "<style>", target, f"not a usable path ({exc})") from None
+        if not path.is_relative_to(project_root):
+            raise _refused(source, "<style>", target, f"{path} is outside the project {project_root}; {why}")
+        warnings.warn(ComposerWarning(f"{source}: <style> imports {target!r}; composer reads no other file for "
+                                      "CSS (nor does resvg): its rules are not applied; put them into this <style>"),
+                      stacklevel=4)
+    return tinycss2.serialize(kept)
 
 
 def _check_css(css: str, *, source: str, where: str, declarations: bool) -> None:
