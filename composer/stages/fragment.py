@@ -34,7 +34,7 @@ from composer.svg.css import declarations, qualified_rules, selector_texts
 from composer.svg.ids import SEPARATOR, prefixed
 from composer.svg.io import XLINK_NS, svg_tag
 from composer.svg.viewbox import ViewBox, view_box
-from composer.units import fmt
+from composer.units import PX_PER_UNIT, fmt
 
 _URL_REF = re.compile(r"url\(\s*(['\"]?)#([^)'\"\s]+)\1\s*\)")
 _HREFS = ("href", f"{{{XLINK_NS}}}href")
@@ -117,6 +117,8 @@ def import_fragment(root: etree._Element, *, name: str, group_id: str, source: s
         if not any((use.get(attr) or "").startswith("#") for attr in _HREFS):
             # nothing to draw; and cairosvg takes a <use> without href for the whole document, recursing forever
             use.getparent().remove(use)
+    if viewport:
+        _absolute_units_to_px(root)
     if viewport and needs_viewport(root):
         return _keep_viewport(root, group_id)
     # the root itself becomes the group: moving its children into a new element would make lxml
@@ -142,10 +144,40 @@ _ROOT_EFFECTS = ("opacity", "clip-path", "mask", "filter")
 _RELATIVE = re.compile(r"%|\d(?:vw|vh|vmin|vmax)\b")
 #: colour functions, whose percentages are no lengths
 _COLOUR_FUNCTION = re.compile(r"(?:rgb|hsl|hwb|lab|lch|oklab|oklch|color)a?\([^)]*\)", re.IGNORECASE)
+#: an absolute length (CSS Values 4, 6.2), and a value that is a list of lengths (``1mm``, ``2 1mm,3pt``)
+_ABSOLUTE = re.compile(r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)(in|cm|mm|pt|pc|q|px)(?![\w%])", re.IGNORECASE)
+_LENGTHS = re.compile(r"\s*(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?:[a-zA-Z]+|%)?\s*,?\s*)+")
+_NOT_LENGTHS = frozenset({"id", "class", "d", "points", "transform", "viewBox", *_HREFS})
 #: conditional processing attributes (SVG 2, 5.8.2): on the root, they decide whether the file draws
 _CONDITIONS = ("systemLanguage", "requiredExtensions", "requiredFeatures")
 #: suffix of the id of the rect that paints the root's ``background-color``
 _BACKGROUND = "-background"
+
+
+def _absolute_units_to_px(root: etree._Element) -> None:
+    """Rewrite absolute lengths inside the file (``0.5in``, ``12.7mm``, ``6pt``, in attributes and
+    ``style`` declarations; a list such as ``stroke-dasharray="1mm 2mm"`` too) as user units at
+    96 px per inch (CSS Values 4, 6.2, the file's own scale, SVG 2, 8.3). A viewer of the file alone
+    uses 96 px/in; cairosvg, composer's other engine, would convert them at the export's dpi instead,
+    drawing a 0.5in rect at 300 dpi 3.1 times too large. The root's own size is left alone (it is
+    the panel's box that sizes the drawing)."""
+    for el in root.iter():
+        if not isinstance(el.tag, str) or el is root:
+            continue
+        for attr, value in el.attrib.items():
+            if attr == "style":
+                if _ABSOLUTE.search(value):
+                    el.set(attr, "; ".join(f"{prop}: {_in_px(val)}" for prop, val in declarations(value)))
+            elif attr not in _NOT_LENGTHS and _LENGTHS.fullmatch(value) and _ABSOLUTE.search(value):
+                el.set(attr, _in_px(value))
+
+
+def _in_px(value: str) -> str:
+    """``value`` with each absolute length of a length list in px (``1mm 2mm`` -> ``3.7795 7.559``);
+    anything that is not such a list is returned as it is."""
+    if not _LENGTHS.fullmatch(value):
+        return value
+    return _ABSOLUTE.sub(lambda m: _number(float(m.group(1)) * PX_PER_UNIT[m.group(2).lower()]), value)
 
 
 def needs_viewport(root: etree._Element) -> bool:
