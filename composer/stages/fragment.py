@@ -33,8 +33,9 @@ from composer.errors import SvgError
 from composer.svg.css import declarations, qualified_rules, selector_texts
 from composer.svg.ids import SEPARATOR, prefixed
 from composer.svg.io import XLINK_NS, svg_tag
+from composer.svg.transform import cumulative, scale_of
 from composer.svg.viewbox import ViewBox, view_box
-from composer.units import PX_PER_UNIT, fmt
+from composer.units import PX_PER_UNIT, fmt, length_px
 
 _URL_REF = re.compile(r"url\(\s*(['\"]?)#([^)'\"\s]+)\1\s*\)")
 _HREFS = ("href", f"{{{XLINK_NS}}}href")
@@ -119,6 +120,7 @@ def import_fragment(root: etree._Element, *, name: str, group_id: str, source: s
             use.getparent().remove(use)
     if viewport:
         _absolute_units_to_px(root)
+        _resolve_non_scaling_strokes(root, source=source)
     if viewport and needs_viewport(root):
         return _keep_viewport(root, group_id)
     # the root itself becomes the group: moving its children into a new element would make lxml
@@ -152,6 +154,70 @@ _NOT_LENGTHS = frozenset({"id", "class", "d", "points", "transform", "viewBox", 
 _CONDITIONS = ("systemLanguage", "requiredExtensions", "requiredFeatures")
 #: suffix of the id of the rect that paints the root's ``background-color``
 _BACKGROUND = "-background"
+
+
+def _resolve_non_scaling_strokes(root: etree._Element, *, source: str) -> None:
+    """Turn ``vector-effect: non-scaling-stroke`` into a plain stroke width, which the engine's usvg
+    does not implement (it draws such strokes scaled).
+
+    A non-scaling stroke is as wide in the file's own viewport (its ``width`` x ``height``, in CSS
+    px) as it says, whatever the transforms (SVG 2, 13.6.2; the viewport is then scaled into the
+    panel's box as the whole file is). So its width (and dash lengths) in its user units is the
+    width divided by the uniform scale sqrt(|det|) of the map from its user units to that viewport:
+    its transforms and its groups' (:func:`composer.svg.transform.cumulative`), then the viewBox's
+    (``meet``). Exact for rotations and uniform scales; for a skew or a non-uniform scale it is the
+    mean scale. The width is the element's own or inherited attribute or ``style`` (CSS rules are
+    not consulted; default 1).
+    """
+    marked = [el for el in root.iter() if isinstance(el.tag, str) and _non_scaling(el)]
+    if not marked:
+        return
+    try:
+        vb = view_box(root, source=source)
+    except SvgError:
+        return
+    width_px, height_px = (length_px(root.get(attr), default=0.0) for attr in ("width", "height"))
+    viewbox_scale = min(width_px / vb.width, height_px / vb.height) if width_px > 0 and height_px > 0 else 1.0
+    for el in marked:
+        try:
+            scale = scale_of(cumulative(el)) * viewbox_scale
+        except ValueError:
+            continue
+        if scale <= 0:
+            continue
+        own = dict(declarations(el.get("style", ""))) if el.get("style") else {}
+        width = _inherited(el, "stroke-width") or "1"
+        if _LENGTHS.fullmatch(width) and "%" not in width:
+            own["stroke-width"] = _number(length_px(width, default=1.0) / scale)
+        dashes = _inherited(el, "stroke-dasharray")
+        if dashes and dashes.strip() != "none" and _LENGTHS.fullmatch(dashes) and "%" not in dashes:
+            own["stroke-dasharray"] = " ".join(_number(length_px(d) / scale)
+                                               for d in re.split(r"[\s,]+", dashes.strip()))
+        own.pop("vector-effect", None)
+        el.attrib.pop("vector-effect", None)
+        el.set("style", "; ".join(f"{prop}: {value}" for prop, value in own.items()))
+
+
+def _non_scaling(el: etree._Element) -> bool:
+    if (el.get("vector-effect") or "").strip() == "non-scaling-stroke":
+        return True
+    return "non-scaling-stroke" in (el.get("style") or "") and dict(
+        declarations(el.get("style", ""))).get("vector-effect") == "non-scaling-stroke"
+
+
+def _inherited(el: etree._Element, prop: str) -> str | None:
+    """``prop`` of ``el`` from its ``style`` or attribute, else from the nearest ancestor's."""
+    node: etree._Element | None = el
+    while node is not None:
+        style = node.get("style")
+        if style and prop in style:
+            value = dict(declarations(style)).get(prop)
+            if value is not None:
+                return value
+        if node.get(prop) is not None:
+            return node.get(prop)
+        node = node.getparent()
+    return None
 
 
 def _absolute_units_to_px(root: etree._Element) -> None:
@@ -406,7 +472,7 @@ def place(group: etree._Element, vb: ViewBox, *, x_pt: float, y_pt: float, width
     elif sx != 1.0:
         transform += f" scale({sx:.6g})"
     group.set("transform", transform)
-    inner = viewport_of(group)
+    inner = viewport_of(group) if fit != "exact" else None
     if inner is not None:
         # the box in the group's user units: the inverse of translate(x y) scale(sx sy) as written
         tx, ty, kx, ky = float(fmt(x)), float(fmt(y)), float(f"{sx:.6g}"), float(f"{sy:.6g}")

@@ -117,3 +117,15 @@ def test_units_inside_the_file_are_96_px_per_inch(tmp_path, engine):
         assert near(png[y, x], (*BLUE, 255)) and near(pdf[y, x], BLUE), (x, y)
     for x, y in ((39, 20), (20, 39), (50, 50)):
         assert png[y, x, 3] < 10 and near(pdf[y, x], WHITE), (x, y)
+
+
+def test_a_non_scaling_stroke_keeps_its_width_under_transforms(tmp_path):
+    # vector-effect: non-scaling-stroke (which the engine does not implement): 2 units wide in the file's
+    # 40 x 40 viewport whatever scale(4) says, so 2 pt in the 40 x 40 pt box; the plain stroke beside it
+    # is 4 x 2 = 8 pt wide. Rows counted down the column x = 10 (scaled line) and x = 30.
+    art = (f'<svg {HEAD} width="40" height="40" viewBox="0 0 40 40"><g transform="scale(4)">'
+           '<line x1="0" y1="2.5" x2="5" y2="2.5" stroke="#000000" stroke-width="2" vector-effect="non-scaling-stroke"/>'
+           '<line x1="5" y1="7.5" x2="10" y2="7.5" stroke="#000000" stroke-width="2"/></g></svg>')
+    png, pdf, _, _ = compose(tmp_path, (40, 40), {"a": (art, (0, 0), (40, 40))})
+    assert int((png[:, 10, 3] > 128).sum()) == 2 and int((pdf[:, 10, 0] < 128).sum()) == 2
+    assert int((png[:, 30, 3] > 128).sum()) == 8 and int((pdf[:, 30, 0] < 128).sum()) == 8
