@@ -147,9 +147,15 @@ _RELATIVE = re.compile(r"%|\d(?:vw|vh|vmin|vmax)\b")
 #: colour functions, whose percentages are no lengths
 _COLOUR_FUNCTION = re.compile(r"(?:rgb|hsl|hwb|lab|lch|oklab|oklch|color)a?\([^)]*\)", re.IGNORECASE)
 #: an absolute length (CSS Values 4, 6.2), and a value that is a list of lengths (``1mm``, ``2 1mm,3pt``)
-_ABSOLUTE = re.compile(r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)(in|cm|mm|pt|pc|q|px)(?![\w%])", re.IGNORECASE)
+_ABSOLUTE = re.compile(r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)(in|cm|mm|pt|pc|px)(?![\w%])")
 _LENGTHS = re.compile(r"\s*(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?:[a-zA-Z]+|%)?\s*,?\s*)+")
-_NOT_LENGTHS = frozenset({"id", "class", "d", "points", "transform", "viewBox", *_HREFS})
+#: the attributes and properties whose values are lengths (SVG 2 and CSS): only these are rewritten; a unit
+#: elsewhere (``offset="5mm"``, ``stroke-miterlimit="4mm"``) is invalid, and left for the engine to ignore
+_LENGTH_PROPERTIES = frozenset({
+    "x", "y", "x1", "y1", "x2", "y2", "cx", "cy", "r", "rx", "ry", "fx", "fy", "fr", "width", "height",
+    "dx", "dy", "refX", "refY", "markerWidth", "markerHeight", "stroke-width", "stroke-dasharray",
+    "stroke-dashoffset", "font-size", "letter-spacing", "word-spacing", "textLength", "startOffset",
+})
 #: conditional processing attributes (SVG 2, 5.8.2): on the root, they decide whether the file draws
 _CONDITIONS = ("systemLanguage", "requiredExtensions", "requiredFeatures")
 #: suffix of the id of the rect that paints the root's ``background-color``
@@ -233,8 +239,9 @@ def _absolute_units_to_px(root: etree._Element) -> None:
         for attr, value in el.attrib.items():
             if attr == "style":
                 if _ABSOLUTE.search(value):
-                    el.set(attr, "; ".join(f"{prop}: {_in_px(val)}" for prop, val in declarations(value)))
-            elif attr not in _NOT_LENGTHS and _LENGTHS.fullmatch(value) and _ABSOLUTE.search(value):
+                    el.set(attr, "; ".join(f"{prop}: {_in_px(val) if prop in _LENGTH_PROPERTIES else val}"
+                                           for prop, val in declarations(value)))
+            elif attr in _LENGTH_PROPERTIES and _LENGTHS.fullmatch(value) and _ABSOLUTE.search(value):
                 el.set(attr, _in_px(value))
 
 
