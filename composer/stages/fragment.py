@@ -85,6 +85,7 @@ def import_fragment(root: etree._Element, *, name: str, group_id: str, source: s
     for meta in list(root.iter(svg_tag("metadata"), svg_tag("title"))):
         if meta.getparent() is root:
             root.remove(meta)
+    nest = viewport and needs_viewport(root)  # decided on the file as written (ids and CSS not yet renamed)
     ids = {el.get("id") for el in root.iter() if el.get("id")}
     mapping = {old: prefixed(name, old) for old in ids}
 
@@ -121,7 +122,7 @@ def import_fragment(root: etree._Element, *, name: str, group_id: str, source: s
     if viewport:
         _absolute_units_to_px(root)
         _resolve_non_scaling_strokes(root, source=source)
-    if viewport and needs_viewport(root):
+    if nest:
         return _keep_viewport(root, group_id)
     # the root itself becomes the group: moving its children into a new element would make lxml
     # reconcile the namespace of every xlink:href one node at a time (6.5 s for a 1e5-point scatter)

@@ -35,7 +35,12 @@ def test_type_child_and_root_selectors_match_the_root_but_not_other_panels(tmp_p
     styled = (f'<svg {HEAD} viewBox="0 0 40 20"><style>svg > rect {{fill: #00ff00}} :root circle {{fill: #0000ff}}'
               '</style><rect width="20" height="20"/><circle cx="30" cy="10" r="8"/></svg>')
     plain = f'<svg {HEAD} viewBox="0 0 20 20"><rect width="20" height="20"/></svg>'
-    png, pdf, _, _ = compose(tmp_path, (80, 20), {"a": (styled, (0, 0), (40, 20)), "b": (plain, (50, 0), (20, 20))})
+    # a third file whose only rule is `:root circle`: the circle, a child of the root, is blue
+    rooted = (f'<svg {HEAD} viewBox="0 0 20 20"><style>:root circle {{fill: #0000ff}}</style>'
+              '<circle cx="10" cy="10" r="8"/></svg>')
+    png, pdf, _, _ = compose(tmp_path, (110, 20), {"a": (styled, (0, 0), (40, 20)), "b": (plain, (50, 0), (20, 20)),
+                                                   "c": (rooted, (80, 0), (20, 20))})
     assert near(png[10, 10], (0, 255, 0, 255)) and near(pdf[10, 10], (0, 255, 0))
     assert near(png[10, 30], (0, 0, 255, 255)) and near(pdf[10, 30], (0, 0, 255))
     assert near(png[10, 60], (0, 0, 0, 255)) and near(pdf[10, 60], (0, 0, 0))
+    assert near(png[10, 90], (0, 0, 255, 255)) and near(pdf[10, 90], (0, 0, 255))
