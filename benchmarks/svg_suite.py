@@ -6,6 +6,7 @@ its own size, exported to PNG, compared with the suite's reference rendering; pr
     python benchmarks/svg_suite.py SUITE_DIR --only structure   # one category (repeatable; or a glob:
     python benchmarks/svg_suite.py SUITE_DIR --only 'structure/style/*'   #  matched against tests/-relative paths)
     python benchmarks/svg_suite.py SUITE_DIR --at-least 0.97    # exit 1 when the pass rate is below 97 %
+    python benchmarks/svg_suite.py SUITE_DIR --fonts DIR        # DIR's fonts (Noto Sans) for this run only
 
 The suite folder holds ``tests/CATEGORY/.../NAME.svg`` with ``NAME.png`` beside it (references 300 px wide,
 RGBA on transparent) and ``resources/``. Each file becomes ``[panels.p] svg = ...`` on a transparent canvas
@@ -46,6 +47,21 @@ def premultiplied(png: bytes | Path) -> np.ndarray:
     return np.concatenate([a[..., :3] * a[..., 3:4] // 255, a[..., 3:4]], axis=2)
 
 
+def use_fonts(folder: Path) -> None:
+    """Make the fonts in ``folder`` visible to this process and its workers only: a fontconfig file that
+    includes the system's configuration and adds the folder, named by ``FONTCONFIG_FILE`` (read by
+    fontconfig, so cairosvg, and by the resvg engine's font search). Call before composer is imported."""
+    import atexit
+    import os
+
+    conf = Path(tempfile.mkstemp(prefix="composer-suite-fonts-", suffix=".conf")[1])
+    conf.write_text('<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>'
+                    '<include ignore_missing="yes">/etc/fonts/fonts.conf</include>'
+                    f"<dir>{folder.resolve()}</dir></fontconfig>\n")
+    atexit.register(conf.unlink)
+    os.environ["FONTCONFIG_FILE"] = str(conf)
+
+
 def reference_width_px(png: Path) -> int:
     """The width of a reference PNG in pixels (300 for most files; a few, such as the size tests, 500)."""
     from PIL import Image
@@ -79,7 +95,12 @@ def main() -> int:
     parser.add_argument("--at-least", type=float, default=None, metavar="RATE",
                         help="exit 1 when the pass rate (0..1) is below RATE")
     parser.add_argument("--quiet", action="store_true", help="the table only, no list of failing files")
+    parser.add_argument("--fonts", type=Path, default=None, metavar="DIR",
+                        help="a folder of extra fonts for this run only (the suite's text is in Noto Sans): "
+                             "fontconfig and the engine see it, the machine's fonts and fallbacks are unchanged")
     args = parser.parse_args()
+    if args.fonts is not None:
+        use_fonts(args.fonts)
     import warnings
 
     from composer.errors import ComposerError
