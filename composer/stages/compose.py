@@ -215,7 +215,7 @@ def _panel_group(panel: Panel, box, inputs: Inputs, rendered: Mapping[str, Rende
     aspect = doc.get("preserveAspectRatio")
     meshes = mesh_groups(doc) if panel.kind == "svg" and matplotlib_made(doc) else []  # before ids change
     group = import_fragment(doc, name=panel.name, group_id=group_id, source=source,
-                            renumber=panel.kind != "render")
+                            renumber=panel.kind != "render", viewport=fit == "contain")
     place(group, vb, x_pt=box.x_pt, y_pt=box.y_pt, width_pt=box.width_pt, height_pt=box.height_pt, fit=fit,
           aspect=aspect)
     rasterize_meshes(meshes, inputs.figure.spec.raster_ppi)  # a matplotlib file's seams, as in rendered panels

@@ -30,15 +30,20 @@ import tinycss2
 from lxml import etree
 
 from composer.errors import SvgError
-from composer.svg.css import qualified_rules, selector_texts
+from composer.svg.css import declarations, qualified_rules, selector_texts
 from composer.svg.ids import SEPARATOR, document_order, prefixed
 from composer.svg.io import XLINK_NS, svg_tag
 from composer.svg.measure import is_glyph_definition
+from composer.svg.transform import cumulative, scale_of
 from composer.svg.viewbox import ViewBox, view_box
-from composer.units import fmt
+from composer.units import PX_PER_UNIT, fmt, length_px
 
 _URL_REF = re.compile(r"url\(\s*(['\"]?)#([^)'\"\s]+)\1\s*\)")
 _HREFS = ("href", f"{{{XLINK_NS}}}href")
+#: ``url(#id)`` and the fallback paint after it (``url(#g) green``, SVG 2, 13.2: used when #g is missing)
+_URL_FALLBACK = re.compile(_URL_REF.pattern + r"(\s+(?!url\()(?:[A-Za-z-]+\([^)]*\)|[^\s;,)]+))?")
+#: a first compound selector holding ``:root`` (``:root``, ``svg:root``, ``:root.k``), before a combinator
+_ROOT_COMPOUND = re.compile(r"([^\s>+~:]*):root(?![\w-])([^\s>+~]*)")
 __all__ = ["ROOT_PRESENTATION", "SEPARATOR", "ViewBox", "import_fragment", "place", "scope_css", "view_box"]
 
 
@@ -56,16 +61,22 @@ ROOT_PRESENTATION = (
 
 
 def import_fragment(root: etree._Element, *, name: str, group_id: str, source: str,
-                    renumber: bool = False) -> etree._Element:
+                    renumber: bool = False, viewport: bool = False) -> etree._Element:
     """Rewrite a parsed SVG document into a ``<g id=group_id>`` (not yet placed).
 
     Args:
-        root: the document's ``<svg>`` element (consumed: it becomes the group).
+        root: the document's ``<svg>`` element (consumed: it becomes the group, or the
+            viewport inside it).
         name: the panel name used as id prefix (``rgb`` -> ``rgb--figure_1``).
         group_id: the id of the returned group (``panel-rgb``), used to scope CSS.
         source: file name for error messages.
         renumber: give the ids their document order (:func:`composer.svg.ids.document_order`;
             for files made elsewhere, whose ids may be random) instead of keeping their names.
+        viewport: keep the root as a nested ``<svg>`` inside the group (see :func:`_keep_viewport`)
+            when the file draws anything that depends on it (:func:`needs_viewport`); for a file
+            made elsewhere. Otherwise (and always for composer's own rendered panels, drawn at box
+            size) the root itself becomes the group, keeping its inherited presentation attributes,
+            which draws the same.
 
     Returns:
         The group, holding the document's content with ids prefixed, every
@@ -77,13 +88,14 @@ def import_fragment(root: etree._Element, *, name: str, group_id: str, source: s
     for meta in list(root.iter(svg_tag("metadata"), svg_tag("title"))):
         if meta.getparent() is root:
             root.remove(meta)
+    nest = viewport and needs_viewport(root)  # decided on the file as written (ids and CSS not yet renamed)
     ids = {el.get("id") for el in root.iter() if el.get("id")}
     mapping = (document_order(root, name, keep=is_glyph_definition) if renumber
                else {old: prefixed(name, old) for old in ids})
 
-    def ref(match: re.Match[str]) -> str:
-        new = mapping.get(match.group(2))
-        return f"url(#{new})" if new else "none"
+    def ref(match: re.Match[str]) -> str:  # a paint's fallback colour is used when its url() names nothing
+        new, fallback = mapping.get(match.group(2)), match.group(3) or ""
+        return f"url(#{new}){fallback}" if new else (fallback.strip() or "none")
 
     seen: set[str] = set()
     for el in root.iter():
@@ -102,13 +114,20 @@ def import_fragment(root: etree._Element, *, name: str, group_id: str, source: s
                 else:
                     del el.attrib[attr]
             elif "url(" in value:
-                el.set(attr, _URL_REF.sub(ref, value))
+                el.set(attr, _URL_FALLBACK.sub(ref, value))
+        if el.get("href") is not None and el.get(_HREFS[1]) is not None:
+            del el.attrib[_HREFS[1]]  # SVG 2, 16.1.2: href wins (the engine's usvg would take xlink:href)
         if el.tag == svg_tag("style") and el.text:
             el.text = scope_css(el.text, scope=f"#{group_id}", mapping=mapping)
     for use in list(root.iter(svg_tag("use"))):
         if not any((use.get(attr) or "").startswith("#") for attr in _HREFS):
             # nothing to draw; and cairosvg takes a <use> without href for the whole document, recursing forever
             use.getparent().remove(use)
+    if viewport:
+        _absolute_units_to_px(root)
+        _resolve_non_scaling_strokes(root, source=source)
+    if nest:
+        return _keep_viewport(root, group_id)
     # the root itself becomes the group: moving its children into a new element would make lxml
     # reconcile the namespace of every xlink:href one node at a time (6.5 s for a 1e5-point scatter)
     kept = [(attr, root.get(attr, "")) for attr in ROOT_PRESENTATION if root.get(attr) is not None]
@@ -123,10 +142,260 @@ def import_fragment(root: etree._Element, *, name: str, group_id: str, source: s
     return root
 
 
+#: attributes of the root ``<svg>`` that :func:`place` sets anew on the kept viewport (the root's own
+#: ``x``/``y`` mean nothing on a root, SVG 2, 8.2; ``overflow``: a file alone is always cut to its viewport).
+_VIEWPORT_ATTRIBUTES = ("x", "y", "width", "height", "viewBox", "overflow")
+#: properties of the root that apply to its drawing as a whole (moved onto a group around it)
+_ROOT_EFFECTS = ("opacity", "clip-path", "mask", "filter")
+#: a percentage, or a length in viewport units
+_RELATIVE = re.compile(r"%|\d(?:vw|vh|vmin|vmax)\b")
+#: colour functions, whose percentages are no lengths
+_COLOUR_FUNCTION = re.compile(r"(?:rgb|hsl|hwb|lab|lch|oklab|oklch|color)a?\([^)]*\)", re.IGNORECASE)
+#: an absolute length (CSS Values 4, 6.2), and a value that is a list of lengths (``1mm``, ``2 1mm,3pt``)
+_ABSOLUTE = re.compile(r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)(in|cm|mm|pt|pc|px)(?![\w%])")
+_LENGTHS = re.compile(r"\s*(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?:[a-zA-Z]+|%)?\s*,?\s*)+")
+#: the attributes and properties whose values are lengths (SVG 2 and CSS): only these are rewritten; a unit
+#: elsewhere (``offset="5mm"``, ``stroke-miterlimit="4mm"``) is invalid, and left for the engine to ignore
+_LENGTH_PROPERTIES = frozenset({
+    "x", "y", "x1", "y1", "x2", "y2", "cx", "cy", "r", "rx", "ry", "fx", "fy", "fr", "width", "height",
+    "dx", "dy", "refX", "refY", "markerWidth", "markerHeight", "stroke-width", "stroke-dasharray",
+    "stroke-dashoffset", "font-size", "letter-spacing", "word-spacing", "textLength", "startOffset",
+})
+#: conditional processing attributes (SVG 2, 5.8.2): on the root, they decide whether the file draws
+_CONDITIONS = ("systemLanguage", "requiredExtensions", "requiredFeatures")
+#: suffix of the id of the rect that paints the root's ``background-color``
+_BACKGROUND = "-background"
+
+
+def _resolve_non_scaling_strokes(root: etree._Element, *, source: str) -> None:
+    """Turn ``vector-effect: non-scaling-stroke`` into a plain stroke width, which the engine's usvg
+    does not implement (it draws such strokes scaled).
+
+    A non-scaling stroke is as wide in the file's own viewport (its ``width`` x ``height``, in CSS
+    px) as it says, whatever the transforms (SVG 2, 13.6.2; the viewport is then scaled into the
+    panel's box as the whole file is). So its width (and dash lengths) in its user units is the
+    width divided by the uniform scale sqrt(|det|) of the map from its user units to that viewport:
+    its transforms and its groups' (:func:`composer.svg.transform.cumulative`), then the viewBox's
+    (``meet``). Exact for rotations and uniform scales; for a skew or a non-uniform scale it is the
+    mean scale. The width is the element's own or inherited attribute or ``style`` (CSS rules are
+    not consulted; default 1).
+    """
+    marked = [el for el in root.iter() if isinstance(el.tag, str) and _non_scaling(el)]
+    if not marked:
+        return
+    try:
+        vb = view_box(root, source=source)
+    except SvgError:
+        return
+    width_px, height_px = (length_px(root.get(attr), default=0.0) for attr in ("width", "height"))
+    viewbox_scale = min(width_px / vb.width, height_px / vb.height) if width_px > 0 and height_px > 0 else 1.0
+    for el in marked:
+        try:
+            scale = scale_of(cumulative(el)) * viewbox_scale
+        except ValueError:
+            continue
+        if scale <= 0:
+            continue
+        own = dict(declarations(el.get("style", ""))) if el.get("style") else {}
+        width = _inherited(el, "stroke-width") or "1"
+        if _LENGTHS.fullmatch(width) and "%" not in width:
+            own["stroke-width"] = _number(length_px(width, default=1.0) / scale)
+        dashes = _inherited(el, "stroke-dasharray")
+        if dashes and dashes.strip() != "none" and _LENGTHS.fullmatch(dashes) and "%" not in dashes:
+            own["stroke-dasharray"] = " ".join(_number(length_px(d) / scale)
+                                               for d in re.split(r"[\s,]+", dashes.strip()))
+        own.pop("vector-effect", None)
+        el.attrib.pop("vector-effect", None)
+        el.set("style", "; ".join(f"{prop}: {value}" for prop, value in own.items()))
+
+
+def _non_scaling(el: etree._Element) -> bool:
+    if (el.get("vector-effect") or "").strip() == "non-scaling-stroke":
+        return True
+    return "non-scaling-stroke" in (el.get("style") or "") and dict(
+        declarations(el.get("style", ""))).get("vector-effect") == "non-scaling-stroke"
+
+
+def _inherited(el: etree._Element, prop: str) -> str | None:
+    """``prop`` of ``el`` from its ``style`` or attribute, else from the nearest ancestor's."""
+    node: etree._Element | None = el
+    while node is not None:
+        style = node.get("style")
+        if style and prop in style:
+            value = dict(declarations(style)).get(prop)
+            if value is not None:
+                return value
+        if node.get(prop) is not None:
+            return node.get(prop)
+        node = node.getparent()
+    return None
+
+
+def _absolute_units_to_px(root: etree._Element) -> None:
+    """Rewrite absolute lengths inside the file (``0.5in``, ``12.7mm``, ``6pt``, in attributes and
+    ``style`` declarations; a list such as ``stroke-dasharray="1mm 2mm"`` too) as user units at
+    96 px per inch (CSS Values 4, 6.2, the file's own scale, SVG 2, 8.3). A viewer of the file alone
+    uses 96 px/in; cairosvg, composer's other engine, would convert them at the export's dpi instead,
+    drawing a 0.5in rect at 300 dpi 3.1 times too large. The root's own size is left alone (it is
+    the panel's box that sizes the drawing)."""
+    for el in root.iter():
+        if not isinstance(el.tag, str) or el is root:
+            continue
+        for attr, value in el.attrib.items():
+            if attr == "style":
+                if _ABSOLUTE.search(value):
+                    el.set(attr, "; ".join(f"{prop}: {_in_px(val) if prop in _LENGTH_PROPERTIES else val}"
+                                           for prop, val in declarations(value)))
+            elif attr in _LENGTH_PROPERTIES and _LENGTHS.fullmatch(value) and _ABSOLUTE.search(value):
+                el.set(attr, _in_px(value))
+
+
+def _in_px(value: str) -> str:
+    """``value`` with each absolute length of a length list in px (``1mm 2mm`` -> ``3.7795 7.559``);
+    anything that is not such a list is returned as it is."""
+    if not _LENGTHS.fullmatch(value):
+        return value
+    return _ABSOLUTE.sub(lambda m: _number(float(m.group(1)) * PX_PER_UNIT[m.group(2).lower()]), value)
+
+
+def needs_viewport(root: etree._Element) -> bool:
+    """Whether a document draws differently once its root ``<svg>`` is a plain ``<g>``: True when
+    anything in it is resolved against the root's viewport or is a property of the root itself.
+
+    That is: a percentage or viewport unit in any attribute or ``style`` (but a gradient stop's
+    ``offset`` and colours, ``rgb(50%, 0%, 0%)``); a nested ``<svg>``; a ``<symbol>`` with a
+    ``viewBox`` or not ``overflow="visible"`` (100 % of the viewport wide unless its ``<use>``
+    sizes it); ``userSpaceOnUse`` regions (their defaults are percentages); ``transform-origin``;
+    a ``<style>`` rule naming the root (:func:`_names_root`); on the root, ``preserveAspectRatio``
+    ``slice``, a group effect, a condition (``systemLanguage``...), a ``transform``, ``display``
+    or a ``style``. A plain drawing (an
+    icon, a schematic, pdftocairo's glyph symbols) keeps the one-group form, and its bytes.
+    """
+    if any(root.get(attr) is not None for attr in (*_ROOT_EFFECTS, *_CONDITIONS, "transform", "display", "style")):
+        return True
+    if "slice" in (root.get("preserveAspectRatio") or ""):
+        return True
+    for el in root.iter():
+        if not isinstance(el.tag, str) or el is root:
+            continue
+        if el.tag == svg_tag("svg"):
+            return True
+        if el.tag == svg_tag("symbol") and (el.get("viewBox") is not None or el.get("overflow") != "visible"):
+            return True
+        if el.tag == svg_tag("style") and _names_root(el.text or "", root):
+            return True
+        for attr, value in el.attrib.items():
+            if attr == "transform-origin" or value == "userSpaceOnUse":
+                return True
+            if attr != "offset" and _RELATIVE.search(_COLOUR_FUNCTION.sub("", value)):
+                return True
+            if attr == "style" and "transform-origin" in value:
+                return True
+    return False
+
+
+def _names_root(css: str, root: etree._Element) -> bool:
+    """Whether a selector of the stylesheet may name the document's root: by type (``svg``), by
+    ``:root``, or by one of the root's classes or its id."""
+    names = [f".{c}" for c in (root.get("class") or "").split()] + ([f"#{root.get('id')}"] if root.get("id") else [])
+    for rule in qualified_rules(css):
+        for sel in selector_texts(rule):
+            if ":root" in sel or re.search(r"(?:^|[\s>+~(,])svg(?![\w-])", sel):
+                return True
+            if any(re.search(re.escape(name) + r"(?![\w-])", sel) for name in names):
+                return True
+    return False
+
+
+def _keep_viewport(root: etree._Element, group_id: str) -> etree._Element:
+    """``<g id=group_id><svg ...>content</svg></g>``: the root stays an ``<svg>``, a viewport of its own.
+
+    So everything that the file resolves against its viewport resolves as in the file alone, by the
+    engine itself (SVG 2, 8.2 and 8.6): percentages of lengths, of ``symbol``/``use``/nested ``svg``
+    sizes, of ``userSpaceOnUse`` gradient, pattern, mask and filter regions, of ``transform-origin``;
+    every ``preserveAspectRatio`` mode, ``slice`` (cropped) included; the clip at the viewport's edge.
+    The root keeps its other attributes: ``transform``, ``display``, presentation attributes,
+    ``style``, ``class`` and its (prefixed) ``id``, so that CSS rules naming the root still match it
+    (:func:`scope_css`). Its group effects (``opacity``, ``clip-path``, ``mask``, ``filter``, as
+    attributes or in its ``style``) move onto a ``<g>`` around it, in the same user space (the
+    viewBox's): the engine's usvg applies ``opacity`` of a nested ``<svg>`` twice, and so does it
+    ``transform``, which :func:`_hoist_effects` moves out of the file's own nested ``<svg>`` too.
+    A ``background-color`` on the root (which resvg paints, as browsers paint the root's background)
+    becomes a rect under the content, covering the viewport (sized by :func:`place`).
+    :func:`place` sets the viewport's position, size and ``viewBox``. Moving the root into the group
+    moves one subtree whose namespaces are declared on its top (0.06 s for 1e5 elements).
+    """
+    for attr in _VIEWPORT_ATTRIBUTES:
+        root.attrib.pop(attr, None)
+    _hoist_effects(root)
+    effects = [(attr, root.attrib.pop(attr)) for attr in _ROOT_EFFECTS if root.get(attr) is not None]
+    moved: list[tuple[str, str]] = []
+    background = None
+    if root.get("style"):
+        kept = []
+        for prop, value in declarations(root.get("style", "")):
+            if prop in _ROOT_EFFECTS:
+                moved.append((prop, value))
+            elif prop == "background-color":
+                background = value
+            else:
+                kept.append((prop, value))
+        if kept:
+            root.set("style", "; ".join(f"{prop}: {value}" for prop, value in kept))
+        else:
+            del root.attrib["style"]
+    group = etree.Element(svg_tag("g"), id=group_id)
+    holder = group
+    if effects or moved:
+        holder = etree.SubElement(group, svg_tag("g"), dict(effects))
+        if moved:
+            holder.set("style", "; ".join(f"{prop}: {value}" for prop, value in moved))
+    holder.append(root)
+    if background and background.lower() not in ("transparent", "none", "initial"):
+        rect = root.makeelement(svg_tag("rect"), {"id": f"{group_id}{_BACKGROUND}",  # style: above CSS rules
+                                                  "style": f"fill: {background}; stroke: none; opacity: 1"})
+        root.insert(0, rect)
+        rect.tail = root.text
+        root.text = None
+    return group
+
+
+def _hoist_effects(root: etree._Element) -> None:
+    """Move ``transform`` and ``opacity`` of every nested ``<svg>`` below ``root`` onto a ``<g>`` put in
+    its place (the same drawing: both apply to the element as a whole, in its parent's user space,
+    SVG 2, 8.5 and CSS Color 4, 3.2), which the engine's usvg draws once, where it applies them twice
+    to a nested ``<svg>``. The ``<g>`` is made in the document, so the move is cheap."""
+    for el in list(root.iter(svg_tag("svg"))):
+        if el is root or el.getparent() is None or (el.get("transform") is None and el.get("opacity") is None):
+            continue
+        wrapper = root.makeelement(svg_tag("g"), {})
+        for attr in ("transform", "opacity"):
+            if el.get(attr) is not None:
+                wrapper.set(attr, el.attrib.pop(attr))
+        parent = el.getparent()
+        parent.insert(parent.index(el), wrapper)
+        wrapper.tail, el.tail = el.tail, None
+        wrapper.append(el)
+
+
+def viewport_of(group: etree._Element) -> etree._Element | None:
+    """The nested ``<svg>`` viewport :func:`import_fragment` keeps in ``group`` (``viewport=True``), or None."""
+    if len(group) == 1 and group[0].tag == svg_tag("g") and group.text is None:
+        group = group[0]  # the root's group effects
+    if len(group) == 1 and group[0].tag == svg_tag("svg"):
+        return group[0]
+    return None
+
+
 def scope_css(css: str, *, scope: str, mapping: dict[str, str]) -> str:
     """Prefix every selector of a stylesheet with ``scope`` and rename ``#id``s.
 
-    ``*{stroke-linecap: butt}`` becomes ``#panel-rgb *{stroke-linecap: butt}``.
+    ``*{stroke-linecap: butt}`` becomes ``#panel-rgb *{stroke-linecap: butt}``. Rules naming the
+    document's root keep matching it when the root is kept as the group's nested ``<svg>``
+    (``import_fragment(viewport=True)``): by type (``svg > rect``), class (``.svglite line``)
+    or id (``#mermaid-1 .node``, renamed as the root's id is), since the scoped selector looks for
+    them below the scope; ``:root`` in the first compound selector becomes the scope's child
+    (``:root rect`` -> ``#panel-rgb > * rect``).
     At-rules (``@import``, ``@font-face``, ``@media``) are dropped: they cannot
     be scoped to a group, and ``@import`` would fetch a file.
     """
@@ -135,11 +404,36 @@ def scope_css(css: str, *, scope: str, mapping: dict[str, str]) -> str:
         scoped = []
         for sel in selector_texts(rule):
             sel = re.sub(r"#([A-Za-z_][\w-]*)", lambda m: "#" + mapping.get(m.group(1), m.group(1)), sel)
-            scoped.append(f"{scope} {sel}")
+            root = _ROOT_COMPOUND.match(sel)
+            if root:  # the document's root is the one child of the scope: `:root.k x` -> `#scope > .k x`
+                scoped.append(f"{scope} > {(root.group(1) + root.group(2)) or '*'}{sel[root.end():]}")
+            else:
+                scoped.append(f"{scope} {sel}")
         body = _URL_REF.sub(lambda m: f"url(#{mapping.get(m.group(2), m.group(2))})",
                             tinycss2.serialize(rule.content))
         out.append(f"{', '.join(scoped)} {{{body.strip()}}}")
     return "\n".join(out)
+
+
+def _aspect(aspect: str | None) -> tuple[str, str]:
+    """``preserveAspectRatio`` -> (align, ``meet``/``slice``); an invalid value is the default
+    ``xMidYMid meet`` (SVG 2, 8.6: an unparsable value is as if not given); ``defer`` is ignored."""
+    words = (aspect or "").split()
+    if words[:1] == ["defer"]:
+        words = words[1:]
+    align = words[0] if words else "xMidYMid"
+    mode = words[1] if len(words) > 1 else "meet"
+    if len(words) > 2 or mode not in ("meet", "slice") or not (
+            align == "none" or re.fullmatch(r"x(Min|Mid|Max)Y(Min|Mid|Max)", align)):
+        return "xMidYMid", "meet"
+    return align, mode
+
+
+def _number(value: float) -> str:
+    """A number for the viewport's attributes: 9 significant digits, as the viewBox is in the file's
+    own user units (which may be tiny or huge); deterministic (``repr`` of the rounded float)."""
+    text = f"{value:.9g}"
+    return "0" if text in ("-0", "") else text
 
 
 def place(group: etree._Element, vb: ViewBox, *, x_pt: float, y_pt: float, width_pt: float, height_pt: float,
@@ -149,14 +443,23 @@ def place(group: etree._Element, vb: ViewBox, *, x_pt: float, y_pt: float, width
     Args:
         fit: ``"exact"`` requires the viewBox to have the box's size (scale 1,
             used for matplotlib panels: never scale a rendered panel);
-            ``"contain"`` scales uniformly to fit, aligned by ``aspect``.
+            ``"contain"`` scales as the file's ``preserveAspectRatio`` says.
         aspect: the file's ``preserveAspectRatio`` (default ``xMidYMid meet``):
             its ``xMin``/``xMid``/``xMax``, ``YMin``/``YMid``/``YMax`` place the
-            content in the box; ``none`` stretches it to the box; ``slice`` is
-            drawn as ``meet`` (composer never crops a panel).
+            content in the box; ``none`` stretches it to the box; ``meet`` scales
+            it to fit in the box, ``slice`` to cover it (cut at the box's edges by
+            the viewport :func:`import_fragment` keeps, as a viewer cuts the file).
+
+    The group's transform is the map from the viewBox to the box (SVG 2, 8.2, "the viewBox
+    to viewport transformation"), so a reader of the canvas finds every element's size
+    in it; a viewport the group holds (:func:`viewport_of`) is set to the box mapped
+    back into the file's user units, with the file's viewBox and preserveAspectRatio,
+    which makes its own map the identity: the engine draws it where the group says, and
+    cuts and resolves percentages as the file alone does.
 
     Returns:
-        The placed content's (x, y, width, height) in canvas pt.
+        The placed content's (x, y, width, height) in canvas pt (the viewBox's image; with
+        ``slice`` larger than the box).
     """
     sx = sy = 1.0
     fx = fy = 0.5
@@ -164,11 +467,11 @@ def place(group: etree._Element, vb: ViewBox, *, x_pt: float, y_pt: float, width
         if abs(vb.width - width_pt) > 1e-3 or abs(vb.height - height_pt) > 1e-3:
             raise SvgError(f"panel SVG is {vb.width:.3f}x{vb.height:.3f} pt, box is {width_pt:.3f}x{height_pt:.3f} pt")
     else:
-        align = (aspect or "xMidYMid").split()[0] if (aspect or "").strip() else "xMidYMid"
+        align, mode = _aspect(aspect)
         if align == "none":
             sx, sy = width_pt / vb.width, height_pt / vb.height
         else:
-            sx = sy = min(width_pt / vb.width, height_pt / vb.height)
+            sx = sy = (max if mode == "slice" else min)(width_pt / vb.width, height_pt / vb.height)
             m = re.fullmatch(r"x(Min|Mid|Max)Y(Min|Mid|Max)", align)
             if m:
                 fx, fy = ({"Min": 0.0, "Mid": 0.5, "Max": 1.0}[g] for g in m.groups())
@@ -181,4 +484,16 @@ def place(group: etree._Element, vb: ViewBox, *, x_pt: float, y_pt: float, width
     elif sx != 1.0:
         transform += f" scale({sx:.6g})"
     group.set("transform", transform)
+    inner = viewport_of(group) if fit != "exact" else None
+    if inner is not None:
+        # the box in the group's user units: the inverse of translate(x y) scale(sx sy) as written
+        tx, ty, kx, ky = float(fmt(x)), float(fmt(y)), float(f"{sx:.6g}"), float(f"{sy:.6g}")
+        for attr, value in (("x", (x_pt - tx) / kx), ("y", (y_pt - ty) / ky), ("width", width_pt / kx),
+                            ("height", height_pt / ky)):
+            inner.set(attr, _number(value))
+        inner.set("viewBox", " ".join(_number(v) for v in (vb.x, vb.y, vb.width, vb.height)))
+        background = inner[0] if len(inner) else None
+        if background is not None and background.get("id") == f"{group.get('id')}{_BACKGROUND}":
+            for attr in ("x", "y", "width", "height"):
+                background.set(attr, inner.get(attr, "0"))
     return x + vb.x * sx, y + vb.y * sy, w, h

@@ -25,7 +25,11 @@ References, each checked (the ``href``/``xlink:href`` of any element, and
     else is refused with a one-line :class:`SvgError` naming the file and the
     href: ``http:``/``https:``/``file:`` and any other scheme or ``//host``,
     files outside the project root, missing files, other image types, links to
-    another file from ``<use>``, gradients, patterns or CSS, and ``@import``.
+    another file from CSS, and ``@import`` of a URL or a file outside the project
+    (an ``@import`` of a file inside it is dropped with a warning, as resvg applies
+    none). A ``<use>``, gradient or pattern that
+    names another file (or an id without ``#``) is drawn as viewers draw it: as
+    if it named nothing, with a warning.
     composer never fetches a URL, and cairosvg runs with ``unsafe=False``.
 
 Bounded work (reference amplification, "``<use>`` bombs"):
@@ -35,7 +39,8 @@ Bounded work (reference amplification, "``<use>`` bombs"):
     referring element (a mid-marker once per vertex; a paint server referenced
     from ``<style>``, which may apply to every element, once per element) --
     must stay within :data:`MAX_EXPANDED_ELEMENTS`, summed over the file and
-    the SVG images inlined into it. A reference cycle is refused. The count is
+    the SVG images inlined into it. A reference cycle is broken where viewers
+    break it, with one warning naming the file and the element (:func:`_break_cycle`). The count is
     computed with memoization, in time linear in the file, before anything is
     rasterized. An icon costs thousands of units, a matplotlib export of a
     20,000-point scatter about 600,000; the budget is calibrated against the
@@ -48,6 +53,7 @@ import base64
 import binascii
 import io
 import re
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -55,7 +61,7 @@ from urllib.parse import unquote, urlsplit
 import tinycss2
 from lxml import etree
 
-from composer.errors import SvgError
+from composer.errors import ComposerWarning, SvgError
 from composer.svg.budget import MAX_FILE_WORK, element_work
 from composer.svg.images import ImageTooLarge, ImageUnreadable, displayed_raster, gunzipped, skip_image
 from composer.svg.io import MAX_SVG_BYTES, SVG_NS, XLINK_NS, parse_svg, read_limited
@@ -68,8 +74,12 @@ MAX_IMAGE_BYTES = 32 * 1024 * 1024
 MAX_IMAGE_PIXELS = 50_000_000
 #: how deep SVG images may nest inside SVG images.
 MAX_NESTING = 4
+#: most reference cycles broken in one file (each costs one pass over it) before it is refused.
+MAX_CYCLES = 100
 
 _XML_NS = "http://www.w3.org/XML/1998/namespace"
+#: what an SVG image that contains itself draws at the point of recursion
+_EMPTY_SVG = b'<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>'
 _HREFS = ("href", f"{{{XLINK_NS}}}href")
 #: SVG elements removed with their content.
 REMOVED = frozenset({
@@ -88,7 +98,8 @@ _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 @dataclass
 class _Budget:
-    """Expanded elements left, shared by a file and the SVG images inlined into it."""
+    """Expanded elements left, shared by a file and the SVG images inlined into it; ``files``: the SVG
+    image files being inlined, outermost first (an image of one of them is a recursion)."""
 
     left: int = MAX_EXPANDED_ELEMENTS
     files: list[str] = field(default_factory=list)
@@ -125,8 +136,8 @@ def sanitize(root: etree._Element, *, source: str, base_dir: Path | None, projec
         project_root: files outside it are never read.
 
     Raises:
-        SvgError: a refused reference, a reference cycle, or more than
-            :data:`MAX_EXPANDED_ELEMENTS` expanded elements.
+        SvgError: a refused reference, or more than :data:`MAX_EXPANDED_ELEMENTS`
+            expanded elements (a reference cycle is broken, with a warning).
     """
     budget = _budget or _Budget()
     project_root = project_root.resolve()
@@ -154,6 +165,7 @@ def sanitize(root: etree._Element, *, source: str, base_dir: Path | None, projec
             elif "url(" in el.get(attr).lower():
                 _check_urls(el.get(attr), source=source, where=f"<{local} {name}>")
         if local == "style" and el.text:
+            el.text = _drop_imports(el.text, source=source, base_dir=base_dir, project_root=project_root)
             _check_css(el.text, source=source, where="<style>", declarations=False)
         stack.extend(reversed(list(el)))
     _spend(root, budget, source)
@@ -204,12 +216,16 @@ def _check_href(el: etree._Element, attr: str, local: str, *, source: str, base_
                        "(no file: or network access while composing); copy the file into the project and link "
                        "it by a relative path, or inline it")
     if local not in IMAGE_ELEMENTS:
-        raise _refused(source, where, href, "a reference to another file; composer imports one file at a time: "
-                       "copy what it refers to into this file and use '#id'")
+        _skip_other_file(el, attr, where, href, source=source, base_dir=base_dir, project_root=project_root)
+        return
     if parts.query or parts.fragment:
         raise _refused(source, where, href, "an image path with '?' or '#' is not supported")
-    if base_dir is None:
-        raise _refused(source, where, href, "an SVG inside a data: URI may not name files")
+    if base_dir is None:  # a data: URI has no folder to find the file in: viewers draw it as nothing
+        del el.attrib[attr]
+        warnings.warn(ComposerWarning(f"{source}: {where} refers to {href!r} from an SVG inside a data: URI, "
+                                      "which has no folder to find files in; the image is skipped, as viewers "
+                                      "skip it"), stacklevel=4)
+        return
     try:
         path = Path(unquote(parts.path))
         path = (path if path.is_absolute() else base_dir / path).resolve()
@@ -229,6 +245,31 @@ def _check_href(el: etree._Element, attr: str, local: str, *, source: str, base_
                              base_dir=path.parent, budget=budget, depth=depth, outer=source))
     except ImageUnreadable as exc:
         skip_image(el, attr, f"{source}: {where} refers to {href!r}, which {exc}")
+
+
+def _skip_other_file(el: etree._Element, attr: str, where: str, href: str, *, source: str, base_dir: Path | None,
+                     project_root: Path) -> None:
+    """A ``<use>``, gradient or pattern ``href`` naming another file (``other.svg#a``) or no ``#``
+    (``xlink:href="rect1"``, which is a file name): viewers, resvg among them, draw such a reference
+    as nothing; so does composer, with one warning naming the file and the element (the reference is
+    dropped; a ``<use>`` left without one is removed at import). It is never read. A path that
+    leaves the project is refused all the same (SvgError), as for images.
+    """
+    path_text = unquote(urlsplit(href).path)
+    if path_text:
+        try:
+            path = Path(path_text)
+            path = (path if path.is_absolute() else (base_dir or project_root) / path).resolve()
+        except (OSError, ValueError) as exc:
+            raise _refused(source, where, href, f"not a usable path ({exc})") from None
+        if not path.is_relative_to(project_root):
+            raise _refused(source, where, href, f"{path} is outside the project {project_root}; composer reads "
+                           "files from inside the project only")
+    del el.attrib[attr]
+    ident = el.get("id")
+    named = f"<{_local(el)} id={ident!r}>" if ident else f"<{_local(el)}>"
+    warnings.warn(ComposerWarning(f"{source}: {named} refers to {href!r}, another file ('#id' names an element of "
+                                  "this one); the reference is skipped, as viewers skip it"), stacklevel=4)
 
 
 def _data_uri_image(href: str, *, source: str, where: str, project_root: Path, budget: _Budget,
@@ -269,11 +310,23 @@ def _inline(data: bytes, *, source: str, where: str, href: str, project_root: Pa
     if svg is None:
         svg = data.lstrip()[:1] == b"<" or data.startswith(b"\xef\xbb\xbf") or data[:2] in (b"\xff\xfe", b"\xfe\xff")
     if svg:
+        key = str(project_root / source) if base_dir is not None else None  # the SVG file being inlined
+        if key is not None and key in budget.files:  # an image of itself, inside itself: viewers stop here
+            warnings.warn(ComposerWarning(f"{outer}: {where} refers to {href!r}, an SVG image that contains "
+                                          "itself; that inner image is drawn as nothing, as viewers do"),
+                          stacklevel=4)
+            return "data:image/svg+xml;base64," + base64.b64encode(_EMPTY_SVG).decode("ascii")
         if depth + 1 > MAX_NESTING:
             raise _refused(outer, where, href, f"SVG images nested more than {MAX_NESTING} deep")
         inner = parse_svg(data, source=source)
-        sanitize(inner, source=source, base_dir=base_dir, project_root=project_root, _budget=budget,
-                 _depth=depth + 1)
+        if key is not None:
+            budget.files.append(key)
+        try:
+            sanitize(inner, source=source, base_dir=base_dir, project_root=project_root, _budget=budget,
+                     _depth=depth + 1)
+        finally:
+            if key is not None:
+                budget.files.pop()
         etree.cleanup_namespaces(inner)
         clean = etree.tostring(inner, encoding="UTF-8", xml_declaration=True)
         return "data:image/svg+xml;base64," + base64.b64encode(clean).decode("ascii")
@@ -321,6 +374,50 @@ def _check_url(url: str, *, source: str, where: str) -> None:
                        "never reads other files or URLs")
 
 
+def _drop_imports(css: str, *, source: str, base_dir: Path | None, project_root: Path) -> str:
+    """The stylesheet without its ``@import`` rules of files inside the project, each dropped with one
+    warning (resvg applies no ``@import``; composer never reads another file for CSS: its rules are
+    not applied); an ``@import`` of a URL (``http:``...) or of a path outside the project is refused.
+
+    Raises:
+        SvgError: an ``@import`` of a URL, or of a file outside the project.
+    """
+    if "@" not in css:
+        return css
+    nodes = tinycss2.parse_stylesheet(css)
+    kept = []
+    for node in nodes:
+        if getattr(node, "type", "") != "at-rule" or node.lower_at_keyword != "import":
+            kept.append(node)
+            continue
+        target = ""
+        for token in node.prelude:
+            kind = getattr(token, "type", "")
+            if kind in ("string", "url"):
+                target = token.value
+            elif kind == "function" and token.lower_name == "url":
+                strings = [t.value for t in token.arguments if getattr(t, "type", "") in ("string", "ident")]
+                target = strings[0] if strings else tinycss2.serialize(token.arguments)
+            if target or kind not in ("whitespace", "comment"):
+                break
+        target = target.strip()
+        parts = urlsplit(target)
+        why = "@import reads another file; put the rules into this <style>"
+        if not target or parts.scheme or parts.netloc:
+            raise _refused(source, "<style>", target or tinycss2.serialize(node.prelude).strip(), why)
+        try:
+            path = Path(unquote(parts.path))
+            path = (path if path.is_absolute() else (base_dir or project_root) / path).resolve()
+        except (OSError, ValueError) as exc:
+            raise _refused(source, "<style>", target, f"not a usable path ({exc})") from None
+        if not path.is_relative_to(project_root):
+            raise _refused(source, "<style>", target, f"{path} is outside the project {project_root}; {why}")
+        warnings.warn(ComposerWarning(f"{source}: <style> imports {target!r}; composer reads no other file for "
+                                      "CSS (nor does resvg): its rules are not applied; put them into this <style>"),
+                      stacklevel=4)
+    return tinycss2.serialize(kept)
+
+
 def _check_css(css: str, *, source: str, where: str, declarations: bool) -> None:
     """Refuse any ``url()`` that is not ``#id`` and any ``@import``.
 
@@ -355,14 +452,14 @@ def _local(el: etree._Element) -> str:
     return el.tag.rpartition("}")[2] if isinstance(el.tag, str) else ""
 
 
-def _references(el: etree._Element) -> list[tuple[str, int]]:
-    """(target id, times) for every reference of ``el`` (hrefs and url() in attributes)."""
-    refs: list[tuple[str, int]] = []
+def _references(el: etree._Element) -> list[tuple[str, int, str]]:
+    """(target id, times, attribute) for every reference of ``el`` (hrefs and url() in attributes)."""
+    refs: list[tuple[str, int, str]] = []
     for attr, value in el.attrib.items():
         name = attr.rpartition("}")[2]
         if name == "href":
             if value.startswith("#"):
-                refs.append((value[1:], 1))
+                refs.append((value[1:], 1, attr))
             continue
         if "url(" not in value.lower():
             continue
@@ -370,7 +467,7 @@ def _references(el: etree._Element) -> list[tuple[str, int]]:
             target = match.group(2).strip()
             if target.startswith("#"):
                 times = _vertices(el) if "marker" in name or ("marker" in value and name == "style") else 1
-                refs.append((target[1:], times))
+                refs.append((target[1:], times, attr))
     return refs
 
 
@@ -380,53 +477,150 @@ def _vertices(el: etree._Element) -> int:
     return max(1, len(_NUMBER.findall(text)) // 2 + 1)
 
 
+class _Cycle(Exception):
+    """A reference cycle found by :func:`_expanded_size`: the elements along it, and the references
+    (referring element, attribute, target id) that make it."""
+
+    def __init__(self, names: list[str], edges: list[tuple[etree._Element, str, str]]):
+        super().__init__(" -> ".join(names))
+        self.names, self.edges = names, edges
+
+
 def _spend(root: etree._Element, budget: _Budget, source: str) -> None:
-    """Charge the document's expanded size to ``budget``; refuse cycles and overruns."""
+    """Charge the document's expanded size to ``budget``; break reference cycles; refuse overruns.
+
+    A reference cycle (a ``<use>`` of its own ancestor, a pattern whose content is painted with the
+    pattern, a marker drawn with itself) is broken as viewers break it, at one of its references
+    (:func:`_break_cycle`), with one warning naming the file and the element; then the count starts
+    again (a cycle is rare; each pass removes one reference; at most :data:`MAX_CYCLES` of them).
+    """
+    broken: dict[str, tuple[list[str], list[str]]] = {}  # element as shown -> (what was done, cycles)
+    for _ in range(MAX_CYCLES + 1):
+        try:
+            total = _expanded_size(root, budget.left, source)
+        except _Cycle as cycle:
+            shown, what, path = _break_cycle(cycle)
+            done, paths = broken.setdefault(shown, ([], []))
+            done.append(what)
+            if path not in paths:
+                paths.append(path)
+            continue
+        for shown, (done, paths) in broken.items():
+            warnings.warn(ComposerWarning(f"{source}: {shown} closes a reference cycle ({'; '.join(paths)}): "
+                                          f"{'; '.join(done)}, as viewers do"), stacklevel=3)
+        budget.left -= total
+        if budget.left < 0:
+            raise _over(source)
+        return
+    raise SvgError(f"has more than {MAX_CYCLES} reference cycles; refused", file=source)
+
+
+def _over(source: str) -> SvgError:
+    return SvgError(f"expands to more than {MAX_EXPANDED_ELEMENTS} elements and path vertices through <use> "
+                    "and other references (a 'use bomb' or a very large drawing: more than one export may "
+                    "draw in time); refused before rasterizing", file=source)
+
+
+#: attributes whose reference, when it closes a cycle, is dropped first: marker references (a marker
+#: drawn inside a marker is not drawn, as resvg and browsers do), then paints (painted ``none``).
+_MARKER_ATTRIBUTES = frozenset({"marker", "marker-start", "marker-mid", "marker-end"})
+_PAINT_ATTRIBUTES = frozenset({"fill", "stroke"})
+
+
+def _break_cycle(cycle: _Cycle) -> tuple[str, str, str]:
+    """Break a reference cycle where viewers do; return the element changed (``<use id='u1'>``),
+    what was done (``its marker-end url(#m1) is dropped``) and the cycle (``m1 -> p1 -> m1``).
+
+    The reference broken is, in this order: a marker reference along the cycle (removed: the
+    shape is drawn without that marker), a ``fill``/``stroke`` paint (painted ``none``), or the
+    reference that closes the cycle: a ``<use>`` is drawn as nothing (removed), another element's
+    ``href`` (a gradient or pattern chain) is dropped, and an element whose ``clip-path``,
+    ``mask`` or ``filter`` closes it is drawn as nothing (removed).
+    """
+    def rank(edge: tuple[etree._Element, str, str]) -> int:
+        _, attr, _ = edge
+        name = attr.rpartition("}")[2]
+        if name in _MARKER_ATTRIBUTES or (name == "style" and "marker" in (edge[0].get(attr) or "")):
+            return 0
+        if name in _PAINT_ATTRIBUTES:
+            return 1
+        return 2
+
+    best = min(range(len(cycle.edges)), key=lambda i: (rank(cycle.edges[i]), -i))
+    el, attr, target = cycle.edges[best]
+    name = attr.rpartition("}")[2]
+    local = _local(el)
+    shown = f"<{local} id={el.get('id')!r}>" if el.get("id") else f"<{local}>"
+    if rank(cycle.edges[best]) < 2 or name == "style":
+        value = el.get(attr) or ""
+        if name == "style" or rank(cycle.edges[best]) == 1:
+            el.set(attr, _url_to(value, target, "none"))
+            what = f"its {name} url(#{target}) is taken as none"
+        else:
+            del el.attrib[attr]
+            what = f"its {name} url(#{target}) is dropped"
+    elif name == "href" and local != "use":
+        del el.attrib[attr]
+        what = f"its href #{target} is dropped"
+    else:
+        _remove(el)
+        what = "it is drawn as nothing"
+    return shown, what, str(cycle)
+
+
+def _url_to(value: str, target: str, replacement: str) -> str:
+    """``value`` with every ``url(#target)`` replaced by ``replacement``."""
+    return _URL_IN_VALUE.sub(lambda m: replacement if m.group(2).strip() == f"#{target}" else m.group(0), value)
+
+
+def _expanded_size(root: etree._Element, limit: int, source: str) -> int:
+    """The expanded size of the document (see the module docstring), capped at ``limit + 1``.
+
+    Raises:
+        _Cycle: a reference cycle (the first one found).
+        SvgError: more than ``limit``.
+    """
     elements = [el for el in root.iter() if isinstance(el.tag, str)]
     ids: dict[str, etree._Element] = {}
     for el in elements:
         ident = el.get("id")
         if ident is not None and ident not in ids:
             ids[ident] = el
-    limit = budget.left
     cost: dict[int, int] = {}  # id(element) -> expanded size (capped at limit + 1)
     on_path: set[int] = set()
     names = {id(el): el.get("id") or f"<{_local(el)}>" for el in elements}
+    Successor = tuple[etree._Element, int, str]  # (element, times, attribute or "" for a child)
 
-    def over(total: int) -> SvgError:
-        return SvgError(f"expands to more than {MAX_EXPANDED_ELEMENTS} elements and path vertices through <use> "
-                        "and other references (a 'use bomb' or a very large drawing: more than one export may "
-                        "draw in time); refused before rasterizing",
-                        file=source)
-
-    def successors(el: etree._Element) -> list[tuple[etree._Element, int]]:
-        out = [(child, 1) for child in el if isinstance(child.tag, str)]
-        for target_id, times in _references(el):
+    def successors(el: etree._Element) -> list[Successor]:
+        out: list[Successor] = [(child, 1, "") for child in el if isinstance(child.tag, str)]
+        for target_id, times, attr in _references(el):
             target = ids.get(target_id)
             if target is not None and _local(target) not in PAINTS:
-                out.append((target, times))
+                out.append((target, times, attr))
         return out
 
     # iterative post-order DFS with memoization: linear in elements + references
-    stack: list[tuple[etree._Element, list[tuple[etree._Element, int]], int, int]] = []
-    key = id(root)
+    stack: list[tuple[etree._Element, list[Successor], int, int]] = []
     stack.append((root, successors(root), 0, element_work(root)))
-    on_path.add(key)
+    on_path.add(id(root))
     while stack:
         el, succ, index, total = stack[-1]
         if index < len(succ):
-            child, times = succ[index]
+            child, times, _ = succ[index]
             stack[-1] = (el, succ, index + 1, total)
             ck = id(child)
             if ck in cost:
                 total = min(limit + 1, total + times * cost[ck])
                 stack[-1] = (el, succ, index + 1, total)
                 if total > limit:
-                    raise over(total)
+                    raise _over(source)
                 continue
             if ck in on_path:
-                path = [names[id(e)] for e, *_ in stack]
-                raise SvgError(f"reference cycle: {' -> '.join(path + [names[ck]])}", file=source)
+                start = next(i for i, (e, *_) in enumerate(stack) if e is child)
+                path = [e for e, *_ in stack[start:]]
+                edges = [(e, s[i - 1][2], s[i - 1][0].get("id") or "") for e, s, i, _ in stack[start:]]
+                raise _Cycle([names[id(e)] for e in path] + [names[ck]],
+                             [(e, attr, target) for e, attr, target in edges if attr])
             on_path.add(ck)
             stack.append((child, successors(child), 0, element_work(child)))
             continue
@@ -439,7 +633,7 @@ def _spend(root: etree._Element, budget: _Budget, source: str) -> None:
             ptotal = min(limit + 1, ptotal + times * total)
             stack[-1] = (parent, psucc, pindex, ptotal)
             if ptotal > limit:
-                raise over(ptotal)
+                raise _over(source)
     total = cost[id(root)]
     # paint servers and patterns named from <style> may apply to every element
     css = " ".join(el.text or "" for el in elements if _local(el) == "style")
@@ -448,7 +642,5 @@ def _spend(root: etree._Element, budget: _Budget, source: str) -> None:
         if target is not None and _local(target) not in PAINTS:
             total += len(elements) * cost.get(id(target), 1)
             if total > limit:
-                raise over(total)
-    budget.left -= total
-    if budget.left < 0:
-        raise over(total)
+                raise _over(source)
+    return total

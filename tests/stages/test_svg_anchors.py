@@ -8,8 +8,8 @@ translate(10, 5), so x 130..170, y 35..55 in user units. The panel's box is 100 
 - ``xMidYMid meet`` (default): scale min(100/200, 100/100) = 0.5, content 100 x 50 pt centred
   vertically at y = 30 + (100 - 50) / 2 = 55: the rect is x 85..105, y 72.5..82.5 pt;
 - ``none``: scale 0.5 across, 1 down: x 85..105, y 65..85 pt;
-- ``xMinYMin slice`` (composer draws slice as meet: it never crops a panel): scale 0.5 at the
-  box's top-left: x 85..105, y 47.5..57.5 pt;
+- ``xMaxYMax slice`` (covers the box, cropped at its edges as a viewer crops the file): scale
+  max(0.5, 1) = 1, content 200 x 100 pt at x = 20 + (100 - 200) = -80, y = 30: x 50..90, y 65..85 pt;
 - ``xMaxYMax meet``: content at y = 30 + 50 = 80: x 85..105, y 97.5..107.5 pt.
 """
 
@@ -68,17 +68,17 @@ def arrows(*targets: str) -> str:
     return "".join(f'[[arrow]]\nfrom = ["5pt", "190pt"]\nto = "{t}"\nhead = "none"\ngap = "0pt"\n' for t in targets)
 
 
-@pytest.mark.parametrize("aspect, top_pt, height_pt", [
-    (None, 72.5, 10.0),
-    ("xMidYMid meet", 72.5, 10.0),
-    ("none", 65.0, 20.0),
-    ("xMinYMin slice", 47.5, 10.0),
-    ("xMaxYMax meet", 97.5, 10.0),
+@pytest.mark.parametrize("aspect, left_pt, top_pt, width_pt, height_pt", [
+    (None, 85.0, 72.5, 20.0, 10.0),
+    ("xMidYMid meet", 85.0, 72.5, 20.0, 10.0),
+    ("none", 85.0, 65.0, 20.0, 20.0),
+    ("xMaxYMax slice", 50.0, 65.0, 40.0, 20.0),
+    ("xMaxYMax meet", 85.0, 97.5, 20.0, 10.0),
 ])
-def test_an_arrow_ends_on_the_svg_elements_edge(tmp_path, aspect, top_pt, height_pt):
+def test_an_arrow_ends_on_the_svg_elements_edge(tmp_path, aspect, left_pt, top_pt, width_pt, height_pt):
     root = project(tmp_path, arrows("schem#sensor.w", "schem#sensor.e", "schem#sensor.ne", "schem#sensor",
                                     "schem#sensor.e@0.25", "schem#sensor.s@0.75"), aspect)
-    x0, x1, y0, h = 85.0, 105.0, top_pt, height_pt  # the stroke (6 user units) is not part of the box
+    x0, x1, y0, h = left_pt, left_pt + width_pt, top_pt, height_pt  # the stroke (6 user units) is not in the box
     expected = [(x0, y0 + h / 2), (x1, y0 + h / 2), (x1, y0), ((x0 + x1) / 2, y0 + h / 2),
                 (x1, y0 + h / 4), (x0 + 0.75 * (x1 - x0), y0 + h)]
     ends = arrow_ends(root)

@@ -1,0 +1,46 @@
+"""Issue #14 item 2: style sheets that name the panel's root ``<svg>`` (by type, class, id, ``:root``,
+``svg > x``) still match after import, and still reach nothing outside the panel.
+
+The files imitate their producers: svglite keys every rule to ``.svglite``, mermaid to the root's id.
+Where a rule failed to match, the shapes would fall back to ``fill: black`` (SVG 2, 13.2). Canvases
+are transparent at 72 dpi (1 pt = 1 px).
+"""
+
+from __future__ import annotations
+
+from conformance_helpers import HEAD, compose, near
+
+WHITE = (255, 255, 255)
+
+
+def test_rules_keyed_to_the_roots_class_and_id_still_apply(tmp_path):
+    # svglite: the V-shaped polyline gets fill none from `.svglite polyline`: inside the V (20, 15) the
+    # canvas stays transparent (black if the rule were lost); mermaid: `#mermaid-17 .node rect` fills
+    # the node #ECECFF = (236, 236, 255)
+    svglite = (f"<svg {HEAD} class='svglite' viewBox='0 0 40 40'><style>.svglite polyline, .svglite rect "
+               "{ fill: none; stroke: #000000; }</style>"
+               "<polyline points='5,5 20,35 35,5' style='stroke: #ff0000; stroke-width: 2'/>"
+               "<rect x='1' y='1' width='38' height='38'/></svg>")
+    mermaid = (f'<svg {HEAD} id="mermaid-17" width="100%" viewBox="0 0 40 40" style="max-width: 40px;">'
+               '<style>#mermaid-17 .node rect {fill:#ECECFF; stroke:#9370DB;}</style>'
+               '<g class="node"><rect x="5" y="5" width="30" height="30"/></g></svg>')
+    png, pdf, _, _ = compose(tmp_path, (100, 40), {"s": (svglite, (0, 0), (40, 40)), "m": (mermaid, (50, 0), (40, 40))})
+    assert png[15, 20, 3] < 10 and near(pdf[15, 20], WHITE)
+    assert near(png[20, 70], (236, 236, 255, 255), 4) and near(pdf[20, 70], (236, 236, 255), 4)
+
+
+def test_type_child_and_root_selectors_match_the_root_but_not_other_panels(tmp_path):
+    # `svg > rect` and `:root circle` name the root; the second panel (a plain file, its rect unstyled)
+    # stays black: the first panel's rules reach no other panel
+    styled = (f'<svg {HEAD} viewBox="0 0 40 20"><style>svg > rect {{fill: #00ff00}} :root circle {{fill: #0000ff}}'
+              '</style><rect width="20" height="20"/><circle cx="30" cy="10" r="8"/></svg>')
+    plain = f'<svg {HEAD} viewBox="0 0 20 20"><rect width="20" height="20"/></svg>'
+    # a third file whose only rule is `:root circle`: the circle, a child of the root, is blue
+    rooted = (f'<svg {HEAD} viewBox="0 0 20 20"><style>:root circle {{fill: #0000ff}}</style>'
+              '<circle cx="10" cy="10" r="8"/></svg>')
+    png, pdf, _, _ = compose(tmp_path, (110, 20), {"a": (styled, (0, 0), (40, 20)), "b": (plain, (50, 0), (20, 20)),
+                                                   "c": (rooted, (80, 0), (20, 20))})
+    assert near(png[10, 10], (0, 255, 0, 255)) and near(pdf[10, 10], (0, 255, 0))
+    assert near(png[10, 30], (0, 0, 255, 255)) and near(pdf[10, 30], (0, 0, 255))
+    assert near(png[10, 60], (0, 0, 0, 255)) and near(pdf[10, 60], (0, 0, 0))
+    assert near(png[10, 90], (0, 0, 255, 255)) and near(pdf[10, 90], (0, 0, 255))
