@@ -141,6 +141,20 @@ def read_png(path: Path) -> np.ndarray:
         return np.asarray(img.convert("RGBA"))
 
 
+def pdf_pixels(pdf: bytes | Path, dpi: float = 72.0) -> np.ndarray:
+    """Page 1 of a PDF (bytes or a file) as pdfium draws it at ``dpi``, on white: RGB ints, shape (h, w, 3)."""
+    import pypdfium2 as pdfium
+
+    doc = pdfium.PdfDocument(pdf.read_bytes() if isinstance(pdf, Path) else pdf)
+    try:
+        page = doc[0]
+        image = page.render(scale=dpi / 72.0, fill_color=(255, 255, 255, 255)).to_pil()
+        page.close()
+    finally:
+        doc.close()
+    return np.asarray(image.convert("RGB")).astype(int)
+
+
 def ids_and_refs(svg: bytes) -> tuple[list[str], set[str]]:
     """All ids of an SVG and every id referenced by href/xlink:href/url(#...) (attributes and CSS)."""
     root = etree.fromstring(svg)

@@ -20,7 +20,7 @@ import pytest
 from composer.errors import ComposerError, SvgError
 from composer.stages.export import canvas_size_pt, check_engine, export
 from composer.stages.export import png as png_meta
-from conftest import DEMO
+from conftest import DEMO, pdf_pixels
 
 S = 'xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"'
 
@@ -32,27 +32,13 @@ def pixels(data: bytes) -> np.ndarray:
         return np.asarray(img.convert("RGBA")).astype(int)
 
 
-def pdf_pixels(pdf: bytes, dpi: float) -> np.ndarray:
-    """Page 1 as pdfium draws it, composited on white."""
-    import pypdfium2 as pdfium
-
-    doc = pdfium.PdfDocument(pdf)
-    try:
-        page = doc[0]
-        image = page.render(scale=dpi / 72.0, fill_color=(255, 255, 255, 255)).to_pil()
-        page.close()
-    finally:
-        doc.close()
-    return np.asarray(image.convert("RGBA")).astype(int)
-
-
 def both(svg: str, dpi: float = 72.0, engine: str = "resvg") -> tuple[np.ndarray, np.ndarray]:
     """(PNG pixels on white, pdfium's pixels of the PDF), both at ``dpi``."""
     made = export(svg.encode(), ["png", "pdf"], engine=engine, dpi=dpi)
     png = pixels(made["png"])
     alpha = png[..., 3:4] / 255.0
     on_white = (png[..., :3] * alpha + 255 * (1 - alpha)).round().astype(int)
-    return on_white, pdf_pixels(made["pdf"], dpi)[..., :3]
+    return on_white, pdf_pixels(made["pdf"], dpi)
 
 
 def close(actual, expected, tol=6) -> bool:

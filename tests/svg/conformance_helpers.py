@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from composer.pipeline import build
+from conftest import pdf_pixels
 
 HEAD = 'xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"'
 
@@ -45,20 +46,6 @@ def png_pixels(data: bytes) -> np.ndarray:
 
     with Image.open(io.BytesIO(data)) as img:
         return np.asarray(img.convert("RGBA")).astype(int)
-
-
-def pdf_pixels(pdf: bytes, dpi: float = 72.0) -> np.ndarray:
-    """Page 1 as pdfium draws it, on white, RGB."""
-    import pypdfium2 as pdfium
-
-    doc = pdfium.PdfDocument(pdf)
-    try:
-        page = doc[0]
-        image = page.render(scale=dpi / 72.0, fill_color=(255, 255, 255, 255)).to_pil()
-        page.close()
-    finally:
-        doc.close()
-    return np.asarray(image.convert("RGB")).astype(int)
 
 
 def on_white(rgba: np.ndarray) -> np.ndarray:

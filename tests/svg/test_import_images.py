@@ -19,7 +19,7 @@ from PIL import Image
 
 from composer.errors import ComposerWarning
 from composer.pipeline import build
-from conftest import layout_project
+from conftest import layout_project, pdf_pixels
 
 RED, BLUE, GREEN, WHITE = (255, 0, 0), (0, 0, 255), (0, 128, 0), (255, 255, 255)
 S = 'xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"'
@@ -75,16 +75,6 @@ def pixels(path) -> np.ndarray:
         rgba = np.asarray(img.convert("RGBA")).astype(float)
     rgb = rgba[..., :3] * rgba[..., 3:] / 255 + 255 * (1 - rgba[..., 3:] / 255)
     return rgb.round().astype(int)
-
-
-def pdf_pixels(path) -> np.ndarray:
-    import pypdfium2 as pdfium
-
-    doc = pdfium.PdfDocument(path.read_bytes())
-    try:
-        return np.asarray(doc[0].render(scale=1.0).to_pil().convert("RGB")).astype(int)
-    finally:
-        doc.close()
 
 
 def near(actual, expected, tol=40) -> bool:
