@@ -548,13 +548,7 @@ def _panel(r: _Reader, name: str, raw: Any, spec: FigureSpec) -> Panel:
     else:
         t.refuse(["page"], f"page applies to pdf panels; a {kind} panel has no pages")
         page = 1
-    place = _placement(r, t)
-    size = _size(r, t)
-    if place.cell is None and size is None:
-        raise r.err(f"{key}.size", "required key is missing (a panel placed with at or a relation needs a size)"
-                                   f"{t.misspelt(['size'])}")
-    if place.cell is not None and size is not None:
-        raise r.err(f"{key}.size", "over-constrained: the grid cell gives the size; remove size or cell")
+    place, size = _placed_and_sized(r, t, key, "panel")
     label = t.get("label")  # False: skipped by [figure] labels (see _auto_labels)
     journal_label = presets.PRESETS[spec.preset].label if spec.preset else None
     if isinstance(label, str) and journal_label:
@@ -798,19 +792,26 @@ def _align(r: _Reader, raw: Any, key: str) -> Align:
     return Align(panels=panels, axis=axis, key=key)
 
 
+
+def _placed_and_sized(r: _Reader, t: _Table, key: str, what: str) -> tuple[Placement, tuple[float, float] | None]:
+    """The placement and ``size`` of an element that a grid cell sizes, or else ``size``: exactly one of
+    them (``what``: the element's kind, for the message)."""
+    place = _placement(r, t)
+    size = _size(r, t)
+    if place.cell is None and size is None:
+        raise r.err(f"{key}.size", f"required key is missing (a {what} placed with at or a relation needs a size)"
+                                   f"{t.misspelt(['size'])}")
+    if place.cell is not None and size is not None:
+        raise r.err(f"{key}.size", "over-constrained: the grid cell gives the size; remove size or cell")
+    return place, size
+
 def _colorbar(r: _Reader, raw: Any, key: str) -> Colorbar:
     """``[[colorbar]]``: ``for`` (checked against the panels with the other guides'), a placement and a
     ``size`` unless in a cell, ``orientation``, ``label``, ``ticks``."""
     t = r.section(raw, key, "colorbar")
     panels = t.get("for")
     name = t.get("name")
-    place = _placement(r, t)
-    size = _size(r, t)
-    if place.cell is None and size is None:
-        raise r.err(f"{key}.size", "required key is missing (a colorbar placed with at or a relation needs a size)"
-                                   f"{t.misspelt(['size'])}")
-    if place.cell is not None and size is not None:
-        raise r.err(f"{key}.size", "over-constrained: the grid cell gives the size; remove size or cell")
+    place, size = _placed_and_sized(r, t, key, "colorbar")
     colorbar = Colorbar(panels=panels, place=place, size_pt=size, orientation=t.get("orientation"),
                         label=t.get("label"), ticks=t.get("ticks"), name=name, key=key)
     t.done()
