@@ -91,8 +91,13 @@ def rate_distortion(fig, data, colors, legend=True):
                          data["policies"]["Adaptive_QTensorFormer_KV"][last]["fidelity_cosine"])}
 
 
-def roofline(fig, data, colors):
-    """Roofline of each hardware entry with the operating point on each roof. Anchor: ``operating_point``."""
+def roofline(fig, data, colors, equal_decades=False):
+    """Roofline of each hardware entry with the operating point on each roof. Anchor: ``operating_point``.
+
+    With ``equal_decades`` both log axes span the same number of decades (the larger data span plus 5 %
+    each side, centred on each axis's data), so a square plot area (the layout's ``aspect = 1.0``) draws a
+    decade equally long on both: the bandwidth roofs (attainable = intensity x bandwidth, slope 1 in
+    log-log; Williams, Waterman & Patterson 2009, "Roofline", CACM 52(4)) then climb at 45 degrees."""
     ai = np.logspace(-1, 3, 200)
     point = data["arithmetic_intensity"]
     ax = fig.add_subplot()
@@ -105,6 +110,12 @@ def roofline(fig, data, colors):
     ax.scatter([point] * len(attained), attained, color=colors["vermillion"], s=18, zorder=5)
     ax.set_xscale("log")
     ax.set_yscale("log")
+    if equal_decades:
+        ys = np.concatenate([line.get_ydata() for line in ax.lines])
+        spans = [np.log10([ai.min(), ai.max()]), np.log10([ys.min(), ys.max()])]
+        half = 1.1 * max(hi - lo for lo, hi in spans) / 2
+        ax.set_xlim(*(10 ** (spans[0].mean() + np.array([-half, half]))))
+        ax.set_ylim(*(10 ** (spans[1].mean() + np.array([-half, half]))))
     ax.set_xlabel("arithmetic intensity (FLOPs / byte)")
     ax.set_ylabel("attainable TFLOPS")
     ax.legend(loc="lower right")
