@@ -91,8 +91,13 @@ def rate_distortion(fig, data, colors, legend=True):
                          data["policies"]["Adaptive_QTensorFormer_KV"][last]["fidelity_cosine"])}
 
 
-def roofline(fig, data, colors):
-    """Roofline of each hardware entry with the operating point on each roof. Anchor: ``operating_point``."""
+def roofline(fig, data, colors, equal_decades=False):
+    """Roofline of each hardware entry with the operating point on each roof. Anchor: ``operating_point``.
+
+    With ``equal_decades`` both log axes span the same number of decades (the larger data span plus 5 %
+    each side, centred on each axis's data), so a square plot area (the layout's ``aspect = 1.0``) draws a
+    decade equally long on both: the bandwidth roofs (attainable = intensity x bandwidth, slope 1 in
+    log-log; Williams, Waterman & Patterson 2009, "Roofline", CACM 52(4)) then climb at 45 degrees."""
     ai = np.logspace(-1, 3, 200)
     point = data["arithmetic_intensity"]
     ax = fig.add_subplot()
@@ -105,6 +110,12 @@ def roofline(fig, data, colors):
     ax.scatter([point] * len(attained), attained, color=colors["vermillion"], s=18, zorder=5)
     ax.set_xscale("log")
     ax.set_yscale("log")
+    if equal_decades:
+        ys = np.concatenate([line.get_ydata() for line in ax.lines])
+        spans = [np.log10([ai.min(), ai.max()]), np.log10([ys.min(), ys.max()])]
+        half = 1.1 * max(hi - lo for lo, hi in spans) / 2
+        ax.set_xlim(*(10 ** (spans[0].mean() + np.array([-half, half]))))
+        ax.set_ylim(*(10 ** (spans[1].mean() + np.array([-half, half]))))
     ax.set_xlabel("arithmetic intensity (FLOPs / byte)")
     ax.set_ylabel("attainable TFLOPS")
     ax.legend(loc="lower right")
@@ -344,15 +355,17 @@ def _ink_on(color: str) -> str:
 def subsystem_pie(fig, data, colors, phase="prefill"):
     """Share of one phase's latency per sub-system (``{phase}_percentage_breakdown``, percent), clockwise from
     3 o'clock in the seed's order; wedge gids ``wedge-{phase}-{key}``. Small wedges (< ``INSIDE_PCT``) are
-    labelled outside, stacked at least one line apart."""
+    labelled outside, stacked at least one line apart. Each wedge carries its sub-system's name as its label
+    (both pies alike), which the layout's ``[[legend]]`` collects into one legend."""
     shares = data[f"{phase}_percentage_breakdown"]
     pct = [shares[k] for k in SUBSYSTEMS]
     ax = fig.add_subplot()
     wedges, _ = ax.pie(pct, colors=[colors[c] for _, c in SUBSYSTEMS.values()], startangle=0, counterclock=False,
                        wedgeprops={"edgecolor": "#ffffff", "linewidth": 0.8})
     outside = []
-    for key, wedge, p in zip(SUBSYSTEMS, wedges, pct):
+    for (key, (name, _)), wedge, p in zip(SUBSYSTEMS.items(), wedges, pct):
         wedge.set_gid(f"wedge-{phase}-{key}")
+        wedge.set_label(name)
         mid = np.radians((wedge.theta1 + wedge.theta2) / 2)
         if p >= INSIDE_PCT:
             ax.text(0.62 * np.cos(mid), 0.62 * np.sin(mid), f"{p:.1f}%", ha="center", va="center",
@@ -374,19 +387,6 @@ def subsystem_pie(fig, data, colors, phase="prefill"):
     ax.set_ylim(-1.1, 1.1)
     ax.set_aspect("equal")
     fig.subplots_adjust(0.01, 0.01, 0.99, 0.99)
-
-
-def subsystem_legend(fig, data, colors):
-    """The sub-systems' colours as one legend for both pies (the data's phases must name the same keys)."""
-    from matplotlib.patches import Patch
-
-    for phase in ("prefill", "decode"):
-        missing = [k for k in SUBSYSTEMS if k not in data[f"{phase}_percentage_breakdown"]]
-        if missing:
-            raise KeyError(f"{phase}_percentage_breakdown.{missing[0]}")
-    handles = [Patch(facecolor=colors[c], label=name) for name, c in SUBSYSTEMS.values()]
-    fig.legend(handles=handles, loc="center", ncol=(len(handles) + 1) // 2, frameon=False, handlelength=1.2,
-               columnspacing=1.6)
 
 
 def _frontier(xs, ys, lower_y=False):
@@ -588,7 +588,9 @@ CATEGORIES = {"Dense": ("ink", "o"), "Quantization": ("orange", "s"), "Attention
 def baseline_pareto(fig, data, colors, x="peak_ram_mb", y="tokens_per_sec"):
     """One trade-off of every model of ``models``: metric ``x`` against ``y`` (keys of ``METRICS``; which
     way is better is the layout's panel title), a marker per category (gids ``point-{model_id}``), the
-    Pareto frontier stepped (gid ``frontier``), each point named by its ``short_name``.
+    Pareto frontier stepped (gid ``frontier``), each point named by its ``short_name``. Points carry their
+    category as label, the frontier "Pareto frontier" (drawn last, so it is the last legend entry), for the
+    layout's ``[[legend]]``.
 
     Raises:
         KeyError: a missing key, named. ValueError: ``n_architectures`` is not the number of models.
@@ -602,12 +604,14 @@ def baseline_pareto(fig, data, colors, x="peak_ram_mb", y="tokens_per_sec"):
     (xlabel, _, xlog), (ylabel, y_lower, ylog) = METRICS[x], METRICS[y]
     front = _frontier(xs, ys, lower_y=y_lower)
     fx, fy = [xs[i] for i in front], [ys[i] for i in front]
-    ax.step(fx + [max(xs) * 1.3], fy + [fy[-1]], where="post", color=colors["grey"], ls="--", lw=0.8, zorder=2,
-            gid="frontier")
     for m, vx, vy in zip(models, xs, ys):
         c, marker = CATEGORIES[m["category"]]
-        ax.scatter([vx], [vy], color=colors[c], marker=marker, s=42 if marker == "*" else 18, lw=0.4,
-                   edgecolors=colors["slate"], zorder=4, gid=f"point-{m['model_id']}")
+        # a one-point line, not a scatter: the collected legend redraws its marker as drawn here
+        # (marker size in pt = sqrt of scatter's s in pt^2: 6.5 pt stars, 4.2 pt others)
+        ax.plot([vx], [vy], ls="", color=colors[c], marker=marker, ms=np.sqrt(42 if marker == "*" else 18),
+                mew=0.4, mec=colors["slate"], zorder=4, gid=f"point-{m['model_id']}", label=m["category"])
+    ax.step(fx + [max(xs) * 1.3], fy + [fy[-1]], where="post", color=colors["grey"], ls="--", lw=0.8, zorder=2,
+            gid="frontier", label="Pareto frontier")
     for axis, log, vals in ((ax.xaxis, xlog, xs), (ax.yaxis, ylog, ys)):
         if log:
             (ax.set_xscale if axis is ax.xaxis else ax.set_yscale)("log")
@@ -620,17 +624,6 @@ def baseline_pareto(fig, data, colors, x="peak_ram_mb", y="tokens_per_sec"):
     ax.set_ylabel(ylabel)
     fig.tight_layout(pad=0.3)
     _label_points(ax, xs, ys, [m["short_name"] for m in models], colors["grey"], fontsize=5)
-
-
-def baseline_legend(fig, data, colors):
-    """The categories present in ``models`` (colour and marker) and the frontier line, as one legend row."""
-    from matplotlib.lines import Line2D
-
-    present = [c for c in CATEGORIES if any(m["category"] == c for m in data["models"])]
-    handles = [Line2D([], [], ls="", marker=CATEGORIES[c][1], color=colors[CATEGORIES[c][0]],
-                      markeredgecolor=colors["slate"], markeredgewidth=0.4, label=c) for c in present]
-    handles.append(Line2D([], [], color=colors["grey"], ls="--", lw=0.8, label="Pareto frontier"))
-    fig.legend(handles=handles, loc="center", ncol=(len(handles) + 1) // 2, frameon=False, columnspacing=1.6)
 
 
 #: the improvement metrics of figure 16 (all lower-is-better): key -> (legend label, colour)

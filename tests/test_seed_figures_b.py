@@ -116,6 +116,11 @@ def marker_at(root, ident: str) -> tuple[float, float]:
     return float(use.get("x")), float(use.get("y"))
 
 
+def legends(root) -> list[str]:
+    """The ids of every matplotlib legend group in the figure (a panel's own, or a collected one)."""
+    return [el.get("id") for el in root.iter(f"{SVG}g") if re.fullmatch(r".+--legend_\d+", el.get("id") or "")]
+
+
 def bar_extent(root, ident: str, axis: str) -> tuple[float, float]:
     """A bar's two edges along ``axis`` (``x`` for horizontal bars, ``y`` for vertical ones), in pt."""
     pts = path_points(by_id(root, ident))[:4]
@@ -154,6 +159,20 @@ def test_subsystem_pies_show_the_data_shares(svgs, phase):
     else:
         assert f"Decode, T = 1 (KV cached): {data['decode_total_ms']:.2f} ms" in titles
     assert any("SYNTHETIC example data" in t for t in titles)
+
+
+def test_subsystem_pies_share_one_collected_legend_in_data_order(svgs):
+    # one legend, collected from both pies' wedge labels ([[legend]]), none drawn inside a pie; its
+    # entries are the sub-systems in the data's order. "information state $z_t$" is mathtext, which
+    # stays outlines under text = "editable": that entry's group holds glyph paths and no <text>
+    root = svgs["qtf_subsystem_breakdown"]
+    assert legends(root) == ["legend-0--legend_1"]
+    entries = [el for el in root.iter(f"{SVG}g") if re.fullmatch(r"legend-0--text_\d+", el.get("id") or "")]
+    assert [el.get("id") for el in entries] == [f"legend-0--text_{i}" for i in range(1, 7)]
+    shown = ["".join("".join(t.itertext()) for t in el.iter(f"{SVG}text")) or None for el in entries]
+    assert shown == ["TT-FFN contraction", None, "resource allocator", "attention and projections",
+                     "core slicing overhead", "norms and residuals"]
+    assert len(list(entries[1].iter(f"{SVG}use"))) + len(list(entries[1].iter(f"{SVG}path"))) >= len("information")
 
 
 # ─── figure 13: Pareto frontier and hypervolume margins ───────────────────
@@ -236,6 +255,17 @@ def test_baseline_pareto_points_are_the_data(svgs, panel, x, y, x_log, y_log):
         assert m["short_name"] in texts
     headline = f"Baseline Pareto frontiers: {len(data['models'])} architectures on three trade-offs"
     assert headline in canvas_texts(root)
+
+
+def test_baseline_pareto_panels_share_one_collected_legend_in_data_order(svgs):
+    # one legend collected from the three panels' labelled points and frontiers: each category once, in the
+    # order the data's models first name it, then the frontier; no panel keeps a legend of its own
+    root = svgs["qtf_baseline_pareto"]
+    data = load("baseline_comparison_master.json")
+    assert legends(root) == ["legend-0--legend_1"]
+    categories = list(dict.fromkeys(m["category"] for m in data["models"]))
+    assert len(categories) == 8
+    assert panel_texts(root, "legend-0") == categories + ["Pareto frontier"]
 
 
 def test_baseline_improvements_are_relative_to_each_baseline(svgs):
