@@ -52,6 +52,7 @@ import dataclasses
 import hashlib
 import io
 import json
+import math
 from collections.abc import Callable, Collection, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -354,7 +355,6 @@ def _shown(name: str, value: Any) -> str:
 
 def _artist(entry: LegendEntry) -> Any:
     """A stand-alone artist that matplotlib's legend handlers draw as ``entry`` looks."""
-    from matplotlib.collections import PathCollection
     from matplotlib.lines import Line2D
     from matplotlib.patches import Rectangle
     from matplotlib.path import Path
@@ -375,11 +375,15 @@ def _artist(entry: LegendEntry) -> Any:
                          hatch=entry.hatch,
                          alpha=entry.alpha)
     assert entry.kind == "scatter" and entry.path is not None
+    # a marker-only line, not a PathCollection: matplotlib's scatter handler places a collection that
+    # belongs to no axes at offsets of its own, so each marker landed away from its row. A scatter's
+    # path is its MarkerStyle's, normalised to half a unit as Line2D normalises a path marker, and its
+    # size is an area in pt² (markersize = sqrt(s), matplotlib's own rule for scatter vs plot markers)
     vertices, codes = entry.path
-    path = Path(vertices, codes or None)
-    return PathCollection([path], sizes=[entry.size or 0.0], facecolors=[entry.facecolor or none],
-                          edgecolors=[entry.edgecolor or none], linewidths=[entry.linewidth or 0.0],
-                          alpha=entry.alpha)
+    return Line2D([], [], linestyle="none", marker=Path(vertices, codes or None),
+                  markersize=math.sqrt(entry.size or 0.0), markerfacecolor=entry.facecolor or none,
+                  markeredgecolor=entry.edgecolor or none, markeredgewidth=entry.linewidth or 0.0,
+                  alpha=entry.alpha)
 
 
 def draw_legend(legend: Legend, records: Mapping[str, tuple[LegendEntry, ...]], spec: FigureSpec,

@@ -59,6 +59,11 @@ def dashed_alpha(fig, data):
     ax = fig.add_axes([0.2, 0.2, 0.7, 0.7])
     ax.plot([0, 1], [0, 1], color="#1f77b4", linewidth=1.5, dashes=(5, 2), label="alpha")
 
+def dots(fig, data):
+    ax = fig.add_axes([0.2, 0.2, 0.7, 0.7])
+    for y, colour in enumerate(("#ff0000", "#00ff00", "#0000ff")):
+        ax.scatter([0, 1], [y, y], color=colour, marker="o", s=30, label=f"row {y}")
+
 def bare(fig, data):
     fig.add_axes([0.2, 0.2, 0.7, 0.7]).plot([0, 1], [0, 1])
 '''
@@ -398,3 +403,42 @@ def test_joining_a_legend_draws_the_panel_again_without_its_own(tmp_path):
     again = build("fig", root=root, formats=("svg",))
     assert again.rendered == () and again.cached == ("a", "b")  # a's first entry is still there
     assert again.outputs["svg"].read_bytes() == svg
+
+
+def test_scatter_markers_sit_in_their_own_rows(tmp_path):
+    """Three scatters (red, green, blue; s = 30 pt², so a disc of sqrt(30) = 5.5 pt across): in the PNG
+    each marker is drawn inside the legend frame, all in one column, top to bottom in entry order one row
+    pitch apart, and as large as the panel draws it."""
+    root = project(tmp_path, '''
+[panels.c]
+render = "p:dots"
+at = ["90mm", "0mm"]
+size = ["40mm", "30mm"]
+
+[[legend]]
+from = ["c"]
+at = ["10mm", "35mm"]
+anchor = "nw"
+frame = true
+''', head='background = "white"\n')
+    ppt = 4  # px per pt at 288 dpi
+    result = build("fig", root=root, formats=("svg", "png"), dpi=72 * ppt, cache=False)
+    x0, y0, x1, y1 = frame_box(result.outputs["svg"].read_bytes())
+    from PIL import Image
+
+    with Image.open(result.outputs["png"]) as img:
+        px = np.asarray(img.convert("RGB")).astype(int)
+    legend = px[int(y0 * ppt):int(y1 * ppt) + 1, int(x0 * ppt):int(x1 * ppt) + 1]
+    centres, widths = [], []
+    for channel in range(3):
+        others = [c for c in range(3) if c != channel]
+        mask = (legend[..., channel] > 200) & (legend[..., others[0]] < 60) & (legend[..., others[1]] < 60)
+        ys, xs = np.nonzero(mask)
+        assert len(xs) > 0, f"marker {channel} is not inside the legend frame"
+        centres.append((xs.mean() / ppt, ys.mean() / ppt))
+        widths.append((xs.max() - xs.min() + 1) / ppt)
+    (ax_, ay), (bx, by), (cx, cy) = centres
+    assert abs(ax_ - bx) < 0.5 and abs(bx - cx) < 0.5, centres  # one column
+    assert 0 < by - ay and abs((by - ay) - (cy - by)) < 0.5, centres  # in order, one pitch apart
+    for width in widths:
+        assert abs(width - 30 ** 0.5) < 1.0, widths
