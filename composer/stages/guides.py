@@ -53,6 +53,7 @@ import hashlib
 import io
 import json
 import math
+import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -693,9 +694,14 @@ def draw_guides(figure: Figure, rendered: Mapping[str, RenderedPanel], *, file: 
 
 
 def guide_id(guide: Legend | Colorbar, index: int) -> str:
-    """The canvas id of a guide's group: ``KIND-NAME``, or ``KIND-INDEX`` (its place among ``figure.guides``)
-    without a name; hyphenated, so never a panel's name (the prefix of its inner ids too)."""
-    return f"{guide.kind}-{guide.name if guide.name else index}"
+    """The canvas id of a guide's group: ``KIND-NAME``, or without a name ``KIND-I``, ``I`` its index among
+    the guides of its kind as its layout key says (``colorbar[0]`` is ``colorbar-0`` after any legends;
+    ``index``, its place among ``figure.guides``, only for a guide without such a key); hyphenated, so
+    never a panel's name (the prefix of its inner ids too)."""
+    if guide.name:
+        return f"{guide.kind}-{guide.name}"
+    found = re.search(r"\[(\d+)\]$", guide.key)
+    return f"{guide.kind}-{found.group(1) if found else index}"
 
 
 def guide_sizes(drawn: Sequence[Drawn | None]) -> list[tuple[float, float] | None]:

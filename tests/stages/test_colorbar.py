@@ -413,3 +413,27 @@ def test_a_cached_rebuild_draws_the_same_colorbar(tmp_path):
     (root / "build" / "fig.svg").unlink()
     again = build("fig", root=root, formats=("svg",))
     assert again.outputs["svg"].read_bytes() == first
+
+
+def test_an_unnamed_guides_id_follows_its_layout_key(tmp_path):
+    """With a legend written before it, the first [[colorbar]] (colorbar[0] in every message) is the group
+    colorbar-0 on the canvas, as the legend is legend-0; a named one is colorbar-NAME."""
+    extra = '''
+[panels.c]
+render = "p:lines"
+at = ["0mm", "0mm"]
+size = ["10mm", "10mm"]
+overlap = true
+'''
+    root = heat_project(tmp_path, extra=extra)
+    layout = root / "layouts" / "fig.toml"
+    text = layout.read_text().replace("[[colorbar]]", '[[legend]]\nfrom = ["c"]\nat = ["0mm", "0mm"]\n\n[[colorbar]]')
+    layout.write_text(text)
+    (root / "panels" / "p.py").write_text(HEAT_PANELS.replace(
+        "fig.add_axes([0.1, 0.1, 0.8, 0.8]).plot([0, 1], [0, 1])",
+        'fig.add_axes([0.1, 0.1, 0.8, 0.8]).plot([0, 1], [0, 1], label="line")'))
+    svg = build("fig", root=root, formats=("svg",), cache=False).outputs["svg"].read_bytes()
+    assert b'id="legend-0"' in svg and b'id="colorbar-0"' in svg and b'id="colorbar-1"' not in svg
+    layout.write_text(text.replace('[[colorbar]]', '[[colorbar]]\nname = "scale"'))
+    svg = build("fig", root=root, formats=("svg",), cache=False).outputs["svg"].read_bytes()
+    assert b'id="colorbar-scale"' in svg
