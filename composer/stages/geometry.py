@@ -597,8 +597,8 @@ class _Resolver:
         svg = self.imported[panel]
         if ident in svg.unmeasured:
             raise LayoutError(f"{pos.written()}: {ident!r} in {svg.shown} is a <{svg.unmeasured[ident]}>, which "
-                              "has no measured box (texts, <use> and what <defs> holds are not measured); "
-                              "give the shape or group around it an id", file=self.file, key=pos.key)
+                              "has no measured box (texts, what <defs> holds and a <use> of nothing are not measured; a "
+                              "group is the box of the shapes it draws); give a shape, or a group of shapes, an id", file=self.file, key=pos.key)
         if ident not in svg.boxes:
             ids = list(svg.boxes)
             close = difflib.get_close_matches(ident, ids, n=1, cutoff=0.6)

@@ -148,5 +148,24 @@ def test_a_long_list_of_ids_is_cut_short(tmp_path):
 def test_an_id_without_a_box_says_why(tmp_path):
     root = project(tmp_path, arrows("schem#unused.w"))
     with pytest.raises(LayoutError, match=r"arrow\[0\]\.to.*'unused' in \.\./schem\.svg is a <rect>, which has no "
-                                          r"measured box \(texts, <use> and what <defs> holds"):
+                                          r"measured box \(texts, what <defs> holds and a <use> of nothing"):
         build("fig", root=root, formats=("svg",), cache=False)
+
+
+def test_a_use_is_the_box_of_what_it_draws(tmp_path):
+    """Worked by hand: ``parts.svg`` (viewBox 0 0 200 100) fills its 100 x 50 pt box at (20, 140) pt exactly,
+    scale 0.5. ``u1`` draws the 10 x 10 rect ``dot`` at (20, 30): x 30..35, y 155..160 pt, west midpoint
+    (30, 157.5). ``u2`` draws a circle of radius 5 in a symbol of viewBox 0 0 10 10 into 40 x 20 at (100, 20),
+    ``xMidYMid meet``: scale 2, 20 x 20 centred 10 in, so user x 110..130, y 20..40: x 75..85, y 150..160 pt,
+    east midpoint (85, 155). ``grp`` holds only a use of ``dot`` at (150, 60): x 95..100, y 170..175 pt, north
+    midpoint (97.5, 170)."""
+    root = project(tmp_path, '[panels.parts]\nsvg = "../parts.svg"\nat = ["20pt", "140pt"]\nsize = ["100pt", "50pt"]\n'
+                   + arrows("parts#u1.w", "parts#u2.e", "parts#grp.n"))
+    (root / "parts.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 200 100">'
+        '<defs><rect id="dot" width="10" height="10"/></defs>'
+        '<symbol id="sym" viewBox="0 0 10 10"><circle cx="5" cy="5" r="5"/></symbol>'
+        '<use id="u1" xlink:href="#dot" x="20" y="30"/>'
+        '<use id="u2" href="#sym" x="100" y="20" width="40" height="20"/>'
+        '<g id="grp"><use href="#dot" x="150" y="60"/></g></svg>')
+    assert arrow_ends(root) == [pytest.approx(p, abs=0.1) for p in [(30.0, 157.5), (85.0, 155.0), (97.5, 170.0)]]
