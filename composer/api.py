@@ -2,7 +2,8 @@
 
 A :class:`Figure` holds a layout *document*: the dict a ``layouts/NAME.toml``
 file parses to. The constructors (:class:`Panel`, :class:`Text`,
-:class:`Shape`, :class:`Connector`, :class:`Grid`, :class:`Align`) take the
+:class:`Shape`, :class:`Connector`, :class:`Grid`, :class:`Align`,
+:class:`Legend`, :class:`Colorbar`) take the
 layout keys as keyword arguments and add tables to that document; building
 runs it through the same validator as a file
 (:func:`composer.layout.loader.load_document`) and the same pipeline, so a figure
@@ -24,7 +25,9 @@ byte-identical SVG.
     vkv = composer.load("volume_kv", root=".")   # a layout file as a Figure
 
 Keys that are Python keywords take a trailing underscore (``class_``,
-``from_``); tuples become TOML arrays. Paths in the document (``data``,
+``from_``); the panels a :class:`Legend` collects from (``from``) or a
+:class:`Colorbar` is for (``for``) are its positional arguments, as an
+:class:`Align`'s are; tuples become TOML arrays. Paths in the document (``data``,
 ``svg``, ``style``) are relative to the project's ``layouts/`` folder, as in a
 layout file. A renderer may be given as a function: it is used directly
 (no ``panels/`` module needed), e.g. one defined in the notebook.
@@ -168,6 +171,53 @@ class Align(Element):
         self.table = _table(self.kind, "Align", {"panels": list(panels), "axis": axis})
 
 
+def _guide_panels(what: str, key: str, panels: tuple[Any, ...], keys: dict[str, Any]) -> dict[str, Any]:
+    """``*panels`` (positional names) -> the table's ``key`` (``from``/``for``); ``KEY_`` given as well is refused.
+
+    Raises:
+        TypeError: the panel list given both ways.
+    """
+    if panels and keys.get(f"{key}_") is not None:
+        raise TypeError(f"{what}: the panels are given twice, as positional names and as {key}_=")
+    return {key: list(panels) if panels else keys.pop(f"{key}_", None), **keys}
+
+
+class Legend(Element):
+    """``[[legend]]``: one legend collecting the entries of these matplotlib panels' legends.
+
+    Args:
+        *panels: the panels' names, in the order their entries are shown (the table's ``from``).
+        **keys: any other ``[[legend]]`` key: ``at``, ``cell``, ``right_of``..., ``offset``,
+            ``anchor``, ``name``, ``ncols``, ``title``, ``frame``.
+
+    Raises:
+        TypeError: an unknown key, or the panels given both as names and as ``from_=``.
+    """
+
+    kind = "legend"
+
+    def __init__(self, *panels: str, **keys: Any):
+        self.table = _table(self.kind, "Legend", _guide_panels("Legend", "from", panels, keys))
+
+
+class Colorbar(Element):
+    """``[[colorbar]]``: one colorbar for these matplotlib panels, which map values to colours alike.
+
+    Args:
+        *panels: the panels' names (the table's ``for``, a Python keyword).
+        **keys: any other ``[[colorbar]]`` key: ``cell``, or ``at``/a relation with ``size``,
+            ``offset``, ``anchor``, ``name``, ``orientation``, ``label``, ``ticks`` (data units).
+
+    Raises:
+        TypeError: an unknown key, or the panels given both as names and as ``for_=``.
+    """
+
+    kind = "colorbar"
+
+    def __init__(self, *panels: str, **keys: Any):
+        self.table = _table(self.kind, "Colorbar", _guide_panels("Colorbar", "for", panels, keys))
+
+
 class Figure:
     """A figure: a layout document, its project folder, and renderer functions given in code.
 
@@ -218,7 +268,9 @@ class Figure:
         return self._path or (Path(self.root).resolve() / "layouts" / f"{self.name}.toml")
 
     def add(self, *elements: Element) -> Figure:
-        """Add panels, texts, shapes, connectors, grids and alignments, in order; returns the figure.
+        """Add panels, texts, shapes, connectors, grids, alignments, legends and colorbars, in order.
+
+        Returns the figure.
 
         Raises:
             LayoutError: a panel or grid name that is already used, or something
@@ -227,7 +279,8 @@ class Figure:
         doc = self.document
         for element in elements:
             if not isinstance(element, Element):
-                raise LayoutError(f"{element!r} is not a Panel, Text, Shape, Connector, Grid or Align")
+                raise LayoutError(f"{element!r} is not a Panel, Text, Shape, Connector, Grid, Align, Legend "
+                                  "or Colorbar")
             table = copy.deepcopy(element.table)
             if isinstance(element, Panel):
                 panels = doc.setdefault("panels", {})
@@ -250,8 +303,7 @@ class Figure:
                     raise LayoutError(f"a grid named {element.name!r} is already in the figure")
                 grids[element.name] = table
             else:
-                doc.setdefault({"text": "text", "shape": "shape", "arrow": "arrow", "align": "align"}[element.kind],
-                               []).append(table)
+                doc.setdefault(element.kind, []).append(table)
         return self
 
     # ─── the pipeline ─────────────────────────────────────────────────────
