@@ -187,7 +187,7 @@ def _entry(label: str, handle: Any) -> LegendEntry:
     if isinstance(handle, Line2D):
         marker = handle.get_marker()
         shown = None if marker in (None, "None", "none", "", " ") else str(marker)
-        return LegendEntry(label, "line", color=_hex(handle.get_color()), linestyle=str(handle.get_linestyle()),
+        return LegendEntry(label, "line", color=_hex(handle.get_color()), linestyle=_linestyle(handle),
                            linewidth=_num(handle.get_linewidth()), marker=shown,
                            markersize=_num(handle.get_markersize()) if shown else None,
                            markerfacecolor=_hex(handle.get_markerfacecolor()) if shown else None,
@@ -198,7 +198,7 @@ def _entry(label: str, handle: Any) -> LegendEntry:
     if isinstance(handle, Patch):
         return LegendEntry(label, "patch", facecolor=_hex(handle.get_facecolor()),
                            edgecolor=_hex(handle.get_edgecolor()), linewidth=_num(handle.get_linewidth()),
-                           linestyle=str(handle.get_linestyle()), hatch=handle.get_hatch() or None, alpha=alpha,
+                           linestyle=_linestyle(handle), hatch=handle.get_hatch() or None, alpha=alpha,
                            dashes=_dashes(handle))
     if isinstance(handle, LineCollection):
         return LegendEntry(label, "line", color=_hex(handle.get_color()), linestyle="-",
@@ -216,6 +216,17 @@ def _entry(label: str, handle: Any) -> LegendEntry:
                            edgecolor=_hex(handle.get_edgecolor()), linewidth=_num(_first(handle.get_linewidth())),
                            linestyle="solid", hatch=handle.get_hatch() or None, alpha=alpha)
     raise TypeError(f"{type(handle).__name__}")
+
+
+def _linestyle(artist: Any) -> str:
+    """An artist's line style by name; a style matplotlib keeps as an (offset, dashes) tuple (a legend handle
+    made from a collection: ``fill_between``, ``stackplot``, ``violinplot``) is ``"solid"`` when it has no
+    dashes and ``"--"`` otherwise (the pattern itself is :func:`_dashes`)."""
+    style = artist.get_linestyle()
+    if isinstance(style, str):
+        return style
+    dashes = style[1] if isinstance(style, tuple) and len(style) == 2 else None
+    return "--" if dashes else "solid"
 
 
 def _dashes(artist: Any) -> tuple[float, tuple[float, ...]] | None:
@@ -688,9 +699,33 @@ def draw_guides(figure: Figure, rendered: Mapping[str, RenderedPanel], *, file: 
         if digest not in _DRAWN:
             if len(_DRAWN) >= _DRAWN_MAX:
                 _DRAWN.clear()
-            _DRAWN[digest] = kind.draw(guide, records, figure.spec, file, room)
+            _DRAWN[digest] = _draw(kind, guide, records, figure.spec, file, room)
         out.append(_DRAWN[digest])
     return tuple(out)
+
+
+def _draw(kind: GuideKind, guide: Legend | Colorbar, records: Mapping[str, Any], spec: FigureSpec, file: str,
+          room: tuple[float, float] | None) -> Drawn:
+    """``kind.draw``, its user-made failures as one line at the guide's key: text matplotlib cannot typeset
+    (bad mathtext in a label, title or tick: a ValueError) and characters the figure's fonts have no glyph for
+    (matplotlib would draw empty boxes), as a panel's are.
+
+    Raises:
+        LayoutError: at ``guide.key``: either of those; and what ``kind.draw`` raises.
+    """
+    from composer.stages.render import glyph_list, missing_glyphs
+
+    with missing_glyphs() as missing:
+        try:
+            drawn = kind.draw(guide, records, spec, file, room)
+        except ValueError as exc:
+            raise LayoutError(f"cannot typeset a text of it (a label, title or tick): {' '.join(str(exc).split())}",
+                              file=file, key=guide.key) from None
+    if missing:
+        raise LayoutError(f"its texts have {glyph_list(missing)}, which font {spec.font!r} has no glyph for (they "
+                          "would show as empty boxes); name a font that has them after the first in [figure] font, "
+                          "e.g. font = \"DejaVu Sans, WenQuanYi Micro Hei\"", file=file, key=guide.key)
+    return drawn
 
 
 def guide_id(guide: Legend | Colorbar, index: int) -> str:

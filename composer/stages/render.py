@@ -418,7 +418,7 @@ def draw_panel(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data: M
     key = f"{panel.key}.render"
     width_pt, height_pt = size_pt
     params = call_params(func, panel, spec, file=file)
-    with _rc_context(rc_params(spec, panel.name)), _missing_glyphs() as missing:
+    with _rc_context(rc_params(spec, panel.name)), missing_glyphs() as missing:
         fig = Figure(figsize=(width_pt / 72.0, height_pt / 72.0), dpi=72.0)
         with pyplot_on(fig) as made:  # pyplot draws on fig (plt.gca(), plt.plot()); see _check_drawn
             try:
@@ -508,7 +508,7 @@ def save_panel(draft: Draft, spec: FigureSpec, *, file: str, guides: Collection[
                 raise PanelError(f"panel {panel.name!r}: {panel.source} draws a legend entry with a {exc}, which a "
                                  "collected [[legend]] cannot show; label lines, markers, patches (bars) or "
                                  "scatter points", file=file, key=key) from None
-        with _missing_glyphs() as missing:
+        with missing_glyphs() as missing:
             try:
                 svg, notes = save_svg(draft.fig, spec, panel, file=file)
             except PanelError:
@@ -518,7 +518,7 @@ def save_panel(draft: Draft, spec: FigureSpec, *, file: str, guides: Collection[
                                  f"{type(exc).__name__}: {' '.join(str(exc).split())}", file=file, key=key) from None
         missing += draft.missing
         if missing:
-            raise PanelError(f"panel {panel.name!r}: {panel.source} draws {_glyph_list(missing)}, which font "
+            raise PanelError(f"panel {panel.name!r}: {panel.source} draws {glyph_list(missing)}, which font "
                              f"{spec.font!r} has no glyph for (they would show as empty boxes); name a font that "
                              "has them after the first in [figure] font, e.g. font = \"DejaVu Sans, WenQuanYi "
                              "Micro Hei\"", file=file, key=key)
@@ -762,7 +762,7 @@ def draw_locked(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data: 
         draft = draw_panel(func, panel, spec, data, size_pt=size, file=file)
         # positions after layout engines and apply_aspect, as the SVG renderer's text metrics place them
         # (another renderer's differ: a constrained layout moves by points), with the panel's rcParams
-        with _rc_context(rc_params(spec, panel.name)), _missing_glyphs():  # save_panel reports those
+        with _rc_context(rc_params(spec, panel.name)), missing_glyphs():  # save_panel reports those
             draft.fig.savefig(io.BytesIO(), format="svg", metadata={"Date": None})
         area = plot_area(draft.fig, size)
         if area is None:
@@ -1122,9 +1122,10 @@ class _GlyphLog(logging.Handler):
             self.missing.append(char)
 
 
-class _missing_glyphs:
-    """Collect characters matplotlib drew without a glyph (its warning and mathtext's log); the list
-    is filled when the block ends. Other warnings are shown as they would have been."""
+class missing_glyphs:
+    """Collect characters matplotlib drew without a glyph (its warning and mathtext's log): ``with
+    missing_glyphs() as missing:``, the list of characters filled when the block ends. Other warnings are
+    shown as they would have been."""
 
     def __enter__(self) -> list[str]:
         self.missing: list[str] = []
@@ -1147,7 +1148,8 @@ class _missing_glyphs:
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
-def _glyph_list(chars: list[str]) -> str:
+def glyph_list(chars: list[str]) -> str:
+    """Characters as a message shows them: ``'中' (U+4E2D)``, each once, sorted, at most 8 then ``...``."""
     unique = sorted(set(chars))
     return ", ".join(f"{c!r} (U+{ord(c):04X})" for c in unique[:8]) + (" ..." if len(unique) > 8 else "")
 

@@ -40,6 +40,9 @@ _URL = re.compile(r"url\(\s*(['\"]?)#([^)'\"\s]+)\1\s*\)")
 _FIXED = {"rect": 4, "circle": 4, "ellipse": 4, "line": 2}
 #: paint servers: what they draw is cheap whatever refers to them (gradients and their stops).
 _PAINTS = frozenset({"linearGradient", "radialGradient", "stop"})
+#: elements drawn only where something references them, never where they stand: their content counts once
+#: per reference (through it), not as a child of their parent (SVG 2, 5.3 and the chapters of each)
+NOT_IN_PLACE = frozenset({"defs", "symbol", "marker", "pattern", "clipPath", "mask", "filter"})
 
 
 def _local(el: etree._Element) -> str:
@@ -84,8 +87,9 @@ def _references(el: etree._Element) -> list[tuple[str, int]]:
 def canvas_work(root: etree._Element) -> tuple[int, dict[str, int]]:
     """The work of exporting the canvas ``root``: ``(total, {top-level element id: its work})``.
 
-    Every element counts :func:`element_work`, each time it is drawn: through every ``<use>``, marker
-    and other reference to it, expanded (memoized: linear time in the document). An element inside a
+    Every element counts :func:`element_work`, each time it is drawn: where it stands, unless it is in
+    :data:`NOT_IN_PLACE` (``<defs>``, ``<symbol>``, ...), and through every ``<use>``, marker and other
+    reference to it, expanded (memoized: linear time in the document). An element inside a
     reference cycle counts once (viewers draw a cyclic reference as nothing).
     """
     # every element's proxy is kept alive while this runs: lxml reuses a freed proxy's id()
@@ -99,7 +103,7 @@ def canvas_work(root: etree._Element) -> tuple[int, dict[str, int]]:
     on_path: set[int] = set()
 
     def successors(el: etree._Element) -> list[tuple[etree._Element, int]]:
-        out = [(child, 1) for child in el if isinstance(child.tag, str)]
+        out = [(child, 1) for child in el if isinstance(child.tag, str) and _local(child) not in NOT_IN_PLACE]
         for target_id, times in _references(el):
             target = ids.get(target_id)
             if target is not None and _local(target) not in _PAINTS:
@@ -127,7 +131,8 @@ def canvas_work(root: etree._Element) -> tuple[int, dict[str, int]]:
         if stack:
             parent, psucc, pindex, ptotal = stack[-1]
             stack[-1] = (parent, psucc, pindex, ptotal + psucc[pindex - 1][1] * total)
-    tops = {child.get("id", f"<{_local(child)}>"): cost[id(child)] for child in root if isinstance(child.tag, str)}
+    tops = {child.get("id", f"<{_local(child)}>"): cost[id(child)] for child in root
+            if isinstance(child.tag, str) and id(child) in cost}  # defs and the like: counted where used
     return cost[id(root)], tops
 
 

@@ -62,7 +62,7 @@ import tinycss2
 from lxml import etree
 
 from composer.errors import ComposerWarning, SvgError
-from composer.svg.budget import MAX_FILE_WORK, element_work
+from composer.svg.budget import MAX_FILE_WORK, NOT_IN_PLACE, element_work
 from composer.svg.images import ImageTooLarge, ImageUnreadable, displayed_raster, gunzipped, skip_image
 from composer.svg.io import MAX_SVG_BYTES, SVG_NS, XLINK_NS, parse_svg, read_limited
 
@@ -592,7 +592,8 @@ def _expanded_size(root: etree._Element, limit: int, source: str) -> int:
     Successor = tuple[etree._Element, int, str]  # (element, times, attribute or "" for a child)
 
     def successors(el: etree._Element) -> list[Successor]:
-        out: list[Successor] = [(child, 1, "") for child in el if isinstance(child.tag, str)]
+        out: list[Successor] = [(child, 1, "") for child in el  # what defs, symbols... hold: only when referenced
+                                if isinstance(child.tag, str) and _local(child) not in NOT_IN_PLACE]
         for target_id, times, attr in _references(el):
             target = ids.get(target_id)
             if target is not None and _local(target) not in PAINTS:

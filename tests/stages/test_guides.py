@@ -64,6 +64,17 @@ def dots(fig, data):
     for y, colour in enumerate(("#ff0000", "#00ff00", "#0000ff")):
         ax.scatter([0, 1], [y, y], color=colour, marker="o", s=30, label=f"row {y}")
 
+def bands(fig, data):
+    ax = fig.add_axes([0.2, 0.2, 0.7, 0.7])
+    ax.fill_between([0, 1, 2], [0, 1, 0], [1, 2, 1], color="#56b4e9", label="band")
+    ax.stackplot([0, 1, 2], [1, 2, 1], colors=["#e69f00"], labels=["stack"])
+
+def math_label(fig, data):
+    fig.add_axes([0.2, 0.2, 0.7, 0.7]).plot([0, 1], [0, 1], label=r"$\frac{1}{$")
+
+def cjk_label(fig, data):
+    fig.add_axes([0.2, 0.2, 0.7, 0.7]).plot([0, 1], [0, 1], label="\u4e2d")
+
 def bare(fig, data):
     fig.add_axes([0.2, 0.2, 0.7, 0.7]).plot([0, 1], [0, 1])
 '''
@@ -442,3 +453,28 @@ frame = true
     assert 0 < by - ay and abs((by - ay) - (cy - by)) < 0.5, centres  # in order, one pitch apart
     for width in widths:
         assert abs(width - 30 ** 0.5) < 1.0, widths
+
+
+def test_entries_of_filled_areas_are_drawn(tmp_path):
+    """fill_between and stackplot give their entries through collections whose legend handles keep their line
+    style as matplotlib's (offset, dashes) tuple (it raised ValueError, a traceback): both entries are drawn,
+    in their colours."""
+    root = project(tmp_path, '[panels.c]\nrender = "p:bands"\nat = ["90mm", "0mm"]\nsize = ["40mm", "30mm"]\n'
+                             '[[legend]]\nfrom = ["c"]\nat = ["10mm", "35mm"]\n')
+    svg = built(root)
+    assert legend_texts(svg) == ["band", "stack"]
+    drawn = etree.tostring(etree.fromstring(svg).find(f".//{SVG}g[@id='legend-0']")).decode()
+    assert "#56b4e9" in drawn and "#e69f00" in drawn
+
+
+@pytest.mark.parametrize("renderer, message", [
+    ("math_label", r"legend\[0\]: cannot typeset a text of it \(a label, title or tick\): .*ParseException"),
+    ("cjk_label", r"legend\[0\]: its texts have '\u4e2d' \(U\+4E2D\), which font 'DejaVu Sans' has no glyph for"),
+])
+def test_a_label_that_cannot_be_drawn_is_one_line_at_the_legend(tmp_path, capsys, renderer, message):
+    root = project(tmp_path, f'[panels.c]\nrender = "p:{renderer}"\nat = ["90mm", "0mm"]\nsize = ["40mm", "30mm"]\n'
+                             '[[legend]]\nfrom = ["c"]\nat = ["10mm", "35mm"]\n')
+    assert main(["fig", "--root", str(root), "--format", "svg"]) == 1
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    assert re.search(message, err), err

@@ -6,12 +6,15 @@ rect), every ``<use>`` expanded. The counts below are worked out by hand from th
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from lxml import etree
 
 from composer.errors import SvgError
 from composer.pipeline import build
 from composer.svg.budget import MAX_FIGURE_WORK, MAX_FILE_WORK, canvas_work
+from composer.svg.sanitize import sanitize
 from conftest import layout_project
 
 S = 'xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"'
@@ -28,11 +31,24 @@ def test_work_counts_elements_vertices_and_every_use_expanded():
 <g id="b"><rect width="1" height="1"/></g>
 <g id="c"><path d="M0 0 L5 5" marker-end="url(#m)"/></g></svg>'''
     total, tops = canvas_work(etree.fromstring(svg.encode()))
-    defs = 1 + 7 + (1 + 5)  # the definitions themselves are walked once (drawn or not: an upper bound)
     assert tops["a"] == 1 + (1 + 7) + (1 + 8)
     assert tops["b"] == 1 + 5
     assert tops["c"] == 1 + (1 + 2) + 3 * (1 + 5)
-    assert total == 1 + defs + tops["a"] + tops["b"] + tops["c"]
+    assert total == 1 + tops["a"] + tops["b"] + tops["c"]  # <defs> counts only where it is used
+    assert "<defs>" not in tops
+
+
+def test_what_defs_hold_unused_costs_nothing():
+    """A 1.5 KB file drawing one rect, with a 10**7-element <use> tree in <defs> that nothing references: it
+    is accepted (it was refused as over budget), and the same tree used once is refused."""
+    tree = '<g id="l0"><rect width="1" height="1"/></g>' + "".join(
+        f'<g id="l{i}">' + f'<use xlink:href="#l{i - 1}"/>' * 10 + "</g>" for i in range(1, 8))
+    hidden = f'<svg {S} width="10" height="10" viewBox="0 0 10 10"><defs>{tree}</defs><rect width="5" height="5"/></svg>'
+    root = sanitize(etree.fromstring(hidden.encode()), source="hidden.svg", base_dir=Path("."), project_root=Path("."))
+    assert canvas_work(root)[0] < 20
+    used = hidden.replace("</defs>", '</defs><use xlink:href="#l7"/>')
+    with pytest.raises(SvgError, match="expands to more than"):
+        sanitize(etree.fromstring(used.encode()), source="used.svg", base_dir=Path("."), project_root=Path("."))
 
 
 def heavy_svg(copies: int) -> str:
