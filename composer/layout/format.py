@@ -89,6 +89,8 @@ LABEL_AT = ("box", "plot")
 BESIDE_SIDES = ("left", "right", "above", "below")
 #: ``[[text]] rotate``: the largest turn, degrees either way (a full turn is the text unturned).
 MAX_ROTATE_DEG = 360.0
+#: the largest arc bend, degrees (:meth:`_Reader.degrees`)
+MAX_BEND_DEG = 80
 #: ``[panels.NAME] aspect_of``: what ``aspect`` (width / height) locks: the plot area (axes) or the box.
 ASPECT_OF = ("plot", "box")
 #: ``[[colorbar]] orientation``: the bar's long side, default first.
@@ -223,9 +225,11 @@ class Reader:
         return float(value)
 
     def degrees(self, value: Any, key: str) -> float:
-        """An arc's bend: degrees from -170 to 170."""
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not -170 <= value <= 170:
-            raise self.err(key, f"{value!r} is not an angle in degrees from -170 to 170")
+        """An arc's bend: degrees from -80 to 80 (the arc is a quadratic Bezier whose control point sits
+        tan(bend) half-chords off the chord: 80 degrees is 5.7 half-chords; at 90 it is at infinity)."""
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not -MAX_BEND_DEG <= value <= MAX_BEND_DEG:
+            raise self.err(key, f"{value!r} is not an angle in degrees from -{MAX_BEND_DEG} to {MAX_BEND_DEG} "
+                                "(how far the arc leaves its chord; 0 is straight)")
         return float(value)
 
     def rotation(self, value: Any, key: str) -> float:
@@ -689,7 +693,8 @@ TYPES: dict[str, ValueType] = {t.name: t for t in (
     ValueType("label_at", "choice", _choice(LABEL_AT), _choice_schema(LABEL_AT)),
     ValueType("fraction", "number 0-1", Reader.fraction, {"type": "number", "minimum": 0, "maximum": 1}),
     ValueType("positive", "number > 0", Reader.positive_number, {"type": "number", "exclusiveMinimum": 0}),
-    ValueType("angle", "degrees, -170 to 170", Reader.degrees, {"type": "number", "minimum": -170, "maximum": 170}),
+    ValueType("angle", f"degrees, -{MAX_BEND_DEG} to {MAX_BEND_DEG}", Reader.degrees,
+              {"type": "number", "minimum": -MAX_BEND_DEG, "maximum": MAX_BEND_DEG}),
     ValueType("renderer", "`\"module:function\"`", Reader.renderer, {
         "type": "string", "pattern": rf"^{_IDENT}:{_IDENT}$",
         "description": "\"module:function\": a function in panels/module.py"}),

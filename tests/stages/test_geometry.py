@@ -575,3 +575,24 @@ def test_bad_style_values_name_file_and_key(tmp_path):
     with pytest.raises(LayoutError) as err:
         geometry_of(project(tmp_path / "b", layout))
     assert "text[0].class" in str(err.value) and "nope" in str(err.value)
+
+
+@pytest.mark.parametrize("bend", [90, -120, 160])
+def test_an_arc_bent_beyond_80_degrees_is_refused(tmp_path, bend):
+    """The arc is a quadratic Bezier: its control point is tan(bend) half-chords off the chord, at infinity for 90
+    and on the other side beyond it (a bend of 120 bent right, 90 put it 1e18 pt away). 80 is the most."""
+    layout = f"""
+    [figure]
+    width = "60mm"
+    height = "40mm"
+    [[arrow]]
+    from = ["5mm", "20mm"]
+    to = ["55mm", "20mm"]
+    route = "arc"
+    bend = {bend}
+    """
+    with pytest.raises(LayoutError, match=rf"arrow\[0\]\.bend: {bend} is not an angle in degrees from -80 to 80"):
+        svg_of(project(tmp_path, layout))
+    control = numbers(svg_of(project(tmp_path / "ok", layout.replace(f"bend = {bend}", "bend = 80")))
+                      .find("svg:g[@id='arrow-0']/svg:path", SVG_NS).get("d"))[1]
+    assert control[1] == pytest.approx(20 * MM - np.tan(np.radians(80)) * 25 * MM, abs=0.01)  # up: left of travel
