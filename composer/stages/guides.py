@@ -536,7 +536,8 @@ def draw_colorbar(colorbar: Colorbar, records: Mapping[str, tuple[ColorMapping, 
     bar stops moving (at most :data:`FIT_ROUNDS` draws).
 
     Raises:
-        LayoutError: what :func:`merge_mappings` raises; no box (``room`` None); a box too small for the
+        LayoutError: what :func:`merge_mappings` raises; no box (``room`` None); a tick outside the
+            colour scale (at ``colorbar[i].ticks``); a box too small for the
             tick labels and label (names its size and what they take).
     """
     import matplotlib
@@ -562,6 +563,13 @@ def draw_colorbar(colorbar: Colorbar, records: Mapping[str, tuple[ColorMapping, 
         bar_drawn = fig.colorbar(scalar_mappable(mapping), cax=cax, orientation=colorbar.orientation,
                                  extend=extend, label=colorbar.label or "", **contour)
         if colorbar.ticks is not None:  # at the values asked, written as asked (%g), not a log axis's 2x10^-2
+            low, high = sorted(cax.get_ylim() if vertical else cax.get_xlim())
+            slack = 1e-9 * (high - low)
+            outside = [v for v in colorbar.ticks if not low - slack <= v <= high + slack]
+            if outside:
+                raise LayoutError(f"{', '.join(f'{v:g}' for v in outside)} {'is' if len(outside) == 1 else 'are'} "
+                                  f"outside the colour scale, {low:g} to {high:g}: give ticks within it",
+                                  file=file, key=f"{colorbar.key}.ticks")
             minus = "\N{MINUS SIGN}" if matplotlib.rcParams["axes.unicode_minus"] else "-"
             bar_drawn.set_ticks(list(colorbar.ticks), labels=[f"{v:g}".replace("-", minus) for v in colorbar.ticks])
             bar_drawn.minorticks_off()

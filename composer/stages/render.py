@@ -672,10 +672,26 @@ def _say(value: Any) -> str:
     return repr(value) if isinstance(value, str) else str(value)
 
 
+def _maps_values(artist: Any) -> bool:
+    """A ScalarMappable whose colours come from values through its colormap: it holds an array of at least
+    one finite, unmasked value, and is not an image of RGB(A) pixels (``imshow`` of an (M, N, 3|4) array
+    shows the pixels as they are: no colormap, no norm)."""
+    import numpy as np
+
+    values = artist.get_array()
+    if values is None:
+        return False
+    data = np.ma.masked_invalid(np.ma.asarray(values, dtype=float)) if np.size(values) else np.ma.asarray([])
+    if data.ndim == 3:
+        return False
+    return bool(data.count())
+
+
 def color_mappings(fig: Any) -> tuple[ColorMapping, ...]:
     """The colour mappings of a drawn Figure's plots, one per distinct mapping, in drawing order: every
-    ScalarMappable with data (``get_array()`` not None: images, meshes, scatters and contour sets
-    coloured by value) in its visible non-colorbar axes (:func:`composer.mpl.internals.is_colorbar`),
+    ScalarMappable that maps values to colours (:func:`_maps_values`: images, meshes, scatters and
+    contour sets coloured by at least one finite value; not an RGB(A) image, an all-NaN or fully masked
+    array, an empty scatter) in its visible non-colorbar axes (:func:`composer.mpl.internals.is_colorbar`),
     and the figure's own images (``fig.figimage``). The colours of a colorbar's own axes are left out.
 
     ``extend``: the panel's own colorbar's for that mappable, else a contour set's, else a
@@ -698,7 +714,7 @@ def color_mappings(fig: Any) -> tuple[ColorMapping, ...]:
         if ax.get_visible() and not is_colorbar(ax):
             artists += [a for a in ax.get_children() if isinstance(a, ScalarMappable)]
     for artist in artists:
-        if not isinstance(artist, ScalarMappable) or artist.get_array() is None or not cast(Any, artist).get_visible():
+        if not isinstance(artist, ScalarMappable) or not cast(Any, artist).get_visible() or not _maps_values(artist):
             continue
         cmap, norm = artist.get_cmap(), artist.norm
         name = type(norm).__name__

@@ -8,6 +8,8 @@ colormaps evaluated at the values asked, pixels read from the PNG export at a kn
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -140,6 +142,15 @@ def contours(fig, data):
 
 def lines(fig, data):
     fig.add_axes([0.1, 0.1, 0.8, 0.8]).plot([0, 1], [0, 1])
+
+def rgb(fig, data):
+    fig.add_axes([0.1, 0.1, 0.8, 0.8]).imshow(np.zeros((2, 2, 3)))
+
+def all_nan(fig, data):
+    fig.add_axes([0.1, 0.1, 0.8, 0.8]).imshow(np.full((2, 2), np.nan))
+
+def empty_scatter(fig, data):
+    fig.add_axes([0.1, 0.1, 0.8, 0.8]).scatter([], [], c=[])
 '''
 
 #: a 100 x 60 mm canvas: heatmaps a (top) and b (bottom) 80 mm wide, the colorbar's cell K the last 20 mm
@@ -437,3 +448,22 @@ overlap = true
     layout.write_text(text.replace('[[colorbar]]', '[[colorbar]]\nname = "scale"'))
     svg = build("fig", root=root, formats=("svg",), cache=False).outputs["svg"].read_bytes()
     assert b'id="colorbar-scale"' in svg
+
+
+@pytest.mark.parametrize("renderer", ["rgb", "all_nan", "empty_scatter"])
+def test_a_panel_that_maps_no_values_gives_no_scale(tmp_path, renderer):
+    """An RGB image shows its pixels (no colormap), an all-NaN image and an empty scatter map nothing: none has a
+    colour scale (a bar 0 to 1 or -0.1 to 0.1 was drawn, a scale made up)."""
+    root = heat_project(tmp_path, a=f'render = "p:{renderer}"', b=f'render = "p:{renderer}"')
+    (root / "layouts" / "fig.toml").write_text((root / "layouts" / "fig.toml").read_text().replace(
+        'render = "p:heat"\ncell = "A"\nrender', 'cell = "A"\nrender').replace(
+        'render = "p:heat"\ncell = "B"\nrender', 'cell = "B"\nrender'))
+    with pytest.raises(LayoutError, match=r"colorbar\[0\]\.for: none of its panels \('a', 'b'\) maps values"):
+        build("fig", root=root, formats=("svg",), cache=False)
+
+
+@pytest.mark.parametrize("ticks, shown", [("[-5.0, 0.5, 100.0]", "-5, 100 are"), ("[0.5, 1e308]", "1e+308 is")])
+def test_ticks_outside_the_scale_are_refused(tmp_path, ticks, shown):
+    root = heat_project(tmp_path, keys=f"ticks = {ticks}")
+    with pytest.raises(LayoutError, match=rf"colorbar\[0\]\.ticks: {re.escape(shown)} outside the colour scale, 0 to 1"):
+        build("fig", root=root, formats=("svg",), cache=False)
