@@ -507,7 +507,7 @@ def _spend(root: etree._Element, budget: _Budget, source: str) -> None:
             continue
         for shown, (done, paths) in broken.items():
             warnings.warn(ComposerWarning(f"{source}: {shown} closes a reference cycle ({'; '.join(paths)}): "
-                                          f"{'; '.join(done)}, as viewers do"), stacklevel=3)
+                                          f"{'; '.join(dict.fromkeys(done))}, as viewers do"), stacklevel=3)
         budget.left -= total
         if budget.left < 0:
             raise _over(source)
