@@ -42,6 +42,16 @@ _NUMBER = re.compile(r"\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*")
 _NOT_PINNED = ("dx", "dy", "rotate", "textLength", "lengthAdjust")
 
 
+
+def _plain_anchor(props: dict[str, str]) -> str | None:
+    """The ``text-anchor`` of a run drawn glyph after glyph with no extra spacing (``letter-spacing`` and
+    ``word-spacing`` normal or 0), ``start``/``middle``/``end``; None for any other run (left as it is)."""
+    if props.get("letter-spacing", "normal") not in ("normal", "0", "0px") or \
+            props.get("word-spacing", "normal") not in ("normal", "0", "0px"):
+        return None
+    anchor = props.get("text-anchor", "start")
+    return anchor if anchor in ("start", "middle", "end") else None
+
 def pin_text_positions(root: etree._Element, *, scope: Callable[[etree._Element], str | None]) -> int:
     """Pin the text runs of the canvas ``root`` in place (see module docstring).
 
@@ -70,11 +80,8 @@ def pin_text_positions(root: etree._Element, *, scope: Callable[[etree._Element]
             x = "0"  # a <text> starts at x = 0 (matplotlib's rotated text: transform="translate() rotate()")
         if x is None or not _NUMBER.fullmatch(x):
             continue
-        if props.get("letter-spacing", "normal") not in ("normal", "0", "0px") or \
-                props.get("word-spacing", "normal") not in ("normal", "0", "0px"):
-            continue
-        anchor = props.get("text-anchor", "start")
-        if anchor not in ("start", "middle", "end"):
+        anchor = _plain_anchor(props)
+        if anchor is None:
             continue
         if anchor != "start" and _continues(el):
             continue
@@ -165,11 +172,8 @@ def outline_unrendered_fonts(root: etree._Element, *, scope: Callable[[etree._El
         x, y = el.get("x", "0" if local == "text" else None), el.get("y", "0" if local == "text" else None)
         if x is None or y is None or not _NUMBER.fullmatch(x) or not _NUMBER.fullmatch(y):
             continue
-        if props.get("letter-spacing", "normal") not in ("normal", "0", "0px") or \
-                props.get("word-spacing", "normal") not in ("normal", "0", "0px"):
-            continue
-        anchor = props.get("text-anchor", "start")
-        if anchor not in ("start", "middle", "end"):
+        anchor = _plain_anchor(props)
+        if anchor is None:
             continue
         families = parse_families(props.get("font-family", "sans-serif"))
         weight, style = css_weight(props.get("font-weight", "")), css_style(props.get("font-style", ""))
