@@ -218,8 +218,10 @@ def _check_href(el: etree._Element, attr: str, local: str, *, source: str, base_
     if local not in IMAGE_ELEMENTS:
         _skip_other_file(el, attr, where, href, source=source, base_dir=base_dir, project_root=project_root)
         return
-    if parts.query or parts.fragment:
-        raise _refused(source, where, href, "an image path with '?' or '#' is not supported")
+    if parts.query or parts.fragment:  # a file's URL: the path names the file, as a viewer reads it
+        warnings.warn(ComposerWarning(f"{source}: {where} refers to {href!r}: the file {parts.path!r} is drawn, "
+                                      f"its {'?' if parts.query else '#'}{parts.query or parts.fragment} ignored"),
+                      stacklevel=4)
     if base_dir is None:  # a data: URI has no folder to find the file in: viewers draw it as nothing
         del el.attrib[attr]
         warnings.warn(ComposerWarning(f"{source}: {where} refers to {href!r} from an SVG inside a data: URI, "
@@ -236,7 +238,8 @@ def _check_href(el: etree._Element, attr: str, local: str, *, source: str, base_
         raise _refused(source, where, href, f"{path} is outside the project {project_root}; composer reads files "
                        "from inside the project only")
     if not found:
-        skip_image(el, attr, f"{source}: {where} refers to {href!r}: no such file ({path})")
+        what = "a folder, not a file" if path.is_dir() else "no such file"
+        skip_image(el, attr, f"{source}: {where} refers to {href!r}: {what} ({path})")
         return
     shown = str(path.relative_to(project_root))
     data = read_limited(path, limit=MAX_IMAGE_BYTES, source=shown)

@@ -204,3 +204,17 @@ def test_ppi_report_measures_auto_sizes_and_skips_clip_path_images():
     assert info.element_id == "a"
     assert (info.width_pt, info.height_pt) == pytest.approx((60, 30))
     assert info.ppi == pytest.approx(24)
+
+
+def test_an_image_path_with_a_fragment_or_query_draws_the_file(tmp_path):
+    """``p.png#frag`` and ``p.png?v=2`` name the file p.png, as a viewer reads a file URL: drawn (red left half,
+    blue right half of each 100 x 50 image), each with one warning that the rest is ignored."""
+    png, pdf, caught = compose_svg(tmp_path, panel('<image width="100" height="50" xlink:href="p.png#frag"/>'
+                                                   '<image y="50" width="100" height="50" xlink:href="p.png?v=2"/>'),
+                                   {"p.png": two_pixels()})
+    for px in (png, pdf):
+        assert near(px[25, 25], RED) and near(px[25, 75], BLUE), (px[25, 25], px[25, 75])
+        assert near(px[75, 25], RED) and near(px[75, 75], BLUE), (px[75, 25], px[75, 75])
+    said = [str(w.message) for w in caught if issubclass(w.category, ComposerWarning)]
+    assert sum("'p.png' is drawn, its #frag ignored" in m for m in said) == 1, said
+    assert sum("'p.png' is drawn, its ?v=2 ignored" in m for m in said) == 1, said
