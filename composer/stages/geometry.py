@@ -538,10 +538,12 @@ class _Resolver:
                 or it does not fit its cell.
         """
         guide = self.guides[name]
-        if size is None:
-            raise LayoutError(f"{guide.key} is drawn from its panels' {guide.kind} entries, known only after "
-                              "rendering; panels and grids cannot be placed relative to it", file=self.file,
-                              key=guide.key)
+        if size is None:  # named at the key of what refers to it (the element resolved before this one)
+            referrer = self.resolving[-2] if len(self.resolving) > 1 else None
+            key = self.items[referrer][0].key if referrer is not None else guide.key
+            raise LayoutError(f"{guide.key} ({name!r}) is drawn from its panels' {guide.kind} entries, known only "
+                              "after rendering; panels and grids cannot be placed relative to it", file=self.file,
+                              key=key)
         if place.cell is None:
             assert place.at is not None
             return Box.placed(self.point(place.at), place.anchor, *size)
@@ -597,8 +599,9 @@ class _Resolver:
         svg = self.imported[panel]
         if ident in svg.unmeasured:
             raise LayoutError(f"{pos.written()}: {ident!r} in {svg.shown} is a <{svg.unmeasured[ident]}>, which "
-                              "has no measured box (texts, what <defs> holds and a <use> of nothing are not measured; a "
-                              "group is the box of the shapes it draws); give a shape, or a group of shapes, an id", file=self.file, key=pos.key)
+                              "has no measured box (texts, what <defs> holds and a <use> of nothing are not "
+                              "measured; a group is the box of the shapes it draws); give a shape, or a group of "
+                              "shapes, an id", file=self.file, key=pos.key)
         if ident not in svg.boxes:
             ids = list(svg.boxes)
             close = difflib.get_close_matches(ident, ids, n=1, cutoff=0.6)

@@ -317,7 +317,8 @@ name = "key"
 from = ["a"]
 at = ["90mm", "5mm"]
 ''')
-    with pytest.raises(LayoutError, match="known only after rendering"):
+    with pytest.raises(LayoutError, match=r"panels\.c\.below: legend\[0\] \('key'\) is drawn from .* known only "
+                                          "after rendering"):
         built(root)
 
 
