@@ -80,6 +80,7 @@ from lxml import etree
 from composer.errors import LayoutError
 from composer.layout.model import CheckLimits, Figure
 from composer.stages.geometry import Box, Geometry
+from composer.stages.guides import guide_id
 from composer.svg.geometry import BBox, overlap, union
 from composer.svg.measure import Scene, TextRun, path_points, scene
 from composer.units import PT_PER_UNIT, amount, say, say_pair
@@ -613,8 +614,14 @@ def clipped_text_warnings(figure: Figure, svg: bytes) -> list[str]:
     measured = scene(etree.tostring(root))
     canvas = (0.0, 0.0, measured.width_pt, measured.height_pt)
     unit = figure.spec.unit
-    return [f"{display}: {say(by_pt, unit)} past the {side} edge of the canvas, clipped"
-            for display, side, by_pt in _clipped_canvas_texts(_Names(figure), measured.texts, canvas)]
+    guides = {guide_id(g, i): g.key for i, g in enumerate(figure.guides)}
+    worst: dict[tuple[str, str], float] = {}  # a guide's texts as one element: its key, each edge once
+    for display, side, by_pt in _clipped_canvas_texts(_Names(figure), measured.texts, canvas):
+        top = display.partition("--")[0]
+        name = guides.get(top, display)
+        worst[name, side] = max(by_pt, worst.get((name, side), 0.0))
+    return [f"{name}: {say(by_pt, unit)} past the {side} edge of the canvas, clipped"
+            for (name, side), by_pt in worst.items()]
 
 
 #: path commands whose arguments are all absolute coordinate pairs, and separators, as spaces

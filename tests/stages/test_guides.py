@@ -479,3 +479,13 @@ def test_a_label_that_cannot_be_drawn_is_one_line_at_the_legend(tmp_path, capsys
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
     assert re.search(message, err), err
+
+
+def test_a_legend_off_the_canvas_is_one_warning_naming_it(tmp_path):
+    """Its entries are the legend's texts: one warning at legend[0] for the edge, as far as the farthest text
+    reaches (not one per entry, named by inner ids)."""
+    root = project(tmp_path, '[[legend]]\nfrom = ["a", "b"]\nat = ["-100mm", "5mm"]\n')
+    with pytest.warns(ComposerWarning) as caught:
+        built(root)
+    said = [str(w.message) for w in caught if "past the" in str(w.message)]
+    assert len(said) == 1 and re.search(r"legend\[0\]: [\d.]+ mm past the left edge of the canvas, clipped", said[0]), said
