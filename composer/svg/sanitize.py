@@ -62,7 +62,7 @@ import tinycss2
 from lxml import etree
 
 from composer.errors import ComposerWarning, SvgError
-from composer.svg.budget import MAX_FILE_WORK, NOT_IN_PLACE, element_work
+from composer.svg.budget import MAX_FILE_WORK, NOT_IN_PLACE, element_work, vertices
 from composer.svg.images import ImageTooLarge, ImageUnreadable, displayed_raster, gunzipped, skip_image
 from composer.svg.io import MAX_SVG_BYTES, SVG_NS, XLINK_NS, parse_svg, read_limited
 
@@ -518,6 +518,9 @@ def _spend(root: etree._Element, budget: _Budget, source: str) -> None:
     raise SvgError(f"has more than {MAX_CYCLES} reference cycles; refused", file=source)
 
 
+#: ``marker: url(#m)`` (or ``marker-start``/``-mid``/``-end``) in a style sheet: the marker's id
+_CSS_MARKER = re.compile(r"marker(?:-start|-mid|-end)?\s*:\s*url\(\s*['\"]?#([^)'\"\s]+)")
+
 def _over(source: str) -> SvgError:
     return SvgError(f"expands to more than {MAX_EXPANDED_ELEMENTS} elements and path vertices through <use> "
                     "and other references (a 'use bomb' or a very large drawing: more than one export may "
@@ -603,48 +606,56 @@ def _expanded_size(root: etree._Element, limit: int, source: str) -> int:
                 out.append((target, times, attr))
         return out
 
-    # iterative post-order DFS with memoization: linear in elements + references
-    stack: list[tuple[etree._Element, list[Successor], int, int]] = []
-    stack.append((root, successors(root), 0, element_work(root)))
-    on_path.add(id(root))
-    while stack:
-        el, succ, index, total = stack[-1]
-        if index < len(succ):
-            child, times, _ = succ[index]
-            stack[-1] = (el, succ, index + 1, total)
-            ck = id(child)
-            if ck in cost:
-                total = min(limit + 1, total + times * cost[ck])
+    def walk(start: etree._Element) -> None:
+        """Fill ``cost`` for ``start`` and all it draws: iterative post-order DFS with memoization,
+        linear in elements + references."""
+        stack: list[tuple[etree._Element, list[Successor], int, int]] = []
+        stack.append((start, successors(start), 0, element_work(start)))
+        on_path.add(id(start))
+        while stack:
+            el, succ, index, total = stack[-1]
+            if index < len(succ):
+                child, times, _ = succ[index]
                 stack[-1] = (el, succ, index + 1, total)
-                if total > limit:
-                    raise _over(source)
+                ck = id(child)
+                if ck in cost:
+                    total = min(limit + 1, total + times * cost[ck])
+                    stack[-1] = (el, succ, index + 1, total)
+                    if total > limit:
+                        raise _over(source)
+                    continue
+                if ck in on_path:
+                    first = next(i for i, (e, *_) in enumerate(stack) if e is child)
+                    path = [e for e, *_ in stack[first:]]
+                    edges = [(e, s[i - 1][2], s[i - 1][0].get("id") or "") for e, s, i, _ in stack[first:]]
+                    raise _Cycle([names[id(e)] for e in path] + [names[ck]],
+                                 [(e, attr, target) for e, attr, target in edges if attr])
+                on_path.add(ck)
+                stack.append((child, successors(child), 0, element_work(child)))
                 continue
-            if ck in on_path:
-                start = next(i for i, (e, *_) in enumerate(stack) if e is child)
-                path = [e for e, *_ in stack[start:]]
-                edges = [(e, s[i - 1][2], s[i - 1][0].get("id") or "") for e, s, i, _ in stack[start:]]
-                raise _Cycle([names[id(e)] for e in path] + [names[ck]],
-                             [(e, attr, target) for e, attr, target in edges if attr])
-            on_path.add(ck)
-            stack.append((child, successors(child), 0, element_work(child)))
-            continue
-        stack.pop()
-        on_path.discard(id(el))
-        cost[id(el)] = total
-        if stack:
-            parent, psucc, pindex, ptotal = stack[-1]
-            times = psucc[pindex - 1][1]
-            ptotal = min(limit + 1, ptotal + times * total)
-            stack[-1] = (parent, psucc, pindex, ptotal)
-            if ptotal > limit:
-                raise _over(source)
-    total = cost[id(root)]
-    # paint servers and patterns named from <style> may apply to every element
+            stack.pop()
+            on_path.discard(id(el))
+            cost[id(el)] = total
+            if stack:
+                parent, psucc, pindex, ptotal = stack[-1]
+                times = psucc[pindex - 1][1]
+                ptotal = min(limit + 1, ptotal + times * total)
+                stack[-1] = (parent, psucc, pindex, ptotal)
+                if ptotal > limit:
+                    raise _over(source)
+    # patterns, clip paths, masks... named from <style> may apply to every element, and a marker to every
+    # vertex of every element (start, mid and end: vertices + 1 per path, as an attribute's is counted)
     css = " ".join(el.text or "" for el in elements if _local(el) == "style")
-    for match in _URL_IN_VALUE.finditer(css):
-        target = ids.get(match.group(2).strip()[1:])
+    named = [(m.group(2).strip()[1:], ids.get(m.group(2).strip()[1:])) for m in _URL_IN_VALUE.finditer(css)]
+    for start in [root, *(t for _, t in named if t is not None and _local(t) not in PAINTS)]:
+        if id(start) not in cost:
+            walk(start)
+    total = cost[id(root)]
+    markers = {m.group(1) for m in _CSS_MARKER.finditer(css)}
+    per_vertex = len(elements) + sum(vertices(el) for el in elements) if markers else 0
+    for target_id, target in named:
         if target is not None and _local(target) not in PAINTS:
-            total += len(elements) * cost.get(id(target), 1)
+            total += (per_vertex if target_id in markers else len(elements)) * cost.get(id(target), 1)
             if total > limit:
                 raise _over(source)
     return total
