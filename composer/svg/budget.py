@@ -25,7 +25,8 @@ elements each counted 1, let a file of 90,000 many-vertex paths through: 43 s pe
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from lxml import etree
 
@@ -84,6 +85,53 @@ def _references(el: etree._Element) -> list[tuple[str, int]]:
     return refs
 
 
+#: a step of :func:`expand`'s walk: (element, its successors, the next one's index, its work so far)
+Frame = tuple[etree._Element, Sequence[Sequence[Any]], int, int]
+
+
+def expand(start: etree._Element, successors: Callable[[etree._Element], Sequence[Sequence[Any]]],
+           cost: dict[int, int], *, limit: int | None = None,
+           on_cycle: Callable[[list[Frame], etree._Element], None] | None = None) -> None:
+    """Fill ``cost`` (``id(element)`` -> its expanded work) for ``start`` and all it draws: its own
+    :func:`element_work` plus, for each ``(element, times, ...)`` of ``successors(el)`` (children and
+    references), ``times`` the successor's. An iterative post-order walk with memoization: linear in elements
+    plus references, and documents nest deeper than Python's recursion limit. The caller keeps every element's
+    proxy alive meanwhile (lxml reuses a freed proxy's ``id()``).
+
+    Args:
+        limit: totals are capped at ``limit + 1`` (None: not capped), so a use bomb's stay small numbers.
+        on_cycle: called with the walk's frames and the successor already on them (a reference cycle); it may
+            raise. Without it, or when it returns, that successor counts nothing there (viewers draw a cyclic
+            reference as nothing).
+    """
+    def capped(total: int) -> int:
+        return total if limit is None else min(limit + 1, total)
+
+    stack: list[Frame] = [(start, successors(start), 0, element_work(start))]
+    on_path = {id(start)}
+    while stack:
+        el, succ, index, total = stack[-1]
+        if index < len(succ):
+            child, times = succ[index][0], succ[index][1]
+            stack[-1] = (el, succ, index + 1, total)
+            key = id(child)
+            if key in cost:
+                stack[-1] = (el, succ, index + 1, capped(total + times * cost[key]))
+            elif key in on_path:
+                if on_cycle is not None:
+                    on_cycle(stack, child)
+            else:
+                on_path.add(key)
+                stack.append((child, successors(child), 0, element_work(child)))
+            continue
+        stack.pop()
+        on_path.discard(id(el))
+        cost[id(el)] = total
+        if stack:
+            parent, psucc, pindex, ptotal = stack[-1]
+            stack[-1] = (parent, psucc, pindex, capped(ptotal + psucc[pindex - 1][1] * total))
+
+
 def canvas_work(root: etree._Element) -> tuple[int, dict[str, int]]:
     """The work of exporting the canvas ``root``: ``(total, {top-level element id: its work})``.
 
@@ -100,7 +148,6 @@ def canvas_work(root: etree._Element) -> tuple[int, dict[str, int]]:
         if ident and ident not in ids:
             ids[ident] = el
     cost: dict[int, int] = {}
-    on_path: set[int] = set()
 
     def successors(el: etree._Element) -> list[tuple[etree._Element, int]]:
         out = [(child, 1) for child in el if isinstance(child.tag, str) and _local(child) not in NOT_IN_PLACE]
@@ -110,27 +157,7 @@ def canvas_work(root: etree._Element) -> tuple[int, dict[str, int]]:
                 out.append((target, times))
         return out
 
-    # iterative post-order DFS with memoization (documents nest deeper than Python's recursion limit)
-    stack = [(root, successors(root), 0, element_work(root))]
-    on_path.add(id(root))
-    while stack:
-        el, succ, index, total = stack[-1]
-        if index < len(succ):
-            child, times = succ[index]
-            stack[-1] = (el, succ, index + 1, total)
-            key = id(child)
-            if key in cost:
-                stack[-1] = (el, succ, index + 1, total + times * cost[key])
-            elif key not in on_path:
-                on_path.add(key)
-                stack.append((child, successors(child), 0, element_work(child)))
-            continue
-        stack.pop()
-        on_path.discard(id(el))
-        cost[id(el)] = total
-        if stack:
-            parent, psucc, pindex, ptotal = stack[-1]
-            stack[-1] = (parent, psucc, pindex, ptotal + psucc[pindex - 1][1] * total)
+    expand(root, successors, cost)
     tops = {child.get("id", f"<{_local(child)}>"): cost[id(child)] for child in root
             if isinstance(child.tag, str) and id(child) in cost}  # defs and the like: counted where used
     return cost[id(root)], tops

@@ -62,7 +62,7 @@ import tinycss2
 from lxml import etree
 
 from composer.errors import ComposerWarning, SvgError
-from composer.svg.budget import MAX_FILE_WORK, NOT_IN_PLACE, element_work, vertices
+from composer.svg.budget import MAX_FILE_WORK, NOT_IN_PLACE, Frame, expand, vertices
 from composer.svg.images import ImageTooLarge, ImageUnreadable, displayed_raster, gunzipped, skip_image
 from composer.svg.io import MAX_SVG_BYTES, SVG_NS, XLINK_NS, parse_svg, read_limited
 
@@ -593,7 +593,6 @@ def _expanded_size(root: etree._Element, limit: int, source: str) -> int:
         if ident is not None and ident not in ids:
             ids[ident] = el
     cost: dict[int, int] = {}  # id(element) -> expanded size (capped at limit + 1)
-    on_path: set[int] = set()
     names = {id(el): el.get("id") or f"<{_local(el)}>" for el in elements}
     Successor = tuple[etree._Element, int, str]  # (element, times, attribute or "" for a child)
 
@@ -606,51 +605,23 @@ def _expanded_size(root: etree._Element, limit: int, source: str) -> int:
                 out.append((target, times, attr))
         return out
 
-    def walk(start: etree._Element) -> None:
-        """Fill ``cost`` for ``start`` and all it draws: iterative post-order DFS with memoization,
-        linear in elements + references."""
-        stack: list[tuple[etree._Element, list[Successor], int, int]] = []
-        stack.append((start, successors(start), 0, element_work(start)))
-        on_path.add(id(start))
-        while stack:
-            el, succ, index, total = stack[-1]
-            if index < len(succ):
-                child, times, _ = succ[index]
-                stack[-1] = (el, succ, index + 1, total)
-                ck = id(child)
-                if ck in cost:
-                    total = min(limit + 1, total + times * cost[ck])
-                    stack[-1] = (el, succ, index + 1, total)
-                    if total > limit:
-                        raise _over(source)
-                    continue
-                if ck in on_path:
-                    first = next(i for i, (e, *_) in enumerate(stack) if e is child)
-                    path = [e for e, *_ in stack[first:]]
-                    edges = [(e, s[i - 1][2], s[i - 1][0].get("id") or "") for e, s, i, _ in stack[first:]]
-                    raise _Cycle([names[id(e)] for e in path] + [names[ck]],
-                                 [(e, attr, target) for e, attr, target in edges if attr])
-                on_path.add(ck)
-                stack.append((child, successors(child), 0, element_work(child)))
-                continue
-            stack.pop()
-            on_path.discard(id(el))
-            cost[id(el)] = total
-            if stack:
-                parent, psucc, pindex, ptotal = stack[-1]
-                times = psucc[pindex - 1][1]
-                ptotal = min(limit + 1, ptotal + times * total)
-                stack[-1] = (parent, psucc, pindex, ptotal)
-                if ptotal > limit:
-                    raise _over(source)
+    def cycle(frames: list[Frame], child: etree._Element) -> None:
+        first = next(i for i, (e, *_) in enumerate(frames) if e is child)
+        path = [e for e, *_ in frames[first:]]
+        edges = [(e, s[i - 1][2], s[i - 1][0].get("id") or "") for e, s, i, _ in frames[first:]]
+        raise _Cycle([names[id(e)] for e in path] + [names[id(child)]],
+                     [(e, attr, target) for e, attr, target in edges if attr])
+
     # patterns, clip paths, masks... named from <style> may apply to every element, and a marker to every
     # vertex of every element (start, mid and end: vertices + 1 per path, as an attribute's is counted)
     css = " ".join(el.text or "" for el in elements if _local(el) == "style")
     named = [(m.group(2).strip()[1:], ids.get(m.group(2).strip()[1:])) for m in _URL_IN_VALUE.finditer(css)]
     for start in [root, *(t for _, t in named if t is not None and _local(t) not in PAINTS)]:
         if id(start) not in cost:
-            walk(start)
+            expand(start, successors, cost, limit=limit, on_cycle=cycle)
     total = cost[id(root)]
+    if total > limit:
+        raise _over(source)
     markers = {m.group(1) for m in _CSS_MARKER.finditer(css)}
     per_vertex = len(elements) + sum(vertices(el) for el in elements) if markers else 0
     for target_id, target in named:
