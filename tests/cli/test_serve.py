@@ -485,9 +485,10 @@ def test_a_preview_whose_server_died_says_so_and_ends(tmp_path):
     rebuilding a preview nobody could see)."""
     root = project(tmp_path)
     server = Served(["serve", "fig", "--root", str(root), "--format", "svg"])
-    server.wait_state(lambda s: s["builds"] >= 1 and not s["building"])
+    # the findings written: the build and its check (whose workers run after "building" is false) are over
+    server.wait_state(lambda s: s["builds"] >= 1 and not s["building"] and s.get("findings") is not None)
     below = [pid for pid in descendants(server.proc.pid) if process_alive(pid)]
-    assert len(below) == 1, below  # the server (no build runs)
+    assert len(below) == 1, below  # the server (no build or check runs)
     os.kill(below[0], signal.SIGKILL)
     out, err = server.proc.communicate(timeout=LIMIT_S)
     assert server.proc.returncode == 1, (out, err)
