@@ -68,6 +68,7 @@ from composer.sandbox.audit import Opened, collecting, recording
 from composer.sandbox.isolate import (
     DEFAULT_TIMEOUT_S,
     WorkerFailure,
+    capturing,
     check_jobs,
     check_timeout,
     deferred_interrupt,
@@ -598,11 +599,11 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
     project = source.project
     texts = TextCache(text_cache_path(project.root, source.name)) if opts.cache else None
     with text_cache(texts):
-        read = _read(source, out_dir, opts)
+        output: dict[str, str] = {}
+        read = _read_shown(source, out_dir, opts, progress, output)
         panel_cache = PanelCache(cache_dir(project.root), root=project.root)
         hits = _lookup(read, panel_cache, opts)
         lap("read")
-        output: dict[str, str] = {}
         fresh, render_seconds = _render(read, hits, opts, progress, output)
         fresh = {n: _opened_by_panel(read, out_dir, n, p) for n, p in fresh.items()}
         rendered = {**hits, **fresh}
@@ -676,6 +677,23 @@ class _Read:
     def last_seconds(self) -> dict[str, float]:
         """Render panel -> its render time in the last build (0 when unknown)."""
         return {n: rec.get("seconds", 0.0) for n, rec in (self.previous or {}).get("panels", {}).items()}
+
+
+def _read_shown(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progress,
+                output: dict[str, str]) -> _Read:
+    """:func:`_read`, with what a Python layout's ``layout()`` and each ``values()`` print caught like a
+    panel's output: into ``output`` (their label, e.g. ``"values() in panels/fig.py"`` -> text) and
+    ``progress.output``, also when one of them fails (its prints help find why); the processes they
+    leave running are warned of, in the order they ran."""
+    with capturing(live=progress.line) as printed:
+        try:
+            return _read(source, out_dir, opts)
+        finally:
+            for label, text in printed.output.items():
+                output[label] = text
+                progress.output(label, text)
+            for text in printed.left.values():
+                warnings.warn(ComposerWarning(text), stacklevel=2)
 
 
 def _read(source: _Source, out_dir: Path, opts: BuildOptions) -> _Read:

@@ -294,7 +294,8 @@ def collecting() -> Iterator[list[tuple[str, Opened]]]:
 def run_recorded(func: Callable[[], Any], *, timeout_s: float | None, who: str,
                  cwd: str | os.PathLike[str] | None = None) -> Any:
     """``run_isolated(func)``, recording the files ``func`` opens in the worker (:func:`recording`);
-    they are added, as ``(who, Opened)``, to the innermost :func:`collecting` block, if any.
+    they are added, as ``(who, Opened)``, to the innermost :func:`collecting` block, if any. What
+    ``func`` prints is labelled ``who`` (:func:`composer.sandbox.isolate.capturing`).
 
     Returns and raises as :func:`composer.sandbox.isolate.run_isolated`.
     """
@@ -303,7 +304,7 @@ def run_recorded(func: Callable[[], Any], *, timeout_s: float | None, who: str,
             value = func()
         return value, log
 
-    value, log = run_isolated(recorded, timeout_s=timeout_s, cwd=cwd)
+    value, log = run_isolated(recorded, timeout_s=timeout_s, cwd=cwd, label=who)
     if _COLLECTING:
         _COLLECTING[-1].append((who, log))
     return value

@@ -185,8 +185,9 @@ def run_isolated(func: Callable[[], Any], *, timeout_s: float | None, label: str
             pickle.
         timeout_s: wall-time limit in seconds, or None for none. ``None`` on a
             platform without fork runs ``func`` in process.
-        label: a panel's name: the worker's output is captured under it (see the module docstring and
-            :func:`capturing`) and a process its code left running is named after it. In a task process
+        label: a panel's name (or what ran, with a space: ``"values() in panels/fig.py"``): the worker's
+            output is captured under it (see the module docstring and :func:`capturing`) and a process
+            its code left running is named after it. In a task process
             (:func:`start` with ``task=True``) the task's own label holds.
         cwd: the working folder ``func`` runs in (the project's, so that panel code's relative paths
             mean the same wherever compose was started); None: the caller's.
@@ -876,7 +877,7 @@ def _child(func: Callable[[], Any], write_fd: int, stacks, timeout_s: float | No
 def _unpack(payload: bytes, label: str | None = None) -> Any:
     message, left = pickle.loads(payload)
     if left:
-        who = f"panel {label!r}" if label is not None else "a worker"
+        who = "a worker" if label is None else label if " " in label else f"panel {label!r}"  # or "values() in ..."
         many = len(left) > 1
         text = (f"{who} left {'processes' if many else 'a process'} running ({', '.join(left)}); "
                 f"{'they were' if many else 'it was'} stopped")

@@ -213,3 +213,30 @@ def test_figure_build_returns_it_too(tmp_path, capfd):
     shown = capfd.readouterr()
     assert "from a renderer" not in shown.out + shown.err
     assert result.output == {"p": "from a renderer in code\n"}
+
+
+def test_what_values_prints_is_shown_like_a_panels_output(tmp_path):
+    """``values()`` runs in a worker like a renderer: its prints were dropped; now they come first (it runs
+    before any panel), labelled with what ran, and in ``result.output`` too."""
+    from composer.pipeline import build
+
+    root = _project(tmp_path, NOISY.replace('def values(data):\n',
+                                            'def values(data):\n    print("values: summing", len(data["y"]))\n'))
+    lines = _compose(root, "-j", "1")
+    assert lines[1:] == ["  values() in panels/demo.py: values: summing 10", *EXPECTED], lines
+    shutil.rmtree(root / "build")
+    result = build("demo", root=root, formats=("svg",), jobs=1)
+    assert list(result.output) == ["values() in panels/demo.py", "a", "b"]
+    assert result.output["values() in panels/demo.py"] == "values: summing 10\n"
+
+
+def test_a_failing_values_output_follows_the_error_line(tmp_path):
+    root = _project(tmp_path, NOISY.replace('def values(data):\n',
+                                            'def values(data):\n    print("values: about to fail")\n    1 / 0\n'))
+    done = subprocess.run([sys.executable, "-m", "composer.cli", "demo", "--root", str(root), "--format", "svg"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and done.stdout == ""
+    lines = done.stderr.splitlines()
+    assert lines[0].startswith("compose: error: layouts/demo.toml: figure.data: values() in panels/demo.py raised "
+                               "ZeroDivisionError"), lines
+    assert lines[1:] == ["  values() in panels/demo.py: values: about to fail"]
