@@ -192,6 +192,8 @@ def stale_reason(root: str | Path, name: str, out_dir: str | Path | None,
     manifest = load(out, name)
     if manifest is None:
         return "no previous build"
+    if all((root / "layouts" / f"{name}{ext}").is_file() for ext in (".toml", ".py")):
+        return f"layouts/{name}.toml and layouts/{name}.py both exist"  # the build says which to keep
     env = manifest.get("environment", {})
     if env.get("python") != sys.version or env.get("composer") != composer_fingerprint():
         return "composer or Python changed"

@@ -434,6 +434,19 @@ def test_noop_path_notices_every_kind_of_change(change, warm):
     assert out.startswith("built fig"), out
 
 
+def test_a_second_layout_of_the_same_name_is_an_error_even_when_nothing_changed(warm):
+    """layouts/fig.py beside layouts/fig.toml: a full build refuses the figure (which one is meant?); the
+    no-op path said "up to date" from the old manifest instead."""
+    before = outputs(warm / "build")
+    (warm / "layouts" / "fig.py").write_text("def layout():\n    return {}\n")
+    proc = subprocess.run([sys.executable, "-m", "composer.cli", "fig", "--root", str(warm), "--dpi", "100"],
+                          capture_output=True, text=True, timeout=300)
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr == ("compose: error: figure 'fig' has two layouts, layouts/fig.toml and layouts/fig.py; "
+                           "keep one\n")
+    assert outputs(warm / "build") == before
+
+
 # ------------------------------------------------------------------ source digests
 
 
