@@ -274,10 +274,18 @@ class Project:
         return self.root / "panels"
 
     def figures(self) -> list[str]:
-        """Names of the figures in ``layouts/`` (``NAME.toml`` or ``NAME.py``), sorted."""
+        """Names of the figures in ``layouts/`` (``NAME.toml`` or ``NAME.py``), sorted; a figure in a
+        subfolder is named by its path (``layouts/sub/x.toml``: ``"sub/x"``, as ``compose sub/x`` builds it).
+        Python files and folders whose names start with ``_`` or ``.`` are not figures (helpers, caches)."""
         layouts = self.root / "layouts"
-        return sorted({p.stem for p in layouts.glob("*.toml")} | {p.stem for p in layouts.glob("*.py")
-                                                                  if not p.name.startswith("_")})
+        names = set()
+        for path in layouts.rglob("*"):
+            rel = path.relative_to(layouts)
+            if (path.suffix in (".toml", ".py") and path.is_file()
+                    and not any(part.startswith((".", "_")) for part in rel.parts[:-1])
+                    and not (path.suffix == ".py" and path.name.startswith("_"))):
+                names.add(rel.with_suffix("").as_posix())
+        return sorted(names)
 
     def layout_path(self, name: str) -> Path:
         """``layouts/NAME.toml`` or ``layouts/NAME.py``.

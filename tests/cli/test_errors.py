@@ -524,6 +524,25 @@ def test_the_layout_path_names_the_figure(project, tmp_path, capsys, monkeypatch
     assert (project / "build" / "sub" / "demo.svg").is_file()
 
 
+def test_compose_all_and_list_include_figures_in_subfolders(project, capsys):
+    """``compose sub/demo`` builds layouts/sub/demo.toml, so ``compose all`` and ``compose list`` name it too;
+    folders starting with ``_`` or ``.`` (drafts, caches) and ``_helpers.py`` are not figures."""
+    for folder in ("sub", "_drafts", ".hidden"):
+        (project / "layouts" / folder).mkdir()
+        text = (project / "layouts" / "demo.toml").read_text().replace('"../', '"../../')
+        (project / "layouts" / folder / "demo.toml").write_text(text)
+    (project / "layouts" / "_helpers.py").write_text("X = 1\n")
+    capsys.readouterr()
+    assert main(["all", "--root", str(project), "--format", "svg"]) == 0
+    out, _ = capsys.readouterr()
+    assert "built sub/demo in " in out and out.splitlines()[-1].startswith("2 of 2 figures built"), out
+    assert (project / "build" / "sub" / "demo.svg").is_file()
+    assert not (project / "build" / "_drafts").exists() and not (project / "build" / ".hidden").exists()
+    assert main(["list", "--root", str(project)]) == 0
+    out, _ = capsys.readouterr()
+    assert [line.split()[0] for line in out.splitlines() if not line.startswith(" ")] == ["demo", "sub/demo"], out
+
+
 @pytest.mark.parametrize("option", [["-j", "0"], ["--timeout", "-1"]])
 def test_bad_options_fail_even_when_up_to_date(option, project, capsys):
     assert run(capsys, ["demo", "--root", str(project)])[0] == 0  # up to date now
