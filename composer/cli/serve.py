@@ -67,6 +67,9 @@ HOST = "127.0.0.1"
 POLL_S = 0.05
 #: a comment sent on an idle event stream this often (s), so a closed page is noticed and dropped
 KEEPALIVE_S = 10.0
+#: at most this many pages follow ``/events`` at once (each holds one server thread); one more is
+#: answered 503. A closed page's stream ends at its next write (a keep-alive at the latest).
+MAX_EVENT_STREAMS = 32
 #: the page (inline JS and CSS), shipped as package data (pyproject.toml [tool.setuptools.package-data])
 PAGE = "serve_page.html"
 SVG_NS = "http://www.w3.org/2000/svg"
@@ -388,6 +391,7 @@ def _page(config: dict[str, Any]) -> bytes:
 
 def _handler(figures: _Figures, single: str | None, toggles: dict[str, bool]) -> type[BaseHTTPRequestHandler]:
     names = set(figures.names)
+    streams = threading.BoundedSemaphore(MAX_EVENT_STREAMS)  # the /events answers now running
 
     class Handler(BaseHTTPRequestHandler):
         server_version = "compose-serve"
@@ -441,7 +445,18 @@ def _handler(figures: _Figures, single: str | None, toggles: dict[str, bool]) ->
                 self._send(b"not found\n", "text/plain; charset=utf-8", 404)
 
         def _events(self) -> None:
-            """Server-sent events: the state of every figure now, then again at each change."""
+            """Server-sent events: the state of every figure now, then again at each change
+            (503 past :data:`MAX_EVENT_STREAMS` at once)."""
+            if not streams.acquire(blocking=False):
+                self._send(f"at most {MAX_EVENT_STREAMS} preview pages at once; close some\n".encode(),
+                           "text/plain; charset=utf-8", 503)
+                return
+            try:
+                self._stream()
+            finally:
+                streams.release()
+
+        def _stream(self) -> None:
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Cache-Control", "no-store")

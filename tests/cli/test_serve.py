@@ -493,3 +493,33 @@ def test_a_preview_whose_server_died_says_so_and_ends(tmp_path):
     out, err = server.proc.communicate(timeout=LIMIT_S)
     assert server.proc.returncode == 1, (out, err)
     assert err.splitlines() == ["compose: error: the preview server stopped unexpectedly"], err
+
+
+def test_event_streams_past_the_cap_are_answered_503(tmp_path):
+    """Each page following /events holds a server thread: past MAX_EVENT_STREAMS at once, one more is a 503
+    line (it was one more thread, without bound), and the pages already open keep their streams."""
+    from composer.cli.serve import MAX_EVENT_STREAMS
+
+    def open_stream(port: int) -> tuple[socket.socket, bytes]:
+        conn = socket.create_connection(("127.0.0.1", port), timeout=LIMIT_S)
+        conn.sendall(f"GET /events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = conn.recv(4096)
+            assert chunk, head
+            head += chunk
+        return conn, head
+
+    root = project(tmp_path)
+    with served(["serve", "fig", "--root", str(root), "--format", "svg"]) as server:
+        server.wait_state(lambda s: s["builds"] >= 1)
+        streams = [open_stream(server.port) for _ in range(MAX_EVENT_STREAMS)]
+        try:
+            assert all(head.startswith(b"HTTP/1.0 200 ") for _, head in streams)
+            status, _, body = server.get("/events")
+            assert status == 503 and body == f"at most {MAX_EVENT_STREAMS} preview pages at once; close some\n".encode()
+            assert server.get("/state.json")[0] == 200  # the rest of the preview still answers
+        finally:
+            for conn, _ in streams:
+                conn.close()
+    assert server.proc.returncode == 130
