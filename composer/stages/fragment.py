@@ -89,6 +89,7 @@ def import_fragment(root: etree._Element, *, name: str, group_id: str, source: s
         if meta.getparent() is root:
             root.remove(meta)
     nest = viewport and needs_viewport(root)  # decided on the file as written (ids and CSS not yet renamed)
+    inline_used_styles(root)  # before scoping: what a <use> draws is matched as in the file alone
     ids = {el.get("id") for el in root.iter() if el.get("id")}
     mapping = (document_order(root, name, keep=is_glyph_definition) if renumber
                else {old: prefixed(name, old) for old in ids})
@@ -140,6 +141,88 @@ def import_fragment(root: etree._Element, *, name: str, group_id: str, source: s
     for attr, value in kept:
         root.set(attr, value)
     return root
+
+
+#: properties an element inherits from its parent (SVG 1.1, appendix N): an instance drawn by ``<use>``
+#: inherits them from the ``<use>``
+_INHERITED = frozenset(ROOT_PRESENTATION) - {"opacity"}
+_IMPORTANT = re.compile(r"\s*!\s*important\s*$", re.IGNORECASE)
+
+
+def _weighed(text: str) -> tuple[tuple[str, str], ...]:
+    """:func:`composer.svg.css.declarations` with ``" !important"`` after an important one's value
+    (tinycss2 gives it as a flag, which that function, read by those that need values only, drops)."""
+    return tuple((d.lower_name, tinycss2.serialize(d.value).strip() + (" !important" if d.important else ""))
+                 for d in tinycss2.parse_declaration_list(text, skip_comments=True, skip_whitespace=True)
+                 if d.type == "declaration")
+
+
+def inline_used_styles(root: etree._Element) -> None:
+    """Write the style rules that apply to what a ``<use>`` draws into those elements' ``style``.
+
+    A browser draws a ``<use>`` as a copy in a shadow tree, and matches the document's selectors
+    there, inside the copy (SVG 2, 5.6.2; Chromium and Firefox do): once :func:`scope_css` has
+    prefixed ``.box`` with the panel's ``#panel-x``, the rule no longer reaches the copy, whose
+    ancestors are in the shadow tree only, though resvg and cairosvg, which match on the file's
+    own tree, still draw it. So, matched on the file as written (cssselect2, as
+    :class:`composer.svg.css.StyleSheet`), each element a ``<use>`` draws (its target and what
+    is inside it) gets the declarations its rules give it, in cascade order (CSS Cascade 4, 6.4:
+    rules < the ``style`` attribute; ``!important`` rules over both but an important ``style``),
+    written before its own ``style``. A declaration the copy would inherit anyway (an inherited
+    property whose value its parent in the shadow tree gets from the same rules, where it sets
+    no presentation attribute of its own) is left out: matplotlib's ``* {stroke-linejoin:
+    round}`` already reaches its markers and glyphs through the ``<use>`` that draws them.
+    """
+    from composer.svg.css import StyleSheet
+
+    if root.find(f".//{svg_tag('style')}") is None:
+        return
+    by_id = {el.get("id"): el for el in root.iter() if isinstance(el.tag, str) and el.get("id")}
+    users: dict[etree._Element, list[etree._Element]] = {}  # a <use>'s target -> the <use>s drawing it
+    for use in root.iter(svg_tag("use")):
+        href = next((v for v in (use.get(a) for a in _HREFS) if v and v.startswith("#")), None)
+        if href is not None and href[1:] in by_id:
+            users.setdefault(by_id[href[1:]], []).append(use)
+    if not users:
+        return
+    sheet = StyleSheet(root, read=_weighed)
+    if not sheet:
+        return
+    import cssselect2
+
+    matched: dict[etree._Element, dict[str, tuple[bool, str]]] = {}  # element -> property -> (important, value)
+    for wrapper in cssselect2.ElementWrapper.from_xml_root(root).iter_subtree():
+        won: dict[str, tuple[bool, str]] = {}
+        for decls in sheet.matched(wrapper):
+            for name, value in decls:
+                important = bool(_IMPORTANT.search(value))
+                if important or not won.get(name, (False, ""))[0]:
+                    won[name] = (important, _IMPORTANT.sub("", value))
+        if won:
+            matched[wrapper.etree_element] = won
+    drawn: list[tuple[etree._Element, list[etree._Element]]] = []  # element -> its parents in the copies
+    for target, uses in users.items():
+        drawn.append((target, uses))
+        drawn += [(el, [el.getparent()]) for el in target.iter() if el is not target and isinstance(el.tag, str)]
+    for el, parents in drawn:
+        rules = matched.get(el)
+        if not rules:
+            continue
+        own = _weighed(el.get("style") or "")
+        own_important = {n for n, v in own if _IMPORTANT.search(v)}
+        own_normal = {n for n, _ in own} - own_important
+        style: dict[str, str] = {}
+        for name, (important, value) in rules.items():
+            if name in own_important or (name in own_normal and not important):
+                continue  # the element's own style attribute wins
+            inherited = (name in _INHERITED and el.get(name) is None
+                         and all(matched.get(p, {}).get(name, (False, None))[1] == value
+                                 and name not in dict(_weighed(p.get("style") or "")) for p in parents))
+            if not inherited:
+                style[name] = value
+        if style:
+            kept = [(n, v) for n, v in own if n not in style]  # an important rule beats a normal style
+            el.set("style", "; ".join(f"{n}: {v}" for n, v in [*style.items(), *kept]))
 
 
 #: attributes of the root ``<svg>`` that :func:`place` sets anew on the kept viewport (the root's own

@@ -44,3 +44,30 @@ def test_type_child_and_root_selectors_match_the_root_but_not_other_panels(tmp_p
     assert near(png[10, 30], (0, 0, 255, 255)) and near(pdf[10, 30], (0, 0, 255))
     assert near(png[10, 60], (0, 0, 0, 255)) and near(pdf[10, 60], (0, 0, 0))
     assert near(png[10, 90], (0, 0, 255, 255)) and near(pdf[10, 90], (0, 0, 255))
+
+
+def test_rules_reach_what_a_use_draws_in_a_browser_too(tmp_path):
+    """A browser draws a ``<use>`` as a copy in a shadow tree and matches selectors inside it, so a rule
+    scoped to the panel (``#panel-p .c``) missed the copy: Chromium drew black squares where resvg drew the
+    file's colours. Each square is a ``<use>`` of a group in ``<defs>``: a class rule (teal #2a9d8f), a
+    descendant rule (orange #e76f51), an ``!important`` rule over a presentation attribute and a ``style``
+    (blue), a normal rule under the element's own ``style`` (yellow). Canvas 400 x 200 pt: a small window
+    screenshots blank in headless Chromium."""
+    import crossrender as cr
+
+    art = (f'<svg {HEAD} viewBox="0 0 100 50"><style>.c {{ fill: #2a9d8f }} #d2 rect {{ fill: #e76f51 }} '
+           '.imp { fill: #0000ff !important }</style><defs>'
+           '<g id="g1"><rect class="c" width="20" height="20"/></g>'
+           '<g id="d2"><rect width="20" height="20"/></g>'
+           '<g id="g3"><rect class="imp" fill="#ff0000" style="fill: #00ff00" width="20" height="20"/></g>'
+           '<g id="g4"><rect class="c" style="fill: #ffff00" width="20" height="20"/></g></defs>'
+           '<use href="#g1" x="2" y="15"/><use href="#d2" x="27" y="15"/>'
+           '<use xlink:href="#g3" x="52" y="15"/><use href="#g4" x="77" y="15"/></svg>')
+    png, pdf, _, svg = compose(tmp_path, (400, 200), {"p": (art, (0, 0), (400, 200))})
+    expected = [(42, 157, 143), (231, 111, 81), (0, 0, 255), (255, 255, 0)]
+    centres_pt = [(48, 100), (148, 100), (248, 100), (348, 100)]  # (use x + 10, 25) in the viewBox, times 4
+    shot = cr.render_chromium([svg], dpi=72)[0]  # 1 pt = 1 px; RGB in 0..1 on white
+    for (x, y), colour in zip(centres_pt, expected, strict=True):
+        assert near(png[y, x], (*colour, 255)), (x, png[y, x])
+        assert near(pdf[y, x], colour), (x, pdf[y, x])
+        assert near((shot[y, x] * 255).round(), colour), (x, shot[y, x] * 255)
