@@ -7,6 +7,9 @@ exits 1; library callers catch the class.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable, Mapping
+
 
 class ComposerError(Exception):
     """A problem the user can fix: bad layout, missing data, failing panel.
@@ -54,3 +57,27 @@ class ComposerWarning(UserWarning):
     build can still go on with (a font swapped inside an imported SVG file, a
     raster below the target ppi). ``str()`` is one line; the CLI prints it as
     ``compose: warning: ...``."""
+
+
+def closest(word: str, choices: Iterable[str], aliases: Mapping[str, str] | None = None) -> str | None:
+    """The choice a mistyped ``word`` most likely meant, for a "did you mean" hint; None when none is close.
+
+    In order: a choice equal to ``word`` but for case (``cella`` -> ``cellA``, though ``cellB`` is as
+    close letter for letter), the choice ``aliases`` gives for ``word`` (``east`` -> ``e``), else
+    :func:`difflib.get_close_matches` with its usual cutoff 0.6.
+    """
+    options = list(choices)
+    same = [c for c in options if c.lower() == word.lower() and c != word]
+    if same:
+        return same[0]
+    alias = (aliases or {}).get(word.lower())
+    if alias is not None and alias in options:
+        return alias
+    close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def did_you_mean(word: str, choices: Iterable[str], aliases: Mapping[str, str] | None = None) -> str:
+    """``"; did you mean 'b'?"`` for the :func:`closest` choice, else ``""``."""
+    close = closest(word, choices, aliases)
+    return f"; did you mean {close!r}?" if close is not None else ""

@@ -376,7 +376,7 @@ def _serve(args: argparse.Namespace) -> int:
         print(_summary(name, event.result, event.seconds) + cause, flush=True)
         _show(prefixed(event.result.output))
 
-    what = f"{len(names)} figures" if args.all else args.name
+    what = (f"{len(names)} figure{'s' * (len(names) != 1)}") if args.all else args.name
     formats = _formats(args.format)
     formats = formats if "svg" in formats else ("svg", *formats)  # the page shows the SVG
     options = Options(formats=formats, dpi=args.dpi, jobs=args.jobs, timeout_s=_timeout(args),

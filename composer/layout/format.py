@@ -32,7 +32,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from composer.errors import LayoutError
+from composer.errors import LayoutError, did_you_mean
 from composer.layout import presets
 from composer.layout.presets import PRESETS
 from composer.units import PT_PER_UNIT, to_pt
@@ -50,6 +50,15 @@ COMPASS: dict[str, tuple[float, float]] = {
     "nw": (0.0, 0.0), "n": (0.5, 0.0), "ne": (1.0, 0.0),
     "w": (0.0, 0.5), "center": (0.5, 0.5), "e": (1.0, 0.5),
     "sw": (0.0, 1.0), "s": (0.5, 1.0), "se": (1.0, 1.0),
+}
+#: what a user may write for a compass anchor (``east``, ``top-left``), for the "did you mean" of a typo
+COMPASS_WORDS: dict[str, str] = {
+    "north": "n", "south": "s", "east": "e", "west": "w", "top": "n", "bottom": "s", "right": "e", "left": "w",
+    "northwest": "nw", "northeast": "ne", "southwest": "sw", "southeast": "se",
+    "north-west": "nw", "north-east": "ne", "south-west": "sw", "south-east": "se",
+    "top-left": "nw", "top-right": "ne", "bottom-left": "sw", "bottom-right": "se",
+    "topleft": "nw", "topright": "ne", "bottomleft": "sw", "bottomright": "se",
+    "centre": "center", "middle": "center", "c": "center", "mid": "center",
 }
 
 ROUTES = ("straight", "-|", "|-", "arc")
@@ -271,7 +280,8 @@ class Reader:
             rgba = to_rgba(value)
         except (ValueError, TypeError):
             palette = f", a palette name ({', '.join(self.colors)})" if self.colors else ""
-            raise self.err(key, f"{value!r} is not a colour; "
+            hint = did_you_mean(value, self.colors) if isinstance(value, str) else ""
+            raise self.err(key, f"{value!r} is not a colour{hint}; "
                                 f"use a name (\"black\"), \"#rrggbb\", \"none\"{palette}") from None
         if rgba[3] != 1.0:
             raise self.err(key, f"{value!r} has transparency; give the colour opaque and use an opacity key")

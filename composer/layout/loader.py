@@ -11,7 +11,6 @@ renderer can only be checked after rendering (:mod:`composer.stages.geometry`).
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import json
 import shutil
 import tomllib
@@ -19,10 +18,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from composer.errors import LayoutError
+from composer.errors import LayoutError, closest, did_you_mean
 from composer.layout import presets
 from composer.layout.format import (  # noqa: F401
     COMPASS,
+    COMPASS_WORDS,
     HEAD_PER_WIDTH,
     LABEL_SIZE_ABOVE_FONT_PT,
     MAX_RATIO,
@@ -214,10 +214,8 @@ def _auto_labels(r: _Reader, spec: FigureSpec, panels: tuple[Panel, ...]) -> tup
     order = spec.label_order or tuple(n for n in by_name if n not in skipped)
     for i, name in enumerate(order):
         if name not in by_name:
-            close = difflib.get_close_matches(name, list(by_name), n=1, cutoff=0.6)
-            raise r.err(f"figure.label_order[{i}]", f"{name!r} is not a panel"
-                        + (f"; did you mean {close[0]!r}?" if close else "")
-                        + f"; panels are {', '.join(by_name) or 'none'}")
+            raise r.err(f"figure.label_order[{i}]", f"{name!r} is not a panel{did_you_mean(name, by_name)}"
+                        f"; panels are {', '.join(by_name) or 'none'}")
         if name in skipped:
             raise r.err(f"figure.label_order[{i}]", f"panel {name!r} has label = false; remove it from "
                                                     "label_order, or give it a letter")
@@ -922,9 +920,9 @@ def _check_names(r: _Reader, figure: Figure) -> None:
         valid = f"(valid: {', '.join(cells) or 'none: declare a [grid] or [grids.NAME] first'})"
         if grid_name not in grids:
             # the grid whose name is closest, else the one grid with this area: "gg.A" for "g.A" or "A"
-            close = difflib.get_close_matches(grid_name, [g for g in grids if g], n=1, cutoff=0.6)
+            close = closest(grid_name, [g for g in grids if g])
             holding = [g for g in grids if area in areas[g]]
-            guess = close[0] if close else holding[0] if len(holding) == 1 else None
+            guess = close if close is not None else holding[0] if len(holding) == 1 else None
             hint = f"; did you mean {'.'.join(filter(None, (guess, area)))!r}?" if guess is not None else ""
             raise r.err(place.key, f"cell = \"{written}\": no grid {grid_name or '[grid]'!r}{hint} {valid}")
         if area not in areas[grid_name]:
@@ -975,6 +973,6 @@ def _from_bottom(anchor: str) -> bool:
 
 
 def _did_you_mean(name: str, choices: list[str]) -> str:
-    """``"; did you mean 'b'?"`` when one of ``choices`` is close to ``name`` (difflib, ratio >= 0.6), else ``""``."""
-    close = difflib.get_close_matches(name, choices, n=1, cutoff=0.6)
-    return f"; did you mean {close[0]!r}?" if close else ""
+    """``"; did you mean 'b'?"`` when one of ``choices`` is close to ``name`` (:func:`composer.errors.closest`;
+    a compass word such as ``east`` means its anchor), else ``""``."""
+    return did_you_mean(name, choices, COMPASS_WORDS)

@@ -41,7 +41,6 @@ Box model (documented before the code, as matplotlib's ``_layoutgrid`` does):
 
 from __future__ import annotations
 
-import difflib
 import math
 import os
 from collections.abc import Mapping
@@ -49,7 +48,8 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from composer.errors import LayoutError, SvgError
+from composer.errors import LayoutError, SvgError, did_you_mean
+from composer.layout.format import COMPASS_WORDS
 from composer.layout.model import COMPASS, Align, Figure, Grid, Placement, Position
 from composer.stages.fragment import place as place_view_box
 from composer.svg.elements import element_boxes
@@ -580,9 +580,8 @@ class _Resolver:
             x, y = target.x_pt + lx, target.y_pt + ly
         else:
             published = sorted(self.anchors.get(element, {}))
-            close = difflib.get_close_matches(anchor, [*published, *COMPASS], n=1, cutoff=0.6)
             raise LayoutError(f"{pos.written()}: {element!r} has no anchor {anchor!r}"
-                              + (f"; did you mean {close[0]!r}?" if close else "")
+                              + did_you_mean(anchor, [*published, *COMPASS], COMPASS_WORDS)
                               + f"; valid anchors are {', '.join([*COMPASS, *published])}",
                               file=self.file, key=pos.key)
         return x + pos.dx_pt, y + pos.dy_pt
@@ -604,12 +603,11 @@ class _Resolver:
                               "shapes, an id", file=self.file, key=pos.key)
         if ident not in svg.boxes:
             ids = list(svg.boxes)
-            close = difflib.get_close_matches(ident, ids, n=1, cutoff=0.6)
             shown = ", ".join(ids[:MAX_IDS_SHOWN]) + (f" and {len(ids) - MAX_IDS_SHOWN} more"
                                                        if len(ids) > MAX_IDS_SHOWN else "")
             raise LayoutError(f"{pos.written()}: {svg.shown} has no drawn element with id {ident!r} "
                               + (f"(its ids are {shown})" if ids else "(it has no drawn element with an id)")
-                              + (f"; did you mean {close[0]!r}?" if close else ""),
+                              + did_you_mean(ident, ids),
                               file=self.file, key=pos.key)
         box, vb = self.box(panel), svg.view_box
         x_pt, y_pt, w_pt, h_pt = place_view_box(etree.Element("g"), vb, x_pt=box.x_pt, y_pt=box.y_pt,

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from composer.errors import DataError, LayoutError, PanelError, ProjectError, SvgError
+from composer.errors import DataError, LayoutError, PanelError, ProjectError, SvgError, did_you_mean
 from composer.layout.loader import load_layout
 from composer.layout.model import Figure, Panel
 from composer.sandbox.audit import run_recorded
@@ -296,8 +296,9 @@ class Project:
         found = [p for p in (self.root / "layouts" / f"{name}.toml", self.root / "layouts" / f"{name}.py")
                  if p.is_file()]
         if not found:
-            raise ProjectError(f"no figure {name!r} (no layouts/{name}.toml or .py); figures are "
-                               f"{', '.join(self.figures()) or '(none)'}")
+            figures = self.figures()
+            raise ProjectError(f"no figure {name!r} (no layouts/{name}.toml or .py){did_you_mean(name, figures)}; "
+                               f"figures are {', '.join(figures) or '(none)'}")
         if len(found) > 1:
             raise ProjectError(f"figure {name!r} has two layouts, layouts/{name}.toml and layouts/{name}.py; "
                                "keep one")

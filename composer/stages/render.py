@@ -332,6 +332,12 @@ def call_params(func: Callable[..., Any], panel: Panel, spec: FigureSpec, *, fil
         sig = inspect.signature(func)
     except (TypeError, ValueError):  # a builtin or C function: let the call itself complain
         return params
+    positional = [p for p in sig.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if len(positional) < 2 and not any(p.kind is p.VAR_POSITIONAL for p in sig.parameters.values()):
+        raise PanelError(f"panel {panel.name!r}: {panel.source} takes {len(positional)} positional "
+                         f"argument{'s' * (len(positional) != 1)} ({', '.join(p.name for p in positional) or 'none'}); "
+                         "a renderer is def NAME(fig, data, **params): the matplotlib Figure to draw on, and the "
+                         "figure's data", file=file, key=f"panels.{panel.name}.render")
     takes = [p for p in list(sig.parameters.values())[2:] if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
     names = [p.name for p in takes]
     if not any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):

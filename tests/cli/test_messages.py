@@ -242,7 +242,8 @@ def test_an_unknown_compass_anchor_names_the_element_and_anchor(tmp_path, capsys
     good = GOOD_NAMES + '[[text]]\ntext = "x"\nat = "alpha.s"\n'
     root = make(tmp_path, figure("100mm", "50mm", good))
     line = fails(root, figure("100mm", "50mm", good.replace('"alpha.s"', '"alpha.south"')), capsys)
-    assert "text[0].at: at = \"alpha.south\": 'alpha' has no anchor 'south'; valid anchors are nw, n" in line, line
+    assert ("text[0].at: at = \"alpha.south\": 'alpha' has no anchor 'south'; did you mean 's'?; valid anchors "
+            "are nw, n") in line, line
 
 
 def test_align_members_and_cells_name_what_was_written(tmp_path, capsys):
@@ -305,3 +306,32 @@ def test_function_not_found_suggests_a_renderer_and_never_lists_values(tmp_path,
     line = fails(root, figure("100mm", "50mm", panel.format(f="values")), capsys)
     assert line.endswith("panels.p.render: values() in plots.py fills text fields; it is not a panel renderer; "
                          "renderers are line, resize"), line
+
+
+def test_a_renderer_without_fig_and_data_says_the_signature(tmp_path, capsys):
+    """``def noargs(fig)`` raised Python's own "takes 1 positional argument but 2 were given"."""
+    panel = '[panels.p]\nrender = "plots:{f}"\nat = ["0mm", "0mm"]\nsize = ["30mm", "20mm"]\n'
+    root = make(tmp_path, figure("100mm", "50mm", panel.format(f="line")))
+    (root / "panels" / "plots.py").write_text(PANELS + "\n\ndef noargs(fig):\n    fig.add_subplot()\n")
+    line = fails(root, figure("100mm", "50mm", panel.format(f="noargs")), capsys)
+    assert line.endswith("panels.p.render: panel 'p': plots:noargs takes 1 positional argument (fig); a renderer "
+                         "is def NAME(fig, data, **params): the matplotlib Figure to draw on, and the figure's data"), line
+
+
+def test_typos_of_a_palette_colour_and_a_compass_word_get_a_suggestion(tmp_path, capsys):
+    good = ('[colors]\nmeas = "#d55e00"\n[panels.p]\nrender = "plots:line"\nat = ["0mm", "0mm"]\n'
+            'size = ["30mm", "20mm"]\n[[text]]\ntext = "x"\nat = "p.e"\ncolor = "meas"\n')
+    root = make(tmp_path, figure("100mm", "50mm", good))
+    line = fails(root, figure("100mm", "50mm", good.replace('color = "meas"', 'color = "measured"')), capsys)
+    assert "text[0].color: 'measured' is not a colour; did you mean 'meas'?; use a name" in line, line
+    line = fails(root, figure("100mm", "50mm", good.replace('"p.e"', '"p.top-left"')), capsys)
+    assert "'p' has no anchor 'top-left'; did you mean 'nw'?" in line, line
+
+
+def test_a_misspelt_figure_name_gets_a_suggestion(tmp_path, capsys):
+    root = make(tmp_path, figure("100mm", "50mm", image("a", ("0mm", "0mm"), ("10mm", "10mm"))))
+    capsys.readouterr()
+    assert main(["fgi", "--root", str(root)]) == 1
+    out, err = capsys.readouterr()
+    assert (out, err) == ("", "compose: error: no figure 'fgi' (no layouts/fgi.toml or .py); did you mean 'fig'?; "
+                              "figures are fig\n")

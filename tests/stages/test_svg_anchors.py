@@ -107,6 +107,16 @@ def test_an_unknown_id_lists_the_files_ids(tmp_path):
     assert "(its ids are pump, sensor); did you mean 'sensor'?" in message and "unused" not in message and "\n" not in message
 
 
+def test_an_id_wrong_only_in_case_is_suggested_as_written():
+    """``cella`` for ``cellA``: difflib finds ``cellB`` as close letter for letter (and returned it, the
+    larger string of a tie); the id equal but for case is the one meant."""
+    from composer.errors import closest, did_you_mean
+
+    assert closest("cella", ["cellA", "cellB"]) == "cellA" and closest("cella", ["cellB", "cellA"]) == "cellA"
+    assert did_you_mean("east", ["n", "e"], {"east": "e"}) == "; did you mean 'e'?"
+    assert did_you_mean("zzz", ["cellA"]) == ""
+
+
 def test_hash_on_a_panel_that_is_not_svg_or_missing_is_refused(tmp_path):
     root = project(tmp_path, arrows("nothere#sensor.w"))
     with pytest.raises(LayoutError, match=r"arrow\[0\]\.to.*no panel named 'nothere'.*valid: schem, plain"):
