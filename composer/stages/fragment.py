@@ -125,6 +125,7 @@ def import_fragment(root: etree._Element, *, name: str, group_id: str, source: s
             # nothing to draw; and cairosvg takes a <use> without href for the whole document, recursing forever
             use.getparent().remove(use)
     if viewport:
+        name_generic_families(root)
         _absolute_units_to_px(root)
         _resolve_non_scaling_strokes(root, source=source)
     if nest:
@@ -223,6 +224,57 @@ def inline_used_styles(root: etree._Element) -> None:
         if style:
             kept = [(n, v) for n, v in own if n not in style]  # an important rule beats a normal style
             el.set("style", "; ".join(f"{n}: {v}" for n, v in [*style.items(), *kept]))
+
+
+_FONT_FAMILY_DECLARATION = re.compile(r"(font-family\s*:\s*)([^;}]+)", re.IGNORECASE)
+
+
+def name_generic_families(root: etree._Element) -> None:
+    """Put the installed font a generic family stands for before it, in a file with ``<text>``.
+
+    A browser draws ``font-family: sans-serif`` (Inkscape's default) in the font the system's
+    fontconfig gives for it, and text without any family in its default (serif, CSS Fonts 4,
+    5.1: the user agent's choice); the engine's usvg maps the generic names to Arial, Times New
+    Roman and Courier New and, where those are not installed, draws nothing, without a word. So
+    each generic name in a ``font-family`` (attribute, ``style``, ``<style>`` rule) becomes
+    ``'DejaVu Sans', sans-serif`` (the font fontconfig, else matplotlib, gives for it, then the
+    generic name, which a browser without that font still resolves), and the root of a file
+    that names no family for its text gets the one ``serif`` stands for.
+    """
+    if root.find(f".//{svg_tag('text')}") is None:
+        return
+    from composer.text.fonts import GENERIC_FAMILIES, fontconfig_font, matplotlib_font
+
+    named: dict[str, str] = {}
+    for generic in GENERIC_FAMILIES:
+        found = fontconfig_font(generic) or matplotlib_font((generic,))
+        if found is not None and found.family:
+            named[generic] = found.family
+
+    def stack(value: str) -> str:
+        out = []
+        for part in value.split(","):
+            family = part.strip().strip("'\"").strip()
+            if family.lower() in named and family.lower() == part.strip().lower():  # unquoted: the generic
+                out.append("'" + named[family.lower()].replace("'", "\\'") + "'")
+            out.append(part.strip())
+        return ", ".join(out)
+
+    def declaration(match: re.Match[str]) -> str:
+        return match.group(1) + stack(match.group(2))
+
+    for el in root.iter():
+        if not isinstance(el.tag, str):
+            continue
+        if el.get("font-family"):
+            el.set("font-family", stack(el.get("font-family", "")))
+        if "font-family" in (el.get("style") or "").lower():
+            el.set("style", _FONT_FAMILY_DECLARATION.sub(declaration, el.get("style", "")))
+        if el.tag == svg_tag("style") and el.text:
+            el.text = _FONT_FAMILY_DECLARATION.sub(declaration, el.text)
+    if (root.get("font-family") is None and "font-family" not in (root.get("style") or "").lower()
+            and "font" not in (root.get("style") or "").lower() and "serif" in named):
+        root.set("font-family", stack("serif"))
 
 
 #: attributes of the root ``<svg>`` that :func:`place` sets anew on the kept viewport (the root's own
