@@ -19,7 +19,7 @@ from lxml import etree
 from composer.cli.main import main
 from composer.errors import ComposerWarning, LayoutError
 from composer.incremental.cache import decode_entry, encode_entry
-from composer.pipeline import build
+from composer.pipeline import build, check
 from composer.stages.guides import LegendEntry
 from composer.stages.render import RenderedPanel
 from composer.svg.measure import path_points, scene
@@ -651,3 +651,40 @@ def test_a_cache_entry_keeps_an_errorbar_entry():
         ("bars", LegendEntry("", "line", color="#0072b2ff", linestyle="--", linewidth=2.0, dashes=(0.0, (3.7, 1.6))))))
     panel = RenderedPanel(svg=b"<svg/>", anchors={}, guides={"legend": (entry,)})
     assert decode_entry("k", encode_entry("k", panel)).guides == {"legend": (entry,)}
+
+
+# ─── compose check names a guide's texts by the guide ────────────────────────────────────────────────
+
+
+@pytest.mark.parametrize("name, display, key", [("", "legend[0]", "legend[0]"), ('name = "key"\n', "legend key", "key")])
+def test_check_names_a_legends_texts_by_the_legend(tmp_path, name, display, key):
+    """A [[text]] written over the legend's first entry: the overlap names the legend by its layout key (or its
+    name), as a panel's text is named by its panel, and that name in allow_overlap allows it. Texts below
+    the minimum size are one finding for the legend, as for a panel."""
+    body = f'''
+[[legend]]
+{name}from = ["a", "b"]
+at = ["90mm", "5mm"]
+anchor = "nw"
+
+[[text]]
+name = "note"
+text = "WWWWWWWWWW"
+at = ["90mm", "5mm"]
+anchor = "nw"
+size = "9pt"
+
+[rcparams]
+"legend.fontsize" = 4.0
+'''
+    root = project(tmp_path, body)
+    findings = check("fig", root=root).findings
+    overlaps = [f.element for f in findings if f.rule == "overlap"]
+    assert overlaps and all(re.fullmatch(rf"{re.escape(display)}: text '(alpha|beta|gamma)' / text note|"
+                                         rf"text note / {re.escape(display)}: text '(alpha|beta|gamma)'", e)
+                            for e in overlaps), overlaps
+    small = [f.element for f in findings if f.rule == "font-size"]
+    assert small == [f"{display}: 3 texts ('alpha', 'beta', 'gamma')"], small
+    layout = root / "layouts" / "fig.toml"
+    layout.write_text(layout.read_text() + f'\n[check]\nallow_overlap = [["{key}", "note"]]\n')
+    assert not [f for f in check("fig", root=root).findings if f.rule == "overlap"]
