@@ -482,3 +482,12 @@ def test_check_names_a_colorbars_texts_by_the_colorbar(tmp_path, name, display):
     layout.write_text(layout.read_text() + f'\n[check]\nallow_overlap = [["{key}", "a"]]\n')
     again = check("fig", root=root).findings  # the name is an element allow_overlap knows (an unknown one raises)
     assert [f.element for f in again if f.rule == "font-size"] == small
+
+
+def test_a_typo_in_a_colorbar_in_a_cell_lists_only_keys_it_can_take(tmp_path):
+    """In a cell, a colorbar takes for, name, orientation, label, ticks (and cell): the other placements, anchor,
+    offset, gap, align and size are each an error there, so a typo's valid keys leave them out."""
+    with pytest.raises(LayoutError) as info:
+        build("fig", root=heat_project(tmp_path, keys='lable = "error"'), formats=("svg",), cache=False)
+    assert str(info.value).endswith("colorbar[0].lable: unknown key 'lable'; did you mean 'label'?; valid keys are "
+                                    "for, name, cell, orientation, label, ticks"), str(info.value)

@@ -274,6 +274,27 @@ def test_a_conflict_gives_widths_in_pt_and_alpha_only_when_not_opaque(tmp_path):
             "linewidth 1.5 pt in 'a', 2.5 pt in 'c'; one label") in str(info.value), str(info.value)
 
 
+@pytest.mark.parametrize("typo, hint", [("ncol", "ncols"), ("ancor", "anchor")])
+def test_a_typo_in_a_legend_in_a_cell_lists_only_keys_it_can_take(tmp_path, typo, hint):
+    """In a cell, a legend takes from, name, ncols, title, frame (and cell): at, anchor, offset, the relations,
+    gap and align are each an error there, so a typo's valid keys leave them out (the hint may still name one:
+    its own error then says why)."""
+    root = project(tmp_path, f'''
+[grid]
+mosaic = "AB"
+columns = ["90mm", "50mm"]
+
+[[legend]]
+from = ["a", "b"]
+cell = "B"
+{typo} = 2
+''')
+    with pytest.raises(LayoutError) as info:
+        built(root)
+    assert str(info.value).endswith(f"legend[0].{typo}: unknown key {typo!r}; did you mean {hint!r}?; valid keys are "
+                                    "from, name, cell, ncols, title, frame"), str(info.value)
+
+
 @pytest.mark.parametrize("listed, message", [
     ('["a", "bb"]', "from[1] = \"bb\": no panel named 'bb'; did you mean 'b'?"),
     ('["a", "a"]', "'a' is listed twice"),
