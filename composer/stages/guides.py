@@ -315,17 +315,15 @@ def collect_legend(fig: Any) -> tuple[LegendEntry, ...]:
     pairs: list[tuple[str, Any]] = []
     drawn = _legends(fig)
     if drawn:
-        containers: dict[str, Any] = {}  # label -> the first errorbar or stem container of that label
-        for ax in fig.axes:
-            for c in ax.containers:
-                if isinstance(c, (ErrorbarContainer, StemContainer)):
-                    containers.setdefault(str(c.get_label()), c)
+        containers = [c for ax in fig.axes for c in ax.containers if isinstance(c, (ErrorbarContainer, StemContainer))]
         for legend in drawn:
             # an artist no handler draws has a None handle and no text (matplotlib warned): skip it
             shown = [h for h in legend.legend_handles if h is not None]
             for text, handle in zip(legend.get_texts(), shown):
-                found = _container_of(legend, handle, containers.get(text.get_text()))
-                pairs.append((text.get_text(), found if found is not None else handle))
+                label = text.get_text()
+                candidates = sorted(containers, key=lambda c: c.get_label() != label)  # its label's first
+                found = _container_of(legend, handle, candidates)
+                pairs.append((label, found if found is not None else handle))
     else:
         for ax in fig.axes:
             handles, labels = ax.get_legend_handles_labels()
@@ -337,24 +335,40 @@ def collect_legend(fig: Any) -> tuple[LegendEntry, ...]:
     return tuple(_entry(label, handle) for label, handle in pairs)
 
 
-def _container_of(legend: Any, handle: Any, container: Any) -> Any:
-    """``container`` (an errorbar or stem container of the entry's label) when a drawn legend's entry whose
-    handle is ``handle`` was drawn from it, else None (a proxy artist of the same label).
+def _container_of(legend: Any, handle: Any, candidates: Sequence[Any]) -> Any:
+    """The first of ``candidates`` (the panel's errorbar and stem containers, those of the entry's label first)
+    that a drawn legend's entry whose handle is ``handle`` was drawn from, or None (a plain artist or a proxy).
 
     A drawn legend keeps only the first artist its handler made for an entry (``legend_handles``), not the
     artist it was made from; the entry's handle box (the ``DrawingArea`` holding ``handle``) holds them all.
-    The entry was drawn from ``container`` when the handler matplotlib picks for it makes artists of the
-    same types, in the same order."""
+    The entry was drawn from a container when the handler matplotlib picks for it makes artists of the same
+    types and styles (:func:`_entry` of each, which leaves out positions), in the same order."""
     from matplotlib.transforms import IdentityTransform
 
-    if container is None:
+    if not candidates:
         return None
-    handler = legend.get_legend_handler(legend.get_legend_handler_map(), container)
     boxes = [box for box in _handle_boxes(legend) if any(a is handle for a in box.get_children())]
-    if handler is None or not boxes:
+    if not boxes or len(boxes[0].get_children()) < 2:  # a plain artist's handler draws one
         return None
-    made = handler.create_artists(legend, container, 0.0, 0.0, 20.0, 10.0, 10.0, IdentityTransform())
-    return container if [type(a) for a in made] == [type(a) for a in boxes[0].get_children()] else None
+    drawn = _looks(boxes[0].get_children())
+    for container in candidates:
+        handler = legend.get_legend_handler(legend.get_legend_handler_map(), container)
+        if handler is not None and _looks(handler.create_artists(
+                legend, container, 0.0, 0.0, 20.0, 10.0, 10.0, IdentityTransform())) == drawn:
+            return container
+    return None
+
+
+def _looks(artists: Sequence[Any]) -> list[Any]:
+    """What a legend handler's artists look like, for comparing two drawings of an entry: each one's type and
+    :func:`_entry` (its type name alone when it is of a kind :func:`_entry` does not describe)."""
+    looks: list[Any] = []
+    for artist in artists:
+        try:
+            looks.append((type(artist).__name__, artist.get_visible(), _entry("", artist)))
+        except TypeError:
+            looks.append((type(artist).__name__, artist.get_visible()))
+    return looks
 
 
 def _handle_boxes(artist: Any) -> list[Any]:
@@ -442,13 +456,15 @@ PART_NAMES = {"line": "its line", "bars": "its error bars", "caps": "its caps", 
               "stems": "its stems", "baseline": "its baseline"}
 
 
-def _difference(a: LegendEntry, b: LegendEntry, panel_a: str, panel_b: str) -> str:
+def _difference(a: LegendEntry, b: LegendEntry, panel_a: str, panel_b: str, *, join: str = "; ") -> str:
     """``a patch in 'x', a line in 'y'``, or each field that differs: ``facecolor #0072b2 in 'x', #d55e00 in
-    'y'``; for an errorbar or a stem, each part that differs, by name (``its error bars: color ...``)."""
+    'y'``, joined by ``join``; for an errorbar or a stem, each part that differs, by name (``its error bars:
+    color ... and linewidth ...``)."""
     if a.kind != b.kind:
         return f"a {a.kind} in {panel_a!r}, a {b.kind} in {panel_b!r}"
     first, second = a.style(), b.style()
-    said = [f"{name} {_shown(name, first[name])} in {panel_a!r}, {_shown(name, second[name])} in {panel_b!r}"
+    said = [f"{_FIELD_NAMES.get(name, name)} {_shown(name, first[name])} in {panel_a!r}, "
+            f"{_shown(name, second[name])} in {panel_b!r}"
             for name in first if name != "parts" and first[name] != second[name]]
     mine, theirs = dict(a.parts or ()), dict(b.parts or ())
     for role in dict.fromkeys([*mine, *theirs]):
@@ -456,8 +472,13 @@ def _difference(a: LegendEntry, b: LegendEntry, panel_a: str, panel_b: str) -> s
             said.append(f"{PART_NAMES.get(role, role)} {'drawn' if role in mine else 'none'} in {panel_a!r}, "
                         f"{'drawn' if role in theirs else 'none'} in {panel_b!r}")
         elif mine[role] != theirs[role]:
-            said.append(f"{PART_NAMES.get(role, role)}: {_difference(mine[role], theirs[role], panel_a, panel_b)}")
-    return "; ".join(said)
+            said.append(f"{PART_NAMES.get(role, role)}: "
+                        f"{_difference(mine[role], theirs[role], panel_a, panel_b, join=' and ')}")
+    return join.join(said)
+
+
+#: a style field as a message names it, where its own name would not say what it is
+_FIELD_NAMES = {"errors": "error bars along"}
 
 
 #: style fields that are lengths in pt, and areas in pt² (a scatter marker's ``s``): messages give the unit

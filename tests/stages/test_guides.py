@@ -546,6 +546,11 @@ def errs_unshown(fig, data):
     ax = fig.add_axes([0.2, 0.2, 0.7, 0.7])
     {ERRORBAR}
 
+def errs_explicit(fig, data):
+    ax = fig.add_axes([0.2, 0.2, 0.7, 0.7])
+    bars = {ERRORBAR.replace(', label="err"', '')}
+    ax.legend([bars], ["err"])
+
 def stems(fig, data):
     ax = fig.add_axes([0.2, 0.2, 0.7, 0.7])
     {STEM}
@@ -614,10 +619,10 @@ frame = true
     return colour_boxes(px[int(y0 * PPT) + 2:int(y1 * PPT) - 1, int(x0 * PPT) + 2:int(x1 * PPT) - 1], colours)
 
 
-@pytest.mark.parametrize("renderer", ["errs", "errs_unshown"])
+@pytest.mark.parametrize("renderer", ["errs", "errs_unshown", "errs_explicit"])
 def test_an_errorbar_entry_has_its_bar_and_caps(tmp_path, renderer):
-    """The entry of ``ax.errorbar(yerr=..., capsize=3)`` with its legend drawn (``errs``) or only labelled
-    (``errs_unshown``): as matplotlib's HandlerErrorbar draws it, a vertical blue bar 2 x 0.5 x the font size
+    """The entry of ``ax.errorbar(yerr=..., capsize=3)`` with its legend drawn (``errs``), only labelled
+    (``errs_unshown``) or given to ``ax.legend([bars], ["err"])`` unlabelled (``errs_explicit``): as matplotlib's HandlerErrorbar draws it, a vertical blue bar 2 x 0.5 x the font size
     (10 pt) long with 2 x capsize = 6 pt wide caps, across an orange line 2 x the font size (handlelength) long
     with its marker; it was drawn as a plain blue line 20 pt wide and 2 pt tall. Each part's box is matplotlib's
     own legend's."""
@@ -642,6 +647,24 @@ def test_a_stem_entry_has_its_stem_marker_and_baseline(tmp_path):
     (gx0, gy0, gx1, gy1), orange, pink = boxes["green"], boxes["orange"], boxes["pink"]
     assert gy1 - gy0 > 1.5 * (gx1 - gx0)  # the stem is upright, between the marker above and the baseline below
     assert orange[1] < gy0 < pink[1] and orange[0] < (gx0 + gx1) / 2 < orange[2] and pink[2] - pink[0] > 10.0
+
+
+def test_a_proxy_line_of_an_errorbars_label_stays_a_line():
+    """A legend drawn with a proxy ``Line2D`` under the label of an errorbar the panel also draws: the entry is the
+    proxy (one orange line), not the errorbar."""
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+
+    from composer.stages.guides import collect_legend
+
+    fig = Figure()
+    ax = fig.add_subplot()
+    exec(ERRORBAR, {"ax": ax})
+    exec(STEM, {"ax": ax})
+    ax.legend([Line2D([], [], color="#d55e00"), ax.containers[1]], ["err", "stem"])
+    entries = collect_legend(fig)
+    assert [(e.label, e.kind, e.color) for e in entries] == [("err", "line", "#d55e00ff"), ("stem", "stem", None)]
+    assert [role for role, _ in entries[1].parts] == ["markers", "stems", "baseline"]
 
 
 def test_errorbars_of_two_colours_are_a_conflict_naming_the_part(tmp_path):
