@@ -36,7 +36,7 @@ cache), others absolute. ``compose NAME --no-cache`` renders everything.
 
 Location: ``ROOT/build/.cache/panels/<2 hex>/<key>`` (``build/`` is the
 project's generated folder and is gitignored; deleting it is always safe).
-Entry format: one header line ``composer-panel-cache 5 <key>``, one line with
+Entry format: one header line ``composer-panel-cache 6 <key>``, one line with
 the sha256 of the payload, then the payload: canonical JSON of the panel's
 data anchors, its warnings (``notes``), the fonts matplotlib substituted
 while drawing it (``substituted``, for ``compose check``), the files it
@@ -44,7 +44,8 @@ opened (``opened``: path -> sha256 or null for a file it tried that did not
 exist), its plot area and the records it reported for guides (``guides``:
 kind -> records, :mod:`composer.stages.guides`), a newline, and the panel's SVG
 bytes. The format is part of every key, so an entry of an older format (2 had
-no ``substituted``, 3 no ``opened``, 4 no ``guides``) is never looked up. A
+no ``substituted``, 3 no ``opened``, 4 no ``guides``, 5 errorbar and stem legend
+entries as plain lines) is never looked up. A
 panel a guide collects from has the guide kinds in its key (``guides``): it is
 saved without its own legend. Entries are written
 atomically (:func:`composer.svg.io.write_files_atomically`) and verified on
@@ -69,7 +70,7 @@ from composer.incremental.manifest import bytes_digest, composer_fingerprint, fi
 from composer.stages.guides import guides_from_json, guides_to_json
 from composer.stages.render import RenderedPanel
 
-_MAGIC = b"composer-panel-cache 5"
+_MAGIC = b"composer-panel-cache 6"
 #: names whose use makes a module's globals reachable by string; such a module is hashed whole.
 _DYNAMIC = frozenset({"globals", "vars", "eval", "exec", "__import__", "__getattr__"})
 

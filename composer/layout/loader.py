@@ -803,6 +803,17 @@ def _placed_and_sized(r: _Reader, t: _Table, key: str, what: str) -> tuple[Place
         raise r.err(f"{key}.size", "over-constrained: the grid cell gives the size; remove size or cell")
     return place, size
 
+def _guide_in_cell(t: _Table, place: Placement, *, sized: bool = False) -> None:
+    """A guide in a grid cell: the keys a cell leaves nothing to do for (the other placements, offset, and size
+    when the guide takes one) are refused, not read, so an unknown key's message does not list them as valid
+    keys (each is an error there)."""
+    if place.cell is not None:
+        unusable = [k for k in (*_PLACEMENT_KEYS, "offset", *(["size"] if sized else []))
+                    if k != "cell" and k not in t.raw]
+        t.asked[:] = [k for k in t.asked if k not in unusable]
+        t.refused += unusable
+
+
 def _colorbar(r: _Reader, raw: Any, key: str) -> Colorbar:
     """``[[colorbar]]``: ``for`` (checked against the panels with the other guides'), a placement and a
     ``size`` unless in a cell, ``orientation``, ``label``, ``ticks``."""
@@ -810,6 +821,7 @@ def _colorbar(r: _Reader, raw: Any, key: str) -> Colorbar:
     panels = t.get("for")
     name = t.get("name")
     place, size = _placed_and_sized(r, t, key, "colorbar")
+    _guide_in_cell(t, place, sized=True)
     colorbar = Colorbar(panels=panels, place=place, size_pt=size, orientation=t.get("orientation"),
                         label=t.get("label"), ticks=t.get("ticks"), name=name, key=key)
     t.done()
@@ -823,6 +835,7 @@ def _legend(r: _Reader, raw: Any, key: str) -> Legend:
     panels = t.get("from")
     name = t.get("name")
     place = _placement(r, t)
+    _guide_in_cell(t, place)
     legend = Legend(panels=panels, place=place, ncols=t.get("ncols"), title=t.get("title"), frame=t.get("frame"),
                     name=name, key=key)
     t.done()

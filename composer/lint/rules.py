@@ -240,7 +240,11 @@ class _Names:
 
     def of(self, top: str) -> tuple[str, str]:
         """``(display, key)``: ``("text title", "title")``, ``("panel rgb", "rgb")``,
-        ``("a.label", "a.label")``; unknown ids are shown as they are."""
+        ``("a.label", "a.label")``, a guide's group or an element inside it (``legend-0--text_3``) by its layout
+        key or name: ``("legend[0]", "legend[0]")``, ``("legend key", "key")``; unknown ids are shown as they are."""
+        guide = self.guides().get(top.partition("--")[0])
+        if guide is not None:
+            return (f"{guide.kind} {guide.name}", guide.name) if guide.name else (guide.key, guide.key)
         kind, _, rest = top.partition("-")
         if kind == "panel":
             return f"panel {rest}", rest
@@ -256,10 +260,15 @@ class _Names:
             return f"{rest}.{kind}", f"{rest}.{kind}"
         return top, top
 
+    def guides(self) -> dict[str, Any]:
+        """A guide's canvas id (:func:`composer.stages.guides.guide_id`) -> the guide."""
+        return {guide_id(g, i): g for i, g in enumerate(self.figure.guides)}
+
     def keys(self) -> list[str]:
         """Every name ``allow_overlap`` may use."""
         f = self.figure
         keys = [p.name for p in f.panels]
+        keys += [g.name or g.key for g in f.guides]
         keys += [t.name or f"text[{i}]" for i, t in enumerate(f.texts)]
         keys += [s.name or f"shape[{i}]" for i, s in enumerate(f.shapes)]
         keys += [f"arrow[{i}]" for i in range(len(f.arrows))]
@@ -379,7 +388,7 @@ def _describe_run(ctx: _Context, run: TextRun) -> tuple[str, str]:
 def _describe(names: _Names, run: TextRun) -> tuple[str, str]:
     """:func:`_describe_run` with the names alone."""
     display, key = names.of(run.top)
-    if run.top.startswith("panel-"):
+    if run.top.startswith("panel-") or run.top in names.guides():
         return f"{display}: text {_short(run.text)!r}", key
     if run.element.endswith("-text") and run.top.startswith("shape-"):
         return f"{display} (its text)", key
@@ -398,7 +407,7 @@ def _font_sizes(ctx: _Context) -> None:
     for run in ctx.scene.texts:
         if math.isnan(run.size_pt) or run.size_pt >= limit - 1e-6:
             continue
-        if run.top.startswith("panel-"):
+        if run.top.startswith("panel-") or run.top in ctx.names.guides():  # a panel's or a guide's: one finding
             per_panel.setdefault(run.top, []).append(run)
         else:
             display, _ = _describe_run(ctx, run)
@@ -574,8 +583,8 @@ def _past_edge(box: BBox, canvas: BBox) -> tuple[str, float]:
     return side, beyond[side]
 
 
-def _clipped_canvas_texts(names: _Names, texts: list[TextRun], canvas: BBox) -> list[tuple[str, str, float]]:
-    """``(display, edge, by_pt)`` of every canvas text (not a panel's) whose ink reaches more than
+def _clipped_canvas_texts(names: _Names, texts: list[TextRun], canvas: BBox) -> list[tuple[str, str, float, str]]:
+    """``(display, edge, by_pt, top)`` of every canvas text (not a panel's) whose ink reaches more than
     :data:`EDGE_TOLERANCE_PT` past ``canvas``: what ``outside-canvas`` reports of texts and what the
     build warns about (:func:`clipped_text_warnings`)."""
     found = []
@@ -584,7 +593,7 @@ def _clipped_canvas_texts(names: _Names, texts: list[TextRun], canvas: BBox) -> 
             continue
         side, by_pt = _past_edge(run.bbox, canvas)
         if by_pt > EDGE_TOLERANCE_PT:
-            found.append((_describe(names, run)[0], side, by_pt))
+            found.append((_describe(names, run)[0], side, by_pt, run.top))
     return found
 
 
@@ -614,11 +623,11 @@ def clipped_text_warnings(figure: Figure, svg: bytes) -> list[str]:
     measured = scene(etree.tostring(root))
     canvas = (0.0, 0.0, measured.width_pt, measured.height_pt)
     unit = figure.spec.unit
-    guides = {guide_id(g, i): g.key for i, g in enumerate(figure.guides)}
-    worst: dict[tuple[str, str], float] = {}  # a guide's texts as one element: its key, each edge once
-    for display, side, by_pt in _clipped_canvas_texts(_Names(figure), measured.texts, canvas):
-        top = display.partition("--")[0]
-        name = guides.get(top, display)
+    names = _Names(figure)
+    guides = names.guides()
+    worst: dict[tuple[str, str], float] = {}  # a guide's texts as one element: its name, each edge once
+    for display, side, by_pt, top in _clipped_canvas_texts(names, measured.texts, canvas):
+        name = names.of(top)[0] if top in guides else display
         worst[name, side] = max(by_pt, worst.get((name, side), 0.0))
     return [f"{name}: {say(by_pt, unit)} past the {side} edge of the canvas, clipped"
             for (name, side), by_pt in worst.items()]
@@ -666,7 +675,7 @@ def _outside(ctx: _Context) -> None:
         if beyond > tol:
             ctx.add_length("outside-canvas", display, "drawn past the edge of the canvas", beyond, tol)
 
-    for display, _, beyond in _clipped_canvas_texts(ctx.names, ctx.scene.texts, canvas):
+    for display, _, beyond, _ in _clipped_canvas_texts(ctx.names, ctx.scene.texts, canvas):
         ctx.add_length("outside-canvas", display, "drawn past the edge of the canvas", beyond, tol)
     outside_texts: dict[str, list[BBox]] = {}
     for run in ctx.scene.texts:

@@ -109,7 +109,16 @@ class LegendEntry:
 
     ``kind`` is the artist matplotlib's legend handler drew for it (``Legend.legend_handles``):
     ``"line"`` (a ``Line2D``: lines, markers, ``LineCollection`` s such as ``vlines``), ``"patch"``
-    (a ``Rectangle``: bars, ``fill_between``, patches) or ``"scatter"`` (a ``PathCollection``).
+    (a ``Rectangle``: bars, ``fill_between``, patches) or ``"scatter"`` (a ``PathCollection``);
+    or the container matplotlib's legend draws as several artists: ``"errorbar"`` (an
+    ``ErrorbarContainer``, drawn by ``HandlerErrorbar``) or ``"stem"`` (a ``StemContainer``,
+    ``HandlerStem``), whose artists are ``parts``: (role, entry) pairs, each entry a ``"line"``
+    without a label, in this order: an errorbar's ``"line"`` (its data line and markers; absent
+    for ``fmt="none"``), ``"bars"`` (its first error-bar collection: colour, width, dashes; absent
+    without errors) and ``"caps"`` (its first cap line; absent without caps), and ``errors``, the
+    directions it has bars in (``"x"``, ``"y"``, ``"xy"`` or ``""``); a stem's ``"markers"`` (its
+    marker line), ``"stems"`` (its stem collection) and ``"baseline"`` (a hidden marker line or
+    baseline is absent).
     Colours are ``#rrggbbaa`` (:func:`matplotlib.colors.to_hex` with alpha), widths and marker
     sizes in pt, a scatter marker's ``size`` in pt² (matplotlib's ``s``) and its ``path`` as
     (vertices, codes) of the marker's unit path; ``dashes`` is a dashed line's or outline's
@@ -135,6 +144,8 @@ class LegendEntry:
     size: float | None = None
     path: tuple[tuple[tuple[float, float], ...], tuple[int, ...]] | None = None
     dashes: tuple[float, tuple[float, ...]] | None = None
+    errors: str | None = None
+    parts: tuple[tuple[str, LegendEntry], ...] | None = None
 
     def style(self) -> dict[str, Any]:
         """Every field but the label: two entries of one label must agree on all of them."""
@@ -180,9 +191,14 @@ def _entry(label: str, handle: Any) -> LegendEntry:
         TypeError: an artist of another kind (the caller names the panel).
     """
     from matplotlib.collections import LineCollection, PathCollection, PolyCollection
+    from matplotlib.container import ErrorbarContainer, StemContainer
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
+    if isinstance(handle, ErrorbarContainer):
+        return _errorbar_entry(label, handle)
+    if isinstance(handle, StemContainer):
+        return _stem_entry(label, handle)
     alpha = _num(handle.get_alpha())
     if isinstance(handle, Line2D):
         marker = handle.get_marker()
@@ -216,6 +232,39 @@ def _entry(label: str, handle: Any) -> LegendEntry:
                            edgecolor=_hex(handle.get_edgecolor()), linewidth=_num(_first(handle.get_linewidth())),
                            linestyle="solid", hatch=handle.get_hatch() or None, alpha=alpha)
     raise TypeError(f"{type(handle).__name__}")
+
+
+def _errorbar_entry(label: str, container: Any) -> LegendEntry:
+    """The ``"errorbar"`` entry of an ``ErrorbarContainer``: what ``HandlerErrorbar`` copies from it (its data line,
+    its first error-bar collection and first cap line, its directions)."""
+    data_line, caplines, barlinecols = container.lines
+    parts = [("line", _entry("", data_line))] if data_line is not None else []
+    parts += [("bars", _collection_line(barlinecols[0]))] if barlinecols else []
+    parts += [("caps", _entry("", caplines[0]))] if caplines else []
+    errors = "x" * bool(container.has_xerr) + "y" * bool(container.has_yerr)
+    return LegendEntry(label, "errorbar", errors=errors, parts=tuple(parts))
+
+
+def _stem_entry(label: str, container: Any) -> LegendEntry:
+    """The ``"stem"`` entry of a ``StemContainer``: its marker line and baseline (when shown: ``HandlerStem`` copies
+    their visibility) and its stem collection (whose colour and dashes ``HandlerStem`` copies, shown or not)."""
+    markerline, stemlines, baseline = container
+    parts = [("markers", _entry("", markerline))] if markerline.get_visible() else []
+    parts += [("stems", _collection_line(stemlines))]
+    parts += [("baseline", _entry("", baseline))] if baseline.get_visible() else []
+    return LegendEntry(label, "stem", parts=tuple(parts))
+
+
+def _collection_line(collection: Any) -> LegendEntry:
+    """A ``LineCollection`` (error bars, stems) as a ``"line"`` entry without a label: its first segment's colour,
+    width and dashes (offset, on-off sequence in pt before scaling by the width: matplotlib keeps them as
+    ``_us_linestyles``; the legend handlers copy the first)."""
+    unscaled = getattr(collection, "_us_linestyles", None) or [(0.0, None)]
+    offset, sequence = unscaled[0] if isinstance(unscaled[0], tuple) else (0.0, None)
+    dashes = (_num(offset) or 0.0, tuple(_num(v) or 0.0 for v in sequence)) if sequence else None
+    return LegendEntry("", "line", color=_hex(collection.get_color()), linestyle="--" if dashes else "solid",
+                       linewidth=_num(_first(collection.get_linewidth())), alpha=_num(collection.get_alpha()),
+                       dashes=dashes)
 
 
 def _linestyle(artist: Any) -> str:
@@ -254,28 +303,86 @@ def collect_legend(fig: Any) -> tuple[LegendEntry, ...]:
     When the panel drew legends (``ax.legend()``, ``fig.legend()``), their entries (what the
     researcher chose to show, proxy artists included); otherwise the labelled artists of its axes
     (``Axes.get_legend_handles_labels``, in axes order), as ``ax.legend()`` would show them. Either
-    way each entry's style is read from the artist matplotlib's legend handler makes for it.
+    way each entry's style is read from the artist matplotlib's legend handler makes for it, but an
+    errorbar's or a stem's entry (several artists) from its container (:func:`_container_of`).
 
     Raises:
         TypeError: an entry drawn by an artist of a kind :class:`LegendEntry` does not describe.
     """
+    from matplotlib.container import ErrorbarContainer, StemContainer
     from matplotlib.legend import Legend as MplLegend
 
     pairs: list[tuple[str, Any]] = []
     drawn = _legends(fig)
     if drawn:
+        containers = [c for ax in fig.axes for c in ax.containers if isinstance(c, (ErrorbarContainer, StemContainer))]
         for legend in drawn:
             # an artist no handler draws has a None handle and no text (matplotlib warned): skip it
             shown = [h for h in legend.legend_handles if h is not None]
-            pairs += [(t.get_text(), h) for t, h in zip(legend.get_texts(), shown)]
+            for text, handle in zip(legend.get_texts(), shown):
+                label = text.get_text()
+                candidates = sorted(containers, key=lambda c: c.get_label() != label)  # its label's first
+                found = _container_of(legend, handle, candidates)
+                pairs.append((label, found if found is not None else handle))
     else:
         for ax in fig.axes:
             handles, labels = ax.get_legend_handles_labels()
             if handles:
                 made = MplLegend(ax, handles, labels)  # never drawn: its handler artists carry the styles
-                pairs += [(t.get_text(), h) for t, h in zip(made.get_texts(),
-                                                            [h for h in made.legend_handles if h is not None])]
+                kept = [(orig, h) for orig, h in zip(handles, made.legend_handles) if h is not None]
+                pairs += [(t.get_text(), orig if isinstance(orig, (ErrorbarContainer, StemContainer)) else h)
+                          for t, (orig, h) in zip(made.get_texts(), kept)]
     return tuple(_entry(label, handle) for label, handle in pairs)
+
+
+def _container_of(legend: Any, handle: Any, candidates: Sequence[Any]) -> Any:
+    """The first of ``candidates`` (the panel's errorbar and stem containers, those of the entry's label first)
+    that a drawn legend's entry whose handle is ``handle`` was drawn from, or None (a plain artist or a proxy).
+
+    A drawn legend keeps only the first artist its handler made for an entry (``legend_handles``), not the
+    artist it was made from; the entry's handle box (the ``DrawingArea`` holding ``handle``) holds them all.
+    The entry was drawn from a container when the handler matplotlib picks for it makes artists of the same
+    types and styles (:func:`_entry` of each, which leaves out positions), in the same order."""
+    from matplotlib.transforms import IdentityTransform
+
+    if not candidates:
+        return None
+    boxes = [box for box in _handle_boxes(legend) if any(a is handle for a in box.get_children())]
+    if not boxes or len(boxes[0].get_children()) < 2:  # a plain artist's handler draws one
+        return None
+    drawn = _looks(boxes[0].get_children())
+    for container in candidates:
+        handler = legend.get_legend_handler(legend.get_legend_handler_map(), container)
+        if handler is not None and _looks(handler.create_artists(
+                legend, container, 0.0, 0.0, 20.0, 10.0, 10.0, IdentityTransform())) == drawn:
+            return container
+    return None
+
+
+def _looks(artists: Sequence[Any]) -> list[Any]:
+    """What a legend handler's artists look like, for comparing two drawings of an entry: each one's type and
+    :func:`_entry` (its type name alone when it is of a kind :func:`_entry` does not describe)."""
+    looks: list[Any] = []
+    for artist in artists:
+        try:
+            looks.append((type(artist).__name__, artist.get_visible(), _entry("", artist)))
+        except TypeError:
+            looks.append((type(artist).__name__, artist.get_visible()))
+    return looks
+
+
+def _handle_boxes(artist: Any) -> list[Any]:
+    """The ``DrawingArea`` s under ``artist`` (a legend: one per entry, holding what its handler drew), depth first
+    through its offset boxes."""
+    from matplotlib.offsetbox import DrawingArea, OffsetBox
+
+    found = []
+    for child in artist.get_children():
+        if isinstance(child, DrawingArea):
+            found.append(child)
+        elif isinstance(child, OffsetBox):
+            found += _handle_boxes(child)
+    return found
 
 
 def strip_legend(fig: Any) -> None:
@@ -304,6 +411,9 @@ def legend_from_json(raw: dict[str, Any]) -> LegendEntry:
     if dashes is not None:
         offset, sequence = dashes
         fields["dashes"] = (float(offset), tuple(float(v) for v in sequence))
+    parts = fields.get("parts")
+    if parts is not None:
+        fields["parts"] = tuple((str(role), legend_from_json(part)) for role, part in parts)
     return LegendEntry(**fields)
 
 
@@ -341,27 +451,58 @@ def merge_entries(legend: Legend, records: Mapping[str, tuple[LegendEntry, ...]]
     return tuple(entry for _, entry in merged.values())
 
 
-def _difference(a: LegendEntry, b: LegendEntry, panel_a: str, panel_b: str) -> str:
-    """``a patch in 'x', a line in 'y'``, or each field that differs: ``facecolor #0072b2ff in 'x', #d55e00ff in
-    'y'``."""
+#: what a message calls each part of an errorbar's or a stem's entry (:attr:`LegendEntry.parts`)
+PART_NAMES = {"line": "its line", "bars": "its error bars", "caps": "its caps", "markers": "its markers",
+              "stems": "its stems", "baseline": "its baseline"}
+
+
+def _difference(a: LegendEntry, b: LegendEntry, panel_a: str, panel_b: str, *, join: str = "; ") -> str:
+    """``a patch in 'x', a line in 'y'``, or each field that differs: ``facecolor #0072b2 in 'x', #d55e00 in
+    'y'``, joined by ``join``; for an errorbar or a stem, each part that differs, by name (``its error bars:
+    color ... and linewidth ...``)."""
     if a.kind != b.kind:
         return f"a {a.kind} in {panel_a!r}, a {b.kind} in {panel_b!r}"
     first, second = a.style(), b.style()
-    return "; ".join(f"{name} {_shown(name, first[name])} in {panel_a!r}, {_shown(name, second[name])} in {panel_b!r}"
-                     for name in first if first[name] != second[name])
+    said = [f"{_FIELD_NAMES.get(name, name)} {_shown(name, first[name])} in {panel_a!r}, "
+            f"{_shown(name, second[name])} in {panel_b!r}"
+            for name in first if name != "parts" and first[name] != second[name]]
+    mine, theirs = dict(a.parts or ()), dict(b.parts or ())
+    for role in dict.fromkeys([*mine, *theirs]):
+        if role not in mine or role not in theirs:
+            said.append(f"{PART_NAMES.get(role, role)} {'drawn' if role in mine else 'none'} in {panel_a!r}, "
+                        f"{'drawn' if role in theirs else 'none'} in {panel_b!r}")
+        elif mine[role] != theirs[role]:
+            said.append(f"{PART_NAMES.get(role, role)}: "
+                        f"{_difference(mine[role], theirs[role], panel_a, panel_b, join=' and ')}")
+    return join.join(said)
+
+
+#: a style field as a message names it, where its own name would not say what it is
+_FIELD_NAMES = {"errors": "error bars along"}
+
+
+#: style fields that are lengths in pt, and areas in pt² (a scatter marker's ``s``): messages give the unit
+_PT_FIELDS = {"linewidth", "markersize", "markeredgewidth"}
+_PT2_FIELDS = {"size"}
 
 
 def _shown(name: str, value: Any) -> str:
-    """A style value as a message shows it: ``1.5``, ``#0072b2ff``, ``none``, ``on-off 5 2``."""
+    """A style value as a message shows it: ``1.5 pt``, ``#0072b2`` (``#0072b280`` when not opaque), ``none``,
+    ``on-off 5 2``."""
     if value is None:
         return "none"
     if isinstance(value, float):
-        return f"{value:g}"
+        unit = " pt" if name in _PT_FIELDS else " pt\N{SUPERSCRIPT TWO}" if name in _PT2_FIELDS else ""
+        return f"{value:g}{unit}"
     if name == "path":
         return "its own marker shape"
     if name == "dashes":
         offset, sequence = value
         return "on-off " + " ".join(f"{v:g}" for v in sequence) + (f" from {offset:g}" if offset else "")
+    if name == "errors":
+        return {"": "none", "x": "x", "y": "y", "xy": "x and y"}.get(value, str(value))
+    if isinstance(value, str) and re.fullmatch(r"#[0-9a-fA-F]{6}[fF]{2}", value):
+        return value[:7]  # opaque: #rrggbb
     return str(value)
 
 
@@ -372,6 +513,8 @@ def _artist(entry: LegendEntry) -> Any:
     from matplotlib.path import Path
 
     none = "none"
+    if entry.kind in ("errorbar", "stem"):
+        return _container(entry)
     if entry.kind == "line":
         style: dict[str, Any] = {"color": entry.color or none, "linestyle": entry.dashes or entry.linestyle or "-",
                                  "linewidth": entry.linewidth, "alpha": entry.alpha}
@@ -396,6 +539,36 @@ def _artist(entry: LegendEntry) -> Any:
                   markersize=math.sqrt(entry.size or 0.0), markerfacecolor=entry.facecolor or none,
                   markeredgecolor=entry.edgecolor or none, markeredgewidth=entry.linewidth or 0.0,
                   alpha=entry.alpha)
+
+
+def _container(entry: LegendEntry) -> Any:
+    """An ``ErrorbarContainer`` or a ``StemContainer`` of stand-alone artists (:func:`_artist`, and a
+    ``LineCollection`` for error bars and stems) that matplotlib's own ``HandlerErrorbar`` or ``HandlerStem``
+    draws as ``entry`` looks; a stem's hidden marker line or baseline is a hidden line."""
+    from matplotlib.collections import LineCollection
+    from matplotlib.container import ErrorbarContainer, StemContainer
+    from matplotlib.lines import Line2D
+
+    parts = dict(entry.parts or ())
+
+    def collection(part: LegendEntry) -> Any:
+        return LineCollection([], colors=[part.color or "none"], linewidths=[part.linewidth or 0.0],
+                              linestyles=[part.dashes or part.linestyle or "solid"], alpha=part.alpha)
+
+    def line(role: str) -> Any:
+        if role in parts:
+            return _artist(parts[role])
+        hidden = Line2D([], [])
+        hidden.set_visible(False)
+        return hidden
+
+    if entry.kind == "errorbar":
+        errors = entry.errors or ""
+        drawn = (_artist(parts["line"]) if "line" in parts else None,  # None: fmt="none", as Axes.errorbar makes it
+                 (_artist(parts["caps"]),) if "caps" in parts else (),
+                 (collection(parts["bars"]),) if "bars" in parts else ())
+        return ErrorbarContainer(drawn, has_xerr="x" in errors, has_yerr="y" in errors)  # type: ignore[arg-type]
+    return StemContainer((line("markers"), collection(parts["stems"]), line("baseline")))
 
 
 def draw_legend(legend: Legend, records: Mapping[str, tuple[LegendEntry, ...]], spec: FigureSpec,

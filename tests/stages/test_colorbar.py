@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from composer.errors import ComposerWarning, LayoutError
-from composer.pipeline import build
+from composer.pipeline import build, check
 from conftest import layout_project, read_png
 
 MM = 72 / 25.4
@@ -467,3 +467,27 @@ def test_ticks_outside_the_scale_are_refused(tmp_path, ticks, shown):
     root = heat_project(tmp_path, keys=f"ticks = {ticks}")
     with pytest.raises(LayoutError, match=rf"colorbar\[0\]\.ticks: {re.escape(shown)} outside the colour scale, 0 to 1"):
         build("fig", root=root, formats=("svg",), cache=False)
+
+
+@pytest.mark.parametrize("name, display", [("", "colorbar[0]"), ('name = "scale"', "colorbar scale")])
+def test_check_names_a_colorbars_texts_by_the_colorbar(tmp_path, name, display):
+    """Tick labels of 4 pt (below the 5 pt minimum) on the colorbar: one font-size finding naming the colorbar
+    by its layout key or name (they were named by inner ids, colorbar-0--text_3), which allow_overlap takes."""
+    root = heat_project(tmp_path, keys=f"ticks = [0.2, 0.5, 0.9]\n{name}\n[rcparams]\n\"ytick.labelsize\" = 4.0")
+    small = [f.element for f in check("fig", root=root).findings if f.rule == "font-size"]
+    assert f"{display}: 3 texts ('0.2', '0.5', '0.9')" in small, small
+    assert not [e for e in small if "--" in e], small
+    layout = root / "layouts" / "fig.toml"
+    key = "scale" if name else "colorbar[0]"
+    layout.write_text(layout.read_text() + f'\n[check]\nallow_overlap = [["{key}", "a"]]\n')
+    again = check("fig", root=root).findings  # the name is an element allow_overlap knows (an unknown one raises)
+    assert [f.element for f in again if f.rule == "font-size"] == small
+
+
+def test_a_typo_in_a_colorbar_in_a_cell_lists_only_keys_it_can_take(tmp_path):
+    """In a cell, a colorbar takes for, name, orientation, label, ticks (and cell): the other placements, anchor,
+    offset, gap, align and size are each an error there, so a typo's valid keys leave them out."""
+    with pytest.raises(LayoutError) as info:
+        build("fig", root=heat_project(tmp_path, keys='lable = "error"'), formats=("svg",), cache=False)
+    assert str(info.value).endswith("colorbar[0].lable: unknown key 'lable'; did you mean 'label'?; valid keys are "
+                                    "for, name, cell, orientation, label, ticks"), str(info.value)

@@ -19,7 +19,7 @@ from lxml import etree
 from composer.cli.main import main
 from composer.errors import ComposerWarning, LayoutError
 from composer.incremental.cache import decode_entry, encode_entry
-from composer.pipeline import build
+from composer.pipeline import build, check
 from composer.stages.guides import LegendEntry
 from composer.stages.render import RenderedPanel
 from composer.svg.measure import path_points, scene
@@ -49,6 +49,10 @@ def clash(fig, data):
 def labelled(fig, data):
     ax = fig.add_axes([0.2, 0.2, 0.7, 0.7])
     ax.scatter([0, 1], [0, 1], color="#9467bd", marker="s", label="delta")
+
+def faint_wide(fig, data):
+    ax = fig.add_axes([0.2, 0.2, 0.7, 0.7])
+    ax.plot([0, 1], [0, 1], color="#1f77b480", linewidth=2.5, label="alpha")
 
 def custom(fig, data):
     ax = fig.add_axes([0.2, 0.2, 0.7, 0.7])
@@ -257,8 +261,38 @@ at = ["90mm", "5mm"]
     assert len(err.splitlines()) == 1, err
     assert "layouts/fig.toml" in err and "legend[0].from" in err, err
     assert "'alpha'" in err and "'a'" in err and "'b'" in err, err
-    assert "#1f77b4ff" in err and "#d62728ff" in err, err  # what differs: the colour, both values
+    assert "color #1f77b4 in 'a', #d62728 in 'b'" in err, err  # what differs: the colour, both values (opaque)
     assert snapshot(root) == before  # no output changed
+
+
+def test_a_conflict_gives_widths_in_pt_and_alpha_only_when_not_opaque(tmp_path):
+    root = project(tmp_path, '[panels.c]\nrender = "p:faint_wide"\nat = ["90mm", "30mm"]\nsize = ["40mm", "30mm"]\n'
+                             '[[legend]]\nfrom = ["a", "c"]\nat = ["90mm", "5mm"]\n')
+    with pytest.raises(LayoutError) as info:
+        built(root)
+    assert ("label 'alpha' is drawn in two styles in panels 'a' and 'c': color #1f77b4 in 'a', #1f77b480 in 'c'; "
+            "linewidth 1.5 pt in 'a', 2.5 pt in 'c'; one label") in str(info.value), str(info.value)
+
+
+@pytest.mark.parametrize("typo, hint", [("ncol", "ncols"), ("ancor", "anchor")])
+def test_a_typo_in_a_legend_in_a_cell_lists_only_keys_it_can_take(tmp_path, typo, hint):
+    """In a cell, a legend takes from, name, ncols, title, frame (and cell): at, anchor, offset, the relations,
+    gap and align are each an error there, so a typo's valid keys leave them out (the hint may still name one:
+    its own error then says why)."""
+    root = project(tmp_path, f'''
+[grid]
+mosaic = "AB"
+columns = ["90mm", "50mm"]
+
+[[legend]]
+from = ["a", "b"]
+cell = "B"
+{typo} = 2
+''')
+    with pytest.raises(LayoutError) as info:
+        built(root)
+    assert str(info.value).endswith(f"legend[0].{typo}: unknown key {typo!r}; did you mean {hint!r}?; valid keys are "
+                                    "from, name, cell, ncols, title, frame"), str(info.value)
 
 
 @pytest.mark.parametrize("listed, message", [
@@ -489,3 +523,212 @@ def test_a_legend_off_the_canvas_is_one_warning_naming_it(tmp_path):
         built(root)
     said = [str(w.message) for w in caught if "past the" in str(w.message)]
     assert len(said) == 1 and re.search(r"legend\[0\]: [\d.]+ mm past the left edge of the canvas, clipped", said[0]), said
+
+
+# ─── errorbar and stem entries: drawn as matplotlib's own legend draws them ──────────────────────────
+
+#: drawn in a panel (collected) and in matplotlib's own legend (the reference), in distinct colours: the data
+#: line and markers orange, error bars and caps blue; a stem's markers orange, stems green, baseline pink
+ERRORBAR = ('ax.errorbar([0, 1], [0, 1], yerr=[0.2, 0.3], capsize=3, fmt="o-", color="#d55e00", ecolor="#0072b2", '
+            'elinewidth=2, label="err")')
+STEM = ('s = ax.stem([0, 1], [1, 2], label="stem"); s.markerline.set_color("#d55e00"); s.markerline.set_markersize(2); '
+        's.stemlines.set_color("#009e73"); s.baseline.set_color("#cc79a7")')  # a small marker: the stem shows
+COLOURS = {"orange": (0xd5, 0x5e, 0x00), "blue": (0x00, 0x72, 0xb2), "green": (0x00, 0x9e, 0x73),
+           "pink": (0xcc, 0x79, 0xa7)}
+PPT = 4  # px per pt at 288 dpi
+PANELS_PY += f'''
+def errs(fig, data):
+    ax = fig.add_axes([0.2, 0.2, 0.7, 0.7])
+    {ERRORBAR}
+    ax.legend()
+
+def errs_unshown(fig, data):
+    ax = fig.add_axes([0.2, 0.2, 0.7, 0.7])
+    {ERRORBAR}
+
+def errs_explicit(fig, data):
+    ax = fig.add_axes([0.2, 0.2, 0.7, 0.7])
+    bars = {ERRORBAR.replace(', label="err"', '')}
+    ax.legend([bars], ["err"])
+
+def stems(fig, data):
+    ax = fig.add_axes([0.2, 0.2, 0.7, 0.7])
+    {STEM}
+    ax.legend()
+
+def errs_green(fig, data):
+    ax = fig.add_axes([0.2, 0.2, 0.7, 0.7])
+    {ERRORBAR.replace('ecolor="#0072b2"', 'ecolor="#009e73"')}
+'''
+
+
+def colour_boxes(px: np.ndarray, colours: list[str]) -> dict[str, tuple[float, float, float, float]]:
+    """(x0, y0, x1, y1) pt of each colour's pixels (within 40 of it in RGB, so antialiased edges and other colours
+    are left out), relative to the top-left of all of them together: a legend handle's parts, wherever it is."""
+    found = {}
+    for name in colours:
+        mask = np.abs(px[..., :3].astype(int) - COLOURS[name]).max(axis=2) < 40
+        ys, xs = np.nonzero(mask)
+        assert len(xs), f"no {name} pixels"
+        found[name] = (xs.min() / PPT, ys.min() / PPT, (xs.max() + 1) / PPT, (ys.max() + 1) / PPT)
+    x0, y0 = min(b[0] for b in found.values()), min(b[1] for b in found.values())
+    return {k: (b[0] - x0, b[1] - y0, b[2] - x0, b[3] - y0) for k, b in found.items()}
+
+
+def own_legend(call: str, colours: list[str]) -> dict[str, tuple[float, float, float, float]]:
+    """:func:`colour_boxes` of matplotlib's own legend of ``call``'s artists, drawn alone (the data out of view, the
+    axes off) with Agg at 288 dpi, legend font size 10 pt."""
+    import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    with matplotlib.rc_context({"legend.fontsize": 10.0}):
+        fig = Figure(figsize=(3, 2), dpi=72 * PPT, facecolor="white")
+        ax = fig.add_axes((0, 0, 1, 1))
+        exec(call, {"ax": ax})
+        ax.set_xlim(10, 11)
+        ax.set_axis_off()
+        ax.legend(loc="center", frameon=False)
+        canvas = FigureCanvasAgg(fig)
+        canvas.draw()
+        return colour_boxes(np.asarray(canvas.buffer_rgba()), colours)
+
+
+def collected_legend(tmp_path, renderer: str, colours: list[str]) -> dict[str, tuple[float, float, float, float]]:
+    """:func:`colour_boxes` inside the frame of the collected legend of panel ``renderer`` in composer's PNG."""
+    root = project(tmp_path, f'''
+[panels.c]
+render = "p:{renderer}"
+at = ["90mm", "0mm"]
+size = ["40mm", "30mm"]
+
+[[legend]]
+from = ["c"]
+at = ["10mm", "35mm"]
+frame = true
+
+[rcparams]
+"legend.fontsize" = 10.0
+''', head='background = "white"\n')
+    result = build("fig", root=root, formats=("svg", "png"), dpi=72 * PPT, cache=False)
+    x0, y0, x1, y1 = frame_box(result.outputs["svg"].read_bytes())
+    from PIL import Image
+
+    with Image.open(result.outputs["png"]) as img:
+        px = np.asarray(img.convert("RGB"))
+    return colour_boxes(px[int(y0 * PPT) + 2:int(y1 * PPT) - 1, int(x0 * PPT) + 2:int(x1 * PPT) - 1], colours)
+
+
+@pytest.mark.parametrize("renderer", ["errs", "errs_unshown", "errs_explicit"])
+def test_an_errorbar_entry_has_its_bar_and_caps(tmp_path, renderer):
+    """The entry of ``ax.errorbar(yerr=..., capsize=3)`` with its legend drawn (``errs``), only labelled
+    (``errs_unshown``) or given to ``ax.legend([bars], ["err"])`` unlabelled (``errs_explicit``): as matplotlib's HandlerErrorbar draws it, a vertical blue bar 2 x 0.5 x the font size
+    (10 pt) long with 2 x capsize = 6 pt wide caps, across an orange line 2 x the font size (handlelength) long
+    with its marker; it was drawn as a plain blue line 20 pt wide and 2 pt tall. Each part's box is matplotlib's
+    own legend's."""
+    boxes = collected_legend(tmp_path, renderer, ["orange", "blue"])
+    bx0, by0, bx1, by1 = boxes["blue"]
+    assert bx1 - bx0 == pytest.approx(6.0, abs=0.75)  # the caps' width
+    assert by1 - by0 == pytest.approx(10.0 + 1.0, abs=0.75)  # the bar, plus the caps' 1 pt stroke
+    ox0, _, ox1, _ = boxes["orange"]
+    assert ox1 - ox0 == pytest.approx(20.0 + 1.5, abs=0.75)  # the data line, its projecting ends 1.5 / 2 pt each
+    own = own_legend(ERRORBAR, ["orange", "blue"])
+    for name in own:
+        assert boxes[name] == pytest.approx(own[name], abs=0.5), (name, boxes, own)
+
+
+def test_a_stem_entry_has_its_stem_marker_and_baseline(tmp_path):
+    """``ax.stem``'s entry as matplotlib's HandlerStem draws it (its own legend of the same artists, alone): a
+    green stem up from a pink baseline to an orange marker; it was drawn as a plain green line."""
+    boxes = collected_legend(tmp_path, "stems", ["orange", "green", "pink"])
+    own = own_legend(STEM, ["orange", "green", "pink"])
+    for name in own:
+        assert boxes[name] == pytest.approx(own[name], abs=0.5), (name, boxes, own)
+    (gx0, gy0, gx1, gy1), orange, pink = boxes["green"], boxes["orange"], boxes["pink"]
+    assert gy1 - gy0 > 1.5 * (gx1 - gx0)  # the stem is upright, between the marker above and the baseline below
+    assert orange[1] < gy0 < pink[1] and orange[0] < (gx0 + gx1) / 2 < orange[2] and pink[2] - pink[0] > 10.0
+
+
+def test_a_proxy_line_of_an_errorbars_label_stays_a_line():
+    """A legend drawn with a proxy ``Line2D`` under the label of an errorbar the panel also draws: the entry is the
+    proxy (one orange line), not the errorbar."""
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+
+    from composer.stages.guides import collect_legend
+
+    fig = Figure()
+    ax = fig.add_subplot()
+    exec(ERRORBAR, {"ax": ax})
+    exec(STEM, {"ax": ax})
+    ax.legend([Line2D([], [], color="#d55e00"), ax.containers[1]], ["err", "stem"])
+    entries = collect_legend(fig)
+    assert [(e.label, e.kind, e.color) for e in entries] == [("err", "line", "#d55e00ff"), ("stem", "stem", None)]
+    assert [role for role, _ in entries[1].parts] == ["markers", "stems", "baseline"]
+
+
+def test_errorbars_of_two_colours_are_a_conflict_naming_the_part(tmp_path):
+    root = project(tmp_path, '''
+[panels.c]
+render = "p:errs"
+at = ["90mm", "30mm"]
+size = ["40mm", "30mm"]
+
+[panels.d]
+render = "p:errs_green"
+at = ["90mm", "0mm"]
+size = ["40mm", "30mm"]
+
+[[legend]]
+from = ["c", "d"]
+at = ["10mm", "35mm"]
+''')
+    with pytest.raises(LayoutError) as info:
+        built(root)
+    assert ("label 'err' is drawn in two styles in panels 'c' and 'd': its error bars: color #0072b2 in 'c', "
+            "#009e73 in 'd'; its caps: ") in str(info.value), str(info.value)
+
+
+def test_a_cache_entry_keeps_an_errorbar_entry():
+    entry = LegendEntry("err", "errorbar", errors="y", parts=(
+        ("line", LegendEntry("", "line", color="#d55e00ff", linestyle="-", linewidth=1.5, marker="o")),
+        ("bars", LegendEntry("", "line", color="#0072b2ff", linestyle="--", linewidth=2.0, dashes=(0.0, (3.7, 1.6))))))
+    panel = RenderedPanel(svg=b"<svg/>", anchors={}, guides={"legend": (entry,)})
+    assert decode_entry("k", encode_entry("k", panel)).guides == {"legend": (entry,)}
+
+
+# ─── compose check names a guide's texts by the guide ────────────────────────────────────────────────
+
+
+@pytest.mark.parametrize("name, display, key", [("", "legend[0]", "legend[0]"), ('name = "key"\n', "legend key", "key")])
+def test_check_names_a_legends_texts_by_the_legend(tmp_path, name, display, key):
+    """A [[text]] written over the legend's first entry: the overlap names the legend by its layout key (or its
+    name), as a panel's text is named by its panel, and that name in allow_overlap allows it. Texts below
+    the minimum size are one finding for the legend, as for a panel."""
+    body = f'''
+[[legend]]
+{name}from = ["a", "b"]
+at = ["90mm", "5mm"]
+anchor = "nw"
+
+[[text]]
+name = "note"
+text = "WWWWWWWWWW"
+at = ["90mm", "5mm"]
+anchor = "nw"
+size = "9pt"
+
+[rcparams]
+"legend.fontsize" = 4.0
+'''
+    root = project(tmp_path, body)
+    findings = check("fig", root=root).findings
+    overlaps = [f.element for f in findings if f.rule == "overlap"]
+    assert overlaps and all(re.fullmatch(rf"{re.escape(display)}: text '(alpha|beta|gamma)' / text note|"
+                                         rf"text note / {re.escape(display)}: text '(alpha|beta|gamma)'", e)
+                            for e in overlaps), overlaps
+    small = [f.element for f in findings if f.rule == "font-size"]
+    assert small == [f"{display}: 3 texts ('alpha', 'beta', 'gamma')"], small
+    layout = root / "layouts" / "fig.toml"
+    layout.write_text(layout.read_text() + f'\n[check]\nallow_overlap = [["{key}", "note"]]\n')
+    assert not [f for f in check("fig", root=root).findings if f.rule == "overlap"]
