@@ -127,6 +127,30 @@ def test_panel_text_falls_back_to_the_cjk_font(glyphs):
         assert iou(drawn, reference("中", glyphs["cjk_path"])) > 0.6, fmt
 
 
+def test_editable_text_with_a_font_list_is_checked_per_character(tmp_path):
+    """``text = "editable"``, font "Liberation Sans, WenQuanYi Micro Hei" (the README's CJK recipe), a panel
+    writing '中': the check asked whether Liberation Sans draws '中' and refused the figure, naming one font
+    file as both the measured and the drawn one. Each character is checked against the family that draws
+    it; the build succeeds and '中' is drawn in the CJK font in PNG and PDF."""
+    cjk_path = _need_cjk_font()
+    root = tmp_path / "proj"
+    make_project(root, f"Liberation Sans, {CJK_FONT}", [], panel="中")
+    layout = root / "layouts" / "glyphs.toml"
+    layout.write_text(layout.read_text().replace("[figure]\n", '[figure]\ntext = "editable"\n', 1))
+    outputs = build("glyphs", root=root, dpi=DPI, formats=("svg", "png", "pdf")).outputs
+    assert "中" in etree.fromstring(outputs["svg"].read_bytes()).xpath("string(//*[local-name()='text'])")
+    import pypdfium2
+
+    pdf = pypdfium2.PdfDocument(str(outputs["pdf"]))
+    images = {"png": read_png(outputs["png"]),
+              "pdf": np.asarray(pdf[0].render(scale=DPI / 72).to_pil().convert("RGB"))}
+    pdf.close()
+    for fmt, image in images.items():
+        gray = np.asarray(Image.fromarray(image[..., :3].astype(np.uint8)).convert("L"))
+        drawn = ink(gray[round(20 * MM):round(30 * MM), 0:round(10 * MM)])
+        assert iou(drawn, reference("中", cjk_path)) > 0.6, fmt
+
+
 def test_svg_keeps_the_text_as_utf8_labels(glyphs):
     svg = glyphs["outputs"]["svg"].read_bytes()
     assert svg.startswith(b"<?xml version='1.0' encoding='UTF-8'?>")

@@ -341,18 +341,36 @@ def check_svg_fonts(root: etree._Element, *, file: str | None, imported: Mapping
             warnings.warn(ComposerWarning(msg), stacklevel=2)
             issued.append(msg)
             continue
-        measured = matplotlib_font(tf.families, tf.weight, tf.style)
-        if measured is None or rendered is None:
-            continue  # not installed at all: text.check_font and the panel check report it
-        if same_font(measured.file, rendered.file, tf.chars) and not rendered.synthetic:
-            continue
-        got = f"{rendered.family!r} from {rendered.file}" + (f" with {rendered.synthetic} faked"
-                                                             if rendered.synthetic else "")
-        raise LayoutError(f"text = \"editable\": font {first!r} ({face}) is measured by matplotlib from "
-                          f"{measured.file}, but cairosvg and browsers (fontconfig) would draw it as {got}; "
-                          "install that font file where fontconfig finds it (e.g. ~/.local/share/fonts, then "
-                          "fc-cache), pick a font both have, or use text = \"paths\"", file=file, key="figure.text")
+        for family, chars in _by_drawing_family(tf).items():
+            measured = matplotlib_font((family,), tf.weight, tf.style)
+            rendered = fontconfig_font(family, tf.weight, tf.style)
+            if measured is None or rendered is None:
+                continue  # not installed at all: text.check_font and the panel check report it
+            if same_font(measured.file, rendered.file, chars) and not rendered.synthetic:
+                continue
+            got = f"{rendered.family!r} from {rendered.file}" + (f" with {rendered.synthetic} faked"
+                                                                 if rendered.synthetic else "")
+            raise LayoutError(f"text = \"editable\": font {family!r} ({face}) is measured by matplotlib from "
+                              f"{measured.file}, but cairosvg and browsers (fontconfig) would draw it as {got}; "
+                              "install that font file where fontconfig finds it (e.g. ~/.local/share/fonts, then "
+                              "fc-cache), pick a font both have, or use text = \"paths\"", file=file,
+                              key="figure.text")
     return issued
+
+
+def _by_drawing_family(tf: TextFont) -> dict[str, frozenset[str]]:
+    """The characters of ``tf`` by the family of its list that draws each: the first one whose font has a
+    glyph for it, as matplotlib falls back glyph by glyph through ``font.family`` (3.6+) and CSS does
+    through ``font-family`` (CSS Fonts 4, 5.3); a character none has stays with the first family."""
+    from matplotlib import font_manager
+
+    out: dict[str, set[str]] = {}
+    fonts = [(f, matplotlib_font((f,), tf.weight, tf.style)) for f in tf.families]
+    for ch in sorted(tf.chars - {" ", "\n", "\t"}):
+        family = next((f for f, m in fonts if m is not None and font_manager.get_font(m.file).get_char_index(ord(ch))),
+                      tf.families[0])
+        out.setdefault(family, set()).add(ch)
+    return {f: frozenset(c) for f, c in out.items()}
 
 
 def _family_matches(asked: str, match: Match) -> bool:
