@@ -190,7 +190,8 @@ def _canvas_work(root: etree._Element, dpi: float) -> tuple[int, dict[str, int],
         expand(root, successors, only, own=lambda el: filters[id(el)].units if id(el) in filters else 0)
         for child in root:
             if isinstance(child.tag, str) and only.get(id(child), 0) > 0:
-                inside = [filters[id(el)] for el in child.iter() if id(el) in filters]
+                # the costliest filter it holds, or (drawn through references only) of the canvas
+                inside = [filters[id(el)] for el in child.iter() if id(el) in filters] or list(filters.values())
                 heavy[top_id(child)] = (only[id(child)], max(inside, key=lambda f: f.units))
     return cost[id(root)], tops, heavy
 
@@ -225,7 +226,7 @@ def over_budget(root: etree._Element, names: Mapping[str, str], *, limit: int = 
 # feTurbulence numOctaves noise lookups, unclamped; feGaussianBlur is a box blur (an IIR one below 2 px) whose
 # cost does not grow with stdDeviation). The region is clipped to 2 canvases around the canvas on every side
 # (resvg's render: a filtered layer is fitted to its ``max_bbox``, 5 x 5 canvases). The PDF (svg2pdf) draws a
-# filtered element as an image drawn by resvg: measured as costly as the PNG at 300 dpi.
+# filtered element as an image drawn by resvg at about 4 px/pt, its region not clipped to the canvas.
 
 #: the resolution svg2pdf draws a filtered element at, for the PDF (measured, ``benchmarks/use_budget.py``:
 #: feMorphology and feTurbulence take the same time in the PDF as in a PNG at 290 to 300 dpi, whatever the PNG's dpi)
@@ -233,15 +234,19 @@ PDF_FILTER_DPI = 300.0
 #: nanoseconds of export per work unit: the slowest element work measured (10 us, docs/design.md "Budgets"),
 #: so a unit of filter work is as long as a unit of drawing
 NS_PER_UNIT = 10_000
+#: the PDF's filter region is not clipped to the canvas as the PNG's is: svg2pdf rasterizes the filtered layer's
+#: whole box (measured: a blur on a region 10 canvases wide takes 10 s in the PDF, 0.2 s in the PNG; the time
+#: stops growing past about 15 canvases); it is clipped at this many canvases around the canvas, more than that
+PDF_FILTER_AROUND = 10
 #: nanoseconds per pixel of the filter region (``benchmarks/use_budget.py --filters``, docs/design.md): every
 #: primitive (its input copied, its result pixmap), and what each kind adds
 FILTER_NS = {
     "base": 50,            # any primitive; the filter's source layer and its drawing on the canvas too
-    "blur": 400,           # feGaussianBlur, feDropShadow: three box blurs each way, or the IIR blur
-    "pixel": 700,          # a per-pixel colour function: feColorMatrix, feComponentTransfer, lighting, displacement
-    "morphology": 18,      # feMorphology, per pixel of its window
-    "convolve": 12,        # feConvolveMatrix, per kernel entry
-    "turbulence": 250,     # feTurbulence, per octave
+    "blur": 600,           # feGaussianBlur, feDropShadow: three box blurs each way, or the IIR blur
+    "pixel": 150,          # a per-pixel colour function: feColorMatrix, feComponentTransfer, lighting, displacement
+    "morphology": 25,      # feMorphology, per pixel of its window
+    "convolve": 20,        # feConvolveMatrix, per kernel entry
+    "turbulence": 330,     # feTurbulence, per octave
 }
 _PIXEL_KINDS = frozenset({"feColorMatrix", "feComponentTransfer", "feDiffuseLighting", "feSpecularLighting",
                           "feDisplacementMap"})
@@ -347,7 +352,7 @@ def _canvas_pt(root: etree._Element) -> tuple[float, float] | None:
 
 
 def filter_region_px(filter_el: etree._Element, box: BBox | None, m: Matrix, *, dpi: float,
-                     canvas_pt: tuple[float, float] | None) -> tuple[int, int]:
+                     canvas_pt: tuple[float, float] | None, around: int = 2) -> tuple[int, int]:
     """(width, height) in pixels of the region a filter draws on, at ``dpi``, clipped as resvg clips it.
 
     Args:
@@ -355,8 +360,8 @@ def filter_region_px(filter_el: etree._Element, box: BBox | None, m: Matrix, *, 
         box: the filtered element's box in its user space (:func:`content_box`); None: not measurable, the
             region is then the whole canvas (1.2 times it with ``userSpaceOnUse`` percentages).
         m: the map from that user space to the canvas's, in pt (the root's user unit).
-        canvas_pt: the canvas's (width, height) in pt; the region is clipped to 2 canvases around it on every
-            side (resvg's ``max_bbox``); None: not clipped.
+        canvas_pt: the canvas's (width, height) in pt; the region is clipped to ``around`` canvases around it
+            on every side (2: resvg's ``max_bbox`` for the PNG); None: not clipped.
 
     The region is the filter's ``x``/``y``/``width``/``height`` (SVG Filter Effects 1, 6.1): with
     ``filterUnits="objectBoundingBox"`` (the default) fractions of ``box`` (default -10 %, -10 %, 120 %,
@@ -388,8 +393,8 @@ def filter_region_px(filter_el: etree._Element, box: BBox | None, m: Matrix, *, 
     x0, y0, x1, y1 = (v * px_per_pt for v in region)
     if canvas_pt is not None:
         cw, ch = canvas_pt[0] * px_per_pt, canvas_pt[1] * px_per_pt
-        x0, x1 = max(x0, -2 * cw), min(x1, 3 * cw)
-        y0, y1 = max(y0, -2 * ch), min(y1, 3 * ch)
+        x0, x1 = max(x0, -around * cw), min(x1, (around + 1) * cw)
+        y0, y1 = max(y0, -around * ch), min(y1, (around + 1) * ch)
     if not (math.isfinite(x0) and math.isfinite(x1) and math.isfinite(y0) and math.isfinite(y1)):
         return 0, 0
     return max(0, math.ceil(x1) - math.floor(x0)), max(0, math.ceil(y1) - math.floor(y0))
@@ -432,7 +437,8 @@ def _primitive_ns(prim: etree._Element, scale_px: tuple[float, float], region_px
 def filter_work(filter_el: etree._Element, box: BBox | None, m: Matrix, *, dpi: float,
                 canvas_pt: tuple[float, float] | None) -> FilterCost:
     """The work of drawing an element once through ``filter_el``, for the PNG at ``dpi`` and the PDF at
-    :data:`PDF_FILTER_DPI` (arguments as :func:`filter_region_px`).
+    :data:`PDF_FILTER_DPI`, its region clipped at :data:`PDF_FILTER_AROUND` canvases (arguments as
+    :func:`filter_region_px`).
 
     Each primitive costs :data:`FILTER_NS` nanoseconds per pixel of the filter region (every primitive works on
     the whole region in resvg, its subregion clipping only the result), the filter itself one ``base`` more;
@@ -445,8 +451,8 @@ def filter_work(filter_el: etree._Element, box: BBox | None, m: Matrix, *, dpi: 
         sx, sy = sx * (box[2] - box[0]), sy * (box[3] - box[1])
     total_ns = 0.0
     worst = (0.0, "")
-    for at_dpi in (dpi, PDF_FILTER_DPI):
-        region = filter_region_px(filter_el, box, m, dpi=at_dpi, canvas_pt=canvas_pt)
+    for at_dpi, around in ((dpi, 2), (PDF_FILTER_DPI, PDF_FILTER_AROUND)):
+        region = filter_region_px(filter_el, box, m, dpi=at_dpi, canvas_pt=canvas_pt, around=around)
         pixels = region[0] * region[1]
         if pixels == 0:
             continue
