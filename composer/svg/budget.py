@@ -20,6 +20,11 @@ most about 22 s at 300 dpi and 45 s at 600 dpi, inside the export timeout (120 s
 imported file when it is read, and two accepted files that together pass the figure's budget are
 refused as a figure, naming both, before any export starts. (The previous budget, 250,000
 elements each counted 1, let a file of 90,000 many-vertex paths through: 43 s per export.)
+
+Filters (:func:`filter_work`) cost what the engine does per pixel of the filter region, at the build's dpi for
+the PNG and at 300 dpi for the PDF (svg2pdf rasterizes a filtered element at about 4 px/pt whatever the PNG's
+dpi), one work unit per :data:`NS_PER_UNIT` (10 us) of the time measured per pixel (:data:`FILTER_NS`). They are
+counted where the canvas is composed (the panel's size and the dpi are known there), not when a file is read.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from lxml import etree
 
 from composer.svg.geometry import BBox, map_bbox, points_bbox, union
 from composer.svg.measure import shape_points
-from composer.svg.transform import IDENTITY, Matrix, axis_scales, cumulative, multiply, parse_transform, translation
+from composer.svg.transform import IDENTITY, Matrix, axis_scales, multiply, parse_transform, translation
 
 #: work units one imported file may expand to (with the SVG images inlined into it).
 MAX_FILE_WORK = 1_500_000
@@ -153,8 +158,10 @@ def canvas_work(root: etree._Element, *, dpi: float = 300.0) -> tuple[int, dict[
     return total, tops
 
 
-def _canvas_work(root: etree._Element, dpi: float) -> tuple[int, dict[str, int], dict[str, tuple[int, FilterCost]]]:
-    """:func:`canvas_work` and, per top-level id drawing filters, ``(their expanded work, the costliest one)``."""
+def _canvas_work(root: etree._Element, dpi: float, stop_at: int | None = None,
+                 ) -> tuple[int, dict[str, int], dict[str, tuple[int, FilterCost]]]:
+    """:func:`canvas_work` and, per top-level id drawing filters, ``(their work, the costliest one)``. With
+    ``stop_at``, the filters are not costed, or not all, once the total is past it (it is then over budget)."""
     # every element's proxy is kept alive while this runs: lxml reuses a freed proxy's id()
     elements = [el for el in root.iter() if isinstance(el.tag, str)]
     ids: dict[str, etree._Element] = {}
@@ -164,36 +171,65 @@ def _canvas_work(root: etree._Element, dpi: float) -> tuple[int, dict[str, int],
             ids[ident] = el
     cost: dict[int, int] = {}
 
-    def successors(el: etree._Element) -> list[tuple[etree._Element, int]]:
-        out = [(child, 1) for child in el if isinstance(child.tag, str) and _local(child) not in NOT_IN_PLACE]
+    def successors(el: etree._Element) -> list[tuple[etree._Element, int, str]]:
+        """(successor, times, how: ``child``, ``use`` for a ``<use>``'s target, ``ref`` for another reference)"""
+        out = [(child, 1, "child") for child in el if isinstance(child.tag, str) and _local(child) not in NOT_IN_PLACE]
         for target_id, times in _references(el):
             target = ids.get(target_id)
             if target is not None and _local(target) not in _PAINTS:
-                out.append((target, times))
+                out.append((target, times, "use" if _local(el) == "use" and times == 1 else "ref"))
         return out
 
-    filters = _filter_costs(root, elements, ids, dpi)
-    if filters:
-        expand(root, successors, cost, own=lambda el: element_work(el) + (filters[id(el)].units if id(el) in filters
-                                                                             else 0))
-    else:
-        expand(root, successors, cost)
+    expand(root, successors, cost)
 
     def top_id(child: etree._Element) -> str:
         return child.get("id", f"<{_local(child)}>")
 
     tops = {top_id(child): cost[id(child)] for child in root
             if isinstance(child.tag, str) and id(child) in cost}  # defs and the like: counted where used
+    total = cost[id(root)]
+    filtered = _filtered(elements, ids)
     heavy: dict[str, tuple[int, FilterCost]] = {}
-    if filters:
-        only: dict[int, int] = {}
-        expand(root, successors, only, own=lambda el: filters[id(el)].units if id(el) in filters else 0)
-        for child in root:
-            if isinstance(child.tag, str) and only.get(id(child), 0) > 0:
-                # the costliest filter it holds, or (drawn through references only) of the canvas
-                inside = [filters[id(el)] for el in child.iter() if id(el) in filters] or list(filters.values())
-                heavy[top_id(child)] = (only[id(child)], max(inside, key=lambda f: f.units))
-    return cost[id(root)], tops, heavy
+    if not filtered or (stop_at is not None and total > stop_at):
+        return total, tops, heavy
+    reach: dict[int, int] = {}  # 1: draws a filtered element (itself or through its successors), else 0
+    expand(root, successors, reach, limit=0, own=lambda el: 1 if id(el) in filtered else 0)
+    canvas_pt = _canvas_pt(root)
+    boxes: dict[int, BBox | None] = {}
+
+    def own_map(el: etree._Element) -> Matrix:
+        try:
+            return parse_transform(el.get("transform"))
+        except ValueError:
+            return IDENTITY
+
+    # every drawing of a filtered element, with the map from its user space to the canvas's: the walk follows
+    # children, <use> targets (moved by the use's x and y) and other references (markers, masks, patterns: taken
+    # where the referring element stands), only towards filtered elements; at most one step per element drawn,
+    # which the element work above has counted (each element drawn is 1 unit or more)
+    stack = [(child, own_map(child), 1, top_id(child)) for child in root
+             if isinstance(child.tag, str) and _local(child) not in NOT_IN_PLACE and reach.get(id(child))]
+    steps = 0
+    while stack and steps <= total:
+        el, m, times, top = stack.pop()
+        steps += 1
+        if id(el) in filtered:
+            if id(el) not in boxes:
+                boxes[id(el)] = content_box(el, ids)
+            costs = [filter_work(f, boxes[id(el)], m, dpi=dpi, canvas_pt=canvas_pt) for f in filtered[id(el)]]
+            drawn = FilterCost(times * sum(c.units for c in costs), max(costs, key=lambda c: c.units).what)
+            work, worst = heavy.get(top, (0, drawn))
+            heavy[top] = (work + drawn.units, drawn if drawn.units > worst.units else worst)
+            tops[top] = tops.get(top, 0) + drawn.units
+            total += drawn.units
+            if stop_at is not None and total > stop_at:
+                break
+        for target, more, how in successors(el):
+            if not reach.get(id(target)):
+                continue
+            step = translation(_first(el.get("x")), _first(el.get("y"))) if how == "use" else IDENTITY
+            stack.append((target, multiply(multiply(m, step), own_map(target)), times * more, top))
+    return total, tops, heavy
 
 
 def over_budget(root: etree._Element, names: Mapping[str, str], *, limit: int = MAX_FIGURE_WORK,
@@ -202,7 +238,7 @@ def over_budget(root: etree._Element, names: Mapping[str, str], *, limit: int = 
     the panels that cost most: ``names`` maps a top-level id (``panel-a``) to how a message names it
     (``panel 'a' (plot.svg)``). Gives the total, the limit, and each named part above 10 % of it (with what
     its filters cost and the costliest of them, when they are a tenth of its work or more)."""
-    total, tops, heavy = _canvas_work(root, dpi)
+    total, tops, heavy = _canvas_work(root, dpi, stop_at=limit)
     if total <= limit:
         return None
     ranked = sorted(((work, ident) for ident, work in tops.items()), reverse=True)
@@ -468,12 +504,11 @@ def filter_work(filter_el: etree._Element, box: BBox | None, m: Matrix, *, dpi: 
     return FilterCost(math.ceil(total_ns / NS_PER_UNIT), f"{shown} {worst[1]}".strip())
 
 
-def _filter_costs(root: etree._Element, elements: Sequence[etree._Element], ids: Mapping[str, etree._Element],
-                  dpi: float) -> dict[int, FilterCost]:
-    """``id(element)`` -> :class:`FilterCost` for each element drawn through a ``<filter>`` (its ``filter``
-    attribute or inline style); empty, and quick, for a canvas without one."""
-    canvas_pt = _canvas_pt(root)
-    out: dict[int, FilterCost] = {}
+def _filtered(elements: Sequence[etree._Element], ids: Mapping[str, etree._Element],
+              ) -> dict[int, list[etree._Element]]:
+    """``id(element)`` -> the ``<filter>`` elements it is drawn through (its ``filter`` attribute or inline style:
+    a list applies each), for each element drawn through one; empty, and quick, for a canvas without filters."""
+    out: dict[int, list[etree._Element]] = {}
     for el in elements:
         value = el.get("filter")
         style = el.get("style")
@@ -482,15 +517,8 @@ def _filter_costs(root: etree._Element, elements: Sequence[etree._Element], ids:
             value = f"url(#{found.group(1)})" if found else value
         if not value or "url(" not in value:
             continue
-        chain = [ids.get(match.group(2)) for match in _URL.finditer(value)]  # a filter list applies each
-        chain_found = [f for f in chain if f is not None and _local(f) == "filter"]
-        if not chain_found:
-            continue
-        try:
-            m = cumulative(el)
-        except ValueError:
-            m = IDENTITY
-        box = content_box(el, ids)
-        costs = [filter_work(f, box, m, dpi=dpi, canvas_pt=canvas_pt) for f in chain_found]
-        out[id(el)] = FilterCost(sum(c.units for c in costs), max(costs, key=lambda c: c.units).what)
+        chain = [ids.get(match.group(2)) for match in _URL.finditer(value)]
+        found_filters = [f for f in chain if f is not None and _local(f) == "filter"]
+        if found_filters:
+            out[id(el)] = found_filters
     return out

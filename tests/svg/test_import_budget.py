@@ -219,6 +219,14 @@ def test_filters_cost_nothing_in_a_canvas_without_them_and_count_once_per_use():
     assert rect is not None
     rect.attrib.pop("filter")
     assert with_filter - canvas_work(root, dpi=72.0)[1]["panel-a"] == 3 * (one + 2)  # and the filter's 2 elements
+    # a <use> that scales its target scales the filter's region and radius: scale(4) of a 25 x 25 rect is the
+    # 100 x 100 rect's filter again (twice: the two uses; moving it by x changes nothing)
+    root = etree.fromstring((f'{CANVAS}<defs><filter id="f"><feMorphology radius="0.5"/></filter>'
+                             '<rect id="r" width="25" height="25" filter="url(#f)"/></defs>'
+                             '<g id="panel-a"><use xlink:href="#r" transform="scale(4)"/>'
+                             '<use xlink:href="#r" x="5" transform="scale(4)"/></g></svg>').encode())
+    scaled = filtered_canvas('<feMorphology radius="2"/>')
+    assert filter_units(root, 72.0) - 2 == 2 * filter_units(scaled, 72.0)  # the filter's 2 elements drawn twice
 
 
 SVG = "http://www.w3.org/2000/svg"
