@@ -37,6 +37,7 @@ from typing import Any
 
 from lxml import etree
 
+from composer.svg.css import StyleSheet, declarations
 from composer.svg.geometry import BBox, map_bbox, points_bbox, union
 from composer.svg.measure import shape_points
 from composer.svg.transform import IDENTITY, Matrix, axis_scales, multiply, parse_transform, translation
@@ -188,7 +189,7 @@ def _canvas_work(root: etree._Element, dpi: float, stop_at: int | None = None,
     tops = {top_id(child): cost[id(child)] for child in root
             if isinstance(child.tag, str) and id(child) in cost}  # defs and the like: counted where used
     total = cost[id(root)]
-    filtered = _filtered(elements, ids)
+    filtered = _filtered(root, elements, ids)
     heavy: dict[str, tuple[int, FilterCost]] = {}
     if not filtered or (stop_at is not None and total > stop_at):
         return total, tops, heavy
@@ -287,7 +288,6 @@ FILTER_NS = {
 _PIXEL_KINDS = frozenset({"feColorMatrix", "feComponentTransfer", "feDiffuseLighting", "feSpecularLighting",
                           "feDisplacementMap"})
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
-_FILTER_URL = re.compile(r"filter\s*:\s*url\(\s*['\"]?#([^)'\"\s]+)")
 #: containers whose content is not drawn where it stands, for a box (composer.svg.elements' list)
 _NO_BOX = frozenset({"defs", "clipPath", "mask", "symbol", "marker", "pattern", "linearGradient", "radialGradient",
                      "filter", "metadata", "title", "desc", "style", "script", "text"})
@@ -504,17 +504,27 @@ def filter_work(filter_el: etree._Element, box: BBox | None, m: Matrix, *, dpi: 
     return FilterCost(math.ceil(total_ns / NS_PER_UNIT), f"{shown} {worst[1]}".strip())
 
 
-def _filtered(elements: Sequence[etree._Element], ids: Mapping[str, etree._Element],
+def _filtered(root: etree._Element, elements: Sequence[etree._Element], ids: Mapping[str, etree._Element],
               ) -> dict[int, list[etree._Element]]:
-    """``id(element)`` -> the ``<filter>`` elements it is drawn through (its ``filter`` attribute or inline style:
-    a list applies each), for each element drawn through one; empty, and quick, for a canvas without filters."""
+    """``id(element)`` -> the ``<filter>`` elements it is drawn through (a list applies each), for each element
+    drawn through one: its ``filter`` from its inline style, else from a ``<style>`` rule (matched by
+    :class:`composer.svg.css.StyleSheet`, only when a sheet names a filter), else its attribute. Empty, and
+    quick, for a canvas without filters."""
+    sheets = [el for el in elements if _local(el) == "style" and "filter" in (el.text or "")]
+    by_css: dict[etree._Element, dict[str, str]] = {}
+    if sheets:
+        def only_filter(text: str) -> tuple[tuple[str, str], ...]:
+            return tuple(d for d in declarations(text) if d[0] == "filter")
+
+        by_css = StyleSheet(root, read=only_filter).by_element(root)
     out: dict[int, list[etree._Element]] = {}
     for el in elements:
         value = el.get("filter")
+        if el in by_css and "filter" in by_css[el]:
+            value = by_css[el]["filter"]
         style = el.get("style")
         if style and "filter" in style:
-            found = _FILTER_URL.search(style)
-            value = f"url(#{found.group(1)})" if found else value
+            value = dict(declarations(style)).get("filter", value)
         if not value or "url(" not in value:
             continue
         chain = [ids.get(match.group(2)) for match in _URL.finditer(value)]

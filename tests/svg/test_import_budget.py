@@ -238,6 +238,7 @@ HOSTILE = {
     "convolve": '<feConvolveMatrix order="150" kernelMatrix="' + " ".join(["1"] * 22500) + '"/>',
     "chain": '<feGaussianBlur stdDeviation="5"/>' * 400,
     "huge blur": None,  # the region, not the primitive
+    "style sheet": '<feMorphology radius="100"/>',  # applied by a <style> rule
 }
 
 
@@ -246,8 +247,10 @@ def hostile_svg(kind: str) -> str:
         head = '<filter id="f" filterUnits="userSpaceOnUse" x="-20000" y="-20000" width="40000" height="40000">'
         return (f'<svg {S} width="100" height="100" viewBox="0 0 100 100">{head}<feGaussianBlur stdDeviation="900"/>'
                 '</filter><rect width="100" height="100" fill="#36c" filter="url(#f)"/></svg>')
+    rect = ('<style>.k { filter: url(#f) }</style><rect class="k" width="100" height="100" fill="#36c"/>'
+            if kind == "style sheet" else '<rect width="100" height="100" fill="#36c" filter="url(#f)"/>')
     return (f'<svg {S} width="100" height="100" viewBox="0 0 100 100"><filter id="f">{HOSTILE[kind]}</filter>'
-            '<rect width="100" height="100" fill="#36c" filter="url(#f)"/></svg>')
+            f'{rect}</svg>')
 
 
 @pytest.mark.parametrize("kind", list(HOSTILE))
@@ -259,7 +262,8 @@ def test_a_hostile_filter_is_refused_in_one_line_before_export(tmp_path, kind):
     assert "\n" not in message
     assert "panel 'bomb' (../assets/bomb.svg)" in message and "'ok'" not in message
     expected = {"morphology": "feMorphology radius 200", "turbulence": "feTurbulence numOctaves 100,000",
-                "convolve": "feConvolveMatrix order 150 x 150", "chain": "feGaussianBlur", "huge blur": "feGaussianBlur"}
+                "convolve": "feConvolveMatrix order 150 x 150", "chain": "feGaussianBlur", "huge blur": "feGaussianBlur",
+                "style sheet": "feMorphology radius 100"}
     assert "filters " in message and expected[kind] in message and "<filter id='bomb--1'>" in message
     assert not (root / "build").exists() or not list((root / "build").glob("fig.*"))
 
