@@ -322,10 +322,71 @@ def _fraction(value: str | None, default: float) -> float:
     return numbers[0] / 100 if value.strip().endswith("%") else numbers[0]
 
 
+_PATH_TOKEN = re.compile(r"[MmLlHhVvCcSsQqTtAaZz]|[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+#: a command whose numbers are not all (x, y) pairs of absolute points: relative ones, H, V, A (``e`` is an exponent)
+_NOT_PAIRS = re.compile(r"[abcdfghlmnqstvyHVA]")
+_PATH_ARGS = {"M": 2, "L": 2, "H": 1, "V": 1, "C": 6, "S": 4, "Q": 4, "T": 2, "A": 7}
+
+
+def path_box(d: str) -> BBox | None:
+    """A box holding the path ``d`` (None for none): its end and control points, absolute (a Bezier curve lies in
+    the hull of its control points), an arc's end points widened by twice its larger radius on every side (the arc
+    lies on an ellipse through both, of those radii or, scaled up, half the chord: SVG 2, B.2.5). Not the tight
+    box, but never smaller, and one pass over the numbers (no flattening: it runs on every path a filter covers)."""
+    if not _NOT_PAIRS.search(d):  # absolute M, L, C, S, Q, T, Z only (matplotlib's): every two numbers a point
+        numbers = [float(v) for v in _NUMBER.findall(d)]
+        if len(numbers) >= 2 and len(numbers) % 2 == 0:
+            return min(numbers[0::2]), min(numbers[1::2]), max(numbers[0::2]), max(numbers[1::2])
+    xs: list[float] = []
+    ys: list[float] = []
+    x = y = sx = sy = 0.0
+    cmd = ""
+    tokens = _PATH_TOKEN.findall(d)
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token.isalpha():
+            cmd = token
+            i += 1
+            if cmd in "Zz":
+                x, y = sx, sy
+            continue
+        up = cmd.upper()
+        if up not in _PATH_ARGS:
+            break
+        n = _PATH_ARGS[up]
+        if i + n > len(tokens) or any(t.isalpha() for t in tokens[i:i + n]):
+            break
+        v = [float(t) for t in tokens[i:i + n]]
+        i += n
+        rel = cmd.islower()
+        if up == "H":
+            x = x + v[0] if rel else v[0]
+        elif up == "V":
+            y = y + v[0] if rel else v[0]
+        elif up == "A":
+            x0, y0 = x, y
+            x, y = (x + v[5], y + v[6]) if rel else (v[5], v[6])
+            grow = 2 * max(abs(v[0]), abs(v[1]), math.hypot(x - x0, y - y0) / 2)
+            xs += [min(x0, x) - grow, max(x0, x) + grow]
+            ys += [min(y0, y) - grow, max(y0, y) + grow]
+        else:
+            for k in range(0, n - 2, 2):  # control points
+                xs.append(x + v[k] if rel else v[k])
+                ys.append(y + v[k + 1] if rel else v[k + 1])
+            x, y = (x + v[n - 2], y + v[n - 1]) if rel else (v[n - 2], v[n - 1])
+        if up == "M":
+            sx, sy = x, y
+            cmd = "l" if rel else "L"
+        xs.append(x)
+        ys.append(y)
+    return (min(xs), min(ys), max(xs), max(ys)) if xs else None
+
+
 def content_box(el: etree._Element, ids: Mapping[str, etree._Element]) -> BBox | None:
     """The geometric box of what ``el`` draws, in ``el``'s own user space (its ``transform`` not applied), or None
     (nothing measurable: text, an empty group). Shapes by their outline points
-    (:func:`composer.svg.measure.shape_points`; a curve's flattened points), groups by their children's boxes under
+    (:func:`composer.svg.measure.shape_points`; a path by :func:`path_box`), groups by their children's boxes under
     each child's transform, a ``<use>`` by its target moved by ``x``/``y`` (a symbol as a group). Iterative in
     the depth of nesting; a reference cycle draws nothing."""
     memo: dict[int, BBox | None] = {}
@@ -360,6 +421,8 @@ def content_box(el: etree._Element, ids: Mapping[str, etree._Element]) -> BBox |
             if tag in ("rect", "image"):
                 x, y, w, h = (_first(node.get(k)) for k in ("x", "y", "width", "height"))
                 memo[key] = (x, y, x + w, y + h)
+            elif tag == "path":
+                memo[key] = path_box(node.get("d") or "")
             else:
                 memo[key] = points_bbox(shape_points(node, tag))
             continue

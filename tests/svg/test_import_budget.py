@@ -14,7 +14,7 @@ from lxml import etree
 
 from composer.errors import SvgError
 from composer.pipeline import build
-from composer.svg.budget import FILTER_NS, MAX_FIGURE_WORK, MAX_FILE_WORK, NS_PER_UNIT, canvas_work
+from composer.svg.budget import FILTER_NS, MAX_FIGURE_WORK, MAX_FILE_WORK, NS_PER_UNIT, canvas_work, path_box
 from composer.svg.sanitize import sanitize
 from conftest import layout_project
 
@@ -287,3 +287,11 @@ def test_an_ordinary_blur_and_drop_shadow_on_a_panel_are_accepted_and_drawn(tmp_
     below_right = png.getpixel((int(87 / 2 * scale), int(70 / 2 * scale)))  # right of the rect, in its shadow
     assert max(below_right) < 200  # grey, not the white background
     assert png.getpixel((int(2 / 2 * scale), int(2 / 2 * scale))) == (255, 255, 255)  # no shadow above-left
+
+
+def test_a_path_box_holds_its_points_control_points_and_arcs():
+    # M1 2 L3 4, h5 to (8, 4), v-10 to (8, -6), z back to (1, 2); m1 1 to (2, 3); c: control points (3, 4) and
+    # (4, 5), end (5, 6); Q (10, 10), end (11, 11); an arc of radius 2 to (15, 11), widened by 2 x 2 = 4
+    assert path_box("M1 2 L3 4 h5 v-10 z m1 1 c1 1 2 2 3 3 Q 10 10 11 11 a 2 2 0 0 1 4 0") == (1, -6, 19, 15)
+    assert path_box("M 1e-3 0 L 3E2 -4 C 5 5 6 -9 7 0 Z") == (0.001, -9, 300, 5)  # absolute pairs, exponents
+    assert path_box("") is None
