@@ -250,8 +250,9 @@ def over_budget(root: etree._Element, names: Mapping[str, str], *, limit: int = 
         if ident in heavy and heavy[ident][0] >= work / 10:
             part += f" (filters {heavy[ident][0]:,}: {heavy[ident][1].what})"
         parts.append(part)
+    pixels = f", and filter pixels at {dpi:g} dpi" if heavy else ""
     return (f"the canvas expands to {total:,} units of drawing work (elements and path vertices, every <use> "
-            f"expanded, and filter pixels at {dpi:g} dpi), more than the {limit:,} one export may take: "
+            f"expanded{pixels}), more than the {limit:,} one export may take: "
             f"{', '.join(parts)}; simplify or rasterize the heaviest panel (or split the figure)")
 
 

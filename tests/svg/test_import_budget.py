@@ -97,6 +97,7 @@ def test_two_accepted_files_over_the_figure_budget_are_refused_naming_both_befor
     assert "\n" not in message
     assert "panel 'left' (../assets/left.svg)" in message and "panel 'right' (../assets/right.svg)" in message
     assert "'small'" not in message  # only the panels that matter are named
+    assert "filter" not in message  # none here
     assert f"{MAX_FIGURE_WORK:,}" in message
     assert not (root / "build").exists() or not list((root / "build").glob("fig.*"))
 
@@ -265,6 +266,7 @@ def test_a_hostile_filter_is_refused_in_one_line_before_export(tmp_path, kind):
                 "convolve": "feConvolveMatrix order 150 x 150", "chain": "feGaussianBlur", "huge blur": "feGaussianBlur",
                 "style sheet": "feMorphology radius 100"}
     assert "filters " in message and expected[kind] in message and "<filter id='bomb--1'>" in message
+    assert "filter pixels at 300 dpi" in message
     assert not (root / "build").exists() or not list((root / "build").glob("fig.*"))
 
 
