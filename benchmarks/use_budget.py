@@ -14,6 +14,13 @@ paths, and ``<use>`` chains (a use of a group of uses). The canvas is exported t
 before and after (the machine's other work slows the export as much as the drawing does).
 
     .venv/bin/python benchmarks/use_budget.py [--runs 2] [--max 400000]
+    .venv/bin/python benchmarks/use_budget.py --filters [--runs 1]
+
+``--filters`` measures the filter costs instead (:data:`composer.svg.budget.FILTER_NS`): one 100 x 100 pt rect
+drawn through a filter of one kind, on the same canvas, the PNG at 150 and 300 dpi and the PDF timed apart; it
+prints the units :func:`composer.svg.budget.canvas_work` gives at 300 dpi (PNG and PDF together) against the seconds
+of the PNG at 300 dpi plus the PDF, and microseconds per unit (the budget holds when that stays near or below
+10, :data:`composer.svg.budget.NS_PER_UNIT`).
 """
 
 from __future__ import annotations
@@ -62,11 +69,64 @@ def timed(svg: str, runs: int) -> float:
     return best
 
 
+#: (name, filter primitives) of ``--filters``: each costs a few seconds at most at 300 dpi
+FILTER_CASES = (
+    ("offset 0 (the filter alone)", '<feOffset dx="0"/>'),
+    ("20 chained feOffset", '<feOffset dx="1"/>' * 20),
+    ("20 chained feFlood", '<feFlood flood-color="red"/>' * 20),
+    ("blur 1", '<feGaussianBlur stdDeviation="1"/>'),
+    ("blur 20", '<feGaussianBlur stdDeviation="20"/>'),
+    ("5 chained blur 5", '<feGaussianBlur stdDeviation="5"/>' * 5),
+    ("drop shadow", '<feDropShadow dx="2" dy="2" stdDeviation="2"/>'),
+    ("colour matrix x 5", '<feColorMatrix type="saturate" values="0.3"/>' * 5),
+    ("diffuse lighting x 5",
+     '<feDiffuseLighting><feDistantLight azimuth="45" elevation="30"/></feDiffuseLighting>' * 5),
+    ("morphology radius 1", '<feMorphology radius="1"/>'),
+    ("morphology radius 3", '<feMorphology radius="3"/>'),
+    ("morphology radius 5", '<feMorphology radius="5"/>'),
+    ("convolve order 9", '<feConvolveMatrix order="9" kernelMatrix="' + " ".join(["1"] * 81) + '"/>'),
+    ("convolve order 21", '<feConvolveMatrix order="21" kernelMatrix="' + " ".join(["1"] * 441) + '"/>'),
+    ("turbulence 4 octaves", '<feTurbulence baseFrequency="0.05" numOctaves="4"/>'),
+    ("turbulence 16 octaves", '<feTurbulence baseFrequency="0.05" numOctaves="16"/>'),
+)
+
+
+def filtered(primitives: str) -> str:
+    rect = '<rect width="100" height="100" fill="#36c" filter="url(#f)"/>'
+    return f'{HEAD}<filter id="f">{primitives}</filter>{rect}</svg>'
+
+
+def filters(runs: int) -> None:
+    """The ``--filters`` table (module docstring)."""
+    def best(svg: str, kind: str, dpi: float) -> float:
+        times = []
+        for run in range(runs):  # other bytes each time: Typst memoizes an image it has drawn
+            fresh = svg.replace("<svg ", f'<svg data-run="{run} {kind} {dpi:g}" ', 1)
+            start = time.perf_counter()
+            convert(fresh.encode(), (kind,), dpi=dpi, size_pt=(100.0, 100.0))
+            times.append(time.perf_counter() - start)
+        return min(times)
+
+    print(f"{'filter':30} {'units':>9} {'png150 s':>8} {'png300 s':>8} {'pdf s':>7} {'us/unit':>7}")
+    for name, primitives in FILTER_CASES:
+        svg = filtered(primitives)
+        units = canvas_work(etree.fromstring(svg.encode()), dpi=300.0)[0]
+        png150, png300, pdf = best(svg, "png", 150.0), best(svg, "png", 300.0), best(svg, "pdf", 300.0)
+        print(f"{name:30} {units:9d} {png150:8.2f} {png300:8.2f} {pdf:7.2f} {(png300 + pdf) / units * 1e6:7.2f}",
+              flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--max", type=int, default=400_000, help="largest expanded element count")
+    parser.add_argument("--filters", action="store_true", help="measure filter primitives instead")
     args = parser.parse_args()
+    if args.filters:
+        print(f"load average {os.getloadavg()[0]:.1f}")
+        filters(args.runs)
+        print(f"load average {os.getloadavg()[0]:.1f}")
+        return
     print(f"load average {os.getloadavg()[0]:.1f}")
     print(f"{'kind':6} {'uses':>6} {'per use':>7} {'expanded':>9} {'units':>9} {'s':>7} {'us/unit':>7}")
     for kind, make in (("rects", rects), ("paths", paths), ("chain", chain)):

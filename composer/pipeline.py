@@ -867,7 +867,7 @@ def _compose(read: _Read, rendered: Mapping[str, RenderedPanel], opts: BuildOpti
     inputs, typeset = read.inputs, read.typeset
     progress.stage("composing")
     with _recording(issued):
-        svg = compose(inputs, rendered, typeset)
+        svg = compose(inputs, rendered, typeset, dpi=opts.dpi)  # filters are costed at the PNG's dpi
         for clipped in clipped_text_warnings(inputs.figure, svg):  # check reports it too, as outside-canvas
             warnings.warn(ComposerWarning(f"{inputs.file}: {clipped}"), stacklevel=2)
     report = None

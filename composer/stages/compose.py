@@ -72,8 +72,13 @@ def fit_height(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: T
     return dataclasses.replace(inputs, figure=dataclasses.replace(inputs.figure, spec=fitted))
 
 
-def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Typeset | None = None) -> bytes:
+def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Typeset | None = None, *,
+            dpi: float = 300.0) -> bytes:
     """Compose the canvas SVG from inputs and rendered panels (pure).
+
+    Args:
+        dpi: the PNG's resolution, at which filters are costed in the drawing-work budget
+            (:func:`composer.svg.budget.over_budget`).
 
     Returns:
         The SVG document's bytes: root ``width``/``height`` in the layout's
@@ -85,7 +90,7 @@ def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Type
         DataError: a text field without a value. LayoutError: bad mathtext,
             unknown anchor, reference cycle, overlapping panels, a font that
             cairosvg and browsers would swap (:mod:`composer.text.fonts`).
-            SvgError: an unusable imported SVG.
+            SvgError: an unusable imported SVG, or a canvas over the drawing-work budget.
 
     Every top-level element gets an ``inkscape:label`` (:mod:`composer.stages.inkscape`);
     rasters are brought to ``raster_ppi`` (:mod:`composer.svg.images`).
@@ -172,7 +177,7 @@ def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Type
     pin_text_positions(root, scope=lambda el: _top_level_kind(el, kinds))
     heavy = over_budget(root, {f"panel-{p.name}": f"panel {p.name!r}" + (f" ({imported[f'panel-{p.name}']})"
                                                                           if f"panel-{p.name}" in imported else "")
-                               for p in figure.panels})
+                               for p in figure.panels}, dpi=dpi)
     if heavy:
         raise SvgError(heavy, file=file)
     return write_svg(root)

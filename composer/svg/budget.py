@@ -20,15 +20,27 @@ most about 22 s at 300 dpi and 45 s at 600 dpi, inside the export timeout (120 s
 imported file when it is read, and two accepted files that together pass the figure's budget are
 refused as a figure, naming both, before any export starts. (The previous budget, 250,000
 elements each counted 1, let a file of 90,000 many-vertex paths through: 43 s per export.)
+
+Filters (:func:`filter_work`) cost what the engine does per pixel of the filter region, at the build's dpi for
+the PNG and at 300 dpi for the PDF (svg2pdf rasterizes a filtered element at about 4 px/pt whatever the PNG's
+dpi), one work unit per :data:`NS_PER_UNIT` (10 us) of the time measured per pixel (:data:`FILTER_NS`). They are
+counted where the canvas is composed (the panel's size and the dpi are known there), not when a file is read.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from lxml import etree
+
+from composer.svg.css import StyleSheet, declarations
+from composer.svg.geometry import BBox, map_bbox, points_bbox, union
+from composer.svg.measure import shape_points
+from composer.svg.transform import IDENTITY, Matrix, axis_scales, multiply, parse_transform, translation
 
 #: work units one imported file may expand to (with the SVG images inlined into it).
 MAX_FILE_WORK = 1_500_000
@@ -91,12 +103,13 @@ Frame = tuple[etree._Element, Sequence[Sequence[Any]], int, int]
 
 def expand(start: etree._Element, successors: Callable[[etree._Element], Sequence[Sequence[Any]]],
            cost: dict[int, int], *, limit: int | None = None,
-           on_cycle: Callable[[list[Frame], etree._Element], None] | None = None) -> None:
+           on_cycle: Callable[[list[Frame], etree._Element], None] | None = None,
+           own: Callable[[etree._Element], int] = element_work) -> None:
     """Fill ``cost`` (``id(element)`` -> its expanded work) for ``start`` and all it draws: its own
-    :func:`element_work` plus, for each ``(element, times, ...)`` of ``successors(el)`` (children and
-    references), ``times`` the successor's. An iterative post-order walk with memoization: linear in elements
-    plus references, and documents nest deeper than Python's recursion limit. The caller keeps every element's
-    proxy alive meanwhile (lxml reuses a freed proxy's ``id()``).
+    work (``own``: :func:`element_work` unless given) plus, for each ``(element, times, ...)`` of
+    ``successors(el)`` (children and references), ``times`` the successor's. An iterative post-order walk
+    with memoization: linear in elements plus references, and documents nest deeper than Python's recursion
+    limit. The caller keeps every element's proxy alive meanwhile (lxml reuses a freed proxy's ``id()``).
 
     Args:
         limit: totals are capped at ``limit + 1`` (None: not capped), so a use bomb's stay small numbers.
@@ -107,7 +120,7 @@ def expand(start: etree._Element, successors: Callable[[etree._Element], Sequenc
     def capped(total: int) -> int:
         return total if limit is None else min(limit + 1, total)
 
-    stack: list[Frame] = [(start, successors(start), 0, element_work(start))]
+    stack: list[Frame] = [(start, successors(start), 0, own(start))]
     on_path = {id(start)}
     while stack:
         el, succ, index, total = stack[-1]
@@ -122,7 +135,7 @@ def expand(start: etree._Element, successors: Callable[[etree._Element], Sequenc
                     on_cycle(stack, child)
             else:
                 on_path.add(key)
-                stack.append((child, successors(child), 0, element_work(child)))
+                stack.append((child, successors(child), 0, own(child)))
             continue
         stack.pop()
         on_path.discard(id(el))
@@ -132,14 +145,24 @@ def expand(start: etree._Element, successors: Callable[[etree._Element], Sequenc
             stack[-1] = (parent, psucc, pindex, capped(ptotal + psucc[pindex - 1][1] * total))
 
 
-def canvas_work(root: etree._Element) -> tuple[int, dict[str, int]]:
+def canvas_work(root: etree._Element, *, dpi: float = 300.0) -> tuple[int, dict[str, int]]:
     """The work of exporting the canvas ``root``: ``(total, {top-level element id: its work})``.
 
     Every element counts :func:`element_work`, each time it is drawn: where it stands, unless it is in
     :data:`NOT_IN_PLACE` (``<defs>``, ``<symbol>``, ...), and through every ``<use>``, marker and other
     reference to it, expanded (memoized: linear time in the document). An element inside a
-    reference cycle counts once (viewers draw a cyclic reference as nothing).
+    reference cycle counts once (viewers draw a cyclic reference as nothing). An element drawn through a
+    ``<filter>`` also counts the filter's pixel work (:func:`filter_work`) at ``dpi`` for the PNG and at
+    :data:`PDF_FILTER_DPI` for the PDF; the root's user unit is taken as 1 pt (composer's canvas).
     """
+    total, tops, _ = _canvas_work(root, dpi)
+    return total, tops
+
+
+def _canvas_work(root: etree._Element, dpi: float, stop_at: int | None = None,
+                 ) -> tuple[int, dict[str, int], dict[str, tuple[int, FilterCost]]]:
+    """:func:`canvas_work` and, per top-level id drawing filters, ``(their work, the costliest one)``. With
+    ``stop_at``, the filters are not costed, or not all, once the total is past it (it is then over budget)."""
     # every element's proxy is kept alive while this runs: lxml reuses a freed proxy's id()
     elements = [el for el in root.iter() if isinstance(el.tag, str)]
     ids: dict[str, etree._Element] = {}
@@ -149,29 +172,427 @@ def canvas_work(root: etree._Element) -> tuple[int, dict[str, int]]:
             ids[ident] = el
     cost: dict[int, int] = {}
 
-    def successors(el: etree._Element) -> list[tuple[etree._Element, int]]:
-        out = [(child, 1) for child in el if isinstance(child.tag, str) and _local(child) not in NOT_IN_PLACE]
+    def successors(el: etree._Element) -> list[tuple[etree._Element, int, str]]:
+        """(successor, times, how: ``child``, ``use`` for a ``<use>``'s target, ``ref`` for another reference)"""
+        out = [(child, 1, "child") for child in el if isinstance(child.tag, str) and _local(child) not in NOT_IN_PLACE]
         for target_id, times in _references(el):
             target = ids.get(target_id)
             if target is not None and _local(target) not in _PAINTS:
-                out.append((target, times))
+                out.append((target, times, "use" if _local(el) == "use" and times == 1 else "ref"))
         return out
 
     expand(root, successors, cost)
-    tops = {child.get("id", f"<{_local(child)}>"): cost[id(child)] for child in root
+
+    def top_id(child: etree._Element) -> str:
+        return child.get("id", f"<{_local(child)}>")
+
+    tops = {top_id(child): cost[id(child)] for child in root
             if isinstance(child.tag, str) and id(child) in cost}  # defs and the like: counted where used
-    return cost[id(root)], tops
+    total = cost[id(root)]
+    filtered = _filtered(root, elements, ids)
+    heavy: dict[str, tuple[int, FilterCost]] = {}
+    if not filtered or (stop_at is not None and total > stop_at):
+        return total, tops, heavy
+    reach: dict[int, int] = {}  # 1: draws a filtered element (itself or through its successors), else 0
+    expand(root, successors, reach, limit=0, own=lambda el: 1 if id(el) in filtered else 0)
+    canvas_pt = _canvas_pt(root)
+    boxes: dict[int, BBox | None] = {}
+
+    def own_map(el: etree._Element) -> Matrix:
+        try:
+            return parse_transform(el.get("transform"))
+        except ValueError:
+            return IDENTITY
+
+    # every drawing of a filtered element, with the map from its user space to the canvas's: the walk follows
+    # children, <use> targets (moved by the use's x and y) and other references (markers, masks, patterns: taken
+    # where the referring element stands), only towards filtered elements; at most one step per element drawn,
+    # which the element work above has counted (each element drawn is 1 unit or more)
+    stack = [(child, own_map(child), 1, top_id(child)) for child in root
+             if isinstance(child.tag, str) and _local(child) not in NOT_IN_PLACE and reach.get(id(child))]
+    steps = 0
+    while stack and steps <= total:
+        el, m, times, top = stack.pop()
+        steps += 1
+        if id(el) in filtered:
+            if id(el) not in boxes:
+                boxes[id(el)] = content_box(el, ids)
+            costs = [filter_work(f, boxes[id(el)], m, dpi=dpi, canvas_pt=canvas_pt) for f in filtered[id(el)]]
+            drawn = FilterCost(times * sum(c.units for c in costs), max(costs, key=lambda c: c.units).what)
+            work, worst = heavy.get(top, (0, drawn))
+            heavy[top] = (work + drawn.units, drawn if drawn.units > worst.units else worst)
+            tops[top] = tops.get(top, 0) + drawn.units
+            total += drawn.units
+            if stop_at is not None and total > stop_at:
+                break
+        for target, more, how in successors(el):
+            if not reach.get(id(target)):
+                continue
+            step = translation(_first(el.get("x")), _first(el.get("y"))) if how == "use" else IDENTITY
+            stack.append((target, multiply(multiply(m, step), own_map(target)), times * more, top))
+    return total, tops, heavy
 
 
-def over_budget(root: etree._Element, names: Mapping[str, str], *, limit: int = MAX_FIGURE_WORK) -> str | None:
-    """None when the canvas's work (:func:`canvas_work`) is within ``limit``, else one line naming
+def over_budget(root: etree._Element, names: Mapping[str, str], *, limit: int = MAX_FIGURE_WORK,
+                dpi: float = 300.0) -> str | None:
+    """None when the canvas's work (:func:`canvas_work` at ``dpi``) is within ``limit``, else one line naming
     the panels that cost most: ``names`` maps a top-level id (``panel-a``) to how a message names it
-    (``panel 'a' (plot.svg)``). Gives the total, the limit, and each named part above 10 % of it."""
-    total, tops = canvas_work(root)
+    (``panel 'a' (plot.svg)``). Gives the total, the limit, and each named part above 10 % of it (with what
+    its filters cost and the costliest of them, when they are a tenth of its work or more)."""
+    total, tops, heavy = _canvas_work(root, dpi, stop_at=limit)
     if total <= limit:
         return None
-    ranked = sorted(((work, names.get(ident, ident)) for ident, work in tops.items()), reverse=True)
-    heavy = [f"{who} {work:,}" for work, who in ranked if work >= total / 10] or [f"{ranked[0][1]} {ranked[0][0]:,}"]
+    ranked = sorted(((work, ident) for ident, work in tops.items()), reverse=True)
+    shown = [(work, ident) for work, ident in ranked if work >= total / 10] or ranked[:1]
+    parts = []
+    for work, ident in shown:
+        part = f"{names.get(ident, ident)} {work:,}"
+        if ident in heavy and heavy[ident][0] >= work / 10:
+            part += f" (filters {heavy[ident][0]:,}: {heavy[ident][1].what})"
+        parts.append(part)
+    pixels = f", and filter pixels at {dpi:g} dpi" if heavy else ""
     return (f"the canvas expands to {total:,} units of drawing work (elements and path vertices, every <use> "
-            f"expanded), more than the {limit:,} one export may take: {', '.join(heavy)}; simplify or "
-            "rasterize the heaviest panel (or split the figure)")
+            f"expanded{pixels}), more than the {limit:,} one export may take: "
+            f"{', '.join(parts)}; simplify or rasterize the heaviest panel (or split the figure)")
+
+
+# ─── filters ──────────────────────────────────────────────────────────────
+#
+# The engine's work on a filter is per pixel of its region, not per element (resvg, crates/resvg/src/filter:
+# every primitive reads and writes a pixmap the size of the filter region; feMorphology visits
+# min(2 ceil(rx), width) x min(2 ceil(ry), height) pixels for each pixel, feConvolveMatrix orderX x orderY,
+# feTurbulence numOctaves noise lookups, unclamped; feGaussianBlur is a box blur (an IIR one below 2 px) whose
+# cost does not grow with stdDeviation). The region is clipped to 2 canvases around the canvas on every side
+# (resvg's render: a filtered layer is fitted to its ``max_bbox``, 5 x 5 canvases). The PDF (svg2pdf) draws a
+# filtered element as an image drawn by resvg at about 4 px/pt, its region not clipped to the canvas.
+
+#: the resolution svg2pdf draws a filtered element at, for the PDF (measured, ``benchmarks/use_budget.py``:
+#: feMorphology and feTurbulence take the same time in the PDF as in a PNG at 290 to 300 dpi, whatever the PNG's dpi)
+PDF_FILTER_DPI = 300.0
+#: nanoseconds of export per work unit: the slowest element work measured (10 us, docs/design.md "Budgets"),
+#: so a unit of filter work is as long as a unit of drawing
+NS_PER_UNIT = 10_000
+#: the PDF's filter region is not clipped to the canvas as the PNG's is: svg2pdf rasterizes the filtered layer's
+#: whole box (measured: a blur on a region 10 canvases wide takes 10 s in the PDF, 0.2 s in the PNG; the time
+#: stops growing past about 15 canvases); it is clipped at this many canvases around the canvas, more than that
+PDF_FILTER_AROUND = 10
+#: nanoseconds per pixel of the filter region (``benchmarks/use_budget.py --filters``, docs/design.md): every
+#: primitive (its input copied, its result pixmap), and what each kind adds
+FILTER_NS = {
+    "base": 50,            # any primitive; the filter's source layer and its drawing on the canvas too
+    "blur": 600,           # feGaussianBlur, feDropShadow: three box blurs each way, or the IIR blur
+    "pixel": 150,          # a per-pixel colour function: feColorMatrix, feComponentTransfer, lighting, displacement
+    "morphology": 25,      # feMorphology, per pixel of its window
+    "convolve": 20,        # feConvolveMatrix, per kernel entry
+    "turbulence": 330,     # feTurbulence, per octave
+}
+_PIXEL_KINDS = frozenset({"feColorMatrix", "feComponentTransfer", "feDiffuseLighting", "feSpecularLighting",
+                          "feDisplacementMap"})
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+#: containers whose content is not drawn where it stands, for a box (composer.svg.elements' list)
+_NO_BOX = frozenset({"defs", "clipPath", "mask", "symbol", "marker", "pattern", "linearGradient", "radialGradient",
+                     "filter", "metadata", "title", "desc", "style", "script", "text"})
+
+
+@dataclass(frozen=True)
+class FilterCost:
+    """The work of drawing one element through its filter: ``units`` (work units, PNG and PDF together) and
+    ``what`` (the filter and its costliest primitive, for a message: ``<filter id='f'> feMorphology radius
+    200 x 200 on 500 x 500 px``)."""
+
+    units: int
+    what: str
+
+
+def _numbers(value: str | None) -> list[float]:
+    return [float(v) for v in _NUMBER.findall(value or "")]
+
+
+def _first(value: str | None) -> float:
+    numbers = _numbers(value)
+    return numbers[0] if numbers else 0.0
+
+
+def _fraction(value: str | None, default: float) -> float:
+    """An objectBoundingBox coordinate: ``0.1`` or ``10%`` -> 0.1."""
+    if value is None or not value.strip():
+        return default
+    numbers = _numbers(value)
+    if not numbers:
+        return default
+    return numbers[0] / 100 if value.strip().endswith("%") else numbers[0]
+
+
+_PATH_TOKEN = re.compile(r"[MmLlHhVvCcSsQqTtAaZz]|[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+#: a command whose numbers are not all (x, y) pairs of absolute points: relative ones, H, V, A (``e`` is an exponent)
+_NOT_PAIRS = re.compile(r"[abcdfghlmnqstvyHVA]")
+_PATH_ARGS = {"M": 2, "L": 2, "H": 1, "V": 1, "C": 6, "S": 4, "Q": 4, "T": 2, "A": 7}
+
+
+def path_box(d: str) -> BBox | None:
+    """A box holding the path ``d`` (None for none): its end and control points, absolute (a Bezier curve lies in
+    the hull of its control points), an arc's end points widened by twice its larger radius on every side (the arc
+    lies on an ellipse through both, of those radii or, scaled up, half the chord: SVG 2, B.2.5). Not the tight
+    box, but never smaller, and one pass over the numbers (no flattening: it runs on every path a filter covers)."""
+    if not _NOT_PAIRS.search(d):  # absolute M, L, C, S, Q, T, Z only (matplotlib's): every two numbers a point
+        numbers = [float(v) for v in _NUMBER.findall(d)]
+        if len(numbers) >= 2 and len(numbers) % 2 == 0:
+            return min(numbers[0::2]), min(numbers[1::2]), max(numbers[0::2]), max(numbers[1::2])
+    xs: list[float] = []
+    ys: list[float] = []
+    x = y = sx = sy = 0.0
+    cmd = ""
+    tokens = _PATH_TOKEN.findall(d)
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token.isalpha():
+            cmd = token
+            i += 1
+            if cmd in "Zz":
+                x, y = sx, sy
+            continue
+        up = cmd.upper()
+        if up not in _PATH_ARGS:
+            break
+        n = _PATH_ARGS[up]
+        if i + n > len(tokens) or any(t.isalpha() for t in tokens[i:i + n]):
+            break
+        v = [float(t) for t in tokens[i:i + n]]
+        i += n
+        rel = cmd.islower()
+        if up == "H":
+            x = x + v[0] if rel else v[0]
+        elif up == "V":
+            y = y + v[0] if rel else v[0]
+        elif up == "A":
+            x0, y0 = x, y
+            x, y = (x + v[5], y + v[6]) if rel else (v[5], v[6])
+            grow = 2 * max(abs(v[0]), abs(v[1]), math.hypot(x - x0, y - y0) / 2)
+            xs += [min(x0, x) - grow, max(x0, x) + grow]
+            ys += [min(y0, y) - grow, max(y0, y) + grow]
+        else:
+            for k in range(0, n - 2, 2):  # control points
+                xs.append(x + v[k] if rel else v[k])
+                ys.append(y + v[k + 1] if rel else v[k + 1])
+            x, y = (x + v[n - 2], y + v[n - 1]) if rel else (v[n - 2], v[n - 1])
+        if up == "M":
+            sx, sy = x, y
+            cmd = "l" if rel else "L"
+        xs.append(x)
+        ys.append(y)
+    return (min(xs), min(ys), max(xs), max(ys)) if xs else None
+
+
+def content_box(el: etree._Element, ids: Mapping[str, etree._Element]) -> BBox | None:
+    """The geometric box of what ``el`` draws, in ``el``'s own user space (its ``transform`` not applied), or None
+    (nothing measurable: text, an empty group). Shapes by their outline points
+    (:func:`composer.svg.measure.shape_points`; a path by :func:`path_box`), groups by their children's boxes under
+    each child's transform, a ``<use>`` by its target moved by ``x``/``y`` (a symbol as a group). Iterative in
+    the depth of nesting; a reference cycle draws nothing."""
+    memo: dict[int, BBox | None] = {}
+    stack: list[tuple[etree._Element, bool]] = [(el, False)]
+    visiting: set[int] = set()
+
+    def parts(node: etree._Element) -> list[tuple[etree._Element, Matrix]]:
+        tag = _local(node)
+        if tag == "use":
+            ref = next((v for k, v in node.attrib.items() if k.rpartition("}")[2] == "href"), "")
+            target = ids.get(ref[1:]) if ref.startswith("#") else None
+            if target is None:
+                return []
+            return [(target, translation(_first(node.get("x")), _first(node.get("y"))))]
+        if tag in ("g", "a", "switch", "svg", "symbol"):
+            return [(child, IDENTITY) for child in node if isinstance(child.tag, str) and _local(child) not in _NO_BOX]
+        return []
+
+    def own_transform(node: etree._Element) -> Matrix:
+        try:
+            return parse_transform(node.get("transform")) if node is not el else IDENTITY
+        except ValueError:
+            return IDENTITY
+
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if key in memo:
+            continue
+        tag = _local(node)
+        if tag in ("rect", "image", "circle", "ellipse", "line", "polyline", "polygon", "path"):
+            if tag in ("rect", "image"):
+                x, y, w, h = (_first(node.get(k)) for k in ("x", "y", "width", "height"))
+                memo[key] = (x, y, x + w, y + h)
+            elif tag == "path":
+                memo[key] = path_box(node.get("d") or "")
+            else:
+                memo[key] = points_bbox(shape_points(node, tag))
+            continue
+        children = parts(node)
+        if not done:
+            if key in visiting:
+                memo[key] = None
+                continue
+            visiting.add(key)
+            stack.append((node, True))
+            stack.extend((child, False) for child, _ in children if id(child) not in memo and id(child) not in visiting)
+            continue
+        visiting.discard(key)
+        boxes = [map_bbox(multiply(moved, own_transform(child)), box) for child, moved in children
+                 for box in [memo.get(id(child))] if box is not None]
+        memo[key] = union(boxes) if boxes else None
+    return memo.get(id(el))
+
+
+def _canvas_pt(root: etree._Element) -> tuple[float, float] | None:
+    numbers = _numbers(root.get("viewBox"))
+    if len(numbers) == 4 and numbers[2] > 0 and numbers[3] > 0:
+        return numbers[2], numbers[3]
+    width, height = _numbers(root.get("width"))[:1], _numbers(root.get("height"))[:1]
+    return (width[0], height[0]) if width and height and width[0] > 0 and height[0] > 0 else None
+
+
+def filter_region_px(filter_el: etree._Element, box: BBox | None, m: Matrix, *, dpi: float,
+                     canvas_pt: tuple[float, float] | None, around: int = 2) -> tuple[int, int]:
+    """(width, height) in pixels of the region a filter draws on, at ``dpi``, clipped as resvg clips it.
+
+    Args:
+        filter_el: the ``<filter>``.
+        box: the filtered element's box in its user space (:func:`content_box`); None: not measurable, the
+            region is then the whole canvas (1.2 times it with ``userSpaceOnUse`` percentages).
+        m: the map from that user space to the canvas's, in pt (the root's user unit).
+        canvas_pt: the canvas's (width, height) in pt; the region is clipped to ``around`` canvases around it
+            on every side (2: resvg's ``max_bbox`` for the PNG); None: not clipped.
+
+    The region is the filter's ``x``/``y``/``width``/``height`` (SVG Filter Effects 1, 6.1): with
+    ``filterUnits="objectBoundingBox"`` (the default) fractions of ``box`` (default -10 %, -10 %, 120 %,
+    120 %), with ``userSpaceOnUse`` user units; a percentage there is of the viewport, taken as the canvas.
+    A width or height of 0 or less disables the element (0 x 0).
+    """
+    px_per_pt = dpi / 72.0
+    user_space = filter_el.get("filterUnits") == "userSpaceOnUse"
+    keys = ("x", "y", "width", "height")
+    values = [filter_el.get(k) for k in keys]
+    if user_space and all(v is not None and not v.strip().endswith("%") and _numbers(v) for v in values):
+        x, y, w, h = (_numbers(v)[0] for v in values if v is not None)
+        region: BBox | None = map_bbox(m, (x, y, x + w, y + h)) if w > 0 and h > 0 else None
+        if region is None:
+            return 0, 0
+    elif not user_space and box is not None:
+        bw, bh = box[2] - box[0], box[3] - box[1]
+        fx, fy = _fraction(values[0], -0.1), _fraction(values[1], -0.1)
+        fw, fh = _fraction(values[2], 1.2), _fraction(values[3], 1.2)
+        if fw <= 0 or fh <= 0:
+            return 0, 0
+        x0, y0 = box[0] + fx * bw, box[1] + fy * bh
+        region = map_bbox(m, (x0, y0, x0 + fw * bw, y0 + fh * bh))
+    elif canvas_pt is not None:
+        grow = 0.1 if user_space else 0.0
+        region = (-grow * canvas_pt[0], -grow * canvas_pt[1], (1 + grow) * canvas_pt[0], (1 + grow) * canvas_pt[1])
+    else:
+        return 0, 0
+    x0, y0, x1, y1 = (v * px_per_pt for v in region)
+    if canvas_pt is not None:
+        cw, ch = canvas_pt[0] * px_per_pt, canvas_pt[1] * px_per_pt
+        x0, x1 = max(x0, -around * cw), min(x1, (around + 1) * cw)
+        y0, y1 = max(y0, -around * ch), min(y1, (around + 1) * ch)
+    if not (math.isfinite(x0) and math.isfinite(x1) and math.isfinite(y0) and math.isfinite(y1)):
+        return 0, 0
+    return max(0, math.ceil(x1) - math.floor(x0)), max(0, math.ceil(y1) - math.floor(y0))
+
+
+def _primitive_ns(prim: etree._Element, scale_px: tuple[float, float], region_px: tuple[int, int]) -> tuple[int, str]:
+    """Nanoseconds per region pixel of one filter primitive (:data:`FILTER_NS`) and how a message names it.
+    ``scale_px``: pixels per unit of the primitive's lengths along x and y."""
+    kind = _local(prim)
+    base = FILTER_NS["base"]
+    if kind == "feMorphology":
+        radius = _numbers(prim.get("radius")) or [0.0]
+        rx, ry = radius[0], radius[1] if len(radius) > 1 else radius[0]
+        if rx <= 0 and ry <= 0:
+            return base, kind  # the result is cleared
+        rx, ry = rx if rx > 0 else 1.0, ry if ry > 0 else 1.0  # usvg: a zero radius beside a positive one is 1
+        columns = min(2 * math.ceil(min(rx * scale_px[0], 1e9)), region_px[0])
+        rows = min(2 * math.ceil(min(ry * scale_px[1], 1e9)), region_px[1])
+        name = f"{kind} radius {rx:g} x {ry:g} (a {columns} x {rows} px window)"
+        return base + FILTER_NS["morphology"] * columns * rows, name
+    if kind == "feConvolveMatrix":
+        order = [int(v) for v in _numbers(prim.get("order"))[:2] if math.isfinite(v) and v == int(v)] or [3]
+        ox, oy = order[0], order[1] if len(order) > 1 else order[0]
+        if ox < 1 or oy < 1 or len(_numbers(prim.get("kernelMatrix"))) != ox * oy:
+            return base, kind  # usvg refuses it: transparent black
+        return base + FILTER_NS["convolve"] * ox * oy, f"{kind} order {ox} x {oy}"
+    if kind == "feTurbulence":
+        octaves = _numbers(prim.get("numOctaves")) or [1.0]
+        count = max(0, round(min(octaves[0], 1e12)))
+        return base + FILTER_NS["turbulence"] * count, f"{kind} numOctaves {count:,}"
+    if kind in ("feGaussianBlur", "feDropShadow"):
+        return base + FILTER_NS["blur"], kind
+    if kind in _PIXEL_KINDS:
+        return base + FILTER_NS["pixel"], kind
+    if kind == "feMerge":
+        return base * max(1, sum(1 for child in prim if _local(child) == "feMergeNode")), kind
+    return base, kind
+
+
+def filter_work(filter_el: etree._Element, box: BBox | None, m: Matrix, *, dpi: float,
+                canvas_pt: tuple[float, float] | None) -> FilterCost:
+    """The work of drawing an element once through ``filter_el``, for the PNG at ``dpi`` and the PDF at
+    :data:`PDF_FILTER_DPI`, its region clipped at :data:`PDF_FILTER_AROUND` canvases (arguments as
+    :func:`filter_region_px`).
+
+    Each primitive costs :data:`FILTER_NS` nanoseconds per pixel of the filter region (every primitive works on
+    the whole region in resvg, its subregion clipping only the result), the filter itself one ``base`` more;
+    lengths (``radius``) are scaled to pixels by ``m`` (and by ``box`` with
+    ``primitiveUnits="objectBoundingBox"``). Work units are nanoseconds / :data:`NS_PER_UNIT`, rounded up.
+    """
+    prims = [p for p in filter_el if isinstance(p.tag, str) and _local(p).startswith("fe")]
+    sx, sy = axis_scales(m)
+    if filter_el.get("primitiveUnits") == "objectBoundingBox" and box is not None:
+        sx, sy = sx * (box[2] - box[0]), sy * (box[3] - box[1])
+    total_ns = 0.0
+    worst = (0.0, "")
+    for at_dpi, around in ((dpi, 2), (PDF_FILTER_DPI, PDF_FILTER_AROUND)):
+        region = filter_region_px(filter_el, box, m, dpi=at_dpi, canvas_pt=canvas_pt, around=around)
+        pixels = region[0] * region[1]
+        if pixels == 0:
+            continue
+        scale_px = (sx * at_dpi / 72.0, sy * at_dpi / 72.0)
+        total_ns += FILTER_NS["base"] * pixels
+        for prim in prims:
+            ns, name = _primitive_ns(prim, scale_px, region)
+            total_ns += ns * pixels
+            if at_dpi == dpi and ns * pixels > worst[0]:
+                worst = (ns * pixels, f"{name} on {region[0]:,} x {region[1]:,} px")
+    ident = filter_el.get("id")
+    shown = f"<filter id={ident!r}>" if ident else "<filter>"
+    return FilterCost(math.ceil(total_ns / NS_PER_UNIT), f"{shown} {worst[1]}".strip())
+
+
+def _filtered(root: etree._Element, elements: Sequence[etree._Element], ids: Mapping[str, etree._Element],
+              ) -> dict[int, list[etree._Element]]:
+    """``id(element)`` -> the ``<filter>`` elements it is drawn through (a list applies each), for each element
+    drawn through one: its ``filter`` from its inline style, else from a ``<style>`` rule (matched by
+    :class:`composer.svg.css.StyleSheet`, only when a sheet names a filter), else its attribute. Empty, and
+    quick, for a canvas without filters."""
+    sheets = [el for el in elements if _local(el) == "style" and "filter" in (el.text or "")]
+    by_css: dict[etree._Element, dict[str, str]] = {}
+    if sheets:
+        def only_filter(text: str) -> tuple[tuple[str, str], ...]:
+            return tuple(d for d in declarations(text) if d[0] == "filter")
+
+        by_css = StyleSheet(root, read=only_filter).by_element(root)
+    out: dict[int, list[etree._Element]] = {}
+    for el in elements:
+        value = el.get("filter")
+        if el in by_css and "filter" in by_css[el]:
+            value = by_css[el]["filter"]
+        style = el.get("style")
+        if style and "filter" in style:
+            value = dict(declarations(style)).get("filter", value)
+        if not value or "url(" not in value:
+            continue
+        chain = [ids.get(match.group(2)) for match in _URL.finditer(value)]
+        found_filters = [f for f in chain if f is not None and _local(f) == "filter"]
+        if found_filters:
+            out[id(el)] = found_filters
+    return out

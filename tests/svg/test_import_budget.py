@@ -6,6 +6,7 @@ rect), every ``<use>`` expanded. The counts below are worked out by hand from th
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from lxml import etree
 
 from composer.errors import SvgError
 from composer.pipeline import build
-from composer.svg.budget import MAX_FIGURE_WORK, MAX_FILE_WORK, canvas_work
+from composer.svg.budget import FILTER_NS, MAX_FIGURE_WORK, MAX_FILE_WORK, NS_PER_UNIT, canvas_work, path_box
 from composer.svg.sanitize import sanitize
 from conftest import layout_project
 
@@ -96,6 +97,7 @@ def test_two_accepted_files_over_the_figure_budget_are_refused_naming_both_befor
     assert "\n" not in message
     assert "panel 'left' (../assets/left.svg)" in message and "panel 'right' (../assets/right.svg)" in message
     assert "'small'" not in message  # only the panels that matter are named
+    assert "filter" not in message  # none here
     assert f"{MAX_FIGURE_WORK:,}" in message
     assert not (root / "build").exists() or not list((root / "build").glob("fig.*"))
 
@@ -127,3 +129,171 @@ def test_a_marker_set_by_a_style_sheet_counts_at_every_vertex():
             svg = svg.replace('class="k"', 'marker-mid="url(#m)"')
         with pytest.raises(SvgError, match="expands to more than"):
             sanitize(etree.fromstring(svg.encode()), source="m.svg", base_dir=Path("."), project_root=Path("."))
+
+
+# ─── filters: pixel work of the filter region (composer.svg.budget.filter_work) ───────────────────────────
+
+CANVAS = f'<svg {S} width="100pt" height="100pt" viewBox="0 0 100 100">'
+
+
+def filtered_canvas(primitives: str, filter_attrs: str = "", rect: str = 'width="100" height="100"',
+                    group: str = "") -> etree._Element:
+    """A 100 x 100 pt canvas (1 user unit = 1 pt) whose top-level group draws one rect through filter ``f``."""
+    return etree.fromstring((f'{CANVAS}<defs><filter id="f" {filter_attrs}>{primitives}</filter></defs>'
+                             f'<g id="panel-a" {group}><rect {rect} filter="url(#f)"/></g></svg>').encode())
+
+
+def filter_units(root: etree._Element, dpi: float) -> int:
+    """The filter's pixel work in the canvas's: its total less the same canvas's without the reference, less the
+    filter's elements (1 each, drawn once through the reference)."""
+    total = canvas_work(root, dpi=dpi)[0]
+    plain = canvas_work(etree.fromstring(etree.tostring(root).replace(b' filter="url(#f)"', b"")), dpi=dpi)[0]
+    elements = sum(1 for el in root.iter(f"{{{SVG}}}filter") for _ in el.iter() if isinstance(_.tag, str))
+    return total - plain - elements
+
+
+def test_a_morphology_costs_its_window_per_pixel_of_the_region_at_the_png_and_pdf_resolutions():
+    # at 72 dpi 1 pt = 1 px: the default region (-10 %, 120 % of the 100 x 100 box) is 120 x 120 px; radius 2 px:
+    # a window of 2 ceil(2) = 4 px each way, 16 px. The PDF at 300 dpi: 300/72 px per pt, the region from
+    # -41.67 to 458.33 px, whole pixels outwards: 501 x 501; radius 8.33 px: 2 ceil(8.33) = 18, 324 px.
+    # Each pixel pays the filter's base, the primitive's base and its window.
+    ns = FILTER_NS
+    png = 120 * 120 * (ns["base"] + ns["base"] + ns["morphology"] * 16)
+    pdf = 501 * 501 * (ns["base"] + ns["base"] + ns["morphology"] * 324)
+    root = filtered_canvas('<feMorphology radius="2"/>')
+    assert filter_units(root, 72.0) == math.ceil((png + pdf) / NS_PER_UNIT)
+    # a larger radius in a scaled group: scale(0.5) halves the box (60 x 60 px at 72 dpi) and the radius in px
+    # (radius 8: 4 px, a window of 8 x 8)
+    root = filtered_canvas('<feMorphology radius="8"/>', group='transform="scale(0.5)"')
+    png = 60 * 60 * (2 * ns["base"] + ns["morphology"] * 64)
+    pdf_px = (math.ceil(55 * 300 / 72) - math.floor(-5 * 300 / 72)) ** 2  # the region -5 to 55 pt
+    pdf = pdf_px * (2 * ns["base"] + ns["morphology"] * (2 * math.ceil(4 * 300 / 72)) ** 2)
+    assert filter_units(root, 72.0) == math.ceil((png + pdf) / NS_PER_UNIT)
+
+
+def test_turbulence_convolution_and_blur_cost_as_their_kinds_do():
+    ns = FILTER_NS
+    px72, px300 = 120 * 120, 501 * 501  # the default region at 72 and 300 dpi (as above)
+    both = px72 + px300
+    cases = {
+        '<feTurbulence numOctaves="7"/>': ns["base"] + ns["turbulence"] * 7,
+        '<feConvolveMatrix order="3 2" kernelMatrix="1 1 1 1 1 1"/>': ns["base"] + ns["convolve"] * 6,
+        '<feConvolveMatrix order="30"/>': ns["base"],  # no kernel of 900 numbers: usvg draws nothing
+        '<feGaussianBlur stdDeviation="1"/>': ns["base"] + ns["blur"],
+        '<feGaussianBlur stdDeviation="300"/>': ns["base"] + ns["blur"],  # a box blur: whatever the deviation
+        '<feFlood/><feOffset dx="3"/>': 2 * ns["base"],
+        '<feMerge><feMergeNode/><feMergeNode/><feMergeNode/></feMerge>': 3 * ns["base"],
+        '<feColorMatrix type="saturate" values="0"/>': ns["base"] + ns["pixel"],
+    }
+    for primitives, per_pixel in cases.items():
+        assert filter_units(filtered_canvas(primitives), 72.0) == math.ceil(both * (ns["base"] + per_pixel)
+                                                                            / NS_PER_UNIT), primitives
+
+
+def test_the_filter_region_follows_its_attributes_and_is_clipped_as_the_engine_clips_it():
+    ns = FILTER_NS
+    per_pixel = 2 * ns["base"]  # the filter and one feOffset
+    # the box itself (objectBoundingBox fractions): 100 x 100 px at 72 dpi, 417 x 417 at 300 (416.67 rounded out)
+    root = filtered_canvas('<feOffset/>', 'x="0" y="0" width="1" height="1"')
+    assert filter_units(root, 72.0) == math.ceil((100 * 100 + 417 * 417) * per_pixel / NS_PER_UNIT)
+    # user space, 10 x 20 pt: 10 x 20 px, and 42 x 84 px at 300 dpi (41.67 and 83.33, rounded outwards from 0)
+    root = filtered_canvas('<feOffset/>', 'filterUnits="userSpaceOnUse" x="0" y="0" width="10" height="20"')
+    assert filter_units(root, 72.0) == math.ceil((10 * 20 + 42 * 84) * per_pixel / NS_PER_UNIT)
+    # an enormous region: the PNG's is clipped to 2 canvases on each side (500 x 500 px at 72 dpi), the PDF's at
+    # 10 (-1,000 to 1,100 pt: -4,166.67 to 4,583.33 px at 300 dpi, rounded outwards: 8,751 px)
+    root = filtered_canvas('<feOffset/>', 'filterUnits="userSpaceOnUse" x="-1e6" y="-1e6" width="2e6" height="2e6"')
+    assert filter_units(root, 72.0) == math.ceil((500 * 500 + 8751 * 8751) * per_pixel / NS_PER_UNIT)
+    # a region of no width disables the element: no filter work
+    root = filtered_canvas('<feMorphology radius="50"/>', 'width="0"')
+    assert filter_units(root, 72.0) == 0
+
+
+def test_filters_cost_nothing_in_a_canvas_without_them_and_count_once_per_use():
+    ns = FILTER_NS
+    one = math.ceil((120 * 120 + 501 * 501) * 2 * ns["base"] / NS_PER_UNIT)
+    root = etree.fromstring((f'{CANVAS}<defs><filter id="f"><feOffset/></filter>'
+                             '<rect id="r" width="100" height="100" filter="url(#f)"/></defs>'
+                             '<g id="panel-a"><use xlink:href="#r"/><use xlink:href="#r"/><use xlink:href="#r"/></g>'
+                             '</svg>').encode())
+    with_filter = canvas_work(root, dpi=72.0)[1]["panel-a"]
+    rect = root.find(f".//{{{SVG}}}rect")
+    assert rect is not None
+    rect.attrib.pop("filter")
+    assert with_filter - canvas_work(root, dpi=72.0)[1]["panel-a"] == 3 * (one + 2)  # and the filter's 2 elements
+    # a <use> that scales its target scales the filter's region and radius: scale(4) of a 25 x 25 rect is the
+    # 100 x 100 rect's filter again (twice: the two uses; moving it by x changes nothing)
+    root = etree.fromstring((f'{CANVAS}<defs><filter id="f"><feMorphology radius="0.5"/></filter>'
+                             '<rect id="r" width="25" height="25" filter="url(#f)"/></defs>'
+                             '<g id="panel-a"><use xlink:href="#r" transform="scale(4)"/>'
+                             '<use xlink:href="#r" x="5" transform="scale(4)"/></g></svg>').encode())
+    scaled = filtered_canvas('<feMorphology radius="2"/>')
+    assert filter_units(root, 72.0) - 2 == 2 * filter_units(scaled, 72.0)  # the filter's 2 elements drawn twice
+
+
+SVG = "http://www.w3.org/2000/svg"
+
+#: files whose filters would take the export toward or past its timeout (issue #14, item 4), each drawing one big rect
+HOSTILE = {
+    "morphology": '<feMorphology radius="200"/>',
+    "turbulence": '<feTurbulence baseFrequency="0.05" numOctaves="100000"/>',
+    "convolve": '<feConvolveMatrix order="150" kernelMatrix="' + " ".join(["1"] * 22500) + '"/>',
+    "chain": '<feGaussianBlur stdDeviation="5"/>' * 400,
+    "huge blur": None,  # the region, not the primitive
+    "style sheet": '<feMorphology radius="100"/>',  # applied by a <style> rule
+}
+
+
+def hostile_svg(kind: str) -> str:
+    if kind == "huge blur":
+        head = '<filter id="f" filterUnits="userSpaceOnUse" x="-20000" y="-20000" width="40000" height="40000">'
+        return (f'<svg {S} width="100" height="100" viewBox="0 0 100 100">{head}<feGaussianBlur stdDeviation="900"/>'
+                '</filter><rect width="100" height="100" fill="#36c" filter="url(#f)"/></svg>')
+    rect = ('<style>.k { filter: url(#f) }</style><rect class="k" width="100" height="100" fill="#36c"/>'
+            if kind == "style sheet" else '<rect width="100" height="100" fill="#36c" filter="url(#f)"/>')
+    return (f'<svg {S} width="100" height="100" viewBox="0 0 100 100"><filter id="f">{HOSTILE[kind]}</filter>'
+            f'{rect}</svg>')
+
+
+@pytest.mark.parametrize("kind", list(HOSTILE))
+def test_a_hostile_filter_is_refused_in_one_line_before_export(tmp_path, kind):
+    root = project(tmp_path, {"ok": heavy_svg(1), "bomb": hostile_svg(kind)})
+    with pytest.raises(SvgError) as caught:
+        build("fig", root=root, formats=("svg", "pdf", "png"), cache=False)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert "panel 'bomb' (../assets/bomb.svg)" in message and "'ok'" not in message
+    expected = {"morphology": "feMorphology radius 200", "turbulence": "feTurbulence numOctaves 100,000",
+                "convolve": "feConvolveMatrix order 150 x 150", "chain": "feGaussianBlur", "huge blur": "feGaussianBlur",
+                "style sheet": "feMorphology radius 100"}
+    assert "filters " in message and expected[kind] in message and "<filter id='bomb--1'>" in message
+    assert "filter pixels at 300 dpi" in message
+    assert not (root / "build").exists() or not list((root / "build").glob("fig.*"))
+
+
+def test_an_ordinary_blur_and_drop_shadow_on_a_panel_are_accepted_and_drawn(tmp_path):
+    """A drop shadow (blur, offset, merge) under a panel-sized rect and a blurred title: exported, and the shadow
+    is drawn (grey below-right of the rect, where nothing else is)."""
+    shadow = ('<filter id="s"><feGaussianBlur in="SourceAlpha" stdDeviation="2"/><feOffset dx="4" dy="4"/>'
+              '<feMerge><feMergeNode/><feMergeNode in="SourceGraphic"/></feMerge></filter>'
+              '<filter id="b"><feGaussianBlur stdDeviation="1"/></filter><filter id="d">'
+              '<feDropShadow dx="1" dy="1" stdDeviation="1"/></filter>')
+    svg = (f'<svg {S} width="100" height="100" viewBox="0 0 100 100">{shadow}'
+           '<rect x="5" y="5" width="80" height="80" fill="#ffffff" stroke="#000" filter="url(#s)"/>'
+           '<circle cx="40" cy="40" r="20" fill="#c33" filter="url(#b)"/>'
+           '<rect x="20" y="60" width="30" height="10" fill="#36c" filter="url(#d)"/></svg>')
+    root = project(tmp_path, {"shadow": svg})
+    build("fig", root=root, formats=("svg", "png"), cache=False, dpi=300.0)
+    from PIL import Image
+    png = Image.open(root / "build" / "fig.png").convert("RGB")
+    scale = png.width / 50  # px per pt: the panel is 50 x 50 pt, the file's 100 units
+    below_right = png.getpixel((int(87 / 2 * scale), int(70 / 2 * scale)))  # right of the rect, in its shadow
+    assert max(below_right) < 200  # grey, not the white background
+    assert png.getpixel((int(2 / 2 * scale), int(2 / 2 * scale))) == (255, 255, 255)  # no shadow above-left
+
+
+def test_a_path_box_holds_its_points_control_points_and_arcs():
+    # M1 2 L3 4, h5 to (8, 4), v-10 to (8, -6), z back to (1, 2); m1 1 to (2, 3); c: control points (3, 4) and
+    # (4, 5), end (5, 6); Q (10, 10), end (11, 11); an arc of radius 2 to (15, 11), widened by 2 x 2 = 4
+    assert path_box("M1 2 L3 4 h5 v-10 z m1 1 c1 1 2 2 3 3 Q 10 10 11 11 a 2 2 0 0 1 4 0") == (1, -6, 19, 15)
+    assert path_box("M 1e-3 0 L 3E2 -4 C 5 5 6 -9 7 0 Z") == (0.001, -9, 300, 5)  # absolute pairs, exponents
+    assert path_box("") is None
