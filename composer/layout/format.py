@@ -1077,7 +1077,8 @@ TABLES: tuple[Table, ...] = (
         Key("rotate", "rotation", "turn the text by this many degrees, counter-clockwise (90: reads bottom to "
                                   "top, as a y-axis title); its box, placed and checked, is the turned box",
             default=0),
-        Key("justify", "justify", "line alignment", shown="from the anchor's side"),
+        Key("justify", "justify", "line alignment; in a cell also the side the text sits at",
+            shown="from the anchor's side"),
         Key("width", "length", "wrap the text to this width"),
         *_text_style("", "the text"),
     ), rules=(_exactly_one((*PLACEMENT_KEYS, "beside")), *_placement_rules(),

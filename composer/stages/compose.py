@@ -145,9 +145,11 @@ def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Type
         root.append(group)
     for i, (text, (filled, block)) in enumerate(zip(figure.texts, typeset.texts)):
         box = geometry.texts[i]
-        if text.place.cell is not None:  # a text filling a cell: wrapped to it, centred in it
+        if text.place.cell is not None:  # a text filling a cell: wrapped to it, centred in it, or set to the
+            # side its justify names (a left-justified caption starts at the cell's left edge)
             block = typeset_text(filled, text.style, file, f"{text.key}.text", colors, text.width_pt or box.width_pt)
-            box = Box.placed(box.anchor("center"), "center", block.width_pt, block.height_pt)
+            side = {"left": "w", "right": "e"}.get(text.align or "center", "center")
+            box = Box.placed(box.anchor(side), side, block.width_pt, block.height_pt)
         align = text.align or draw.default_align(text.place.anchor)
         root.append(draw.turned_text_element(block, box, text.style, align, text.rotate_deg,
                                              element_id=f"text-{text.name or i}", label=filled))
