@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import shutil
 import tomllib
 from collections.abc import Callable
@@ -118,11 +119,33 @@ def read_document(path: Path, *, display: str | None = None) -> dict[str, Any]:
 
 def _read_toml(r: _Reader) -> dict[str, Any]:
     try:
-        return tomllib.loads(r.path.read_text(encoding="utf-8"))
+        text = r.path.read_text(encoding="utf-8")
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise LayoutError(f"not valid TOML: {exc}", file=r.file) from None
+        raise LayoutError(f"not valid TOML: {exc}{_toml_hint(str(exc), text)}", file=r.file) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise LayoutError(f"cannot read: {exc}", file=r.file) from None
+
+
+_TOML_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
+
+
+def _toml_hint(message: str, text: str) -> str:
+    """The line tomllib stopped at, and what usually causes its error there (TOML 1.0: an inline table
+    takes no comma after its last entry; a basic string ends on its line)."""
+    found = _TOML_AT.search(message)
+    if found is None:
+        return ""
+    lines = text.splitlines()
+    number, column = int(found.group(1)), int(found.group(2))
+    line = lines[number - 1].strip() if 0 < number <= len(lines) else ""
+    shown = f": {line[:80]!r}" if line else ""
+    before = lines[number - 1][:column - 1].rstrip() if 0 < number <= len(lines) else ""
+    if "key part" in message and before.endswith(","):
+        return f"{shown} (an inline table {{...}} takes no comma after its last entry)"
+    if "Illegal character '\\n'" in message or "Unterminated string" in message:
+        return f'{shown} (a "string" ends on its line: close its quote, or use """...""" for several lines)'
+    return shown
 
 
 def _read_python(r: _Reader, timeout_s: float | None = DEFAULT_TIMEOUT_S) -> dict[str, Any]:
