@@ -241,6 +241,16 @@ def _fill_plain(text: str, values: Mapping[str, Any], template: str, file: str, 
     try:
         return text.format_map(values)
     except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError) as exc:
+        for _, field, spec, conversion in string.Formatter().parse(text):  # the field that fails, named
+            if field is None:
+                continue
+            try:
+                ("{0" + (f"!{conversion}" if conversion else "") + f":{spec}}}").format(values.get(field))
+            except (ValueError, TypeError, OverflowError) as inner:
+                value = values.get(field)
+                shown = value.value if isinstance(value, _Number) else value
+                raise DataError(f"text field {{{field}:{spec}}} cannot print {shown!r} "
+                                f"({type(shown).__name__}): {inner}", file=file, key=key) from None
         raise DataError(f"cannot fill {_short(template)!r}: {exc}", file=file, key=key) from None
 
 

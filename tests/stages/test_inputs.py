@@ -43,3 +43,11 @@ def test_a_field_prints_one_value(value):
 
 def test_a_fill_character_is_not_a_sign():
     assert fill_fields("{x:-^12}", {"x": -1234.5}, file="f", key="k", minus=MINUS) == f"--{MINUS}1234.5---"
+
+
+def test_a_format_that_does_not_fit_its_value_names_the_field():
+    """``{r:.2d}`` of a float: the message named the whole text and not which of its fields failed."""
+    with pytest.raises(DataError) as err:
+        fill_fields("n = {n:d}, r = {r:.2d}", {"n": 3, "r": 0.75}, file="fig.toml", key="text[0].text", minus=MINUS)
+    assert str(err.value) == ("fig.toml: text[0].text: text field {r:.2d} cannot print 0.75 (float): Unknown format "
+                              "code 'd' for object of type 'float'")
