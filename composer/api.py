@@ -40,7 +40,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
-from composer.errors import LayoutError
+from composer.errors import LayoutError, did_you_mean
 from composer.layout.loader import load_document, read_document
 from composer.layout.model import NAME
 from composer.layout.model import Figure as LayoutModel
@@ -80,7 +80,8 @@ def _table(kind: str, what: str, keys: dict[str, Any]) -> dict[str, Any]:
     for name, value in keys.items():
         key = name[:-1] if name.endswith("_") and name[:-1] in valid else name
         if key not in valid:
-            raise TypeError(f"{what}: unknown key {name!r}; valid keys are {', '.join(sorted(valid))}")
+            raise TypeError(f"{what}: unknown key {name!r}{did_you_mean(name, sorted(valid))}; "
+                            f"valid keys are {', '.join(sorted(valid))}")
         if value is not None:
             table[key] = _plain(value)
     return table

@@ -203,7 +203,7 @@ def test_grid_align_and_a_renderer_function_from_a_notebook(tmp_path):
 
 
 def test_unknown_key_is_refused_where_it_is_written():
-    with pytest.raises(TypeError, match=r"Panel 'a': unknown key 'sise'.*size"):
+    with pytest.raises(TypeError, match=r"Panel 'a': unknown key 'sise'; did you mean 'size'\?; valid keys are .*size"):
         Panel("a", "m:f", sise=["1mm", "1mm"])
     with pytest.raises(TypeError, match=r"Figure: unknown key 'colour'"):
         Figure(width="1mm", height="1mm", colour="red")
