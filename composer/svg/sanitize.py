@@ -47,8 +47,10 @@ Bounded work (reference amplification, "``<use>`` bombs"):
     export engine's time (:mod:`composer.svg.budget`).
 
 Resolved for the engine (the same drawing, in terms every renderer reads alike):
-    percentages inside a ``<symbol>`` with a ``viewBox``, which are of that viewBox
-    (:func:`composer.svg.viewbox.resolve_symbol_percentages`).
+    style sheets with a selector the engine's CSS cannot match (``:not()``, ``:nth-child()``,
+    ``~``...), applied to the elements as the file alone is styled
+    (:func:`composer.svg.css.inline_style_sheets`); percentages inside a ``<symbol>`` with a
+    ``viewBox``, which are of that viewBox (:func:`composer.svg.viewbox.resolve_symbol_percentages`).
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ from lxml import etree
 
 from composer.errors import ComposerWarning, SvgError
 from composer.svg.budget import MAX_FILE_WORK, NOT_IN_PLACE, Frame, expand, vertices
+from composer.svg.css import inline_style_sheets
 from composer.svg.images import ImageTooLarge, ImageUnreadable, displayed_raster, gunzipped, skip_image
 from composer.svg.io import MAX_SVG_BYTES, SVG_NS, XLINK_NS, parse_svg, read_limited
 from composer.svg.viewbox import resolve_symbol_percentages
@@ -173,6 +176,7 @@ def sanitize(root: etree._Element, *, source: str, base_dir: Path | None, projec
             el.text = _drop_imports(el.text, source=source, base_dir=base_dir, project_root=project_root)
             _check_css(el.text, source=source, where="<style>", declarations=False)
         stack.extend(reversed(list(el)))
+    inline_style_sheets(root)  # rules the engine cannot match, applied as a browser applies them
     resolve_symbol_percentages(root)  # what the engine resolves against another viewport
     _spend(root, budget, source)
     return root
