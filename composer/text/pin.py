@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import cache
 
 from lxml import etree
 
@@ -154,7 +155,9 @@ def outline_unrendered_fonts(root: etree._Element, *, scope: Callable[[etree._El
     it is painted as the text was; a ``<text>`` left empty is removed. A ``<text>`` whose runs are not
     each placed alone (text beside its tspans, a tspan without x or y, ``dx``/``dy``, nested tspans)
     is laid out as a whole, as SVG places its characters, and replaced by the outlines of all its
-    runs (:func:`_outline_text_tree`).
+    runs (:func:`_outline_text_tree`). Characters are drawn by the glyphs matplotlib draws for them
+    (:func:`drawable_text`: the Computer Modern fonts' TeX encoding as mathtext uses it); a run with a
+    character the font lacks (a CJK character in cmr10) stays text, for the renderers' font fallback.
 
     Returns:
         One line per font outlined (``cmmi10 (regular): 2 runs``), in document order.
@@ -206,8 +209,11 @@ def outline_unrendered_fonts(root: etree._Element, *, scope: Callable[[etree._El
         text = el.text or ""
         if props.get("xml:space") != "preserve":
             text = _collapse(text)
+        glyphs = drawable_text(text, shipped.file)
+        if glyphs is None:
+            continue  # a character the font cannot draw as the file means it: left to the renderers
         prop = FontProperties(fname=shipped.file, size=props["font-size"])
-        escaped = text.replace("$", r"\$")  # plain text, not mathtext
+        escaped = glyphs.replace("$", r"\$")  # plain text, not mathtext
         width = float(text_to_path.get_text_width_height_descent(escaped, prop, ismath=False)[0])
         x0 = float(x) - {"middle": width / 2, "end": width}.get(anchor, 0.0)
         try:
@@ -431,8 +437,11 @@ def _outline_text_tree(text_el: etree._Element, props_of: dict[etree._Element, d
             chunks.append((len(placed), pen_x, pen_x))
         pen_x += relative["dx"][start] or 0.0
         pen_y += relative["dy"][start] or 0.0
-        text = "".join(ch for ch, _ in chars[start:end])
         file, size = files[chars[start][1][-1]]
+        glyphs = drawable_text("".join(ch for ch, _ in chars[start:end]), file)
+        if glyphs is None:
+            return []
+        text = glyphs
         font = get_font(file)
         font.set_size(_LAYOUT_PT, 72)
         xys = font.set_text(text, 0.0, flags=LoadFlags.NO_HINTING, features=("-liga", "-clig", "-dlig"))  # type: ignore[arg-type]
@@ -479,3 +488,67 @@ def _outline_text_tree(text_el: etree._Element, props_of: dict[etree._Element, d
 
 def _or(value: float | None, default: float) -> float:
     return default if value is None else value
+
+
+@cache
+def _tex_encoding(file: str) -> tuple[frozenset[int], dict[int, int]] | None:
+    """For one of matplotlib's Computer Modern fonts (the BaKoMa ``cm*10.ttf`` of ``mpl-data/fonts/ttf``,
+    whose character map is TeX's encoding of that font, not Unicode): (the code points matplotlib's
+    mathtext writes in it, a Unicode code point -> the code point of its glyph in it); None for any
+    other font file.
+
+    What mathtext writes (``matplotlib._mathtext_data.latex_to_bakoma``: a TeX symbol -> (font, code);
+    a single character typed in a formula is looked up in the font's character map as it is, which for
+    cmex10 mathtext never does): a file saved by matplotlib with ``svg.fonttype = "none"`` holds these
+    codes (``¸`` for λ in cmmi10), and they are drawn by the font's own map. A Unicode character
+    (``λ`` in cmmi10, from another tool) is mapped through its TeX name
+    (``matplotlib._mathtext_data.tex2uni``) to the code mathtext uses for that name in this font."""
+    import os
+
+    import matplotlib
+    from matplotlib import _mathtext_data
+    from matplotlib.font_manager import get_font
+
+    folder = os.path.realpath(os.path.join(matplotlib.get_data_path(), "fonts", "ttf"))
+    name = os.path.basename(file)
+    if os.path.dirname(os.path.realpath(file)) != folder or not re.fullmatch(r"cm[a-z]+10\.ttf", name):
+        return None
+    font = name[:-4]
+    charmap = get_font(file).get_charmap()
+    written = {code for family, code in _mathtext_data.latex_to_bakoma.values() if family == font}
+    if font != "cmex10":
+        written |= {code for code in range(0x20, 0x7F) if code in charmap}
+    unicode: dict[int, int] = {}
+    for tex, point in sorted(_mathtext_data.tex2uni.items()):
+        found = _mathtext_data.latex_to_bakoma.get("\\" + tex) or _mathtext_data.latex_to_bakoma.get(tex)
+        if found is not None and found[0] == font and found[1] in charmap and point not in unicode:
+            unicode[point] = found[1]
+    return frozenset(written & set(charmap)), unicode
+
+
+def drawable_text(text: str, file: str) -> str | None:
+    """``text`` as the characters whose glyphs in the font ``file`` draw it, or None when some character
+    has none there (left as text then, for the renderers' own font fallback: a CJK character in
+    cmr10 or STIX would be drawn as the font's empty box).
+
+    A Unicode font draws each character by its character map. matplotlib's Computer Modern fonts are
+    TeX-encoded (:func:`_tex_encoding`): a code point mathtext writes in the font is kept (its glyph
+    is what matplotlib drew), another is mapped to its glyph's code as mathtext maps its TeX symbol
+    (``λ`` -> ``¸`` in cmmi10, ``∞`` -> ``1`` in cmsy10), and one with no such symbol in this font has
+    no glyph. Spaces are kept (their advance)."""
+    from matplotlib.font_manager import get_font
+
+    tex = _tex_encoding(file)
+    if tex is None:
+        font = get_font(file)
+        return text if all(ch.isspace() or font.get_char_index(ord(ch)) for ch in text) else None
+    written, unicode = tex
+    out = []
+    for ch in text:
+        if ch == " " or ord(ch) in written:
+            out.append(ch)
+        elif ord(ch) in unicode:
+            out.append(chr(unicode[ord(ch)]))
+        else:
+            return None
+    return "".join(out)

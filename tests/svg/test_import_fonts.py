@@ -210,3 +210,51 @@ def test_text_and_tspans_collapse_white_space_as_one_run_of_text(tmp_path):
     reds = np.argwhere(red(png))
     b_x = 10 + stix_advance("A ", 24)
     assert len(reds) > 30 and abs(reds[:, 1].min() / 2 - b_x) < 2 and reds[:, 0].min() > 40
+
+
+def cm_drawing(size_pt: tuple[float, float], runs: list[tuple[str, str, float, float]]) -> np.ndarray:
+    """Ink of ``runs`` (matplotlib font file name, characters, x, baseline y in pt from the top) drawn
+    by matplotlib's Agg at 144 dpi in 24 px: the reference drawing of those fonts' glyphs."""
+    import os
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+    from matplotlib.font_manager import FontProperties
+
+    fig = Figure(figsize=(size_pt[0] / 72, size_pt[1] / 72))
+    for name, text, x, y in runs:
+        prop = FontProperties(fname=os.path.join(matplotlib.get_data_path(), "fonts", "ttf", name), size=24)
+        fig.text(x / size_pt[0], 1 - y / size_pt[1], text, fontproperties=prop, va="baseline")
+    out = io.BytesIO()
+    fig.savefig(out, format="png", dpi=144, facecolor="white")
+    return ink(out.getvalue())
+
+
+def test_unicode_characters_in_tex_encoded_fonts_are_drawn_with_the_glyph_mathtext_uses(tmp_path):
+    # A file from another tool writes λ (U+03BB) in cmmi10 and ∞ (U+221E) in cmsy10, which are not in those
+    # fonts' character maps: TeX's encoding has λ at 0xB8 of cmmi10 and ∞ at 0x31 of cmsy10 (Knuth, "Computer
+    # Modern Typefaces"; BaKoMa's map as matplotlib ships it), the glyphs mathtext draws for \lambda, \infty.
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="160" height="60" viewBox="0 0 160 60">'
+           '<text x="20" y="40" font-family="cmmi10" font-size="24">λ</text>'
+           '<text x="90" y="40" font-family="cmsy10" font-size="24">∞</text></svg>').encode()
+    canvas, png = composed_at(tmp_path, svg, (160, 60))
+    assert b"<text" not in canvas
+    reference = cm_drawing((160, 60), [("cmmi10.ttf", "\u00b8", 20, 40), ("cmsy10.ttf", "1", 90, 40)])
+    drawn = ink(png)
+    assert reference.sum() > 200
+    assert overlap(reference, drawn) > 0.95, overlap(reference, drawn)
+
+
+def test_a_character_a_shipped_font_lacks_stays_text_for_the_renderers_fallback(tmp_path):
+    # 中 is in neither cmr10 nor STIXGeneral: outlined, it would be the font's empty box; left as text, the
+    # renderers draw it in a fallback font. The text beside it in the same font is outlined as before.
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="160" height="60" viewBox="0 0 160 60">'
+           '<text x="20" y="40" font-family="cmr10" font-size="24">中</text>'
+           f'<text x="90" y="40" font-family="{STIX}" font-size="24">中</text>'
+           '<text x="120" y="40" font-family="cmr10" font-size="24">A</text></svg>').encode()
+    canvas, png = composed_at(tmp_path, svg, (160, 60))
+    assert canvas.count("中".encode()) == 2 and canvas.count(b"<text") == 2 and b">A<" not in canvas
+    drawn = ink(png)
+    assert drawn[44:84, 40:90].sum() > 50 and drawn[44:84, 180:230].sum() > 50  # a glyph in each place
