@@ -382,20 +382,7 @@ def _outline_text_tree(text_el: etree._Element, props_of: dict[etree._Element, d
         chars = collapsed
     if not "".join(ch for ch, _ in chars).strip():
         return []
-    # 3. positions: each element's lists over its characters, outer elements first
-    n = len(chars)
-    absolute: dict[str, list[float | None]] = {"x": [None] * n, "y": [None] * n}
-    relative: dict[str, list[float | None]] = {"dx": [None] * n, "dy": [None] * n}
-    for el in elements:
-        held = [i for i, (_, chain) in enumerate(chars) if el in chain]
-        for attr, target in (("x", absolute["x"]), ("y", absolute["y"]), ("dx", relative["dx"]),
-                             ("dy", relative["dy"])):
-            values = _numbers(el.get(attr))
-            if values is None:
-                return []
-            for i, value in zip(held, values):
-                target[i] = value
-    # 4. fonts, per element holding characters
+    # 3. fonts, per element holding characters (first: most texts need no outlines)
     files: dict[etree._Element, tuple[str, float]] = {}
     fonts: dict[etree._Element, str] = {}
     for _, chain in chars:
@@ -418,6 +405,23 @@ def _outline_text_tree(text_el: etree._Element, props_of: dict[etree._Element, d
             files[el] = (found.file, props["font-size"])
     if not fonts:
         return []
+    # 4. positions: each element's lists over its characters, outer elements first
+    n = len(chars)
+    absolute: dict[str, list[float | None]] = {"x": [None] * n, "y": [None] * n}
+    relative: dict[str, list[float | None]] = {"dx": [None] * n, "dy": [None] * n}
+    held_by: dict[etree._Element, list[int]] = {}
+    for i, (_, chain) in enumerate(chars):
+        for el in chain:
+            held_by.setdefault(el, []).append(i)
+    for el in elements:
+        held = held_by.get(el, [])
+        for attr, target in (("x", absolute["x"]), ("y", absolute["y"]), ("dx", relative["dx"]),
+                             ("dy", relative["dy"])):
+            values = _numbers(el.get(attr))
+            if values is None:
+                return []
+            for i, value in zip(held, values):
+                target[i] = value
     # 5. runs: one element's characters between position changes
     runs: list[tuple[int, int]] = []
     for i, (_, chain) in enumerate(chars):
