@@ -30,7 +30,7 @@ import tinycss2
 from lxml import etree
 
 from composer.errors import SvgError
-from composer.svg.css import declarations, qualified_rules, selector_texts
+from composer.svg.css import declarations, qualified_rules, selector_texts, weighed_declarations
 from composer.svg.ids import SEPARATOR, document_order, prefixed
 from composer.svg.io import XLINK_NS, svg_tag
 from composer.svg.measure import is_glyph_definition
@@ -150,14 +150,6 @@ _INHERITED = frozenset(ROOT_PRESENTATION) - {"opacity"}
 _IMPORTANT = re.compile(r"\s*!\s*important\s*$", re.IGNORECASE)
 
 
-def _weighed(text: str) -> tuple[tuple[str, str], ...]:
-    """:func:`composer.svg.css.declarations` with ``" !important"`` after an important one's value
-    (tinycss2 gives it as a flag, which that function, read by those that need values only, drops)."""
-    return tuple((d.lower_name, tinycss2.serialize(d.value).strip() + (" !important" if d.important else ""))
-                 for d in tinycss2.parse_declaration_list(text, skip_comments=True, skip_whitespace=True)
-                 if d.type == "declaration")
-
-
 def inline_used_styles(root: etree._Element) -> None:
     """Write the style rules that apply to what a ``<use>`` draws into those elements' ``style``.
 
@@ -186,7 +178,7 @@ def inline_used_styles(root: etree._Element) -> None:
             users.setdefault(by_id[href[1:]], []).append(use)
     if not users:
         return
-    sheet = StyleSheet(root, read=_weighed)
+    sheet = StyleSheet(root, read=weighed_declarations)
     if not sheet:
         return
     import cssselect2
@@ -209,7 +201,7 @@ def inline_used_styles(root: etree._Element) -> None:
         rules = matched.get(el)
         if not rules:
             continue
-        own = _weighed(el.get("style") or "")
+        own = weighed_declarations(el.get("style") or "")
         own_important = {n for n, v in own if _IMPORTANT.search(v)}
         own_normal = {n for n, _ in own} - own_important
         style: dict[str, str] = {}
@@ -218,7 +210,7 @@ def inline_used_styles(root: etree._Element) -> None:
                 continue  # the element's own style attribute wins
             inherited = (name in _INHERITED and el.get(name) is None
                          and all(matched.get(p, {}).get(name, (False, None))[1] == value
-                                 and name not in dict(_weighed(p.get("style") or "")) for p in parents))
+                                 and name not in dict(weighed_declarations(p.get("style") or "")) for p in parents))
             if not inherited:
                 style[name] = value
         if style:

@@ -29,8 +29,8 @@ Declarations = tuple[tuple[str, str], ...]  # (lower-case property name, value a
 @lru_cache(maxsize=4096)
 def declarations(text: str) -> Declarations:
     """Every declaration of a ``style`` attribute or rule body, ``(name, value)`` in order of
-    appearance, names lower-cased, values serialized and stripped (``!important`` dropped: tinycss2
-    gives it as a flag). Cached: matplotlib repeats a few style strings on thousands of elements.
+    appearance, names lower-cased, values serialized and stripped (an ``!important`` is dropped:
+    :func:`weighed_declarations` keeps it). Cached: matplotlib repeats a few style strings on thousands of elements.
 
     ``declarations("fill: red; Stroke-Width: 2")`` is ``(("fill", "red"), ("stroke-width", "2"))``.
     """
@@ -38,6 +38,18 @@ def declarations(text: str) -> Declarations:
     for decl in tinycss2.parse_declaration_list(text, skip_comments=True, skip_whitespace=True):
         if decl.type == "declaration":
             out.append((decl.lower_name, tinycss2.serialize(decl.value).strip()))
+    return tuple(out)
+
+
+@lru_cache(maxsize=4096)
+def weighed_declarations(text: str) -> Declarations:
+    """As :func:`declarations`, with ``" !important"`` kept at the end of the value of each important
+    declaration (``"fill: red !important"`` -> ``(("fill", "red !important"),)``)."""
+    out = []
+    for decl in tinycss2.parse_declaration_list(text, skip_comments=True, skip_whitespace=True):
+        if decl.type == "declaration":
+            value = tinycss2.serialize(decl.value).strip()
+            out.append((decl.lower_name, f"{value} !important" if decl.important else value))
     return tuple(out)
 
 
@@ -121,3 +133,98 @@ class StyleSheet:
                     style.update(decls)
                 out[wrapper.etree_element] = style
         return out
+
+
+#: pseudo-classes the export engine's CSS matcher (usvg's simplecss) knows; ``:root`` is rewritten to the
+#: panel's root when a style sheet is scoped (:func:`composer.stages.fragment.scope_css`)
+_ENGINE_PSEUDO_CLASSES = frozenset({"first-child", "root"})
+#: attribute selector operators the engine knows (presence, ``=``, ``~=``, ``|=``)
+_ENGINE_ATTRIBUTE_OPERATORS = frozenset({"=", "~=", "|="})
+
+
+def engine_matches(prelude: list[tinycss2.ast.Node]) -> bool:
+    """Whether the export engine's own CSS matcher reads every selector of a rule's prelude as
+    Selectors 4 does: type, universal, class, id and attribute selectors (presence, ``=``, ``~=``,
+    ``|=``), the descendant, child (``>``) and next-sibling (``+``) combinators, ``:first-child`` and
+    ``:root``. Anything else (``:not()``, ``:is()``, ``:nth-child()``, ``:last-child``, ``~``,
+    ``[a^=b]``, ``[a$=b]``, ``[a*=b]``, a namespace ``|``) the engine ignores, the rule with it
+    (measured on typst's resvg: such a rule styles nothing)."""
+    for i, token in enumerate(prelude):
+        if token.type == "literal" and token.value in ("~", "|"):
+            return False
+        if token.type == "[] block":
+            for inner in token.content:
+                if inner.type == "literal" and (inner.value in ("^=", "$=", "*=", "|")
+                                                or inner.value.endswith("=") and inner.value not in
+                                                _ENGINE_ATTRIBUTE_OPERATORS):
+                    return False
+        if token.type == "literal" and token.value == ":":
+            after = prelude[i + 1] if i + 1 < len(prelude) else None
+            before = prelude[i - 1] if i else None
+            if before is not None and before.type == "literal" and before.value == ":":
+                continue  # the name of a pseudo-element (::before): it styles nothing anywhere
+            if after is not None and after.type == "literal" and after.value == ":":
+                continue
+            if after is None or after.type != "ident" or after.lower_value not in _ENGINE_PSEUDO_CLASSES:
+                return False
+    return True
+
+
+def _important(value: str) -> tuple[str, bool]:
+    """``"red !important"`` -> ``("red", True)``; ``"red"`` -> ``("red", False)``."""
+    head, bang, tail = value.rpartition("!")
+    if bang and tail.strip().lower() == "important":
+        return head.strip(), True
+    return value, False
+
+
+def inline_style_sheets(root: etree._Element) -> int:
+    """When a ``<style>`` of the document has a rule the export engine cannot match
+    (:func:`engine_matches`), apply every rule of every ``<style>`` to the elements it selects and
+    remove the ``<style>`` elements; returns how many elements got a new ``style`` (0: nothing done).
+
+    The rules are matched by cssselect2 against the document as it stands alone (its root is
+    ``:root``, ``svg:not(.x)`` names it as in a browser), before any id or class changes. Each
+    matched element's ``style`` becomes the cascade's winner of every property (CSS Cascade 4, 6.4):
+    rules by specificity, then order; the element's own ``style`` over rules; ``!important`` rule
+    declarations over its normal ``style`` and its ``!important`` ones over everything; presentation
+    attributes lose to all of these, as before. A browser's drawing of the file is unchanged (a
+    ``style`` attribute holds what the rules gave), and every renderer now draws it so. Rules in
+    at-rules (``@media``) and on pseudo-elements apply to nothing, as composer's scoping drops them.
+    Rules that cssselect2 cannot read are dropped (CSS drops an invalid selector list whole).
+    """
+    styles = list(root.iter(f"{{{SVG_NS}}}style"))
+    if all(engine_matches(rule.prelude) for style in styles for rule in qualified_rules(style.text or "")):
+        return 0
+    sheet = StyleSheet(root, weighed_declarations)
+    count = 0
+    for wrapper in cssselect2.ElementWrapper.from_xml_root(root).iter_subtree():
+        found = sheet.matched(wrapper) if sheet else []
+        if not found:
+            continue
+        el = wrapper.etree_element
+        ranks: list[dict[str, str]] = [{}, {}, {}, {}]  # rules, own style, rules !important, own !important
+        for decls in found:
+            for prop, value in decls:
+                text, important = _important(value)
+                ranks[2 if important else 0][prop] = text
+        for prop, value in weighed_declarations(el.get("style") or ""):
+            text, important = _important(value)
+            ranks[3 if important else 1][prop] = text
+        winners: dict[str, str] = {}
+        for rank in ranks:
+            winners.update(rank)
+        el.set("style", "; ".join(f"{prop}: {value}" for prop, value in winners.items()))
+        count += 1
+    for style in styles:
+        parent = style.getparent()
+        if parent is None:
+            continue
+        previous = style.getprevious()
+        if style.tail:  # keep the text around it where it was (inside a <text>, it is drawn)
+            if previous is not None:
+                previous.tail = (previous.tail or "") + style.tail
+            else:
+                parent.text = (parent.text or "") + style.tail
+        parent.remove(style)
+    return count

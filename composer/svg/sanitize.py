@@ -45,6 +45,12 @@ Bounded work (reference amplification, "``<use>`` bombs"):
     rasterized. An icon costs thousands of units, a matplotlib export of a
     20,000-point scatter about 600,000; the budget is calibrated against the
     export engine's time (:mod:`composer.svg.budget`).
+
+Resolved for the engine (the same drawing, in terms every renderer reads alike):
+    style sheets with a selector the engine's CSS cannot match (``:not()``, ``:nth-child()``,
+    ``~``...), applied to the elements as the file alone is styled
+    (:func:`composer.svg.css.inline_style_sheets`); percentages inside a ``<symbol>`` with a
+    ``viewBox``, which are of that viewBox (:func:`composer.svg.viewbox.resolve_symbol_percentages`).
 """
 
 from __future__ import annotations
@@ -63,8 +69,10 @@ from lxml import etree
 
 from composer.errors import ComposerWarning, SvgError
 from composer.svg.budget import MAX_FILE_WORK, NOT_IN_PLACE, Frame, expand, vertices
+from composer.svg.css import inline_style_sheets
 from composer.svg.images import ImageTooLarge, ImageUnreadable, displayed_raster, gunzipped, skip_image
 from composer.svg.io import MAX_SVG_BYTES, SVG_NS, XLINK_NS, parse_svg, read_limited
+from composer.svg.viewbox import resolve_symbol_percentages
 
 #: budget of expanded work per imported file, in :mod:`composer.svg.budget`'s units (see module docstring).
 MAX_EXPANDED_ELEMENTS = MAX_FILE_WORK
@@ -168,6 +176,8 @@ def sanitize(root: etree._Element, *, source: str, base_dir: Path | None, projec
             el.text = _drop_imports(el.text, source=source, base_dir=base_dir, project_root=project_root)
             _check_css(el.text, source=source, where="<style>", declarations=False)
         stack.extend(reversed(list(el)))
+    inline_style_sheets(root)  # rules the engine cannot match, applied as a browser applies them
+    resolve_symbol_percentages(root)  # what the engine resolves against another viewport
     _spend(root, budget, source)
     return root
 

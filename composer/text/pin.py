@@ -30,11 +30,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import cache
 
 from lxml import etree
 
 from composer.text.fonts import css_style, css_weight, matplotlib_font, parse_families, text_elements
 from composer.units import fmt
+
+#: layout scale, as matplotlib's TextToPath: lay out at 100 pt, then scale
+_LAYOUT_PT = 100.0
 
 _XML_SPACE = "{http://www.w3.org/XML/1998/namespace}space"
 _SVG = "http://www.w3.org/2000/svg"
@@ -148,7 +152,12 @@ def outline_unrendered_fonts(root: etree._Element, *, scope: Callable[[etree._El
     laid out as composer lays out its own text (:class:`matplotlib.textpath.TextPath`: kerning on),
     at the run's x and y, moved by its ``text-anchor``. A ``<tspan>`` becomes a ``<path>`` beside its
     ``<text>`` in a ``<g>`` carrying the ``<text>``'s attributes (transform, fill, class, style), so
-    it is painted as the text was; a ``<text>`` left empty is removed.
+    it is painted as the text was; a ``<text>`` left empty is removed. A ``<text>`` whose runs are not
+    each placed alone (text beside its tspans, a tspan without x or y, ``dx``/``dy``, nested tspans)
+    is laid out as a whole, as SVG places its characters, and replaced by the outlines of all its
+    runs (:func:`_outline_text_tree`). Characters are drawn by the glyphs matplotlib draws for them
+    (:func:`drawable_text`: the Computer Modern fonts' TeX encoding as mathtext uses it); a run with a
+    character the font lacks (a CJK character in cmr10) stays text, for the renderers' font fallback.
 
     Returns:
         One line per font outlined (``cmmi10 (regular): 2 runs``), in document order.
@@ -161,14 +170,28 @@ def outline_unrendered_fonts(root: etree._Element, *, scope: Callable[[etree._El
 
     done: dict[str, int] = {}
     emptied: list[etree._Element] = []
-    for el, props in text_elements(root):
+    found = text_elements(root)
+    props_of = {el: props for el, props in found}
+    outlined: set[etree._Element] = set()
+    for el, _ in found:
+        if (etree.QName(el).localname == "text" and len(el) and scope(el) == "imported"
+                and not _absolute_runs(el)):
+            fonts = _outline_text_tree(el, props_of)
+            if fonts:
+                outlined.add(el)
+                for key in fonts:
+                    done[key] = done.get(key, 0) + 1
+    for el, props in found:
         if scope(el) != "imported" or len(el) or not (el.text or "").strip():
             continue
         local = etree.QName(el).localname
         if local == "textPath" or any(el.get(a) is not None for a in _NOT_PINNED):
             continue
-        if local == "tspan" and (etree.QName(el.getparent()).localname != "text" or (el.tail or "").strip()):
+        if local == "tspan" and (etree.QName(el.getparent()).localname != "text" or (el.tail or "").strip()
+                                 or _continued(el)):
             continue  # a tspan in a tspan (painted from two levels up), or text after it that continues its run
+        if any(a in outlined for a in el.iterancestors()):
+            continue
         x, y = el.get("x", "0" if local == "text" else None), el.get("y", "0" if local == "text" else None)
         if x is None or y is None or not _NUMBER.fullmatch(x) or not _NUMBER.fullmatch(y):
             continue
@@ -186,8 +209,11 @@ def outline_unrendered_fonts(root: etree._Element, *, scope: Callable[[etree._El
         text = el.text or ""
         if props.get("xml:space") != "preserve":
             text = _collapse(text)
+        glyphs = drawable_text(text, shipped.file)
+        if glyphs is None:
+            continue  # a character the font cannot draw as the file means it: left to the renderers
         prop = FontProperties(fname=shipped.file, size=props["font-size"])
-        escaped = text.replace("$", r"\$")  # plain text, not mathtext
+        escaped = glyphs.replace("$", r"\$")  # plain text, not mathtext
         width = float(text_to_path.get_text_width_height_descent(escaped, prop, ismath=False)[0])
         x0 = float(x) - {"middle": width / 2, "end": width}.get(anchor, 0.0)
         try:
@@ -232,3 +258,301 @@ def outline_unrendered_fonts(root: etree._Element, *, scope: Callable[[etree._El
                 holder.set("id", text_el.get("id", ""))
             parent.remove(text_el)
     return [f"{font}: {count} run{'s' if count > 1 else ''}" for font, count in done.items()]
+
+
+def _continued(el: etree._Element) -> bool:
+    """True when the element after ``el`` is a run placed from where ``el`` ends (no x or no y of its own)."""
+    sibling = el.getnext()
+    while sibling is not None and not isinstance(sibling.tag, str):
+        sibling = sibling.getnext()
+    return sibling is not None and (sibling.get("x") is None or sibling.get("y") is None)
+
+
+def _absolute_runs(text_el: etree._Element) -> bool:
+    """True for a ``<text>`` as matplotlib writes it: only ``<tspan>`` children, each a leaf with one x and
+    one y, and white space between them (each run stands alone, and is outlined alone)."""
+    if (text_el.text or "").strip():
+        return False
+    for child in text_el:
+        if (not isinstance(child.tag, str) or etree.QName(child).localname != "tspan" or len(child)
+                or (child.tail or "").strip()):
+            return False
+        if not _NUMBER.fullmatch(child.get("x", "")) or not _NUMBER.fullmatch(child.get("y", "")):
+            return False
+    return True
+
+
+#: a number of an x/y/dx/dy list, in user units (px allowed)
+_LIST_ITEM = re.compile(r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)(?:px)?")
+#: properties that move or hide glyphs in ways the tree layout below does not follow
+_NOT_FOLLOWED = ("baseline-shift", "dominant-baseline", "alignment-baseline", "display", "writing-mode",
+                 "glyph-orientation", "font-variant", "font-feature-settings", "font-kerning")
+#: children of text content that draw nothing (skipped; their tails count)
+_SILENT = frozenset({"title", "desc", "metadata"})
+
+
+def _numbers(value: str | None) -> list[float] | None:
+    """An x/y/dx/dy list as numbers (``"1 2.5px,3"`` -> ``[1, 2.5, 3]``); ``[]`` for None; None when
+    any item is not a plain number or px (a percentage, an em: left to the renderer)."""
+    if value is None:
+        return []
+    out = []
+    for item in re.split(r"[\s,]+", value.strip()):
+        match = _LIST_ITEM.fullmatch(item)
+        if match is None:
+            return None
+        out.append(float(match.group(1)))
+    return out
+
+
+def _outline_text_tree(text_el: etree._Element, props_of: dict[etree._Element, dict]) -> list[str]:
+    """Replace a ``<text>`` with ``<tspan>`` children by its glyph outlines when one of its runs is in a
+    font the renderers lack and matplotlib ships (see :func:`outline_unrendered_fonts`); returns the fonts
+    outlined (``cmr10 (regular)``, one entry per run), ``[]`` when the text is left as it is.
+
+    Layout (SVG 1.1, 10.4-10.5, and SVG 2, 11.8 "text layout"): the characters of the text and of its
+    tspans, in document order, white space collapsed over the whole text (``xml:space="default"``:
+    newlines dropped, tabs as spaces, leading and trailing spaces removed, runs of spaces as one) or
+    kept (``preserve``, newlines and tabs as spaces), are set one after the other from the pen: an
+    element's ``x``/``y`` list sets the absolute position of its characters in order (an inner
+    element's list wins over its ancestors'), ``dx``/``dy`` shift them; each absolute position starts a
+    text chunk, moved as a whole by the ``text-anchor`` of its first character (its width: the pen's
+    advance over it). The characters of one element between two position changes are one run, laid
+    out by matplotlib in its font (kerning on, as composer's own text; the advance: the last
+    character's origin plus its advance width), in the file that matplotlib finds for the run's
+    ``font-family`` (the shipped file for a family fontconfig lacks). The outline keeps the tree: a
+    ``<g>`` with the ``<text>``'s attributes (its id, transform, paint, class, style) and, inside it, a
+    ``<g>`` per tspan with its own attributes, holding ``<path>`` runs.
+
+    Left as text: a child other than ``<tspan>`` (``<textPath>``, ``<a>``), ``rotate``, ``textLength``,
+    letter or word spacing, baseline shifts, ``display``, a position not in user units, an anchor other
+    than start/middle/end, mixed ``xml:space``, a run in a font matplotlib lacks, or no run in a font
+    that needs outlining.
+    """
+    from matplotlib.font_manager import FontProperties, get_font
+    from matplotlib.ft2font import LoadFlags
+    from matplotlib.textpath import TextPath
+
+    from composer.text.fonts import _family_matches, fontconfig_font
+    from composer.text.metrics import _path_d
+
+    # 1. the characters, each with the chain of elements holding it (outermost first)
+    chars: list[tuple[str, tuple[etree._Element, ...]]] = []
+    elements: list[etree._Element] = []
+
+    def walk(el: etree._Element, chain: tuple[etree._Element, ...]) -> bool:
+        chain = (*chain, el)
+        elements.append(el)
+        chars.extend((ch, chain) for ch in el.text or "")
+        for child in el:
+            if not isinstance(child.tag, str):
+                return False
+            local = etree.QName(child).localname
+            if local == "tspan":
+                if not walk(child, chain):
+                    return False
+            elif local not in _SILENT:
+                return False
+            chars.extend((ch, chain) for ch in child.tail or "")
+        return True
+
+    if not walk(text_el, ()):
+        return []
+    spaces = set()
+    for el in elements:
+        if any(el.get(a) is not None for a in (*_NOT_PINNED[2:], *_NOT_FOLLOWED)) or \
+                any(prop in (el.get("style") or "") for prop in _NOT_FOLLOWED):
+            return []
+        if el not in props_of or _plain_anchor(props_of[el]) is None:
+            return []
+        spaces.add(props_of[el].get("xml:space") == "preserve")
+    if len(spaces) > 1:
+        return []
+    # 2. white space (SVG 1.1, 10.15)
+    chars = [(" " if ch in "\t\n\r" else ch, chain) for ch, chain in chars
+             if spaces == {True} or ch not in "\n\r"]
+    if spaces != {True}:
+        collapsed: list[tuple[str, tuple[etree._Element, ...]]] = []
+        for ch, chain in chars:
+            if ch == " " and (not collapsed or collapsed[-1][0] == " "):
+                continue
+            collapsed.append((ch, chain))
+        if collapsed and collapsed[-1][0] == " ":
+            collapsed.pop()
+        chars = collapsed
+    if not "".join(ch for ch, _ in chars).strip():
+        return []
+    # 3. fonts, per element holding characters (first: most texts need no outlines)
+    files: dict[etree._Element, tuple[str, float]] = {}
+    fonts: dict[etree._Element, str] = {}
+    for _, chain in chars:
+        el = chain[-1]
+        if el in files:
+            continue
+        props = props_of[el]
+        families = parse_families(props.get("font-family", "sans-serif"))
+        weight, style = css_weight(props.get("font-weight", "")), css_style(props.get("font-style", ""))
+        rendered = fontconfig_font(families[0], weight, style)
+        shipped = matplotlib_font(families[:1], weight, style)
+        if (rendered is not None and not (_family_matches(families[0], rendered) and not rendered.synthetic)
+                and shipped is not None and shipped.family.casefold() == families[0].casefold()):
+            files[el] = (shipped.file, props["font-size"])
+            fonts[el] = f"{families[0]} ({' '.join(w for w in (weight, style) if w != 'normal') or 'regular'})"
+        else:
+            found = matplotlib_font(families, weight, style)
+            if found is None:
+                return []
+            files[el] = (found.file, props["font-size"])
+    if not fonts:
+        return []
+    # 4. positions: each element's lists over its characters, outer elements first
+    n = len(chars)
+    absolute: dict[str, list[float | None]] = {"x": [None] * n, "y": [None] * n}
+    relative: dict[str, list[float | None]] = {"dx": [None] * n, "dy": [None] * n}
+    held_by: dict[etree._Element, list[int]] = {}
+    for i, (_, chain) in enumerate(chars):
+        for el in chain:
+            held_by.setdefault(el, []).append(i)
+    for el in elements:
+        held = held_by.get(el, [])
+        for attr, target in (("x", absolute["x"]), ("y", absolute["y"]), ("dx", relative["dx"]),
+                             ("dy", relative["dy"])):
+            values = _numbers(el.get(attr))
+            if values is None:
+                return []
+            for i, value in zip(held, values):
+                target[i] = value
+    # 5. runs: one element's characters between position changes
+    runs: list[tuple[int, int]] = []
+    for i, (_, chain) in enumerate(chars):
+        moved = absolute["x"][i] is not None or absolute["y"][i] is not None or relative["dx"][i] or relative["dy"][i]
+        if not runs or moved or chain[-1] is not chars[i - 1][1][-1]:
+            runs.append((i, i + 1))
+        else:
+            runs[-1] = (runs[-1][0], i + 1)
+    # 6. layout: the pen, chunk by chunk
+    placed: list[tuple[int, int, float, float, str]] = []  # (start, end, x, y, d)
+    chunks: list[tuple[int, float, float]] = []  # (first placed run, start x, end x)
+    pen_x = pen_y = 0.0
+    for start, end in runs:
+        if absolute["x"][start] is not None or absolute["y"][start] is not None or not chunks:
+            pen_x = _or(absolute["x"][start], pen_x)
+            pen_y = _or(absolute["y"][start], pen_y)
+            chunks.append((len(placed), pen_x, pen_x))
+        pen_x += relative["dx"][start] or 0.0
+        pen_y += relative["dy"][start] or 0.0
+        file, size = files[chars[start][1][-1]]
+        glyphs = drawable_text("".join(ch for ch, _ in chars[start:end]), file)
+        if glyphs is None:
+            return []
+        text = glyphs
+        font = get_font(file)
+        font.set_size(_LAYOUT_PT, 72)
+        xys = font.set_text(text, 0.0, flags=LoadFlags.NO_HINTING, features=("-liga", "-clig", "-dlig"))  # type: ignore[arg-type]
+        last = font.load_char(ord(text[-1]), flags=LoadFlags.NO_HINTING)
+        advance = (float(xys[-1][0]) / 64.0 + last.linearHoriAdvance / 65536.0) * size / _LAYOUT_PT if len(xys) else 0.0
+        d = ""
+        if text.strip():
+            try:
+                d = _path_d(TextPath((0, 0), text.replace("$", r"\$"), prop=FontProperties(fname=file, size=size)))
+            except AttributeError:  # matplotlib fails on glyphs without an outline (U+00A0, U+200B)
+                return []
+        placed.append((start, end, pen_x, pen_y, d))
+        pen_x += advance
+        chunks[-1] = (chunks[-1][0], chunks[-1][1], pen_x)
+    # 7. anchors, then the outlines in the text's tree
+    shifts = [0.0] * len(placed)
+    for k, (first, x0, x1) in enumerate(chunks):
+        upto = chunks[k + 1][0] if k + 1 < len(chunks) else len(placed)
+        anchor = _plain_anchor(props_of[chars[placed[first][0]][1][-1]])
+        shift = {"middle": (x1 - x0) / 2, "end": x1 - x0}.get(anchor or "start", 0.0)
+        for j in range(first, upto):
+            shifts[j] = shift
+    top = etree.Element(f"{{{_SVG}}}g")
+    for name, value in text_el.attrib.items():
+        if name not in _TEXT_ONLY:
+            top.set(name, value)
+    groups: dict[etree._Element, etree._Element] = {text_el: top}
+
+    def group(el: etree._Element) -> etree._Element:  # made at its first run: groups and runs in document order
+        if el not in groups:
+            attrs = {k: v for k, v in el.attrib.items() if k not in _TEXT_ONLY and k != "transform"}
+            parent = group(el.getparent())
+            groups[el] = etree.SubElement(parent, f"{{{_SVG}}}g", attrs) if attrs else parent
+        return groups[el]
+
+    for (start, _, x, y, d), shift in zip(placed, shifts):
+        if d:
+            etree.SubElement(group(chars[start][1][-1]), f"{{{_SVG}}}path",
+                             {"d": d, "transform": f"translate({fmt(x - shift)} {fmt(y)})"})
+    top.tail = text_el.tail
+    text_el.getparent().replace(text_el, top)
+    return [fonts[chars[start][1][-1]] for start, _, _, _, d in placed if d and chars[start][1][-1] in fonts]
+
+
+def _or(value: float | None, default: float) -> float:
+    return default if value is None else value
+
+
+@cache
+def _tex_encoding(file: str) -> tuple[frozenset[int], dict[int, int]] | None:
+    """For one of matplotlib's Computer Modern fonts (the BaKoMa ``cm*10.ttf`` of ``mpl-data/fonts/ttf``,
+    whose character map is TeX's encoding of that font, not Unicode): (the code points matplotlib's
+    mathtext writes in it, a Unicode code point -> the code point of its glyph in it); None for any
+    other font file.
+
+    What mathtext writes (``matplotlib._mathtext_data.latex_to_bakoma``: a TeX symbol -> (font, code);
+    a single character typed in a formula is looked up in the font's character map as it is, which for
+    cmex10 mathtext never does): a file saved by matplotlib with ``svg.fonttype = "none"`` holds these
+    codes (``¸`` for λ in cmmi10), and they are drawn by the font's own map. A Unicode character
+    (``λ`` in cmmi10, from another tool) is mapped through its TeX name
+    (``matplotlib._mathtext_data.tex2uni``) to the code mathtext uses for that name in this font."""
+    import os
+
+    import matplotlib
+    from matplotlib import _mathtext_data
+    from matplotlib.font_manager import get_font
+
+    folder = os.path.realpath(os.path.join(matplotlib.get_data_path(), "fonts", "ttf"))
+    name = os.path.basename(file)
+    if os.path.dirname(os.path.realpath(file)) != folder or not re.fullmatch(r"cm[a-z]+10\.ttf", name):
+        return None
+    font = name[:-4]
+    charmap = get_font(file).get_charmap()
+    written = {code for family, code in _mathtext_data.latex_to_bakoma.values() if family == font}
+    if font != "cmex10":
+        written |= {code for code in range(0x20, 0x7F) if code in charmap}
+    unicode: dict[int, int] = {}
+    for tex, point in sorted(_mathtext_data.tex2uni.items()):
+        found = _mathtext_data.latex_to_bakoma.get("\\" + tex) or _mathtext_data.latex_to_bakoma.get(tex)
+        if found is not None and found[0] == font and found[1] in charmap and point not in unicode:
+            unicode[point] = found[1]
+    return frozenset(written & set(charmap)), unicode
+
+
+def drawable_text(text: str, file: str) -> str | None:
+    """``text`` as the characters whose glyphs in the font ``file`` draw it, or None when some character
+    has none there (left as text then, for the renderers' own font fallback: a CJK character in
+    cmr10 or STIX would be drawn as the font's empty box).
+
+    A Unicode font draws each character by its character map. matplotlib's Computer Modern fonts are
+    TeX-encoded (:func:`_tex_encoding`): a code point mathtext writes in the font is kept (its glyph
+    is what matplotlib drew), another is mapped to its glyph's code as mathtext maps its TeX symbol
+    (``λ`` -> ``¸`` in cmmi10, ``∞`` -> ``1`` in cmsy10), and one with no such symbol in this font has
+    no glyph. Spaces are kept (their advance)."""
+    from matplotlib.font_manager import get_font
+
+    tex = _tex_encoding(file)
+    if tex is None:
+        font = get_font(file)
+        return text if all(ch.isspace() or font.get_char_index(ord(ch)) for ch in text) else None
+    written, unicode = tex
+    out = []
+    for ch in text:
+        if ch == " " or ord(ch) in written:
+            out.append(ch)
+        elif ord(ch) in unicode:
+            out.append(chr(unicode[ord(ch)]))
+        else:
+            return None
+    return "".join(out)

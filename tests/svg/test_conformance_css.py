@@ -8,6 +8,7 @@ are transparent at 72 dpi (1 pt = 1 px).
 
 from __future__ import annotations
 
+import pytest
 from conformance_helpers import HEAD, compose, near
 
 WHITE = (255, 255, 255)
@@ -71,3 +72,22 @@ def test_rules_reach_what_a_use_draws_in_a_browser_too(tmp_path):
         assert near(png[y, x], (*colour, 255)), (x, png[y, x])
         assert near(pdf[y, x], colour), (x, pdf[y, x])
         assert near((shot[y, x] * 255).round(), colour), (x, shot[y, x] * 255)
+
+
+@pytest.mark.parametrize("engine", ["resvg", "cairosvg"])
+def test_rules_the_engine_cannot_match_style_the_file_as_it_is_styled_alone(tmp_path, engine):
+    # the file alone (Selectors 4): its root has class k, so `svg:not(.x) circle` fills both circles blue;
+    # `svg:not(:root) rect` reaches the rect of the nested <svg> (red), not the root's own rect (black,
+    # the default fill: the root is :root in the file, though it becomes a nested viewport of the
+    # canvas); the second circle's own style (green) beats the normal rule, and the !important rule
+    # `.c:not(.x)` (magenta) beats its own style. typst's resvg matches none of :not() by itself.
+    art = (f'<svg {HEAD} class="k" viewBox="0 0 80 20"><style>svg:not(.x) circle {{fill: #0000ff}} '
+           'svg:not(:root) rect {fill: #ff0000} .c:not(.x) {fill: #ff00ff !important}</style>'
+           '<circle cx="10" cy="10" r="8"/><svg x="20" width="20" height="20"><rect width="20" height="20"/></svg>'
+           '<rect x="40" width="20" height="20"/><circle class="c" cx="70" cy="10" r="8" style="fill: #00ff00"/>'
+           '</svg>')
+    png, pdf, _, svg = compose(tmp_path, (80, 20), {"a": (art, (0, 0), (80, 20))}, engine=engine)
+    for x, colour in ((10, (0, 0, 255)), (30, (255, 0, 0)), (50, (0, 0, 0)), (70, (255, 0, 255))):
+        assert near(png[10, x], (*colour, 255)), (x, png[10, x])
+        assert near(pdf[10, x], colour), (x, pdf[10, x])
+    assert b"<style" not in svg and b'style="fill: #0000ff"' in svg  # the rules applied to what they select

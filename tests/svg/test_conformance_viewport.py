@@ -60,6 +60,29 @@ def test_a_symbol_without_size_is_100_percent_of_the_files_viewport(tmp_path):
         assert png[15, x, 3] < 10 and near(pdf[15, x], WHITE), x
 
 
+@pytest.mark.parametrize("engine", ["resvg", "cairosvg"])
+def test_percentages_inside_a_symbol_are_of_its_viewbox(tmp_path, engine):
+    # SVG 2, 8.9: inside a <symbol viewBox="0 0 20 10"> a percentage is of that viewBox, whatever the
+    # <use>'s size: the rect is 25 % x 50 % = 5 x 5 units, the line x 10..20 at y 8 with a stroke 20 % of
+    # the diagonal sqrt((20^2 + 10^2) / 2) = 15.81, so 3.16 wide (y 6.42..9.58). The use's 40 x 40 meets
+    # the 20 x 10 viewBox at scale 2, centred: y offset (40 - 20) / 2 = 10; the use is at x 40 of the file,
+    # the file (80 x 40, scale 1) at (10, 10) of the canvas. So the rect covers canvas x 50..60, y 20..30,
+    # the line x 70..90, y 32.8..39.2. (Of the 80 x 40 viewport around the use instead, the rect would
+    # be 20 x 20 units and cover the whole symbol.)
+    art = (f'<svg {HEAD} viewBox="0 0 80 40"><symbol id="s" viewBox="0 0 20 10">'
+           '<rect width="25%" height="50%" fill="#0000ff"/>'
+           '<line x1="50%" y1="80%" x2="100%" y2="80%" stroke="#ff0000" stroke-width="20%"/></symbol>'
+           '<use href="#s" x="40" width="40" height="40"/></svg>')
+    png, pdf, _, svg = compose(tmp_path, (100, 60), {"a": (art, (10, 10), (80, 40))}, engine=engine)
+    for (x, y), colour in (((51, 21), BLUE), ((58, 28), BLUE), ((72, 34), RED), ((80, 36), RED), ((88, 38), RED)):
+        assert near(png[y, x], (*colour, 255)), (x, y, png[y, x])
+        assert near(pdf[y, x], colour), (x, y, pdf[y, x])
+    for x, y in ((63, 25), (75, 22), (65, 36), (80, 31), (45, 25)):
+        assert png[y, x, 3] < 10, (x, y, png[y, x])
+        assert near(pdf[y, x], WHITE), (x, y, pdf[y, x])
+    assert b'<rect width="5" height="5"' in svg and b'stroke-width="3.16227766"' in svg
+
+
 def test_user_space_gradient_defaults_span_the_files_viewport(tmp_path):
     # gradientUnits="userSpaceOnUse" with x1 = 0 %, x2 = 100 % of the file's viewport (40 units): black
     # at the panel's left edge (canvas x 40), mid-grey at its middle (x 60), white at its right (x 80)
