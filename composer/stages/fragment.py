@@ -25,16 +25,17 @@ the whole document. :func:`import_fragment`
 from __future__ import annotations
 
 import re
+import warnings
 
 import tinycss2
 from lxml import etree
 
-from composer.errors import SvgError
+from composer.errors import ComposerWarning, SvgError
 from composer.svg.css import declarations, qualified_rules, selector_texts
 from composer.svg.ids import SEPARATOR, document_order, prefixed
 from composer.svg.io import XLINK_NS, svg_tag
 from composer.svg.measure import is_glyph_definition
-from composer.svg.transform import cumulative, scale_of
+from composer.svg.transform import css_transform_to_svg, cumulative, scale_of
 from composer.svg.viewbox import ViewBox, view_box
 from composer.units import PX_PER_UNIT, fmt, length_px
 
@@ -90,6 +91,8 @@ def import_fragment(root: etree._Element, *, name: str, group_id: str, source: s
             root.remove(meta)
     nest = viewport and needs_viewport(root)  # decided on the file as written (ids and CSS not yet renamed)
     inline_used_styles(root)  # before scoping: what a <use> draws is matched as in the file alone
+    if viewport:
+        _resolve_css_transforms(root, source=source)  # ids as the file names them, for the warning
     ids = {el.get("id") for el in root.iter() if el.get("id")}
     mapping = (document_order(root, name, keep=is_glyph_definition) if renumber
                else {old: prefixed(name, old) for old in ids})
@@ -342,6 +345,53 @@ def _resolve_non_scaling_strokes(root: etree._Element, *, source: str) -> None:
         own.pop("vector-effect", None)
         el.attrib.pop("vector-effect", None)
         el.set("style", "; ".join(f"{prop}: {value}" for prop, value in own.items()))
+
+
+#: elements a CSS-transform warning names in full before "and N more"
+_NAMED_IN_WARNING = 3
+
+
+def _resolve_css_transforms(root: etree._Element, *, source: str) -> None:
+    """Turn a CSS ``transform`` in an element's ``style`` (``style="transform: translate(60px, 0)"``,
+    as d3 and other web tools write) into the ``transform`` attribute that draws the same
+    (:func:`composer.svg.transform.css_transform_to_svg`): browsers apply the CSS property (it
+    overrides the attribute) but the engine's usvg does not, so the SVG output and its PNG/PDF would
+    differ. A value SVG cannot express (3D functions, percentages, relative units) is dropped,
+    so every output draws the element by its attribute, with one :class:`ComposerWarning` per file
+    naming the elements. The root's own ``style`` and ``transform`` in ``<style>`` rules are not
+    read here.
+    """
+    dropped: list[str] = []
+    for el in root.iter():
+        style = el.get("style") if isinstance(el.tag, str) and el is not root else None
+        if not style or "transform" not in style:
+            continue
+        declared = declarations(style)
+        value = dict(declared).get("transform")
+        if value is None:
+            continue
+        try:
+            written = css_transform_to_svg(value)
+        except ValueError as exc:
+            tag = etree.QName(el).localname
+            named = f"<{tag} id={el.get('id')!r}>" if el.get("id") else f"<{tag}> on line {el.sourceline}"
+            dropped.append(f"{named} (transform: {value}: {exc})")
+        else:
+            if written:
+                el.set("transform", written)
+            else:
+                el.attrib.pop("transform", None)
+        kept = [(prop, v) for prop, v in declared if prop != "transform"]
+        if kept:
+            el.set("style", "; ".join(f"{prop}: {v}" for prop, v in kept))
+        else:
+            del el.attrib["style"]
+    if dropped:
+        more = f" and {len(dropped) - _NAMED_IN_WARNING} more" if len(dropped) > _NAMED_IN_WARNING else ""
+        warnings.warn(ComposerWarning(f"{source}: a CSS transform SVG cannot express is left out (every output draws "
+                                      "the element without it): "
+                                      + "; ".join(dropped[:_NAMED_IN_WARNING]) + more
+                                      + "; write it as a transform attribute"), stacklevel=3)
 
 
 def _non_scaling(el: etree._Element) -> bool:
