@@ -32,6 +32,7 @@ from lxml import etree
 
 from composer.errors import ComposerWarning, SvgError
 from composer.svg.css import declarations, qualified_rules, selector_texts
+from composer.svg.elements import rule_transforms
 from composer.svg.ids import SEPARATOR, document_order, prefixed
 from composer.svg.io import XLINK_NS, svg_tag
 from composer.svg.measure import is_glyph_definition
@@ -358,16 +359,21 @@ def _resolve_css_transforms(root: etree._Element, *, source: str) -> None:
     overrides the attribute) but the engine's usvg does not, so the SVG output and its PNG/PDF would
     differ. A value SVG cannot express (3D functions, percentages, relative units) is dropped,
     so every output draws the element by its attribute, with one :class:`ComposerWarning` per file
-    naming the elements. The root's own ``style`` and ``transform`` in ``<style>`` rules are not
-    read here.
+    naming the elements. A ``transform`` that top-level ``<style>`` rules give an element
+    (:func:`composer.svg.elements.rule_transforms`) is treated the same and taken out of the rules; the
+    root's own is left alone, and so are rules inside at-rules (``@media``).
     """
     dropped: list[str] = []
+    ruled = rule_transforms(root)
+    if ruled:  # written onto the elements below; the rules then say nothing more
+        for sheet in root.iter(svg_tag("style")):
+            sheet.text = _without_transforms(sheet.text or "")
     for el in root.iter():
-        style = el.get("style") if isinstance(el.tag, str) and el is not root else None
-        if not style or "transform" not in style:
+        if not isinstance(el.tag, str) or el is root:
             continue
-        declared = declarations(style)
-        value = dict(declared).get("transform")
+        style = el.get("style") or ""
+        declared = declarations(style) if "transform" in style else ()
+        value = dict(declared).get("transform", ruled.get(el))
         if value is None:
             continue
         try:
@@ -381,17 +387,33 @@ def _resolve_css_transforms(root: etree._Element, *, source: str) -> None:
                 el.set("transform", written)
             else:
                 el.attrib.pop("transform", None)
-        kept = [(prop, v) for prop, v in declared if prop != "transform"]
-        if kept:
-            el.set("style", "; ".join(f"{prop}: {v}" for prop, v in kept))
-        else:
-            del el.attrib["style"]
+        if "transform" in dict(declared):
+            kept = [(prop, v) for prop, v in declared if prop != "transform"]
+            if kept:
+                el.set("style", "; ".join(f"{prop}: {v}" for prop, v in kept))
+            else:
+                del el.attrib["style"]
     if dropped:
         more = f" and {len(dropped) - _NAMED_IN_WARNING} more" if len(dropped) > _NAMED_IN_WARNING else ""
         warnings.warn(ComposerWarning(f"{source}: a CSS transform SVG cannot express is left out (every output draws "
                                       "the element without it): "
                                       + "; ".join(dropped[:_NAMED_IN_WARNING]) + more
                                       + "; write it as a transform attribute"), stacklevel=3)
+
+
+def _without_transforms(css: str) -> str:
+    """A stylesheet with the ``transform`` declarations of its top-level rules taken out (the other
+    rules, comments and at-rules as written)."""
+    out = []
+    for node in tinycss2.parse_stylesheet(css):
+        if node.type == "qualified-rule":
+            decls = tinycss2.parse_declaration_list(node.content, skip_comments=True, skip_whitespace=True)
+            kept = [d for d in decls if not (d.type == "declaration" and d.lower_name == "transform")]
+            if len(kept) != len(decls):
+                out.append(tinycss2.serialize(node.prelude) + "{" + "; ".join(d.serialize() for d in kept) + "}")
+                continue
+        out.append(node.serialize())
+    return "".join(out)
 
 
 def _non_scaling(el: etree._Element) -> bool:

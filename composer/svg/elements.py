@@ -8,7 +8,8 @@ its axis-aligned bounding box in the user units of the root ``<svg>``
 - every ``transform`` from the element (its own included) up to, but not
   including, the root is applied: the root's own ``transform`` is not part of
   the user space its viewBox describes. A CSS ``transform`` in an element's
-  ``style`` overrides its attribute, read as the import writes it
+  ``style`` (or from a ``<style>`` rule) overrides its attribute, read as the
+  import writes it
   (:func:`composer.svg.transform.css_transform_to_svg`); one that has no SVG
   equivalent is dropped at import, and so here;
 - a nested ``<svg>`` is a viewport: its content is mapped by its ``x``/``y``
@@ -50,7 +51,7 @@ import re
 import svgelements
 from lxml import etree
 
-from composer.svg.css import declarations
+from composer.svg.css import StyleSheet, declarations
 from composer.svg.geometry import BBox, points_bbox, union
 from composer.svg.io import SVG_NS, XLINK_NS
 from composer.svg.measure import path_points, shape_points
@@ -99,19 +100,36 @@ def _length(el: etree._Element, name: str, axis: str, viewport: Viewport, defaul
     return value * PX_PER_UNIT.get(unit, 1.0)
 
 
-def own_transform(el: etree._Element) -> str | None:
-    """The transform ``el`` is drawn with, as ``transform`` attribute text: its ``style``'s CSS
-    ``transform`` when it has one that SVG can express (it overrides the attribute; CSS Transforms 1,
-    SVG 2 7.5), else its ``transform`` attribute (a CSS transform that cannot be expressed is dropped
-    at import: :func:`composer.svg.transform.css_transform_to_svg`)."""
+def _transform_declarations(text: str) -> tuple[tuple[str, str], ...]:
+    return tuple((name, value) for name, value in declarations(text) if name == "transform")
+
+
+def rule_transforms(root: etree._Element) -> dict[etree._Element, str]:
+    """Element -> the CSS ``transform`` the document's ``<style>`` rules give it (the winning one, as
+    :meth:`composer.svg.css.StyleSheet.by_element` matches them); empty when no rule sets one."""
+    if not any("transform" in (style.text or "") for style in root.iter(f"{{{SVG_NS}}}style")):
+        return {}
+    sheet = StyleSheet(root, _transform_declarations)
+    return {el: found["transform"] for el, found in sheet.by_element(root).items() if "transform" in found}
+
+
+def own_transform(el: etree._Element, ruled: dict[etree._Element, str] | None = None) -> str | None:
+    """The transform ``el`` is drawn with, as ``transform`` attribute text: its CSS ``transform`` (its
+    ``style``'s, else the one ``<style>`` rules give it, ``ruled``: :func:`rule_transforms`) when SVG can
+    express it (it overrides the attribute; CSS Transforms 1, SVG 2 7.5), else its ``transform``
+    attribute (a CSS transform that cannot be expressed is dropped at import:
+    :func:`composer.svg.transform.css_transform_to_svg`)."""
+    value = None
     style = el.get("style")
     if style and "transform" in style:
         value = dict(declarations(style)).get("transform")
-        if value is not None:
-            try:
-                return css_transform_to_svg(value)
-            except ValueError:
-                pass
+    if value is None and ruled:
+        value = ruled.get(el)
+    if value is not None:
+        try:
+            return css_transform_to_svg(value)
+        except ValueError:
+            pass
     return el.get("transform")
 
 
@@ -253,7 +271,7 @@ def element_boxes(root: etree._Element) -> dict[str, BBox]:
         tag = _local(el.tag)
         if tag is None or tag in _NOT_DRAWN:
             return None
-        own = multiply(m, parse_transform(own_transform(el))) if el is not root else m
+        own = multiply(m, parse_transform(own_transform(el, ruled))) if el is not root else m
         found: BBox | None = None
         if tag in _SHAPES:
             found = _shape_box(el, tag, own, viewport)
@@ -295,5 +313,6 @@ def element_boxes(root: etree._Element) -> dict[str, BBox]:
         if isinstance(el.tag, str) and el.get("id") and el.get("id") not in by_id:
             by_id[el.get("id")] = el
     expanding: set[int] = set()
+    ruled = rule_transforms(root)
     walk(root, IDENTITY, True, _root_viewport(root))
     return dict(sorted(boxes.items()))

@@ -276,3 +276,31 @@ def test_element_boxes_read_a_css_transform_as_the_import_writes_it():
     boxes = element_boxes(doc)
     assert boxes["box"] == pytest.approx((130.0, 30.0, 170.0, 70.0))
     assert boxes["bad"] == pytest.approx((60.0, 5.0, 80.0, 25.0))
+
+
+def test_a_css_transform_from_a_style_rule_is_drawn_and_measured_the_same(tmp_path):
+    """``.moved {transform: translate(120px, 0)}`` on ``box`` (user x 10..50, y 30..70): canvas x 85..105,
+    y 155..175 (as in the test above), south midpoint (95, 175); ``kept`` has its own inline CSS transform,
+    which beats the rule: translate(0, 10px) moves it (user x 60..80, y 0..20) to canvas y 145..155, x
+    50..60: north midpoint (55, 145). The rule's transform leaves the stylesheet (browsers would apply it on
+    top of nothing else, the engine not at all), its fill stays."""
+    root = project(tmp_path, '[panels.moved]\nsvg = "../moved.svg"\nat = ["20pt", "140pt"]\nsize = ["100pt", "50pt"]\n'
+                   + arrows("moved#box.s", "moved#kept.n"))
+    (root / "moved.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 200 100">'
+        '<style>.moved { transform: translate(120px, 0); fill: #ff0000 } rect { stroke: none }</style>'
+        '<rect id="box" class="moved" x="10" y="30" width="40" height="40"/>'
+        '<rect id="kept" class="moved" x="60" y="0" width="20" height="20" style="transform: translate(0, 10px)"/>'
+        '</svg>')
+    result = build("fig", root=root, formats=("svg", "png"), dpi=144, cache=False)
+    svg = etree.fromstring(result.outputs["svg"].read_bytes())
+    sheet = "".join(s.text or "" for s in svg.iter(f"{SVG_NS}style"))
+    assert "transform" not in sheet and "#ff0000" in sheet
+    assert [el.get("transform") for el in svg.iter(f"{SVG_NS}rect") if el.get("class") == "moved"] == [
+        "translate(120 0)", "translate(0 10)"]
+    assert arrow_ends(root) == [pytest.approx(p, abs=0.1) for p in [(95.0, 175.0), (55.0, 145.0)]]
+    png = read_png(result.outputs["png"])[..., :3].astype(int)
+    assert list(png[int(165 * 2), int(95 * 2)]) == [255, 0, 0]  # 144 dpi: 2 px per pt
+    assert list(png[int(165 * 2), int(35 * 2)]) == [255, 255, 255]
+    assert list(png[int(150 * 2), int(55 * 2)]) == [255, 0, 0]
+    assert list(png[int(143 * 2), int(55 * 2)]) == [255, 255, 255]
