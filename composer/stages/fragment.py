@@ -25,16 +25,18 @@ the whole document. :func:`import_fragment`
 from __future__ import annotations
 
 import re
+import warnings
 
 import tinycss2
 from lxml import etree
 
-from composer.errors import SvgError
+from composer.errors import ComposerWarning, SvgError
 from composer.svg.css import declarations, qualified_rules, selector_texts, weighed_declarations
+from composer.svg.elements import rule_transforms
 from composer.svg.ids import SEPARATOR, document_order, prefixed
 from composer.svg.io import XLINK_NS, svg_tag
 from composer.svg.measure import is_glyph_definition
-from composer.svg.transform import cumulative, scale_of
+from composer.svg.transform import css_transform_to_svg, cumulative, scale_of
 from composer.svg.viewbox import ViewBox, view_box
 from composer.units import PX_PER_UNIT, fmt, length_px
 
@@ -90,6 +92,8 @@ def import_fragment(root: etree._Element, *, name: str, group_id: str, source: s
             root.remove(meta)
     nest = viewport and needs_viewport(root)  # decided on the file as written (ids and CSS not yet renamed)
     inline_used_styles(root)  # before scoping: what a <use> draws is matched as in the file alone
+    if viewport:
+        _resolve_css_transforms(root, source=source)  # ids as the file names them, for the warning
     ids = {el.get("id") for el in root.iter() if el.get("id")}
     mapping = (document_order(root, name, keep=is_glyph_definition) if renumber
                else {old: prefixed(name, old) for old in ids})
@@ -334,6 +338,74 @@ def _resolve_non_scaling_strokes(root: etree._Element, *, source: str) -> None:
         own.pop("vector-effect", None)
         el.attrib.pop("vector-effect", None)
         el.set("style", "; ".join(f"{prop}: {value}" for prop, value in own.items()))
+
+
+#: elements a CSS-transform warning names in full before "and N more"
+_NAMED_IN_WARNING = 3
+
+
+def _resolve_css_transforms(root: etree._Element, *, source: str) -> None:
+    """Turn a CSS ``transform`` in an element's ``style`` (``style="transform: translate(60px, 0)"``,
+    as d3 and other web tools write) into the ``transform`` attribute that draws the same
+    (:func:`composer.svg.transform.css_transform_to_svg`): browsers apply the CSS property (it
+    overrides the attribute) but the engine's usvg does not, so the SVG output and its PNG/PDF would
+    differ. A value SVG cannot express (3D functions, percentages, relative units) is dropped,
+    so every output draws the element by its attribute, with one :class:`ComposerWarning` per file
+    naming the elements. A ``transform`` that top-level ``<style>`` rules give an element
+    (:func:`composer.svg.elements.rule_transforms`) is treated the same and taken out of the rules; the
+    root's own is left alone, and so are rules inside at-rules (``@media``).
+    """
+    dropped: list[str] = []
+    ruled = rule_transforms(root)
+    if ruled:  # written onto the elements below; the rules then say nothing more
+        for sheet in root.iter(svg_tag("style")):
+            sheet.text = _without_transforms(sheet.text or "")
+    for el in root.iter():
+        if not isinstance(el.tag, str) or el is root:
+            continue
+        style = el.get("style") or ""
+        declared = declarations(style) if "transform" in style else ()
+        value = dict(declared).get("transform", ruled.get(el))
+        if value is None:
+            continue
+        try:
+            written = css_transform_to_svg(value)
+        except ValueError as exc:
+            tag = etree.QName(el).localname
+            named = f"<{tag} id={el.get('id')!r}>" if el.get("id") else f"<{tag}> on line {el.sourceline}"
+            dropped.append(f"{named} (transform: {value}: {exc})")
+        else:
+            if written:
+                el.set("transform", written)
+            else:
+                el.attrib.pop("transform", None)
+        if "transform" in dict(declared):
+            kept = [(prop, v) for prop, v in declared if prop != "transform"]
+            if kept:
+                el.set("style", "; ".join(f"{prop}: {v}" for prop, v in kept))
+            else:
+                del el.attrib["style"]
+    if dropped:
+        more = f" and {len(dropped) - _NAMED_IN_WARNING} more" if len(dropped) > _NAMED_IN_WARNING else ""
+        warnings.warn(ComposerWarning(f"{source}: a CSS transform SVG cannot express is left out (every output draws "
+                                      "the element without it): "
+                                      + "; ".join(dropped[:_NAMED_IN_WARNING]) + more
+                                      + "; write it as a transform attribute"), stacklevel=3)
+
+
+def _without_transforms(css: str) -> str:
+    """A stylesheet with the ``transform`` declarations of its top-level rules taken out (the other
+    rules, comments and at-rules as written)."""
+    out = []
+    for node in tinycss2.parse_stylesheet(css):
+        if node.type == "qualified-rule":
+            decls = tinycss2.parse_declaration_list(node.content, skip_comments=True, skip_whitespace=True)
+            kept = [d for d in decls if not (d.type == "declaration" and d.lower_name == "transform")]
+            if len(kept) != len(decls):
+                out.append(tinycss2.serialize(node.prelude) + "{" + "; ".join(d.serialize() for d in kept) + "}")
+                continue
+        out.append(node.serialize())
+    return "".join(out)
 
 
 def _non_scaling(el: etree._Element) -> bool:

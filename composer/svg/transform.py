@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 
+import tinycss2
 from lxml import etree
 
 Matrix = tuple[float, float, float, float, float, float]  # a b c d e f: x' = a x + c y + e, y' = b x + d y + f
@@ -110,3 +111,84 @@ def cumulative(el: etree._Element) -> Matrix:
         if text:
             m = multiply(m, parse_transform(text))
     return m
+
+
+#: CSS angle units in degrees (CSS Values 4, 7.1)
+_DEG_PER_ANGLE_UNIT = {"deg": 1.0, "grad": 0.9, "rad": 180.0 / math.pi, "turn": 360.0}
+#: CSS absolute lengths in px, the user unit (CSS Values 4, 6.2: 96 px per inch)
+_PX_PER_LENGTH_UNIT = {"px": 1.0, "in": 96.0, "cm": 96.0 / 2.54, "mm": 96.0 / 25.4, "q": 96.0 / 101.6,
+                       "pt": 96.0 / 72.0, "pc": 16.0}
+#: the 2D CSS transform functions (CSS Transforms 1, 13.1) -> (argument kind, fewest, most arguments)
+_CSS_FUNCTIONS = {"matrix": ("number", 6, 6), "translate": ("length", 1, 2), "translatex": ("length", 1, 1),
+                  "translatey": ("length", 1, 1), "scale": ("number", 1, 2), "scalex": ("number", 1, 1),
+                  "scaley": ("number", 1, 1), "rotate": ("angle", 1, 1), "skew": ("angle", 1, 2),
+                  "skewx": ("angle", 1, 1), "skewy": ("angle", 1, 1)}
+
+
+def _css_argument(token: tinycss2.ast.Node, kind: str) -> float:
+    """One argument of a CSS transform function in px (lengths), degrees (angles) or as a number.
+
+    Raises:
+        ValueError: a percentage, a relative or unknown unit, or anything but a number.
+    """
+    ttype = getattr(token, "type", "")
+    if ttype == "number" and (kind == "number" or token.value == 0):
+        return float(token.value)
+    if ttype == "percentage" and kind == "number":  # scale(50%) is scale(0.5) (CSS Transforms 2)
+        return float(token.value) / 100.0
+    if ttype == "dimension":
+        table = _PX_PER_LENGTH_UNIT if kind == "length" else _DEG_PER_ANGLE_UNIT if kind == "angle" else {}
+        if token.lower_unit in table:
+            return float(token.value) * table[token.lower_unit]
+    raise ValueError(f"{getattr(token, 'serialize', lambda: str(token))()!r} is not "
+                     + {"length": "an absolute length (px, mm, ...)", "angle": "an angle (deg, rad, grad, turn)",
+                        "number": "a number"}[kind])
+
+
+def css_transform_to_svg(value: str) -> str:
+    """A CSS ``transform`` property value (as in ``style="transform: ..."``) -> the ``transform``
+    attribute that draws the same, in SVG 1.1 syntax (units resolved: lengths in px, the user
+    unit; angles in degrees).
+
+    CSS's 2D functions (CSS Transforms 1, 13.1) map one to one onto SVG's: ``translate``,
+    ``translateX``/``Y``, ``scale``, ``scaleX``/``Y``, ``rotate``, ``skewX``/``Y``, ``matrix``;
+    ``skew(ax, ay)`` is ``matrix(1 tan(ay) tan(ax) 1 0 0)``. ``none`` (and ``initial``,
+    ``unset``) is "" (no transform: the property overrides the attribute). Both apply about the same
+    origin (``transform-origin``, initially ``0 0`` for SVG elements, CSS Transforms 1, 6), so the
+    result is exact.
+
+    Raises:
+        ValueError: what has no SVG 1.1 equivalent, with the reason: a 3D function
+            (``translate3d``, ``rotateX``, ``perspective``...), a percentage (relative to the
+            element's box) or relative unit (``em``), ``inherit``, anything unparseable.
+    """
+    tokens = [t for t in tinycss2.parse_component_value_list(value, skip_comments=True)
+              if t.type != "whitespace"]
+    if len(tokens) == 1 and tokens[0].type == "ident" and tokens[0].lower_value in ("none", "initial", "unset"):
+        return ""
+    out = []
+    for token in tokens:
+        if token.type != "function" or token.lower_name not in _CSS_FUNCTIONS:
+            name = token.lower_name + "()" if token.type == "function" else tinycss2.serialize([token])
+            raise ValueError(f"{name} has no 2D SVG equivalent")
+        kind, fewest, most = _CSS_FUNCTIONS[token.lower_name]
+        args = [a for a in token.arguments if a.type not in ("whitespace", "comment")
+                and not (a.type == "literal" and a.value == ",")]
+        if not fewest <= len(args) <= most:
+            raise ValueError(f"{token.lower_name}() takes {fewest}" + (f" to {most}" if most > fewest else "")
+                             + f" arguments, not {len(args)}")
+        v = [_css_argument(a, kind) for a in args]
+        name = token.lower_name
+        if name == "skew":
+            ax, ay = math.radians(v[0]), math.radians(v[1] if len(v) > 1 else 0.0)
+            v, name = [1.0, math.tan(ay), math.tan(ax), 1.0, 0.0, 0.0], "matrix"
+        elif name in ("translatex", "translatey", "scalex", "scaley"):
+            one = 0.0 if name.startswith("translate") else 1.0
+            v = [v[0], one] if name.endswith("x") else [one, v[0]]
+            name = name[:-1]
+        elif name in ("skewx", "skewy"):
+            name = "skew" + name[-1].upper()
+        out.append(f"{name}({' '.join(f'{x:.15g}' for x in v)})")
+    if not out:
+        raise ValueError(f"{value!r} is not a transform")
+    return " ".join(out)

@@ -24,7 +24,7 @@ from PIL import Image
 from composer.errors import LayoutError
 from composer.layout.loader import load_layout
 from composer.pipeline import build
-from conftest import layout_project
+from conftest import layout_project, read_png
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 
@@ -179,3 +179,128 @@ def test_a_use_is_the_box_of_what_it_draws(tmp_path):
         '<use id="u2" href="#sym" x="100" y="20" width="40" height="20"/>'
         '<g id="grp"><use href="#dot" x="150" y="60"/></g></svg>')
     assert arrow_ends(root) == [pytest.approx(p, abs=0.1) for p in [(30.0, 157.5), (85.0, 155.0), (97.5, 170.0)]]
+
+
+DEEP = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 200 100">'
+        '<svg x="150" y="0" width="50" height="25" viewBox="0 0 10 10" preserveAspectRatio="xMaxYMid meet">'
+        '<rect id="sensor" width="4" height="4" fill="#ff0000"/>'
+        '<rect id="inner" x="50%" y="50%" width="50%" height="50%"/></svg>'
+        '<rect id="pct" x="50%" y="50%" width="10%" height="10%" fill="#0000ff"/>'
+        '<circle id="dot" cx="10%" cy="20%" r="10%"/>'
+        '<path id="dome" d="M 10 95 A 20 20 0 0 1 50 95" fill="#008000"/>'
+        '<path id="bump" d="M 100 90 C 100 70 140 70 140 90 Z"/></svg>')
+
+
+def test_nested_viewports_percentages_and_curves_are_measured_as_drawn(tmp_path):
+    """Worked by hand: ``deep.svg`` (viewBox 0 0 200 100) fills its 100 x 50 pt box at (20, 140) pt, scale 0.5.
+
+    - the nested ``<svg>`` maps its viewBox 0 0 10 10 into 50 x 25 at (150, 0), ``xMaxYMid meet``: scale
+      min(5, 2.5) = 2.5, content 25 wide pushed right by 50 - 25 = 25: ``sensor`` (0..4) is user x 175..185,
+      y 0..10, canvas x 107.5..112.5, y 140..145: west midpoint (107.5, 142.5);
+    - ``inner`` at 50 % of the nested viewBox (10 x 10): x 5..10, y 5..10 there, user x 187.5..200, y
+      12.5..25, canvas x 113.75..120, y 146.25..152.5: south-east corner (120, 152.5);
+    - ``pct`` at 50 % / 10 % of the root viewBox: x 100..120, y 50..60, canvas x 70..80, y 165..170: south
+      midpoint (75, 170);
+    - ``dot``: centre (10 % of 200, 20 % of 100) = (20, 20), r = 10 % of sqrt((200^2 + 100^2) / 2) = 15.8114
+      (SVG 2, 8.9): canvas centre (30, 150), r 7.9057: east point (37.9057, 150);
+    - ``dome``: the upper half of the circle centre (30, 95), r 20 (sweep 1 from (10, 95) to (50, 95) runs
+      through negative y): top y 75, canvas (35, 177.5) for north;
+    - ``bump``: the cubic's y at t = 1/2 is (90 + 3 * 70 + 3 * 70 + 90) / 8 = 75: x 100..140, canvas north
+      (80, 177.5).
+    """
+    root = project(tmp_path, '[panels.deep]\nsvg = "../deep.svg"\nat = ["20pt", "140pt"]\nsize = ["100pt", "50pt"]\n'
+                   + arrows("deep#sensor.w", "deep#inner.se", "deep#pct.s", "deep#dot.e", "deep#dome.n",
+                            "deep#bump.n"))
+    (root / "deep.svg").write_text(DEEP)
+    expected = [(107.5, 142.5), (120.0, 152.5), (75.0, 170.0), (37.9057, 150.0), (35.0, 177.5), (80.0, 177.5)]
+    assert arrow_ends(root) == [pytest.approx(p, abs=0.1) for p in expected]
+
+
+def test_a_rotated_arc_and_ellipse_have_their_exact_extent():
+    """A quarter turn maps (x, y) to (-y, x): the dome (x 10..50, y 75..95) becomes x -95..-75, y 10..50; an
+    ellipse rx 10, ry 5 at (0, 0) under rotate(90) reaches 5 either side across and 10 up and down (a box of
+    flattened points or of turned corners would miss the arc's bulge or be too large)."""
+    from composer.svg.elements import element_boxes
+
+    doc = etree.fromstring('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><g transform="rotate(90)">'
+                           '<path id="dome" d="M 10 95 A 20 20 0 0 1 50 95"/><ellipse id="e" rx="10" ry="5"/></g>'
+                           '</svg>')
+    boxes = element_boxes(doc)
+    assert boxes["dome"] == pytest.approx((-95.0, 10.0, -75.0, 50.0), abs=1e-9)
+    assert boxes["e"] == pytest.approx((-5.0, -10.0, 5.0, 10.0), abs=1e-9)
+
+
+CSS_MOVED = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 200 100">'
+             '<rect id="box" x="10" y="30" width="40" height="40" fill="#ff0000" '
+             'style="transform: translate(120px, 0px); stroke: none"/>'
+             '<rect id="bad" x="60" y="0" width="20" height="20" fill="#0000ff" transform="translate(0 5)" '
+             'style="transform: translate(50%, 0)"/></svg>')
+
+
+def test_a_css_transform_is_drawn_and_measured_the_same_in_every_output(tmp_path):
+    """``box`` (user x 10..50, y 30..70) moved by ``transform: translate(120px, 0)``: user x 130..170, canvas
+    (panel at (20, 140) pt, scale 0.5) x 85..105, y 155..175: its south midpoint is (95, 175). Browsers draw
+    the CSS property; the composed SVG must say it as an attribute (what the PNG engine reads), so the PNG's
+    red is there and not at the unmoved place (canvas x 25..45). ``bad`` (a percentage: relative to the
+    element's box, no SVG 1.1 equivalent) loses its CSS transform, with one warning, and keeps its attribute's
+    translate(0 5): user y 5..25, canvas y 142.5..152.5, north midpoint (55, 142.5)."""
+    root = project(tmp_path, '[panels.moved]\nsvg = "../moved.svg"\nat = ["20pt", "140pt"]\nsize = ["100pt", "50pt"]\n'
+                   + arrows("moved#box.s", "moved#bad.n"))
+    (root / "moved.svg").write_text(CSS_MOVED)
+    with pytest.warns(UserWarning) as caught:
+        result = build("fig", root=root, formats=("svg", "png"), dpi=144, cache=False)
+    messages = [str(w.message) for w in caught if "CSS transform" in str(w.message)]
+    assert len(messages) == 1 and "moved.svg" in messages[0] and "<rect id='bad'>" in messages[0]
+    assert "\n" not in messages[0] and "'box'" not in messages[0]
+    svg = etree.fromstring(result.outputs["svg"].read_bytes())
+    box = svg.find(".//*[@fill='#ff0000']")
+    bad = svg.find(".//*[@fill='#0000ff']")
+    assert box.get("transform") == "translate(120 0)" and "transform" not in (box.get("style") or "")
+    assert bad.get("transform") == "translate(0 5)" and "transform" not in (bad.get("style") or "")
+    with pytest.warns(UserWarning, match="CSS transform"):
+        ends = arrow_ends(root)
+    assert ends == [pytest.approx(p, abs=0.1) for p in [(95.0, 175.0), (55.0, 142.5)]]
+    png = read_png(result.outputs["png"])[..., :3].astype(int)
+    px = 2.0  # 144 dpi: 2 px per pt
+    assert list(png[int(165 * px), int(95 * px)]) == [255, 0, 0]  # the moved box's centre
+    assert list(png[int(165 * px), int(35 * px)]) == [255, 255, 255]  # where it stood unmoved
+    assert list(png[int(147.5 * px), int(55 * px)]) == [0, 0, 255]  # bad, by its attribute
+
+
+def test_element_boxes_read_a_css_transform_as_the_import_writes_it():
+    """The file as written (element_boxes reads it before import): ``box`` moved by its CSS translate(120px, 0),
+    ``bad`` by its attribute only (its CSS transform is dropped at import)."""
+    from composer.svg.elements import element_boxes
+
+    doc = etree.fromstring(CSS_MOVED)
+    boxes = element_boxes(doc)
+    assert boxes["box"] == pytest.approx((130.0, 30.0, 170.0, 70.0))
+    assert boxes["bad"] == pytest.approx((60.0, 5.0, 80.0, 25.0))
+
+
+def test_a_css_transform_from_a_style_rule_is_drawn_and_measured_the_same(tmp_path):
+    """``.moved {transform: translate(120px, 0)}`` on ``box`` (user x 10..50, y 30..70): canvas x 85..105,
+    y 155..175 (as in the test above), south midpoint (95, 175); ``kept`` has its own inline CSS transform,
+    which beats the rule: translate(0, 10px) moves it (user x 60..80, y 0..20) to canvas y 145..155, x
+    50..60: north midpoint (55, 145). The rule's transform leaves the stylesheet (browsers would apply it on
+    top of nothing else, the engine not at all), its fill stays."""
+    root = project(tmp_path, '[panels.moved]\nsvg = "../moved.svg"\nat = ["20pt", "140pt"]\nsize = ["100pt", "50pt"]\n'
+                   + arrows("moved#box.s", "moved#kept.n"))
+    (root / "moved.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 200 100">'
+        '<style>.moved { transform: translate(120px, 0); fill: #ff0000 } rect { stroke: none }</style>'
+        '<rect id="box" class="moved" x="10" y="30" width="40" height="40"/>'
+        '<rect id="kept" class="moved" x="60" y="0" width="20" height="20" style="transform: translate(0, 10px)"/>'
+        '</svg>')
+    result = build("fig", root=root, formats=("svg", "png"), dpi=144, cache=False)
+    svg = etree.fromstring(result.outputs["svg"].read_bytes())
+    sheet = "".join(s.text or "" for s in svg.iter(f"{SVG_NS}style"))
+    assert "transform" not in sheet and "#ff0000" in sheet
+    assert [el.get("transform") for el in svg.iter(f"{SVG_NS}rect") if el.get("class") == "moved"] == [
+        "translate(120 0)", "translate(0 10)"]
+    assert arrow_ends(root) == [pytest.approx(p, abs=0.1) for p in [(95.0, 175.0), (55.0, 145.0)]]
+    png = read_png(result.outputs["png"])[..., :3].astype(int)
+    assert list(png[int(165 * 2), int(95 * 2)]) == [255, 0, 0]  # 144 dpi: 2 px per pt
+    assert list(png[int(165 * 2), int(35 * 2)]) == [255, 255, 255]
+    assert list(png[int(150 * 2), int(55 * 2)]) == [255, 0, 0]
+    assert list(png[int(143 * 2), int(55 * 2)]) == [255, 255, 255]

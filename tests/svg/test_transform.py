@@ -6,6 +6,7 @@ Expected points are worked out by hand from SVG 1.1, 7.4-7.6 (y points down).
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 from lxml import etree
@@ -95,3 +96,36 @@ def test_rotation_keeps_lengths():
     m = parse_transform("rotate(37)")
     x, y = apply(m, 3, 4)
     assert math.hypot(x, y) == pytest.approx(5)
+
+
+@pytest.mark.parametrize("css, svg", [
+    ("translate(60px, 0px)", "translate(60 0)"),
+    ("translate(1in)", "translate(96)"),
+    ("translateX(10mm) translateY(-2pt)", "translate(37.7952755905512 0) translate(0 -2.66666666666667)"),
+    ("rotate(0.25turn) scale(2, 50%)", "rotate(90) scale(2 0.5)"),
+    ("rotate(3.14159265358979rad)", "rotate(180)"),
+    ("skewX(45deg) skewY(100grad)", "skewX(45) skewY(90)"),
+    ("skew(45deg)", "matrix(1 0 1 1 0 0)"),
+    ("matrix(1, 2, 3, 4, 5, 6)", "matrix(1 2 3 4 5 6)"),
+    ("scaleY(3)", "scale(1 3)"),
+    ("none", ""),
+])
+def test_a_css_transform_becomes_the_attribute_that_draws_the_same(css, svg):
+    """CSS Transforms 1, 13.1 against SVG 1.1, 7.6, by hand: 1in = 96 px, 10 mm = 37.795 px, 2 pt = 2.667 px,
+    a quarter turn = 90 deg, 100 grad = 90 deg, pi rad = 180 deg; skew(ax) is matrix(1 0 tan(ax) 1 0 0)."""
+    from composer.svg.transform import css_transform_to_svg
+
+    got = css_transform_to_svg(css)
+    assert re.sub(r"(\d\.\d{6})\d*", r"\1", got) == re.sub(r"(\d\.\d{6})\d*", r"\1", svg)
+
+
+@pytest.mark.parametrize("css, reason", [
+    ("translate(50%, 0)", "absolute length"), ("translate3d(1px, 2px, 3px)", "no 2D SVG"),
+    ("rotateX(10deg)", "no 2D SVG"), ("translate(10, 0)", "absolute length"), ("translate(1em)", "absolute length"),
+    ("rotate(10)", "an angle"), ("inherit", "no 2D SVG"), ("matrix(1, 2)", "takes 6 arguments"),
+])
+def test_a_css_transform_svg_cannot_say_is_refused_with_the_reason(css, reason):
+    from composer.svg.transform import css_transform_to_svg
+
+    with pytest.raises(ValueError, match=reason):
+        css_transform_to_svg(css)
