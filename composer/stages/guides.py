@@ -200,6 +200,16 @@ def _entry(label: str, handle: Any) -> LegendEntry:
     if isinstance(handle, StemContainer):
         return _stem_entry(label, handle)
     alpha = _num(handle.get_alpha())
+    if isinstance(handle, PathCollection) and handle.get_array() is not None:
+        handle.update_scalarmappable()  # a colour-mapped scatter: the colours its values map to, as drawn
+
+    def folded(color: Any) -> str | None:
+        # a patch's or collection's colours have its alpha folded in (Patch.get_facecolor, Collection's); a colour
+        # it draws transparent though it has an alpha was "none" (no edge, fill=False): it stays none, or
+        # redrawn with the alpha it would become that alpha
+        found = _hex(color)
+        return None if found is not None and found.endswith("00") and alpha else found
+
     if isinstance(handle, Line2D):
         marker = handle.get_marker()
         shown = None if marker in (None, "None", "none", "", " ") else str(marker)
@@ -212,24 +222,24 @@ def _entry(label: str, handle: Any) -> LegendEntry:
                            fillstyle=str(handle.get_fillstyle()) if shown else None, alpha=alpha,
                            dashes=_dashes(handle))
     if isinstance(handle, Patch):
-        return LegendEntry(label, "patch", facecolor=_hex(handle.get_facecolor()),
-                           edgecolor=_hex(handle.get_edgecolor()), linewidth=_num(handle.get_linewidth()),
+        return LegendEntry(label, "patch", facecolor=folded(handle.get_facecolor()),
+                           edgecolor=folded(handle.get_edgecolor()), linewidth=_num(handle.get_linewidth()),
                            linestyle=_linestyle(handle), hatch=handle.get_hatch() or None, alpha=alpha,
                            dashes=_dashes(handle))
     if isinstance(handle, LineCollection):
-        return LegendEntry(label, "line", color=_hex(handle.get_color()), linestyle="-",
+        return LegendEntry(label, "line", color=folded(handle.get_color()), linestyle="-",
                            linewidth=_num(_first(handle.get_linewidth())), alpha=alpha)
     if isinstance(handle, PathCollection):
         path: Any = handle.get_paths()[0]  # vertices (N, 2), codes (N,) or None
         codes = tuple(int(c) for c in path.codes) if path.codes is not None else ()
-        return LegendEntry(label, "scatter", facecolor=_hex(handle.get_facecolor()),
-                           edgecolor=_hex(handle.get_edgecolor()), linewidth=_num(_first(handle.get_linewidth())),
+        return LegendEntry(label, "scatter", facecolor=folded(handle.get_facecolor()),
+                           edgecolor=folded(handle.get_edgecolor()), linewidth=_num(_first(handle.get_linewidth())),
                            size=_num(_first(handle.get_sizes())),
                            path=(tuple((_num(x) or 0.0, _num(y) or 0.0) for x, y in path.vertices), codes),
                            alpha=alpha)
     if isinstance(handle, PolyCollection):
-        return LegendEntry(label, "patch", facecolor=_hex(handle.get_facecolor()),
-                           edgecolor=_hex(handle.get_edgecolor()), linewidth=_num(_first(handle.get_linewidth())),
+        return LegendEntry(label, "patch", facecolor=folded(handle.get_facecolor()),
+                           edgecolor=folded(handle.get_edgecolor()), linewidth=_num(_first(handle.get_linewidth())),
                            linestyle="solid", hatch=handle.get_hatch() or None, alpha=alpha)
     raise TypeError(f"{type(handle).__name__}")
 
@@ -257,11 +267,12 @@ def _stem_entry(label: str, container: Any) -> LegendEntry:
 
 def _collection_line(collection: Any) -> LegendEntry:
     """A ``LineCollection`` (error bars, stems) as a ``"line"`` entry without a label: its first segment's colour,
-    width and dashes (offset, on-off sequence in pt before scaling by the width: matplotlib keeps them as
-    ``_us_linestyles``; the legend handlers copy the first)."""
-    unscaled = getattr(collection, "_us_linestyles", None) or [(0.0, None)]
-    offset, sequence = unscaled[0] if isinstance(unscaled[0], tuple) else (0.0, None)
-    dashes = (_num(offset) or 0.0, tuple(_num(v) or 0.0 for v in sequence)) if sequence else None
+    width and dashes (offset, on-off sequence in pt before scaling by the width:
+    :func:`composer.mpl.internals.collection_dashes`; the legend handlers copy the first)."""
+    from composer.mpl.internals import collection_dashes
+
+    pattern = collection_dashes(collection)
+    dashes = (_num(pattern[0]) or 0.0, tuple(_num(v) or 0.0 for v in pattern[1])) if pattern else None
     return LegendEntry("", "line", color=_hex(collection.get_color()), linestyle="--" if dashes else "solid",
                        linewidth=_num(_first(collection.get_linewidth())), alpha=_num(collection.get_alpha()),
                        dashes=dashes)
