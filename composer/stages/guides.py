@@ -662,8 +662,11 @@ def merge_mappings(colorbar: Colorbar, records: Mapping[str, tuple[ColorMapping,
 
     first: tuple[str, ColorMapping] | None = None
     lower = upper = False
+    below: tuple[float, ...] = ()
+    above: tuple[float, ...] = ()
     for panel in colorbar.panels:
         for mapping in records.get(panel, ()):
+            below, above = below or mapping.below, above or mapping.above
             if not mapping.known:
                 raise LayoutError(f"panel {panel!r} maps colour with norm {mapping.norm}, which a [[colorbar]] "
                                   f"cannot redraw; use one of {', '.join(NORMS)}", file=file,
@@ -687,7 +690,7 @@ def merge_mappings(colorbar: Colorbar, records: Mapping[str, tuple[ColorMapping,
                           "scatter with c=...), so there is no colour scale to show; remove the [[colorbar]]",
                           file=file, key=f"{colorbar.key}.{colorbar.panels_key}")
     extend = {(False, False): "neither", (True, False): "min", (False, True): "max", (True, True): "both"}
-    return first[1], extend[(lower, upper)]
+    return dataclasses.replace(first[1], below=below, above=above), extend[(lower, upper)]
 
 
 def scalar_mappable(mapping: ColorMapping) -> Any:
@@ -710,7 +713,8 @@ def draw_colorbar(colorbar: Colorbar, records: Mapping[str, tuple[ColorMapping, 
     (width, height pt: its cell's, or its ``size``).
 
     Method: ``Figure.colorbar`` of the panels' mapping (:func:`scalar_mappable`; a filled contour set's
-    levels as ``boundaries``/``values``, as matplotlib draws a contour set's colorbar) in an axes placed
+    levels as ``boundaries``/``values``, with the outer band of each end the bar extends, and ticks at the
+    levels, as ``Colorbar.__init__`` draws a contour set's colorbar) in an axes placed
     in pt, with ``orientation``, ``ticks``, ``label`` and the merged ``extend``, in the figure's rcParams.
     The bar is fitted to the box by measuring what it draws (``Axes.get_tightbbox`` with matplotlib's
     SVG renderer, the one that saves it): along its length it spans the box less what its end tick
@@ -727,6 +731,7 @@ def draw_colorbar(colorbar: Colorbar, records: Mapping[str, tuple[ColorMapping, 
     import matplotlib
     from matplotlib.backends.backend_svg import RendererSVG
     from matplotlib.figure import Figure as MplFigure
+    from matplotlib.ticker import FixedLocator
 
     from composer.mpl.internals import math_as_paths
     from composer.stages.render import rc_params
@@ -742,8 +747,15 @@ def draw_colorbar(colorbar: Colorbar, records: Mapping[str, tuple[ColorMapping, 
     with matplotlib.rc_context(rc):  # type: ignore[arg-type]  # rcParams names: composer's and the checked [rcparams]
         fig = MplFigure(figsize=(width_pt / 72.0, height_pt / 72.0), dpi=72.0)
         cax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
-        contour: dict[str, Any] = ({"boundaries": list(mapping.boundaries), "values": list(mapping.values)}
-                                   if mapping.boundaries else {})
+        contour: dict[str, Any] = {}
+        if mapping.boundaries:  # as Colorbar draws a contour set: its bands, each extension's among them
+            below = [mapping.below] if extend in ("min", "both") and mapping.below else []
+            above = [mapping.above] if extend in ("max", "both") and mapping.above else []
+            values = [v for _, v in below] + list(mapping.values) + [v for _, v in above]
+            contour = {"boundaries": [b for b, _ in below] + list(mapping.boundaries) + [b for b, _ in above],
+                       "values": [int(v) for v in values] if mapping.norm == "NoNorm" else values}  # colors=: indices
+            if colorbar.ticks is None:
+                contour["ticks"] = FixedLocator(list(mapping.boundaries), nbins=10)
         bar_drawn = fig.colorbar(scalar_mappable(mapping), cax=cax, orientation=colorbar.orientation,
                                  extend=extend, label=colorbar.label or "", **contour)
         if colorbar.ticks is not None:  # at the values asked, written as asked (%g), not a log axis's 2x10^-2
