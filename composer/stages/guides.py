@@ -119,7 +119,9 @@ class LegendEntry:
     directions it has bars in (``"x"``, ``"y"``, ``"xy"`` or ``""``); a stem's ``"markers"`` (its
     marker line), ``"stems"`` (its stem collection) and ``"baseline"`` (a hidden marker line or
     baseline is absent).
-    Colours are ``#rrggbbaa`` (:func:`matplotlib.colors.to_hex` with alpha), widths and marker
+    Colours are ``#rrggbbaa`` (:func:`matplotlib.colors.to_hex` with alpha; a patch's or collection's with its
+    ``alpha`` folded in, and None where it draws none though it has an alpha; a colour-mapped scatter's the
+    colours its values map to), widths and marker
     sizes in pt, a scatter marker's ``size`` in pt² (matplotlib's ``s``) and its ``path`` as
     (vertices, codes) of the marker's unit path; ``dashes`` is a dashed line's or outline's
     (offset, on-off sequence) in pt before matplotlib scales it by the line width
@@ -204,9 +206,9 @@ def _entry(label: str, handle: Any) -> LegendEntry:
         handle.update_scalarmappable()  # a colour-mapped scatter: the colours its values map to, as drawn
 
     def folded(color: Any) -> str | None:
-        # a patch's or collection's colours have its alpha folded in (Patch.get_facecolor, Collection's); a colour
-        # it draws transparent though it has an alpha was "none" (no edge, fill=False): it stays none, or
-        # redrawn with the alpha it would become that alpha
+        # a patch's or collection's colours have its alpha folded in (Patch.get_facecolor, Collection's), so a
+        # colour transparent though the artist has an alpha was "none" (no edge; fill=False): recorded as none,
+        # since redrawn with that alpha (which replaces a colour's own) it would show
         found = _hex(color)
         return None if found is not None and found.endswith("00") and alpha else found
 
