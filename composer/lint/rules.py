@@ -33,7 +33,7 @@ Rules (``RULES``: rule -> level); an error makes ``compose check`` exit 1:
     matplotlib drew panel text in another font than the one asked for.
 ``dangling-connector`` (error)
     a connector end farther than ``END_TOLERANCE_PT`` from every element box
-    and data anchor.
+    (panels, texts, shapes, legends and colorbars) and data anchor.
 ``color-vision`` (warning)
     two palette colours, distinguishable with normal colour vision, closer than
     ``cvd_min_distance`` for a simulated colour-vision deficiency.
@@ -729,7 +729,7 @@ def _distance_to_polyline(p: tuple[float, float], points: tuple[tuple[float, flo
 def _dangling(ctx: _Context) -> None:
     g = ctx.geometry
     boxes = [_box(b) for b in g.panels.values()] + [_box(b) for b in g.texts]
-    boxes += [_box(b) for b in g.shapes if b is not None]
+    boxes += [_box(b) for b in g.shapes if b is not None] + [_box(b) for b in g.guides if b is not None]
     lines = [pts for b, pts in zip(g.shapes, g.shape_points) if b is None and pts]
     anchors = list(g.data_anchors.values())
     for i, route in enumerate(g.arrows):
@@ -857,29 +857,42 @@ def lint(figure: Figure, geometry: Geometry, svg: bytes, *, file: str,
                   notes=tuple(dict.fromkeys(measured.notes)) + left_out)
 
 
-def _finding_panels(finding: Finding) -> set[str]:
-    """The panels a finding is about: each ``panel NAME`` its element names (``panel a: 2 texts``,
-    ``text title / panel a``)."""
+def _guide_names(figure: Figure) -> dict[str, str]:
+    """A guide's name in findings' elements (``legend[0]``, ``legend key``: :meth:`_Names.of`) -> the name
+    ``[check]`` gives it (``legend[0]``, ``key``: its name, else its layout key, as ``allow_overlap``)."""
+    return {(f"{g.kind} {g.name}" if g.name else g.key): g.name or g.key for g in figure.guides}
+
+
+def _finding_panels(finding: Finding, guides: Mapping[str, str] | None = None) -> set[str]:
+    """The panels and guides a finding is about: each ``panel NAME`` its element names (``panel a: 2 texts``,
+    ``text title / panel a``) as ``NAME``, and each guide (``guides``: :func:`_guide_names`) by its ``[check]``
+    name (``legend[0]: text 'x' / text note``)."""
     head = finding.element.split(":")[0]
-    return {part.strip()[len("panel "):] for part in head.split(" / ") if part.strip().startswith("panel ")}
+    parts = [part.strip() for part in head.split(" / ")]
+    return ({part[len("panel "):] for part in parts if part.startswith("panel ")}
+            | {(guides or {})[part] for part in parts if part in (guides or {})})
 
 
 def _not_ignored(figure: Figure, findings: list[Finding], file: str) -> tuple[list[Finding], tuple[str, ...]]:
-    """``findings`` without those ``[check] ignore`` leaves out, and one note per panel and rule
-    saying how many were left out.
+    """``findings`` without those ``[check] ignore`` leaves out, and one note per panel (or guide) and rule
+    saying how many were left out. A guide is named as ``allow_overlap`` names it: its name, else its layout
+    key (``legend[0]``).
 
     Raises:
-        LayoutError: at ``check.ignore.PANEL``, a panel the figure does not have or a rule the check
+        LayoutError: at ``check.ignore.PANEL``, a panel or guide the figure does not have or a rule the check
             does not know, with the valid names.
     """
+    guides = _guide_names(figure)
     panels = [p.name for p in figure.panels]
+    named = panels + list(guides.values())
     ignore: dict[str, set[str]] = {}
     for panel, rules in figure.spec.check.ignore:
         key = f"check.ignore.{panel}"
-        if panel not in panels:
-            close = difflib.get_close_matches(panel, panels, n=1, cutoff=0.6)
-            raise LayoutError(f"{panel!r} is not a panel" + (f"; did you mean {close[0]!r}?" if close else "")
-                              + f"; panels are {', '.join(panels) or '(none)'}", file=file, key=key)
+        if panel not in named:
+            close = difflib.get_close_matches(panel, named, n=1, cutoff=0.6)
+            one, all_ = ("panel or guide", "panels and guides") if guides else ("panel", "panels")
+            raise LayoutError(f"{panel!r} is not a {one}" + (f"; did you mean {close[0]!r}?" if close else "")
+                              + f"; {all_} are {', '.join(named) or '(none)'}", file=file, key=key)
         for rule in rules:
             if rule not in RULES:
                 close = difflib.get_close_matches(rule, list(RULES), n=1, cutoff=0.6)
@@ -892,13 +905,14 @@ def _not_ignored(figure: Figure, findings: list[Finding], file: str) -> tuple[li
     kept: list[Finding] = []
     counts: dict[tuple[str, str], int] = {}
     for finding in findings:
-        hit = sorted(p for p in _finding_panels(finding) if finding.rule in ignore.get(p, ()))
+        hit = sorted(p for p in _finding_panels(finding, guides) if finding.rule in ignore.get(p, ()))
         if hit:
             counts[(hit[0], finding.rule)] = counts.get((hit[0], finding.rule), 0) + 1
         else:
             kept.append(finding)
-    notes = tuple(f"panel {panel}: {n} {rule} finding{'s' * (n > 1)} not reported ([check] ignore)"
-                  for (panel, rule), n in sorted(counts.items()))
+    shown = {name: display for display, name in guides.items()}
+    notes = tuple(f"{shown.get(panel, f'panel {panel}')}: {n} {rule} finding{'s' * (n > 1)} not reported "
+                  "([check] ignore)" for (panel, rule), n in sorted(counts.items()))
     return kept, notes
 
 

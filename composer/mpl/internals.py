@@ -41,6 +41,11 @@ Items:
 - :func:`dash_pattern`: ``_unscaled_dash_pattern``, the ``(offset, on-off sequence)`` that
   ``Line2D.set_linestyle`` and ``Patch.set_linestyle`` keep (public getters name the style only:
   ``get_linestyle()`` is ``"--"`` for any dashes), for a collected legend's entries.
+- :func:`collection_dashes`: ``Collection._us_linestyles``, a ``LineCollection``'s ``(offset, on-off
+  sequence)`` per line before line-width scaling (``get_linestyle()`` gives them scaled), which matplotlib's
+  errorbar and stem legend handlers copy.
+- :func:`contour_levels`: ``ContourSet._levels``, its levels with the ends an ``extend`` adds (+-1e250,
+  1e-250 on a log scale), the boundaries ``Colorbar.__init__`` draws a contour set's bar with.
 
 matplotlib is imported inside the functions: importing this module is free.
 """
@@ -257,3 +262,21 @@ def dash_pattern(artist: Any) -> tuple[float, tuple[float, ...]] | None:
         return None
     offset, sequence = pattern
     return float(offset or 0.0), tuple(float(v) for v in sequence)
+
+
+def collection_dashes(collection: Any) -> tuple[float, tuple[float, ...]] | None:
+    """The first line's dash pattern of a ``LineCollection`` in pt before line-width scaling: ``(offset, (on, off,
+    ...))``; None when it is solid (or the collection keeps none)."""
+    unscaled = getattr(collection, "_us_linestyles", None) or [(0.0, None)]
+    first = unscaled[0] if isinstance(unscaled[0], tuple) and len(unscaled[0]) == 2 else (0.0, None)
+    offset, sequence = first
+    if not sequence:
+        return None
+    return float(offset or 0.0), tuple(float(v) for v in sequence)
+
+
+def contour_levels(contour_set: Any) -> list[float]:
+    """A ``ContourSet``'s levels with the ends its ``extend`` adds (what ``Colorbar`` draws its bands between);
+    its public ``levels`` when it keeps none."""
+    levels = getattr(contour_set, "_levels", None)
+    return [float(v) for v in (levels if levels is not None else contour_set.levels)]

@@ -119,7 +119,9 @@ class LegendEntry:
     directions it has bars in (``"x"``, ``"y"``, ``"xy"`` or ``""``); a stem's ``"markers"`` (its
     marker line), ``"stems"`` (its stem collection) and ``"baseline"`` (a hidden marker line or
     baseline is absent).
-    Colours are ``#rrggbbaa`` (:func:`matplotlib.colors.to_hex` with alpha), widths and marker
+    Colours are ``#rrggbbaa`` (:func:`matplotlib.colors.to_hex` with alpha; a patch's or collection's with its
+    ``alpha`` folded in, and None where it draws none though it has an alpha; a colour-mapped scatter's the
+    colours its values map to), widths and marker
     sizes in pt, a scatter marker's ``size`` in pt² (matplotlib's ``s``) and its ``path`` as
     (vertices, codes) of the marker's unit path; ``dashes`` is a dashed line's or outline's
     (offset, on-off sequence) in pt before matplotlib scales it by the line width
@@ -200,6 +202,16 @@ def _entry(label: str, handle: Any) -> LegendEntry:
     if isinstance(handle, StemContainer):
         return _stem_entry(label, handle)
     alpha = _num(handle.get_alpha())
+    if isinstance(handle, PathCollection) and handle.get_array() is not None:
+        handle.update_scalarmappable()  # a colour-mapped scatter: the colours its values map to, as drawn
+
+    def folded(color: Any) -> str | None:
+        # a patch's or collection's colours have its alpha folded in (Patch.get_facecolor, Collection's), so a
+        # colour transparent though the artist has an alpha was "none" (no edge; fill=False): recorded as none,
+        # since redrawn with that alpha (which replaces a colour's own) it would show
+        found = _hex(color)
+        return None if found is not None and found.endswith("00") and alpha else found
+
     if isinstance(handle, Line2D):
         marker = handle.get_marker()
         shown = None if marker in (None, "None", "none", "", " ") else str(marker)
@@ -212,24 +224,24 @@ def _entry(label: str, handle: Any) -> LegendEntry:
                            fillstyle=str(handle.get_fillstyle()) if shown else None, alpha=alpha,
                            dashes=_dashes(handle))
     if isinstance(handle, Patch):
-        return LegendEntry(label, "patch", facecolor=_hex(handle.get_facecolor()),
-                           edgecolor=_hex(handle.get_edgecolor()), linewidth=_num(handle.get_linewidth()),
+        return LegendEntry(label, "patch", facecolor=folded(handle.get_facecolor()),
+                           edgecolor=folded(handle.get_edgecolor()), linewidth=_num(handle.get_linewidth()),
                            linestyle=_linestyle(handle), hatch=handle.get_hatch() or None, alpha=alpha,
                            dashes=_dashes(handle))
     if isinstance(handle, LineCollection):
-        return LegendEntry(label, "line", color=_hex(handle.get_color()), linestyle="-",
+        return LegendEntry(label, "line", color=folded(handle.get_color()), linestyle="-",
                            linewidth=_num(_first(handle.get_linewidth())), alpha=alpha)
     if isinstance(handle, PathCollection):
         path: Any = handle.get_paths()[0]  # vertices (N, 2), codes (N,) or None
         codes = tuple(int(c) for c in path.codes) if path.codes is not None else ()
-        return LegendEntry(label, "scatter", facecolor=_hex(handle.get_facecolor()),
-                           edgecolor=_hex(handle.get_edgecolor()), linewidth=_num(_first(handle.get_linewidth())),
+        return LegendEntry(label, "scatter", facecolor=folded(handle.get_facecolor()),
+                           edgecolor=folded(handle.get_edgecolor()), linewidth=_num(_first(handle.get_linewidth())),
                            size=_num(_first(handle.get_sizes())),
                            path=(tuple((_num(x) or 0.0, _num(y) or 0.0) for x, y in path.vertices), codes),
                            alpha=alpha)
     if isinstance(handle, PolyCollection):
-        return LegendEntry(label, "patch", facecolor=_hex(handle.get_facecolor()),
-                           edgecolor=_hex(handle.get_edgecolor()), linewidth=_num(_first(handle.get_linewidth())),
+        return LegendEntry(label, "patch", facecolor=folded(handle.get_facecolor()),
+                           edgecolor=folded(handle.get_edgecolor()), linewidth=_num(_first(handle.get_linewidth())),
                            linestyle="solid", hatch=handle.get_hatch() or None, alpha=alpha)
     raise TypeError(f"{type(handle).__name__}")
 
@@ -257,11 +269,12 @@ def _stem_entry(label: str, container: Any) -> LegendEntry:
 
 def _collection_line(collection: Any) -> LegendEntry:
     """A ``LineCollection`` (error bars, stems) as a ``"line"`` entry without a label: its first segment's colour,
-    width and dashes (offset, on-off sequence in pt before scaling by the width: matplotlib keeps them as
-    ``_us_linestyles``; the legend handlers copy the first)."""
-    unscaled = getattr(collection, "_us_linestyles", None) or [(0.0, None)]
-    offset, sequence = unscaled[0] if isinstance(unscaled[0], tuple) else (0.0, None)
-    dashes = (_num(offset) or 0.0, tuple(_num(v) or 0.0 for v in sequence)) if sequence else None
+    width and dashes (offset, on-off sequence in pt before scaling by the width:
+    :func:`composer.mpl.internals.collection_dashes`; the legend handlers copy the first)."""
+    from composer.mpl.internals import collection_dashes
+
+    pattern = collection_dashes(collection)
+    dashes = (_num(pattern[0]) or 0.0, tuple(_num(v) or 0.0 for v in pattern[1])) if pattern else None
     return LegendEntry("", "line", color=_hex(collection.get_color()), linestyle="--" if dashes else "solid",
                        linewidth=_num(_first(collection.get_linewidth())), alpha=_num(collection.get_alpha()),
                        dashes=dashes)
@@ -651,8 +664,11 @@ def merge_mappings(colorbar: Colorbar, records: Mapping[str, tuple[ColorMapping,
 
     first: tuple[str, ColorMapping] | None = None
     lower = upper = False
+    below: tuple[float, ...] = ()
+    above: tuple[float, ...] = ()
     for panel in colorbar.panels:
         for mapping in records.get(panel, ()):
+            below, above = below or mapping.below, above or mapping.above
             if not mapping.known:
                 raise LayoutError(f"panel {panel!r} maps colour with norm {mapping.norm}, which a [[colorbar]] "
                                   f"cannot redraw; use one of {', '.join(NORMS)}", file=file,
@@ -676,7 +692,7 @@ def merge_mappings(colorbar: Colorbar, records: Mapping[str, tuple[ColorMapping,
                           "scatter with c=...), so there is no colour scale to show; remove the [[colorbar]]",
                           file=file, key=f"{colorbar.key}.{colorbar.panels_key}")
     extend = {(False, False): "neither", (True, False): "min", (False, True): "max", (True, True): "both"}
-    return first[1], extend[(lower, upper)]
+    return dataclasses.replace(first[1], below=below, above=above), extend[(lower, upper)]
 
 
 def scalar_mappable(mapping: ColorMapping) -> Any:
@@ -699,7 +715,8 @@ def draw_colorbar(colorbar: Colorbar, records: Mapping[str, tuple[ColorMapping, 
     (width, height pt: its cell's, or its ``size``).
 
     Method: ``Figure.colorbar`` of the panels' mapping (:func:`scalar_mappable`; a filled contour set's
-    levels as ``boundaries``/``values``, as matplotlib draws a contour set's colorbar) in an axes placed
+    levels as ``boundaries``/``values``, with the outer band of each end the bar extends, and ticks at the
+    levels, as ``Colorbar.__init__`` draws a contour set's colorbar) in an axes placed
     in pt, with ``orientation``, ``ticks``, ``label`` and the merged ``extend``, in the figure's rcParams.
     The bar is fitted to the box by measuring what it draws (``Axes.get_tightbbox`` with matplotlib's
     SVG renderer, the one that saves it): along its length it spans the box less what its end tick
@@ -716,6 +733,7 @@ def draw_colorbar(colorbar: Colorbar, records: Mapping[str, tuple[ColorMapping, 
     import matplotlib
     from matplotlib.backends.backend_svg import RendererSVG
     from matplotlib.figure import Figure as MplFigure
+    from matplotlib.ticker import FixedLocator
 
     from composer.mpl.internals import math_as_paths
     from composer.stages.render import rc_params
@@ -731,8 +749,15 @@ def draw_colorbar(colorbar: Colorbar, records: Mapping[str, tuple[ColorMapping, 
     with matplotlib.rc_context(rc):  # type: ignore[arg-type]  # rcParams names: composer's and the checked [rcparams]
         fig = MplFigure(figsize=(width_pt / 72.0, height_pt / 72.0), dpi=72.0)
         cax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
-        contour: dict[str, Any] = ({"boundaries": list(mapping.boundaries), "values": list(mapping.values)}
-                                   if mapping.boundaries else {})
+        contour: dict[str, Any] = {}
+        if mapping.boundaries:  # as Colorbar draws a contour set: its bands, each extension's among them
+            below = [mapping.below] if extend in ("min", "both") and mapping.below else []
+            above = [mapping.above] if extend in ("max", "both") and mapping.above else []
+            values = [v for _, v in below] + list(mapping.values) + [v for _, v in above]
+            contour = {"boundaries": [b for b, _ in below] + list(mapping.boundaries) + [b for b, _ in above],
+                       "values": [int(v) for v in values] if mapping.norm == "NoNorm" else values}  # colors=: indices
+            if colorbar.ticks is None:
+                contour["ticks"] = FixedLocator(list(mapping.boundaries), nbins=10)
         bar_drawn = fig.colorbar(scalar_mappable(mapping), cax=cax, orientation=colorbar.orientation,
                                  extend=extend, label=colorbar.label or "", **contour)
         if colorbar.ticks is not None:  # at the values asked, written as asked (%g), not a log axis's 2x10^-2

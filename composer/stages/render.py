@@ -606,8 +606,12 @@ class ColorMapping:
         known: ``norm`` is one of :data:`_NORM_PARAMS`.
         extend: the ends its own colorbar or contour set extends (:data:`EXTENDS`); not part of
             :meth:`same_as` (the shared bar extends every end any panel asks).
-        boundaries, values: a filled contour set's levels (``ContourSet.levels``) and the value between each
-            two (their midpoints, the colour of that band), as ``Colorbar`` draws a contour set; () otherwise.
+        boundaries, values: a filled contour set's levels (``ContourSet.levels``) and the value of each band
+            between two (``ContourSet.cvalues``: their midpoints, or the colour's index when drawn with
+            ``colors=``), as ``Colorbar`` draws a contour set; () otherwise.
+        below, above: a filled contour set's band below its first level and above its last, when its ``extend``
+            adds it: (its outer boundary, its value), as ``Colorbar`` draws them in the extension triangles
+            (``ContourSet._levels``: +-1e250, 1e-250 on a log scale; ``cvalues``); () otherwise.
     """
 
     cmap: str
@@ -621,6 +625,8 @@ class ColorMapping:
     extend: str = "neither"
     boundaries: tuple[float, ...] = ()
     values: tuple[float, ...] = ()
+    below: tuple[float, ...] = ()
+    above: tuple[float, ...] = ()
 
     def differs(self, other: ColorMapping) -> tuple[str, str, str] | None:
         """The first thing two mappings differ in, as (what, this one's value, the other's), or None when
@@ -645,7 +651,7 @@ class ColorMapping:
         return {"cmap": self.cmap, "colors": list(self.colors), "under": self.under, "over": self.over,
                 "bad": self.bad, "norm": self.norm, "params": [[k, v] for k, v in self.params],
                 "known": self.known, "extend": self.extend, "boundaries": list(self.boundaries),
-                "values": list(self.values)}
+                "values": list(self.values), "below": list(self.below), "above": list(self.above)}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ColorMapping:
@@ -655,7 +661,9 @@ class ColorMapping:
                    params=tuple((str(k), tuple(v) if isinstance(v, list) else v) for k, v in data["params"]),
                    known=bool(data["known"]), extend=str(data["extend"]),
                    boundaries=tuple(float(b) for b in data["boundaries"]),
-                   values=tuple(float(v) for v in data["values"]))
+                   values=tuple(float(v) for v in data["values"]),
+                   below=tuple(float(v) for v in data.get("below", ())),
+                   above=tuple(float(v) for v in data.get("above", ())))
 
 
 def _close(a: Any, b: Any) -> bool:
@@ -693,6 +701,18 @@ def _maps_values(artist: Any) -> bool:
     return bool(data.count())
 
 
+def _fixed_colours(contour_set: Any) -> bool:
+    """A contour set that maps no values to colours: iso-lines drawn in the colours given (``contour(...,
+    colors="k")``: the colours name lines, they are no scale), or any contour set whose levels are all drawn in
+    one colour. A filled one given several ``colors`` keeps them as its bands' scale (``fig.colorbar`` draws it)."""
+    import numpy as np
+
+    if contour_set.colors is not None and not contour_set.filled:
+        return True
+    drawn = np.asarray(contour_set.to_rgba(np.asarray(contour_set.cvalues)))  # with colors=: indices (NoNorm)
+    return len(drawn) > 0 and bool((drawn == drawn[0]).all())
+
+
 def color_mappings(fig: Any) -> tuple[ColorMapping, ...]:
     """The colour mappings of a drawn Figure's plots, one per distinct mapping, in drawing order: every
     ScalarMappable that maps values to colours (:func:`_maps_values`: images, meshes, scatters and
@@ -709,7 +729,7 @@ def color_mappings(fig: Any) -> tuple[ColorMapping, ...]:
     from matplotlib.cm import ScalarMappable
     from matplotlib.contour import ContourSet
 
-    from composer.mpl.internals import is_colorbar
+    from composer.mpl.internals import contour_levels, is_colorbar
 
     def hexa(rgba: Any) -> str:
         return str(mcolors.to_hex(rgba, keep_alpha=True))
@@ -721,6 +741,8 @@ def color_mappings(fig: Any) -> tuple[ColorMapping, ...]:
             artists += [a for a in ax.get_children() if isinstance(a, ScalarMappable)]
     for artist in artists:
         if not isinstance(artist, ScalarMappable) or not cast(Any, artist).get_visible() or not _maps_values(artist):
+            continue
+        if isinstance(artist, ContourSet) and _fixed_colours(artist):
             continue
         cmap, norm = artist.get_cmap(), artist.norm
         name = type(norm).__name__
@@ -734,13 +756,22 @@ def color_mappings(fig: Any) -> tuple[ColorMapping, ...]:
             extend = str(artist.extend)
         else:
             extend = str(getattr(norm, "extend", "neither"))
-        levels = list(artist.levels) if isinstance(artist, ContourSet) and artist.filled else []
+        filled = artist if isinstance(artist, ContourSet) and artist.filled else None
+        levels = list(filled.levels) if filled is not None else []
+        values: list[float] = []
+        below: tuple[float, ...] = ()
+        above: tuple[float, ...] = ()
+        if filled is not None:
+            bounds, cvalues = contour_levels(filled), [float(v) for v in cast(Any, filled).cvalues]
+            low, high = int(filled.extend in ("min", "both")), int(filled.extend in ("max", "both"))
+            values = cvalues[low:len(cvalues) - high]
+            below = (bounds[0], cvalues[0]) if low else ()
+            above = (bounds[-1], cvalues[-1]) if high else ()
         mapping = ColorMapping(
             cmap=str(cmap.name), colors=tuple(hexa(c) for c in cmap(np.arange(cmap.N))),
             under=hexa(cmap.get_under()), over=hexa(cmap.get_over()), bad=hexa(cmap.get_bad()),
             norm=name, params=params, known=known, extend=extend if extend in EXTENDS else "neither",
-            boundaries=tuple(float(b) for b in levels),
-            values=tuple(float(a + b) / 2 for a, b in zip(levels, levels[1:])))
+            boundaries=tuple(float(b) for b in levels), values=tuple(values), below=below, above=above)
         if not any(m.differs(mapping) is None and m.extend == mapping.extend for m in found):
             found.append(mapping)
     return tuple(found)

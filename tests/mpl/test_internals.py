@@ -318,3 +318,23 @@ def test_dash_pattern_is_the_unscaled_on_off_sequence():
         changed("Patch._unscaled_dash_pattern")
     assert internals.dash_pattern(Line2D([], [])) is None
 
+
+
+def test_collection_dashes_is_the_unscaled_on_off_sequence_of_the_first_line():
+    """``_us_linestyles``: a LineCollection's patterns before its line width scales them (get_linestyle() is scaled)."""
+    from matplotlib.collections import LineCollection
+
+    dashed = LineCollection([], linestyles=[(1, (4, 2))], linewidths=[3])
+    assert internals.collection_dashes(dashed) == (1.0, (4.0, 2.0)), changed("LineCollection._us_linestyles")
+    assert internals.collection_dashes(LineCollection([], linewidths=[3])) is None
+
+
+def test_contour_levels_have_the_extension_ends_colorbar_draws():
+    """``ContourSet._levels``: the levels with -1e250/1e250 (1e-250 on a log scale) for each end ``extend`` adds."""
+    x, y = np.meshgrid(np.linspace(-1, 1, 5), np.linspace(-1, 1, 5))
+    ax = Figure().add_subplot()
+    both = ax.contourf(x, y, x * y, levels=[-0.5, 0, 0.5], extend="both")
+    assert internals.contour_levels(both) == [-1e250, -0.5, 0.0, 0.5, 1e250], changed("ContourSet._levels")
+    assert internals.contour_levels(ax.contourf(x, y, x * y, levels=[-0.5, 0, 0.5], extend="max")) == \
+        [-0.5, 0.0, 0.5, 1e250]
+    assert internals.contour_levels(ax.contourf(x, y, x * y, levels=[-0.5, 0, 0.5])) == [-0.5, 0.0, 0.5]

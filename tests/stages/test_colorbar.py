@@ -491,3 +491,114 @@ def test_a_typo_in_a_colorbar_in_a_cell_lists_only_keys_it_can_take(tmp_path):
         build("fig", root=heat_project(tmp_path, keys='lable = "error"'), formats=("svg",), cache=False)
     assert str(info.value).endswith("colorbar[0].lable: unknown key 'lable'; did you mean 'label'?; valid keys are "
                                     "for, name, cell, orientation, label, ticks"), str(info.value)
+
+
+# ─── contour sets: extensions as matplotlib's own colorbar of the set draws them; iso-lines are no scale ────────
+
+EXTENDED_PANELS = '''
+import numpy as np
+
+def cf(fig, data, extend="both"):
+    ax = fig.add_axes([0.1, 0.1, 0.8, 0.8])
+    x, y = np.meshgrid(np.linspace(-1, 1, 20), np.linspace(-1, 1, 20))
+    ax.contourf(x, y, x * y, levels=[-0.8, -0.4, 0, 0.4, 0.8], extend=extend)
+
+def heat_iso(fig, data, width=1.0):
+    ax = fig.add_axes([0.1, 0.1, 0.8, 0.8])
+    x, y = np.meshgrid(np.linspace(-1, 1, 30), np.linspace(-1, 1, 30))
+    z = np.exp(-(x**2 + y**2) / width)
+    ax.imshow(z, vmin=0, vmax=1, extent=(-1, 1, -1, 1), origin="lower")
+    ax.contour(x, y, z, levels=[0.25, 0.5, 0.75], colors="k", linewidths=0.5)
+'''
+
+
+def colour_runs(column: np.ndarray) -> list[tuple[np.ndarray, int]]:
+    """The colours down a pixel column and how many px each runs (runs of >= 4 px of colour-mapped pixels, a
+    neighbour within 8 of the run's first pixel joining it)."""
+    runs: list[tuple[np.ndarray, int]] = []
+    start = None
+    for px in column.astype(int):
+        if (px.max() - px.min()) <= 40:  # not a colour of the map: the outline, the background, a tick
+            start = None
+            continue
+        if start is not None and np.abs(px - runs[-1][0]).max() <= 8:
+            runs[-1] = (runs[-1][0], runs[-1][1] + 1)
+        else:
+            runs.append((px, 1))
+            start = px
+    return [r for r in runs if r[1] >= 4]
+
+
+def own_colorbar_runs(extend: str) -> list[tuple[np.ndarray, int]]:
+    """:func:`colour_runs` down the middle of matplotlib's own ``fig.colorbar(cs)`` of the panels' contour set,
+    drawn alone with Agg at 720 dpi."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(1.0, 3.0), dpi=DPI, facecolor="white")
+    ax = fig.add_axes((0.0, 0.0, 0.01, 0.01))
+    x, y = np.meshgrid(np.linspace(-1, 1, 20), np.linspace(-1, 1, 20))
+    cs = ax.contourf(x, y, x * y, levels=[-0.8, -0.4, 0, 0.4, 0.8], extend=extend)
+    ax.set_visible(False)
+    cax = fig.add_axes((0.2, 0.1, 0.2, 0.8))
+    fig.colorbar(cs, cax=cax)
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    px = np.asarray(canvas.buffer_rgba())[..., :3]
+    return colour_runs(px[:, int(0.3 * px.shape[1])])
+
+
+def extended_project(tmp_path, extend: str, keys: str = "ticks = []"):
+    root = heat_project(tmp_path, keys=keys, a=f'params = {{ extend = "{extend}" }}',
+                        b=f'params = {{ extend = "{extend}" }}')
+    (root / "panels" / "p.py").write_text(EXTENDED_PANELS)
+    layout = root / "layouts" / "fig.toml"
+    layout.write_text(layout.read_text().replace('render = "p:heat"', 'render = "p:cf"'))
+    return root
+
+
+@pytest.mark.parametrize("extend", ["both", "max"])
+def test_an_extended_contour_sets_bar_is_the_one_matplotlib_draws_for_it(tmp_path, extend):
+    """contourf(levels=[-0.8, -0.4, 0, 0.4, 0.8], extend=...): matplotlib's own colorbar of the set shows four
+    bands of equal length, -0.8 to 0.8, and the under/over colours (viridis' ends, the panels' corners) in the
+    triangles; the shared bar drew only -0.4 to 0.4, the outer bands in the triangles. The colours top to
+    bottom are the reference's, the four bands' lengths in its proportions, and ticks at the levels."""
+    png = png_of(extended_project(tmp_path, extend))
+    left, top, right, bottom = bar_extent(png, 80 * MM)
+    mine = colour_runs(png[:, int((left + right) / 2)])
+    own = own_colorbar_runs(extend)
+    assert len(mine) == len(own) == (6 if extend == "both" else 5), (mine, own)
+    for (colour, _), (reference, _) in zip(mine, own):
+        assert np.abs(colour - reference).max() <= 6, (mine, own)
+    assert np.abs(mine[0][0] - expected_rgb("viridis", 1.0)).max() <= 6  # the over colour: viridis' last
+    bands, reference = [n for _, n in mine[1:5]], [n for _, n in own[1:5]]  # as long as each other, as own's are
+    assert [b / bands[0] for b in bands] == pytest.approx([r / reference[0] for r in reference], abs=0.01)
+
+
+def test_an_extended_contour_sets_bar_takes_ticks_within_its_levels(tmp_path):
+    """ticks = [-0.6, 0, 0.6] are inside the panels' scale, -0.8 to 0.8: drawn, where they were refused as
+    outside -0.4 to 0.4; without ticks the bar's are at the levels, as matplotlib's own colorbar of the set."""
+    from composer.svg.measure import scene
+
+    def texts(keys: str) -> list[str]:
+        root = extended_project(tmp_path / keys[:5], "both", keys=keys)
+        svg = build("fig", root=root, formats=("svg",), cache=False).outputs["svg"].read_bytes()
+        return [run.text for run in scene(svg).texts if run.top == "colorbar-0"]
+
+    assert texts("ticks = [-0.6, 0, 0.6]") == ["\u22120.6", "0", "0.6"]
+    assert texts("label = ''") == ["\u22120.8", "\u22120.4", "0.0", "0.4", "0.8"]
+
+
+def test_iso_lines_in_a_fixed_colour_are_not_a_second_mapping(tmp_path):
+    """A viridis heat map with black contour lines (``contour(..., colors="k")``) on it: one colour mapping, the heat
+    map's: the bar is drawn, viridis from 0 at the bottom to 1 at the top (it was refused: 'maps colour two ways')."""
+    root = heat_project(tmp_path, keys="ticks = []", b="params = { width = 0.5 }")
+    (root / "panels" / "p.py").write_text(EXTENDED_PANELS)
+    layout = root / "layouts" / "fig.toml"
+    layout.write_text(layout.read_text().replace('render = "p:heat"', 'render = "p:heat_iso"'))
+    png = png_of(root)
+    left, top, right, bottom = bar_extent(png, 80 * MM)
+    column = int((left + right) / 2)
+    for fraction in (0.1, 0.5, 0.9):
+        row = int(bottom - fraction * (bottom - top))
+        assert np.abs(png[row, column].astype(float) - expected_rgb("viridis", fraction)).max() <= 8, fraction

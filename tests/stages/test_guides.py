@@ -732,3 +732,105 @@ size = "9pt"
     layout = root / "layouts" / "fig.toml"
     layout.write_text(layout.read_text() + f'\n[check]\nallow_overlap = [["{key}", "note"]]\n')
     assert not [f for f in check("fig", root=root).findings if f.rule == "overlap"]
+
+
+# ─── alpha and colour-mapped scatters drawn as matplotlib's own legend draws them ─────────────────────
+
+#: translucent swatches without an edge (bar, hist, axvspan), an unfilled step hist with alpha, a colour-mapped scatter
+TRANSLUCENT = ('ax.bar([0, 1], [1, 2], color="#0000ff", alpha=0.5, label="bar"); '
+               'ax.hist([0, 1, 1, 2], histtype="step", color="#ff0000", alpha=0.5, label="step"); '
+               'ax.axvspan(0.2, 0.4, color="#00c000", alpha=0.5, label="span")')
+MAPPED = 'x = [0.0, 0.5, 1.0]; ax.scatter(x, x, c=x, cmap="viridis", s=60, label="mapped")'
+PANELS_PY += f'''
+def translucent(fig, data):
+    ax = fig.add_axes([0.2, 0.2, 0.7, 0.7])
+    {TRANSLUCENT}
+    ax.legend()
+
+def mapped(fig, data):
+    ax = fig.add_axes([0.2, 0.2, 0.7, 0.7])
+    {MAPPED}
+    ax.legend()
+'''
+
+
+def own_pixels(call: str) -> np.ndarray:
+    """RGB pixels of matplotlib's own legend of ``call``'s artists alone (as :func:`own_legend` draws it), cropped
+    inside its frame."""
+    import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    with matplotlib.rc_context({"legend.fontsize": 10.0}):
+        fig = Figure(figsize=(3, 2), dpi=72 * PPT, facecolor="white")
+        ax = fig.add_axes((0, 0, 1, 1))
+        exec(call, {"ax": ax})
+        ax.set_xlim(10, 11)
+        ax.set_ylim(10, 11)
+        ax.set_axis_off()
+        legend = ax.legend(loc="center")
+        canvas = FigureCanvasAgg(fig)
+        canvas.draw()
+        box = legend.get_frame().get_window_extent()
+        px = np.asarray(canvas.buffer_rgba())[..., :3]
+        height = px.shape[0]
+        return px[int(height - box.y1) + 2:int(height - box.y0) - 1, int(box.x0) + 2:int(box.x1) - 1]
+
+
+def collected_pixels(tmp_path, renderer: str) -> np.ndarray:
+    """RGB pixels inside the frame of the collected legend of panel ``renderer`` in composer's PNG at 288 dpi."""
+    root = project(tmp_path, f'''
+[panels.c]
+render = "p:{renderer}"
+at = ["90mm", "0mm"]
+size = ["40mm", "30mm"]
+
+[[legend]]
+from = ["c"]
+at = ["10mm", "35mm"]
+frame = true
+
+[rcparams]
+"legend.fontsize" = 10.0
+''', head='background = "white"\n')
+    result = build("fig", root=root, formats=("svg", "png"), dpi=72 * PPT, cache=False)
+    x0, y0, x1, y1 = frame_box(result.outputs["svg"].read_bytes())
+    from PIL import Image
+
+    with Image.open(result.outputs["png"]) as img:
+        px = np.asarray(img.convert("RGB"))
+    return px[int(y0 * PPT) + 2:int(y1 * PPT) - 1, int(x0 * PPT) + 2:int(x1 * PPT) - 1]
+
+
+def near(px: np.ndarray, rgb: tuple[int, int, int], within: int = 12) -> np.ndarray:
+    return np.abs(px.astype(int) - rgb).max(axis=2) <= within
+
+
+def test_translucent_swatches_have_no_frame_and_a_step_hist_no_fill(tmp_path):
+    """``bar``/``axvspan`` with ``alpha=0.5`` and no edge, and an unfilled step ``hist`` with alpha: the collected
+    legend's swatches are matplotlib's own (its legend alone): the bar's a 50 % blue (127, 127, 255) fill with no
+    grey outline (it had one: the transparent edge redrawn with alpha 0.5, black at 50 %), the span's 50 % green,
+    the step hist's a 50 % red outline around white (it was a 50 % red fill)."""
+    mine, own = collected_pixels(tmp_path, "translucent"), own_pixels(TRANSLUCENT)
+    for px in (mine, own):
+        assert near(px, (127, 127, 255)).sum() > 100 and near(px, (127, 224, 127)).sum() > 100
+    # the outline: black at 50 % over the blue fill or over white; text antialiasing is grey, never bluish dark
+    for px in (mine, own):
+        dark_blue = (px[..., 2].astype(int) - px[..., 0] > 40) & (px[..., 2] < 230)
+        assert dark_blue.sum() == 0
+        assert near(px, (255, 0, 0), 60).sum() == 0  # nothing red at full strength
+    red = [int(((px[..., 0].astype(int) - px[..., 1] > 40) & (px[..., 0] > 200)).sum()) for px in (mine, own)]
+    assert 0 < red[0] < 1.3 * red[1]  # an outline's pixels only: filled, the swatch's 20 x 7 pt are 2240 px
+    for colour in ((127, 127, 255), (127, 224, 127)):
+        assert near(mine, colour).sum() == pytest.approx(near(own, colour).sum(), rel=0.1)
+
+
+def test_a_colour_mapped_scatter_has_the_colour_its_handler_draws(tmp_path):
+    """``scatter(c=x, cmap="viridis")``: matplotlib's legend draws its marker in the colour of the first value,
+    viridis(0) = #440154 (the colormap's first entry: x[0] is the norm's vmin); the collected legend drew
+    matplotlib's default blue #1f77b4."""
+    mine, own = collected_pixels(tmp_path, "mapped"), own_pixels(MAPPED)
+    for px in (mine, own):
+        assert near(px, (0x44, 0x01, 0x54)).sum() > 50
+        assert near(px, (0x1f, 0x77, 0xb4), 40).sum() == 0
+    assert near(mine, (0x44, 0x01, 0x54)).sum() == pytest.approx(near(own, (0x44, 0x01, 0x54)).sum(), rel=0.15)
