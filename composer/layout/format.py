@@ -990,7 +990,8 @@ TABLES: tuple[Table, ...] = (
         Key("cvd_min_distance", "positive", "smallest CAM02-UCS distance between palette colours under "
                                             "simulated colour-vision deficiency", default=10),
         Key("allow_overlap", "name_pairs", "element pairs that are meant to overlap"),
-        Key("ignore", "panel_rules", "rules not reported for a panel: `{photo = [\"outside-panel\"]}` (an "
+        Key("ignore", "panel_rules", "rules not reported for a panel or guide (by name, or `legend[0]`): "
+                                     "`{photo = [\"outside-panel\"]}` (an "
                                      "imported drawing that is meant to reach past its box); the report's notes "
                                      "count what was left out"),
     )),
