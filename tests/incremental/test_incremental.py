@@ -544,6 +544,79 @@ def test_a_fix_saved_while_a_failed_build_ran_is_built(warm):
     assert second.changed == ("layouts/fig.toml",)
 
 
+def test_an_edit_saved_while_a_build_ran_is_built(warm, monkeypatch, render_log):
+    """An edit saved while a build runs (after it read its inputs, before it wrote): the build removes
+    the manifest on purpose, and the watcher used to look for changes only through it ("no previous
+    build" was skipped), so the edit was never built. The edit lands exactly there: the test's own
+    step 6 (_write) makes it before the real one runs."""
+    import composer.pipeline as pipeline
+
+    real_write = pipeline._write
+    calls = []
+
+    def write_after_an_edit(*args, **kwargs):
+        if not calls:
+            edit(warm / "layouts/fig.toml", "params = { n = 3 }", "params = { n = 4  }")  # the size changes too
+        calls.append(1)
+        return real_write(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "_write", write_after_an_edit)
+    edit(warm / "layouts/fig.toml", "params = { k = 2 }", "params = { k = 4 }")  # the first build works
+    first, second = _watch_events(warm, lambda event: None, 2)
+    assert first.error is None and first.result.rendered == ("p1",), first
+    assert second.error is None, second.error
+    assert second.changed == ("layouts/fig.toml",)
+    # p1 again too: the first build stored no cache entry (its inputs changed under it)
+    assert second.result.rendered == ("p1", "p2") and sorted(render_log()) == ["one", "one", "two"]
+    assert load_manifest(warm / "build", "fig") is not None  # the second build saw no edit under it
+
+
+TEMPORARY_FILES = ("data/sedAb12Cd", "data/4913", "data/three.csv~", "data/.three.csv.swp",
+                   "panels/.#alpha.py", "layouts/.fig.toml.swp")
+
+
+def test_watch_names_only_real_inputs_not_editor_temporary_files(warm):
+    """Without a manifest (every project file may be an input) a fix saved while a failed build ran is
+    built, and the change named is the layout's, not the temporary files editors and ``sed -i`` write
+    beside a file they save (they were reported as changed inputs)."""
+    manifest_path(warm / "build", "fig").unlink()
+    edit(warm / "layouts/fig.toml", 'render = "beta:four"', 'render = "beta:missing"')
+
+    def on_build(event):
+        if event.error is not None:  # no watcher runs now
+            for shown in TEMPORARY_FILES:
+                (warm / shown).write_text("temporary")
+            edit(warm / "layouts/fig.toml", 'render = "beta:missing"', 'render = "beta:four"')
+
+    first, second = _watch_events(warm, on_build, 2)
+    assert first.error is not None
+    assert second.error is None, second.error
+    assert second.changed == ("layouts/fig.toml",)
+
+
+def test_a_save_that_changes_no_content_or_an_editor_file_is_no_change(warm):
+    """A change is an input's content changing: after a good build, writing a panel module with the text
+    it had, or an editor's temporary file beside it, rebuilds nothing; a real edit does."""
+    from composer.cli.watch import _changed_inputs, _relevant
+    from composer.incremental.manifest import options
+    from composer.stages.inputs import Project
+
+    project, out_dir = Project.at(warm), warm / "build"
+    opts = options(("svg", "pdf", "png"), 100.0)
+    module = warm / "panels/alpha.py"
+    module.write_text(module.read_text())
+    paths = [module, *(warm / shown for shown in TEMPORARY_FILES)]
+    for path in paths[1:]:
+        path.write_text("temporary")
+    assert _changed_inputs(project, "fig", out_dir, None, opts, True, paths) == ()
+    assert _changed_inputs(project, "fig", out_dir, None, opts, False, paths) == ("panels/alpha.py",)
+    edit(module, "[0, k, 0], color", "[0, k, 1], color")
+    assert _changed_inputs(project, "fig", out_dir, None, opts, True, paths) == ("panels/alpha.py",)
+    manifest_path(out_dir, "fig").unlink()  # without a manifest: any project file but temporary ones
+    assert [p.name for p in paths if _relevant(project, "fig", out_dir, p)] == ["alpha.py"]
+    assert _relevant(project, "fig", out_dir, warm / "data/three.csv")
+
+
 def test_clean_removes_what_composer_wrote(warm, capsys):
     shutil.copy(warm / "layouts" / "fig.toml", warm / "layouts" / "other.toml")
     build("other", root=warm, formats=("svg",))
