@@ -212,12 +212,16 @@ def turned_size(width_pt: float, height_pt: float, rotate_deg: float) -> tuple[f
 
 
 def content_bottom_pt(figure: Figure, geometry: Geometry) -> float:
-    """The lowest point (pt from the canvas top) of the figure's content: the bottom of every panel,
-    text, boxed shape and grid box, every point of a line, brace (plus its depth) or connector route
-    (a connector's head and a line's stroke stay within half its width of those points, also
-    counted). 0 for an empty figure."""
+    """The lowest point (pt from the canvas top) of the figure's ink: the bottom of every panel, text,
+    guide and grid box, of every boxed shape plus half its stroke (SVG strokes are centred on the
+    outline), every point of a line, brace (plus its depth) or connector route (a connector's head and
+    a line's stroke stay within half its width of those points, also counted). What ``compose check``'s
+    ``outside-canvas`` measures stays inside it. 0 for an empty figure."""
     bottoms = [b.y_pt + b.height_pt for b in (*geometry.panels.values(), *geometry.texts, *geometry.grids.values())]
-    bottoms += [b.y_pt + b.height_pt for b in (*geometry.shapes, *geometry.guides) if b is not None]
+    bottoms += [b.y_pt + b.height_pt for b in geometry.guides if b is not None]
+    for shape, box in zip(figure.shapes, geometry.shapes):
+        if box is not None:  # a stroke is centred on the box's outline: half of it lies outside
+            bottoms.append(box.y_pt + box.height_pt + (shape.stroke_width_pt / 2 if shape.stroke else 0.0))
     for shape, points in zip(figure.shapes, geometry.shape_points):
         reach = shape.depth_pt if shape.kind in ("brace", "bracket") else 0.0
         bottoms += [y + reach + shape.stroke_width_pt / 2 for _, y in points]
