@@ -628,12 +628,73 @@ def test_clean_removes_what_composer_wrote(warm, capsys):
     left = {p.name for p in (warm / "build").iterdir()}
     assert not {"fig.svg", "fig.pdf", "fig.png", ".fig.manifest.json"} & left
     assert {"other.svg", ".other.manifest.json", "notes.txt"} <= left
-    assert not any(PanelCache(cache_dir(warm)).path(k).exists() for k in keys)
+    # other's layout is fig's: its manifest names the same panel entries, so they stay (it is still warm)
+    assert all(PanelCache(cache_dir(warm)).path(k).exists() for k in keys)
     assert (warm / "build" / ".cache" / "text" / "other.json").is_file()
     assert not (warm / "build" / ".cache" / "text" / "fig.json").exists()
 
     assert main(["clean", "--root", str(warm)]) == 0
     assert {p.name for p in (warm / "build").iterdir()} == {"notes.txt"}
+
+
+def test_clean_name_keeps_the_panel_entries_another_figure_names(warm, capsys):
+    """`compose clean fig` deletes fig's panel entries except those another figure's manifest names
+    (same renderer and inputs: same key); they were deleted, and the other figure's next build rendered
+    again. Here other.toml shares p1 and p2 (same lines) and has no p3, p4."""
+    text = (warm / "layouts" / "fig.toml").read_text()
+    (warm / "layouts" / "other.toml").write_text(text.split("[panels.p3]")[0])
+    build("other", root=warm, formats=("svg",))
+    store = PanelCache(cache_dir(warm))
+    keys = {n: r["key"] for n, r in load_manifest(warm / "build", "fig")["panels"].items()}
+    other_keys = {r["key"] for r in load_manifest(warm / "build", "other")["panels"].values()}
+    assert other_keys == {keys["p1"], keys["p2"]}
+
+    assert main(["clean", "fig", "--root", str(warm)]) == 0
+    capsys.readouterr()
+    assert store.path(keys["p1"]).exists() and store.path(keys["p2"]).exists()
+    assert not store.path(keys["p3"]).exists() and not store.path(keys["p4"]).exists()
+    assert build("other", root=warm, formats=("svg",)).up_to_date
+
+
+def test_clean_with_a_symlinked_cache_removes_the_link_not_its_target(warm, capsys):
+    """build/.cache a symbolic link (the cache on a scratch disk): `compose clean` removes the link and
+    leaves the folder it points to (it printed an OSError traceback, after deleting the outputs)."""
+    target = warm / "scratch"
+    (warm / "build" / ".cache").rename(target)
+    (warm / "build" / ".cache").symlink_to(target)
+    assert main(["clean", "--root", str(warm)]) == 0
+    out, err = capsys.readouterr()
+    assert "removed" in out and err == ""
+    assert not os.path.lexists(warm / "build" / ".cache")
+    assert (target / "panels").is_dir()
+    assert {p.name for p in (warm / "build").iterdir()} == set()
+
+
+def test_clean_that_cannot_delete_says_so_in_one_line(warm, capsys, monkeypatch):
+    """A folder this user may not write to: one line, and nothing deleted (checked before deleting);
+    an OSError while deleting anyway: one line naming the file and how much was removed before."""
+    import composer.incremental.cache as cache
+
+    build_dir = (warm / "build").resolve()
+    before = sorted(p.name for p in build_dir.iterdir())
+    real_access = os.access
+    monkeypatch.setattr(cache.os, "access", lambda path, mode: Path(path).resolve() != build_dir
+                        and real_access(path, mode))
+    assert main(["clean", "--root", str(warm)]) == 1
+    out, err = capsys.readouterr()
+    assert err.count("\n") == 1 and err.startswith("compose: error: cannot delete in ") and "Traceback" not in err
+    assert "nothing was removed" in err
+    assert sorted(p.name for p in build_dir.iterdir()) == before
+    monkeypatch.undo()
+
+    def refuse(path, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr("shutil.rmtree", refuse)
+    assert main(["clean", "--root", str(warm)]) == 1
+    out, err = capsys.readouterr()
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert re.fullmatch(r"compose: error: cannot delete \S*\.cache: Permission denied; \d+ files removed before it\n", err)
 
 
 def test_progress_display_only_on_a_terminal():
