@@ -653,10 +653,13 @@ class _Resolver:
             length_pt = sum(math.dist(a, b) for a, b in zip(points, points[1:]))
         if length_pt - 2 * arrow.gap_pt < MIN_CONNECTOR_PT:
             unit = self.figure.spec.unit
-            raise LayoutError(f"the connector is {say(length_pt, unit)} long"
-                              + (f" and its gap takes {say(2 * arrow.gap_pt, unit)} of it" if arrow.gap_pt else "")
-                              + ": nothing would be drawn; its ends are (nearly) the same point", file=self.file,
-                              key=arrow.key or None)
+            if length_pt >= MIN_CONNECTOR_PT:  # the gap (at each end) is what leaves nothing to draw
+                raise LayoutError(f"gap = {say(arrow.gap_pt, unit)} at each end takes {say(2 * arrow.gap_pt, unit)}, "
+                                  f"more than the connector's {say(length_pt, unit)}: nothing would be drawn; "
+                                  f"use a gap below {say((length_pt - MIN_CONNECTOR_PT) / 2, unit)}", file=self.file,
+                                  key=f"{arrow.key}.gap" if arrow.key else None)
+            raise LayoutError(f"the connector is {say(length_pt, unit)} long: nothing would be drawn; its ends are "
+                              "(nearly) the same point", file=self.file, key=arrow.key or None)
         return found
 
     def _check_overlaps(self) -> None:
