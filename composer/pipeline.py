@@ -75,7 +75,7 @@ from composer.sandbox.isolate import (
     run_isolated,
 )
 from composer.sandbox.parallel import RenderTask, available_cores, render_all
-from composer.stages.compose import compose, figure_geometry, fit_height, panel_label_boxes
+from composer.stages.compose import clipped_key_path, compose, figure_geometry, fit_height, panel_label_boxes
 from composer.stages.export import (
     check_chosen,
     check_dpi,
@@ -869,7 +869,7 @@ def _compose(read: _Read, rendered: Mapping[str, RenderedPanel], opts: BuildOpti
     with _recording(issued):
         svg = compose(inputs, rendered, typeset, dpi=opts.dpi)  # filters are costed at the PNG's dpi
         for clipped in clipped_text_warnings(inputs.figure, svg):  # check reports it too, as outside-canvas
-            warnings.warn(ComposerWarning(f"{inputs.file}: {clipped}"), stacklevel=2)
+            warnings.warn(ComposerWarning(f"{inputs.file}: {clipped_key_path(inputs.figure, clipped)}"), stacklevel=2)
     report = None
     extra: dict[str, bytes] = {}
     if opts.debug or opts.check:

@@ -7,7 +7,9 @@ panel module or a file the last build read (data, imported SVG or image)
 changed, or a file panel code opened by itself while the last build ran
 (recorded in its worker, :mod:`composer.sandbox.audit`), outside the project
 too: such a file is watched itself (an editor's save that replaces it is seen
-as its removal), or its folder while it does not exist. Each rebuild is an ordinary incremental build: only the panels
+as its removal), or its folder while it does not exist. A change is an input's content changing: a
+file saved with the text it had, or an editor's temporary file (``.fig.toml.swp``, ``fig.toml~``,
+``4913``, ``sed``'s ``sedXXXXXX``), rebuilds nothing. Each rebuild is an ordinary incremental build: only the panels
 whose inputs changed are rendered, exports only when the SVG changed. A
 failed build reports its one-line error and watching goes on; the outputs
 of the last good build stay in place.
@@ -19,11 +21,13 @@ so the process never runs stale code.
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from composer.errors import ComposerError
 from composer.incremental import manifest
@@ -122,8 +126,9 @@ def watch(name: str, *, root: str | Path = ".", out: str | Path | None = None,
     # watcher runs a thread of its own, and a build must not fork while it runs (Python 3.12+ warns: a
     # fork from a multi-threaded process may deadlock). A change made while no watcher ran is seen by
     # comparing with the manifest once the next watcher has started (its first timeout); after a failed
-    # build, whose inputs the manifest does not record, by comparing with the inputs as they were when it
-    # started (_snapshot): a fix saved while a broken layout was being built is not lost.
+    # build, whose inputs the manifest does not record, or after one that saw an input change under it (and so
+    # removed the manifest), by comparing with the inputs as they were when it started (_snapshot): a fix
+    # saved while a broken layout was being built, or an edit saved while a slow panel rendered, is not lost.
     succeeded = run(())
     compare = True  # once the watcher runs, look for a change made during the last build
     ignore = [out_dir.resolve(), (project.root / "build").resolve()]
@@ -136,21 +141,12 @@ def watch(name: str, *, root: str | Path = ".", out: str | Path | None = None,
             if not changes:
                 if compare:  # the first timeout comes after the watcher started
                     compare = False
-                    if succeeded:
-                        reason = manifest.stale_reason(project.root, name, out, opts)
-                        if reason is not None and reason != "no previous build":
-                            changed = (_what_changed(reason),)
-                            break
-                    else:
-                        now = _snapshot(project, name, out_dir)
-                        moved = sorted({_shown(project, p) for p in before.keys() | now.keys()
-                                        if before.get(p) != now.get(p)})
-                        if moved:
-                            changed = tuple(moved)
-                            break
+                    changed = _changed_during_build(project, name, out_dir, out, opts, succeeded, before) or None
+                    if changed:
+                        break
             else:
-                relevant = tuple(sorted({_shown(project, Path(p)) for _, p in changes
-                                         if _relevant(project, name, out_dir, Path(p))}))
+                relevant = _changed_inputs(project, name, out_dir, out, opts, succeeded,
+                                           [Path(p) for _, p in changes])
                 if relevant:
                     changed = relevant
                     break
@@ -159,6 +155,58 @@ def watch(name: str, *, root: str | Path = ".", out: str | Path | None = None,
         succeeded = run(changed)
         compare = True
     return builds
+
+
+def _changed_inputs(project: Project, name: str, out_dir: Path, out: str | Path | None,
+                    opts: Mapping[str, Any], succeeded: bool, paths: list[Path]) -> tuple[str, ...]:
+    """Which of the files ``paths`` a watcher saw written are changed inputs of ``name`` (:func:`_relevant`),
+    as shown to the user, sorted; empty when none is, or when the last build succeeded and every input
+    still holds what it read (:func:`composer.incremental.manifest.stale_reason` is None: a save of the
+    same text, a ``touch``)."""
+    relevant = tuple(sorted({_shown(project, p) for p in paths if _relevant(project, name, out_dir, p)}))
+    if relevant and succeeded and manifest.stale_reason(project.root, name, out, opts) is None:
+        return ()
+    return relevant
+
+
+def _changed_during_build(project: Project, name: str, out_dir: Path, out: str | Path | None,
+                          opts: Mapping[str, Any], succeeded: bool,
+                          before: dict[Path, tuple[int, int] | None]) -> tuple[str, ...]:
+    """The inputs (as shown to the user) changed while the last build ran (no watcher ran then); empty if none.
+
+    After a successful build, the manifest it wrote says what changed
+    (:func:`composer.incremental.manifest.stale_reason`); when it wrote none, because an input changed
+    under it (:func:`composer.pipeline.build` then removes the manifest on purpose), or after a failed
+    build, the inputs are compared with ``before``, their :func:`_snapshot` when the build started.
+    Editors' and ``sed``'s temporary files are left out (:func:`_temporary`).
+    """
+    if succeeded:
+        reason = manifest.stale_reason(project.root, name, out, opts)
+        if reason is None:
+            return ()
+        if reason != "no previous build":
+            return (_what_changed(reason),)
+        moved = {p for p, was in before.items() if _stat(p) != was}  # the same files, as they are now
+    else:
+        now = _snapshot(project, name, out_dir)
+        moved = {p for p in before.keys() | now.keys() if before.get(p) != now.get(p)}
+    recorded = manifest.load(out_dir, name)
+    return tuple(sorted({_shown(project, p) for p in moved if not _temporary(project, p, recorded)}))
+
+
+# names editors and tools give the temporary files of a save: vim's swap files (.fig.toml.swp, .swo,
+# .swx) and its write test (4913), backups (fig.toml~), emacs' lock and auto-save files (.#fig.toml,
+# #fig.toml#), GNU sed -i's sedXXXXXX (mkostemp's 6 random characters)
+_TEMPORARY = re.compile(r"\..*\.sw[a-px]|4913|.*~|\.#.*|#.*#|sed[A-Za-z0-9]{6}")
+
+
+def _temporary(project: Project, path: Path, recorded: dict[str, Any] | None) -> bool:
+    """Whether ``path`` is named as an editor's or ``sed``'s temporary file (:data:`_TEMPORARY`) and is
+    no input the manifest ``recorded`` names."""
+    if not _TEMPORARY.fullmatch(path.name):
+        return False
+    shown = _shown(project, path)
+    return recorded is None or not (shown in recorded.get("inputs", {}) or shown in recorded.get("opened", {}))
 
 
 def _what_changed(reason: str) -> str:
@@ -232,14 +280,16 @@ def _snapshot(project: Project, name: str, out_dir: Path) -> dict[Path, tuple[in
             here = Path(folder)
             dirs[:] = sorted(d for d in dirs if d not in skip_dirs and (here / d).resolve() not in skip)
             paths |= {here / f for f in files}
-    found: dict[Path, tuple[int, int] | None] = {}
-    for path in paths:
-        try:
-            stat = path.stat()
-            found[path.resolve()] = (stat.st_mtime_ns, stat.st_size)
-        except OSError:
-            found[path.resolve()] = None
-    return found
+    return {path.resolve(): _stat(path) for path in paths}
+
+
+def _stat(path: Path) -> tuple[int, int] | None:
+    """``(mtime_ns, size)`` of the file at ``path``, None when it is missing or unreadable."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return (stat.st_mtime_ns, stat.st_size)
 
 
 def _shown(project: Project, path: Path) -> str:
@@ -248,13 +298,15 @@ def _shown(project: Project, path: Path) -> str:
 
 def _relevant(project: Project, name: str, out_dir: Path, path: Path) -> bool:
     """The layout, a ``.py`` under ``panels/``, or an input or opened file the last build recorded (without
-    a manifest: any file of the project outside ``layouts/``)."""
+    a manifest: any file of the project outside ``layouts/`` but an editor's temporary file, :func:`_temporary`)."""
     path = path.resolve()
     if path == (project.root / "layouts" / f"{name}.toml").resolve():
         return True
+    recorded = manifest.load(out_dir, name)
+    if _temporary(project, path, recorded):
+        return False
     if path.suffix == ".py" and path.is_relative_to(project.panels_dir.resolve()):
         return True
-    recorded = manifest.load(out_dir, name)
     if recorded is None:
         return path.is_relative_to(project.root.resolve()) and \
             not path.is_relative_to((project.root / "layouts").resolve())

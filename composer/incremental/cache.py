@@ -60,12 +60,13 @@ import dataclasses
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from composer.errors import ComposerError
 from composer.incremental.manifest import bytes_digest, composer_fingerprint, file_digest
 from composer.stages.guides import guides_from_json, guides_to_json
 from composer.stages.render import RenderedPanel
@@ -509,44 +510,98 @@ def clean(root: Path, names: Iterable[str], *, out_dir: Path | None = None, whol
         names: figure names.
         out_dir: where their outputs are (default ``ROOT/build``).
         whole_cache: also delete the whole cache folder ``ROOT/build/.cache``
-            (``compose clean`` without a name); else only the figures' typeset
-            text and the panel entries their manifests name.
+            (``compose clean`` without a name; when it is a symbolic link, the link is removed, not the
+            folder it points to); else only the figures' typeset text and the panel entries their
+            manifests name that no other figure's manifest (in ``out_dir`` or ``ROOT/build``) names too.
 
     Returns:
         The files and folders deleted: also the panels ``--panels`` wrote
         (``OUT/NAME/PANEL.FORMAT`` for the panels the manifest names), and
         ``OUT/NAME/`` once empty. Nothing else in ``out_dir`` is touched.
-    """
-    import shutil
 
+    Raises:
+        ComposerError: a file or folder cannot be deleted (one line naming it and why). Each folder to
+            delete from is checked first: when one is not writable, nothing is deleted.
+    """
     from composer.incremental.manifest import load, manifest_path
 
     out = Path(out_dir) if out_dir is not None else Path(root) / "build"
+    names = list(names)
     store = PanelCache(cache_dir(root))
-    removed: list[Path] = []
+    shared = set() if whole_cache else _panel_keys(_other_manifests(out, Path(root) / "build", names))
+    files: set[Path] = set()
+    folders: list[Path] = []  # OUT/NAME/ of --panels: removed once empty
     for name in names:
         recorded = load(out, name) or {}
-        files = {out / rec["file"] for rec in recorded.get("outputs", {}).values()}
+        files |= {out / rec["file"] for rec in recorded.get("outputs", {}).values()}
         files |= {out / f"{name}.{fmt}" for fmt in ("svg", "pdf", "png", "debug.svg", "debug.png")}
         files.add(manifest_path(out, name))
         files.add(text_cache_path(root, name))
         if not whole_cache:
-            files |= {store.path(p["key"]) for p in recorded.get("panels", {}).values() if "key" in p}
+            files |= {store.path(p["key"]) for p in recorded.get("panels", {}).values()
+                      if "key" in p and p["key"] not in shared}
         alone = out / name  # --panels
         files |= {alone / f"{panel}.{fmt}" for panel in recorded.get("panels", {})
                   for fmt in ("svg", "pdf", "png", "tiff", "eps")}
-        for path in sorted(files):
-            if path.is_file():
-                path.unlink()
-                removed.append(path)
-        if alone.is_dir() and not any(alone.iterdir()):
-            alone.rmdir()
-            removed.append(alone)
+        folders.append(alone)
+    doomed = sorted(path for path in files if path.is_file())
     whole = store.directory.parent  # ROOT/build/.cache: panels and text
-    if whole_cache and whole.is_dir():
-        shutil.rmtree(whole)
-        removed.append(whole)
+    tree = whole_cache and (whole.is_symlink() or whole.is_dir())
+    _check_deletable([path.parent for path in doomed] + (_folders_of(whole) if tree else []))
+    removed: list[Path] = []
+    for path in doomed:
+        _delete(path.unlink, path, removed)
+    for alone in folders:
+        if alone.is_dir() and not alone.is_symlink() and not any(alone.iterdir()):
+            _delete(alone.rmdir, alone, removed)
+    if tree:
+        import shutil
+
+        _delete(whole.unlink if whole.is_symlink() else lambda: shutil.rmtree(whole), whole, removed)
     return removed
+
+
+def _other_manifests(out: Path, build: Path, names: list[str]) -> list[dict[str, Any]]:
+    """The manifests (``.NAME.manifest.json``) in ``out`` and ``build`` of figures not in ``names``."""
+    from composer.incremental.manifest import load
+
+    found = []
+    for folder in sorted({out, build}):
+        for path in sorted(folder.glob(".*.manifest.json")) if folder.is_dir() else []:
+            other = path.name[1:-len(".manifest.json")]
+            if other not in names and (recorded := load(folder, other)) is not None:
+                found.append(recorded)
+    return found
+
+
+def _panel_keys(manifests: list[dict[str, Any]]) -> set[str]:
+    """The panel-cache keys the ``manifests`` name."""
+    return {p["key"] for m in manifests for p in m.get("panels", {}).values() if "key" in p}
+
+
+def _folders_of(whole: Path) -> list[Path]:
+    """The folders deleting ``whole`` writes to: its parent (for a symbolic link), else each folder in it too."""
+    if whole.is_symlink():
+        return [whole.parent]
+    return [whole.parent, *(Path(folder) for folder, _, _ in os.walk(whole))]
+
+
+def _check_deletable(folders: Iterable[Path]) -> None:
+    """Raise ComposerError (one line) naming the first of ``folders`` this process cannot delete from."""
+    for folder in sorted(set(folders)):
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise ComposerError(f"cannot delete in {folder}: this user may not write to it; nothing was removed")
+
+
+def _delete(remove: Callable[[], object], path: Path, removed: list[Path]) -> None:
+    """Run ``remove`` (which deletes ``path``) and append ``path`` to ``removed``; an OSError becomes a
+    ComposerError (one line) naming the path, why, and how much was removed before."""
+    try:
+        remove()
+    except OSError as exc:
+        before = f"{len(removed)} file{'s' * (len(removed) != 1)} removed before it" if removed else "nothing removed"
+        raise ComposerError(f"cannot delete {path}: {exc.strerror or exc}; {before}") from None
+    removed.append(path)
 
 
 # ─── typeset canvas text ─────────────────────────────────────────────────────

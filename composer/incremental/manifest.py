@@ -88,8 +88,8 @@ def composer_fingerprint() -> str:
     from composer import __version__
 
     h = hashlib.sha256(__version__.encode())
-    package = Path(__file__).resolve().parent
-    for path in sorted(package.rglob("*.py")):  # subpackages (composer/export/) too
+    package = Path(__file__).resolve().parent.parent  # composer/, not composer/incremental/ where this is
+    for path in sorted(package.rglob("*.py")):  # every subpackage (composer/stages/export/...) too
         h.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return f"{__version__}+{h.hexdigest()[:16]}"
 

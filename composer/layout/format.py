@@ -935,7 +935,8 @@ TABLES: tuple[Table, ...] = (
         Key("width", "canvas_width", "canvas width: a length, or a journal's column width such as "
                                      "`\"nature.double\"`", required=True),
         Key("height", "canvas_height", "canvas height, or `\"auto\"`: exactly as tall as the content (the "
-                                       "lowest element's bottom) plus `margin`; the height built is reported",
+                                       "lowest element's bottom, its stroke included) plus `margin`; the height "
+                                       "built is reported",
             required=True, convert=Reader.string),  # kept as written
         Key("margin", "length", "`height = \"auto\"`: the space below the lowest element",
             shown="the `[grid]` margin's bottom, else `\"0pt\"`"),

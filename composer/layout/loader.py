@@ -211,7 +211,54 @@ def layout_from_dict(raw: dict[str, Any], r: _Reader, *, name: str) -> Figure:
                     grids=tuple(grids), aligns=aligns, files=tuple(dict.fromkeys(r.files)), legends=legends,
                     colorbars=colorbars)
     _check_names(r, figure)
+    _check_check(r, figure)
     return figure
+
+
+#: the rules of ``compose check`` (:data:`composer.lint.rules.RULES`, in its order; tests/layout/test_loader.py
+#: keeps the two equal): the names ``[check] ignore`` takes. Listed here because the layout layer is
+#: below lint (a build refuses a misspelt name at load, not only ``compose check``)
+CHECK_RULES = ("font-size", "line-width", "raster-ppi", "overlap", "outside-canvas", "outside-panel", "font-missing",
+               "font-substituted", "dangling-connector", "color-vision", "figure-size")
+
+
+def overlap_names(figure: Figure) -> list[str]:
+    """Every name ``[check] allow_overlap`` may use, in this order: panels, guides (name, else key), texts
+    and shapes (name, else ``text[i]``/``shape[i]``), ``arrow[i]``, then ``NAME.label`` and ``NAME.title``
+    of the panels that have them (as ``compose check`` names the elements it reports)."""
+    names = [p.name for p in figure.panels]
+    names += [g.name or g.key for g in figure.guides]
+    names += [t.name or f"text[{i}]" for i, t in enumerate(figure.texts)]
+    names += [s.name or f"shape[{i}]" for i, s in enumerate(figure.shapes)]
+    names += [f"arrow[{i}]" for i in range(len(figure.arrows))]
+    names += [f"{p.name}.label" for p in figure.panels if p.label]
+    return names + [f"{p.name}.title" for p in figure.panels if p.title]
+
+
+def _check_check(r: _Reader, figure: Figure) -> None:
+    """``[check] allow_overlap`` names elements, and ``[check] ignore`` panels and rules, that exist.
+
+    Raises:
+        LayoutError: at ``check.allow_overlap[i]`` or ``check.ignore.PANEL``, the first unknown name,
+            the closest valid one and every valid one (one line).
+    """
+    limits = figure.spec.check
+    valid = overlap_names(figure)
+    for i, pair in enumerate(limits.allow_overlap):
+        for name in pair:
+            if name not in valid:
+                raise r.err(f"check.allow_overlap[{i}]", f"{name!r} is not an element{did_you_mean(name, valid)}; "
+                                                          f"elements are {', '.join(valid) or '(none)'}")
+    panels = [p.name for p in figure.panels]
+    for panel, rules in limits.ignore:
+        if panel not in panels:
+            raise r.err(f"check.ignore.{panel}", f"{panel!r} is not a panel{did_you_mean(panel, panels)}; "
+                                                 f"panels are {', '.join(panels) or '(none)'}")
+        for rule in rules:
+            if rule not in CHECK_RULES:
+                close = did_you_mean(rule, CHECK_RULES)
+                raise r.err(f"check.ignore.{panel}", f"{rule!r} is not a rule of compose check{close}; "
+                                                     f"rules are {', '.join(CHECK_RULES)}")
 
 
 def _auto_labels(r: _Reader, spec: FigureSpec, panels: tuple[Panel, ...]) -> tuple[Panel, ...]:

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from lxml import etree
 
 from composer.errors import DataError, SvgError
-from composer.layout.model import Panel
+from composer.layout.model import Figure, Panel
 from composer.stages import draw, guides
 from composer.stages.fragment import import_fragment, place, view_box
 from composer.stages.geometry import Box, Geometry, content_bottom_pt, guide_rooms, imported_svgs, resolve
@@ -70,6 +70,21 @@ def fit_height(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: T
     height_pt = to_pt(height_text)  # the height as written: root height, viewBox and background agree
     fitted = dataclasses.replace(spec, height_pt=height_pt, height_text=height_text)
     return dataclasses.replace(inputs, figure=dataclasses.replace(inputs.figure, spec=fitted))
+
+
+def clipped_key_path(figure: Figure, message: str) -> str:
+    """``message`` (a :func:`composer.lint.rules.clipped_text_warnings` line, which names elements as
+    ``compose check`` and ``allow_overlap`` do) with a panel's label or title, or an arrow's label, named
+    by its key path as every other message of the build: ``"p.label: ..."`` -> ``"panels.p.label: ..."``,
+    ``"arrow[0] label: ..."`` -> ``"arrow[0].label: ..."``; other messages unchanged."""
+    for panel in figure.panels:
+        for part in ("label", "title"):
+            if message.startswith(f"{panel.name}.{part}: ") and panel.key:
+                return f"{panel.key}.{part}{message[len(panel.name) + len(part) + 1:]}"
+    for i, arrow in enumerate(figure.arrows):
+        if message.startswith(f"arrow[{i}] label: ") and arrow.key:
+            return f"{arrow.key}.label{message[len(f'arrow[{i}] label'):]}"
+    return message
 
 
 def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Typeset | None = None, *,

@@ -212,12 +212,16 @@ def turned_size(width_pt: float, height_pt: float, rotate_deg: float) -> tuple[f
 
 
 def content_bottom_pt(figure: Figure, geometry: Geometry) -> float:
-    """The lowest point (pt from the canvas top) of the figure's content: the bottom of every panel,
-    text, boxed shape and grid box, every point of a line, brace (plus its depth) or connector route
-    (a connector's head and a line's stroke stay within half its width of those points, also
-    counted). 0 for an empty figure."""
+    """The lowest point (pt from the canvas top) of the figure's ink: the bottom of every panel, text,
+    guide and grid box, of every boxed shape plus half its stroke (SVG strokes are centred on the
+    outline), every point of a line, brace (plus its depth) or connector route (a connector's head and
+    a line's stroke stay within half its width of those points, also counted). What ``compose check``'s
+    ``outside-canvas`` measures stays inside it. 0 for an empty figure."""
     bottoms = [b.y_pt + b.height_pt for b in (*geometry.panels.values(), *geometry.texts, *geometry.grids.values())]
-    bottoms += [b.y_pt + b.height_pt for b in (*geometry.shapes, *geometry.guides) if b is not None]
+    bottoms += [b.y_pt + b.height_pt for b in geometry.guides if b is not None]
+    for shape, box in zip(figure.shapes, geometry.shapes):
+        if box is not None:  # a stroke is centred on the box's outline: half of it lies outside
+            bottoms.append(box.y_pt + box.height_pt + (shape.stroke_width_pt / 2 if shape.stroke else 0.0))
     for shape, points in zip(figure.shapes, geometry.shape_points):
         reach = shape.depth_pt if shape.kind in ("brace", "bracket") else 0.0
         bottoms += [y + reach + shape.stroke_width_pt / 2 for _, y in points]
@@ -649,10 +653,13 @@ class _Resolver:
             length_pt = sum(math.dist(a, b) for a, b in zip(points, points[1:]))
         if length_pt - 2 * arrow.gap_pt < MIN_CONNECTOR_PT:
             unit = self.figure.spec.unit
-            raise LayoutError(f"the connector is {say(length_pt, unit)} long"
-                              + (f" and its gap takes {say(2 * arrow.gap_pt, unit)} of it" if arrow.gap_pt else "")
-                              + ": nothing would be drawn; its ends are (nearly) the same point", file=self.file,
-                              key=arrow.key or None)
+            if length_pt >= MIN_CONNECTOR_PT:  # the gap (at each end) is what leaves nothing to draw
+                raise LayoutError(f"gap = {say(arrow.gap_pt, unit)} at each end takes {say(2 * arrow.gap_pt, unit)}, "
+                                  f"more than the connector's {say(length_pt, unit)}: nothing would be drawn; "
+                                  f"use a gap below {say((length_pt - MIN_CONNECTOR_PT) / 2, unit)}", file=self.file,
+                                  key=f"{arrow.key}.gap" if arrow.key else None)
+            raise LayoutError(f"the connector is {say(length_pt, unit)} long: nothing would be drawn; its ends are "
+                              "(nearly) the same point", file=self.file, key=arrow.key or None)
         return found
 
     def _check_overlaps(self) -> None:

@@ -138,20 +138,24 @@ def test_grid_tracks_that_do_not_fit(tmp_path, capsys, width, columns, gutter, e
 
 
 @pytest.mark.parametrize("width, start, end, gap, expected", [
-    # from (10, 10) mm to (12, 10) mm: 2 mm long, a 1.5 mm gap at each end takes 3 mm
+    # from (10, 10) mm to (12, 10) mm: 2 mm long, a 1.5 mm gap at each end takes 3 mm; a gap leaves
+    # 1 pt (0.353 mm) to draw below (2 - 0.353) / 2 = 0.82 mm. The ends are 2 mm apart: not the same point
     ("100mm", ("10mm", "10mm"), ("12mm", "10mm"), "1.5mm",
-     "the connector is 2.0 mm long and its gap takes 3.0 mm of it"),
-    # 0.05 in long, gaps of 0.05 in at each end: 0.10 in
+     "arrow[0].gap: gap = 1.5 mm at each end takes 3.0 mm, more than the connector's 2.0 mm: nothing would be "
+     "drawn; use a gap below 0.8 mm"),
+    # 0.05 in (3.6 pt) long, gaps of 0.05 in at each end: 0.10 in; below (3.6 - 1) / 2 = 1.3 pt = 0.018 in
     ("4in", ("1in", "0.5in"), ("1.05in", "0.5in"), "0.05in",
-     "the connector is 0.05 in long and its gap takes 0.10 in of it"),
+     "arrow[0].gap: gap = 0.05 in at each end takes 0.10 in, more than the connector's 0.05 in: nothing would "
+     "be drawn; use a gap below 0.02 in"),
     # both ends the same point, no gap
-    ("10cm", ("1cm", "1cm"), ("1cm", "1cm"), "0cm", "the connector is 0.00 cm long: nothing would be drawn"),
+    ("10cm", ("1cm", "1cm"), ("1cm", "1cm"), "0cm",
+     "arrow[0]: the connector is 0.00 cm long: nothing would be drawn; its ends are (nearly) the same point"),
 ], ids=["mm", "in", "cm"])
 def test_a_connector_too_short(tmp_path, capsys, width, start, end, gap, expected):
     arrow = '[[arrow]]\nfrom = ["{0}", "{1}"]\nto = ["{2}", "{3}"]\ngap = "{4}"\n'
     root = make(tmp_path, figure(width, "2in", arrow.format(*start, "3cm", "1cm", "0mm")))
     line = fails(root, figure(width, "2in", arrow.format(*start, *end, gap)), capsys)
-    assert f"arrow[0]: {expected}" in line, line
+    assert line.endswith(f"layouts/fig.toml: {expected}"), line
 
 
 def test_a_renderer_resizing_its_figure_is_said_in_the_layout_unit(tmp_path, capsys):

@@ -544,6 +544,79 @@ def test_a_fix_saved_while_a_failed_build_ran_is_built(warm):
     assert second.changed == ("layouts/fig.toml",)
 
 
+def test_an_edit_saved_while_a_build_ran_is_built(warm, monkeypatch, render_log):
+    """An edit saved while a build runs (after it read its inputs, before it wrote): the build removes
+    the manifest on purpose, and the watcher used to look for changes only through it ("no previous
+    build" was skipped), so the edit was never built. The edit lands exactly there: the test's own
+    step 6 (_write) makes it before the real one runs."""
+    import composer.pipeline as pipeline
+
+    real_write = pipeline._write
+    calls = []
+
+    def write_after_an_edit(*args, **kwargs):
+        if not calls:
+            edit(warm / "layouts/fig.toml", "params = { n = 3 }", "params = { n = 4  }")  # the size changes too
+        calls.append(1)
+        return real_write(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "_write", write_after_an_edit)
+    edit(warm / "layouts/fig.toml", "params = { k = 2 }", "params = { k = 4 }")  # the first build works
+    first, second = _watch_events(warm, lambda event: None, 2)
+    assert first.error is None and first.result.rendered == ("p1",), first
+    assert second.error is None, second.error
+    assert second.changed == ("layouts/fig.toml",)
+    # p1 again too: the first build stored no cache entry (its inputs changed under it)
+    assert second.result.rendered == ("p1", "p2") and sorted(render_log()) == ["one", "one", "two"]
+    assert load_manifest(warm / "build", "fig") is not None  # the second build saw no edit under it
+
+
+TEMPORARY_FILES = ("data/sedAb12Cd", "data/4913", "data/three.csv~", "data/.three.csv.swp",
+                   "panels/.#alpha.py", "layouts/.fig.toml.swp")
+
+
+def test_watch_names_only_real_inputs_not_editor_temporary_files(warm):
+    """Without a manifest (every project file may be an input) a fix saved while a failed build ran is
+    built, and the change named is the layout's, not the temporary files editors and ``sed -i`` write
+    beside a file they save (they were reported as changed inputs)."""
+    manifest_path(warm / "build", "fig").unlink()
+    edit(warm / "layouts/fig.toml", 'render = "beta:four"', 'render = "beta:missing"')
+
+    def on_build(event):
+        if event.error is not None:  # no watcher runs now
+            for shown in TEMPORARY_FILES:
+                (warm / shown).write_text("temporary")
+            edit(warm / "layouts/fig.toml", 'render = "beta:missing"', 'render = "beta:four"')
+
+    first, second = _watch_events(warm, on_build, 2)
+    assert first.error is not None
+    assert second.error is None, second.error
+    assert second.changed == ("layouts/fig.toml",)
+
+
+def test_a_save_that_changes_no_content_or_an_editor_file_is_no_change(warm):
+    """A change is an input's content changing: after a good build, writing a panel module with the text
+    it had, or an editor's temporary file beside it, rebuilds nothing; a real edit does."""
+    from composer.cli.watch import _changed_inputs, _relevant
+    from composer.incremental.manifest import options
+    from composer.stages.inputs import Project
+
+    project, out_dir = Project.at(warm), warm / "build"
+    opts = options(("svg", "pdf", "png"), 100.0)
+    module = warm / "panels/alpha.py"
+    module.write_text(module.read_text())
+    paths = [module, *(warm / shown for shown in TEMPORARY_FILES)]
+    for path in paths[1:]:
+        path.write_text("temporary")
+    assert _changed_inputs(project, "fig", out_dir, None, opts, True, paths) == ()
+    assert _changed_inputs(project, "fig", out_dir, None, opts, False, paths) == ("panels/alpha.py",)
+    edit(module, "[0, k, 0], color", "[0, k, 1], color")
+    assert _changed_inputs(project, "fig", out_dir, None, opts, True, paths) == ("panels/alpha.py",)
+    manifest_path(out_dir, "fig").unlink()  # without a manifest: any project file but temporary ones
+    assert [p.name for p in paths if _relevant(project, "fig", out_dir, p)] == ["alpha.py"]
+    assert _relevant(project, "fig", out_dir, warm / "data/three.csv")
+
+
 def test_clean_removes_what_composer_wrote(warm, capsys):
     shutil.copy(warm / "layouts" / "fig.toml", warm / "layouts" / "other.toml")
     build("other", root=warm, formats=("svg",))
@@ -555,12 +628,73 @@ def test_clean_removes_what_composer_wrote(warm, capsys):
     left = {p.name for p in (warm / "build").iterdir()}
     assert not {"fig.svg", "fig.pdf", "fig.png", ".fig.manifest.json"} & left
     assert {"other.svg", ".other.manifest.json", "notes.txt"} <= left
-    assert not any(PanelCache(cache_dir(warm)).path(k).exists() for k in keys)
+    # other's layout is fig's: its manifest names the same panel entries, so they stay (it is still warm)
+    assert all(PanelCache(cache_dir(warm)).path(k).exists() for k in keys)
     assert (warm / "build" / ".cache" / "text" / "other.json").is_file()
     assert not (warm / "build" / ".cache" / "text" / "fig.json").exists()
 
     assert main(["clean", "--root", str(warm)]) == 0
     assert {p.name for p in (warm / "build").iterdir()} == {"notes.txt"}
+
+
+def test_clean_name_keeps_the_panel_entries_another_figure_names(warm, capsys):
+    """`compose clean fig` deletes fig's panel entries except those another figure's manifest names
+    (same renderer and inputs: same key); they were deleted, and the other figure's next build rendered
+    again. Here other.toml shares p1 and p2 (same lines) and has no p3, p4."""
+    text = (warm / "layouts" / "fig.toml").read_text()
+    (warm / "layouts" / "other.toml").write_text(text.split("[panels.p3]")[0])
+    build("other", root=warm, formats=("svg",))
+    store = PanelCache(cache_dir(warm))
+    keys = {n: r["key"] for n, r in load_manifest(warm / "build", "fig")["panels"].items()}
+    other_keys = {r["key"] for r in load_manifest(warm / "build", "other")["panels"].values()}
+    assert other_keys == {keys["p1"], keys["p2"]}
+
+    assert main(["clean", "fig", "--root", str(warm)]) == 0
+    capsys.readouterr()
+    assert store.path(keys["p1"]).exists() and store.path(keys["p2"]).exists()
+    assert not store.path(keys["p3"]).exists() and not store.path(keys["p4"]).exists()
+    assert build("other", root=warm, formats=("svg",)).up_to_date
+
+
+def test_clean_with_a_symlinked_cache_removes_the_link_not_its_target(warm, capsys):
+    """build/.cache a symbolic link (the cache on a scratch disk): `compose clean` removes the link and
+    leaves the folder it points to (it printed an OSError traceback, after deleting the outputs)."""
+    target = warm / "scratch"
+    (warm / "build" / ".cache").rename(target)
+    (warm / "build" / ".cache").symlink_to(target)
+    assert main(["clean", "--root", str(warm)]) == 0
+    out, err = capsys.readouterr()
+    assert "removed" in out and err == ""
+    assert not os.path.lexists(warm / "build" / ".cache")
+    assert (target / "panels").is_dir()
+    assert {p.name for p in (warm / "build").iterdir()} == set()
+
+
+def test_clean_that_cannot_delete_says_so_in_one_line(warm, capsys, monkeypatch):
+    """A folder this user may not write to: one line, and nothing deleted (checked before deleting);
+    an OSError while deleting anyway: one line naming the file and how much was removed before."""
+    import composer.incremental.cache as cache
+
+    build_dir = (warm / "build").resolve()
+    before = sorted(p.name for p in build_dir.iterdir())
+    real_access = os.access
+    monkeypatch.setattr(cache.os, "access", lambda path, mode: Path(path).resolve() != build_dir
+                        and real_access(path, mode))
+    assert main(["clean", "--root", str(warm)]) == 1
+    out, err = capsys.readouterr()
+    assert err.count("\n") == 1 and err.startswith("compose: error: cannot delete in ") and "Traceback" not in err
+    assert "nothing was removed" in err
+    assert sorted(p.name for p in build_dir.iterdir()) == before
+    monkeypatch.undo()
+
+    def refuse(path, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr("shutil.rmtree", refuse)
+    assert main(["clean", "--root", str(warm)]) == 1
+    out, err = capsys.readouterr()
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert re.fullmatch(r"compose: error: cannot delete \S*\.cache: Permission denied; \d+ files removed before it\n", err)
 
 
 def test_progress_display_only_on_a_terminal():
@@ -759,3 +893,24 @@ def test_a_temporary_file_left_by_a_stopped_build_makes_the_next_build_remove_it
     assert not result.up_to_date and "interrupted" in result.reason
     assert not left.exists()
     assert build("demo", root=root, formats=("svg",), dpi=50).up_to_date
+
+
+def test_an_edit_anywhere_in_composer_changes_its_fingerprint(tmp_path):
+    """The fingerprint (manifest and panel cache keys) hashed composer/incremental/ alone since the package
+    was split into subpackages: an edit to composer/stages/ left old outputs "up to date". A copy of the
+    package is fingerprinted, then one file of each subpackage is edited in the copy."""
+    copy = tmp_path / "composer"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "composer", copy,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    code = "from composer.incremental.manifest import composer_fingerprint; print(composer_fingerprint())"
+
+    def fingerprint() -> str:
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                              cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(tmp_path)}).stdout.strip()
+
+    seen = [fingerprint()]
+    for part in ("stages/compose.py", "svg/css.py", "stages/export/png.py", "pipeline.py", "incremental/cache.py"):
+        with open(copy / part, "a", encoding="utf-8") as file:
+            file.write("\n# edited\n")
+        seen.append(fingerprint())
+    assert len(set(seen)) == len(seen), seen

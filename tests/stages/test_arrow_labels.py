@@ -21,6 +21,7 @@ import warnings
 import pytest
 from lxml import etree
 
+from composer.lint.rules import EDGE_TOLERANCE_PT
 from composer.pipeline import build
 from composer.svg.measure import path_points
 from conftest import layout_project
@@ -305,8 +306,19 @@ def test_the_build_warns_of_a_panel_label_clipped_by_the_top_edge(tmp_path):
                                   'label = "a"\n')
     top = ink_box(svg, "label-a")[1]
     assert top < -2
-    clipped = [w for w in found if "a.label" in w]
-    assert clipped == [f"layouts/fig.toml: a.label: {-top / MM:.1f} mm past the top edge of the canvas, clipped"], found
+    clipped = [w for w in found if "a.label" in w]  # named by its key path (it said "a.label")
+    assert clipped == [f"layouts/fig.toml: panels.a.label: {-top / MM:.1f} mm past the top edge of the canvas, "
+                       "clipped"], found
+
+
+def test_the_warning_of_a_clipped_arrow_label_names_its_key_path(tmp_path):
+    """An arrow along y = 0.5 mm whose label sits above it: past the top edge; the warning names
+    ``arrow[0].label`` (it said ``arrow[0] label``)."""
+    found, svg = warned(tmp_path, '[[arrow]]\nfrom = ["5mm", "0.5mm"]\nto = ["50mm", "0.5mm"]\nlabel = "over"\n')
+    top = ink_box(svg, "arrow-0-label")[1]
+    assert top < -EDGE_TOLERANCE_PT
+    assert found == [f"layouts/fig.toml: arrow[0].label: {-top / MM:.1f} mm past the top edge of the canvas, "
+                     "clipped"], found
 
 
 def test_the_build_warns_of_text_off_the_left_edge(tmp_path):

@@ -122,3 +122,18 @@ def test_canvas_top_anchors_are_fine(tmp_path):
     """canvas.n does not move with the height: a text under it fits (its bottom is the canvas's)."""
     _, svg = built(project(tmp_path, '[[text]]\ntext = "T"\nat = "canvas.n"\nanchor = "n"\n'))
     assert 0 < float(svg.get("height").removesuffix("mm")) < 5
+
+
+def test_the_canvas_holds_the_stroke_of_the_lowest_shape(tmp_path, capsys):
+    """A rect from 5 mm to 15 mm with a 2 pt stroke (centred on its outline: 1 pt outside): the canvas is
+    15 mm + 1 pt = 42.520 + 1 = 43.520 pt = 15.353 mm tall (it ended at 15 mm, half the stroke cut, and
+    ``compose check`` refused the figure composer sized itself: outside-canvas). Without a stroke the
+    rect's box is the ink: 15 mm."""
+    rect = '[[shape]]\nkind = "rect"\nat = ["5mm", "5mm"]\nsize = ["30mm", "10mm"]\n'
+    root = project(tmp_path / "stroked", rect + 'stroke_width = "2pt"\n')
+    _, svg = built(root)
+    assert svg.get("height") == "15.353mm"  # (15 * 72 / 25.4 + 1) * 25.4 / 72 = 15.3528 mm
+    assert float(svg.get("viewBox").split()[3]) == pytest.approx(15.353 * MM, abs=0.001)
+    assert main(["check", "fig", "--root", str(root)]) == 0, capsys.readouterr().out
+    _, bare = built(project(tmp_path / "bare", rect + 'stroke = "none"\n'))
+    assert bare.get("height") == "15mm"

@@ -1,0 +1,63 @@
+"""``[check] ignore`` and ``allow_overlap`` are checked when the layout is loaded: a plain build refuses a
+misspelt name in one line with the closest valid one (only ``compose check`` used to, so a build accepted
+the typo and the finding the user meant to silence came back in the check)."""
+
+from __future__ import annotations
+
+import pytest
+
+from composer.cli.main import main
+from composer.layout.loader import CHECK_RULES, load_layout
+from composer.lint.rules import RULES
+from conftest import layout_project
+
+BODY = """
+[[shape]]
+name = "box"
+at = ["1mm", "1mm"]
+size = ["5mm", "5mm"]
+[[text]]
+text = "T"
+at = ["20mm", "20mm"]
+[panels.p]
+svg = "../box.svg"
+at = ["10mm", "10mm"]
+size = ["10mm", "10mm"]
+label = "a"
+[check]
+"""
+BOX_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 5"><rect width="10" height="5"/></svg>'
+
+
+def project(tmp_path, check: str):
+    root = layout_project(tmp_path, BODY + check)
+    (root / "box.svg").write_text(BOX_SVG)
+    return root
+
+
+def test_the_loader_knows_the_rules_compose_check_has():
+    assert list(CHECK_RULES) == list(RULES)
+
+
+@pytest.mark.parametrize("check, expected", [
+    ('ignore = { p = ["outside-pannel"] }',
+     "check.ignore.p: 'outside-pannel' is not a rule of compose check; did you mean 'outside-panel'?; rules are "
+     + ", ".join(RULES)),
+    ('ignore = { pp = ["overlap"] }', "check.ignore.pp: 'pp' is not a panel; did you mean 'p'?; panels are p"),
+    ('allow_overlap = [["box", "p.lable"]]',
+     "check.allow_overlap[0]: 'p.lable' is not an element; did you mean 'p.label'?; elements are p, text[0], box, "
+     "p.label"),
+], ids=["rule", "panel", "element"])
+def test_a_plain_build_refuses_a_misspelt_check_name(tmp_path, capsys, check, expected):
+    root = project(tmp_path, check)
+    assert main(["fig", "--root", str(root), "--format", "svg"]) == 1
+    out, err = capsys.readouterr()
+    assert err == f"compose: error: layouts/fig.toml: {expected}\n", err
+    assert not (root / "build" / "fig.svg").exists()
+
+
+def test_names_that_exist_load(tmp_path):
+    root = project(tmp_path, 'ignore = { p = ["outside-panel", "overlap"] }\n'
+                             'allow_overlap = [["box", "p.label"], ["text[0]", "p"]]\n')
+    figure = load_layout(root / "layouts" / "fig.toml")
+    assert figure.spec.check.allow_overlap == (("box", "p.label"), ("text[0]", "p"))
