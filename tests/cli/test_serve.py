@@ -407,7 +407,7 @@ def test_the_page_follows_edits_errors_and_fixes_without_reloading(tmp_path, bro
     root = project(tmp_path, x="5mm", y="5mm")  # one finding to hover: the text crosses the box's border
     with served(["fig", "--serve", "--root", str(root), "--format", "svg"]) as server:
         page.goto(server.url)
-        page.wait_for_function("document.getElementById('svg').dataset.token")
+        page.wait_for_function("document.getElementById('svg').dataset.token", timeout=LIMIT_S * 1000)
         page.evaluate("window.__kept = 'the same page'")
         # true size: 40 mm wide is 40 mm of CSS (96 px per inch); the + button zooms by 1.25
         assert page.locator("#sheet").bounding_box()["width"] == pytest.approx(40 * MM_PX, abs=0.5)
