@@ -596,27 +596,7 @@ def own_legend(call: str, colours: list[str]) -> dict[str, tuple[float, float, f
 
 def collected_legend(tmp_path, renderer: str, colours: list[str]) -> dict[str, tuple[float, float, float, float]]:
     """:func:`colour_boxes` inside the frame of the collected legend of panel ``renderer`` in composer's PNG."""
-    root = project(tmp_path, f'''
-[panels.c]
-render = "p:{renderer}"
-at = ["90mm", "0mm"]
-size = ["40mm", "30mm"]
-
-[[legend]]
-from = ["c"]
-at = ["10mm", "35mm"]
-frame = true
-
-[rcparams]
-"legend.fontsize" = 10.0
-''', head='background = "white"\n')
-    result = build("fig", root=root, formats=("svg", "png"), dpi=72 * PPT, cache=False)
-    x0, y0, x1, y1 = frame_box(result.outputs["svg"].read_bytes())
-    from PIL import Image
-
-    with Image.open(result.outputs["png"]) as img:
-        px = np.asarray(img.convert("RGB"))
-    return colour_boxes(px[int(y0 * PPT) + 2:int(y1 * PPT) - 1, int(x0 * PPT) + 2:int(x1 * PPT) - 1], colours)
+    return colour_boxes(collected_pixels(tmp_path, renderer), colours)
 
 
 @pytest.mark.parametrize("renderer", ["errs", "errs_unshown", "errs_explicit"])
