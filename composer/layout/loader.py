@@ -236,7 +236,7 @@ def overlap_names(figure: Figure) -> list[str]:
 
 
 def _check_check(r: _Reader, figure: Figure) -> None:
-    """``[check] allow_overlap`` names elements, and ``[check] ignore`` panels and rules, that exist.
+    """``[check] allow_overlap`` names elements, and ``[check] ignore`` panels or guides and rules, that exist.
 
     Raises:
         LayoutError: at ``check.allow_overlap[i]`` or ``check.ignore.PANEL``, the first unknown name,
@@ -249,11 +249,13 @@ def _check_check(r: _Reader, figure: Figure) -> None:
             if name not in valid:
                 raise r.err(f"check.allow_overlap[{i}]", f"{name!r} is not an element{did_you_mean(name, valid)}; "
                                                           f"elements are {', '.join(valid) or '(none)'}")
-    panels = [p.name for p in figure.panels]
+    guides = [g.name or g.key for g in figure.guides]  # as allow_overlap and compose check name them
+    named = [p.name for p in figure.panels] + guides
+    one, every = ("panel or guide", "panels and guides") if guides else ("panel", "panels")
     for panel, rules in limits.ignore:
-        if panel not in panels:
-            raise r.err(f"check.ignore.{panel}", f"{panel!r} is not a panel{did_you_mean(panel, panels)}; "
-                                                 f"panels are {', '.join(panels) or '(none)'}")
+        if panel not in named:
+            raise r.err(f"check.ignore.{panel}", f"{panel!r} is not a {one}{did_you_mean(panel, named)}; "
+                                                 f"{every} are {', '.join(named) or '(none)'}")
         for rule in rules:
             if rule not in CHECK_RULES:
                 close = did_you_mean(rule, CHECK_RULES)
