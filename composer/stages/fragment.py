@@ -151,7 +151,6 @@ def import_fragment(root: etree._Element, *, name: str, group_id: str, source: s
 #: properties an element inherits from its parent (SVG 1.1, appendix N): an instance drawn by ``<use>``
 #: inherits them from the ``<use>``
 _INHERITED = frozenset(ROOT_PRESENTATION) - {"opacity"}
-_IMPORTANT = re.compile(r"\s*!\s*important\s*$", re.IGNORECASE)
 
 
 def inline_used_styles(root: etree._Element) -> None:
@@ -163,63 +162,41 @@ def inline_used_styles(root: etree._Element) -> None:
     ancestors are in the shadow tree only, though resvg and cairosvg, which match on the file's
     own tree, still draw it. So, matched on the file as written (cssselect2, as
     :class:`composer.svg.css.StyleSheet`), each element a ``<use>`` draws (its target and what
-    is inside it) gets the declarations its rules give it, in cascade order (CSS Cascade 4, 6.4:
-    rules < the ``style`` attribute; ``!important`` rules over both but an important ``style``),
-    written before its own ``style``. A declaration the copy would inherit anyway (an inherited
-    property whose value its parent in the shadow tree gets from the same rules, where it sets
-    no presentation attribute of its own) is left out: matplotlib's ``* {stroke-linejoin:
-    round}`` already reaches its markers and glyphs through the ``<use>`` that draws them.
+    is inside it) gets the cascade of its rules and its own ``style``
+    (:func:`composer.svg.css.cascade`) as its ``style``. Only those elements are matched (a
+    matplotlib file's glyph and marker definitions, not its thousands of ``<use>``).
     """
-    from composer.svg.css import StyleSheet
+    from composer.svg.css import StyleSheet, cascade
 
     if root.find(f".//{svg_tag('style')}") is None:
         return
     by_id = {el.get("id"): el for el in root.iter() if isinstance(el.tag, str) and el.get("id")}
-    users: dict[etree._Element, list[etree._Element]] = {}  # a <use>'s target -> the <use>s drawing it
+    targets = set()  # what the <use>s draw
     for use in root.iter(svg_tag("use")):
         href = next((v for v in (use.get(a) for a in _HREFS) if v and v.startswith("#")), None)
         if href is not None and href[1:] in by_id:
-            users.setdefault(by_id[href[1:]], []).append(use)
-    if not users:
+            targets.add(by_id[href[1:]])
+    if not targets:
         return
     sheet = StyleSheet(root, read=weighed_declarations)
     if not sheet:
         return
     import cssselect2
 
-    matched: dict[etree._Element, dict[str, tuple[bool, str]]] = {}  # element -> property -> (important, value)
-    for wrapper in cssselect2.ElementWrapper.from_xml_root(root).iter_subtree():
-        won: dict[str, tuple[bool, str]] = {}
-        for decls in sheet.matched(wrapper):
-            for name, value in decls:
-                important = bool(_IMPORTANT.search(value))
-                if important or not won.get(name, (False, ""))[0]:
-                    won[name] = (important, _IMPORTANT.sub("", value))
-        if won:
-            matched[wrapper.etree_element] = won
-    drawn: list[tuple[etree._Element, list[etree._Element]]] = []  # element -> its parents in the copies
-    for target, uses in users.items():
-        drawn.append((target, uses))
-        drawn += [(el, [el.getparent()]) for el in target.iter() if el is not target and isinstance(el.tag, str)]
-    for el, parents in drawn:
-        rules = matched.get(el)
-        if not rules:
+    top = cssselect2.ElementWrapper.from_xml_root(root)
+    done: set[etree._Element] = set()  # a target inside another target is one subtree
+    for target in sorted(targets, key=lambda t: sum(1 for _ in t.iterancestors())):
+        if target in done or any(a in done for a in target.iterancestors()):
             continue
-        own = weighed_declarations(el.get("style") or "")
-        own_important = {n for n, v in own if _IMPORTANT.search(v)}
-        own_normal = {n for n, _ in own} - own_important
-        style: dict[str, str] = {}
-        for name, (important, value) in rules.items():
-            if name in own_important or (name in own_normal and not important):
-                continue  # the element's own style attribute wins
-            inherited = (name in _INHERITED and el.get(name) is None
-                         and all(matched.get(p, {}).get(name, (False, None))[1] == value
-                                 and name not in dict(weighed_declarations(p.get("style") or "")) for p in parents))
-            if not inherited:
-                style[name] = value
-        if style:
-            kept = [(n, v) for n, v in own if n not in style]  # an important rule beats a normal style
-            el.set("style", "; ".join(f"{n}: {v}" for n, v in [*style.items(), *kept]))
+        wrapper = top
+        for step in [*reversed(list(target.iterancestors())), target][1:]:  # down from the root to the target
+            wrapper = next(c for c in wrapper.iter_children() if c.etree_element is step)
+        for inside in wrapper.iter_subtree():
+            el = inside.etree_element
+            done.add(el)
+            won = cascade(sheet.matched(inside), el.get("style") or "")
+            if any(by_rule for _, by_rule in won.values()):
+                el.set("style", "; ".join(f"{name}: {value}" for name, (value, _) in won.items()))
 
 
 _FONT_FAMILY_DECLARATION = re.compile(r"(font-family\s*:\s*)([^;}]+)", re.IGNORECASE)

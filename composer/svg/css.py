@@ -14,7 +14,7 @@ assemble, since each reads its own properties.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 
 import cssselect2
@@ -41,6 +41,7 @@ def declarations(text: str) -> Declarations:
     return tuple(out)
 
 
+@lru_cache(maxsize=4096)
 @lru_cache(maxsize=4096)
 def weighed_declarations(text: str) -> Declarations:
     """As :func:`declarations`, with ``" !important"`` kept at the end of the value of each important
@@ -178,6 +179,30 @@ def _important(value: str) -> tuple[str, bool]:
     return value, False
 
 
+def cascade(rules: Iterable[Declarations], style: str) -> dict[str, tuple[str, bool]]:
+    """The winning value of each property an element's rules and its own ``style`` attribute set, and
+    whether a rule gave it: property -> ``(value, by_rule)``, ``!important`` dropped from the value.
+
+    ``rules``: the :func:`weighed_declarations` of the rules matching the element, lowest precedence
+    first (:meth:`StyleSheet.matched` of a sheet read with them). The order is CSS Cascade 4, 6.4: rules
+    by specificity, then order; the element's own ``style`` over rules; ``!important`` rule declarations
+    over its normal ``style``, and its own ``!important`` ones over everything (presentation attributes
+    lose to all of these). Properties come in the order they were first set.
+    """
+    ranks: list[dict[str, tuple[str, bool]]] = [{}, {}, {}, {}]  # rules, style, rules !important, style !important
+    for decls in rules:
+        for prop, value in decls:
+            text, important = _important(value)
+            ranks[2 if important else 0][prop] = (text, True)
+    for prop, value in weighed_declarations(style):
+        text, important = _important(value)
+        ranks[3 if important else 1][prop] = (text, False)
+    winners: dict[str, tuple[str, bool]] = {}
+    for rank in ranks:
+        winners.update(rank)
+    return winners
+
+
 def inline_style_sheets(root: etree._Element) -> int:
     """When a ``<style>`` of the document has a rule the export engine cannot match
     (:func:`engine_matches`), apply every rule of every ``<style>`` to the elements it selects and
@@ -203,18 +228,8 @@ def inline_style_sheets(root: etree._Element) -> int:
         if not found:
             continue
         el = wrapper.etree_element
-        ranks: list[dict[str, str]] = [{}, {}, {}, {}]  # rules, own style, rules !important, own !important
-        for decls in found:
-            for prop, value in decls:
-                text, important = _important(value)
-                ranks[2 if important else 0][prop] = text
-        for prop, value in weighed_declarations(el.get("style") or ""):
-            text, important = _important(value)
-            ranks[3 if important else 1][prop] = text
-        winners: dict[str, str] = {}
-        for rank in ranks:
-            winners.update(rank)
-        el.set("style", "; ".join(f"{prop}: {value}" for prop, value in winners.items()))
+        winners = cascade(found, el.get("style") or "")
+        el.set("style", "; ".join(f"{prop}: {value}" for prop, (value, _) in winners.items()))
         count += 1
     for style in styles:
         parent = style.getparent()

@@ -37,7 +37,7 @@ def test_ids_are_prefixed_and_references_follow():
     assert "clip-path=\"url(#p--c)\"" in xml
     # #a, drawn by the <use> #b, also gets its rule `#a {fill: url(#g)}` in its style (a browser matches no
     # scoped rule inside what a <use> draws): the reference in it follows too
-    assert 'style="fill: url(#p--g); stroke: url(#p--g); fill-opacity: .5"' in xml
+    assert 'fill: url(#p--g); stroke: url(#p--g); fill-opacity: .5"' in xml  # after `*`'s stroke-linecap
     assert ' href="#p--a"' in xml
     assert "xlink:href" not in xml  # with href beside it, xlink:href is dropped: href wins (SVG 2, 16.1.2)
 
