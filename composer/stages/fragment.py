@@ -148,10 +148,6 @@ def import_fragment(root: etree._Element, *, name: str, group_id: str, source: s
     return root
 
 
-#: properties an element inherits from its parent (SVG 1.1, appendix N): an instance drawn by ``<use>``
-#: inherits them from the ``<use>``
-_INHERITED = frozenset(ROOT_PRESENTATION) - {"opacity"}
-
 
 def inline_used_styles(root: etree._Element) -> None:
     """Write the style rules that apply to what a ``<use>`` draws into those elements' ``style``.
