@@ -195,9 +195,6 @@ def inline_used_styles(root: etree._Element) -> None:
                 el.set("style", "; ".join(f"{name}: {value}" for name, (value, _) in won.items()))
 
 
-_FONT_FAMILY_DECLARATION = re.compile(r"(font-family\s*:\s*)([^;}]+)", re.IGNORECASE)
-
-
 def name_generic_families(root: etree._Element) -> None:
     """Put the installed font a generic family stands for before it, in a file with ``<text>``.
 
@@ -229,8 +226,24 @@ def name_generic_families(root: etree._Element) -> None:
             out.append(part.strip())
         return ", ".join(out)
 
-    def declaration(match: re.Match[str]) -> str:
-        return match.group(1) + stack(match.group(2))
+    def restyled(body: str) -> str:  # a style attribute or rule body, its font-family stacks named
+        out = []
+        for name, value in weighed_declarations(body):
+            if name == "font-family":  # weighed_declarations writes an important one's value "X !important"
+                families, important = value.removesuffix(" !important"), value.endswith(" !important")
+                value = stack(families) + (" !important" if important else "")
+            out.append(f"{name}: {value}")
+        return "; ".join(out)
+
+    def sheet(css: str) -> str:
+        out = []
+        for rule in tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True):
+            if rule.type == "qualified-rule" and "font-family" in tinycss2.serialize(rule.content).lower():
+                body = restyled(tinycss2.serialize(rule.content))
+                out.append(f"{tinycss2.serialize(rule.prelude).strip()} {{{body}}}")
+            else:
+                out.append(tinycss2.serialize([rule]))
+        return "\n".join(out)
 
     for el in root.iter():
         if not isinstance(el.tag, str):
@@ -238,9 +251,9 @@ def name_generic_families(root: etree._Element) -> None:
         if el.get("font-family"):
             el.set("font-family", stack(el.get("font-family", "")))
         if "font-family" in (el.get("style") or "").lower():
-            el.set("style", _FONT_FAMILY_DECLARATION.sub(declaration, el.get("style", "")))
-        if el.tag == svg_tag("style") and el.text:
-            el.text = _FONT_FAMILY_DECLARATION.sub(declaration, el.text)
+            el.set("style", restyled(el.get("style", "")))
+        if el.tag == svg_tag("style") and el.text and "font-family" in el.text.lower():
+            el.text = sheet(el.text)
     if (root.get("font-family") is None and "font-family" not in (root.get("style") or "").lower()
             and "font" not in (root.get("style") or "").lower() and "serif" in named):
         root.set("font-family", stack("serif"))
