@@ -62,6 +62,7 @@ from composer.incremental.cache import (
 )
 from composer.layout.loader import load_layout
 from composer.layout.model import Figure, FigureSpec
+from composer.layout.sources import table as source_table
 from composer.lint.rules import Report, clipped_text_warnings, font_findings, lint
 from composer.progress import Progress
 from composer.sandbox.audit import Opened, collecting, recording
@@ -102,6 +103,7 @@ from composer.stages.render import (
     save_panel,
     warm_up,
 )
+from composer.stages.sources import Reading, source_of
 from composer.stages.typeset import Typeset, text_cache, typeset_figure
 from composer.svg.io import write_files_atomically
 from composer.text.metrics import check_font
@@ -480,15 +482,15 @@ def render_panels(inputs: Inputs, typeset: Typeset | None = None, *,
     for unit in render_units(figure):
         rendered.update(_render_unit(inputs, unit, boxes, timeout_s))
     for p in figure.panels:
-        for note in rendered[p.name].notes if p.kind == "render" else ():
+        for note in rendered[p.name].notes if p.name in rendered else ():
             warnings.warn(ComposerWarning(f"{inputs.file}: {note}"), stacklevel=2)
-    return {p.name: rendered[p.name] for p in figure.panels if p.kind == "render"}
+    return {p.name: rendered[p.name] for p in figure.panels if p.name in rendered}
 
 
 def render_units(figure: Figure) -> list[list[str]]:
     """The render panels grouped for workers: each aligned group (joined when groups share a panel)
     together, every other panel alone; in layout order."""
-    names = [p.name for p in figure.panels if p.kind == "render"]
+    names = [p.name for p in figure.panels if source_table(p.kind).matplotlib]  # drawn here, by matplotlib
     group = {name: name for name in names}
 
     def find(name: str) -> str:
@@ -1028,8 +1030,10 @@ def _input_digests(project: Project,
     if figure.path.suffix == ".py":
         paths.update(project_imports(figure.path, figure.path.parent))
         paths.update(project_imports(figure.path, project.panels_dir))
+    reading = Reading(root=project.root, panels_dir=project.panels_dir, file=str(figure.path), display=project.display)
     for panel in figure.panels:
-        if panel.kind == "render":
+        paths.update(source_of(panel).files(panel, reading))
+        if source_table(panel.kind).matplotlib:  # the panel cache's key: the renderer's own code
             module, function = str(panel.source).split(":")
             module_path = project.panels_dir / f"{module}.py"
             if str(panel.source) not in sources and module_path.is_file():

@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 from lxml import etree
 
+import composer.stages  # noqa: F401  (registers the panel sources the layout loader reads: composer.layout.sources)
+
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "tests" / "projects" / "demo"
 FIDELITY = REPO / "tests" / "projects" / "fidelity"

@@ -9,3 +9,6 @@ safe group of the canvas) -> :mod:`~composer.stages.draw` (text, shapes, connect
 :mod:`~composer.stages.overlay` the ``--debug`` view) -> :mod:`~composer.stages.export` (PDF, PNG,
 TIFF, EPS).
 """
+
+# the panel sources register themselves with the layout format (composer.layout.sources) when imported
+import composer.stages.sources  # noqa: E402,F401
