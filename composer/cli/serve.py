@@ -48,7 +48,6 @@ import fcntl
 import hashlib
 import json
 import os
-import re
 import shutil
 import signal
 import sys
@@ -68,7 +67,6 @@ from urllib.parse import unquote, urlsplit
 from composer.errors import ComposerError, ComposerWarning
 from composer.progress import Progress
 from composer.sandbox.isolate import fork
-from composer.units import PT_PER_UNIT
 
 #: the only address the preview listens on: this machine, never the network
 HOST = "127.0.0.1"
@@ -100,32 +98,25 @@ class Options:
 
 
 def svg_size(svg_head: bytes) -> dict[str, Any] | None:
-    """Width and height (pt) and viewBox of an SVG document, from the attributes of its root element.
+    """Width and height (pt) and viewBox of an SVG document, as it is exported
+    (:func:`composer.svg.viewbox.canvas_size`: the one rule), for the page.
 
-    ``svg_head`` is the start of the document (the root's start tag must be in it). Lengths in
-    ``mm``, ``cm``, ``in``, ``pt``, ``pc``, ``px`` (CSS: 1 px = 0.75 pt) or no unit (px).
+    ``svg_head`` is the start of the document (the root's start tag must be in it).
 
     Returns:
-        ``{"width_pt", "height_pt", "viewbox": [x, y, w, h]}``, or None when they cannot be read.
+        ``{"width_pt", "height_pt", "viewbox": [x, y, w, h]}`` (the viewBox ``0 0 width height`` when the
+        root has none), or None when the size cannot be read.
     """
-    tag = re.search(rb"<svg\b[^>]*>", svg_head)
-    if tag is None:
-        return None
-    attrs = {k.decode(): v.decode() for k, v in re.findall(rb'\s([\w:-]+)\s*=\s*"([^"]*)"', tag.group(0))}
-    sizes = []
-    for key in ("width", "height"):
-        match = re.fullmatch(r"\s*([-+]?(?:\d+\.?\d*|\.\d+))\s*([a-z]*)\s*", attrs.get(key, ""))
-        unit = match.group(2) if match else ""
-        if match is None or (unit and unit not in PT_PER_UNIT and unit != "px"):
-            return None
-        sizes.append(float(match.group(1)) * (PT_PER_UNIT.get(unit, 0.75) if unit != "px" else 0.75))
+    from composer.errors import SvgError
+    from composer.svg.viewbox import canvas_size
+
     try:
-        viewbox = [float(v) for v in attrs.get("viewBox", "").replace(",", " ").split()]
-    except ValueError:
-        viewbox = []
-    if len(viewbox) != 4:
-        viewbox = [0.0, 0.0, sizes[0], sizes[1]]
-    return {"width_pt": sizes[0], "height_pt": sizes[1], "viewbox": viewbox}
+        size = canvas_size(svg_head)
+    except SvgError:
+        return None
+    box = size.view_box
+    viewbox = [0.0, 0.0, size.width_pt, size.height_pt] if box is None else [box.x, box.y, box.width, box.height]
+    return {"width_pt": size.width_pt, "height_pt": size.height_pt, "viewbox": viewbox}
 
 
 # ─── the builder: the watch loop, telling the server about each build ───────

@@ -357,6 +357,19 @@ def test_svg_size_reads_physical_units():
     assert svg_size(b"<html>") is None
 
 
+
+def test_the_preview_shows_a_figure_at_the_size_it_is_exported():
+    """One rule for both (composer.svg.viewbox.canvas_size): a percentage takes the viewBox in CSS px (200 px =
+    150 pt), upper-case units count, single quotes too."""
+    from composer.stages.export import canvas_size_pt
+
+    for head in (b'<svg width="100%" height="50pt" viewBox="0 0 200 100">', b"<svg width='2IN' height='1Cm'>",
+                 b'<svg viewBox="0 0 200 100">'):
+        size = svg_size(head)
+        assert (size["width_pt"], size["height_pt"]) == pytest.approx(canvas_size_pt(head))
+    assert svg_size(b'<svg width="100%" height="50pt" viewBox="0 0 200 100">')["width_pt"] == pytest.approx(150)
+
+
 # ─── a real browser ──────────────────────────────────────────────────────────
 
 CHROMIUM = "/usr/bin/chromium"
