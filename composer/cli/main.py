@@ -732,7 +732,7 @@ class _MatplotlibLog(logging.Handler):
     ``compose: warning: matplotlib: ...`` line, once per font (a family's lines and its generic
     family's say the same). In a panel's worker (a fork of it) a line goes to the worker's stderr: the
     panel's output; except the font substitutions composer reports itself for a panel
-    (:func:`composer.stages.render.font_substitutions`).
+    (:func:`composer.mpl.fontlog.font_substitutions`).
     """
 
     def __init__(self) -> None:
