@@ -66,7 +66,6 @@ look on white.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import json
 import math
 import re
@@ -77,7 +76,7 @@ from typing import Any
 
 from lxml import etree
 
-from composer.errors import LayoutError
+from composer.errors import LayoutError, did_you_mean
 from composer.layout.model import CheckLimits, Figure
 from composer.stages.geometry import Box, Geometry
 from composer.stages.guides import guide_id
@@ -329,8 +328,7 @@ def _check_allowed(figure: Figure, names: _Names, file: str) -> set[frozenset[st
     for i, pair in enumerate(figure.spec.check.allow_overlap):
         for name in pair:
             if name not in valid:
-                close = difflib.get_close_matches(name, valid, n=1, cutoff=0.6)
-                raise LayoutError(f"{name!r} is not an element" + (f"; did you mean {close[0]!r}?" if close else "")
+                raise LayoutError(f"{name!r} is not an element" + did_you_mean(name, valid)
                                   + f"; elements are {', '.join(valid) or '(none)'}",
                                   file=file, key=f"check.allow_overlap[{i}]")
     return {frozenset(p) for p in figure.spec.check.allow_overlap}
@@ -960,15 +958,12 @@ def _not_ignored(figure: Figure, findings: list[Finding], file: str) -> tuple[li
     for panel, rules in figure.spec.check.ignore:
         key = f"check.ignore.{panel}"
         if panel not in named:
-            close = difflib.get_close_matches(panel, named, n=1, cutoff=0.6)
             one, all_ = ("panel or guide", "panels and guides") if guides else ("panel", "panels")
-            raise LayoutError(f"{panel!r} is not a {one}" + (f"; did you mean {close[0]!r}?" if close else "")
+            raise LayoutError(f"{panel!r} is not a {one}" + did_you_mean(panel, named)
                               + f"; {all_} are {', '.join(named) or '(none)'}", file=file, key=key)
         for rule in rules:
             if rule not in RULES:
-                close = difflib.get_close_matches(rule, list(RULES), n=1, cutoff=0.6)
-                raise LayoutError(f"{rule!r} is not a rule of compose check"
-                                  + (f"; did you mean {close[0]!r}?" if close else "")
+                raise LayoutError(f"{rule!r} is not a rule of compose check" + did_you_mean(rule, RULES)
                                   + f"; rules are {', '.join(RULES)}", file=file, key=key)
         ignore.setdefault(panel, set()).update(rules)
     if not ignore:
