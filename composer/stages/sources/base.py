@@ -39,9 +39,10 @@ from composer.errors import DataError, LayoutError, SvgError
 from composer.layout import sources as tables
 from composer.layout.model import Figure, Panel
 from composer.layout.sources import SourceTable
-from composer.stages.fragment import import_fragment, place, view_box
+from composer.stages.fragment import import_fragment
 from composer.stages.geometry import Box
 from composer.svg.io import parse_svg
+from composer.svg.viewbox import place, view_box
 
 PlotArea = tuple[float, float, float, float]
 
