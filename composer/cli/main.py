@@ -36,9 +36,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
-from composer import __version__
 from composer.errors import ComposerError, ComposerWarning
 from composer.sandbox.isolate import check_jobs, check_timeout
+from composer.version import __version__
 
 
 class _Parser(argparse.ArgumentParser):
