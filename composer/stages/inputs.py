@@ -31,9 +31,10 @@ from composer.layout.loader import load_layout
 from composer.layout.model import Figure, Panel
 from composer.sandbox.audit import run_recorded
 from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, WorkerFailure
-from composer.stages.render import (
-    _describe,
+from composer.stages.usercode import (
+    MissingKey,
     accepted,
+    describe,
     find_renderer,
     load_module,
     panel_failure,
@@ -42,14 +43,6 @@ from composer.stages.render import (
 from composer.svg.io import read_limited
 from composer.svg.sanitize import MAX_IMAGE_BYTES, load_svg
 from composer.text.metrics import check_font
-
-
-class MissingKey(KeyError):
-    """``data["z"]`` on a data file without ``z``: the message lists the keys it has."""
-
-    def __str__(self) -> str:
-        key, keys = self.args
-        return f"{key!r}; the data file has {', '.join(map(str, keys)) or 'no keys'}"
 
 
 class DataFile(dict):
@@ -549,7 +542,7 @@ def _module_values(func, module_name: str, data: Mapping[str, Any], params: Mapp
         try:
             found = func(data, **accepted(func, params))
         except Exception as exc:  # noqa: BLE001  (the user's code)
-            raise PanelError(f"{who} raised {_describe(exc, project.panels_dir)}{hint}", file=file,
+            raise PanelError(f"{who} raised {describe(exc, project.panels_dir)}{hint}", file=file,
                              key=key) from None
         if not isinstance(found, dict):
             raise PanelError(f"{who} returned {type(found).__name__}, not a dict", file=file, key=key)

@@ -1,4 +1,9 @@
-"""The viewBox of an SVG document: the rectangle of user space its content is drawn in."""
+"""The viewBox of an SVG document: the rectangle of user space its content is drawn in, and its map onto a box.
+
+:func:`view_box` reads a document's viewBox; :func:`place` maps one onto a box of the canvas (SVG 2, 8.2,
+"the viewBox to viewport transformation"), as the geometry stage measures a panel and the compose stage
+draws it.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +16,8 @@ from lxml import etree
 from composer.errors import SvgError
 from composer.svg.css import declarations
 from composer.svg.io import SVG_NS as _SVG_NS
-from composer.units import PX_PER_UNIT
+from composer.svg.io import svg_tag
+from composer.units import PX_PER_UNIT, fmt
 
 
 @dataclass(frozen=True)
@@ -159,3 +165,101 @@ def _resolved(value: str, side: float) -> str:
         return "0" if text == "-0" else text
 
     return _PERCENT.sub(number, value)
+
+
+#: suffix of the id of the rect that paints the root's ``background-color``
+BACKGROUND = "-background"
+
+
+def viewport_of(group: etree._Element) -> etree._Element | None:
+    """The nested ``<svg>`` viewport :func:`composer.stages.fragment.import_fragment` keeps in ``group``
+    (``viewport=True``), or None."""
+    if len(group) == 1 and group[0].tag == svg_tag("g") and group.text is None:
+        group = group[0]  # the root's group effects
+    if len(group) == 1 and group[0].tag == svg_tag("svg"):
+        return group[0]
+    return None
+
+
+def _aspect(aspect: str | None) -> tuple[str, str]:
+    """``preserveAspectRatio`` -> (align, ``meet``/``slice``); an invalid value is the default
+    ``xMidYMid meet`` (SVG 2, 8.6: an unparsable value is as if not given); ``defer`` is ignored."""
+    words = (aspect or "").split()
+    if words[:1] == ["defer"]:
+        words = words[1:]
+    align = words[0] if words else "xMidYMid"
+    mode = words[1] if len(words) > 1 else "meet"
+    if len(words) > 2 or mode not in ("meet", "slice") or not (
+            align == "none" or re.fullmatch(r"x(Min|Mid|Max)Y(Min|Mid|Max)", align)):
+        return "xMidYMid", "meet"
+    return align, mode
+
+
+def user_number(value: float) -> str:
+    """A number for the viewport's attributes: 9 significant digits, as the viewBox is in the file's
+    own user units (which may be tiny or huge); deterministic (``repr`` of the rounded float)."""
+    text = f"{value:.9g}"
+    return "0" if text in ("-0", "") else text
+
+
+def place(group: etree._Element, vb: ViewBox, *, x_pt: float, y_pt: float, width_pt: float, height_pt: float,
+          fit: str, aspect: str | None = None) -> tuple[float, float, float, float]:
+    """Map ``vb`` onto the box by setting the group's transform.
+
+    Args:
+        fit: ``"exact"`` requires the viewBox to have the box's size (scale 1,
+            used for matplotlib panels: never scale a rendered panel);
+            ``"contain"`` scales as the file's ``preserveAspectRatio`` says.
+        aspect: the file's ``preserveAspectRatio`` (default ``xMidYMid meet``):
+            its ``xMin``/``xMid``/``xMax``, ``YMin``/``YMid``/``YMax`` place the
+            content in the box; ``none`` stretches it to the box; ``meet`` scales
+            it to fit in the box, ``slice`` to cover it (cut at the box's edges by
+            the viewport :func:`composer.stages.fragment.import_fragment` keeps, as a viewer cuts the file).
+
+    The group's transform is the map from the viewBox to the box (SVG 2, 8.2, "the viewBox
+    to viewport transformation"), so a reader of the canvas finds every element's size
+    in it; a viewport the group holds (:func:`viewport_of`) is set to the box mapped
+    back into the file's user units, with the file's viewBox and preserveAspectRatio,
+    which makes its own map the identity: the engine draws it where the group says, and
+    cuts and resolves percentages as the file alone does.
+
+    Returns:
+        The placed content's (x, y, width, height) in canvas pt (the viewBox's image; with
+        ``slice`` larger than the box).
+    """
+    sx = sy = 1.0
+    fx = fy = 0.5
+    if fit == "exact":
+        if abs(vb.width - width_pt) > 1e-3 or abs(vb.height - height_pt) > 1e-3:
+            raise SvgError(f"panel SVG is {vb.width:.3f}x{vb.height:.3f} pt, box is {width_pt:.3f}x{height_pt:.3f} pt")
+    else:
+        align, mode = _aspect(aspect)
+        if align == "none":
+            sx, sy = width_pt / vb.width, height_pt / vb.height
+        else:
+            sx = sy = (max if mode == "slice" else min)(width_pt / vb.width, height_pt / vb.height)
+            m = re.fullmatch(r"x(Min|Mid|Max)Y(Min|Mid|Max)", align)
+            if m:
+                fx, fy = ({"Min": 0.0, "Mid": 0.5, "Max": 1.0}[g] for g in m.groups())
+    w, h = vb.width * sx, vb.height * sy
+    x = x_pt + (width_pt - w) * fx - vb.x * sx
+    y = y_pt + (height_pt - h) * fy - vb.y * sy
+    transform = f"translate({fmt(x)} {fmt(y)})"
+    if sx != sy:
+        transform += f" scale({sx:.6g} {sy:.6g})"
+    elif sx != 1.0:
+        transform += f" scale({sx:.6g})"
+    group.set("transform", transform)
+    inner = viewport_of(group) if fit != "exact" else None
+    if inner is not None:
+        # the box in the group's user units: the inverse of translate(x y) scale(sx sy) as written
+        tx, ty, kx, ky = float(fmt(x)), float(fmt(y)), float(f"{sx:.6g}"), float(f"{sy:.6g}")
+        for attr, value in (("x", (x_pt - tx) / kx), ("y", (y_pt - ty) / ky), ("width", width_pt / kx),
+                            ("height", height_pt / ky)):
+            inner.set(attr, user_number(value))
+        inner.set("viewBox", " ".join(user_number(v) for v in (vb.x, vb.y, vb.width, vb.height)))
+        background = inner[0] if len(inner) else None
+        if background is not None and background.get("id") == f"{group.get('id')}{BACKGROUND}":
+            for attr in ("x", "y", "width", "height"):
+                background.set(attr, inner.get(attr, "0"))
+    return x + vb.x * sx, y + vb.y * sy, w, h

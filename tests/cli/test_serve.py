@@ -172,7 +172,7 @@ def test_the_page_and_the_current_svg_are_served(tmp_path):
     root = project(tmp_path)
     left = root / "build" / ".serve-999999999"  # the state folder of a killed preview (no such pid)
     left.mkdir(parents=True)
-    with served(["fig", "--serve", "--debug", "--root", str(root), "--format", "svg"]) as server:
+    with served(["serve", "fig", "--debug", "--root", str(root), "--format", "svg"]) as server:
         assert server.what == "fig"
         built = server.wait_state(lambda s: s["builds"] >= 1 and s.get("svg"))
         assert built["error"] is None
@@ -253,7 +253,7 @@ def test_it_listens_on_127_0_0_1_only_on_the_port_asked(tmp_path):
         assert listening(port) == ["0100007F"]  # 127.0.0.1, little-endian hex; nothing on tcp6
         assert server.get("/")[0] == 200
         # a second preview on the same port: one line, exit 1, nothing started
-        done = subprocess.run([sys.executable, "-m", "composer.cli", "fig", "--serve", "--root", str(root),
+        done = subprocess.run([sys.executable, "-m", "composer.cli", "serve", "fig", "--root", str(root),
                                "--port", str(port)], capture_output=True, text=True, timeout=LIMIT_S)
         assert done.returncode == 1 and done.stdout == ""
         assert done.stderr == (f"compose: error: cannot serve on 127.0.0.1:{port}: Address already in use "
@@ -304,7 +304,8 @@ def test_port_without_serve_is_refused(tmp_path):
     done = subprocess.run([sys.executable, "-m", "composer.cli", "fig", "--root", str(root), "--port", "8000"],
                           capture_output=True, text=True, timeout=LIMIT_S)
     assert (done.returncode, done.stdout) == (1, "")
-    assert done.stderr == "compose: error: --port is the port of --serve; add --serve (see compose --help)\n"
+    assert done.stderr == ("compose: error: --port is the port of the live preview: compose serve NAME --port N "
+                           "(see compose --help)\n")
     assert not (root / "build").exists()
 
 
@@ -405,7 +406,7 @@ def browser_page(tmp_path):
 def test_the_page_follows_edits_errors_and_fixes_without_reloading(tmp_path, browser_page):
     page = browser_page
     root = project(tmp_path, x="5mm", y="5mm")  # one finding to hover: the text crosses the box's border
-    with served(["fig", "--serve", "--root", str(root), "--format", "svg"]) as server:
+    with served(["serve", "fig", "--root", str(root), "--format", "svg"]) as server:
         page.goto(server.url)
         page.wait_for_function("document.getElementById('svg').dataset.token", timeout=LIMIT_S * 1000)
         page.evaluate("window.__kept = 'the same page'")

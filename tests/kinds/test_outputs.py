@@ -87,21 +87,21 @@ def test_a_format_added_to_the_table_is_built_by_the_library_and_the_command(toy
         (toy_project / "build" / "toy.ppm").unlink()
 
         capsys.readouterr()
-        assert main(["toy", "--root", str(toy_project), "--format", "svg,ppm", "--dpi", "127"]) == 0
+        assert main(["build", "toy", "--root", str(toy_project), "--format", "svg,ppm", "--dpi", "127"]) == 0
         assert "toy.ppm" in capsys.readouterr().out
         check_toy_ppm((toy_project / "build" / "toy.ppm").read_bytes())
         # the manifest reads the table too: unchanged, nothing to do; a new dpi makes the PPM again
-        assert main(["toy", "--root", str(toy_project), "--format", "svg,ppm", "--dpi", "127"]) == 0
+        assert main(["build", "toy", "--root", str(toy_project), "--format", "svg,ppm", "--dpi", "127"]) == 0
         assert "up to date" in capsys.readouterr().out
-        assert main(["toy", "--root", str(toy_project), "--format", "svg,ppm", "--dpi", "63.5"]) == 0
+        assert main(["build", "toy", "--root", str(toy_project), "--format", "svg,ppm", "--dpi", "63.5"]) == 0
         assert read_ppm((toy_project / "build" / "toy.ppm").read_bytes())[:2] == (150, 75)  # half of 127 dpi
 
         with pytest.raises(SystemExit):
-            main(["--help"])
+            main(["build", "--help"])
         assert "ppm (plain-text PPM, the PNG's pixels)" in " ".join(capsys.readouterr().out.split())
     # cleaned up: the format is gone from every reader
     assert "ppm" not in FORMATS
-    assert main(["toy", "--root", str(toy_project), "--format", "svg,ppm"]) == 1
+    assert main(["build", "toy", "--root", str(toy_project), "--format", "svg,ppm"]) == 1
     err = capsys.readouterr().err
     assert "unknown format 'ppm'" in err and "valid formats are svg, pdf, png, tiff, eps" in err
     with pytest.raises(ComposerError, match="unknown format 'ppm'"):
@@ -129,13 +129,13 @@ def test_an_engine_added_to_the_table_is_taken_by_the_layout_and_the_command(toy
         # 60 mm x 30 mm in pt: 60 / 25.4 * 72 = 170.079 pt, 85.039 pt
         assert written == pytest.approx({"width_pt": 170.0787, "height_pt": 85.0394, "dpi": 127}, abs=1e-3)
         capsys.readouterr()
-        assert main(["toy", "--root", str(toy_project), "--format", "size", "--engine", "sizer", "--no-cache"]) == 0
+        assert main(["build", "toy", "--root", str(toy_project), "--format", "size", "--engine", "sizer", "--no-cache"]) == 0
     # without it, the layout's choice is refused with the valid engines, at its key
     with pytest.raises(ComposerError, match=r"toy.toml: figure.engine: 'sizer' is not a valid value; supported "
                                             r"values are 'resvg', 'cairosvg'"):
         composer.build("toy", root=toy_project, formats=("svg",))
     with pytest.raises(SystemExit, match="1"):
-        main(["toy", "--root", str(toy_project), "--engine", "sizer"])
+        main(["build", "toy", "--root", str(toy_project), "--engine", "sizer"])
     assert "invalid choice: 'sizer' (choose from 'resvg', 'cairosvg')" in capsys.readouterr().err
 
 
