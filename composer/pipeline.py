@@ -87,6 +87,7 @@ from composer.stages.export import (
 from composer.stages.geometry import Box, panel_boxes
 from composer.stages.guides import kinds_of
 from composer.stages.inputs import Inputs, Project, read_figure_inputs
+from composer.stages.named import figure_elements
 from composer.stages.panels import panel_documents
 from composer.stages.render import RenderedPanel, save_panel
 from composer.stages.typeset import Typeset, text_cache, typeset_figure
@@ -857,15 +858,17 @@ def _compose(read: _Read, rendered: Mapping[str, RenderedPanel], opts: BuildOpti
     extra: dict[str, bytes] = {}
     if opts.debug or opts.check:
         geometry = figure_geometry(inputs, rendered, typeset)
+        labels = panel_label_boxes(inputs, geometry)
     if opts.check:
         # what matplotlib substituted while drawing, carried by each panel (from its worker or the cache)
         substituted = {f"panel {n}\t{font}": message for n, panel in rendered.items()
                        for font, message in panel.substituted.items()}
-        report = lint(inputs.figure, geometry, svg, file=inputs.file, substituted=substituted)
+        report = lint(inputs.figure, geometry, svg, file=inputs.file, substituted=substituted,
+                      elements=figure_elements(inputs.figure, geometry, labels))
     if opts.debug and opts.write:
         from composer.stages.overlay import overlay
 
-        extra["debug.svg"] = overlay(inputs.figure, geometry, svg, panel_label_boxes(inputs, geometry))
+        extra["debug.svg"] = overlay(inputs.figure, geometry, svg, labels)
         extra["debug.png"] = _export(extra["debug.svg"], ["png"], read, opts, title="")["png"]
     return svg, report, extra
 

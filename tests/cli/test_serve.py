@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from composer.cli.serve import finding_boxes, overlay_boxes, svg_size
+from composer.cli.serve import svg_size
 from conftest import layout_project, process_alive
 
 MM_PT = 72 / 25.4  # pt per mm
@@ -339,25 +339,14 @@ def test_findings_carry_the_boxes_of_the_elements_they_name(tmp_path):
         state = server.wait_state(lambda s: s.get("findings") is not None)
     crossing = [f for f in state["findings"] if f["rule"] == "overlap"]
     assert [f["element"] for f in crossing] == ["text title / shape box"]
-    text_box, shape_box = crossing[0]["boxes"]
+    assert [e["name"] for e in crossing[0]["elements"]] == ["text title", "shape box"]
+    text_box, shape_box = (e["box_pt"] for e in crossing[0]["elements"])
     assert shape_box == pytest.approx([5 * MM_PT, 5 * MM_PT, 20 * MM_PT, 10 * MM_PT], abs=1e-3)
     x, y, w, h = text_box  # centred on (5 mm, 5 mm)
     assert x + w / 2 == pytest.approx(5 * MM_PT, abs=1e-3) and y + h / 2 == pytest.approx(5 * MM_PT, abs=0.5)
 
 
 # ─── the pieces ─────────────────────────────────────────────────────────────
-
-
-def test_finding_boxes_match_whole_names_outside_quotes():
-    boxes = {"panel a": (1, 1, 1, 1), "panel ab": (2, 2, 2, 2), "a.label": (3, 3, 3, 3), "text[1]": (4, 4, 4, 4),
-             "arrow[0]": (5, 5, 5, 5), "text title": (6, 6, 6, 6)}
-    assert finding_boxes("panel ab: 2 texts ('x', 'y')", boxes) == [(2, 2, 2, 2)]
-    assert finding_boxes("text[10] / panel a", boxes) == [(1, 1, 1, 1)]
-    assert finding_boxes("a.label / arrow[0]", boxes) == [(3, 3, 3, 3), (5, 5, 5, 5)]
-    assert finding_boxes("arrow[0] start", boxes) == [(5, 5, 5, 5)]
-    assert finding_boxes("panel a: text 'text title'", boxes) == [(1, 1, 1, 1)]
-    assert finding_boxes("#1f77b4 (panel a, text[1]) / #ff7f0e (panel ab)", boxes) == \
-        [(1, 1, 1, 1), (4, 4, 4, 4), (2, 2, 2, 2)]
 
 
 def test_svg_size_reads_physical_units():
@@ -369,15 +358,17 @@ def test_svg_size_reads_physical_units():
     assert svg_size(b"<html>") is None
 
 
-def test_overlay_boxes_of_a_debug_build(tmp_path):
-    from composer.pipeline import build
 
-    root = project(tmp_path)
-    result = build("fig", root=root, formats=("svg",), debug=True)
-    boxes = overlay_boxes(result.outputs["debug-svg"].read_bytes())
-    assert set(boxes) == {"shape box", "text title"}
-    assert boxes["shape box"] == pytest.approx((5 * MM_PT, 5 * MM_PT, 20 * MM_PT, 10 * MM_PT), abs=1e-3)
-    assert overlay_boxes(result.outputs["svg"].read_bytes()) == {}  # not an overlay
+def test_the_preview_shows_a_figure_at_the_size_it_is_exported():
+    """One rule for both (composer.svg.viewbox.canvas_size): a percentage takes the viewBox in CSS px (200 px =
+    150 pt), upper-case units count, single quotes too."""
+    from composer.stages.export import canvas_size_pt
+
+    for head in (b'<svg width="100%" height="50pt" viewBox="0 0 200 100">', b"<svg width='2IN' height='1Cm'>",
+                 b'<svg viewBox="0 0 200 100">'):
+        size = svg_size(head)
+        assert (size["width_pt"], size["height_pt"]) == pytest.approx(canvas_size_pt(head))
+    assert svg_size(b'<svg width="100%" height="50pt" viewBox="0 0 200 100">')["width_pt"] == pytest.approx(150)
 
 
 # ─── a real browser ──────────────────────────────────────────────────────────
