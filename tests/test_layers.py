@@ -27,7 +27,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "composer"
 #: lowest first; a unit is a subpackage or a top-level module of composer
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "units", "progress", "version"),
-    ("svg", "sandbox"),
+    ("svg", "sandbox", "kinds"),
     ("layout",),
     ("text", "mpl"),
     ("stages", "incremental", "lint"),
@@ -225,6 +225,7 @@ STAGES = (
     "inputs",
     "typeset",
     "geometry",
+    "named",         # the elements by name, with their boxes from the geometry (check, overlay, preview)
     "colormaps",     # drawing a panel: what it records for [[colorbar]] ...
     "draft",         # ... its renderer run on a Figure of its size
     "aspect",

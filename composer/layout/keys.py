@@ -30,6 +30,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from composer.kinds import outputs
 from composer.layout.presets import PRESETS
 from composer.layout.reader import Reader
 from composer.layout.vocabulary import (
@@ -131,7 +132,8 @@ TYPES: dict[str, ValueType] = {t.name: t for t in (
         "description": "a length with a unit, or \"auto\": as tall as the content"}),
     ValueType("preset", "choice", Reader.preset, _choice_schema(tuple(PRESETS))),
     ValueType("text_mode", "choice", _choice(TEXT_MODES), _choice_schema(TEXT_MODES)),
-    ValueType("engine", "choice", _choice(ENGINES), _choice_schema(ENGINES)),
+    ValueType("engine", "choice", lambda r, value, key: r.choice(outputs.engine_names())(value, key),
+              _choice_schema(ENGINES)),
     ValueType("name_pairs", "list of `[\"a\", \"b\"]` name pairs", Reader.name_pairs, {
         "type": "array", "items": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 2},
         "description": "pairs of element names: [[\"a\", \"inset\"]]"}),
@@ -469,7 +471,7 @@ TABLES: tuple[Table, ...] = (
             default="paths"),
         Key("engine", "engine", "the engine that draws PDF and PNG: `\"resvg\"` (resvg and svg2pdf, nothing to "
                                 "install) or `\"cairosvg\"` (needs the cairosvg package and the cairo library); "
-                                "`compose --engine` overrides it", default="resvg"),
+                                "`compose --engine` overrides it", default=outputs.DEFAULT_ENGINE),
         Key("preset", "preset", "a journal's print limits and panel-label style (`compose check`)"),
     )),
     Table("check", "[check]", "Limits for `compose check`, over composer's defaults and the preset's.", (

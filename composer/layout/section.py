@@ -10,11 +10,10 @@ the reader the loader reads a layout with: the value converters and :meth:`Layou
 from __future__ import annotations
 
 import copy
-import difflib
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from composer.errors import LayoutError
+from composer.errors import LayoutError, closest, did_you_mean
 from composer.layout.keys import TABLES, TABLES_BY_KIND, Key
 from composer.layout.reader import Reader
 
@@ -96,9 +95,9 @@ class Section:
         for given in self.raw:
             if given in self.asked or given in names or given in known:
                 continue
-            close = difflib.get_close_matches(given, names, n=1, cutoff=0.6)
-            if close:
-                return f" (is {given!r} a misspelling of {close[0]!r}?)"
+            close = closest(given, names)
+            if close is not None:
+                return f" (is {given!r} a misspelling of {close!r}?)"
         return ""
 
     def refuse(self, names: Iterable[str], why: str) -> None:
@@ -130,8 +129,7 @@ class Section:
             valid = list(self.asked)  # read here, in reading order; then the format's others that are not refused
             if self.kind is not None:
                 valid += [k.name for k in TABLES_BY_KIND[self.kind].keys if k.name not in valid + self.refused]
-            close = difflib.get_close_matches(unknown[0], valid + self.refused, n=1, cutoff=0.6)
-            hint = f"; did you mean {close[0]!r}?" if close else ""  # a refused key too: its own error says why
+            hint = did_you_mean(unknown[0], valid + self.refused)  # a refused key too: its own error says why
             raise self.error(unknown[0], f"unknown key {unknown[0]!r}{hint}; valid keys are {', '.join(valid)}")
         return rest
 

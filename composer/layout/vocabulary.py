@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from composer.kinds import outputs
+
 #: a name composer accepts for a figure, a panel, an element, a grid or a style: a Python identifier in
 #: ASCII (it names files, ids and anchors: ``build/NAME.svg``, ``panel-NAME``, ``NAME.e``)
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -41,8 +43,9 @@ SHAPE_KINDS = ("rect", "circle", "ellipse", "line", "brace", "bracket")
 SYMBOLS = ("+", "x", ".", "*")
 #: ``[figure] text``: glyphs as outlines everywhere, or canvas and panel text kept as ``<text>``.
 TEXT_MODES = ("paths", "editable")
-#: export engines, default first (:mod:`composer.stages.export`).
-ENGINES = ("resvg", "cairosvg")
+#: export engines, default first, as built in (the table is :data:`composer.kinds.outputs.ENGINES`: the loader
+#: reads it when it checks ``[figure] engine``, so an engine registered later is taken too).
+ENGINES = outputs.engine_names()
 #: relative placements and, for each, the alignments it takes.
 RELATIONS: dict[str, tuple[str, ...]] = {
     "right_of": ("top", "center", "bottom"), "left_of": ("top", "center", "bottom"),

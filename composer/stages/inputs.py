@@ -505,7 +505,6 @@ def _check_shared_params(figure: Figure, functions: list[Any], file: str) -> Non
     Raises:
         LayoutError: at ``figure.params.KEY``, with the closest name taken.
     """
-    import difflib
     import inspect
 
     if not figure.spec.params:
@@ -522,9 +521,8 @@ def _check_shared_params(figure: Figure, functions: list[Any], file: str) -> Non
     taken |= used_fields(figure)
     for name in figure.spec.params:
         if name not in taken:
-            close = difflib.get_close_matches(name, sorted(taken), n=1, cutoff=0.6)
             raise LayoutError(f"no panel function, values() or text field takes {name!r}"
-                              + (f"; did you mean {close[0]!r}?" if close else "")
+                              + did_you_mean(name, sorted(taken))
                               + "; a shared param must be used (or removed)", file=file, key=f"figure.params.{name}")
 
 

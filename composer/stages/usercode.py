@@ -10,7 +10,6 @@ drawing of panels (:mod:`composer.stages.draft`).
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import importlib.machinery
 import importlib.util
@@ -24,7 +23,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from composer.errors import LayoutError, PanelError
+from composer.errors import LayoutError, PanelError, did_you_mean
 from composer.layout.model import FigureSpec, Panel
 from composer.sandbox.isolate import Frame, WorkerFailure, where
 
@@ -209,9 +208,7 @@ def find_renderer(module: ModuleType, function: str, *, file: str, key: str) -> 
         raise LayoutError(f"values() in {source} fills text fields; it is not a panel renderer; renderers are "
                           f"{', '.join(names) or '(none)'}", file=file, key=key)
     if not callable(func):
-        close = difflib.get_close_matches(function, names, n=1, cutoff=0.6)
-        raise LayoutError(f"function {function!r} not found in {source}"
-                          + (f"; did you mean {close[0]!r}?" if close else "")
+        raise LayoutError(f"function {function!r} not found in {source}" + did_you_mean(function, names)
                           + f"; functions are {', '.join(names) or '(none)'}", file=file, key=key)
     return func
 
@@ -252,9 +249,8 @@ def call_params(func: Callable[..., Any], panel: Panel, spec: FigureSpec, *, fil
         own = [n for n in names if n != "colors"]  # colors: the palette, which composer gives
         for name in panel.params:
             if name not in names:
-                close = difflib.get_close_matches(name, own, n=1, cutoff=0.6)
                 raise PanelError(f"panel {panel.name!r}: {panel.source} takes no parameter {name!r}"
-                                 + (f"; did you mean {close[0]!r}?" if close else "")
+                                 + did_you_mean(name, own)
                                  + f"; it takes {', '.join(own) or 'none besides fig and data'}"
                                  + ("; colors, the palette, is given by composer" if "colors" in names else ""),
                                  file=file, key=f"{panel.key}.params.{name}")
