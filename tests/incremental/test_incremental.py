@@ -27,6 +27,7 @@ from composer.incremental.cache import PanelCache, cache_dir, decode_entry, func
 from composer.incremental.manifest import load as load_manifest
 from composer.incremental.manifest import manifest_path
 from composer.pipeline import build
+from conftest import run_compose
 
 LAYOUT = """\
 [figure]
@@ -439,8 +440,7 @@ def test_a_second_layout_of_the_same_name_is_an_error_even_when_nothing_changed(
     no-op path said "up to date" from the old manifest instead."""
     before = outputs(warm / "build")
     (warm / "layouts" / "fig.py").write_text("def layout():\n    return {}\n")
-    proc = subprocess.run([sys.executable, "-m", "composer.cli", "fig", "--root", str(warm), "--dpi", "100"],
-                          capture_output=True, text=True, timeout=300)
+    proc = run_compose(["fig", "--root", warm, "--dpi", "100"])
     assert (proc.returncode, proc.stdout) == (1, "")
     assert proc.stderr == ("compose: error: figure 'fig' has two layouts, layouts/fig.toml and layouts/fig.py; "
                            "keep one\n")
