@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator
@@ -358,16 +359,22 @@ def python_warning_filters() -> None:
         warnings.simplefilter("ignore", category, append=True)
 
 
-def run_compose(argv: list[str], *, cwd: Path | str | None = None, env: dict[str, str] | None = None,
-                merged: bool = False) -> subprocess.CompletedProcess:
+class ComposeTimeout(BaseException):
+    """:func:`run_compose` ran past its ``timeout_s`` (a BaseException: no ``except Exception`` in composer
+    takes it for an error of its own)."""
+
+
+def run_compose(argv: list[str], *, cwd: Path | str | None = None, env: dict[str, str | None] | None = None,
+                merged: bool = False, timeout_s: float = 300) -> subprocess.CompletedProcess:
     """``compose ARGV`` run in this process, as a fresh ``compose`` process would run (its entry point,
     ``composer.cli.main.main``), at a fifth of the time: returns a ``CompletedProcess`` with the exit
     status and what it wrote to stdout and stderr (text), at the file-descriptor level too (the panels'
     workers and their children write there). ``merged``: stderr into stdout, in the order written, as a
     terminal (or ``stderr=subprocess.STDOUT``) shows them. ``cwd`` and ``env`` (variables added to the
     environment; None removes one) hold for the run only. A usage error or ``--help`` (SystemExit) is
-    its exit status, as in a process. The behaviours a fresh process alone shows (signals, kills,
-    ``python -m composer``) are tested with one (the ``e2e`` tests)."""
+    its exit status, as in a process. Past ``timeout_s`` (a hang guard, as ``subprocess.run``'s timeout;
+    SIGALRM, main thread only) it raises :class:`ComposeTimeout`. The behaviours a fresh process alone
+    shows (signals, kills, ``python -m composer``) are tested with one (the ``e2e`` tests)."""
     from composer.cli.main import main
 
     argv = [str(arg) for arg in argv]
@@ -380,6 +387,12 @@ def run_compose(argv: list[str], *, cwd: Path | str | None = None, env: dict[str
     saved_sigint = signal.getsignal(signal.SIGINT)
     saved_cwd = os.getcwd()
     saved_env = {key: os.environ.get(key) for key in env or {}}
+    alarm = threading.current_thread() is threading.main_thread()
+    if alarm:
+        def too_long(signum, frame):
+            raise ComposeTimeout(f"compose {' '.join(argv)} still ran after {timeout_s:g} s")
+        saved_alarm = signal.signal(signal.SIGALRM, too_long)
+        signal.setitimer(signal.ITIMER_REAL, timeout_s)
     try:
         for key, value in (env or {}).items():
             if value is None:
@@ -404,6 +417,9 @@ def run_compose(argv: list[str], *, cwd: Path | str | None = None, env: dict[str
                 print(exc.code, file=sys.stderr)
                 status = 1
     finally:
+        if alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, saved_alarm)
         with contextlib.suppress(ValueError, OSError):
             sys.stdout.flush()
             sys.stderr.flush()
