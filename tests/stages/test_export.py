@@ -421,10 +421,10 @@ def test_fresh_processes_exporting_side_by_side_never_hang(tmp_path):
 @pytest.mark.parametrize("bad", [["--pdf-standard", "zz"], ["--format", "xyz"], ["--dpi", "0"],
                                  ["--engine", "cairosvg", "--pdf-standard", "a-2b"]])
 def test_watch_refuses_a_bad_option_at_once(bad, tmp_path):
-    """No edit of the project can fix an option: ``--watch`` exits 1 with one line instead of watching."""
+    """No edit of the project can fix an option: ``compose watch`` exits 1 with one line instead of watching."""
     root = tmp_path / "demo"
     shutil.copytree(DEMO, root)
-    proc = run_compose(["demo", "--root", root, "--watch", *bad])
+    proc = run_compose(["watch", "demo", "--root", root, *bad])
     assert proc.returncode == 1, (proc.stdout, proc.stderr)
     assert len(proc.stderr.strip().splitlines()) == 1 and proc.stderr.startswith("compose: error: "), proc.stderr
     assert "watching" not in proc.stdout  # refused before it says it watches
@@ -433,7 +433,7 @@ def test_watch_refuses_a_bad_option_at_once(bad, tmp_path):
 def test_compose_all_refuses_a_bad_pdf_standard_once(tmp_path):
     root = tmp_path / "demo"
     shutil.copytree(DEMO, root)
-    proc = run_compose(["all", "--root", root, "--pdf-standard", "zz"])
+    proc = run_compose(["build", "--all", "--root", root, "--pdf-standard", "zz"])
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines() == ["compose: error: unknown pdf standard 'zz'; valid standards are "
                                                 "1.4, 1.5, 1.6, 1.7, 2.0, a-1b, a-2b, a-2u, a-3b, a-3u, a-4"]
