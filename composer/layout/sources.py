@@ -7,11 +7,11 @@ it that the loader, the JSON Schema and the reference need is a
 :class:`SourceTable`: plain data in the format's own terms (:class:`Key`), which
 that module declares and registers here (:func:`register`), since this layer
 may not import the stages. The ``[panels.NAME]`` table is then the panel's
-common keys (:data:`composer.layout.format.TABLES_BY_KIND` ``["panel"]`` as the
+common keys (:data:`composer.layout.keys.TABLES_BY_KIND` ``["panel"]`` as the
 format declares it) completed by every registered source's keys, in
 registration order: :func:`panel_table`, which :func:`register` installs in
-:data:`~composer.layout.format.TABLES` and
-:data:`~composer.layout.format.TABLES_BY_KIND`, so the loader's key checks, the
+:data:`~composer.layout.keys.TABLES` and
+:data:`~composer.layout.keys.TABLES_BY_KIND`, so the loader's key checks, the
 schema and the reference read one table.
 
 Importing :mod:`composer.stages` registers the built-in sources; a layout read
@@ -25,7 +25,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from composer.layout.format import TABLES, TABLES_BY_KIND, TYPES, Key, Table, ValueType
+from composer.layout.keys import TABLES, TABLES_BY_KIND, TYPES, Key, Table, ValueType
 
 #: the panel table as the format declares it: the keys every panel has, and the shared keys a source
 #: may take (:attr:`SourceTable.takes`), without any source's own keys
@@ -54,7 +54,7 @@ class SourceTable:
         note: what a panel of this source does with a key it does not take, said in the error
             (``"an svg panel is embedded as it is"``); default: ``"<article> <name> panel has no use for it"``.
         types: value types the source's keys use that the format's vocabulary does not have
-            (:data:`composer.layout.format.TYPES`), added to it while the source is registered.
+            (:data:`composer.layout.keys.TYPES`), added to it while the source is registered.
     """
 
     key: Key

@@ -20,7 +20,7 @@ from PIL import Image
 
 from composer.errors import LayoutError
 from composer.layout import sources as layout_sources
-from composer.layout.format import TABLES_BY_KIND, Key
+from composer.layout.keys import TABLES_BY_KIND, Key
 from composer.layout.loader import load_layout
 from composer.layout.model import Panel
 from composer.layout.schema import json_schema, markdown_reference

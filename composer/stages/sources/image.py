@@ -15,7 +15,7 @@ import base64
 from lxml import etree
 
 from composer.errors import DataError
-from composer.layout.format import Key
+from composer.layout.keys import Key
 from composer.layout.model import Panel
 from composer.layout.sources import SourceTable
 from composer.stages.geometry import Box

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from composer.layout.format import Key
+from composer.layout.keys import Key
 from composer.layout.model import Panel
 from composer.layout.sources import SHARED_KEYS, SourceTable
 from composer.stages.geometry import Box

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from lxml import etree
 
-from composer.layout.format import Key
+from composer.layout.keys import Key
 from composer.layout.model import Panel
 from composer.layout.sources import SourceTable
 from composer.stages.geometry import Box
