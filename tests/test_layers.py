@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "composer"
 #: lowest first; a unit is a subpackage or a top-level module of composer
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "units", "progress"),
-    ("svg", "sandbox"),
+    ("svg", "sandbox", "kinds"),
     ("layout",),
     ("text", "mpl"),
     ("stages", "incremental", "lint"),

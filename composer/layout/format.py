@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from composer.errors import LayoutError, closest, did_you_mean
+from composer.kinds import outputs
 from composer.layout import presets
 from composer.layout.presets import PRESETS
 from composer.units import PT_PER_UNIT, to_pt
@@ -70,8 +71,9 @@ SHAPE_KINDS = ("rect", "circle", "ellipse", "line", "brace", "bracket")
 SYMBOLS = ("+", "x", ".", "*")
 #: ``[figure] text``: glyphs as outlines everywhere, or canvas and panel text kept as ``<text>``.
 TEXT_MODES = ("paths", "editable")
-#: export engines, default first (:mod:`composer.stages.export`).
-ENGINES = ("resvg", "cairosvg")
+#: export engines, default first, as built in (the table is :data:`composer.kinds.outputs.ENGINES`: the loader
+#: reads it when it checks ``[figure] engine``, so an engine registered later is taken too).
+ENGINES = outputs.engine_names()
 #: relative placements and, for each, the alignments it takes.
 RELATIONS: dict[str, tuple[str, ...]] = {
     "right_of": ("top", "center", "bottom"), "left_of": ("top", "center", "bottom"),
@@ -640,7 +642,8 @@ TYPES: dict[str, ValueType] = {t.name: t for t in (
         "description": "a length with a unit, or \"auto\": as tall as the content"}),
     ValueType("preset", "choice", Reader.preset, _choice_schema(tuple(PRESETS))),
     ValueType("text_mode", "choice", _choice(TEXT_MODES), _choice_schema(TEXT_MODES)),
-    ValueType("engine", "choice", _choice(ENGINES), _choice_schema(ENGINES)),
+    ValueType("engine", "choice", lambda r, value, key: r.choice(outputs.engine_names())(value, key),
+              _choice_schema(ENGINES)),
     ValueType("name_pairs", "list of `[\"a\", \"b\"]` name pairs", Reader.name_pairs, {
         "type": "array", "items": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 2},
         "description": "pairs of element names: [[\"a\", \"inset\"]]"}),
@@ -978,7 +981,7 @@ TABLES: tuple[Table, ...] = (
             default="paths"),
         Key("engine", "engine", "the engine that draws PDF and PNG: `\"resvg\"` (resvg and svg2pdf, nothing to "
                                 "install) or `\"cairosvg\"` (needs the cairosvg package and the cairo library); "
-                                "`compose --engine` overrides it", default="resvg"),
+                                "`compose --engine` overrides it", default=outputs.DEFAULT_ENGINE),
         Key("preset", "preset", "a journal's print limits and panel-label style (`compose check`)"),
     )),
     Table("check", "[check]", "Limits for `compose check`, over composer's defaults and the preset's.", (
