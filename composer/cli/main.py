@@ -40,10 +40,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
-from composer import __version__
 from composer.errors import ComposerError, ComposerWarning
 from composer.kinds import outputs
 from composer.sandbox.isolate import check_jobs, check_timeout
+from composer.version import __version__
 
 
 class _Parser(argparse.ArgumentParser):

@@ -22,20 +22,7 @@ from typing import Any
 from composer.errors import LayoutError, closest, did_you_mean
 from composer.kinds.rules import RULES
 from composer.layout import presets
-from composer.layout.format import (  # noqa: F401
-    COMPASS,
-    COMPASS_WORDS,
-    HEAD_PER_WIDTH,
-    LABEL_SIZE_ABOVE_FONT_PT,
-    MAX_RATIO,
-    RELATIONS,
-    REQUIRED,
-    SHAPE_ANCHORS,
-    SHAPE_KINDS,
-    TRACK_SHARE,
-)
-from composer.layout.format import Reader as _Reader
-from composer.layout.format import Section as _Table
+from composer.layout.keys import SHAPE_ANCHORS
 from composer.layout.model import (
     AUTO_HEIGHT_PT,
     Align,
@@ -52,6 +39,19 @@ from composer.layout.model import (
     Shape,
     Text,
     TextStyle,
+)
+from composer.layout.section import REQUIRED
+from composer.layout.section import LayoutReader as _Reader
+from composer.layout.section import Section as _Table
+from composer.layout.vocabulary import (  # noqa: F401
+    COMPASS,
+    COMPASS_WORDS,
+    HEAD_PER_WIDTH,
+    LABEL_SIZE_ABOVE_FONT_PT,
+    MAX_RATIO,
+    RELATIONS,
+    SHAPE_KINDS,
+    TRACK_SHARE,
 )
 from composer.sandbox.audit import run_recorded
 from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, WorkerFailure
