@@ -10,7 +10,7 @@ the sha256 of a canonical JSON document holding:
 - the function's name and the params it is called with (canonical JSON);
 - the sha256 of the panel's data file (the figure's when it has none);
 - the box size in pt;
-- the rcParams composer sets (:func:`composer.stages.render.rc_params`, which holds
+- the rcParams composer sets (:func:`composer.stages.draft.rc_params`, which holds
   the font and font size and, through ``svg.hashsalt``, the panel's name),
   the raster ppi, and a digest of every other rcParam in force (a
   ``matplotlibrc`` or a style a panel module applies on import);
@@ -69,6 +69,7 @@ from typing import Any, Literal
 from composer.errors import ComposerError
 from composer.incremental.manifest import bytes_digest, composer_fingerprint, file_digest
 from composer.incremental.usercache import UserTextStore, font_files_digest
+from composer.kinds import outputs
 from composer.stages.guides import guides_from_json, guides_to_json
 from composer.stages.render import RenderedPanel
 
@@ -277,7 +278,7 @@ def panel_key(*, source: str, function: str, params: Mapping[str, Any], data: st
         params: the keyword arguments the renderer is called with.
         data: sha256 of the panel's data file, or None without data.
         size_pt: the box (width, height) in pt.
-        rc: the rcParams composer renders with (:func:`composer.stages.render.rc_params`).
+        rc: the rcParams composer renders with (:func:`composer.stages.draft.rc_params`).
         raster_ppi: ppi of rasters embedded in the panel SVG.
         font_file: the file the figure's font resolves to.
         rc_in_force: :func:`rc_digest`.
@@ -535,15 +536,16 @@ def clean(root: Path, names: Iterable[str], *, out_dir: Path | None = None, whol
     for name in names:
         recorded = load(out, name) or {}
         files |= {out / rec["file"] for rec in recorded.get("outputs", {}).values()}
-        files |= {out / f"{name}.{fmt}" for fmt in ("svg", "pdf", "png", "debug.svg", "debug.png")}
+        # the default outputs even without a manifest (others only as it records them)
+        files |= {out / file for file in (*outputs.files(name, outputs.DEFAULT_FORMATS).values(),
+                                          f"{name}.debug.svg", f"{name}.debug.png")}
         files.add(manifest_path(out, name))
         files.add(text_cache_path(root, name))
         if not whole_cache:
             files |= {store.path(p["key"]) for p in recorded.get("panels", {}).values()
                       if "key" in p and p["key"] not in shared}
         alone = out / name  # --panels
-        files |= {alone / f"{panel}.{fmt}" for panel in recorded.get("panels", {})
-                  for fmt in ("svg", "pdf", "png", "tiff", "eps")}
+        files |= {alone / file for panel in recorded.get("panels", {}) for file in outputs.files(panel).values()}
         folders.append(alone)
     doomed = sorted(path for path in files if path.is_file())
     whole = store.directory.parent  # ROOT/build/.cache: panels and text

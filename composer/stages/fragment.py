@@ -3,7 +3,8 @@
 Every naive SVG merger breaks here (see docs/design.md): matplotlib writes the same
 ids in every file (``figure_1``, ``patch_1``, glyph ids ``DejaVuSans-30``,
 clip ids from a fixed ``svg.hashsalt``) and a ``<style>`` whose rules apply to
-the whole document. :func:`import_fragment`
+the whole document. :func:`import_fragment` runs the passes of :data:`PASSES` in
+order (each one job, one function), and so
 
 1. prefixes every id with the panel name (``rgb--figure_1``) and rewrites every
    reference to it: ``href``/``xlink:href`` ``#id``, ``url(#id)`` in any
@@ -26,6 +27,8 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import tinycss2
 from lxml import etree
@@ -37,8 +40,8 @@ from composer.svg.ids import SEPARATOR, document_order, prefixed
 from composer.svg.io import XLINK_NS, svg_tag
 from composer.svg.measure import is_glyph_definition
 from composer.svg.transform import css_transform_to_svg, cumulative, scale_of
-from composer.svg.viewbox import ViewBox, view_box
-from composer.units import PX_PER_UNIT, fmt, length_px
+from composer.svg.viewbox import BACKGROUND, ViewBox, user_number, view_box
+from composer.units import PX_PER_UNIT, length_px
 
 _URL_REF = re.compile(r"url\(\s*(['\"]?)#([^)'\"\s]+)\1\s*\)")
 _HREFS = ("href", f"{{{XLINK_NS}}}href")
@@ -46,7 +49,7 @@ _HREFS = ("href", f"{{{XLINK_NS}}}href")
 _URL_FALLBACK = re.compile(_URL_REF.pattern + r"(\s+(?!url\()(?:[A-Za-z-]+\([^)]*\)|[^\s;,)]+))?")
 #: a first compound selector holding ``:root`` (``:root``, ``svg:root``, ``:root.k``), before a combinator
 _ROOT_COMPOUND = re.compile(r"([^\s>+~:]*):root(?![\w-])([^\s>+~]*)")
-__all__ = ["ROOT_PRESENTATION", "SEPARATOR", "ViewBox", "import_fragment", "place", "scope_css", "view_box"]
+__all__ = ["ROOT_PRESENTATION", "SEPARATOR", "ViewBox", "import_fragment", "scope_css", "view_box"]
 
 
 #: presentation attributes of the root ``<svg>`` that its content inherits (SVG 1.1, appendix N),
@@ -62,48 +65,89 @@ ROOT_PRESENTATION = (
 )
 
 
-def import_fragment(root: etree._Element, *, name: str, group_id: str, source: str,
-                    renumber: bool = False, viewport: bool = False) -> etree._Element:
-    """Rewrite a parsed SVG document into a ``<g id=group_id>`` (not yet placed).
+@dataclass
+class Import:
+    """One document being imported: what the passes of :data:`PASSES` read and write.
 
-    Args:
-        root: the document's ``<svg>`` element (consumed: it becomes the group, or the
-            viewport inside it).
-        name: the panel name used as id prefix (``rgb`` -> ``rgb--figure_1``).
-        group_id: the id of the returned group (``panel-rgb``), used to scope CSS.
-        source: file name for error messages.
-        renumber: give the ids their document order (:func:`composer.svg.ids.document_order`;
-            for files made elsewhere, whose ids may be random) instead of keeping their names.
-        viewport: keep the root as a nested ``<svg>`` inside the group (see :func:`_keep_viewport`)
-            when the file draws anything that depends on it (:func:`needs_viewport`); for a file
-            made elsewhere. Otherwise (and always for composer's own rendered panels, drawn at box
-            size) the root itself becomes the group, keeping its inherited presentation attributes,
-            which draws the same.
-
-    Returns:
-        The group, holding the document's content with ids prefixed, every
-        reference rewritten and CSS scoped. A reference to an id the document
-        does not define is removed (it would dangle in the canvas), and so is
-        a ``<use>`` left without one. An id the document repeats is kept on
-        its first element only (where a browser resolves references to it).
+    Attributes:
+        root: the document's ``<svg>`` element, rewritten in place.
+        name, group_id, source, renumber, viewport: the arguments of :func:`import_fragment`.
+        nest: keep the root as a nested viewport (:func:`decide_viewport`).
+        mapping: old id -> new id (:func:`name_ids`).
+        group: the result (:func:`make_group`); None before.
     """
-    for meta in list(root.iter(svg_tag("metadata"), svg_tag("title"))):
-        if meta.getparent() is root:
-            root.remove(meta)
-    nest = viewport and needs_viewport(root)  # decided on the file as written (ids and CSS not yet renamed)
-    inline_used_styles(root)  # before scoping: what a <use> draws is matched as in the file alone
-    if viewport:
-        _resolve_css_transforms(root, source=source)  # ids as the file names them, for the warning
-    ids = {el.get("id") for el in root.iter() if el.get("id")}
-    mapping = (document_order(root, name, keep=is_glyph_definition) if renumber
-               else {old: prefixed(name, old) for old in ids})
+
+    root: etree._Element
+    name: str
+    group_id: str
+    source: str
+    renumber: bool = False
+    viewport: bool = False
+    nest: bool = False
+    mapping: dict[str, str] = field(default_factory=dict)
+    group: etree._Element | None = None
+
+
+@dataclass(frozen=True)
+class Pass:
+    """One pass of the import: ``run`` rewrites an :class:`Import`; ``foreign`` passes run only for files
+    made elsewhere (``viewport=True``), never for composer's own rendered panels."""
+
+    name: str
+    run: Callable[[Import], None]
+    foreign: bool = False
+
+
+def drop_metadata(job: Import) -> None:
+    """Remove the root's ``<metadata>`` and ``<title>`` children: they describe the file, not the panel
+    (a tooltip of its title would show over the whole panel)."""
+    for meta in list(job.root.iter(svg_tag("metadata"), svg_tag("title"))):
+        if meta.getparent() is job.root:
+            job.root.remove(meta)
+
+
+def decide_viewport(job: Import) -> None:
+    """Decide whether the root stays a nested viewport (:func:`needs_viewport`), on the file as written
+    (before ids and CSS are renamed)."""
+    job.nest = needs_viewport(job.root)
+
+
+def inline_used_style_rules(job: Import) -> None:
+    """:func:`inline_used_styles`: before scoping, what a ``<use>`` draws is matched as in the file alone."""
+    inline_used_styles(job.root)
+
+
+def resolve_css_transforms(job: Import) -> None:
+    """:func:`_resolve_css_transforms`, with the ids as the file names them (for its warning)."""
+    _resolve_css_transforms(job.root, source=job.source)
+
+
+def name_ids(job: Import) -> None:
+    """The new name of every id: the panel's name as prefix (``rgb--figure_1``,
+    :func:`composer.svg.ids.prefixed`), or with ``renumber`` the document order
+    (:func:`composer.svg.ids.document_order`; glyph definitions keep theirs)."""
+    root, name = job.root, job.name
+    if job.renumber:
+        job.mapping = document_order(root, name, keep=is_glyph_definition)
+    else:
+        job.mapping = {old: prefixed(name, old) for old in {el.get("id") for el in root.iter() if el.get("id")}}
+
+
+def rewrite_references(job: Import) -> None:
+    """Give every id its new name (:func:`name_ids`) and rewrite every reference to it: ``href`` and
+    ``xlink:href`` ``#id``, ``url(#id)`` in any attribute including ``style`` (a paint's fallback colour
+    after it is used when the id is not defined: SVG 2, 13.2). A reference to an id the document does
+    not define is removed; an id the document repeats is kept on its first element only (where a
+    browser resolves references to it); with both ``href`` and ``xlink:href``, ``href`` wins (SVG 2,
+    16.1.2; the engine's usvg would take ``xlink:href``)."""
+    mapping = job.mapping
 
     def ref(match: re.Match[str]) -> str:  # a paint's fallback colour is used when its url() names nothing
         new, fallback = mapping.get(match.group(2)), match.group(3) or ""
         return f"url(#{new}){fallback}" if new else (fallback.strip() or "none")
 
     seen: set[str] = set()
-    for el in root.iter():
+    for el in job.root.iter():
         if not isinstance(el.tag, str):
             continue
         for attr, value in el.attrib.items():
@@ -121,32 +165,112 @@ def import_fragment(root: etree._Element, *, name: str, group_id: str, source: s
             elif "url(" in value:
                 el.set(attr, _URL_FALLBACK.sub(ref, value))
         if el.get("href") is not None and el.get(_HREFS[1]) is not None:
-            del el.attrib[_HREFS[1]]  # SVG 2, 16.1.2: href wins (the engine's usvg would take xlink:href)
-        if el.tag == svg_tag("style") and el.text:
-            el.text = scope_css(el.text, scope=f"#{group_id}", mapping=mapping)
-    for use in list(root.iter(svg_tag("use"))):
+            del el.attrib[_HREFS[1]]
+
+
+def scope_style_sheets(job: Import) -> None:
+    """Scope every ``<style>`` to the panel's group (:func:`scope_css`: ``#panel-rgb`` before each
+    selector, ids renamed as :func:`name_ids` renamed them), so its rules cannot reach outside."""
+    for style in job.root.iter(svg_tag("style")):
+        if style.text:
+            style.text = scope_css(style.text, scope=f"#{job.group_id}", mapping=job.mapping)
+
+
+def remove_empty_uses(job: Import) -> None:
+    """Remove every ``<use>`` left without a ``#id`` to draw: it draws nothing, and cairosvg takes a
+    ``<use>`` without ``href`` for the whole document, recursing forever."""
+    for use in list(job.root.iter(svg_tag("use"))):
         if not any((use.get(attr) or "").startswith("#") for attr in _HREFS):
-            # nothing to draw; and cairosvg takes a <use> without href for the whole document, recursing forever
             use.getparent().remove(use)
-    if viewport:
-        name_generic_families(root)
-        _absolute_units_to_px(root)
-        _resolve_non_scaling_strokes(root, source=source)
-    if nest:
-        return _keep_viewport(root, group_id)
-    # the root itself becomes the group: moving its children into a new element would make lxml
-    # reconcile the namespace of every xlink:href one node at a time (6.5 s for a 1e5-point scatter)
+
+
+def name_generic_font_families(job: Import) -> None:
+    """:func:`name_generic_families`: the installed font a generic family stands for, named before it."""
+    name_generic_families(job.root)
+
+
+def absolute_units_to_px(job: Import) -> None:
+    """:func:`_absolute_units_to_px`: absolute lengths inside the file as user units (96 px per inch)."""
+    _absolute_units_to_px(job.root)
+
+
+def resolve_non_scaling_strokes(job: Import) -> None:
+    """:func:`_resolve_non_scaling_strokes`: ``vector-effect: non-scaling-stroke`` as plain stroke widths."""
+    _resolve_non_scaling_strokes(job.root, source=job.source)
+
+
+def make_group(job: Import) -> None:
+    """The group of the canvas: with :attr:`Import.nest`, ``<g id=group_id>`` around the root kept as a
+    viewport (:func:`_keep_viewport`); otherwise the root itself becomes the group, keeping its
+    inherited presentation attributes (:data:`ROOT_PRESENTATION`) and its ``style``. (Moving the root's
+    children into a new element would make lxml reconcile the namespace of every ``xlink:href`` one
+    node at a time: 6.5 s for a 1e5-point scatter.)"""
+    root = job.root
+    if job.nest:
+        job.group = _keep_viewport(root, job.group_id)
+        return
     kept = [(attr, root.get(attr, "")) for attr in ROOT_PRESENTATION if root.get(attr) is not None]
     if root.get("style"):
         kept.append(("style", root.get("style", "")))
     root.attrib.clear()
     root.text = None
     root.tag = svg_tag("g")
-    root.set("id", group_id)
+    root.set("id", job.group_id)
     for attr, value in kept:
         root.set(attr, value)
-    return root
+    job.group = root
 
+
+#: the import's passes in run order (as svgo's ``preset-default`` lists its plugins): each one job, named;
+#: :func:`import_fragment` runs them, the ``foreign`` ones only for files made elsewhere
+PASSES: tuple[Pass, ...] = (
+    Pass("drop-metadata", drop_metadata),
+    Pass("decide-viewport", decide_viewport, foreign=True),  # on the file as written
+    Pass("inline-used-styles", inline_used_style_rules),  # before scoping
+    Pass("resolve-css-transforms", resolve_css_transforms, foreign=True),  # ids as written, for the warning
+    Pass("name-ids", name_ids),
+    Pass("rewrite-references", rewrite_references),
+    Pass("scope-style-sheets", scope_style_sheets),
+    Pass("remove-empty-uses", remove_empty_uses),  # after references to missing ids are removed
+    Pass("name-generic-families", name_generic_font_families, foreign=True),
+    Pass("absolute-units-to-px", absolute_units_to_px, foreign=True),
+    Pass("resolve-non-scaling-strokes", resolve_non_scaling_strokes, foreign=True),  # after units are px
+    Pass("make-group", make_group),
+)
+
+
+def import_fragment(root: etree._Element, *, name: str, group_id: str, source: str,
+                    renumber: bool = False, viewport: bool = False) -> etree._Element:
+    """Rewrite a parsed SVG document into a ``<g id=group_id>`` (not yet placed), by the passes of
+    :data:`PASSES` in order.
+
+    Args:
+        root: the document's ``<svg>`` element (consumed: it becomes the group, or the
+            viewport inside it).
+        name: the panel name used as id prefix (``rgb`` -> ``rgb--figure_1``).
+        group_id: the id of the returned group (``panel-rgb``), used to scope CSS.
+        source: file name for error messages.
+        renumber: give the ids their document order (:func:`composer.svg.ids.document_order`;
+            for files made elsewhere, whose ids may be random) instead of keeping their names.
+        viewport: a file made elsewhere: run the ``foreign`` passes too, and keep the root as a nested
+            ``<svg>`` inside the group (see :func:`_keep_viewport`) when the file draws anything that
+            depends on it (:func:`needs_viewport`). Otherwise (and always for composer's own rendered
+            panels, drawn at box size) the root itself becomes the group, keeping its inherited
+            presentation attributes, which draws the same.
+
+    Returns:
+        The group, holding the document's content with ids prefixed, every
+        reference rewritten and CSS scoped. A reference to an id the document
+        does not define is removed (it would dangle in the canvas), and so is
+        a ``<use>`` left without one. An id the document repeats is kept on
+        its first element only (where a browser resolves references to it).
+    """
+    job = Import(root, name=name, group_id=group_id, source=source, renumber=renumber, viewport=viewport)
+    for step in PASSES:
+        if viewport or not step.foreign:
+            step.run(job)
+    assert job.group is not None  # make_group, the last pass, always sets it
+    return job.group
 
 
 def inline_used_styles(root: etree._Element) -> None:
@@ -259,8 +383,9 @@ def name_generic_families(root: etree._Element) -> None:
         root.set("font-family", stack("serif"))
 
 
-#: attributes of the root ``<svg>`` that :func:`place` sets anew on the kept viewport (the root's own
-#: ``x``/``y`` mean nothing on a root, SVG 2, 8.2; ``overflow``: a file alone is always cut to its viewport).
+#: attributes of the root ``<svg>`` that :func:`~composer.svg.viewbox.place` sets anew on the kept viewport
+#: (the root's own ``x``/``y`` mean nothing on a root, SVG 2, 8.2; ``overflow``: a file alone is always cut to
+#: its viewport).
 _VIEWPORT_ATTRIBUTES = ("x", "y", "width", "height", "viewBox", "overflow")
 #: properties of the root that apply to its drawing as a whole (moved onto a group around it)
 _ROOT_EFFECTS = ("opacity", "clip-path", "mask", "filter")
@@ -280,8 +405,6 @@ _LENGTH_PROPERTIES = frozenset({
 })
 #: conditional processing attributes (SVG 2, 5.8.2): on the root, they decide whether the file draws
 _CONDITIONS = ("systemLanguage", "requiredExtensions", "requiredFeatures")
-#: suffix of the id of the rect that paints the root's ``background-color``
-_BACKGROUND = "-background"
 
 
 def _resolve_non_scaling_strokes(root: etree._Element, *, source: str) -> None:
@@ -316,10 +439,10 @@ def _resolve_non_scaling_strokes(root: etree._Element, *, source: str) -> None:
         own = dict(declarations(el.get("style", ""))) if el.get("style") else {}
         width = _inherited(el, "stroke-width") or "1"
         if _LENGTHS.fullmatch(width) and "%" not in width:
-            own["stroke-width"] = _number(length_px(width, default=1.0) / scale)
+            own["stroke-width"] = user_number(length_px(width, default=1.0) / scale)
         dashes = _inherited(el, "stroke-dasharray")
         if dashes and dashes.strip() != "none" and _LENGTHS.fullmatch(dashes) and "%" not in dashes:
-            own["stroke-dasharray"] = " ".join(_number(length_px(d) / scale)
+            own["stroke-dasharray"] = " ".join(user_number(length_px(d) / scale)
                                                for d in re.split(r"[\s,]+", dashes.strip()))
         own.pop("vector-effect", None)
         el.attrib.pop("vector-effect", None)
@@ -440,7 +563,7 @@ def _in_px(value: str) -> str:
     anything that is not such a list is returned as it is."""
     if not _LENGTHS.fullmatch(value):
         return value
-    return _ABSOLUTE.sub(lambda m: _number(float(m.group(1)) * PX_PER_UNIT[m.group(2).lower()]), value)
+    return _ABSOLUTE.sub(lambda m: user_number(float(m.group(1)) * PX_PER_UNIT[m.group(2).lower()]), value)
 
 
 def needs_viewport(root: etree._Element) -> bool:
@@ -506,9 +629,9 @@ def _keep_viewport(root: etree._Element, group_id: str) -> etree._Element:
     viewBox's): the engine's usvg applies ``opacity`` of a nested ``<svg>`` twice, and so does it
     ``transform``, which :func:`_hoist_effects` moves out of the file's own nested ``<svg>`` too.
     A ``background-color`` on the root (which resvg paints, as browsers paint the root's background)
-    becomes a rect under the content, covering the viewport (sized by :func:`place`).
-    :func:`place` sets the viewport's position, size and ``viewBox``. Moving the root into the group
-    moves one subtree whose namespaces are declared on its top (0.06 s for 1e5 elements).
+    becomes a rect under the content, covering the viewport (sized by :func:`~composer.svg.viewbox.place`).
+    :func:`~composer.svg.viewbox.place` sets the viewport's position, size and ``viewBox``. Moving the
+    root into the group moves one subtree whose namespaces are declared on its top (0.06 s for 1e5 elements).
     """
     for attr in _VIEWPORT_ATTRIBUTES:
         root.attrib.pop(attr, None)
@@ -537,7 +660,7 @@ def _keep_viewport(root: etree._Element, group_id: str) -> etree._Element:
             holder.set("style", "; ".join(f"{prop}: {value}" for prop, value in moved))
     holder.append(root)
     if background and background.lower() not in ("transparent", "none", "initial"):
-        rect = root.makeelement(svg_tag("rect"), {"id": f"{group_id}{_BACKGROUND}",  # style: above CSS rules
+        rect = root.makeelement(svg_tag("rect"), {"id": f"{group_id}{BACKGROUND}",  # style: above CSS rules
                                                   "style": f"fill: {background}; stroke: none; opacity: 1"})
         root.insert(0, rect)
         rect.tail = root.text
@@ -561,15 +684,6 @@ def _hoist_effects(root: etree._Element) -> None:
         parent.insert(parent.index(el), wrapper)
         wrapper.tail, el.tail = el.tail, None
         wrapper.append(el)
-
-
-def viewport_of(group: etree._Element) -> etree._Element | None:
-    """The nested ``<svg>`` viewport :func:`import_fragment` keeps in ``group`` (``viewport=True``), or None."""
-    if len(group) == 1 and group[0].tag == svg_tag("g") and group.text is None:
-        group = group[0]  # the root's group effects
-    if len(group) == 1 and group[0].tag == svg_tag("svg"):
-        return group[0]
-    return None
 
 
 def scope_css(css: str, *, scope: str, mapping: dict[str, str]) -> str:
@@ -598,87 +712,3 @@ def scope_css(css: str, *, scope: str, mapping: dict[str, str]) -> str:
                             tinycss2.serialize(rule.content))
         out.append(f"{', '.join(scoped)} {{{body.strip()}}}")
     return "\n".join(out)
-
-
-def _aspect(aspect: str | None) -> tuple[str, str]:
-    """``preserveAspectRatio`` -> (align, ``meet``/``slice``); an invalid value is the default
-    ``xMidYMid meet`` (SVG 2, 8.6: an unparsable value is as if not given); ``defer`` is ignored."""
-    words = (aspect or "").split()
-    if words[:1] == ["defer"]:
-        words = words[1:]
-    align = words[0] if words else "xMidYMid"
-    mode = words[1] if len(words) > 1 else "meet"
-    if len(words) > 2 or mode not in ("meet", "slice") or not (
-            align == "none" or re.fullmatch(r"x(Min|Mid|Max)Y(Min|Mid|Max)", align)):
-        return "xMidYMid", "meet"
-    return align, mode
-
-
-def _number(value: float) -> str:
-    """A number for the viewport's attributes: 9 significant digits, as the viewBox is in the file's
-    own user units (which may be tiny or huge); deterministic (``repr`` of the rounded float)."""
-    text = f"{value:.9g}"
-    return "0" if text in ("-0", "") else text
-
-
-def place(group: etree._Element, vb: ViewBox, *, x_pt: float, y_pt: float, width_pt: float, height_pt: float,
-          fit: str, aspect: str | None = None) -> tuple[float, float, float, float]:
-    """Map ``vb`` onto the box by setting the group's transform.
-
-    Args:
-        fit: ``"exact"`` requires the viewBox to have the box's size (scale 1,
-            used for matplotlib panels: never scale a rendered panel);
-            ``"contain"`` scales as the file's ``preserveAspectRatio`` says.
-        aspect: the file's ``preserveAspectRatio`` (default ``xMidYMid meet``):
-            its ``xMin``/``xMid``/``xMax``, ``YMin``/``YMid``/``YMax`` place the
-            content in the box; ``none`` stretches it to the box; ``meet`` scales
-            it to fit in the box, ``slice`` to cover it (cut at the box's edges by
-            the viewport :func:`import_fragment` keeps, as a viewer cuts the file).
-
-    The group's transform is the map from the viewBox to the box (SVG 2, 8.2, "the viewBox
-    to viewport transformation"), so a reader of the canvas finds every element's size
-    in it; a viewport the group holds (:func:`viewport_of`) is set to the box mapped
-    back into the file's user units, with the file's viewBox and preserveAspectRatio,
-    which makes its own map the identity: the engine draws it where the group says, and
-    cuts and resolves percentages as the file alone does.
-
-    Returns:
-        The placed content's (x, y, width, height) in canvas pt (the viewBox's image; with
-        ``slice`` larger than the box).
-    """
-    sx = sy = 1.0
-    fx = fy = 0.5
-    if fit == "exact":
-        if abs(vb.width - width_pt) > 1e-3 or abs(vb.height - height_pt) > 1e-3:
-            raise SvgError(f"panel SVG is {vb.width:.3f}x{vb.height:.3f} pt, box is {width_pt:.3f}x{height_pt:.3f} pt")
-    else:
-        align, mode = _aspect(aspect)
-        if align == "none":
-            sx, sy = width_pt / vb.width, height_pt / vb.height
-        else:
-            sx = sy = (max if mode == "slice" else min)(width_pt / vb.width, height_pt / vb.height)
-            m = re.fullmatch(r"x(Min|Mid|Max)Y(Min|Mid|Max)", align)
-            if m:
-                fx, fy = ({"Min": 0.0, "Mid": 0.5, "Max": 1.0}[g] for g in m.groups())
-    w, h = vb.width * sx, vb.height * sy
-    x = x_pt + (width_pt - w) * fx - vb.x * sx
-    y = y_pt + (height_pt - h) * fy - vb.y * sy
-    transform = f"translate({fmt(x)} {fmt(y)})"
-    if sx != sy:
-        transform += f" scale({sx:.6g} {sy:.6g})"
-    elif sx != 1.0:
-        transform += f" scale({sx:.6g})"
-    group.set("transform", transform)
-    inner = viewport_of(group) if fit != "exact" else None
-    if inner is not None:
-        # the box in the group's user units: the inverse of translate(x y) scale(sx sy) as written
-        tx, ty, kx, ky = float(fmt(x)), float(fmt(y)), float(f"{sx:.6g}"), float(f"{sy:.6g}")
-        for attr, value in (("x", (x_pt - tx) / kx), ("y", (y_pt - ty) / ky), ("width", width_pt / kx),
-                            ("height", height_pt / ky)):
-            inner.set(attr, _number(value))
-        inner.set("viewBox", " ".join(_number(v) for v in (vb.x, vb.y, vb.width, vb.height)))
-        background = inner[0] if len(inner) else None
-        if background is not None and background.get("id") == f"{group.get('id')}{_BACKGROUND}":
-            for attr in ("x", "y", "width", "height"):
-                background.set(attr, inner.get(attr, "0"))
-    return x + vb.x * sx, y + vb.y * sy, w, h

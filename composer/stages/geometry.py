@@ -22,7 +22,7 @@ Box model (documented before the code, as matplotlib's ``_layoutgrid`` does):
 - An element of an imported SVG panel (``schem#sensor``) has as box its bounding
   box in the file's user units (:func:`composer.svg.elements.element_boxes`:
   transforms applied, stroke excluded), mapped onto the canvas exactly as the
-  panel's content is drawn (:func:`composer.stages.fragment.place`: the viewBox
+  panel's content is drawn (:func:`composer.svg.viewbox.place`: the viewBox
   scaled into the panel's box as ``preserveAspectRatio`` says, ``slice`` drawn
   as ``meet``); known once the file is read, so, like a data anchor, only
   annotations may refer to it.
@@ -49,13 +49,14 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from composer.errors import LayoutError, SvgError, did_you_mean
-from composer.layout.format import COMPASS_WORDS
+from composer.layout import sources
 from composer.layout.model import COMPASS, Align, Figure, Grid, Placement, Position
-from composer.stages.fragment import place as place_view_box
+from composer.layout.vocabulary import COMPASS_WORDS
 from composer.svg.elements import element_boxes
 from composer.svg.geometry import BBox, overlap
 from composer.svg.io import parse_svg
 from composer.svg.viewbox import ViewBox, view_box
+from composer.svg.viewbox import place as place_view_box
 from composer.units import say, say_pair
 
 Point = tuple[float, float]
@@ -185,7 +186,7 @@ def imported_svgs(figure: Figure, documents: Mapping[str, bytes]) -> dict[str, I
     wanted = {pos.ref[0].partition("#")[0] for pos in refs if pos.ref is not None and "#" in pos.ref[0]}
     found = {}
     for panel in figure.panels:
-        if panel.name in wanted and panel.kind == "svg" and panel.name in documents:
+        if panel.name in wanted and sources.table(panel.kind).element_ids and panel.name in documents:
             shown = os.path.relpath(panel.source, figure.path.parent)  # as compose names it
             root = parse_svg(documents[panel.name], source=shown)
             try:
@@ -287,7 +288,7 @@ def resolve(figure: Figure, text_sizes: list[tuple[float, float]],
         plot_areas: panel name -> (x0, y0, x1, y1) of its plot area in panel pt
             (y down) or None; a panel missing here has its box as plot area.
         panel_sizes: panel name -> (width_pt, height_pt) it was rendered at; used for the panels
-            with ``aspect_of = "plot"`` (:func:`composer.stages.render.draw_locked` sized them inside
+            with ``aspect_of = "plot"`` (:func:`composer.stages.aspect.draw_locked` sized them inside
             their cell or ``size``), placed there by :func:`inside`.
         imported: svg panel name -> its :class:`ImportedSvg` (:func:`imported_svgs`), for
             ``"panel#id"`` points; None: such a point raises LayoutError.
@@ -350,7 +351,7 @@ def _check_unlocked(figure: Figure, align: Align, file: str) -> None:
         LayoutError: naming the panel's ``aspect_of`` and the fix.
     """
     for panel in figure.panels:
-        if panel.name in align.panels and panel.kind == "render" and panel.aspect is not None \
+        if panel.name in align.panels and sources.table(panel.kind).matplotlib and panel.aspect is not None \
                 and panel.aspect_of == "plot":
             raise LayoutError(f"panel {panel.name!r} locks its plot area's aspect, which [[align]] would change "
                               "by moving its axes; use aspect_of = \"box\" for aligned panels",
@@ -513,7 +514,7 @@ class _Resolver:
             return box
         assert panel.aspect is not None
         anchor = None if panel.place.cell is not None else panel.place.anchor
-        if panel.aspect_of == "box" or panel.kind != "render":  # an SVG or image panel's plot area is its box
+        if panel.aspect_of == "box" or not sources.table(panel.kind).matplotlib:  # a file's plot area is its box
             return aspect_box(box, panel.aspect, panel.aspect_align, anchor=anchor)
         if name not in self.panel_sizes:
             return box
@@ -592,7 +593,7 @@ class _Resolver:
 
     def svg_element(self, pos: Position) -> Box:
         """The canvas box of the element ``pos.ref`` names (``"panel#id"``), drawn where its panel's
-        content is drawn (:func:`composer.stages.fragment.place`)."""
+        content is drawn (:func:`composer.svg.viewbox.place`)."""
         assert pos.ref is not None
         panel, _, ident = pos.ref[0].partition("#")
         if self.imported is None or panel not in self.imported:
