@@ -54,7 +54,7 @@ def caption(layout: Path) -> str:
 
 
 GALLERY_INTRO = """\
-Every figure in `layouts/`, built by `compose --all`. Each is a layout, a
+Every figure in `layouts/`, built by `compose build --all`. Each is a layout, a
 panel module and a small data file, and each is a figure a researcher once drew
 by hand with matplotlib (the seed scripts, kept outside this repository): the flagship method figure
 (`volume_kv`), a pure diagram (`kvpath_delta`), the SpectralQuant paper
