@@ -41,7 +41,7 @@ import contextlib
 import dataclasses
 import time
 import warnings
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -53,16 +53,14 @@ from composer.incremental.cache import (
     PanelCache,
     TextCache,
     cache_dir,
-    group_signature,
-    panel_key,
-    project_imports,
-    rc_digest,
-    renderer_digest,
     text_cache_path,
 )
+from composer.incremental.keys import input_digests, panel_keys
+from composer.incremental.record import manifest_contents
 from composer.layout.loader import load_layout
 from composer.layout.model import Figure, FigureSpec
 from composer.lint.rules import Report, clipped_text_warnings, font_findings, lint
+from composer.mpl.fontlog import font_substitutions
 from composer.progress import Progress
 from composer.sandbox.audit import Opened, collecting, recording
 from composer.sandbox.isolate import (
@@ -75,7 +73,10 @@ from composer.sandbox.isolate import (
     run_isolated,
 )
 from composer.sandbox.parallel import RenderTask, available_cores, render_all
+from composer.stages.align import align_plot_areas
+from composer.stages.aspect import draw_locked
 from composer.stages.compose import clipped_key_path, compose, figure_geometry, fit_height, panel_label_boxes
+from composer.stages.draft import draw_panel, warm_up
 from composer.stages.export import (
     check_chosen,
     check_dpi,
@@ -86,25 +87,12 @@ from composer.stages.export import (
 from composer.stages.geometry import Box, panel_boxes
 from composer.stages.guides import kinds_of
 from composer.stages.inputs import Inputs, Project, read_figure_inputs
+from composer.stages.named import figure_elements
 from composer.stages.panels import panel_documents
-from composer.stages.render import (
-    RenderedPanel,
-    _user_dir,
-    align_plot_areas,
-    call_params,
-    draw_locked,
-    draw_panel,
-    font_substitutions,
-    imports_undone,
-    panel_failure,
-    prepare_fork,
-    rc_params,
-    save_panel,
-    warm_up,
-)
+from composer.stages.render import RenderedPanel, save_panel
 from composer.stages.typeset import Typeset, text_cache, typeset_figure
+from composer.stages.usercode import imports_undone, panel_failure, prepare_fork, user_dir
 from composer.svg.io import write_files_atomically
-from composer.text.metrics import check_font
 
 #: formats ``compose`` writes by default.
 FORMATS = ("svg", "pdf", "png")
@@ -551,13 +539,13 @@ def _render_unit(inputs: Inputs, names: list[str], boxes: Mapping[str, Box],
         panel = next((panels[n] for n in names if str(panels[n].source).split(":")[-1] in functions),
                      panels[names[0]])
         raise PanelError(panel_failure(failure, f"panel {panel.name!r}: {panel.source}",
-                                       _user_dir(inputs.renderers[panel.name])),
+                                       user_dir(inputs.renderers[panel.name])),
                          file=file, key=f"{panel.key}.render") from None
 
 
 def _warm(spec: FigureSpec) -> None:
-    """Before forking: what every panel worker needs (:func:`composer.stages.render.prepare_fork`), warmed up by
-    drawing a throwaway panel (:func:`composer.stages.render.warm_up`), so no worker pays for it again."""
+    """Before forking: what every panel worker needs (:func:`composer.stages.usercode.prepare_fork`), warmed up by
+    drawing a throwaway panel (:func:`composer.stages.draft.warm_up`), so no worker pays for it again."""
     prepare_fork()
     warm_up(spec)
 
@@ -718,7 +706,7 @@ def _read(source: _Source, out_dir: Path, opts: BuildOptions) -> _Read:
     kinds = [*opts.formats, *(["png"] if opts.debug else [])]
     if opts.write or any(kind != "svg" for kind in kinds):  # a missing engine is said before any panel is drawn
         check_engine(engine, kinds, opts.pdf_standard, file=chosen_by[0], key=chosen_by[1])
-    sources, digests = _input_digests(project, figure)
+    sources, digests = input_digests(project, figure)
     if source.layout_path is not None:
         digests[source.layout_path.resolve()] = layout_digest
     # the files values() opens (in its worker), and those the panel modules' own code opens as they are
@@ -732,7 +720,7 @@ def _read(source: _Source, out_dir: Path, opts: BuildOptions) -> _Read:
     typeset = typeset_figure(inputs)
     boxes = panel_boxes(figure, typeset.text_sizes, typeset.shape_sizes, file=inputs.file)
     groups = [tuple(unit) for unit in render_units(figure)]
-    keys = _panel_keys(figure, inputs, boxes, groups, sources, digests, in_code=set(source.functions),
+    keys = panel_keys(figure, inputs, boxes, groups, sources, digests, in_code=set(source.functions),
                        opened=on_import_read)
     previous = manifest.load(out_dir, source.name) if opts.cache and source.layout_path is not None else None
     return _Read(source, inputs, typeset, engine, boxes, groups, keys, digests, previous, opened)
@@ -802,8 +790,9 @@ def _untracked_files(root: Path, digests: Mapping[Path, str | None], out_dir: Pa
 
     Returns:
         ``(read, written)``: path -> sha256 of the files read, less the figure's own inputs
-        (``digests``, :func:`_input_digests`) and what lies in ``ROOT/build`` or the output folder; and
-        the files written inside the project, less composer's own ``.cache`` folders, shown relative to it.
+        (``digests``, :func:`~composer.incremental.keys.input_digests`) and what lies in ``ROOT/build`` or the
+        output folder; and the files written inside the project, less composer's own ``.cache`` folders, shown
+        relative to it.
     """
     root = root.resolve()
     builds = {(root / "build").resolve(), out_dir.resolve()}
@@ -874,15 +863,17 @@ def _compose(read: _Read, rendered: Mapping[str, RenderedPanel], opts: BuildOpti
     extra: dict[str, bytes] = {}
     if opts.debug or opts.check:
         geometry = figure_geometry(inputs, rendered, typeset)
+        labels = panel_label_boxes(inputs, geometry)
     if opts.check:
         # what matplotlib substituted while drawing, carried by each panel (from its worker or the cache)
         substituted = {f"panel {n}\t{font}": message for n, panel in rendered.items()
                        for font, message in panel.substituted.items()}
-        report = lint(inputs.figure, geometry, svg, file=inputs.file, substituted=substituted)
+        report = lint(inputs.figure, geometry, svg, file=inputs.file, substituted=substituted,
+                      elements=figure_elements(inputs.figure, geometry, labels))
     if opts.debug and opts.write:
         from composer.stages.overlay import overlay
 
-        extra["debug.svg"] = overlay(inputs.figure, geometry, svg, panel_label_boxes(inputs, geometry))
+        extra["debug.svg"] = overlay(inputs.figure, geometry, svg, labels)
         extra["debug.png"] = _export(extra["debug.svg"], ["png"], read, opts, title="")["png"]
     return svg, report, extra
 
@@ -979,7 +970,7 @@ def _store(read: _Read, panel_cache: PanelCache, texts: TextCache | None, hits: 
 def _unchanged(read: _Read) -> bool:
     """No input file changed while the build read it (the digests :func:`_read` took still hold)."""
     source = read.source
-    now = _input_digests(source.project, read.inputs.figure)[1]
+    now = input_digests(source.project, read.inputs.figure)[1]
     if source.layout_path is not None:
         now[source.layout_path.resolve()] = manifest.file_digest(source.layout_path)
     return now == read.digests
@@ -1002,124 +993,10 @@ def _write(read: _Read, out_dir: Path, opts: BuildOptions, files: dict[Path, byt
     if manifest_file is not None and consistent:
         group_seconds = {n: s / len(g.split("+")) for g, s in render_seconds.items() for n in g.split("+")}
         recorded = manifest.options(opts.formats, opts.dpi, opts.engine, opts.pdf_standard)
-        files[manifest_file] = manifest.dumps(_manifest(source.project, read.inputs.figure, recorded, read.digests,
-                                                        records, read.keys, group_seconds, read.last_seconds,
-                                                        issued, _opened_files(read, out_dir, rendered)))
+        files[manifest_file] = manifest.dumps(manifest_contents(
+            source.project, read.inputs.figure, recorded, read.digests, records, read.keys, group_seconds,
+            read.last_seconds, issued, _opened_files(read, out_dir, rendered)))
     write_files_atomically(files, stale=tuple(f"{source.name}.{kind}" for kind in ALL_FORMATS))  # unchanged ones' too
     if manifest_file is not None and not consistent and manifest_file.exists():
         manifest_file.unlink()
     return consistent
-
-
-def _input_digests(project: Project,
-                   figure: Figure) -> tuple[dict[str, tuple[str, list[Path]]], dict[Path, str | None]]:
-    """Digests of every file a figure reads besides its layout.
-
-    Returns:
-        ``(sources, digests)``: ``"module:function"`` -> (renderer source
-        digest, project files it covers) for render panels whose module
-        exists; and absolute path -> sha256 (None when unreadable) of every
-        file the layout names (style, data, svg, image: ``Figure.files``), the
-        panel modules with the project modules they import, and the project
-        modules a Python layout imports.
-    """
-    sources: dict[str, tuple[str, list[Path]]] = {}
-    paths: set[Path] = {Path(p) for p in figure.files}
-    if figure.path.suffix == ".py":
-        paths.update(project_imports(figure.path, figure.path.parent))
-        paths.update(project_imports(figure.path, project.panels_dir))
-    for panel in figure.panels:
-        if panel.kind == "render":
-            module, function = str(panel.source).split(":")
-            module_path = project.panels_dir / f"{module}.py"
-            if str(panel.source) not in sources and module_path.is_file():
-                sources[str(panel.source)] = renderer_digest(module_path, function, project.panels_dir)
-    for _, covered in sources.values():
-        paths.update(covered)
-    return sources, {p.resolve(): manifest.file_digest(p) for p in sorted(paths)}
-
-
-def _panel_keys(figure: Figure, inputs: Inputs, boxes: Mapping[str, Box], groups: list[tuple[str, ...]],
-                sources: Mapping[str, tuple[str, list[Path]]], digests: Mapping[Path, str | None], *,
-                in_code: Collection[str] = (), opened: Mapping[str, str | None] | None = None) -> dict[str, str]:
-    """Render panel name -> cache key (:func:`composer.incremental.cache.panel_key`).
-
-    ``opened``: files the panel modules' own code opened as they were imported (path -> sha256); they
-    join every panel's key (which module opened which is not recorded: a change draws every panel).
-
-    ``in_code``: renderers given in code (``"module:function"``); their panels,
-    and the aligned groups holding one, get no key: they are never cached.
-
-    A panel in an aligned group also depends on the other members and on the
-    boxes (position too) of all of them: its key covers the group's signature.
-    """
-    spec = figure.spec
-    font_file = check_font(spec.font)
-    rc_in_force = rc_digest()
-    panels = {p.name: p for p in figure.panels}
-    own = {}
-    groups = [g for g in groups if not any(str(panels[n].source) in in_code for n in g)]
-    for group in groups:
-        for name in group:
-            panel = panels[name]
-            func = inputs.renderers[name]
-            data_path = panel.data or spec.data
-            box = boxes[name]
-            own[name] = panel_key(
-                source=sources[str(panel.source)][0], function=str(panel.source),
-                params=call_params(func, panel, spec, file=inputs.file),
-                data=digests.get(Path(data_path).resolve()) if data_path is not None else None,
-                size_pt=(box.width_pt, box.height_pt), rc=rc_params(spec, name), raster_ppi=spec.raster_ppi,
-                font_file=font_file, rc_in_force=rc_in_force, raster=panel.raster, text_mode=spec.text,
-                empty=panel.empty, opened=opened, guides=kinds_of(figure, name))
-            if panel.aspect is not None and panel.aspect_of == "plot":  # drawn to that aspect within the box
-                own[name] = manifest.bytes_digest(f"{own[name]}:aspect={panel.aspect!r}:{panel.aspect_align}".encode())
-    keys = {}
-    for group in groups:
-        if len(group) == 1 and not any(group[0] in a.panels for a in figure.aligns):
-            keys[group[0]] = own[group[0]]
-            continue
-        signature = group_signature(
-            [(n, own[n], (boxes[n].x_pt, boxes[n].y_pt, boxes[n].width_pt, boxes[n].height_pt)) for n in group],
-            [(list(a.panels), a.axis) for a in figure.aligns if set(a.panels) & set(group)])
-        for name in group:
-            keys[name] = manifest.bytes_digest(f"{own[name]}:{signature}".encode())
-    return keys
-
-
-def _manifest(project: Project, figure: Figure, opts: Mapping[str, Any],
-              digests: Mapping[Path, str | None], records: Mapping[str, Any], keys: Mapping[str, str],
-              seconds: Mapping[str, float], before: Mapping[str, float], issued: list[str],
-              opened: Mapping[str, str | None]) -> dict:
-    """The manifest of a successful build (see :mod:`composer.incremental.manifest`); ``issued``: its warnings;
-    ``opened``: the files panel code opened by itself (absolute path -> sha256, None: missing)."""
-    import importlib.util
-    import sys
-
-    packages = ("matplotlib", "numpy", "lxml", "cairosvg", "cairocffi", "PIL", "tinycss2", "cssselect2",
-                "mpl_toolkits", "pyparsing", "kiwisolver")
-    env_files = [getattr(sys.modules[p], "__file__", None) for p in packages if p in sys.modules]
-    # the engines are imported by the export workers only: their files are found, not imported
-    engines = {engine_for(kind, opts.get("engine", figure.spec.engine))
-               for kind in opts["formats"] if kind != "svg"}
-    for package in sorted({"resvg": "typst", "cairosvg": "cairosvg"}[e] for e in engines):
-        spec = importlib.util.find_spec(package)
-        env_files.append(spec.origin if spec is not None else None)
-    fonts = {figure.spec.font, figure.spec.label.font}
-    fonts |= {t.style.font for t in figure.texts}
-    fonts |= {s.text_style.font for s in figure.shapes if s.text_style is not None}
-    fonts |= {a.label_style.font for a in figure.arrows if a.label_style is not None}
-    env_files += [check_font(f) for f in sorted(fonts)]
-    panels = {name: {"key": key, "seconds": round(seconds.get(name, before.get(name, 0.0)), 4)}
-              for name, key in keys.items()}
-    return {
-        "format": manifest.FORMAT,
-        "figure": figure.name,
-        "environment": manifest.environment(f for f in env_files if f),
-        "options": dict(opts),
-        "inputs": {manifest.display_path(p, project.root): d for p, d in sorted(digests.items())},
-        "opened": {manifest.display_path(Path(p), project.root): d for p, d in sorted(opened.items())},
-        "outputs": dict(records),
-        "panels": panels,
-        "warnings": list(issued),
-    }

@@ -1,14 +1,18 @@
 """The ``compose`` command: a thin shell over the library.
 
-``compose NAME`` builds ``layouts/NAME.toml`` of the project in the current
-directory (or ``--root DIR``) into ``build/``; ``--check`` also lints it for
-print, ``--debug`` also writes the layout overlay; ``compose --all`` builds every
-figure. Other commands are words in place of NAME: ``compose list``,
-``compose all``, ``compose check NAME``, ``compose new NAME``, ``compose schema``, ``compose clean``,
-``compose serve NAME`` (the live preview, as ``compose NAME --serve``), so a figure cannot
-be named like a command (``compose new`` refuses such names). Every :class:`ComposerError` becomes one
-line on stderr and exit status 1; no traceback. Every :class:`ComposerWarning`
-(a font swapped in an imported SVG, a raster below the target ppi) becomes one
+One command word per action, then its figure NAME (``compose COMMAND --help``: its options):
+``compose build NAME...`` builds ``layouts/NAME.toml`` of the project in the current directory (or
+``--root DIR``) into ``build/`` (``--all``: every figure; ``--check``: then check each for print;
+``--debug``: also the layout overlay; ``--deps``: the files it depends on); ``compose check NAME`` only
+checks (it writes nothing); ``compose watch NAME`` rebuilds on every change; ``compose serve NAME`` is
+the live preview; ``compose list``, ``compose new NAME``, ``compose schema``, ``compose clean``.
+``compose NAME...`` (a first argument that is no command word) is short for ``compose build NAME...``;
+a figure named like a command (``list``) is built with ``compose build list``. The old spellings
+(``compose all``, ``compose --all``, ``compose NAME --watch``, ``compose NAME --serve``) work for one
+more release, after one line saying what to type instead.
+
+Every :class:`ComposerError` becomes one line on stderr and exit status 1; no traceback. Every
+:class:`ComposerWarning` (a font swapped in an imported SVG, a raster below the target ppi) becomes one
 line ``compose: warning: ...`` on stderr, and the build goes on.
 
 When nothing changed since the last build, ``compose NAME`` answers from the
@@ -110,18 +114,26 @@ def _formats(text: str) -> tuple[str, ...]:
     return tuple(f.strip() for f in text.split(",") if f.strip())
 
 
-def _build_parser() -> argparse.ArgumentParser:
+def _verbose(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="show what panel code prints (stdout, stderr, warnings) as it happens; "
+                             "without it, it is shown after the build's line")
+
+
+def _build_parser(prog: str = "compose build") -> argparse.ArgumentParser:
+    """The parser of ``compose build`` (and of its short form ``compose NAME``). The old flags
+    ``--watch``, ``--serve`` and ``--port`` are still read, hidden from ``--help``: see :data:`OLD_FLAGS`."""
     parser = _Parser(
-        prog="compose",
-        description="Build a multi-panel figure: layouts/NAME.toml -> build/NAME.svg, .pdf, .png. "
-                    f"Other commands: {', '.join(COMMANDS)} (compose COMMAND --help).",
-    )
-    parser.add_argument("name", nargs="?", help="figure name: builds layouts/NAME.toml")
-    parser.add_argument("--all", action="store_true", help="build every figure of the project (as compose all)")
+        prog=prog,
+        description="Build figures: layouts/NAME.toml -> build/NAME.svg, .pdf, .png (compose NAME... is short "
+                    "for compose build NAME...).")
+    parser.add_argument("names", nargs="*", metavar="NAME", help="figure name: builds layouts/NAME.toml")
+    parser.add_argument("--all", action="store_true", help="build every figure of the project")
     _common(parser)
     _outputs(parser)
     parser.add_argument("--check", action="store_true",
-                        help="also check the figure for print (as compose check NAME); exit 1 on an error")
+                        help="build, then check the figure for print (compose check NAME checks without "
+                             "building); exit 1 on an error")
     parser.add_argument("--debug", action="store_true",
                         help="also write the layout overlay build/NAME.debug.svg and .png (boxes, gutters, "
                              "anchors, names); the real outputs are unchanged")
@@ -131,57 +143,90 @@ def _build_parser() -> argparse.ArgumentParser:
                              "OUT/NAME/PANEL.svg|pdf|png (in each --format)")
     parser.add_argument("--no-cache", action="store_true",
                         help="ignore the panel cache and the last build: render and export everything")
-    parser.add_argument("-v", "--verbose", action="store_true",
-                        help="show what panel code prints (stdout, stderr, warnings) as it happens; "
-                             "without it, it is shown after the build's line")
-    parser.add_argument("--watch", action="store_true",
-                        help="build, then rebuild whenever the layout, a panel module or a data file changes "
-                             "(Ctrl-C stops)")
-    _serving(parser, flag=True)
+    _verbose(parser)
     parser.add_argument("--deps", nargs="?", const="lines", default=None, choices=("lines", "make"),
                         metavar="make",
                         help="print the files the figure depends on, one per line (--deps=make: as a Makefile "
                              "rule whose targets are the outputs); builds it first, quietly, when not up to date")
-    parser.add_argument("--version", action="version",  # the distribution (pyproject [project] name), then where it is
-                        version=f"figure-composer {__version__} ({Path(__file__).resolve().parents[1]})")
+    # the old spellings, kept for one release (hidden): compose NAME --watch, --serve [--port N]
+    parser.add_argument("--watch", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, default=None, help=argparse.SUPPRESS)
     return parser
 
 
-def _build(argv: list[str]) -> int:
-    started = time.perf_counter()
-    parser = _build_parser()
+def _names(args: argparse.Namespace) -> list[str]:
+    """The figure names of ``compose build``, each one as :func:`_figure_name` reads it (a layout's path
+    is its name)."""
+    names = []
+    for name in args.names:
+        one = argparse.Namespace(name=name, root=args.root)
+        _figure_name(one)
+        args.root = one.root
+        names.append(one.name)
+    return names
+
+
+def _build(argv: list[str], *, prog: str = "compose build") -> int:
+    """``compose build NAME... | --all`` and its short form ``compose NAME...`` (``prog`` ``"compose"``).
+    An old spelling (``compose NAME --serve``, ``--watch``, ``compose --all``, ``compose all``: ``prog``
+    ``"compose all"``) gets one line saying what to type instead, then runs as before."""
+    parser = _build_parser(prog)
     args = parser.parse_args(argv)
-    _figure_name(args)
-    _one_or_all(parser, args)
+    args.all = args.all or prog == "compose all"
+    names = _names(args)
+    args.name = names[0] if len(names) == 1 else None
+    if len(names) > 1:
+        if args.all:
+            parser.error(f"give figure NAMEs or --all, not both ({', '.join(map(repr, names))} and --all)")
+        wanted = next((flag for flag, on in (("--watch", args.watch), ("--serve", args.serve),
+                                             ("--deps", args.deps is not None), ("--panels", args.panels)) if on),
+                      None)
+        if wanted is not None:
+            parser.error(f"{wanted} takes one figure; give one NAME (given: {', '.join(names)})")
+    else:
+        _one_or_all(parser, args)
     check_jobs(args.jobs)
     check_timeout(args.timeout)
     if args.panels and (args.all or args.watch or args.serve or args.deps is not None):
         parser.error("--panels writes the panels of one figure; give its name, without --all, --watch, --serve "
                      "or --deps")
-    if args.serve:
-        return _serve(args)
-    if args.port is not None:
-        parser.error("--port is the port of --serve; add --serve")
-    if args.all:
+    if args.port is not None and not args.serve:
+        parser.error("--port is the port of the live preview: compose serve NAME --port N")
+    if args.all and not args.serve:
         if args.check or args.debug:
             parser.error("--check and --debug build one figure; use compose check NAME for each")
         if args.watch:
             parser.error("--watch rebuilds one figure; to rebuild every figure on change, use compose serve --all")
         if args.deps:
-            parser.error("--deps lists one figure's dependencies; give its NAME (compose NAME --deps)")
-        return _build_every(args)
+            parser.error("--deps lists one figure's dependencies; give its NAME (compose build NAME --deps)")
     formats = _formats(args.format)
+    if args.deps is not None and (args.watch or args.check or args.debug):
+        parser.error("--deps prints what a figure depends on; give it without --watch, --check and --debug")
+    if args.watch or args.serve or (args.all and prog != "compose build"):
+        _old_spelling(prog, argv, args)  # then it runs as it did
+    if args.serve:
+        return _serve(args)
+    if args.all:
+        return _build_every(args)
     if args.deps is not None:
-        if args.watch or args.check or args.debug:
-            parser.error("--deps prints what a figure depends on; give it without --watch, --check and --debug")
         return _deps(args, formats)
     if args.watch:
         return _watch(args, formats)
+    status = 0
+    for name in names:
+        args.name = name
+        status = max(status, _build_one(args, formats))
+    return status
+
+
+def _build_one(args: argparse.Namespace, formats: tuple[str, ...]) -> int:
+    """Build the figure ``args.name``: its summary line (and report, with ``--check``) on stdout, or
+    its error line on stderr; then what its panels printed. Returns the exit status."""
+    started = time.perf_counter()
     if (not args.no_cache and not args.check and not args.debug and not args.panels and formats
             and set(formats) <= {"svg", "pdf", "png", "tiff", "eps"} and args.dpi > 0):
         # the no-op path: standard library only, no layout parsing (see composer.incremental.manifest)
-        from pathlib import Path
-
         from composer.incremental.manifest import fresh_outputs, options, recorded_warnings
 
         fresh = fresh_outputs(args.root, args.name, args.out,
@@ -335,18 +380,14 @@ def _show(lines: list[str]) -> None:
         print(line, file=sys.stderr)
     sys.stderr.flush()
 
-def _serving(parser: argparse.ArgumentParser, *, flag: bool) -> None:
-    """The options of the live preview: ``--serve`` (on ``compose NAME``) and ``--port``."""
-    if flag:
-        parser.add_argument("--serve", action="store_true",
-                            help="build, then show the figure in the browser at a local address (printed) and "
-                                 "rebuild and reload it on every change, as compose serve NAME (Ctrl-C stops)")
+def _serving(parser: argparse.ArgumentParser) -> None:
+    """The option of the live preview: ``--port``."""
     parser.add_argument("--port", type=int, default=None, metavar="N",
                         help="the port of the preview on 127.0.0.1 (default: a free port)")
 
 
 def _serve(args: argparse.Namespace) -> int:
-    """``compose NAME --serve``, ``compose serve NAME``, ``compose serve --all``: the live preview
+    """``compose serve NAME``, ``compose serve --all`` (and the old ``compose NAME --serve``): the live preview
     (:mod:`composer.cli.serve`); Ctrl-C ends it as it ends a build (one line, exit status 130)."""
     from composer.cli.serve import Options, serve
     from composer.progress import PanelOutput, for_terminal, prefixed
@@ -402,7 +443,7 @@ def _serve_command(argv: list[str]) -> int:
     parser.add_argument("--all", action="store_true", help="serve every figure of the project, with an index page")
     _common(parser)
     _outputs(parser)
-    _serving(parser, flag=False)
+    _serving(parser)
     _jobs(parser)
     parser.add_argument("--debug", action="store_true", help="show the layout overlay when the page opens")
     parser.add_argument("--check", action="store_true", help="show the check's findings when the page opens")
@@ -531,12 +572,27 @@ def _build_every(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _all(argv: list[str]) -> int:
-    parser = _Parser(prog="compose all", description="Build every figure of the project; "
-                                     "a figure that fails does not stop the others (exit 1 if any failed).")
+def _watch_command(argv: list[str]) -> int:
+    parser = _Parser(
+        prog="compose watch",
+        description="Build a figure, then rebuild it whenever the layout, a panel module or a file it reads "
+                    "changes, printing what each build did; a failing build prints its error and watching goes "
+                    "on. Ctrl-C stops.")
+    parser.add_argument("name", nargs="?", help="figure name: watches layouts/NAME.toml")
+    parser.add_argument("--all", action="store_true", help=argparse.SUPPRESS)  # to say what does that
     _common(parser)
     _outputs(parser)
-    return _build_every(parser.parse_args(argv))
+    _jobs(parser)
+    _verbose(parser)
+    args = parser.parse_args(argv)
+    if args.all:
+        parser.error("compose watch rebuilds one figure; to rebuild every figure on change, use compose serve --all")
+    if args.name is None:
+        parser.error("give a figure NAME")
+    _figure_name(args)
+    check_jobs(args.jobs)
+    check_timeout(args.timeout)
+    return _watch(args, _formats(args.format))
 
 
 def _list(argv: list[str]) -> int:
@@ -572,7 +628,7 @@ def _new(argv: list[str]) -> int:
 
     for path in new_figure(args.root, args.name):
         print(f"wrote {path}")
-    print(f"build it: compose {args.name}" + (f" --root {args.root}" if args.root != "." else ""))
+    print(f"build it: compose build {args.name}" + (f" --root {args.root}" if args.root != "." else ""))
     return 0
 
 
@@ -587,17 +643,83 @@ def _schema(argv: list[str]) -> int:
     return 0
 
 
-#: sub-commands: word -> handler(argv) returning the exit status. A first
-#: argument that is not one of these is a figure name to build.
+def _short(argv: list[str]) -> int:
+    """``compose NAME...``: short for ``compose build NAME...``."""
+    return _build(argv, prog="compose")
+
+
+def _all(argv: list[str]) -> int:
+    """The old ``compose all``: ``compose build --all``."""
+    return _build(argv, prog="compose all")
+
+
+#: the old flags of ``compose NAME`` (kept one release) -> the command word that replaces them.
+OLD_FLAGS = {"--all": "build", "--watch": "watch", "--serve": "serve"}
+
+
+def _is_flag(token: str, flag: str) -> bool:
+    """Whether argparse reads ``token`` as ``flag`` (itself or an abbreviation of it: ``--ser``)."""
+    return len(token) > 2 and token.startswith("--") and flag.startswith(token)
+
+
+def _old_spelling(prog: str, argv: list[str], args: argparse.Namespace) -> None:
+    """One line on stderr for a command typed in an old spelling, giving the new one: ``compose all
+    --root p`` -> ``compose build --all --root p``, ``compose fig --serve --port 8000`` -> ``compose serve
+    fig --port 8000``, ``compose --all`` -> ``compose build --all``. The command then runs as before."""
+    import shlex
+
+    rest = [token for token in argv if not any(_is_flag(token, flag) for flag in OLD_FLAGS)]
+    word = "serve" if args.serve else "watch" if args.watch else "build"
+    new = ["compose", word, *(["--all"] if args.all else []), *rest]
+    typed = [*prog.split(), *argv]
+    print(f"compose: warning: {shlex.join(typed)!r} is an old spelling, kept for this release; "
+          f"type: {shlex.join(new)}", file=sys.stderr, flush=True)
+
+
+#: sub-commands: word -> handler(argv) returning the exit status. A first argument that is not one of
+#: these is a figure name to build (``compose NAME``, short for ``compose build NAME``); a figure named
+#: like a command is built with ``compose build NAME``.
 COMMANDS: dict[str, Callable[[list[str]], int]] = {
-    "list": _list,
+    "build": _build,
     "check": _check,
-    "all": _all,
+    "watch": _watch_command,
+    "serve": _serve_command,
+    "list": _list,
     "new": _new,
     "schema": _schema,
     "clean": _clean,
-    "serve": _serve_command,
 }
+
+#: old command words (kept one release): each still works and says what to type instead.
+OLD_COMMANDS: dict[str, Callable[[list[str]], int]] = {"all": _all}
+
+#: one line per command for ``compose --help``.
+SUMMARY = (
+    ("build NAME... | --all", "build figures (compose NAME... for short); --check: then check them"),
+    ("check NAME | --all", "check a figure for print without building it; exit 1 on an error"),
+    ("watch NAME", "build, then rebuild on every change of an input (Ctrl-C stops)"),
+    ("serve NAME | --all", "build, then show it in the browser and rebuild it on every change"),
+    ("list", "the project's figures, their layout files, sizes and panels"),
+    ("new NAME", "write a starter figure that builds at once"),
+    ("schema", "print the JSON Schema of layout files (--markdown: the layout reference)"),
+    ("clean [NAME]", "delete a figure's (or every figure's) outputs, manifest and cache entries"),
+)
+
+
+def _top(argv: list[str]) -> int:
+    """``compose --help`` (the commands) and ``compose --version``."""
+    width = max(len(usage) for usage, _ in SUMMARY)
+    parser = _Parser(
+        prog="compose", usage="compose COMMAND [options]   (compose COMMAND --help: its options)\n"
+                              "       compose NAME... [options]   (short for compose build NAME...)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Build multi-panel figures: layouts/NAME.toml -> build/NAME.svg, .pdf, .png.\n\ncommands:\n"
+                    + "\n".join(f"  {usage:<{width}}  {what}" for usage, what in SUMMARY)
+                    + "\n\nA figure named like a command is built with compose build NAME.")
+    parser.add_argument("--version", action="version",  # the distribution (pyproject [project] name), then where it is
+                        version=f"figure-composer {__version__} ({Path(__file__).resolve().parents[1]})")
+    parser.parse_args(argv)
+    return 0
 
 
 class _MatplotlibLog(logging.Handler):
@@ -610,7 +732,7 @@ class _MatplotlibLog(logging.Handler):
     ``compose: warning: matplotlib: ...`` line, once per font (a family's lines and its generic
     family's say the same). In a panel's worker (a fork of it) a line goes to the worker's stderr: the
     panel's output; except the font substitutions composer reports itself for a panel
-    (:func:`composer.stages.render.font_substitutions`).
+    (:func:`composer.mpl.fontlog.font_substitutions`).
     """
 
     def __init__(self) -> None:
@@ -639,7 +761,9 @@ def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit status (0 ok, 1 error). A usage error (an unknown option, a value
     that is not a number) exits with status 1 too, after one line on stderr."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    handler = COMMANDS.get(argv[0], None) if argv else None
+    handler = COMMANDS.get(argv[0], OLD_COMMANDS.get(argv[0])) if argv else None
+    if argv[:1] in (["-h"], ["--help"], ["--version"]):
+        handler, argv = _top, ["", *argv]
     with warnings.catch_warnings():
         warnings.simplefilter("always", ComposerWarning)
         shown = warnings.showwarning
@@ -654,7 +778,7 @@ def main(argv: list[str] | None = None) -> int:
         matplotlib_log = _MatplotlibLog()
         logging.getLogger("matplotlib.font_manager").addHandler(matplotlib_log)
         try:
-            return handler(argv[1:]) if handler else _build(argv)
+            return handler(argv[1:]) if handler else _short(argv)
         except ComposerError as exc:
             print(f"compose: error: {exc}", file=sys.stderr)
             return 1

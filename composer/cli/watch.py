@@ -14,7 +14,7 @@ whose inputs changed are rendered, exports only when the SVG changed. A
 failed build reports its one-line error and watching goes on; the outputs
 of the last good build stay in place.
 
-Changed panel modules are imported again (:func:`composer.stages.render.forget_changed_modules`),
+Changed panel modules are imported again (:func:`composer.stages.usercode.forget_changed_modules`),
 so the process never runs stale code.
 """
 

@@ -10,7 +10,7 @@ the sha256 of a canonical JSON document holding:
 - the function's name and the params it is called with (canonical JSON);
 - the sha256 of the panel's data file (the figure's when it has none);
 - the box size in pt;
-- the rcParams composer sets (:func:`composer.stages.render.rc_params`, which holds
+- the rcParams composer sets (:func:`composer.stages.draft.rc_params`, which holds
   the font and font size and, through ``svg.hashsalt``, the panel's name),
   the raster ppi, and a digest of every other rcParam in force (a
   ``matplotlibrc`` or a style a panel module applies on import);
@@ -276,7 +276,7 @@ def panel_key(*, source: str, function: str, params: Mapping[str, Any], data: st
         params: the keyword arguments the renderer is called with.
         data: sha256 of the panel's data file, or None without data.
         size_pt: the box (width, height) in pt.
-        rc: the rcParams composer renders with (:func:`composer.stages.render.rc_params`).
+        rc: the rcParams composer renders with (:func:`composer.stages.draft.rc_params`).
         raster_ppi: ppi of rasters embedded in the panel SVG.
         font_file: the file the figure's font resolves to.
         rc_in_force: :func:`rc_digest`.

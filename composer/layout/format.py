@@ -23,7 +23,6 @@ stays as code in the loader; its types, docs and base defaults are here.
 from __future__ import annotations
 
 import copy
-import difflib
 import json
 import re
 from collections.abc import Callable, Iterable
@@ -32,7 +31,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from composer.errors import LayoutError, did_you_mean
+from composer.errors import LayoutError, closest, did_you_mean
 from composer.layout import presets
 from composer.layout.presets import PRESETS
 from composer.units import PT_PER_UNIT, to_pt
@@ -557,9 +556,9 @@ class Section:
         for given in self.raw:
             if given in self.asked or given in names or given in known:
                 continue
-            close = difflib.get_close_matches(given, names, n=1, cutoff=0.6)
-            if close:
-                return f" (is {given!r} a misspelling of {close[0]!r}?)"
+            close = closest(given, names)
+            if close is not None:
+                return f" (is {given!r} a misspelling of {close!r}?)"
         return ""
 
     def refuse(self, names: Iterable[str], why: str) -> None:
@@ -591,8 +590,7 @@ class Section:
             valid = list(self.asked)  # read here, in reading order; then the format's others that are not refused
             if self.kind is not None:
                 valid += [k.name for k in TABLES_BY_KIND[self.kind].keys if k.name not in valid + self.refused]
-            close = difflib.get_close_matches(unknown[0], valid + self.refused, n=1, cutoff=0.6)
-            hint = f"; did you mean {close[0]!r}?" if close else ""  # a refused key too: its own error says why
+            hint = did_you_mean(unknown[0], valid + self.refused)  # a refused key too: its own error says why
             raise self.error(unknown[0], f"unknown key {unknown[0]!r}{hint}; valid keys are {', '.join(valid)}")
         return rest
 

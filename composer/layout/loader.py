@@ -368,7 +368,7 @@ def _styles(r: _Reader, top: _Table) -> None:
 
 
 _SIZE = "a panel is drawn and saved at exactly its box's size (72 user units per inch)"
-#: rcParams composer sets for every panel (see :func:`composer.stages.render.rc_params`) and the reason; a layout's
+#: rcParams composer sets for every panel (see :func:`composer.stages.draft.rc_params`) and the reason; a layout's
 #: [rcparams] may not change them (the panel would no longer fit its box, or the SVG would not merge).
 COMPOSER_RCPARAMS = {
     "backend": "panels are drawn with matplotlib's SVG backend",

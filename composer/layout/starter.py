@@ -13,11 +13,8 @@ from pathlib import Path
 from composer.errors import ProjectError
 from composer.layout.model import NAME
 
-#: words the ``compose`` command reads as sub-commands, not figure names.
-RESERVED = ("all", "list", "new", "schema", "check", "clean")
-
 LAYOUT = '''\
-# {name}: a starter figure made by `compose new {name}`. Build it: compose {name}
+# {name}: a starter figure made by `compose new {name}`. Build it: compose build {name}
 # Two matplotlib panels in a grid, their plot areas aligned, a title, an arrow
 # between them and a footer whose numbers come from the data. Every key is in
 # the layout reference (docs/reference/layout.md; compose schema --markdown).
@@ -134,9 +131,6 @@ def new_figure(root: str | Path, name: str) -> list[Path]:
     if not NAME.match(name):
         raise ProjectError(f"{name!r} is not a valid figure name; use letters, digits and _, "
                            "not starting with a digit (it is also the panel module's name)")
-    if name in RESERVED:
-        raise ProjectError(f"{name!r} is a compose command ({', '.join(RESERVED)}); "
-                           "a figure of that name could not be built by name")
     root = Path(root)
     files = {
         root / "layouts" / f"{name}.toml": LAYOUT.format(name=name, title=f"{name}: a starter figure"),

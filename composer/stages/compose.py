@@ -21,7 +21,7 @@ from lxml import etree
 from composer.errors import DataError, SvgError
 from composer.layout.model import Figure, Panel
 from composer.stages import draw, guides
-from composer.stages.fragment import import_fragment, place, view_box
+from composer.stages.fragment import import_fragment
 from composer.stages.geometry import Box, Geometry, content_bottom_pt, guide_rooms, imported_svgs, resolve
 from composer.stages.inkscape import label_elements
 from composer.stages.inputs import Inputs
@@ -32,6 +32,7 @@ from composer.svg.budget import over_budget
 from composer.svg.images import ImageTooLarge, ImageUnreadable, displayed_raster, finish_rasters
 from composer.svg.io import NSMAP, parse_svg, svg_tag, write_svg
 from composer.svg.sanitize import MAX_IMAGE_PIXELS
+from composer.svg.viewbox import place, view_box
 from composer.text.fonts import check_svg_fonts
 from composer.text.pin import outline_unrendered_fonts, pin_text_positions
 from composer.units import PT_PER_UNIT, fmt, to_pt

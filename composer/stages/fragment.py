@@ -37,8 +37,8 @@ from composer.svg.ids import SEPARATOR, document_order, prefixed
 from composer.svg.io import XLINK_NS, svg_tag
 from composer.svg.measure import is_glyph_definition
 from composer.svg.transform import css_transform_to_svg, cumulative, scale_of
-from composer.svg.viewbox import ViewBox, view_box
-from composer.units import PX_PER_UNIT, fmt, length_px
+from composer.svg.viewbox import BACKGROUND, ViewBox, user_number, view_box
+from composer.units import PX_PER_UNIT, length_px
 
 _URL_REF = re.compile(r"url\(\s*(['\"]?)#([^)'\"\s]+)\1\s*\)")
 _HREFS = ("href", f"{{{XLINK_NS}}}href")
@@ -46,7 +46,7 @@ _HREFS = ("href", f"{{{XLINK_NS}}}href")
 _URL_FALLBACK = re.compile(_URL_REF.pattern + r"(\s+(?!url\()(?:[A-Za-z-]+\([^)]*\)|[^\s;,)]+))?")
 #: a first compound selector holding ``:root`` (``:root``, ``svg:root``, ``:root.k``), before a combinator
 _ROOT_COMPOUND = re.compile(r"([^\s>+~:]*):root(?![\w-])([^\s>+~]*)")
-__all__ = ["ROOT_PRESENTATION", "SEPARATOR", "ViewBox", "import_fragment", "place", "scope_css", "view_box"]
+__all__ = ["ROOT_PRESENTATION", "SEPARATOR", "ViewBox", "import_fragment", "scope_css", "view_box"]
 
 
 #: presentation attributes of the root ``<svg>`` that its content inherits (SVG 1.1, appendix N),
@@ -146,7 +146,6 @@ def import_fragment(root: etree._Element, *, name: str, group_id: str, source: s
     for attr, value in kept:
         root.set(attr, value)
     return root
-
 
 
 def inline_used_styles(root: etree._Element) -> None:
@@ -259,8 +258,9 @@ def name_generic_families(root: etree._Element) -> None:
         root.set("font-family", stack("serif"))
 
 
-#: attributes of the root ``<svg>`` that :func:`place` sets anew on the kept viewport (the root's own
-#: ``x``/``y`` mean nothing on a root, SVG 2, 8.2; ``overflow``: a file alone is always cut to its viewport).
+#: attributes of the root ``<svg>`` that :func:`~composer.svg.viewbox.place` sets anew on the kept viewport
+#: (the root's own ``x``/``y`` mean nothing on a root, SVG 2, 8.2; ``overflow``: a file alone is always cut to
+#: its viewport).
 _VIEWPORT_ATTRIBUTES = ("x", "y", "width", "height", "viewBox", "overflow")
 #: properties of the root that apply to its drawing as a whole (moved onto a group around it)
 _ROOT_EFFECTS = ("opacity", "clip-path", "mask", "filter")
@@ -280,8 +280,6 @@ _LENGTH_PROPERTIES = frozenset({
 })
 #: conditional processing attributes (SVG 2, 5.8.2): on the root, they decide whether the file draws
 _CONDITIONS = ("systemLanguage", "requiredExtensions", "requiredFeatures")
-#: suffix of the id of the rect that paints the root's ``background-color``
-_BACKGROUND = "-background"
 
 
 def _resolve_non_scaling_strokes(root: etree._Element, *, source: str) -> None:
@@ -316,10 +314,10 @@ def _resolve_non_scaling_strokes(root: etree._Element, *, source: str) -> None:
         own = dict(declarations(el.get("style", ""))) if el.get("style") else {}
         width = _inherited(el, "stroke-width") or "1"
         if _LENGTHS.fullmatch(width) and "%" not in width:
-            own["stroke-width"] = _number(length_px(width, default=1.0) / scale)
+            own["stroke-width"] = user_number(length_px(width, default=1.0) / scale)
         dashes = _inherited(el, "stroke-dasharray")
         if dashes and dashes.strip() != "none" and _LENGTHS.fullmatch(dashes) and "%" not in dashes:
-            own["stroke-dasharray"] = " ".join(_number(length_px(d) / scale)
+            own["stroke-dasharray"] = " ".join(user_number(length_px(d) / scale)
                                                for d in re.split(r"[\s,]+", dashes.strip()))
         own.pop("vector-effect", None)
         el.attrib.pop("vector-effect", None)
@@ -440,7 +438,7 @@ def _in_px(value: str) -> str:
     anything that is not such a list is returned as it is."""
     if not _LENGTHS.fullmatch(value):
         return value
-    return _ABSOLUTE.sub(lambda m: _number(float(m.group(1)) * PX_PER_UNIT[m.group(2).lower()]), value)
+    return _ABSOLUTE.sub(lambda m: user_number(float(m.group(1)) * PX_PER_UNIT[m.group(2).lower()]), value)
 
 
 def needs_viewport(root: etree._Element) -> bool:
@@ -506,9 +504,9 @@ def _keep_viewport(root: etree._Element, group_id: str) -> etree._Element:
     viewBox's): the engine's usvg applies ``opacity`` of a nested ``<svg>`` twice, and so does it
     ``transform``, which :func:`_hoist_effects` moves out of the file's own nested ``<svg>`` too.
     A ``background-color`` on the root (which resvg paints, as browsers paint the root's background)
-    becomes a rect under the content, covering the viewport (sized by :func:`place`).
-    :func:`place` sets the viewport's position, size and ``viewBox``. Moving the root into the group
-    moves one subtree whose namespaces are declared on its top (0.06 s for 1e5 elements).
+    becomes a rect under the content, covering the viewport (sized by :func:`~composer.svg.viewbox.place`).
+    :func:`~composer.svg.viewbox.place` sets the viewport's position, size and ``viewBox``. Moving the
+    root into the group moves one subtree whose namespaces are declared on its top (0.06 s for 1e5 elements).
     """
     for attr in _VIEWPORT_ATTRIBUTES:
         root.attrib.pop(attr, None)
@@ -537,7 +535,7 @@ def _keep_viewport(root: etree._Element, group_id: str) -> etree._Element:
             holder.set("style", "; ".join(f"{prop}: {value}" for prop, value in moved))
     holder.append(root)
     if background and background.lower() not in ("transparent", "none", "initial"):
-        rect = root.makeelement(svg_tag("rect"), {"id": f"{group_id}{_BACKGROUND}",  # style: above CSS rules
+        rect = root.makeelement(svg_tag("rect"), {"id": f"{group_id}{BACKGROUND}",  # style: above CSS rules
                                                   "style": f"fill: {background}; stroke: none; opacity: 1"})
         root.insert(0, rect)
         rect.tail = root.text
@@ -561,15 +559,6 @@ def _hoist_effects(root: etree._Element) -> None:
         parent.insert(parent.index(el), wrapper)
         wrapper.tail, el.tail = el.tail, None
         wrapper.append(el)
-
-
-def viewport_of(group: etree._Element) -> etree._Element | None:
-    """The nested ``<svg>`` viewport :func:`import_fragment` keeps in ``group`` (``viewport=True``), or None."""
-    if len(group) == 1 and group[0].tag == svg_tag("g") and group.text is None:
-        group = group[0]  # the root's group effects
-    if len(group) == 1 and group[0].tag == svg_tag("svg"):
-        return group[0]
-    return None
 
 
 def scope_css(css: str, *, scope: str, mapping: dict[str, str]) -> str:
@@ -598,87 +587,3 @@ def scope_css(css: str, *, scope: str, mapping: dict[str, str]) -> str:
                             tinycss2.serialize(rule.content))
         out.append(f"{', '.join(scoped)} {{{body.strip()}}}")
     return "\n".join(out)
-
-
-def _aspect(aspect: str | None) -> tuple[str, str]:
-    """``preserveAspectRatio`` -> (align, ``meet``/``slice``); an invalid value is the default
-    ``xMidYMid meet`` (SVG 2, 8.6: an unparsable value is as if not given); ``defer`` is ignored."""
-    words = (aspect or "").split()
-    if words[:1] == ["defer"]:
-        words = words[1:]
-    align = words[0] if words else "xMidYMid"
-    mode = words[1] if len(words) > 1 else "meet"
-    if len(words) > 2 or mode not in ("meet", "slice") or not (
-            align == "none" or re.fullmatch(r"x(Min|Mid|Max)Y(Min|Mid|Max)", align)):
-        return "xMidYMid", "meet"
-    return align, mode
-
-
-def _number(value: float) -> str:
-    """A number for the viewport's attributes: 9 significant digits, as the viewBox is in the file's
-    own user units (which may be tiny or huge); deterministic (``repr`` of the rounded float)."""
-    text = f"{value:.9g}"
-    return "0" if text in ("-0", "") else text
-
-
-def place(group: etree._Element, vb: ViewBox, *, x_pt: float, y_pt: float, width_pt: float, height_pt: float,
-          fit: str, aspect: str | None = None) -> tuple[float, float, float, float]:
-    """Map ``vb`` onto the box by setting the group's transform.
-
-    Args:
-        fit: ``"exact"`` requires the viewBox to have the box's size (scale 1,
-            used for matplotlib panels: never scale a rendered panel);
-            ``"contain"`` scales as the file's ``preserveAspectRatio`` says.
-        aspect: the file's ``preserveAspectRatio`` (default ``xMidYMid meet``):
-            its ``xMin``/``xMid``/``xMax``, ``YMin``/``YMid``/``YMax`` place the
-            content in the box; ``none`` stretches it to the box; ``meet`` scales
-            it to fit in the box, ``slice`` to cover it (cut at the box's edges by
-            the viewport :func:`import_fragment` keeps, as a viewer cuts the file).
-
-    The group's transform is the map from the viewBox to the box (SVG 2, 8.2, "the viewBox
-    to viewport transformation"), so a reader of the canvas finds every element's size
-    in it; a viewport the group holds (:func:`viewport_of`) is set to the box mapped
-    back into the file's user units, with the file's viewBox and preserveAspectRatio,
-    which makes its own map the identity: the engine draws it where the group says, and
-    cuts and resolves percentages as the file alone does.
-
-    Returns:
-        The placed content's (x, y, width, height) in canvas pt (the viewBox's image; with
-        ``slice`` larger than the box).
-    """
-    sx = sy = 1.0
-    fx = fy = 0.5
-    if fit == "exact":
-        if abs(vb.width - width_pt) > 1e-3 or abs(vb.height - height_pt) > 1e-3:
-            raise SvgError(f"panel SVG is {vb.width:.3f}x{vb.height:.3f} pt, box is {width_pt:.3f}x{height_pt:.3f} pt")
-    else:
-        align, mode = _aspect(aspect)
-        if align == "none":
-            sx, sy = width_pt / vb.width, height_pt / vb.height
-        else:
-            sx = sy = (max if mode == "slice" else min)(width_pt / vb.width, height_pt / vb.height)
-            m = re.fullmatch(r"x(Min|Mid|Max)Y(Min|Mid|Max)", align)
-            if m:
-                fx, fy = ({"Min": 0.0, "Mid": 0.5, "Max": 1.0}[g] for g in m.groups())
-    w, h = vb.width * sx, vb.height * sy
-    x = x_pt + (width_pt - w) * fx - vb.x * sx
-    y = y_pt + (height_pt - h) * fy - vb.y * sy
-    transform = f"translate({fmt(x)} {fmt(y)})"
-    if sx != sy:
-        transform += f" scale({sx:.6g} {sy:.6g})"
-    elif sx != 1.0:
-        transform += f" scale({sx:.6g})"
-    group.set("transform", transform)
-    inner = viewport_of(group) if fit != "exact" else None
-    if inner is not None:
-        # the box in the group's user units: the inverse of translate(x y) scale(sx sy) as written
-        tx, ty, kx, ky = float(fmt(x)), float(fmt(y)), float(f"{sx:.6g}"), float(f"{sy:.6g}")
-        for attr, value in (("x", (x_pt - tx) / kx), ("y", (y_pt - ty) / ky), ("width", width_pt / kx),
-                            ("height", height_pt / ky)):
-            inner.set(attr, _number(value))
-        inner.set("viewBox", " ".join(_number(v) for v in (vb.x, vb.y, vb.width, vb.height)))
-        background = inner[0] if len(inner) else None
-        if background is not None and background.get("id") == f"{group.get('id')}{_BACKGROUND}":
-            for attr in ("x", "y", "width", "height"):
-                background.set(attr, inner.get(attr, "0"))
-    return x + vb.x * sx, y + vb.y * sy, w, h

@@ -22,7 +22,7 @@ Box model (documented before the code, as matplotlib's ``_layoutgrid`` does):
 - An element of an imported SVG panel (``schem#sensor``) has as box its bounding
   box in the file's user units (:func:`composer.svg.elements.element_boxes`:
   transforms applied, stroke excluded), mapped onto the canvas exactly as the
-  panel's content is drawn (:func:`composer.stages.fragment.place`: the viewBox
+  panel's content is drawn (:func:`composer.svg.viewbox.place`: the viewBox
   scaled into the panel's box as ``preserveAspectRatio`` says, ``slice`` drawn
   as ``meet``); known once the file is read, so, like a data anchor, only
   annotations may refer to it.
@@ -51,11 +51,11 @@ from lxml import etree
 from composer.errors import LayoutError, SvgError, did_you_mean
 from composer.layout.format import COMPASS_WORDS
 from composer.layout.model import COMPASS, Align, Figure, Grid, Placement, Position
-from composer.stages.fragment import place as place_view_box
 from composer.svg.elements import element_boxes
 from composer.svg.geometry import BBox, overlap
 from composer.svg.io import parse_svg
 from composer.svg.viewbox import ViewBox, view_box
+from composer.svg.viewbox import place as place_view_box
 from composer.units import say, say_pair
 
 Point = tuple[float, float]
@@ -287,7 +287,7 @@ def resolve(figure: Figure, text_sizes: list[tuple[float, float]],
         plot_areas: panel name -> (x0, y0, x1, y1) of its plot area in panel pt
             (y down) or None; a panel missing here has its box as plot area.
         panel_sizes: panel name -> (width_pt, height_pt) it was rendered at; used for the panels
-            with ``aspect_of = "plot"`` (:func:`composer.stages.render.draw_locked` sized them inside
+            with ``aspect_of = "plot"`` (:func:`composer.stages.aspect.draw_locked` sized them inside
             their cell or ``size``), placed there by :func:`inside`.
         imported: svg panel name -> its :class:`ImportedSvg` (:func:`imported_svgs`), for
             ``"panel#id"`` points; None: such a point raises LayoutError.
@@ -592,7 +592,7 @@ class _Resolver:
 
     def svg_element(self, pos: Position) -> Box:
         """The canvas box of the element ``pos.ref`` names (``"panel#id"``), drawn where its panel's
-        content is drawn (:func:`composer.stages.fragment.place`)."""
+        content is drawn (:func:`composer.svg.viewbox.place`)."""
         assert pos.ref is not None
         panel, _, ident = pos.ref[0].partition("#")
         if self.imported is None or panel not in self.imported:

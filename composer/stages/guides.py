@@ -10,7 +10,7 @@ only the panels' renderers know. The panels are drawn in forked workers
    list the panel (:func:`kinds_of`), ``kind.collect(fig)`` returns the panel's *records*: plain,
    picklable, JSON-able values (for a legend, one :class:`LegendEntry` per entry, styles as numbers
    and ``#rrggbbaa`` strings, never matplotlib objects; for a colorbar, one
-   :class:`composer.stages.render.ColorMapping` per colour mapping), and ``kind.strip(fig)`` removes
+   :class:`composer.stages.colormaps.ColorMapping` per colour mapping), and ``kind.strip(fig)`` removes
    what the guide replaces (the panel's own legends; a colorbar removes nothing). :func:`collect` does both.
 2. **keep**: the records travel with the panel (:attr:`composer.stages.render.RenderedPanel.guides`,
    kind -> tuple of records) and into the panel cache (``kind.to_json`` / ``kind.from_json``,
@@ -21,7 +21,7 @@ only the panels' renderers know. The panels are drawn in forked workers
    :class:`LayoutError` on a conflict, naming both panels) and draws the guide with matplotlib on a
    figure of its natural size (a legend) or of the ``room`` its placement gives (a colorbar: its
    cell's size or its ``size``, :func:`composer.stages.geometry.guide_rooms`), in the figure's
-   rcParams (:func:`composer.stages.render.rc_params`:
+   rcParams (:func:`composer.stages.draft.rc_params`:
    font, font size, ``[rcparams]`` and the style file's), saved as SVG with text as outlines (or
    ``<text>`` under ``[figure] text = "editable"``): a :class:`Drawn`.
 4. **place and merge**: the geometry stage places the drawing's box like a panel's
@@ -57,13 +57,21 @@ import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from composer.errors import LayoutError
 from composer.layout.model import Colorbar, Figure, FigureSpec, Legend
 
 if TYPE_CHECKING:
-    from composer.stages.render import ColorMapping, RenderedPanel
+    from composer.stages.colormaps import ColorMapping
+
+
+class Rendered(Protocol):
+    """What :func:`draw_guides` reads of a rendered panel (:class:`composer.stages.render.RenderedPanel`)."""
+
+    @property
+    def guides(self) -> Mapping[str, tuple[Any, ...]]:
+        """Guide kind -> the records the panel reported for it."""
 
 
 @dataclass(frozen=True)
@@ -603,7 +611,7 @@ def draw_legend(legend: Legend, records: Mapping[str, tuple[LegendEntry, ...]], 
     from matplotlib.figure import Figure as MplFigure
 
     from composer.mpl.internals import math_as_paths
-    from composer.stages.render import rc_params
+    from composer.stages.draft import rc_params
 
     entries = merge_entries(legend, records, file=file)
     rc = rc_params(spec, f"{legend.kind}:{legend.key}")
@@ -641,8 +649,8 @@ FIT_ROUNDS = 6
 
 
 def collect_colorbar(fig: Any) -> tuple[ColorMapping, ...]:
-    """A drawn panel's colour mappings (:func:`composer.stages.render.color_mappings`)."""
-    from composer.stages.render import color_mappings
+    """A drawn panel's colour mappings (:func:`composer.stages.colormaps.color_mappings`)."""
+    from composer.stages.colormaps import color_mappings
 
     return color_mappings(fig)
 
@@ -660,7 +668,7 @@ def merge_mappings(colorbar: Colorbar, records: Mapping[str, tuple[ColorMapping,
         LayoutError (key ``colorbar[i].for``): a mapping differs from the first panel's (names both
             panels, what differs and both values); a norm composer cannot redraw; no panel maps colour.
     """
-    from composer.stages.render import NORMS
+    from composer.stages.colormaps import NORMS
 
     first: tuple[str, ColorMapping] | None = None
     lower = upper = False
@@ -736,7 +744,7 @@ def draw_colorbar(colorbar: Colorbar, records: Mapping[str, tuple[ColorMapping, 
     from matplotlib.ticker import FixedLocator
 
     from composer.mpl.internals import math_as_paths
-    from composer.stages.render import rc_params
+    from composer.stages.draft import rc_params
     from composer.units import say_pair
 
     mapping, extend = merge_mappings(colorbar, records, file=file)
@@ -807,7 +815,7 @@ def draw_colorbar(colorbar: Colorbar, records: Mapping[str, tuple[ColorMapping, 
 
 
 def _mapping_from_json(raw: Any) -> ColorMapping:
-    from composer.stages.render import ColorMapping
+    from composer.stages.colormaps import ColorMapping
 
     return ColorMapping.from_json(raw)
 
@@ -876,7 +884,7 @@ _DRAWN: dict[str, Drawn] = {}
 _DRAWN_MAX = 64
 
 
-def draw_guides(figure: Figure, rendered: Mapping[str, RenderedPanel], *, file: str,
+def draw_guides(figure: Figure, rendered: Mapping[str, Rendered], *, file: str,
                 rooms: Sequence[tuple[float, float] | None] | None = None) -> tuple[Drawn | None, ...]:
     """Every guide of ``figure`` drawn from its rendered panels' records, in ``figure.guides`` order;
     ``rooms``: the box each one's placement gives (:func:`composer.stages.geometry.guide_rooms`), None: none.
@@ -919,7 +927,7 @@ def _draw(kind: GuideKind, guide: Legend | Colorbar, records: Mapping[str, Any],
     Raises:
         LayoutError: at ``guide.key``: either of those; and what ``kind.draw`` raises.
     """
-    from composer.stages.render import glyph_list, missing_glyphs
+    from composer.mpl.fontlog import glyph_list, missing_glyphs
 
     with missing_glyphs() as missing:
         try:

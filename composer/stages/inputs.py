@@ -31,9 +31,10 @@ from composer.layout.loader import load_layout
 from composer.layout.model import Figure, Panel
 from composer.sandbox.audit import run_recorded
 from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, WorkerFailure
-from composer.stages.render import (
-    _describe,
+from composer.stages.usercode import (
+    MissingKey,
     accepted,
+    describe,
     find_renderer,
     load_module,
     panel_failure,
@@ -42,14 +43,6 @@ from composer.stages.render import (
 from composer.svg.io import read_limited
 from composer.svg.sanitize import MAX_IMAGE_BYTES, load_svg
 from composer.text.metrics import check_font
-
-
-class MissingKey(KeyError):
-    """``data["z"]`` on a data file without ``z``: the message lists the keys it has."""
-
-    def __str__(self) -> str:
-        key, keys = self.args
-        return f"{key!r}; the data file has {', '.join(map(str, keys)) or 'no keys'}"
 
 
 class DataFile(dict):
@@ -512,7 +505,6 @@ def _check_shared_params(figure: Figure, functions: list[Any], file: str) -> Non
     Raises:
         LayoutError: at ``figure.params.KEY``, with the closest name taken.
     """
-    import difflib
     import inspect
 
     if not figure.spec.params:
@@ -529,9 +521,8 @@ def _check_shared_params(figure: Figure, functions: list[Any], file: str) -> Non
     taken |= used_fields(figure)
     for name in figure.spec.params:
         if name not in taken:
-            close = difflib.get_close_matches(name, sorted(taken), n=1, cutoff=0.6)
             raise LayoutError(f"no panel function, values() or text field takes {name!r}"
-                              + (f"; did you mean {close[0]!r}?" if close else "")
+                              + did_you_mean(name, sorted(taken))
                               + "; a shared param must be used (or removed)", file=file, key=f"figure.params.{name}")
 
 
@@ -549,7 +540,7 @@ def _module_values(func, module_name: str, data: Mapping[str, Any], params: Mapp
         try:
             found = func(data, **accepted(func, params))
         except Exception as exc:  # noqa: BLE001  (the user's code)
-            raise PanelError(f"{who} raised {_describe(exc, project.panels_dir)}{hint}", file=file,
+            raise PanelError(f"{who} raised {describe(exc, project.panels_dir)}{hint}", file=file,
                              key=key) from None
         if not isinstance(found, dict):
             raise PanelError(f"{who} returned {type(found).__name__}, not a dict", file=file, key=key)

@@ -1,4 +1,9 @@
-"""The viewBox of an SVG document: the rectangle of user space its content is drawn in."""
+"""The viewBox of an SVG document: the rectangle of user space its content is drawn in, and its map onto a box.
+
+:func:`view_box` reads a document's viewBox; :func:`place` maps one onto a box of the canvas (SVG 2, 8.2,
+"the viewBox to viewport transformation"), as the geometry stage measures a panel and the compose stage
+draws it.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +16,8 @@ from lxml import etree
 from composer.errors import SvgError
 from composer.svg.css import declarations
 from composer.svg.io import SVG_NS as _SVG_NS
-from composer.units import PX_PER_UNIT
+from composer.svg.io import svg_tag
+from composer.units import CSS_PT_PER_UNIT, PX_PER_UNIT, fmt
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,63 @@ def view_box(root: etree._Element, *, source: str) -> ViewBox:
             raise SvgError(f"no viewBox and {attr}={value!r} is not an absolute length", file=source)
         sizes.append(float(match.group(1)) * PX_PER_UNIT[match.group(2)])
     return ViewBox(0.0, 0.0, sizes[0], sizes[1])
+
+
+@dataclass(frozen=True)
+class CanvasSize:
+    """The size an SVG document is drawn at (:func:`canvas_size`): ``width_pt``, ``height_pt`` and its
+    ``view_box`` (None when it has no usable one)."""
+
+    width_pt: float
+    height_pt: float
+    view_box: ViewBox | None
+
+
+_ROOT_TAG = re.compile(rb"<svg\b[^>]*>", re.S)
+_ATTR = r"""(?<![\w:-]){}\s*=\s*(["'])(.*?)\1"""
+#: CSS absolute lengths in pt (CSS Values 3, section 5.2: 1 in = 96 px = 72 pt); a bare number is px.
+_PT_PER = {"": CSS_PT_PER_UNIT["px"], **CSS_PT_PER_UNIT}
+#: the largest side a canvas may have (pt; :data:`composer.units.MAX_LENGTH_PT`: 35 m)
+MAX_CANVAS_PT = 100_000
+
+
+def canvas_size(svg: bytes, *, source: str = "canvas") -> CanvasSize:
+    """The size at which an SVG document is exported and shown: its root's ``width`` and ``height``.
+
+    Read from the root's start tag alone (``svg`` may be only the start of the document), so a large
+    file is not parsed. A bare number or px is a CSS px (1/96 in), ``mm``, ``cm``, ``in``, ``pt``,
+    ``pc`` and ``q`` are CSS's absolute units (:data:`composer.units.CSS_PT_PER_UNIT`, any case); a root
+    without width or height (or with a percentage) takes its viewBox's size in px, as SVG 2, 8.2 (the
+    initial viewport) does for a standalone file.
+
+    Raises:
+        SvgError: no root ``<svg>``, no size from either, or a side not above 0 and at most
+            :data:`MAX_CANVAS_PT`.
+    """
+    root = _ROOT_TAG.search(svg)
+    if root is None:
+        raise SvgError("no <svg> root element", file=source)
+    tag = root.group(0).decode("utf-8", "replace")
+
+    def attr(name: str) -> str | None:
+        m = re.search(_ATTR.format(name), tag, re.S)
+        return m.group(2).strip() if m else None
+
+    box = (attr("viewBox") or "").replace(",", " ").split()
+    size = []
+    for i, name in enumerate(("width", "height")):
+        value = attr(name)
+        m = re.fullmatch(r"([0-9]*\.?[0-9]+(?:[eE][-+]?\d+)?)\s*([a-zA-Z]*)", value or "")
+        if m and m.group(2).lower() in _PT_PER:
+            size.append(float(m.group(1)) * _PT_PER[m.group(2).lower()])
+        elif len(box) == 4 and re.fullmatch(r"[-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?\d+)?", box[2 + i]):
+            size.append(float(box[2 + i]) * 0.75)
+        else:
+            raise SvgError(f"the root <svg> has no usable {name} (a length) and no usable viewBox", file=source)
+    if not all(0 < v <= MAX_CANVAS_PT for v in size):
+        raise SvgError(f"the canvas is {size[0]:g} x {size[1]:g} pt; each side must be above 0 and at most "
+                       f"{MAX_CANVAS_PT:,} pt", file=source)
+    return CanvasSize(size[0], size[1], parse_view_box(attr("viewBox")))
 
 
 def parse_view_box(text: str | None) -> ViewBox | None:
@@ -159,3 +222,101 @@ def _resolved(value: str, side: float) -> str:
         return "0" if text == "-0" else text
 
     return _PERCENT.sub(number, value)
+
+
+#: suffix of the id of the rect that paints the root's ``background-color``
+BACKGROUND = "-background"
+
+
+def viewport_of(group: etree._Element) -> etree._Element | None:
+    """The nested ``<svg>`` viewport :func:`composer.stages.fragment.import_fragment` keeps in ``group``
+    (``viewport=True``), or None."""
+    if len(group) == 1 and group[0].tag == svg_tag("g") and group.text is None:
+        group = group[0]  # the root's group effects
+    if len(group) == 1 and group[0].tag == svg_tag("svg"):
+        return group[0]
+    return None
+
+
+def _aspect(aspect: str | None) -> tuple[str, str]:
+    """``preserveAspectRatio`` -> (align, ``meet``/``slice``); an invalid value is the default
+    ``xMidYMid meet`` (SVG 2, 8.6: an unparsable value is as if not given); ``defer`` is ignored."""
+    words = (aspect or "").split()
+    if words[:1] == ["defer"]:
+        words = words[1:]
+    align = words[0] if words else "xMidYMid"
+    mode = words[1] if len(words) > 1 else "meet"
+    if len(words) > 2 or mode not in ("meet", "slice") or not (
+            align == "none" or re.fullmatch(r"x(Min|Mid|Max)Y(Min|Mid|Max)", align)):
+        return "xMidYMid", "meet"
+    return align, mode
+
+
+def user_number(value: float) -> str:
+    """A number for the viewport's attributes: 9 significant digits, as the viewBox is in the file's
+    own user units (which may be tiny or huge); deterministic (``repr`` of the rounded float)."""
+    text = f"{value:.9g}"
+    return "0" if text in ("-0", "") else text
+
+
+def place(group: etree._Element, vb: ViewBox, *, x_pt: float, y_pt: float, width_pt: float, height_pt: float,
+          fit: str, aspect: str | None = None) -> tuple[float, float, float, float]:
+    """Map ``vb`` onto the box by setting the group's transform.
+
+    Args:
+        fit: ``"exact"`` requires the viewBox to have the box's size (scale 1,
+            used for matplotlib panels: never scale a rendered panel);
+            ``"contain"`` scales as the file's ``preserveAspectRatio`` says.
+        aspect: the file's ``preserveAspectRatio`` (default ``xMidYMid meet``):
+            its ``xMin``/``xMid``/``xMax``, ``YMin``/``YMid``/``YMax`` place the
+            content in the box; ``none`` stretches it to the box; ``meet`` scales
+            it to fit in the box, ``slice`` to cover it (cut at the box's edges by
+            the viewport :func:`composer.stages.fragment.import_fragment` keeps, as a viewer cuts the file).
+
+    The group's transform is the map from the viewBox to the box (SVG 2, 8.2, "the viewBox
+    to viewport transformation"), so a reader of the canvas finds every element's size
+    in it; a viewport the group holds (:func:`viewport_of`) is set to the box mapped
+    back into the file's user units, with the file's viewBox and preserveAspectRatio,
+    which makes its own map the identity: the engine draws it where the group says, and
+    cuts and resolves percentages as the file alone does.
+
+    Returns:
+        The placed content's (x, y, width, height) in canvas pt (the viewBox's image; with
+        ``slice`` larger than the box).
+    """
+    sx = sy = 1.0
+    fx = fy = 0.5
+    if fit == "exact":
+        if abs(vb.width - width_pt) > 1e-3 or abs(vb.height - height_pt) > 1e-3:
+            raise SvgError(f"panel SVG is {vb.width:.3f}x{vb.height:.3f} pt, box is {width_pt:.3f}x{height_pt:.3f} pt")
+    else:
+        align, mode = _aspect(aspect)
+        if align == "none":
+            sx, sy = width_pt / vb.width, height_pt / vb.height
+        else:
+            sx = sy = (max if mode == "slice" else min)(width_pt / vb.width, height_pt / vb.height)
+            m = re.fullmatch(r"x(Min|Mid|Max)Y(Min|Mid|Max)", align)
+            if m:
+                fx, fy = ({"Min": 0.0, "Mid": 0.5, "Max": 1.0}[g] for g in m.groups())
+    w, h = vb.width * sx, vb.height * sy
+    x = x_pt + (width_pt - w) * fx - vb.x * sx
+    y = y_pt + (height_pt - h) * fy - vb.y * sy
+    transform = f"translate({fmt(x)} {fmt(y)})"
+    if sx != sy:
+        transform += f" scale({sx:.6g} {sy:.6g})"
+    elif sx != 1.0:
+        transform += f" scale({sx:.6g})"
+    group.set("transform", transform)
+    inner = viewport_of(group) if fit != "exact" else None
+    if inner is not None:
+        # the box in the group's user units: the inverse of translate(x y) scale(sx sy) as written
+        tx, ty, kx, ky = float(fmt(x)), float(fmt(y)), float(f"{sx:.6g}"), float(f"{sy:.6g}")
+        for attr, value in (("x", (x_pt - tx) / kx), ("y", (y_pt - ty) / ky), ("width", width_pt / kx),
+                            ("height", height_pt / ky)):
+            inner.set(attr, user_number(value))
+        inner.set("viewBox", " ".join(user_number(v) for v in (vb.x, vb.y, vb.width, vb.height)))
+        background = inner[0] if len(inner) else None
+        if background is not None and background.get("id") == f"{group.get('id')}{BACKGROUND}":
+            for attr in ("x", "y", "width", "height"):
+                background.set(attr, inner.get(attr, "0"))
+    return x + vb.x * sx, y + vb.y * sy, w, h

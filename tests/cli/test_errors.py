@@ -416,13 +416,19 @@ def test_unknown_format(formats, bad, project, capsys):
 
 
 def test_watch_with_all_is_refused_not_built_once(project, capsys):
-    """`compose --all --watch` used to build every figure once and return, not watching."""
+    """`compose --all --watch` used to build every figure once and return, not watching; `compose watch
+    --all` says what does."""
     before = snapshot(project)
     capsys.readouterr()
     with pytest.raises(SystemExit) as exited:  # an option error is argparse's: one line, exit status 1
         main(["--all", "--watch", "--root", str(project)])
     line = error_line(exited.value.code, *capsys.readouterr())
     assert "--watch rebuilds one figure" in line and "compose serve --all" in line, line
+    with pytest.raises(SystemExit) as exited:
+        main(["watch", "--all", "--root", str(project)])
+    assert exited.value.code == 1
+    assert capsys.readouterr().err == ("compose watch: error: compose watch rebuilds one figure; to rebuild every "
+                                       "figure on change, use compose serve --all (see compose watch --help)\n")
     assert snapshot(project) == before
 
 
@@ -470,7 +476,7 @@ def test_python_layout_that_exits_or_hangs_is_one_line(body, expect, project, ca
     assert line.startswith("compose: error: layouts/pyfig.py: " + expect), line
     assert snapshot(project) == before
     capsys.readouterr()
-    assert main(["all", "--root", str(project), "--format", "svg", "--timeout", "2"]) == 1  # demo still built
+    assert main(["build", "--all", "--root", str(project), "--format", "svg", "--timeout", "2"]) == 1  # demo still built
     out, err = capsys.readouterr()
     assert "demo" in out and "pyfig" in out + err, (out, err)
 
@@ -536,7 +542,7 @@ def test_compose_all_and_list_include_figures_in_subfolders(project, capsys):
         (project / "layouts" / folder / "demo.toml").write_text(text)
     (project / "layouts" / "_helpers.py").write_text("X = 1\n")
     capsys.readouterr()
-    assert main(["all", "--root", str(project), "--format", "svg"]) == 0
+    assert main(["build", "--all", "--root", str(project), "--format", "svg"]) == 0
     out, _ = capsys.readouterr()
     assert "built sub/demo in " in out and out.splitlines()[-1].startswith("2 of 2 figures built"), out
     assert (project / "build" / "sub" / "demo.svg").is_file()

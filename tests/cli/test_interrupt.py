@@ -82,9 +82,9 @@ def _gone(pids):
 @pytest.mark.parametrize("command, line", [
     (["demo", "--format", "svg,png", "--dpi", "100", "-j", "2"], INTERRUPTED),
     (["demo", "--format", "svg,png", "--dpi", "100", "-j", "1"], INTERRUPTED),
-    (["all", "--format", "svg,png", "--dpi", "100"], INTERRUPTED),
+    (["build", "--all", "--format", "svg,png", "--dpi", "100"], INTERRUPTED),
     (["check", "demo"], INTERRUPTED),
-    (["demo", "--format", "svg,png", "--dpi", "100", "--watch"], STOPPED_WATCHING),
+    (["watch", "demo", "--format", "svg,png", "--dpi", "100"], STOPPED_WATCHING),
 ], ids=["build-j2", "build-j1", "all", "check", "watch"])
 def test_ctrl_c_is_one_line_exit_130_and_leaves_outputs_and_no_process(tmp_path, command, line, group):
     root = _good_build(tmp_path)

@@ -146,7 +146,7 @@ def test_a_failing_panels_output_follows_the_error_line(tmp_path):
     assert done.stdout == ""
 
 
-@pytest.mark.parametrize("mode", ["--watch", "--serve"])
+@pytest.mark.parametrize("mode", ["watch", "serve"])
 def test_watch_and_serve_show_a_failing_panels_output_after_its_error(tmp_path, mode):
     """As a plain build does (above): the error line, then what the panels printed (they showed only the
     error)."""
@@ -157,8 +157,8 @@ def test_watch_and_serve_show_a_failing_panels_output_after_its_error(tmp_path, 
     root = _project(tmp_path, NOISY.replace('    fig.add_subplot().plot([0, 1])\n\ndef flood',
                                             f'    open({str(marker)!r}, "w").close()\n'
                                             '    raise ValueError("bad")\n\ndef flood'))
-    proc = subprocess.Popen([sys.executable, "-m", "composer.cli", "demo", "--root", str(root), "--format", "svg",
-                             "-j", "1", mode], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-m", "composer.cli", mode, "demo", "--root", str(root), "--format",
+                             "svg", "-j", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 120
         while not marker.exists() and time.monotonic() < deadline:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from composer.cli.serve import finding_boxes, overlay_boxes, svg_size
+from composer.cli.serve import svg_size
 from conftest import layout_project, process_alive
 
 MM_PT = 72 / 25.4  # pt per mm
@@ -172,7 +172,7 @@ def test_the_page_and_the_current_svg_are_served(tmp_path):
     root = project(tmp_path)
     left = root / "build" / ".serve-999999999"  # the state folder of a killed preview (no such pid)
     left.mkdir(parents=True)
-    with served(["fig", "--serve", "--debug", "--root", str(root), "--format", "svg"]) as server:
+    with served(["serve", "fig", "--debug", "--root", str(root), "--format", "svg"]) as server:
         assert server.what == "fig"
         built = server.wait_state(lambda s: s["builds"] >= 1 and s.get("svg"))
         assert built["error"] is None
@@ -253,7 +253,7 @@ def test_it_listens_on_127_0_0_1_only_on_the_port_asked(tmp_path):
         assert listening(port) == ["0100007F"]  # 127.0.0.1, little-endian hex; nothing on tcp6
         assert server.get("/")[0] == 200
         # a second preview on the same port: one line, exit 1, nothing started
-        done = subprocess.run([sys.executable, "-m", "composer.cli", "fig", "--serve", "--root", str(root),
+        done = subprocess.run([sys.executable, "-m", "composer.cli", "serve", "fig", "--root", str(root),
                                "--port", str(port)], capture_output=True, text=True, timeout=LIMIT_S)
         assert done.returncode == 1 and done.stdout == ""
         assert done.stderr == (f"compose: error: cannot serve on 127.0.0.1:{port}: Address already in use "
@@ -304,7 +304,8 @@ def test_port_without_serve_is_refused(tmp_path):
     done = subprocess.run([sys.executable, "-m", "composer.cli", "fig", "--root", str(root), "--port", "8000"],
                           capture_output=True, text=True, timeout=LIMIT_S)
     assert (done.returncode, done.stdout) == (1, "")
-    assert done.stderr == "compose: error: --port is the port of --serve; add --serve (see compose --help)\n"
+    assert done.stderr == ("compose: error: --port is the port of the live preview: compose serve NAME --port N "
+                           "(see compose --help)\n")
     assert not (root / "build").exists()
 
 
@@ -338,25 +339,14 @@ def test_findings_carry_the_boxes_of_the_elements_they_name(tmp_path):
         state = server.wait_state(lambda s: s.get("findings") is not None)
     crossing = [f for f in state["findings"] if f["rule"] == "overlap"]
     assert [f["element"] for f in crossing] == ["text title / shape box"]
-    text_box, shape_box = crossing[0]["boxes"]
+    assert [e["name"] for e in crossing[0]["elements"]] == ["text title", "shape box"]
+    text_box, shape_box = (e["box_pt"] for e in crossing[0]["elements"])
     assert shape_box == pytest.approx([5 * MM_PT, 5 * MM_PT, 20 * MM_PT, 10 * MM_PT], abs=1e-3)
     x, y, w, h = text_box  # centred on (5 mm, 5 mm)
     assert x + w / 2 == pytest.approx(5 * MM_PT, abs=1e-3) and y + h / 2 == pytest.approx(5 * MM_PT, abs=0.5)
 
 
 # ─── the pieces ─────────────────────────────────────────────────────────────
-
-
-def test_finding_boxes_match_whole_names_outside_quotes():
-    boxes = {"panel a": (1, 1, 1, 1), "panel ab": (2, 2, 2, 2), "a.label": (3, 3, 3, 3), "text[1]": (4, 4, 4, 4),
-             "arrow[0]": (5, 5, 5, 5), "text title": (6, 6, 6, 6)}
-    assert finding_boxes("panel ab: 2 texts ('x', 'y')", boxes) == [(2, 2, 2, 2)]
-    assert finding_boxes("text[10] / panel a", boxes) == [(1, 1, 1, 1)]
-    assert finding_boxes("a.label / arrow[0]", boxes) == [(3, 3, 3, 3), (5, 5, 5, 5)]
-    assert finding_boxes("arrow[0] start", boxes) == [(5, 5, 5, 5)]
-    assert finding_boxes("panel a: text 'text title'", boxes) == [(1, 1, 1, 1)]
-    assert finding_boxes("#1f77b4 (panel a, text[1]) / #ff7f0e (panel ab)", boxes) == \
-        [(1, 1, 1, 1), (4, 4, 4, 4), (2, 2, 2, 2)]
 
 
 def test_svg_size_reads_physical_units():
@@ -368,15 +358,17 @@ def test_svg_size_reads_physical_units():
     assert svg_size(b"<html>") is None
 
 
-def test_overlay_boxes_of_a_debug_build(tmp_path):
-    from composer.pipeline import build
 
-    root = project(tmp_path)
-    result = build("fig", root=root, formats=("svg",), debug=True)
-    boxes = overlay_boxes(result.outputs["debug-svg"].read_bytes())
-    assert set(boxes) == {"shape box", "text title"}
-    assert boxes["shape box"] == pytest.approx((5 * MM_PT, 5 * MM_PT, 20 * MM_PT, 10 * MM_PT), abs=1e-3)
-    assert overlay_boxes(result.outputs["svg"].read_bytes()) == {}  # not an overlay
+def test_the_preview_shows_a_figure_at_the_size_it_is_exported():
+    """One rule for both (composer.svg.viewbox.canvas_size): a percentage takes the viewBox in CSS px (200 px =
+    150 pt), upper-case units count, single quotes too."""
+    from composer.stages.export import canvas_size_pt
+
+    for head in (b'<svg width="100%" height="50pt" viewBox="0 0 200 100">', b"<svg width='2IN' height='1Cm'>",
+                 b'<svg viewBox="0 0 200 100">'):
+        size = svg_size(head)
+        assert (size["width_pt"], size["height_pt"]) == pytest.approx(canvas_size_pt(head))
+    assert svg_size(b'<svg width="100%" height="50pt" viewBox="0 0 200 100">')["width_pt"] == pytest.approx(150)
 
 
 # ─── a real browser ──────────────────────────────────────────────────────────
@@ -405,7 +397,7 @@ def browser_page(tmp_path):
 def test_the_page_follows_edits_errors_and_fixes_without_reloading(tmp_path, browser_page):
     page = browser_page
     root = project(tmp_path, x="5mm", y="5mm")  # one finding to hover: the text crosses the box's border
-    with served(["fig", "--serve", "--root", str(root), "--format", "svg"]) as server:
+    with served(["serve", "fig", "--root", str(root), "--format", "svg"]) as server:
         page.goto(server.url)
         page.wait_for_function("document.getElementById('svg').dataset.token", timeout=LIMIT_S * 1000)
         page.evaluate("window.__kept = 'the same page'")

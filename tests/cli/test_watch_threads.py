@@ -27,8 +27,8 @@ def wait_for(proc: subprocess.Popen, lines: list[str], count: int, limit_s: floa
 def test_a_rebuild_in_watch_mode_forks_from_one_thread(tmp_path):
     root = tmp_path / "demo"
     shutil.copytree(DEMO, root)
-    proc = subprocess.Popen([sys.executable, "-W", "always", "-m", "composer.cli", "demo", "--root", str(root),
-                             "--watch", "--format", "svg"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-W", "always", "-m", "composer.cli", "watch", "demo", "--root",
+                             str(root), "--format", "svg"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     lines: list[str] = []
     try:

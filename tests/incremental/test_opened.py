@@ -329,11 +329,11 @@ def test_deps_is_for_one_figure_that_builds(tmp_path, render_log, capsys, monkey
     root = make_project(tmp_path / "proj")
     monkeypatch.chdir(root)
     with pytest.raises(SystemExit) as stop:  # a usage error: argparse's exit, status 1
-        main(["--all", "--deps", "--root", str(root)])
+        main(["build", "--all", "--deps", "--root", str(root)])
     assert stop.value.code == 1 and "--deps lists one figure's dependencies" in capsys.readouterr().err
     with pytest.raises(SystemExit) as stop:
-        main(["fig", "--deps", "--watch", "--root", str(root)])
-    assert stop.value.code == 1 and "without --watch" in capsys.readouterr().err
+        main(["build", "fig", "--deps", "--check", "--root", str(root)])
+    assert stop.value.code == 1 and "without --watch, --check" in capsys.readouterr().err
     (root / "data" / "x.json").write_text("[1, ")  # the renderer raises: no list, the build's one error line
     assert main(["fig", "--deps", "--root", str(root)]) == 1
     captured = capsys.readouterr()

@@ -421,10 +421,10 @@ def test_fresh_processes_exporting_side_by_side_never_hang(tmp_path):
 @pytest.mark.parametrize("bad", [["--pdf-standard", "zz"], ["--format", "xyz"], ["--dpi", "0"],
                                  ["--engine", "cairosvg", "--pdf-standard", "a-2b"]])
 def test_watch_refuses_a_bad_option_at_once(bad, tmp_path):
-    """No edit of the project can fix an option: ``--watch`` exits 1 with one line instead of watching."""
+    """No edit of the project can fix an option: ``compose watch`` exits 1 with one line instead of watching."""
     root = tmp_path / "demo"
     shutil.copytree(DEMO, root)
-    proc = subprocess.run([sys.executable, "-m", "composer.cli", "demo", "--root", str(root), "--watch", *bad],
+    proc = subprocess.run([sys.executable, "-m", "composer.cli", "watch", "demo", "--root", str(root), *bad],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1, (proc.stdout, proc.stderr)
     assert len(proc.stderr.strip().splitlines()) == 1 and proc.stderr.startswith("compose: error: "), proc.stderr
@@ -434,7 +434,7 @@ def test_watch_refuses_a_bad_option_at_once(bad, tmp_path):
 def test_compose_all_refuses_a_bad_pdf_standard_once(tmp_path):
     root = tmp_path / "demo"
     shutil.copytree(DEMO, root)
-    proc = subprocess.run([sys.executable, "-m", "composer.cli", "all", "--root", str(root), "--pdf-standard", "zz"],
+    proc = subprocess.run([sys.executable, "-m", "composer.cli", "build", "--all", "--root", str(root), "--pdf-standard", "zz"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines() == ["compose: error: unknown pdf standard 'zz'; valid standards are "

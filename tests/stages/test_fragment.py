@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from lxml import etree
 
-from composer.stages.fragment import import_fragment, place, scope_css, view_box
+from composer.stages.fragment import import_fragment, scope_css
 from composer.svg.io import parse_svg
+from composer.svg.viewbox import place, view_box
 
 SOURCE = b"""<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"
      width="40pt" height="20pt" viewBox="0 0 40 20">

@@ -231,7 +231,7 @@ def test_pyplot_figure_list_is_unchanged_by_a_build_in_process(tmp_path):
     import matplotlib.pyplot as plt
 
     from composer.layout.loader import load_layout
-    from composer.stages.render import draw_panel
+    from composer.stages.draft import draw_panel
 
     mine = plt.figure()
     other = plt.figure()

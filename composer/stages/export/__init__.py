@@ -42,7 +42,7 @@ from composer.errors import ComposerError, SvgError
 from composer.layout.model import ENGINES  # the engines, default first (``--engine``, ``[figure] engine``)
 from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, WorkerFailure
 from composer.stages.export import png as _png
-from composer.units import CSS_PT_PER_UNIT
+from composer.svg.viewbox import canvas_size
 
 DEFAULT_ENGINE = "resvg"
 #: formats the export stage writes (the SVG itself is the compose stage's).
@@ -127,46 +127,15 @@ def check_engine(engine: str, kinds: Iterable[str], pdf_standard: str | None = N
                                 "writes plain PDF", file=file, key=key)
 
 
-_ROOT = re.compile(rb"<svg\b[^>]*>", re.S)
-_ATTR = r"""(?<![\w:-]){}\s*=\s*(["'])(.*?)\1"""
-#: CSS absolute lengths in pt (CSS Values 3, section 5.2: 1 in = 96 px = 72 pt); a bare number is px.
-_PT_PER = {"": CSS_PT_PER_UNIT["px"], **CSS_PT_PER_UNIT}
-
-
 def canvas_size_pt(svg: bytes, *, source: str = "canvas") -> tuple[float, float]:
-    """The (width, height) in pt at which an SVG is exported: its root ``width``/``height``.
-
-    A bare number or px is a CSS px (1/96 in); a root without width/height
-    (or with a percentage) takes its viewBox's size in px, as SVG 2 section
-    8.2 (the initial viewport) does for a standalone file.
+    """The (width, height) in pt at which an SVG is exported: its root ``width``/``height``, by the one
+    rule of :func:`composer.svg.viewbox.canvas_size` (which the live preview shows the figure at too).
 
     Raises:
         SvgError: no root ``<svg>``, or no size from either.
     """
-    root = _ROOT.search(svg)
-    if root is None:
-        raise SvgError("no <svg> root element", file=source)
-    tag = root.group(0).decode("utf-8", "replace")
-
-    def attr(name: str) -> str | None:
-        m = re.search(_ATTR.format(name), tag, re.S)
-        return m.group(2).strip() if m else None
-
-    box = (attr("viewBox") or "").replace(",", " ").split()
-    size = []
-    for i, name in enumerate(("width", "height")):
-        value = attr(name)
-        m = re.fullmatch(r"([0-9]*\.?[0-9]+(?:[eE][-+]?\d+)?)\s*([a-zA-Z]*)", value or "")
-        if m and m.group(2).lower() in _PT_PER:
-            size.append(float(m.group(1)) * _PT_PER[m.group(2).lower()])
-        elif len(box) == 4 and re.fullmatch(r"[-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?\d+)?", box[2 + i]):
-            size.append(float(box[2 + i]) * 0.75)
-        else:
-            raise SvgError(f"the root <svg> has no usable {name} (a length) and no usable viewBox", file=source)
-    if not all(0 < v <= 100_000 for v in size):  # units.MAX_LENGTH_PT: 35 m
-        raise SvgError(f"the canvas is {size[0]:g} x {size[1]:g} pt; each side must be above 0 and at most "
-                       "100,000 pt", file=source)
-    return size[0], size[1]
+    size = canvas_size(svg, source=source)
+    return size.width_pt, size.height_pt
 
 
 def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dpi: float = 300.0,
