@@ -42,7 +42,10 @@ def _generate_module() -> Any:
 
 
 def write_gallery(app: Sphinx) -> None:
-    """``builder-inited``: the gallery pages, from ``layouts/`` as they are now."""
+    """``builder-inited``: the gallery pages, from ``layouts/`` as they are now (``composer_gallery = False``
+    in a ``conf.py``: none, for a site of another folder)."""
+    if not app.config.composer_gallery:
+        return
     written = _generate_module().write_gallery_pages(REPO)
     if written:
         logger.info("composer_docs: wrote %d gallery page(s)", len(written))
@@ -71,7 +74,7 @@ def check_links(app: Sphinx, doctree: nodes.document, docname: str) -> None:
             problem = bad_url_form(uri)
             if problem:
                 logger.warning("external link %s: %s", uri, problem, location=ref)
-    source_dir = (DOCS / docname).parent
+    source_dir = (Path(app.srcdir) / docname).parent
     for raw in doctree.findall(nodes.raw):
         if raw.get("format") != "html":
             continue
@@ -82,7 +85,7 @@ def check_links(app: Sphinx, doctree: nodes.document, docname: str) -> None:
 
 def copy_gallery_pictures(app: Sphinx, exception: Exception | None) -> None:
     """``build-finished``: ``docs/gallery/*.png`` to ``gallery/`` of the HTML, for raw ``<img>`` tags."""
-    if exception is not None or app.builder.format != "html":
+    if exception is not None or app.builder.format != "html" or not app.config.composer_gallery:
         return
     out = Path(app.outdir) / "gallery"
     out.mkdir(parents=True, exist_ok=True)
@@ -108,6 +111,7 @@ def resolve_unqualified(app: Sphinx, env: Any, node: Any, contnode: nodes.Elemen
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
+    app.add_config_value("composer_gallery", True, "env", bool)
     app.connect("missing-reference", resolve_unqualified)
     app.connect("builder-inited", write_gallery)
     app.connect("doctree-resolved", check_links)
