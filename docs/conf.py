@@ -70,5 +70,6 @@ nitpick_ignore_regex = [
 
 html_theme = "furo"
 html_title = f"composer {release}"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["composer.css"]
 html_show_sourcelink = False
