@@ -248,6 +248,7 @@ def _snakemake(root: Path) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=600)
 
 
+@pytest.mark.e2e
 def test_the_snakefile_builds_as_compose_does_and_rebuilds_when_the_data_change(tmp_path):
     """docs/howto/make/Snakefile, run by Snakemake itself on a project of one figure (``compose new``): it
     writes the figure's three outputs, the same bytes as ``compose`` writes; run again it does nothing;
@@ -318,6 +319,7 @@ other
 """
 
 
+@pytest.mark.e2e
 def test_the_sites_build_fails_on_a_broken_link_a_missing_heading_a_bad_url_and_a_missing_image(tmp_path):
     pytest.importorskip("sphinx", reason="sphinx comes with the docs extra, which the test extra holds")
     status, err = _sphinx(_tiny_site(tmp_path / "good", GOOD), tmp_path / "good-out")
