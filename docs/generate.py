@@ -221,6 +221,7 @@ def reference_block() -> str:
     :func:`composer.layout.schema.readme_section` (``compose schema --markdown``), its tables' headings
     one level under the page's title (``## `[figure]```, not ``####``)."""
     sys.path.insert(0, str(REPO))
+    import composer.stages  # noqa: F401  (the panel sources register their keys with the format when imported)
     from composer.layout.schema import readme_section
 
     return re.sub(r"^#### ", "## ", readme_section(), flags=re.M)
@@ -615,6 +616,7 @@ def main() -> None:
         write_seeds(args.allow_missing)
         return
     sys.path.insert(0, str(REPO))
+    import composer.stages  # noqa: F401  (the panel sources register their keys with the format when imported)
     from composer.layout.schema import README_END, README_START, schema_text
 
     (REPO / "docs" / "layout.schema.json").write_text(schema_text(), encoding="utf-8")
