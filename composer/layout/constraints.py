@@ -4,10 +4,10 @@ the loader's error.
 A rule of a table (:attr:`composer.layout.keys.Table.rules`) constrains keys together: exactly one placement
 (:data:`PLACEMENT`), the ``align`` a relation takes (:data:`RELATION_ALIGN`), keys a relation or ``beside``
 sets itself (:data:`RELATION_ANCHOR`, :data:`BESIDE_SIDE`), a ``size`` unless a grid cell gives one
-(:data:`PANEL_SIZE`, ...). Each holds its key names and its messages; :meth:`schemas` writes its JSON Schema
-fragments (:mod:`composer.layout.schema`), and its check (``given``, ``check``, ``refuse``) raises the
-loader's one-line error (:mod:`composer.layout.loader`) where the loader reads those keys, so the schema and
-the loader cannot say different things.
+(:data:`PANEL_SIZE`, ...), one source of a panel (:func:`panel_source`). Each holds its key names and its
+messages; ``schemas()`` writes its JSON Schema fragments (:mod:`composer.layout.schema`), and its check
+(``given``, ``check``, ``refuse``) raises the loader's one-line error (:mod:`composer.layout.loader`) where the
+loader reads those keys, so the schema and the loader cannot say different things.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from composer.errors import LayoutError
-from composer.layout.vocabulary import PLACEMENT_KEYS, RELATION_KEYS, RELATIONS, SHAPE_ANCHORS, SHAPE_KINDS
+from composer.kinds.shapes import SHAPES
+from composer.layout.vocabulary import PLACEMENT_KEYS, RELATION_KEYS, RELATIONS
 
 
 class _Errors(Protocol):
@@ -239,9 +240,6 @@ RELATION_ALIGN = ChoicesBy("align", (("right_of", "left_of"), ("above", "below")
 RELATION_ANCHOR = Excludes(RELATION_KEYS, ("anchor",), "{given} sets the anchor itself; use align ({choices})")
 #: the rules of an element placed like a panel
 PLACED = (PLACEMENT, RELATION_ALIGN, RELATION_ANCHOR)
-#: a panel's one source
-PANEL_SOURCE = ExactlyOne(("render", "svg", "image", "pdf"), over="give exactly one of {names} (got {got})",
-                          under="give exactly one of {names} (got {got})")
 #: a ``[[text]]`` placed ``beside`` panels, or like any element
 BESIDE = Instead("beside", PLACEMENT, over="over-constrained: beside and {other} both place it; give one")
 #: what ``beside`` sets itself, and what goes with it alone
@@ -252,4 +250,10 @@ PANEL_SIZE = CellOrSize("required key is missing (a panel placed with at or a re
 COLORBAR_SIZE = CellOrSize("required key is missing (a colorbar placed with at or a relation needs a size){misspelt}")
 GRID_SIZE = CellOrSize("a grid placed with at or a relation needs a size", missing_at_size=False)
 #: a shape drawn through its points (a line, a brace, a bracket) needs them; a boxed one is placed like a panel
-SHAPE_POINTS = ByKind("kind", tuple(k for k in SHAPE_KINDS if k not in SHAPE_ANCHORS), ("points",), PLACED)
+SHAPE_POINTS = ByKind("kind", tuple(k.name for k in SHAPES if not k.boxed), ("points",), PLACED)
+
+
+def panel_source(names: tuple[str, ...]) -> ExactlyOne:
+    """A panel's one source, of the registered sources ``names`` (:func:`composer.layout.sources.source_rule`)."""
+    return ExactlyOne(names, over="give exactly one of {names} (got {got})",
+                      under="give exactly one of {names} (got {got})")

@@ -35,13 +35,13 @@ from pathlib import Path
 from typing import Any
 
 from composer.kinds import outputs
+from composer.kinds.shapes import SHAPES
 from composer.layout.constraints import (
     BESIDE,
     BESIDE_SIDE,
     COLORBAR_SIZE,
     GRID_SIZE,
     PANEL_SIZE,
-    PANEL_SOURCE,
     PLACED,
     RELATION_ALIGN,
     RELATION_ANCHOR,
@@ -253,7 +253,8 @@ TYPES: dict[str, ValueType] = {t.name: t for t in (
     ValueType("route", "choice", _choice(ROUTES), _choice_schema(ROUTES)),
     ValueType("head", "choice", _choice(HEADS), _choice_schema(HEADS)),
     ValueType("head_style", "choice", _choice(HEAD_STYLES), _choice_schema(HEAD_STYLES)),
-    ValueType("shape_kind", "choice", _choice(SHAPE_KINDS), _choice_schema(SHAPE_KINDS)),
+    ValueType("shape_kind", "choice", lambda r, value, key: r.choice(SHAPES.names())(value, key),  # one added later too
+              _choice_schema(SHAPE_KINDS)),
     ValueType("symbol", "choice", _choice(SYMBOLS), _choice_schema(SYMBOLS)),
     ValueType("brace_side", "choice", _choice(BRACE_SIDES), _choice_schema(BRACE_SIDES)),
     ValueType("label_side", "choice", _choice(LABEL_SIDES), _choice_schema(LABEL_SIDES)),
@@ -397,7 +398,8 @@ def _text_style(prefix: str, what: str) -> tuple[Key, ...]:
 
 # ─── the tables ────────────────────────────────────────────────────────────
 
-TABLES: tuple[Table, ...] = (
+#: a list: :mod:`composer.layout.sources` completes the panel table with the registered panel sources
+TABLES: list[Table] = [
     Table("layout", "top level", "A layout file's tables; only `[figure]` is required.", (
         Key("figure", "table", "the canvas: size, font, data (see `[figure]`)", required=True),
         Key("colors", "table", "the palette (see `[colors]`)", default={}),
@@ -516,13 +518,7 @@ TABLES: tuple[Table, ...] = (
           ), rules=(*PLACED, GRID_SIZE)),
     Table("panel", "[panels.NAME]",
           "A panel: a matplotlib renderer drawn at its final size, an SVG file, a PDF page or a PNG/JPEG image.", (
-              Key("render", "renderer", "`\"module:function\"`: `function(fig, data, **params)` in "
-                                        "`panels/module.py`"),
-              Key("svg", "svg_file", "an SVG file, fitted in the box keeping its aspect"),
-              Key("image", "image_file", "a PNG or JPEG, fitted keeping its aspect and inlined"),
-              Key("pdf", "pdf_file", "a PDF page (made by R, Illustrator...), converted to vector SVG (glyphs as "
-                                     "outlines) and fitted like `svg`; needs `pdftocairo` (poppler-utils)"),
-              Key("page", "page", "pdf panels: the page to show, 1-based", default=1),
+              # first: each panel source's key and own keys (composer.layout.sources.panel_table)
               *_placement("nw"),
               Key("size", "size", "the panel's box; required unless a `cell` gives it"),
               Key("label", "panel_label", "panel label drawn at its top-left (`\"a\"`); with `[figure] labels`, "
@@ -543,7 +539,7 @@ TABLES: tuple[Table, ...] = (
                                         "otherwise at its `anchor`"),
               Key("aspect_of", "aspect_of", "what `aspect` locks: `\"plot\"` the plot area, `\"box\"` the box",
                   default="plot"),
-          ), rules=(PANEL_SOURCE, *PLACED, PANEL_SIZE)),
+          ), rules=(*PLACED, PANEL_SIZE)),  # first: exactly one source (composer.layout.sources.panel_table)
     Table("text", "[[text]]", "A block of canvas text, drawn as glyph outlines.", (
         Key("text", "template", "the text: `\\n` new lines, `$...$` mathtext, `{name:format}` fields, "
                                 "`<b>`, `<i>`, `<color=NAME>` spans", required=True),
@@ -564,7 +560,7 @@ TABLES: tuple[Table, ...] = (
     Table("shape", "[[shape]]",
           "A box (`rect`, `circle`, `ellipse`, placed like a panel), a polyline (`line`), or a `brace`/"
           "`bracket` from one point to another. A boxed shape with text and no size fits its text.", (
-              Key("kind", "shape_kind", "what to draw", default="rect"),
+              Key("kind", "shape_kind", "what to draw", default=SHAPES.names()[0]),
               Key("name", "name", "lets other elements refer to this shape"),
               *_placement(None),
               Key("size", "size", "box size (`rect`, `ellipse`)", shown="fits the text"),
@@ -662,7 +658,7 @@ TABLES: tuple[Table, ...] = (
               Key("at", "point", "the point", required=True),
               Key("offset", "offset_pair", "added to it", default=["0pt", "0pt"]),
           )),
-)
+]
 
 TABLES_BY_KIND: dict[str, Table] = {t.kind: t for t in TABLES}
 

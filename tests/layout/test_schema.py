@@ -14,7 +14,7 @@
   (``stroke_width`` 0.5 pt).
 - A key added to the format (here, for the test only) is accepted and
   converted by the loader, listed in the JSON Schema and in the reference.
-- The generated files (docs/layout.schema.json, the README reference) match
+- The generated files (docs/layout.schema.json, the site's layout reference) match
   what the code generates now.
 """
 
@@ -337,13 +337,17 @@ def test_docs_schema_file_is_the_generated_schema():
         "regenerate: compose schema > docs/layout.schema.json"
 
 
-def test_readme_layout_reference_is_the_generated_reference():
-    readme = (REPO / "README.md").read_text()
-    assert readme.count(README_START) == 1 and readme.count(README_END) == 1
-    start = readme.index(README_START)
-    end = readme.index(README_END) + len(README_END)
-    assert readme[start:end] == readme_section(), \
-        "regenerate the README's layout reference: python docs/generate.py"
+def test_site_layout_reference_is_the_generated_reference():
+    """docs/reference/layout.md holds the README block of readme_section() (``compose schema --markdown``),
+    its tables' headings one level under the page's title (``## `[figure]```, not ``####``)."""
+    page = (REPO / "docs" / "reference" / "layout.md").read_text()
+    assert page.count(README_START) == 1 and page.count(README_END) == 1
+    start = page.index(README_START)
+    end = page.index(README_END) + len(README_END)
+    block = page[start:end]
+    assert block == re.sub(r"^#### ", "## ", readme_section(), flags=re.M), \
+        "regenerate the site's layout reference: python docs/generate.py --no-build"
+    assert "\n## `[figure]`\n" in block and "\n#### " not in block
 
 
 def test_reference_documents_every_key():
@@ -440,10 +444,10 @@ MODEL = {
         **({"right_of": "o"} if key in RELATION_KEYS else {"at": ["1mm", "1mm"]})}}},
               {"gutter": lambda f: f.grids[0].gutter_pt, **_placed(lambda f: f.grids[0])}),
     "panel": (lambda key: {"figure": dict(FIG), "shape": [dict(OTHER)], "panels": {"p": {
-        "render": "m:f", "size": ["10mm", "10mm"],
+        **({"pdf": "../paper.pdf"} if key == "page" else {"render": "m:f"}), "size": ["10mm", "10mm"],
         **({"right_of": "o"} if key in RELATION_KEYS else {"at": ["1mm", "1mm"]})}}},
               {"params": lambda f: f.panels[0].params, "overlap": lambda f: f.panels[0].overlap,
-               "empty": lambda f: f.panels[0].empty, "page": lambda f: f.panels[0].page,
+               "empty": lambda f: f.panels[0].empty, "page": lambda f: f.panels[0].options["page"],
                "aspect_of": lambda f: f.panels[0].aspect_of,
                **_placed(lambda f: f.panels[0])}),
     "text": (lambda key: {"figure": dict(FIG), "shape": [dict(OTHER)], "text": [{
@@ -488,6 +492,7 @@ def _load_minimal(kind: str, key: str, tmp_path: Path):
     doc = doc(key) if callable(doc) else copy.deepcopy(doc)
     (tmp_path / "layouts").mkdir(exist_ok=True)
     (tmp_path / "paper.toml").write_text("")  # an empty style file, for style_file
+    (tmp_path / "paper.pdf").write_bytes(b"%PDF-1.4\n")  # named by a pdf panel (page); not read when loading
     return load_document(doc, tmp_path / "layouts" / "fig.toml", name="fig"), getters
 
 
