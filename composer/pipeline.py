@@ -47,7 +47,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from composer.errors import ComposerError, ComposerWarning, PanelError
+from composer.errors import ComposerWarning, PanelError
 from composer.incremental import manifest
 from composer.incremental.cache import (
     PanelCache,
@@ -57,6 +57,7 @@ from composer.incremental.cache import (
 )
 from composer.incremental.keys import input_digests, panel_keys
 from composer.incremental.record import manifest_contents
+from composer.kinds import outputs
 from composer.layout.loader import load_layout
 from composer.layout.model import Figure, FigureSpec
 from composer.lint.rules import Report, clipped_text_warnings, font_findings, lint
@@ -81,22 +82,21 @@ from composer.stages.export import (
     check_chosen,
     check_dpi,
     check_engine,
-    engine_for,
     export,
 )
 from composer.stages.geometry import Box, panel_boxes
 from composer.stages.guides import kinds_of
 from composer.stages.inputs import Inputs, Project, read_figure_inputs
+from composer.stages.named import figure_elements
 from composer.stages.panels import panel_documents
 from composer.stages.render import RenderedPanel, save_panel
 from composer.stages.typeset import Typeset, text_cache, typeset_figure
 from composer.stages.usercode import imports_undone, prepare_fork, user_dir
 from composer.svg.io import write_files_atomically
 
-#: formats ``compose`` writes by default.
-FORMATS = ("svg", "pdf", "png")
-#: every format it can write (``--format tiff,eps``; see :mod:`composer.stages.export`).
-ALL_FORMATS = ("svg", "pdf", "png", "tiff", "eps")
+#: formats ``compose`` writes by default; every format it can write is the table
+#: :data:`composer.kinds.outputs.FORMATS` (``--format tiff,eps``).
+FORMATS = outputs.DEFAULT_FORMATS
 
 
 @dataclass(frozen=True)
@@ -162,7 +162,7 @@ class BuildOptions:
     """How one build runs (the options of :func:`build`, checked; see there for each).
 
     Attributes:
-        formats: the outputs to make, any of :data:`ALL_FORMATS` (none: compose only).
+        formats: the outputs to make, any of :data:`composer.kinds.outputs.FORMATS` (none: compose only).
         dpi: PNG and TIFF resolution.
         engine: the export engine (None: the layout's ``[figure] engine``).
         pdf_standard: a PDF/A profile or PDF version, or None.
@@ -429,11 +429,7 @@ def check_outputs(formats: tuple[str, ...], dpi: float) -> None:
     Raises:
         ComposerError: names the bad format and the valid ones, or the bad dpi.
     """
-    if isinstance(formats, str):  # ("svg") is "svg": a string is a sequence of letters
-        raise ComposerError(f"formats is a tuple of format names, e.g. ({formats!r},), not the string {formats!r}")
-    bad = [f for f in formats if f not in ALL_FORMATS]
-    if bad or not formats:
-        raise ComposerError(f"unknown format {bad[0] if bad else ''!r}; valid formats are {', '.join(ALL_FORMATS)}")
+    outputs.check_formats(formats)
     check_dpi(dpi)
 
 
@@ -627,11 +623,11 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
             if wrote_all and opts.cache and opts.store:
                 _store(read, panel_cache, texts, hits, fresh)  # after the outputs: a failed write leaves the caches
         lap("write")
-    outputs = {kind: out_dir / f"{source.name}.{kind}" for kind in ALL_FORMATS if kind in opts.formats}
+    paths = {kind: out_dir / file for kind, file in outputs.files(source.name, opts.formats).items()}
     if opts.debug:
-        outputs.update({"debug-svg": out_dir / f"{source.name}.debug.svg",
-                        "debug-png": out_dir / f"{source.name}.debug.png"})
-    return _Built(dataclasses.replace(result, outputs=outputs, written=tuple(written)), made)
+        paths.update({"debug-svg": out_dir / f"{source.name}.debug.svg",
+                      "debug-png": out_dir / f"{source.name}.debug.png"})
+    return _Built(dataclasses.replace(result, outputs=paths, written=tuple(written)), made)
 
 
 @dataclass(frozen=True)
@@ -703,7 +699,7 @@ def _read(source: _Source, out_dir: Path, opts: BuildOptions) -> _Read:
     chosen_by = (None, None) if opts.engine else (source.file, "figure.engine")
     engine = opts.engine or figure.spec.engine
     kinds = [*opts.formats, *(["png"] if opts.debug else [])]
-    if opts.write or any(kind != "svg" for kind in kinds):  # a missing engine is said before any panel is drawn
+    if opts.write or any(kind != outputs.CANVAS for kind in kinds):  # a missing engine: said before any drawing
         check_engine(engine, kinds, opts.pdf_standard, file=chosen_by[0], key=chosen_by[1])
     sources, digests = input_digests(project, figure)
     if source.layout_path is not None:
@@ -862,15 +858,17 @@ def _compose(read: _Read, rendered: Mapping[str, RenderedPanel], opts: BuildOpti
     extra: dict[str, bytes] = {}
     if opts.debug or opts.check:
         geometry = figure_geometry(inputs, rendered, typeset)
+        labels = panel_label_boxes(inputs, geometry)
     if opts.check:
         # what matplotlib substituted while drawing, carried by each panel (from its worker or the cache)
         substituted = {f"panel {n}\t{font}": message for n, panel in rendered.items()
                        for font, message in panel.substituted.items()}
-        report = lint(inputs.figure, geometry, svg, file=inputs.file, substituted=substituted)
+        report = lint(inputs.figure, geometry, svg, file=inputs.file, substituted=substituted,
+                      elements=figure_elements(inputs.figure, geometry, labels))
     if opts.debug and opts.write:
         from composer.stages.overlay import overlay
 
-        extra["debug.svg"] = overlay(inputs.figure, geometry, svg, panel_label_boxes(inputs, geometry))
+        extra["debug.svg"] = overlay(inputs.figure, geometry, svg, labels)
         extra["debug.png"] = _export(extra["debug.svg"], ["png"], read, opts, title="")["png"]
     return svg, report, extra
 
@@ -888,10 +886,10 @@ def _panel_files(read: _Read, svg: bytes, out_dir: Path, opts: BuildOptions) -> 
     files: dict[Path, bytes] = {}
     docs = panel_documents(svg, list(read.inputs.figure.panels), read.boxes, source=read.inputs.file)
     for panel, doc in docs.items():
-        made = _export(doc, [k for k in opts.formats if k != "svg"], read, opts, title=f"{name} {panel}")
-        if "svg" in opts.formats:
-            made["svg"] = doc
-        files.update({out_dir / name / f"{panel}.{kind}": made[kind] for kind in opts.formats})
+        made = _export(doc, [k for k in opts.formats if k != outputs.CANVAS], read, opts, title=f"{name} {panel}")
+        if outputs.CANVAS in opts.formats:
+            made[outputs.CANVAS] = doc
+        files.update({out_dir / name / file: made[kind] for kind, file in outputs.files(panel, opts.formats).items()})
     return files
 
 
@@ -916,15 +914,17 @@ def _export_outputs(read: _Read, svg: bytes, extra: Mapping[str, bytes], out_dir
     svg_digest = manifest.bytes_digest(svg)
     old = (read.previous or {}).get("outputs", {})
     records: dict[str, dict[str, Any]] = {}
-    if "svg" in opts.formats:
-        records["svg"] = {"file": f"{name}.svg", "sha256": svg_digest}
+    names = outputs.files(name, opts.formats)  # format -> NAME.SUFFIX, in the table's order
+    if outputs.CANVAS in names:
+        records[outputs.CANVAS] = {"file": names[outputs.CANVAS], "sha256": svg_digest}
     exports = []
-    for kind in ALL_FORMATS[1:]:
-        if kind not in opts.formats:
+    for kind, file in names.items():
+        if kind == outputs.CANVAS:
             continue
-        record = {"file": f"{name}.{kind}", "svg_sha256": svg_digest, "engine": engine_for(kind, read.engine),
-                  **({"dpi": float(opts.dpi)} if kind in ("png", "tiff") else {}),
-                  **({"pdf_standard": opts.pdf_standard} if kind == "pdf" and opts.pdf_standard else {})}
+        uses = outputs.FORMATS[kind].options  # the options its bytes depend on
+        record = {"file": file, "svg_sha256": svg_digest, "engine": outputs.engine_for(kind, read.engine),
+                  **({"dpi": float(opts.dpi)} if "dpi" in uses else {}),
+                  **({"pdf_standard": opts.pdf_standard} if "pdf_standard" in uses and opts.pdf_standard else {})}
         prev = old.get(kind, {})
         if ({k: v for k, v in prev.items() if k != "sha256"} == record and prev.get("sha256")
                 and manifest.file_digest(out_dir / record["file"]) == prev["sha256"]):
@@ -932,23 +932,23 @@ def _export_outputs(read: _Read, svg: bytes, extra: Mapping[str, bytes], out_dir
         else:
             exports.append(kind)
             records[kind] = record
-    early = opts.write and opts.svg_first and "svg" in opts.formats and bool(exports) and \
-        manifest.file_digest(out_dir / f"{name}.svg") != svg_digest
+    early = opts.write and opts.svg_first and outputs.CANVAS in names and bool(exports) and \
+        manifest.file_digest(out_dir / names[outputs.CANVAS]) != svg_digest
     if early:
         with deferred_interrupt():  # Ctrl-C: all of these or none
-            write_files_atomically({**files, out_dir / f"{name}.svg": svg})  # the SVG now, PDF and PNG after
+            write_files_atomically({**files, out_dir / names[outputs.CANVAS]: svg})  # the SVG now, PDF and PNG after
         files = {}
     if exports:
         progress.stage(f"exporting {', '.join(exports)}")
     made = _export(svg, exports, read, opts, title=name)
-    if "svg" in opts.formats:
-        made["svg"] = svg
-    written = ["svg"] if early else []
-    for kind in ALL_FORMATS:
-        if kind not in made or (early and kind == "svg"):
+    if outputs.CANVAS in names:
+        made[outputs.CANVAS] = svg
+    written = [outputs.CANVAS] if early else []
+    for kind, file in names.items():
+        if kind not in made or (early and kind == outputs.CANVAS):
             continue
         records[kind]["sha256"] = manifest.bytes_digest(made[kind])
-        path = out_dir / f"{name}.{kind}"
+        path = out_dir / file
         if not opts.cache or manifest.file_digest(path) != records[kind]["sha256"]:
             files[path] = made[kind]
             written.append(kind)
@@ -993,7 +993,7 @@ def _write(read: _Read, out_dir: Path, opts: BuildOptions, files: dict[Path, byt
         files[manifest_file] = manifest.dumps(manifest_contents(
             source.project, read.inputs.figure, recorded, read.digests, records, read.keys, group_seconds,
             read.last_seconds, issued, _opened_files(read, out_dir, rendered)))
-    write_files_atomically(files, stale=tuple(f"{source.name}.{kind}" for kind in ALL_FORMATS))  # unchanged ones' too
+    write_files_atomically(files, stale=tuple(outputs.files(source.name).values()))  # unchanged ones' too
     if manifest_file is not None and not consistent and manifest_file.exists():
         manifest_file.unlink()
     return consistent

@@ -1,13 +1,25 @@
-"""Shared fixtures: the repo's projects, built once per test session."""
+"""Shared fixtures: the repo's projects, built once per test run (across xdist workers), the CLI run in
+process (``compose``), and the checks every test gets: SIGINT acts as Ctrl-C although pytest was started
+with it ignored, and no test leaves a process running."""
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import io
+import json
 import os
 import re
 import shutil
+import signal
+import subprocess
+import sys
+import tempfile
 import textwrap
+import threading
+import time
+import warnings
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -15,9 +27,51 @@ import pytest
 from lxml import etree
 
 REPO = Path(__file__).resolve().parent.parent
+_MARK = "COMPOSER_TEST_PROCESS"  # in the environment of every process a test starts: the pid of its pytest
 DEMO = REPO / "tests" / "projects" / "demo"
 FIDELITY = REPO / "tests" / "projects" / "fidelity"
 SVG_NS = {"svg": "http://www.w3.org/2000/svg", "xlink": "http://www.w3.org/1999/xlink"}
+
+
+def pytest_configure(config):
+    """SIGINT acts as Ctrl-C in this process and in every process a test starts, also when pytest was
+    started with SIGINT ignored (``nohup pytest &``, ``trap '' INT``): an ignored signal stays ignored
+    across fork and exec, so the ``compose`` a test started and stopped with SIGINT ran on, and the test
+    failed at its timeout. A handled signal is reset to its default action at exec, so Python's own
+    handler here gives every child the default back."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    os.environ[_MARK] = str(os.getpid())  # inherited by every process a test starts: found by _left_running
+
+
+def shared(tmp_path_factory, name: str, make: Callable[[Path], object]) -> Path:
+    """A folder made once per test run, for every xdist worker: ``make(folder)`` fills it the first time
+    (under a file lock, so a second worker asking meanwhile waits for it), later calls return it as made.
+    Tests read it and never change it."""
+    from filelock import FileLock
+
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # basetemp is the worker's own folder; its parent the run's
+        base = base.parent
+    folder = base / "shared" / name
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(folder) + ".lock"):
+        if not (folder / ".made").exists():
+            shutil.rmtree(folder, ignore_errors=True)  # a worker that failed half-way
+            folder.mkdir()
+            make(folder)
+            (folder / ".made").write_text("")
+    return folder
+
+
+def _outputs(folder: Path, outputs: dict[str, Path]) -> dict[str, Path]:
+    """Write (at the first build) or read ``folder/outputs.json``: format -> output file."""
+    (folder / "outputs.json").write_text(json.dumps({kind: str(path) for kind, path in outputs.items()}))
+    return outputs
+
+
+def _read_outputs(folder: Path) -> dict[str, Path]:
+    return {kind: Path(path) for kind, path in json.loads((folder / "outputs.json").read_text()).items()}
 
 
 @pytest.fixture(scope="session")
@@ -25,10 +79,12 @@ def demo_build(tmp_path_factory):
     """The demo project copied to a temp folder and built once (svg, pdf, png at 150 dpi)."""
     from composer.pipeline import build
 
-    root = tmp_path_factory.mktemp("demo") / "demo"
-    shutil.copytree(DEMO, root)
-    result = build("demo", root=root, dpi=150)
-    return root, result.outputs
+    def make(folder: Path) -> None:
+        shutil.copytree(DEMO, folder / "demo")
+        _outputs(folder, build("demo", root=folder / "demo", dpi=150).outputs)
+
+    folder = shared(tmp_path_factory, "demo", make)
+    return folder / "demo", _read_outputs(folder)
 
 
 @pytest.fixture(scope="session")
@@ -36,9 +92,10 @@ def flagship_build(tmp_path_factory):
     """The flagship volume_kv built from the repo's own layout into a temp folder (300 dpi)."""
     from composer.pipeline import build
 
-    out = tmp_path_factory.mktemp("volume_kv")
-    result = build("volume_kv", root=REPO, out=out, dpi=300)
-    return result.outputs
+    def make(folder: Path) -> None:
+        _outputs(folder, build("volume_kv", root=REPO, out=folder / "out", dpi=300).outputs)
+
+    return _read_outputs(shared(tmp_path_factory, "volume_kv", make))
 
 
 def editable(layout: str) -> str:
@@ -61,10 +118,17 @@ def fidelity_builds(tmp_path_factory, flagship_build):
     swapped), ``fidelity_smeared`` (the heatmap drawn smoothed from its 56 x 56
     pixels), ``volume_kv`` and ``volume_kv_editable`` (the flagship).
     """
+    folder = shared(tmp_path_factory, "fidelity", lambda folder: _fidelity_builds(folder, flagship_build))
+    return {name: ((folder / f"{name}.svg").read_bytes(), (folder / f"{name}.pdf").read_bytes())
+            for name in json.loads((folder / "names.json").read_text())}
+
+
+def _fidelity_builds(folder: Path, flagship_build: dict[str, Path]) -> None:
+    """Build the figures of ``fidelity_builds`` into ``folder``: NAME.svg, NAME.pdf and names.json."""
     from composer.pipeline import build
     from composer.stages.export import export
 
-    root = tmp_path_factory.mktemp("fidelity") / "fidelity"
+    root = folder / "project" / "fidelity"
     shutil.copytree(FIDELITY, root)
     layout = (root / "layouts" / "fidelity.toml").read_text()
     variants = {"fidelity_editable": editable(layout), "fidelity_glyph": swap_glyph(layout),
@@ -76,8 +140,8 @@ def fidelity_builds(tmp_path_factory, flagship_build):
         result = build(name, root=root, formats=("svg", "pdf"))
         out[name] = (result.outputs["svg"].read_bytes(), result.outputs["pdf"].read_bytes())
     out["volume_kv"] = (flagship_build["svg"].read_bytes(), flagship_build["pdf"].read_bytes())
-    flag = tmp_path_factory.mktemp("flagship_editable")  # the repo's panels and data, the layout made editable
-    (flag / "layouts").mkdir()
+    flag = folder / "flagship_editable"  # the repo's panels and data, the layout made editable
+    (flag / "layouts").mkdir(parents=True)
     (flag / "panels").symlink_to(REPO / "panels", target_is_directory=True)
     (flag / "data").symlink_to(REPO / "data", target_is_directory=True)
     (flag / "layouts" / "volume_kv.toml").write_text(editable((REPO / "layouts" / "volume_kv.toml").read_text()))
@@ -85,7 +149,10 @@ def fidelity_builds(tmp_path_factory, flagship_build):
     out["volume_kv_editable"] = (result.outputs["svg"].read_bytes(), result.outputs["pdf"].read_bytes())
     smeared = smear_heatmap(out["fidelity"][0])
     out["fidelity_smeared"] = (smeared, export(smeared, ["pdf"])["pdf"])
-    return out
+    for name, (svg, pdf) in out.items():
+        (folder / f"{name}.svg").write_bytes(svg)
+        (folder / f"{name}.pdf").write_bytes(pdf)
+    (folder / "names.json").write_text(json.dumps(list(out)))
 
 
 def smear_heatmap(svg: bytes) -> bytes:
@@ -278,3 +345,174 @@ def render_log(tmp_path, monkeypatch):
         log.write_text("")
         return names
     return renders
+
+
+# ─── the CLI in process ─────────────────────────────────────────────────────
+
+
+def python_warning_filters() -> None:
+    """The warning filters of a Python started without -W (the warnings module's docs, "Default Warning
+    Filter"), in place of pytest's."""
+    warnings.resetwarnings()
+    warnings.filterwarnings("default", category=DeprecationWarning, module="__main__")
+    for category in (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning):
+        warnings.simplefilter("ignore", category, append=True)
+
+
+class ComposeTimeout(BaseException):
+    """:func:`run_compose` ran past its ``timeout_s`` (a BaseException: no ``except Exception`` in composer
+    takes it for an error of its own)."""
+
+
+def run_compose(argv: list[str], *, cwd: Path | str | None = None, env: dict[str, str | None] | None = None,
+                merged: bool = False, timeout_s: float = 300) -> subprocess.CompletedProcess:
+    """``compose ARGV`` run in this process, as a fresh ``compose`` process would run (its entry point,
+    ``composer.cli.main.main``), at a fifth of the time: returns a ``CompletedProcess`` with the exit
+    status and what it wrote to stdout and stderr (text), at the file-descriptor level too (the panels'
+    workers and their children write there). ``merged``: stderr into stdout, in the order written, as a
+    terminal (or ``stderr=subprocess.STDOUT``) shows them. ``cwd`` and ``env`` (variables added to the
+    environment; None removes one) hold for the run only. A usage error or ``--help`` (SystemExit) is
+    its exit status, as in a process. Past ``timeout_s`` (a hang guard, as ``subprocess.run``'s timeout;
+    SIGALRM, main thread only) it raises :class:`ComposeTimeout`. The behaviours a fresh process alone
+    shows (signals, kills, ``python -m composer``) are tested with one (the ``e2e`` tests)."""
+    from composer.cli.main import main
+
+    argv = [str(arg) for arg in argv]
+    out_file = tempfile.TemporaryFile()
+    err_file = out_file if merged else tempfile.TemporaryFile()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved_fds = os.dup(1), os.dup(2)
+    saved_streams = sys.stdout, sys.stderr
+    saved_sigint = signal.getsignal(signal.SIGINT)
+    saved_cwd = os.getcwd()
+    saved_env = {key: os.environ.get(key) for key in env or {}}
+    alarm = threading.current_thread() is threading.main_thread()
+    if alarm:
+        def too_long(signum, frame):
+            raise ComposeTimeout(f"compose {' '.join(argv)} still ran after {timeout_s:g} s")
+        saved_alarm = signal.signal(signal.SIGALRM, too_long)
+        signal.setitimer(signal.ITIMER_REAL, timeout_s)
+    try:
+        for key, value in (env or {}).items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        if cwd is not None:
+            os.chdir(cwd)
+        os.dup2(out_file.fileno(), 1)
+        os.dup2(err_file.fileno(), 2)
+        sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", write_through=True)
+        sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8",
+                                      errors="backslashreplace", write_through=True)
+        try:
+            with warnings.catch_warnings():
+                python_warning_filters()  # pytest's own show what Python ignores
+                status = main(argv)
+        except SystemExit as exc:  # argparse: a usage error, --help, --version
+            if exc.code is None or isinstance(exc.code, int):
+                status = exc.code or 0
+            else:
+                print(exc.code, file=sys.stderr)
+                status = 1
+    finally:
+        if alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, saved_alarm)
+        with contextlib.suppress(ValueError, OSError):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        sys.stdout, sys.stderr = saved_streams
+        os.dup2(saved_fds[0], 1)
+        os.dup2(saved_fds[1], 2)
+        for fd in saved_fds:
+            os.close(fd)
+        os.chdir(saved_cwd)
+        for key, value in saved_env.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        signal.signal(signal.SIGINT, saved_sigint)  # a Ctrl-C handled by compose ignores the next one
+    texts = []
+    for file in dict.fromkeys((out_file, err_file)):  # one file when merged
+        file.seek(0)
+        texts.append(file.read().decode("utf-8", "backslashreplace"))
+        file.close()
+    return subprocess.CompletedProcess(["compose", *argv], status, texts[0], texts[-1] if not merged else "")
+
+
+@pytest.fixture
+def cli() -> Callable[..., subprocess.CompletedProcess]:
+    """:func:`run_compose`: ``cli(["demo", "--root", root])`` -> CompletedProcess(returncode, stdout,
+    stderr)."""
+    return run_compose
+
+
+# ─── no test leaves a process running ───────────────────────────────────────
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every process below ``pid`` (Linux: /proc/PID/task/*/children)."""
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        with contextlib.suppress(OSError):
+            for child in (task / "children").read_text().split():
+                found |= {int(child), *_descendants(int(child))}
+    return found
+
+
+def _last_pid() -> int:
+    """The pid Linux gave last (the fifth field of /proc/loadavg)."""
+    with open("/proc/loadavg") as loadavg:
+        return int(loadavg.read().split()[4])
+
+
+def _left_running(since_pid: int, before: set[int]) -> dict[int, str]:
+    """The processes this test started that still run (zombies do not: they run nothing): this process's
+    descendants, and processes given a pid since ``since_pid`` with this pytest's mark in their
+    environment (a process that detached, ``setsid`` or a double fork, is no descendant any more)."""
+    me = os.getpid()
+    candidates = _descendants(me)
+    last = _last_pid()
+    mark = f"{_MARK}={me}".encode()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        pid = int(entry)
+        new = since_pid < pid <= last if since_pid <= last else (pid > since_pid or pid <= last)
+        if new and pid not in candidates and pid != me:
+            with contextlib.suppress(OSError):
+                with open(f"/proc/{pid}/environ", "rb") as environ:
+                    if mark in environ.read().split(b"\0"):
+                        candidates.add(pid)
+    left = {}
+    for pid in candidates - before:
+        with contextlib.suppress(OSError):
+            with open(f"/proc/{pid}/stat") as stat:
+                if stat.read().split(") ", 1)[1][0] == "Z":
+                    continue
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                left[pid] = cmdline.read().replace(b"\0", b" ").decode("utf-8", "replace").strip()
+    return left
+
+
+@pytest.fixture(autouse=True)
+def _no_process_left() -> Iterator[None]:
+    """A test that leaves a process running fails (at its teardown) naming it, and the process is
+    killed. A process being stopped is given 10 s to end."""
+    since = _last_pid()
+    before = _descendants(os.getpid())
+    yield
+    left = _left_running(since, before)
+    deadline = time.monotonic() + 10
+    while left and time.monotonic() < deadline:
+        time.sleep(0.05)
+        left = _left_running(since, before)
+    if left:
+        for pid in left:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        pytest.fail("the test left processes running (now killed): "
+                    + "; ".join(f"{pid} {command[:120]}" for pid, command in sorted(left.items())), pytrace=False)

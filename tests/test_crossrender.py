@@ -24,6 +24,7 @@ import pytest
 import crossrender as cr
 from conftest import FIDELITY
 
+pytestmark = pytest.mark.e2e  # a real browser (Chromium) beside composer and pdfium: run once in CI (.ci/run)
 needs_chromium = pytest.mark.skipif(cr.chromium() is None,
                                     reason="chromium is not installed (.ci/run installs it: apt-get install chromium)")
 RENDERERS = ("composer", "chromium", "pdfium")

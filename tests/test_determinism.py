@@ -14,6 +14,7 @@ import pytest
 from conftest import DEMO
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("engine", ["resvg", "cairosvg"])
 def test_fresh_processes_give_identical_svg_pdf_png(tmp_path, engine):
     """Two processes with other hash seeds, time zones and clocks: the same bytes, the PDF dated 2000-01-01."""

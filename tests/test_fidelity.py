@@ -6,14 +6,13 @@ import io
 import re
 import shutil
 import subprocess
-import sys
 
 import numpy as np
 import pytest
 from lxml import etree
 
 from composer.errors import ComposerWarning, LayoutError
-from conftest import FIDELITY, SVG_NS, editable, font_file, ids_and_refs
+from conftest import FIDELITY, SVG_NS, editable, font_file, ids_and_refs, run_compose
 
 INKSCAPE = "http://www.inkscape.org/namespaces/inkscape"
 XML_SPACE = "{http://www.w3.org/XML/1998/namespace}space"
@@ -225,8 +224,7 @@ def test_imported_svg_font_swap_is_a_warning(tmp_path):
                                              + re.escape(repr(substitute))):
         _build(root)
     # a separate output folder: the folder above is up to date, and an up-to-date build renders nothing
-    cli = subprocess.run([sys.executable, "-m", "composer.cli", "fig", "--root", str(root), "--format", "svg",
-                          "--out", str(tmp_path / "cli-out")], capture_output=True, text=True)
+    cli = run_compose(["fig", "--root", root, "--format", "svg", "--out", tmp_path / "cli-out"])
     assert cli.returncode == 0
     warning_lines = [line for line in cli.stderr.splitlines() if line.startswith("compose: warning: ")]
     assert len(warning_lines) == 1 and "Helvetica Neue Imaginary" in warning_lines[0]

@@ -40,9 +40,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
-from composer import __version__
 from composer.errors import ComposerError, ComposerWarning
+from composer.kinds import outputs
 from composer.sandbox.isolate import check_jobs, check_timeout
+from composer.version import __version__
 
 
 class _Parser(argparse.ArgumentParser):
@@ -63,16 +64,18 @@ def _jobs(parser: argparse.ArgumentParser) -> None:
 
 def _outputs(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default=None, help="output folder (default: ROOT/build)")
-    parser.add_argument("--format", default="svg,pdf,png",
-                        help="comma-separated output formats: svg, pdf, png, tiff (LZW, at --dpi), eps "
-                             "(default: svg,pdf,png)")
+    parser.add_argument("--format", default=",".join(outputs.DEFAULT_FORMATS),
+                        help="comma-separated output formats: "
+                             + ", ".join(f"{f.name} ({f.doc})" for f in outputs.FORMATS)
+                             + f" (default: {','.join(outputs.DEFAULT_FORMATS)})")
     parser.add_argument("--dpi", type=float, default=300.0,
                         help="PNG and TIFF resolution in dots per inch (default: 300)")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                         help="stop a panel function or an export that runs longer than this (default: 120)")
-    parser.add_argument("--engine", default=None, choices=("resvg", "cairosvg"),
+    parser.add_argument("--engine", default=None, choices=outputs.engine_names(),
                         help="the engine that draws PDF and PNG (default: the layout's [figure] engine, else "
-                             "resvg); cairosvg needs the cairosvg package and the cairo library")
+                             f"{outputs.DEFAULT_ENGINE}): "
+                             + "; ".join(f"{e.name}: {e.doc}" for e in outputs.ENGINES))
     parser.add_argument("--pdf-standard", default=None, metavar="STANDARD",
                         help="write the PDF to a standard: a-2b, a-3b, a-4 (PDF/A), 1.7, 2.0... (resvg engine)")
 
@@ -226,7 +229,7 @@ def _build_one(args: argparse.Namespace, formats: tuple[str, ...]) -> int:
     its error line on stderr; then what its panels printed. Returns the exit status."""
     started = time.perf_counter()
     if (not args.no_cache and not args.check and not args.debug and not args.panels and formats
-            and set(formats) <= {"svg", "pdf", "png", "tiff", "eps"} and args.dpi > 0):
+            and set(formats) <= set(outputs.format_names()) and args.dpi > 0):
         # the no-op path: standard library only, no layout parsing (see composer.incremental.manifest)
         from composer.incremental.manifest import fresh_outputs, options, recorded_warnings
 
@@ -429,7 +432,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     what = (f"{len(names)} figure{'s' * (len(names) != 1)}") if args.all else args.name
     formats = _formats(args.format)
-    formats = formats if "svg" in formats else ("svg", *formats)  # the page shows the SVG
+    formats = formats if outputs.CANVAS in formats else (outputs.CANVAS, *formats)  # the page shows the SVG
     options = Options(formats=formats, dpi=args.dpi, jobs=args.jobs, timeout_s=_timeout(args),
                       engine=args.engine, pdf_standard=args.pdf_standard)
     try:

@@ -22,8 +22,17 @@ After each successful build that changed something, the builder composes the fig
 the overlay and the check (:meth:`Builder._check`: panels from the panel cache, warnings not
 repeated, the outputs and the build manifest untouched): that writes ``STATE/NAME/NAME.debug.svg``
 (the overlay the page can show, as ``compose NAME --debug`` draws it) and gives the findings of
-``compose check``, each with the boxes of the elements it names, read from the overlay
-(:func:`overlay_boxes`, :func:`finding_boxes`).
+``compose check`` as data (:meth:`composer.lint.rules.Finding.as_dict`), each with the elements it
+concerns: their names and their boxes in canvas pt, from the figure's geometry
+(:mod:`composer.stages.named`), never read back from the overlay's drawing.
+
+The state of a figure, as the page receives it (``/events``, ``/state.json``: ``{"figures": {NAME:
+STATE}}``): ``name``, ``builds`` (a counter), ``building``, ``error`` (the one line of a failed build,
+else null), ``summary`` (the CLI's line), ``svg`` and ``debug`` (tokens that change with each file,
+null before it exists), ``width_pt``, ``height_pt`` and ``viewbox`` (of the SVG), ``findings`` (null
+until checked: a list of ``{"rule", "level", "element" (the subject as text), "elements": [{"name",
+"key", "kind", "box_pt": [x, y, width, height] or null}], "problem", "measured", "limit", "unit"}``),
+``findings_error`` (why the check failed, else null) and ``notes``.
 
 Routes: ``/`` (the figure's page; with ``--all`` an index of every figure), ``/NAME/`` (a figure's
 page), ``/NAME.svg`` (the file in the output folder) and ``/NAME.debug.svg`` (the overlay),
@@ -39,7 +48,6 @@ import fcntl
 import hashlib
 import json
 import os
-import re
 import shutil
 import signal
 import sys
@@ -59,7 +67,6 @@ from urllib.parse import unquote, urlsplit
 from composer.errors import ComposerError, ComposerWarning
 from composer.progress import Progress
 from composer.sandbox.isolate import fork
-from composer.units import PT_PER_UNIT
 
 #: the only address the preview listens on: this machine, never the network
 HOST = "127.0.0.1"
@@ -73,9 +80,6 @@ MAX_EVENT_STREAMS = 32
 #: the page (inline JS and CSS), shipped as package data (pyproject.toml [tool.setuptools.package-data])
 PAGE = "serve_page.html"
 SVG_NS = "http://www.w3.org/2000/svg"
-#: the overlay's box colours (composer.stages.overlay PANEL, TEXT, SHAPE) and its connector colour (ARROW)
-_BOX_COLOURS = ("#2563eb", "#ea580c", "#16a34a")
-_ARROW_COLOUR = "#c026d3"
 
 
 @dataclass(frozen=True)
@@ -90,101 +94,29 @@ class Options:
     pdf_standard: str | None
 
 
-# ─── the findings and where they are ─────────────────────────────────────
-
-
-def overlay_boxes(debug_svg: bytes) -> dict[str, tuple[float, float, float, float]]:
-    """The box of every named element of a debug overlay (:func:`composer.stages.overlay.overlay`).
-
-    The overlay draws each element's box as a dashed rectangle in its kind's colour (panels, texts,
-    labels and titles, shapes), in the order of :func:`composer.stages.overlay.element_boxes`, and
-    ends with the elements' names in the same order (outline text whose ``aria-label`` is the name
-    ``compose check`` uses: ``panel rgb``, ``text[2]``, ``a.label``); each connector is a dashed
-    magenta route, named ``arrow[i]`` at its middle. The boxes are in the canvas's user units (pt).
-
-    Returns:
-        name -> ``(x_pt, y_pt, width_pt, height_pt)``; ``{}`` when the document is not an overlay
-        of that shape (the page then lists findings without highlighting them).
-    """
-    from lxml import etree
-
-    from composer.svg.io import parse_svg
-
-    try:
-        root = parse_svg(debug_svg, source="debug overlay")
-    except ComposerError:
-        return {}
-    layer = root.find(f"{{{SVG_NS}}}g[@id='debug-overlay']")
-    if layer is None:
-        return {}
-    rects, routes, names = [], [], []
-    for el in layer:
-        tag = etree.QName(el).localname
-        if (tag == "rect" and el.get("stroke") in _BOX_COLOURS and el.get("fill") == "none"
-                and el.get("stroke-dasharray")):
-            rects.append(tuple(float(el.get(k, "0")) for k in ("x", "y", "width", "height")))
-        elif tag == "path" and el.get("stroke") == _ARROW_COLOUR and el.get("fill") == "none":
-            numbers = [float(v) for v in re.findall(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", el.get("d", ""))]
-            xs, ys = numbers[0::2], numbers[1::2]
-            if xs and ys:
-                routes.append((min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys)))
-        if el.get("aria-label") is not None:
-            names.append(el.get("aria-label"))
-    named = names[len(names) - len(rects):] if rects else []
-    if len(named) != len(rects):
-        return {}
-    boxes: dict[str, tuple[float, float, float, float]] = dict(zip(named, rects))  # type: ignore[arg-type]
-    arrows = [n for n in names if re.fullmatch(r"arrow\[\d+\]", n)]
-    if len(arrows) == len(routes):
-        boxes.update(zip(arrows, routes))
-    return boxes
-
-
-def finding_boxes(element: str, boxes: dict[str, tuple[float, float, float, float]]
-                  ) -> list[tuple[float, float, float, float]]:
-    """The boxes of the elements a finding names, in the order named.
-
-    ``element`` is :attr:`composer.lint.rules.Finding.element`: one element or a pair joined by
-    ``" / "``, with detail after a colon (``panel rgb: 3 texts ('0.5', …)``, ``arrow[0] start``,
-    ``text title / arrow[1]``, ``#1f77b4 (panel a, text b) / ...``). Every name of ``boxes`` that
-    stands in it as a whole word, outside quoted text, is found.
-    """
-    plain = re.sub(r"'[^']*'|\"[^\"]*\"", lambda m: " " * len(m.group(0)), element)  # quoted texts name nothing
-    found: list[tuple[int, tuple[float, float, float, float]]] = []
-    for name, box in boxes.items():
-        match = re.search(rf"(?<![\w.\[#-]){re.escape(name)}(?![\w\[-])", plain)
-        if match is not None:
-            found.append((match.start(), box))
-    return [box for _, box in sorted(found, key=lambda item: item[0])]
+# ─── the size of a figure ─────────────────────────────────────────────
 
 
 def svg_size(svg_head: bytes) -> dict[str, Any] | None:
-    """Width and height (pt) and viewBox of an SVG document, from the attributes of its root element.
+    """Width and height (pt) and viewBox of an SVG document, as it is exported
+    (:func:`composer.svg.viewbox.canvas_size`: the one rule), for the page.
 
-    ``svg_head`` is the start of the document (the root's start tag must be in it). Lengths in
-    ``mm``, ``cm``, ``in``, ``pt``, ``pc``, ``px`` (CSS: 1 px = 0.75 pt) or no unit (px).
+    ``svg_head`` is the start of the document (the root's start tag must be in it).
 
     Returns:
-        ``{"width_pt", "height_pt", "viewbox": [x, y, w, h]}``, or None when they cannot be read.
+        ``{"width_pt", "height_pt", "viewbox": [x, y, w, h]}`` (the viewBox ``0 0 width height`` when the
+        root has none), or None when the size cannot be read.
     """
-    tag = re.search(rb"<svg\b[^>]*>", svg_head)
-    if tag is None:
-        return None
-    attrs = {k.decode(): v.decode() for k, v in re.findall(rb'\s([\w:-]+)\s*=\s*"([^"]*)"', tag.group(0))}
-    sizes = []
-    for key in ("width", "height"):
-        match = re.fullmatch(r"\s*([-+]?(?:\d+\.?\d*|\.\d+))\s*([a-z]*)\s*", attrs.get(key, ""))
-        unit = match.group(2) if match else ""
-        if match is None or (unit and unit not in PT_PER_UNIT and unit != "px"):
-            return None
-        sizes.append(float(match.group(1)) * (PT_PER_UNIT.get(unit, 0.75) if unit != "px" else 0.75))
+    from composer.errors import SvgError
+    from composer.svg.viewbox import canvas_size
+
     try:
-        viewbox = [float(v) for v in attrs.get("viewBox", "").replace(",", " ").split()]
-    except ValueError:
-        viewbox = []
-    if len(viewbox) != 4:
-        viewbox = [0.0, 0.0, sizes[0], sizes[1]]
-    return {"width_pt": sizes[0], "height_pt": sizes[1], "viewbox": viewbox}
+        size = canvas_size(svg_head)
+    except SvgError:
+        return None
+    box = size.view_box
+    viewbox = [0.0, 0.0, size.width_pt, size.height_pt] if box is None else [box.x, box.y, box.width, box.height]
+    return {"width_pt": size.width_pt, "height_pt": size.height_pt, "viewbox": viewbox}
 
 
 # ─── the builder: the watch loop, telling the server about each build ───────
@@ -304,16 +236,8 @@ class Builder:
             self.state.update(findings=None, findings_error=str(exc))
             return
         self.checked = True
-        try:
-            boxes = overlay_boxes((self.debug_dir / f"{self.name}.debug.svg").read_bytes())
-        except OSError:
-            boxes = {}
         report = result.report
-        findings = []
-        for finding in report.findings if report is not None else ():
-            entry = finding.as_dict()
-            entry["boxes"] = [[round(v, 3) for v in box] for box in finding_boxes(finding.element, boxes)]
-            findings.append(entry)
+        findings = [finding.as_dict() for finding in report.findings] if report is not None else []
         self.state.update(findings=findings, findings_error=None,
                           notes=list(report.notes) if report is not None else [])
 

@@ -68,6 +68,7 @@ from typing import Any
 
 from composer.errors import ComposerError
 from composer.incremental.manifest import bytes_digest, composer_fingerprint, file_digest
+from composer.kinds import outputs
 from composer.stages.guides import guides_from_json, guides_to_json
 from composer.stages.render import RenderedPanel
 
@@ -534,15 +535,16 @@ def clean(root: Path, names: Iterable[str], *, out_dir: Path | None = None, whol
     for name in names:
         recorded = load(out, name) or {}
         files |= {out / rec["file"] for rec in recorded.get("outputs", {}).values()}
-        files |= {out / f"{name}.{fmt}" for fmt in ("svg", "pdf", "png", "debug.svg", "debug.png")}
+        # the default outputs even without a manifest (others only as it records them)
+        files |= {out / file for file in (*outputs.files(name, outputs.DEFAULT_FORMATS).values(),
+                                          f"{name}.debug.svg", f"{name}.debug.png")}
         files.add(manifest_path(out, name))
         files.add(text_cache_path(root, name))
         if not whole_cache:
             files |= {store.path(p["key"]) for p in recorded.get("panels", {}).values()
                       if "key" in p and p["key"] not in shared}
         alone = out / name  # --panels
-        files |= {alone / f"{panel}.{fmt}" for panel in recorded.get("panels", {})
-                  for fmt in ("svg", "pdf", "png", "tiff", "eps")}
+        files |= {alone / file for panel in recorded.get("panels", {}) for file in outputs.files(panel).values()}
         folders.append(alone)
     doomed = sorted(path for path in files if path.is_file())
     whole = store.directory.parent  # ROOT/build/.cache: panels and text

@@ -48,6 +48,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from composer.kinds.outputs import format_names, uses_dpi  # standard library only: the table of formats
+
 #: bump when the manifest's meaning changes; an older manifest is then ignored
 #: (2: ``warnings`` added; 3: ``opened`` added).
 FORMAT = 3
@@ -85,7 +87,7 @@ def composer_fingerprint() -> str:
     manifest nor the panel cache can outlive a change of the code that made
     them.
     """
-    from composer import __version__
+    from composer.version import __version__
 
     h = hashlib.sha256(__version__.encode())
     package = Path(__file__).resolve().parent.parent  # composer/, not composer/incremental/ where this is
@@ -117,7 +119,7 @@ def options(formats: Iterable[str], dpi: float, engine: str | None = None,
     """The CLI options that change the outputs: formats (as a sorted set), PNG dpi, and the
     export engine and PDF standard when given on the command line (None: the layout's)."""
     formats = sorted(set(formats))
-    opts: dict[str, Any] = {"formats": formats, "dpi": float(dpi) if {"png", "tiff"} & set(formats) else None}
+    opts: dict[str, Any] = {"formats": formats, "dpi": float(dpi) if uses_dpi(formats) else None}
     if engine is not None:
         opts["engine"] = engine
     if pdf_standard is not None:
@@ -224,7 +226,7 @@ def stale_reason(root: str | Path, name: str, out_dir: str | Path | None,
 def recorded_outputs(out_dir: str | Path, name: str) -> dict[str, Path]:
     """format -> output path as recorded by the manifest of ``name`` in ``out_dir`` (empty without one)."""
     outputs = (load(Path(out_dir), name) or {}).get("outputs", {})
-    order = ("svg", "pdf", "png", "tiff", "eps")
+    order = format_names()
 
     def rank(fmt: str) -> tuple[bool, int, str]:
         return (fmt not in order, order.index(fmt) if fmt in order else 0, fmt)

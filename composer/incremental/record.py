@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from composer.incremental import manifest
+from composer.kinds import outputs
 from composer.layout.model import Figure
-from composer.stages.export import engine_for
 from composer.stages.inputs import Project
 from composer.text.metrics import check_font
 
@@ -30,9 +30,9 @@ def manifest_contents(project: Project, figure: Figure, opts: Mapping[str, Any],
                 "mpl_toolkits", "pyparsing", "kiwisolver")
     env_files = [getattr(sys.modules[p], "__file__", None) for p in packages if p in sys.modules]
     # the engines are imported by the export workers only: their files are found, not imported
-    engines = {engine_for(kind, opts.get("engine", figure.spec.engine))
-               for kind in opts["formats"] if kind != "svg"}
-    for package in sorted({"resvg": "typst", "cairosvg": "cairosvg"}[e] for e in engines):
+    engines = {outputs.engine_for(kind, opts.get("engine", figure.spec.engine))
+               for kind in opts["formats"] if kind != outputs.CANVAS}
+    for package in sorted({p for e in engines for p in outputs.ENGINES[e].packages}):
         spec = importlib.util.find_spec(package)
         env_files.append(spec.origin if spec is not None else None)
     fonts = {figure.spec.font, figure.spec.label.font}

@@ -20,21 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from composer.errors import LayoutError, closest, did_you_mean
+from composer.kinds.rules import RULES
 from composer.layout import presets
-from composer.layout.format import (  # noqa: F401
-    COMPASS,
-    COMPASS_WORDS,
-    HEAD_PER_WIDTH,
-    LABEL_SIZE_ABOVE_FONT_PT,
-    MAX_RATIO,
-    RELATIONS,
-    REQUIRED,
-    SHAPE_ANCHORS,
-    SHAPE_KINDS,
-    TRACK_SHARE,
-)
-from composer.layout.format import Reader as _Reader
-from composer.layout.format import Section as _Table
+from composer.layout.keys import SHAPE_ANCHORS
 from composer.layout.model import (
     AUTO_HEIGHT_PT,
     Align,
@@ -51,6 +39,19 @@ from composer.layout.model import (
     Shape,
     Text,
     TextStyle,
+)
+from composer.layout.section import REQUIRED
+from composer.layout.section import LayoutReader as _Reader
+from composer.layout.section import Section as _Table
+from composer.layout.vocabulary import (  # noqa: F401
+    COMPASS,
+    COMPASS_WORDS,
+    HEAD_PER_WIDTH,
+    LABEL_SIZE_ABOVE_FONT_PT,
+    MAX_RATIO,
+    RELATIONS,
+    SHAPE_KINDS,
+    TRACK_SHARE,
 )
 from composer.sandbox.audit import run_recorded
 from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, WorkerFailure
@@ -207,13 +208,6 @@ def layout_from_dict(raw: dict[str, Any], r: _Reader, *, name: str) -> Figure:
     return figure
 
 
-#: the rules of ``compose check`` (:data:`composer.lint.rules.RULES`, in its order; tests/layout/test_loader.py
-#: keeps the two equal): the names ``[check] ignore`` takes. Listed here because the layout layer is
-#: below lint (a build refuses a misspelt name at load, not only ``compose check``)
-CHECK_RULES = ("font-size", "line-width", "raster-ppi", "overlap", "outside-canvas", "outside-panel", "font-missing",
-               "font-substituted", "dangling-connector", "color-vision", "figure-size")
-
-
 def overlap_names(figure: Figure) -> list[str]:
     """Every name ``[check] allow_overlap`` may use, in this order: panels, guides (name, else key), texts
     and shapes (name, else ``text[i]``/``shape[i]``), ``arrow[i]``, then ``NAME.label`` and ``NAME.title``
@@ -249,10 +243,10 @@ def _check_check(r: _Reader, figure: Figure) -> None:
             raise r.err(f"check.ignore.{panel}", f"{panel!r} is not a {one}{did_you_mean(panel, named)}; "
                                                  f"{every} are {', '.join(named) or '(none)'}")
         for rule in rules:
-            if rule not in CHECK_RULES:
-                close = did_you_mean(rule, CHECK_RULES)
+            if rule not in RULES:  # the check's own table (composer.kinds.rules), below this layer
+                close = did_you_mean(rule, RULES.names())
                 raise r.err(f"check.ignore.{panel}", f"{rule!r} is not a rule of compose check{close}; "
-                                                     f"rules are {', '.join(CHECK_RULES)}")
+                                                     f"rules are {', '.join(RULES.names())}")
 
 
 def _auto_labels(r: _Reader, spec: FigureSpec, panels: tuple[Panel, ...]) -> tuple[Panel, ...]:

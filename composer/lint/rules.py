@@ -5,40 +5,15 @@ walks the canvas accumulating every transform, so every size below is the
 size on paper. It adds what only the model knows (element names, boxes,
 connector ends) from the layout and the resolved geometry.
 
-Rules (``RULES``: rule -> level); an error makes ``compose check`` exit 1:
-
-``font-size`` (error)
-    a text whose nominal size at final size is below ``min_font_pt``, in canvas
-    text and inside panels (a panel scaled to fit its box scales its text).
-``line-width`` (error)
-    a stroke thinner than ``min_line_pt`` at final size, in panels too.
-``raster-ppi`` (error)
-    an embedded raster with fewer than ``min_ppi`` pixels per inch at final size.
-``overlap`` (error)
-    text on text, a panel over a panel, a text crossing a shape's border, a
-    label over a connector; pairs listed in ``[check] allow_overlap`` are meant.
-    A text is the rectangle around its ink in its own frame, so a rotated tick
-    label is a rotated rectangle (:attr:`composer.svg.measure.TextRun.corners`),
-    tested with the separating axis theorem: neighbouring labels at 45 degrees
-    whose axis-aligned extents overlap, but whose glyphs do not, are not reported.
-``outside-canvas`` (error)
-    anything drawn past the canvas edge. The build itself warns of canvas text the edge clips
-    (:func:`clipped_text_warnings`, the same measurement).
-``outside-panel`` (warning)
-    panel text drawn outside its panel's box (shows on the canvas, where the
-    panel's own SVG would have clipped it).
-``font-missing`` (error)
-    a font the layout names is not installed (nothing can be composed then).
-``font-substituted`` (error)
-    matplotlib drew panel text in another font than the one asked for.
-``dangling-connector`` (error)
-    a connector end farther than ``END_TOLERANCE_PT`` from every element box
-    (panels, texts, shapes, legends and colorbars) and data anchor.
-``color-vision`` (warning)
-    two palette colours, distinguishable with normal colour vision, closer than
-    ``cvd_min_distance`` for a simulated colour-vision deficiency.
-``figure-size`` (error)
-    the canvas is wider or taller than the journal of the preset prints.
+The rules, their levels and what each finds are declared once, in
+:data:`composer.kinds.rules.RULES` (the loader reads the names for ``[check]
+ignore``); :data:`RULES` here is its view, rule -> level. An error makes
+``compose check`` exit 1. What is particular to each rule's measurement:
+``overlap`` takes a text as the rectangle around its ink in its own frame
+(:attr:`composer.svg.measure.TextRun.corners`), so neighbouring labels at 45
+degrees whose axis-aligned extents overlap, but whose glyphs do not, are not
+reported; ``outside-canvas`` shares its measurement with the build's warning
+of clipped canvas text (:func:`clipped_text_warnings`).
 
 Colour vision: deuteranopia, protanopia and tritanopia are simulated with the
 model of Machado, Oliveira & Fernandes (2009), "A Physiologically-based Model
@@ -69,7 +44,7 @@ import dataclasses
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
@@ -77,26 +52,17 @@ from typing import Any
 from lxml import etree
 
 from composer.errors import LayoutError, did_you_mean
+from composer.kinds.rules import LEVEL_OF
 from composer.layout.model import CheckLimits, Figure
 from composer.stages.geometry import Box, Geometry
 from composer.stages.guides import guide_id
+from composer.stages.named import Element, figure_elements
 from composer.svg.geometry import BBox, overlap, union
 from composer.svg.measure import Scene, TextRun, path_points, scene
 from composer.units import PT_PER_UNIT, amount, say, say_pair
 
-RULES: dict[str, str] = {
-    "font-size": "error",
-    "line-width": "error",
-    "raster-ppi": "error",
-    "overlap": "error",
-    "outside-canvas": "error",
-    "outside-panel": "warning",
-    "font-missing": "error",
-    "font-substituted": "error",
-    "dangling-connector": "error",
-    "color-vision": "warning",
-    "figure-size": "error",
-}
+#: rule -> level: a live view of the declarations (:data:`composer.kinds.rules.RULES`)
+RULES: Mapping[str, str] = LEVEL_OF
 
 # Tolerances are composer's choices, not journal rules:
 #: a connector end counts as touching an element within this distance (pt); ends are
@@ -115,20 +81,28 @@ _COLLECTIONS = r"(QuadMesh|PolyCollection|Poly3DCollection|PathCollection|LineCo
 CVD_TYPES = {"deuteranomaly": "deuteranopia", "protanomaly": "protanopia", "tritanomaly": "tritanopia"}
 
 
+#: a piece of a finding's subject: words, or an element (shown by its name)
+Part = str | Element
+
+
 @dataclass(frozen=True)
 class Finding:
     """One problem found.
 
     Attributes:
         rule: a key of :data:`RULES`; level: its level (``error``, ``warning``).
-        element: the element as the layout names it (``panel rgb``, ``text title``,
-            ``arrow[2]``), with detail (which texts) after a colon.
+        subject: what it is about, as words and the elements they name
+            (:class:`composer.stages.named.Element`: name, ``[check]`` key, kind and box in canvas pt),
+            in the order written: ``(<panel rgb>, ": 3 texts ('0.5', …)")``, ``(<text title>, " / ",
+            <arrow[1]>)``, ``(<arrow[0]>, " start")``, ``("#1f77b4 (", <panel a>, ") / #ff7f0e (", <panel b>,
+            ")")``; a plain string is words alone (``"canvas"``, ``"figure.font"``). :attr:`element` is
+            its text, :attr:`elements` its elements.
         problem: what is wrong, in words.
         measured, limit: the numbers compared (None when not a number), in ``unit``.
     """
 
     rule: str
-    element: str
+    subject: tuple[Part, ...] | str
     problem: str
     measured: float | None = None
     limit: float | None = None
@@ -138,11 +112,34 @@ class Finding:
     def level(self) -> str:
         return RULES[self.rule]
 
+    @property
+    def element(self) -> str:
+        """The subject as text, each element by its name (``panel rgb: 3 texts ('0.5', …)``,
+        ``text title / arrow[1]``): what the table and the JSON show."""
+        return _text(self.subject)
+
+    @property
+    def elements(self) -> tuple[Element, ...]:
+        """The elements the finding is about, each once, in the order the subject names them."""
+        parts = (self.subject,) if isinstance(self.subject, str) else self.subject
+        return tuple(dict.fromkeys(p for p in parts if isinstance(p, Element)))
+
     def as_dict(self) -> dict[str, Any]:
+        """The finding as JSON data: ``rule``, ``level``, ``element`` (:attr:`element`), ``elements``
+        (:meth:`composer.stages.named.Element.as_dict` of each: name, key, kind, ``box_pt``),
+        ``problem``, ``measured``, ``limit``, ``unit``."""
         decimals = 3 + _DECIMALS.get(self.unit, 2) - 2  # 0.001 pt or mm, 0.00001 in or cm
-        return {"rule": self.rule, "level": self.level, "element": self.element, "problem": self.problem,
+        return {"rule": self.rule, "level": self.level, "element": self.element,
+                "elements": [e.as_dict() for e in self.elements], "problem": self.problem,
                 "measured": None if self.measured is None else round(self.measured, decimals),
                 "limit": None if self.limit is None else round(self.limit, decimals), "unit": self.unit}
+
+
+def _text(subject: tuple[Part, ...] | str) -> str:
+    """A subject (:attr:`Finding.subject`) as text: its words, each element by its name."""
+    if isinstance(subject, str):
+        return subject
+    return "".join(p if isinstance(p, str) else p.name for p in subject)
 
 
 @dataclass(frozen=True)
@@ -233,31 +230,47 @@ def _quantity(value: float | None, unit: str) -> str:
 
 @dataclass(frozen=True)
 class _Names:
-    """Canvas element ids (as :func:`composer.stages.compose.compose` writes them) -> layout names."""
+    """Canvas element ids (as :func:`composer.stages.compose.compose` writes them) -> the figure's elements
+    (:func:`composer.stages.named.figure_elements`: ``elements``, by name)."""
 
     figure: Figure
+    elements: Mapping[str, Element]
 
-    def of(self, top: str) -> tuple[str, str]:
-        """``(display, key)``: ``("text title", "title")``, ``("panel rgb", "rgb")``,
-        ``("a.label", "a.label")``, a guide's group or an element inside it (``legend-0--text_3``) by its layout
-        key or name: ``("legend[0]", "legend[0]")``, ``("legend key", "key")``; unknown ids are shown as they are."""
+    def of(self, top: str) -> tuple[Element, str]:
+        """The element a canvas id belongs to, and words after its name (``""``; `` label`` for a
+        connector's label): ``text-title`` is ``text title`` (key ``title``), ``panel-rgb`` ``panel rgb``,
+        ``label-a`` ``a.label``, a guide's group or an element inside it (``legend-0--text_3``) the guide
+        (``legend[0]``, or ``legend key`` for a guide named ``key``), ``arrow-1-label`` ``arrow[1]`` and
+        `` label``; an unknown id is an element of no kind named as it is."""
         guide = self.guides().get(top.partition("--")[0])
         if guide is not None:
-            return (f"{guide.kind} {guide.name}", guide.name) if guide.name else (guide.key, guide.key)
+            return self.named(f"{guide.kind} {guide.name}" if guide.name else guide.key, guide.name or guide.key,
+                              "guide"), ""
         kind, _, rest = top.partition("-")
         if kind == "panel":
-            return f"panel {rest}", rest
+            return self.named(f"panel {rest}", rest, kind), ""
         if kind in ("text", "shape"):
             rest = re.sub(r"-text$", "", rest)
             if rest.isdigit():
-                return f"{kind}[{rest}]", f"{kind}[{rest}]"
-            return f"{kind} {rest}", rest
+                return self.named(f"{kind}[{rest}]", f"{kind}[{rest}]", kind), ""
+            return self.named(f"{kind} {rest}", rest, kind), ""
         if kind == "arrow" and rest.split("-")[0].isdigit():
             index = rest.split("-")[0]
-            return (f"arrow[{index}] label" if rest.endswith("-label") else f"arrow[{index}]"), f"arrow[{index}]"
+            return self.named(f"arrow[{index}]", f"arrow[{index}]", kind), " label" if rest.endswith("-label") else ""
         if kind in ("label", "title"):
-            return f"{rest}.{kind}", f"{rest}.{kind}"
-        return top, top
+            return self.named(f"{rest}.{kind}", f"{rest}.{kind}", kind), ""
+        return self.named(top, top, ""), ""
+
+    def named(self, name: str, key: str | None = None, kind: str = "") -> Element:
+        """The element of the figure called ``name`` (``panel rgb``, ``arrow[0]``); one that is not
+        (an id the layout does not name) is an element without a box, ``key`` (else ``name``) and ``kind``."""
+        found = self.elements.get(name)
+        return found if found is not None else Element(name, name if key is None else key, kind)
+
+    def display(self, top: str) -> str:
+        """The name of the element of a canvas id as the check shows it (``arrow[1] label``)."""
+        element, words = self.of(top)
+        return element.name + words
 
     def guides(self) -> dict[str, Any]:
         """A guide's canvas id (:func:`composer.stages.guides.guide_id`) -> the guide."""
@@ -367,7 +380,8 @@ class _Context:
     def add(self, *args: Any, **kwargs: Any) -> None:
         self.findings.append(Finding(*args, **kwargs))
 
-    def add_length(self, rule: str, element: str, problem: str, measured_pt: float, limit_pt: float) -> None:
+    def add_length(self, rule: str, element: tuple[Part, ...] | str, problem: str, measured_pt: float,
+                   limit_pt: float) -> None:
         """A finding about a length the engine derived (an overlap, a distance), given in pt and
         reported in the layout's unit (:attr:`composer.layout.model.FigureSpec.unit`), as the
         layout's errors are; font sizes and line widths stay in pt, their unit by convention."""
@@ -378,20 +392,26 @@ class _Context:
         return frozenset((a, b)) in self.allowed
 
 
-def _describe_run(ctx: _Context, run: TextRun) -> tuple[str, str]:
-    """(display, allow key) of a text: ``panel rgb: text '0.5'`` or ``text title``."""
+def _describe_run(ctx: _Context, run: TextRun) -> tuple[tuple[Part, ...], str]:
+    """(subject, allow key) of a text: ``(<panel rgb>, ": text '0.5'")`` or ``(<text title>,)``
+    (:attr:`Finding.subject`)."""
     return _describe(ctx.names, run)
 
 
-def _describe(names: _Names, run: TextRun) -> tuple[str, str]:
+def _describe(names: _Names, run: TextRun) -> tuple[tuple[Part, ...], str]:
     """:func:`_describe_run` with the names alone."""
-    display, key = names.of(run.top)
+    element, _ = names.of(run.top)
     if run.top.startswith("panel-") or run.top in names.guides():
-        return f"{display}: text {_short(run.text)!r}", key
+        return (element, f": text {_short(run.text)!r}"), element.key
     if run.element.endswith("-text") and run.top.startswith("shape-"):
-        return f"{display} (its text)", key
-    display, key = names.of(run.element)
-    return display, key
+        return (element, " (its text)"), element.key
+    element, words = names.of(run.element)
+    return _parts(element, words), element.key
+
+
+def _parts(element: Element, words: str = "") -> tuple[Part, ...]:
+    """A subject: ``element``, then ``words`` if any."""
+    return (element, words) if words else (element,)
 
 
 def _short(text: str, n: int = 24) -> str:
@@ -408,16 +428,17 @@ def _font_sizes(ctx: _Context) -> None:
         if run.top.startswith("panel-") or run.top in ctx.names.guides():  # a panel's or a guide's: one finding
             per_panel.setdefault(run.top, []).append(run)
         else:
-            display, _ = _describe_run(ctx, run)
-            ctx.add("font-size", f"{display}: {_short(run.text)!r}", "text smaller than the minimum size at print",
+            subject, _ = _describe_run(ctx, run)
+            ctx.add("font-size", (*subject, f": {_short(run.text)!r}"), "text smaller than the minimum size at print",
                     run.size_pt, limit, "pt")
     for top, runs in per_panel.items():
-        display, name = ctx.names.of(top)
+        element, words = ctx.names.of(top)
+        name = element.key
         smallest = min(r.size_pt for r in runs)
         texts = ", ".join(repr(_short(r.text, 12)) for r in runs[:4]) + (", …" if len(runs) > 4 else "")
         scale = ctx.scene.panel_scale.get(name, 1.0)
         how = f" (the panel is scaled x{scale:.2f} to fit its box)" if abs(scale - 1.0) > 1e-3 else ""
-        ctx.add("font-size", f"{display}: {len(runs)} text{'s' * (len(runs) > 1)} ({texts})",
+        ctx.add("font-size", (*_parts(element, words), f": {len(runs)} text{'s' * (len(runs) > 1)} ({texts})"),
                 f"text smaller than the minimum size at print{how}", smallest, limit, "pt")
 
 
@@ -428,9 +449,9 @@ def _line_widths(ctx: _Context) -> None:
         if stroke.width_pt < limit - 1e-6:
             thin.setdefault(stroke.top, []).append(stroke.width_pt)
     for top, widths in thin.items():
-        display, _ = ctx.names.of(top)
-        count = f"{len(widths)} line{'s' * (len(widths) > 1)}" if top.startswith("panel-") else "line"
-        ctx.add("line-width", f"{display}: {count}" if top.startswith("panel-") else display,
+        subject = _parts(*ctx.names.of(top))
+        count = f"{len(widths)} line{'s' * (len(widths) > 1)}"
+        ctx.add("line-width", (*subject, f": {count}") if top.startswith("panel-") else subject,
                 "line thinner than the minimum width at print", min(widths), limit, "pt")
 
 
@@ -441,9 +462,8 @@ def _rasters(ctx: _Context) -> None:
             continue
         ppi = r.ppi
         if ppi < limit - 1e-6:
-            display, _ = ctx.names.of(r.top)
-            ctx.add("raster-ppi", f"{display}: image {r.width_px}x{r.height_px} px printed "
-                                  f"{say_pair(r.width_pt, r.height_pt, ctx.figure.spec.unit)}",
+            ctx.add("raster-ppi", (*_parts(*ctx.names.of(r.top)), f": image {r.width_px}x{r.height_px} px printed "
+                                   f"{say_pair(r.width_pt, r.height_pt, ctx.figure.spec.unit)}"),
                     "raster resolution below the minimum", ppi, limit, "ppi")
 
 
@@ -483,13 +503,14 @@ def _overlaps(ctx: _Context) -> None:
         if w > tol and h > tol:  # the ink extents meet: are the oriented rectangles apart?
             depth = _penetration(quads[id(a)], quads[id(b)])
             if depth > tol:
-                ctx.add_length("overlap", f"{da} / {db}", "text overlaps text", depth, tol)
+                ctx.add_length("overlap", (*da, " / ", *db), "text overlaps text", depth, tol)
     # panel over panel
     panels = [(p.name, _box(ctx.geometry.panels[p.name]), p.overlap) for p in ctx.figure.panels]
     for (na, ba, oa), (nb, bb, ob) in combinations(panels, 2):
         w, h = overlap(ba, bb)
         if w > 0.01 and h > 0.01 and not (oa or ob) and not ctx.allowed_pair(na, nb):  # overlap = true: an inset
-            ctx.add_length("overlap", f"panel {na} / panel {nb}", "panel boxes overlap", min(w, h), 0.0)
+            ctx.add_length("overlap", (ctx.names.named(f"panel {na}"), " / ", ctx.names.named(f"panel {nb}")),
+                           "panel boxes overlap", min(w, h), 0.0)
     # text crossing a shape's border
     for i, shape in enumerate(ctx.figure.shapes):
         key = shape.name or f"shape[{i}]"
@@ -504,8 +525,9 @@ def _overlaps(ctx: _Context) -> None:
             if w > tol and h > tol and not _inside(run.bbox, box, tol):
                 depth = _penetration(quads[id(run)], _corners(box))
                 if depth > tol:
-                    ctx.add_length("overlap", f"{display} / {'shape ' + shape.name if shape.name else key}",
-                                   "text crosses the border of a shape", depth, tol)
+                    shown = ctx.names.named(f"shape {shape.name}" if shape.name else key)
+                    ctx.add_length("overlap", (*display, " / ", shown), "text crosses the border of a shape", depth,
+                                   tol)
     # label over a connector
     for i, (parts, width) in ctx.arrows.items():
         akey = f"arrow[{i}]"
@@ -513,7 +535,7 @@ def _overlaps(ctx: _Context) -> None:
             if tkey == akey or ctx.allowed_pair(akey, tkey):
                 continue  # its own label sits beside it by design
             if _drawn_on(quads[id(run)], parts, width):
-                ctx.add("overlap", f"{display} / {akey}", "text lies on a connector", None, None)
+                ctx.add("overlap", (*display, " / ", ctx.names.named(akey)), "text lies on a connector", None, None)
 
 
 def _drawn_on(quad: list[Point], parts: list[tuple[list[Point], bool]], width_pt: float) -> bool:
@@ -536,20 +558,22 @@ def _lines_on_canvas_text(ctx: _Context) -> None:
     """``overlap``: a canvas text (a text, a panel label or title, a connector's or a shape's label)
     crossed by its own connector, or by a line, brace or bracket shape (stroke width included;
     a label over another connector is the connector rule of :func:`_overlaps`)."""
+    arrows = {f"arrow[{i}]": i for i in ctx.arrows}
     for run in ctx.scene.texts:
         if run.top.startswith("panel-") or run.bbox[0] > run.bbox[2]:
             continue
         display, key = _describe_run(ctx, run)
         quad = run.corners
-        own = re.fullmatch(r"arrow\[(\d+)\]", key)
-        if own and int(own.group(1)) in ctx.arrows:
-            parts, width = ctx.arrows[int(own.group(1))]
+        own = arrows.get(key)  # a connector's label
+        if own is not None:
+            parts, width = ctx.arrows[own]
             if _drawn_on(quad, parts, width):
-                ctx.add("overlap", f"{display} / {key}", "text is crossed by its own connector", None, None)
+                ctx.add("overlap", (*display, " / ", ctx.names.named(key)), "text is crossed by its own connector",
+                        None, None)
         for skey, (parts, width) in ctx.lines.items():
             if skey != key and not ctx.allowed_pair(skey, key) and _drawn_on(quad, parts, width):
                 shown = skey if skey.startswith("shape[") else f"shape {skey}"
-                ctx.add("overlap", f"{display} / {shown}", "text is crossed by a line", None, None)
+                ctx.add("overlap", (*display, " / ", ctx.names.named(shown)), "text is crossed by a line", None, None)
 
 
 def _line_shapes(figure: Figure, svg: bytes) -> dict[str, tuple[list[tuple[list[Point], bool]], float]]:
@@ -581,8 +605,9 @@ def _past_edge(box: BBox, canvas: BBox) -> tuple[str, float]:
     return side, beyond[side]
 
 
-def _clipped_canvas_texts(names: _Names, texts: list[TextRun], canvas: BBox) -> list[tuple[str, str, float, str]]:
-    """``(display, edge, by_pt, top)`` of every canvas text (not a panel's) whose ink reaches more than
+def _clipped_canvas_texts(names: _Names, texts: list[TextRun], canvas: BBox
+                          ) -> list[tuple[tuple[Part, ...], str, float, str]]:
+    """``(subject, edge, by_pt, top)`` of every canvas text (not a panel's) whose ink reaches more than
     :data:`EDGE_TOLERANCE_PT` past ``canvas``: what ``outside-canvas`` reports of texts and what the
     build warns about (:func:`clipped_text_warnings`)."""
     found = []
@@ -621,11 +646,11 @@ def clipped_text_warnings(figure: Figure, svg: bytes) -> list[str]:
     measured = scene(etree.tostring(root))
     canvas = (0.0, 0.0, measured.width_pt, measured.height_pt)
     unit = figure.spec.unit
-    names = _Names(figure)
+    names = _Names(figure, {})
     guides = names.guides()
     worst: dict[tuple[str, str], float] = {}  # a guide's texts as one element: its name, each edge once
-    for display, side, by_pt, top in _clipped_canvas_texts(names, measured.texts, canvas):
-        name = names.of(top)[0] if top in guides else display
+    for subject, side, by_pt, top in _clipped_canvas_texts(names, measured.texts, canvas):
+        name = names.display(top) if top in guides else _text(subject)
         worst[name, side] = max(by_pt, worst.get((name, side), 0.0))
     return [f"{name}: {say(by_pt, unit)} past the {side} edge of the canvas, clipped"
             for (name, side), by_pt in worst.items()]
@@ -668,7 +693,7 @@ def _outside(ctx: _Context) -> None:
     canvas = (0.0, 0.0, ctx.scene.width_pt, ctx.scene.height_pt)
     tol = EDGE_TOLERANCE_PT
 
-    def report(display: str, box: BBox) -> None:
+    def report(display: tuple[Part, ...], box: BBox) -> None:
         beyond = _past_edge(box, canvas)[1]
         if beyond > tol:
             ctx.add_length("outside-canvas", display, "drawn past the edge of the canvas", beyond, tol)
@@ -680,9 +705,9 @@ def _outside(ctx: _Context) -> None:
         if run.bbox[0] <= run.bbox[2] and run.top.startswith("panel-") and not _inside(run.bbox, canvas, tol):
             outside_texts.setdefault(run.top, []).append(run.bbox)
     for top, boxes in outside_texts.items():
-        report(f"{ctx.names.of(top)[0]}: {len(boxes)} text{'s' * (len(boxes) > 1)}", union(boxes))
+        report((*_parts(*ctx.names.of(top)), f": {len(boxes)} text{'s' * (len(boxes) > 1)}"), union(boxes))
     for p in ctx.figure.panels:
-        report(f"panel {p.name}", _box(ctx.geometry.panels[p.name]))
+        report((ctx.names.named(f"panel {p.name}"),), _box(ctx.geometry.panels[p.name]))
     for i, shape in enumerate(ctx.figure.shapes):
         half = shape.stroke_width_pt / 2 if shape.stroke else 0.0
         shape_box = ctx.geometry.shapes[i]
@@ -694,12 +719,13 @@ def _outside(ctx: _Context) -> None:
         else:
             b = _box(shape_box)
         name = f"shape {shape.name}" if shape.name else f"shape[{i}]"
-        report(name, (b[0] - half, b[1] - half, b[2] + half, b[3] + half))
+        report((ctx.names.named(name),), (b[0] - half, b[1] - half, b[2] + half, b[3] + half))
     for i, (parts, width) in ctx.arrows.items():
         drawn = [p for points, _ in parts for p in points]
         if drawn:
             xs, ys = [p[0] for p in drawn], [p[1] for p in drawn]
-            report(f"arrow[{i}]", (min(xs) - width / 2, min(ys) - width / 2, max(xs) + width / 2, max(ys) + width / 2))
+            half = width / 2
+            report((ctx.names.named(f"arrow[{i}]"),), (min(xs) - half, min(ys) - half, max(xs) + half, max(ys) + half))
     # panel text outside its own box
     for p in ctx.figure.panels:
         box = _box(ctx.geometry.panels[p.name])
@@ -709,8 +735,8 @@ def _outside(ctx: _Context) -> None:
             u = union([r.bbox for r in spill])
             beyond = max(box[0] - u[0], box[1] - u[1], u[2] - box[2], u[3] - box[3])
             texts = ", ".join(repr(_short(r.text, 12)) for r in spill[:4]) + (", …" if len(spill) > 4 else "")
-            ctx.add_length("outside-panel", f"panel {p.name}: {texts}", "panel text drawn outside the panel's box",
-                           beyond, OVERLAP_TOLERANCE_PT)
+            ctx.add_length("outside-panel", (ctx.names.named(f"panel {p.name}"), f": {texts}"),
+                           "panel text drawn outside the panel's box", beyond, OVERLAP_TOLERANCE_PT)
 
 
 def _distance_to_polyline(p: tuple[float, float], points: tuple[tuple[float, float], ...]) -> float:
@@ -738,24 +764,24 @@ def _dangling(ctx: _Context) -> None:
             if nearest > END_TOLERANCE_PT:
                 unit = ctx.figure.spec.unit
                 at = f"({amount(point[0], unit)}, {amount(point[1], unit)}) {unit}"
-                ctx.add_length("dangling-connector", f"arrow[{i}] {end}", f"connector {end} at {at} touches no element",
-                               nearest, END_TOLERANCE_PT)
+                ctx.add_length("dangling-connector", (ctx.names.named(f"arrow[{i}]"), f" {end}"),
+                               f"connector {end} at {at} touches no element", nearest, END_TOLERANCE_PT)
 
 
-def _palette(ctx: _Context) -> dict[str, list[str]]:
+def _palette(ctx: _Context) -> dict[str, list[Element]]:
     """Colour -> the elements that paint it (see module docstring for what counts)."""
     background = ctx.figure.spec.background
     per_artist: dict[tuple[str, str], set[str]] = {}
     for use in ctx.scene.colours:
         if not use.text:
             per_artist.setdefault((use.top, use.artist), set()).add(use.colour)
-    palette: dict[str, list[str]] = {}
+    palette: dict[str, list[Element]] = {}
     for (top, artist), colours in per_artist.items():
         kind = artist.rsplit("--", 1)[-1]
         if top.startswith("panel-") and (len(colours) > MAX_ARTIST_COLOURS
                                          or (re.match(_COLLECTIONS, kind) and len(colours) > 2)):
             continue  # a colour map: a collection coloured per element
-        display = ctx.names.of(top)[0]
+        display = ctx.names.of(top)[0]  # a canvas element's id: no words after its name
         for colour in sorted(colours):
             if colour in ("#ffffff", background) or top == "background":
                 continue
@@ -790,9 +816,17 @@ def _colour_vision(ctx: _Context) -> None:
         name, worst = min(((n, d[i, j]) for n, d in simulated.items()), key=lambda x: x[1])
         if worst < limit:
             ci, cj = colours[i], colours[j]
-            ctx.add("color-vision", f"{ci} ({', '.join(palette[ci][:2])}) / {cj} ({', '.join(palette[cj][:2])})",
+            ctx.add("color-vision", (*_users(ci, palette[ci][:2]), " / ", *_users(cj, palette[cj][:2])),
                     f"colours look alike with {name} (normal vision: {normal[i, j]:.1f})", float(worst), limit,
                     "CAM02-UCS")
+
+
+def _users(colour: str, elements: list[Element]) -> tuple[Part, ...]:
+    """``colour (<e1>, <e2>)``: a colour and the elements that paint it, as a subject."""
+    parts: list[Part] = [f"{colour} ("]
+    for i, element in enumerate(elements):
+        parts += [", ", element] if i else [element]
+    return (*parts, ")")
 
 
 def _figure_size(ctx: _Context) -> None:
@@ -814,7 +848,7 @@ def _figure_size(ctx: _Context) -> None:
 
 
 def lint(figure: Figure, geometry: Geometry, svg: bytes, *, file: str,
-         substituted: Mapping[str, str] | None = None) -> Report:
+         substituted: Mapping[str, str] | None = None, elements: Sequence[Element] | None = None) -> Report:
     """Check a composed figure (pure).
 
     Args:
@@ -825,14 +859,20 @@ def lint(figure: Figure, geometry: Geometry, svg: bytes, *, file: str,
         substituted: ``"panel NAME<TAB>font"`` -> message, for fonts matplotlib
             replaced while rendering the panels (carried by each panel:
             :attr:`composer.stages.render.RenderedPanel.substituted`).
+        elements: the figure's elements with their boxes (:func:`composer.stages.named.figure_elements`,
+            with the boxes of the panel labels and titles as drawn); None: made from ``geometry``, labels
+            and titles without a box.
 
     Returns:
-        A :class:`Report` with every finding, errors first.
+        A :class:`Report` with every finding, errors first, each naming its elements with their boxes
+        (:attr:`Finding.subject`).
 
     Raises:
         LayoutError: ``[check] allow_overlap`` names an element that does not exist.
     """
-    names = _Names(figure)
+    if elements is None:
+        elements = figure_elements(figure, geometry)
+    names = _Names(figure, {e.name: e for e in elements})
     allowed = _check_allowed(figure, names, file)
     measured = scene(svg)
     ctx = _Context(figure, geometry, measured, names, allowed, figure.spec.check, _arrow_shapes(figure, svg),
@@ -847,7 +887,7 @@ def lint(figure: Figure, geometry: Geometry, svg: bytes, *, file: str,
     _colour_vision(ctx)
     _figure_size(ctx)
     for where, message in sorted((substituted or {}).items()):
-        ctx.add("font-substituted", where.split("\t")[0], message)
+        ctx.add("font-substituted", (names.named(where.split("\t")[0]),), message)
     order = {"error": 0, "warning": 1}
     kept, left_out = _not_ignored(figure, ctx.findings, file)
     findings = sorted(kept, key=lambda f: (order[f.level], f.rule, f.element, f.problem))
@@ -861,14 +901,10 @@ def _guide_names(figure: Figure) -> dict[str, str]:
     return {(f"{g.kind} {g.name}" if g.name else g.key): g.name or g.key for g in figure.guides}
 
 
-def _finding_panels(finding: Finding, guides: Mapping[str, str] | None = None) -> set[str]:
-    """The panels and guides a finding is about: each ``panel NAME`` its element names (``panel a: 2 texts``,
-    ``text title / panel a``) as ``NAME``, and each guide (``guides``: :func:`_guide_names`) by its ``[check]``
-    name (``legend[0]: text 'x' / text note``)."""
-    head = finding.element.split(":")[0]
-    parts = [part.strip() for part in head.split(" / ")]
-    return ({part[len("panel "):] for part in parts if part.startswith("panel ")}
-            | {(guides or {})[part] for part in parts if part in (guides or {})})
+def _finding_panels(finding: Finding) -> set[str]:
+    """The panels and guides a finding is about (:attr:`Finding.elements`), by their ``[check]`` names:
+    a panel's name, a guide's name or else its layout key (``legend[0]``)."""
+    return {e.key for e in finding.elements if e.kind in ("panel", "guide")}
 
 
 def _not_ignored(figure: Figure, findings: list[Finding], file: str) -> tuple[list[Finding], tuple[str, ...]]:
@@ -900,7 +936,7 @@ def _not_ignored(figure: Figure, findings: list[Finding], file: str) -> tuple[li
     kept: list[Finding] = []
     counts: dict[tuple[str, str], int] = {}
     for finding in findings:
-        hit = sorted(p for p in _finding_panels(finding, guides) if finding.rule in ignore.get(p, ()))
+        hit = sorted(p for p in _finding_panels(finding) if finding.rule in ignore.get(p, ()))
         if hit:
             counts[(hit[0], finding.rule)] = counts.get((hit[0], finding.rule), 0) + 1
         else:

@@ -49,8 +49,8 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from composer.errors import LayoutError, SvgError, did_you_mean
-from composer.layout.format import COMPASS_WORDS
 from composer.layout.model import COMPASS, Align, Figure, Grid, Placement, Position
+from composer.layout.vocabulary import COMPASS_WORDS
 from composer.svg.elements import element_boxes
 from composer.svg.geometry import BBox, overlap
 from composer.svg.io import parse_svg

@@ -27,6 +27,7 @@ from lxml import etree
 from composer.layout.model import COMPASS, Figure, TextStyle
 from composer.stages import draw
 from composer.stages.geometry import Box, Geometry
+from composer.stages.named import figure_elements
 from composer.svg.io import parse_svg, svg_tag, write_svg
 from composer.text.metrics import typeset
 from composer.units import PT_PER_UNIT, fmt
@@ -50,31 +51,13 @@ class Named:
 
 def element_boxes(figure: Figure, geometry: Geometry, label_boxes: dict[str, tuple[Box | None, Box | None]]
                   ) -> list[Named]:
-    """Every element's box with the name ``compose check`` uses for it."""
-    out = [Named(f"panel {p.name}", PANEL, geometry.panels[p.name]) for p in figure.panels]
-    out += [Named(f"text {t.name}" if t.name else f"text[{i}]", TEXT, geometry.texts[i])
-            for i, t in enumerate(figure.texts)]
-    out += [Named(f"shape {s.name}" if s.name else f"shape[{i}]", SHAPE, box)
-            for i, s in enumerate(figure.shapes) if (box := _shape_box(geometry, i)) is not None]
-    out += [Named(f"{g.kind} {g.name}" if g.name else g.key, PANEL, box)  # guides: drawn by matplotlib, like panels
-            for g, box in zip(figure.guides, geometry.guides) if box is not None]
-    for panel, (label, title) in label_boxes.items():
-        if label is not None:
-            out.append(Named(f"{panel}.label", TEXT, label))
-        if title is not None:
-            out.append(Named(f"{panel}.title", TEXT, title))
-    return out
-
-
-def _shape_box(geometry: Geometry, i: int) -> Box | None:
-    """A shape's box; for a line or brace, the box around its points."""
-    if geometry.shapes[i] is not None:
-        return geometry.shapes[i]
-    pts = geometry.shape_points[i]
-    if not pts:
-        return None
-    x0, y0 = min(p[0] for p in pts), min(p[1] for p in pts)
-    return Box(x0, y0, max(p[0] for p in pts) - x0, max(p[1] for p in pts) - y0)
+    """Every element's box with the name ``compose check`` uses for it
+    (:func:`composer.stages.named.figure_elements`, connectors left out: they are drawn as routes),
+    coloured by kind: panels and guides (drawn by matplotlib, like panels) :data:`PANEL`, texts,
+    panel labels and titles :data:`TEXT`, shapes :data:`SHAPE`."""
+    colours = {"panel": PANEL, "guide": PANEL, "text": TEXT, "label": TEXT, "title": TEXT, "shape": SHAPE}
+    return [Named(e.name, colours[e.kind], e.box) for e in figure_elements(figure, geometry, label_boxes)
+            if e.kind in colours and e.box is not None]
 
 
 def gutters(boxes: dict[str, Box]) -> list[tuple[str, Box]]:

@@ -17,7 +17,7 @@ from composer.errors import SvgError
 from composer.svg.css import declarations
 from composer.svg.io import SVG_NS as _SVG_NS
 from composer.svg.io import svg_tag
-from composer.units import PX_PER_UNIT, fmt
+from composer.units import CSS_PT_PER_UNIT, PX_PER_UNIT, fmt
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,63 @@ def view_box(root: etree._Element, *, source: str) -> ViewBox:
             raise SvgError(f"no viewBox and {attr}={value!r} is not an absolute length", file=source)
         sizes.append(float(match.group(1)) * PX_PER_UNIT[match.group(2)])
     return ViewBox(0.0, 0.0, sizes[0], sizes[1])
+
+
+@dataclass(frozen=True)
+class CanvasSize:
+    """The size an SVG document is drawn at (:func:`canvas_size`): ``width_pt``, ``height_pt`` and its
+    ``view_box`` (None when it has no usable one)."""
+
+    width_pt: float
+    height_pt: float
+    view_box: ViewBox | None
+
+
+_ROOT_TAG = re.compile(rb"<svg\b[^>]*>", re.S)
+_ATTR = r"""(?<![\w:-]){}\s*=\s*(["'])(.*?)\1"""
+#: CSS absolute lengths in pt (CSS Values 3, section 5.2: 1 in = 96 px = 72 pt); a bare number is px.
+_PT_PER = {"": CSS_PT_PER_UNIT["px"], **CSS_PT_PER_UNIT}
+#: the largest side a canvas may have (pt; :data:`composer.units.MAX_LENGTH_PT`: 35 m)
+MAX_CANVAS_PT = 100_000
+
+
+def canvas_size(svg: bytes, *, source: str = "canvas") -> CanvasSize:
+    """The size at which an SVG document is exported and shown: its root's ``width`` and ``height``.
+
+    Read from the root's start tag alone (``svg`` may be only the start of the document), so a large
+    file is not parsed. A bare number or px is a CSS px (1/96 in), ``mm``, ``cm``, ``in``, ``pt``,
+    ``pc`` and ``q`` are CSS's absolute units (:data:`composer.units.CSS_PT_PER_UNIT`, any case); a root
+    without width or height (or with a percentage) takes its viewBox's size in px, as SVG 2, 8.2 (the
+    initial viewport) does for a standalone file.
+
+    Raises:
+        SvgError: no root ``<svg>``, no size from either, or a side not above 0 and at most
+            :data:`MAX_CANVAS_PT`.
+    """
+    root = _ROOT_TAG.search(svg)
+    if root is None:
+        raise SvgError("no <svg> root element", file=source)
+    tag = root.group(0).decode("utf-8", "replace")
+
+    def attr(name: str) -> str | None:
+        m = re.search(_ATTR.format(name), tag, re.S)
+        return m.group(2).strip() if m else None
+
+    box = (attr("viewBox") or "").replace(",", " ").split()
+    size = []
+    for i, name in enumerate(("width", "height")):
+        value = attr(name)
+        m = re.fullmatch(r"([0-9]*\.?[0-9]+(?:[eE][-+]?\d+)?)\s*([a-zA-Z]*)", value or "")
+        if m and m.group(2).lower() in _PT_PER:
+            size.append(float(m.group(1)) * _PT_PER[m.group(2).lower()])
+        elif len(box) == 4 and re.fullmatch(r"[-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?\d+)?", box[2 + i]):
+            size.append(float(box[2 + i]) * 0.75)
+        else:
+            raise SvgError(f"the root <svg> has no usable {name} (a length) and no usable viewBox", file=source)
+    if not all(0 < v <= MAX_CANVAS_PT for v in size):
+        raise SvgError(f"the canvas is {size[0]:g} x {size[1]:g} pt; each side must be above 0 and at most "
+                       f"{MAX_CANVAS_PT:,} pt", file=source)
+    return CanvasSize(size[0], size[1], parse_view_box(attr("viewBox")))
 
 
 def parse_view_box(text: str | None) -> ViewBox | None:

@@ -102,6 +102,7 @@ def _stopped(proc: subprocess.Popen) -> tuple[int, str]:
     return proc.returncode, err
 
 
+@pytest.mark.e2e
 def test_old_watch_flag_works_and_says_what_to_type(tmp_path):
     root = _demo(tmp_path)
     proc = subprocess.Popen([sys.executable, "-m", "composer.cli", "demo", "--watch", "--root", str(root),
@@ -117,6 +118,7 @@ def test_old_watch_flag_works_and_says_what_to_type(tmp_path):
                          "compose: stopped watching; outputs left as the last build wrote them"]
 
 
+@pytest.mark.e2e
 def test_old_serve_flag_works_and_says_what_to_type(tmp_path):
     root = _demo(tmp_path)
     proc = subprocess.Popen([sys.executable, "-m", "composer.cli", "demo", "--root", str(root), "--serve",

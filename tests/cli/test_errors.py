@@ -441,6 +441,7 @@ def test_dpi_out_of_range(dpi, project, capsys):
     assert snapshot(project) == before
 
 
+@pytest.mark.e2e
 def test_real_process_exit_status_and_no_traceback(project):
     """The installed entry point: exit status 1, one line, no traceback, outputs kept."""
     break_layout(project, [('size = ["50mm", "45mm"]', 'size = ["12parsecs", "45mm"]')])

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from conftest import demo_drawn_by, process_alive, snapshot
+from conftest import demo_drawn_by, process_alive, run_compose, snapshot
 
 GOOD = '''
 def slow(fig, data):
@@ -37,8 +37,7 @@ def _good_build(tmp_path):
     """The demo project with panel b drawn by ``slow:slow``, built once (good outputs); then ``slow``
     hangs (an edit of its module: the next build must draw it again)."""
     root = demo_drawn_by(tmp_path, "slow:slow", GOOD)
-    done = subprocess.run([sys.executable, "-m", "composer.cli", "demo", "--root", str(root), "--format", "svg,png",
-                           "--dpi", "100"], capture_output=True, text=True, timeout=120)
+    done = run_compose(["demo", "--root", root, "--format", "svg,png", "--dpi", "100"])
     assert done.returncode == 0, done.stderr
     (root / "panels" / "slow.py").write_text(HANG)
     return root
@@ -78,6 +77,7 @@ def _gone(pids):
     return [p for p in pids if process_alive(p)]
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("group", [False, True], ids=["to-compose", "to-its-group"])
 @pytest.mark.parametrize("command, line", [
     (["demo", "--format", "svg,png", "--dpi", "100", "-j", "2"], INTERRUPTED),

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from conftest import DEMO
+from conftest import DEMO, run_compose
 from errlines import without_frames
 
 # both panels of the demo print: from Python, at the file-descriptor level, from a child process,
@@ -60,8 +60,7 @@ def _project(tmp_path, source=NOISY):
 
 def _compose(root, *args):
     """stdout and stderr merged, as a terminal shows them."""
-    done = subprocess.run([sys.executable, "-m", "composer.cli", "demo", "--root", str(root), "--format", "svg",
-                           *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+    done = run_compose(["demo", "--root", root, "--format", "svg", *args], merged=True)
     assert done.returncode == 0, done.stdout
     return [line for line in done.stdout.splitlines() if "compose: warning: panel-photo" not in line]
 
@@ -137,8 +136,7 @@ def test_the_python_api_returns_it_and_prints_nothing(tmp_path, capfd):
 def test_a_failing_panels_output_follows_the_error_line(tmp_path):
     root = _project(tmp_path, NOISY.replace('    fig.add_subplot().plot([0, 1])\n\ndef flood',
                                             '    raise ValueError("bad")\n\ndef flood'))
-    done = subprocess.run([sys.executable, "-m", "composer.cli", "demo", "--root", str(root), "--format", "svg"],
-                          capture_output=True, text=True, timeout=120)
+    done = run_compose(["demo", "--root", root, "--format", "svg"])
     assert done.returncode == 1
     lines = without_frames(done.stderr)  # the error line, then (after the user's frames) the panels' output
     assert lines[0].startswith("compose: error: layouts/demo.toml: panels.b.render: panel 'b': demo:heat raised "
@@ -147,6 +145,7 @@ def test_a_failing_panels_output_follows_the_error_line(tmp_path):
     assert done.stdout == ""
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("mode", ["watch", "serve"])
 def test_watch_and_serve_show_a_failing_panels_output_after_its_error(tmp_path, mode):
     """As a plain build does (above): the error line, then what the panels printed (they showed only the
@@ -182,8 +181,7 @@ def test_matplotlibs_findfont_lines_never_reach_the_terminal_raw(tmp_path):
     layout = root / "layouts" / "demo.toml"
     layout.write_text(layout.read_text() + '\n[rcparams]\n"mathtext.fontset" = "custom"\n'
                                            '"mathtext.rm" = "Nonexistent Sans"\n')
-    done = subprocess.run([sys.executable, "-m", "composer.cli", "demo", "--root", str(root), "--format", "svg"],
-                          capture_output=True, text=True, timeout=120)
+    done = run_compose(["demo", "--root", root, "--format", "svg"])
     assert done.returncode == 0, done.stderr
     lines = done.stderr.splitlines()
     assert [line for line in lines if "findfont" in line and not line.startswith(("compose: warning: ", "  "))] == []
@@ -192,8 +190,7 @@ def test_matplotlibs_findfont_lines_never_reach_the_terminal_raw(tmp_path):
 
 
 def test_compose_check_shows_it_after_its_report(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "composer.cli", "check", "demo", "--root", str(_project(tmp_path)),
-                           "--json"], capture_output=True, text=True, timeout=120)
+    done = run_compose(["check", "demo", "--root", _project(tmp_path), "--json"])
     assert isinstance(json.loads(done.stdout), dict)  # stdout stays JSON: the panels' lines are on stderr
     assert [line for line in done.stderr.splitlines() if line.startswith("  ")] == EXPECTED
 
@@ -234,8 +231,7 @@ def test_what_values_prints_is_shown_like_a_panels_output(tmp_path):
 def test_a_failing_values_output_follows_the_error_line(tmp_path):
     root = _project(tmp_path, NOISY.replace('def values(data):\n',
                                             'def values(data):\n    print("values: about to fail")\n    1 / 0\n'))
-    done = subprocess.run([sys.executable, "-m", "composer.cli", "demo", "--root", str(root), "--format", "svg"],
-                          capture_output=True, text=True, timeout=120)
+    done = run_compose(["demo", "--root", root, "--format", "svg"])
     assert done.returncode == 1 and done.stdout == ""
     lines = without_frames(done.stderr)
     assert lines[0].startswith("compose: error: layouts/demo.toml: figure.data: values() in panels/demo.py raised "

@@ -27,8 +27,8 @@ from pathlib import Path
 
 import pytest
 
-from composer.cli.serve import finding_boxes, overlay_boxes, svg_size
-from conftest import layout_project, process_alive
+from composer.cli.serve import svg_size
+from conftest import layout_project, process_alive, run_compose
 
 MM_PT = 72 / 25.4  # pt per mm
 MM_PX = 96 / 25.4  # CSS px per mm
@@ -71,8 +71,7 @@ def cli_error(root: Path, tmp_path: Path) -> str:
     copy = tmp_path / "copy"
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(root / "layouts", copy / "layouts")
-    done = subprocess.run([sys.executable, "-m", "composer.cli", "fig", "--root", str(copy), "--format", "svg"],
-                          capture_output=True, text=True, timeout=LIMIT_S)
+    done = run_compose(["fig", "--root", copy, "--format", "svg"])
     assert done.returncode == 1, done
     lines = done.stderr.splitlines()
     assert len(lines) == 1, lines
@@ -168,6 +167,7 @@ def next_event(stream: Iterator[dict], test: Callable[[dict], bool], name: str =
 # ─── HTTP ──────────────────────────────────────────────────────────────────
 
 
+@pytest.mark.e2e
 def test_the_page_and_the_current_svg_are_served(tmp_path):
     root = project(tmp_path)
     left = root / "build" / ".serve-999999999"  # the state folder of a killed preview (no such pid)
@@ -196,6 +196,7 @@ def test_the_page_and_the_current_svg_are_served(tmp_path):
     assert server.proc.returncode == 130
 
 
+@pytest.mark.e2e
 def test_an_edit_sends_an_event_and_the_new_svg(tmp_path):
     root = project(tmp_path)
     with served(["serve", "fig", "--root", str(root), "--format", "svg"]) as server:
@@ -213,6 +214,7 @@ def test_an_edit_sends_an_event_and_the_new_svg(tmp_path):
     assert lines[0].startswith("built fig in ") and lines[-1].endswith(" after layouts/fig.toml changed"), lines
 
 
+@pytest.mark.e2e
 def test_a_failed_build_is_the_clis_error_and_a_fix_clears_it(tmp_path):
     root = project(tmp_path)
     with served(["serve", "fig", "--root", str(root), "--format", "svg"]) as server:
@@ -243,6 +245,7 @@ def listening(port: int) -> list[str]:
     return found
 
 
+@pytest.mark.e2e
 def test_it_listens_on_127_0_0_1_only_on_the_port_asked(tmp_path):
     root = project(tmp_path)
     with socket.socket() as probe:
@@ -253,13 +256,13 @@ def test_it_listens_on_127_0_0_1_only_on_the_port_asked(tmp_path):
         assert listening(port) == ["0100007F"]  # 127.0.0.1, little-endian hex; nothing on tcp6
         assert server.get("/")[0] == 200
         # a second preview on the same port: one line, exit 1, nothing started
-        done = subprocess.run([sys.executable, "-m", "composer.cli", "serve", "fig", "--root", str(root),
-                               "--port", str(port)], capture_output=True, text=True, timeout=LIMIT_S)
+        done = run_compose(["serve", "fig", "--root", root, "--port", str(port)])
         assert done.returncode == 1 and done.stdout == ""
         assert done.stderr == (f"compose: error: cannot serve on 127.0.0.1:{port}: Address already in use "
                                "(choose another --port, or leave it out for a free one)\n")
 
 
+@pytest.mark.e2e
 def test_ctrl_c_stops_every_process_in_one_line(tmp_path):
     root = project(tmp_path)
     server = Served(["serve", "fig", "--root", str(root), "--format", "svg"])
@@ -277,6 +280,7 @@ def test_ctrl_c_stops_every_process_in_one_line(tmp_path):
     assert not list((root / "build").glob(".serve-*"))  # the state files are gone
 
 
+@pytest.mark.e2e
 def test_the_server_dies_with_a_killed_compose(tmp_path):
     root = project(tmp_path)
     server = Served(["serve", "fig", "--root", str(root), "--format", "svg"])
@@ -293,22 +297,21 @@ def test_the_server_dies_with_a_killed_compose(tmp_path):
 @pytest.mark.parametrize("port", ["70000", "-1"])
 def test_a_port_that_is_not_one_is_one_line(tmp_path, port):
     root = project(tmp_path)
-    done = subprocess.run([sys.executable, "-m", "composer.cli", "serve", "fig", "--root", str(root),
-                           f"--port={port}"], capture_output=True, text=True, timeout=LIMIT_S)
+    done = run_compose(["serve", "fig", "--root", root, f"--port={port}"])
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == f"compose: error: --port {port} is not a port; give 1 to 65535, or leave it out for a free one\n"
 
 
 def test_port_without_serve_is_refused(tmp_path):
     root = project(tmp_path)
-    done = subprocess.run([sys.executable, "-m", "composer.cli", "fig", "--root", str(root), "--port", "8000"],
-                          capture_output=True, text=True, timeout=LIMIT_S)
+    done = run_compose(["fig", "--root", root, "--port", "8000"])
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == ("compose: error: --port is the port of the live preview: compose serve NAME --port N "
                            "(see compose --help)\n")
     assert not (root / "build").exists()
 
 
+@pytest.mark.e2e
 def test_serve_all_has_an_index_and_rebuilds_each_figure(tmp_path):
     root = project(tmp_path)
     shutil.copy(root / "layouts" / "fig.toml", root / "layouts" / "other.toml")
@@ -333,31 +336,21 @@ def test_serve_all_has_an_index_and_rebuilds_each_figure(tmp_path):
     assert not [p for p in below if process_alive(p)]
 
 
+@pytest.mark.e2e
 def test_findings_carry_the_boxes_of_the_elements_they_name(tmp_path):
     root = project(tmp_path, x="5mm", y="5mm")  # the text's centre on the box's corner: it crosses the border
     with served(["serve", "fig", "--root", str(root), "--format", "svg"]) as server:
         state = server.wait_state(lambda s: s.get("findings") is not None)
     crossing = [f for f in state["findings"] if f["rule"] == "overlap"]
     assert [f["element"] for f in crossing] == ["text title / shape box"]
-    text_box, shape_box = crossing[0]["boxes"]
+    assert [e["name"] for e in crossing[0]["elements"]] == ["text title", "shape box"]
+    text_box, shape_box = (e["box_pt"] for e in crossing[0]["elements"])
     assert shape_box == pytest.approx([5 * MM_PT, 5 * MM_PT, 20 * MM_PT, 10 * MM_PT], abs=1e-3)
     x, y, w, h = text_box  # centred on (5 mm, 5 mm)
     assert x + w / 2 == pytest.approx(5 * MM_PT, abs=1e-3) and y + h / 2 == pytest.approx(5 * MM_PT, abs=0.5)
 
 
 # ─── the pieces ─────────────────────────────────────────────────────────────
-
-
-def test_finding_boxes_match_whole_names_outside_quotes():
-    boxes = {"panel a": (1, 1, 1, 1), "panel ab": (2, 2, 2, 2), "a.label": (3, 3, 3, 3), "text[1]": (4, 4, 4, 4),
-             "arrow[0]": (5, 5, 5, 5), "text title": (6, 6, 6, 6)}
-    assert finding_boxes("panel ab: 2 texts ('x', 'y')", boxes) == [(2, 2, 2, 2)]
-    assert finding_boxes("text[10] / panel a", boxes) == [(1, 1, 1, 1)]
-    assert finding_boxes("a.label / arrow[0]", boxes) == [(3, 3, 3, 3), (5, 5, 5, 5)]
-    assert finding_boxes("arrow[0] start", boxes) == [(5, 5, 5, 5)]
-    assert finding_boxes("panel a: text 'text title'", boxes) == [(1, 1, 1, 1)]
-    assert finding_boxes("#1f77b4 (panel a, text[1]) / #ff7f0e (panel ab)", boxes) == \
-        [(1, 1, 1, 1), (4, 4, 4, 4), (2, 2, 2, 2)]
 
 
 def test_svg_size_reads_physical_units():
@@ -369,15 +362,17 @@ def test_svg_size_reads_physical_units():
     assert svg_size(b"<html>") is None
 
 
-def test_overlay_boxes_of_a_debug_build(tmp_path):
-    from composer.pipeline import build
 
-    root = project(tmp_path)
-    result = build("fig", root=root, formats=("svg",), debug=True)
-    boxes = overlay_boxes(result.outputs["debug-svg"].read_bytes())
-    assert set(boxes) == {"shape box", "text title"}
-    assert boxes["shape box"] == pytest.approx((5 * MM_PT, 5 * MM_PT, 20 * MM_PT, 10 * MM_PT), abs=1e-3)
-    assert overlay_boxes(result.outputs["svg"].read_bytes()) == {}  # not an overlay
+def test_the_preview_shows_a_figure_at_the_size_it_is_exported():
+    """One rule for both (composer.svg.viewbox.canvas_size): a percentage takes the viewBox in CSS px (200 px =
+    150 pt), upper-case units count, single quotes too."""
+    from composer.stages.export import canvas_size_pt
+
+    for head in (b'<svg width="100%" height="50pt" viewBox="0 0 200 100">', b"<svg width='2IN' height='1Cm'>",
+                 b'<svg viewBox="0 0 200 100">'):
+        size = svg_size(head)
+        assert (size["width_pt"], size["height_pt"]) == pytest.approx(canvas_size_pt(head))
+    assert svg_size(b'<svg width="100%" height="50pt" viewBox="0 0 200 100">')["width_pt"] == pytest.approx(150)
 
 
 # ─── a real browser ──────────────────────────────────────────────────────────
@@ -403,6 +398,7 @@ def browser_page(tmp_path):
             context.close()
 
 
+@pytest.mark.e2e
 def test_the_page_follows_edits_errors_and_fixes_without_reloading(tmp_path, browser_page):
     page = browser_page
     root = project(tmp_path, x="5mm", y="5mm")  # one finding to hover: the text crosses the box's border
@@ -468,6 +464,7 @@ def test_the_page_follows_edits_errors_and_fixes_without_reloading(tmp_path, bro
         assert page.evaluate("window.__kept") == "the same page"
 
 
+@pytest.mark.e2e
 def test_a_figure_in_a_subfolder_is_served(tmp_path):
     """`compose serve sub/x` (layouts/sub/x.toml) crashed at its first state file (no folder sub/)."""
     root = project(tmp_path)
@@ -481,6 +478,7 @@ def test_a_figure_in_a_subfolder_is_served(tmp_path):
     assert server.proc.returncode == 130 and server.err.splitlines() == [INTERRUPTED]
 
 
+@pytest.mark.e2e
 def test_a_preview_whose_server_died_says_so_and_ends(tmp_path):
     """The server process killed (SIGKILL): compose notices, says so in one line, exits 1 (it went on
     rebuilding a preview nobody could see)."""
@@ -496,6 +494,7 @@ def test_a_preview_whose_server_died_says_so_and_ends(tmp_path):
     assert err.splitlines() == ["compose: error: the preview server stopped unexpectedly"], err
 
 
+@pytest.mark.e2e
 def test_event_streams_past_the_cap_are_answered_503(tmp_path):
     """Each page following /events holds a server thread: past MAX_EVENT_STREAMS at once, one more is a 503
     line (it was one more thread, without bound), and the pages already open keep their streams."""

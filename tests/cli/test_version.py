@@ -3,12 +3,11 @@ MosaicML's training library with the same import package) and the folder ``impor
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import composer
+from conftest import run_compose
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -16,8 +15,7 @@ REPO = Path(__file__).resolve().parents[2]
 def test_version_names_the_distribution_and_the_package_folder() -> None:
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert project["name"] != "composer"  # MosaicML's distribution on PyPI
-    run = subprocess.run([sys.executable, "-m", "composer.cli", "--version"], capture_output=True, text=True,
-                         cwd=REPO, check=False)
+    run = run_compose(["--version"], cwd=REPO)
     assert run.returncode == 0, run.stderr
     folder = Path(composer.__file__).resolve().parent
     assert run.stdout == f"{project['name']} {project['version']} ({folder})\n"

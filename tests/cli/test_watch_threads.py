@@ -24,6 +24,7 @@ def wait_for(proc: subprocess.Popen, lines: list[str], count: int, limit_s: floa
             break
 
 
+@pytest.mark.e2e
 def test_a_rebuild_in_watch_mode_forks_from_one_thread(tmp_path):
     root = tmp_path / "demo"
     shutil.copytree(DEMO, root)

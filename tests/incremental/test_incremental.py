@@ -27,6 +27,7 @@ from composer.incremental.cache import PanelCache, cache_dir, decode_entry, func
 from composer.incremental.manifest import load as load_manifest
 from composer.incremental.manifest import manifest_path
 from composer.pipeline import build
+from conftest import run_compose
 
 LAYOUT = """\
 [figure]
@@ -302,14 +303,19 @@ def test_a_corrupt_cache_entry_is_detected_deleted_and_rebuilt(how, warm, render
 # ------------------------------------------------------------------ the no-op path
 
 
-def run_cli(root: Path, *args: str) -> tuple[str, set[str]]:
-    """Run ``compose fig`` in a fresh interpreter; returns its stdout and the top-level modules it imported."""
-    out, _, modules = run_cli_full(root, *args)
+def run_cli(root: Path, *args: str, fresh: bool = False) -> tuple[str, set[str] | None]:
+    """Run ``compose fig``; returns its stdout and, ``fresh`` (in a fresh interpreter), the top-level
+    modules it imported (None in process, where everything is imported already)."""
+    out, _, modules = run_cli_full(root, *args, fresh=fresh)
     return out, modules
 
 
-def run_cli_full(root: Path, *args: str) -> tuple[str, str, set[str]]:
+def run_cli_full(root: Path, *args: str, fresh: bool = False) -> tuple[str, str, set[str] | None]:
     """:func:`run_cli`, also returning stderr."""
+    if not fresh:
+        done = run_compose(["fig", "--root", root, *args])
+        assert done.returncode == 0, done.stderr
+        return done.stdout.rstrip("\n"), done.stderr, None
     code = ("import sys, json\n"
             "from composer.cli.main import main\n"
             f"status = main({['fig', '--root', str(root), *args]!r})\n"
@@ -324,17 +330,18 @@ def run_cli_full(root: Path, *args: str) -> tuple[str, str, set[str]]:
 HEAVY = {"matplotlib", "numpy", "lxml", "typst", "cairosvg", "cairocffi", "PIL", "composer.pipeline"}
 
 
+@pytest.mark.e2e
 def test_noop_path_imports_neither_matplotlib_nor_the_pipeline(warm):
-    out, modules = run_cli(warm, "--dpi", "100")
+    out, modules = run_cli(warm, "--dpi", "100", fresh=True)
     assert out.startswith("fig is up to date"), out
     assert not modules & {"matplotlib", "numpy", "lxml", "typst", "cairosvg", "cairocffi", "PIL"}, modules & HEAVY
     # control: after a change the same command does import them (so the check above can fail)
     edit(warm / "layouts/fig.toml", "params = { n = 3 }", "params = { n = 4 }")
-    out, modules = run_cli(warm, "--dpi", "100")
+    out, modules = run_cli(warm, "--dpi", "100", fresh=True)
     assert out.startswith("built fig"), out
     assert {"matplotlib", "lxml"} <= modules
     assert not modules & {"cairosvg", "cairocffi"}  # the default engine never imports cairosvg
-    out, modules = run_cli(warm, "--dpi", "100")
+    out, modules = run_cli(warm, "--dpi", "100", fresh=True)
     assert out.startswith("fig is up to date") and "matplotlib" not in modules
 
 
@@ -384,7 +391,7 @@ def test_a_noop_build_repeats_the_warnings_of_the_build_that_rendered(tmp_path):
     assert "asks for font 'Composer Test Missing Font'" in rendered[0] and "p5" in rendered[0]
     assert "6x4 px" in rendered[1] and "below raster_ppi 300" in rendered[1]
 
-    out, err, modules = run_cli_full(root, "--dpi", "100")
+    out, err, modules = run_cli_full(root, "--dpi", "100", fresh=True)
     assert out.startswith("fig is up to date"), out
     assert _warning_lines(err) == rendered
     assert "matplotlib" not in modules and "composer" in modules
@@ -439,8 +446,7 @@ def test_a_second_layout_of_the_same_name_is_an_error_even_when_nothing_changed(
     no-op path said "up to date" from the old manifest instead."""
     before = outputs(warm / "build")
     (warm / "layouts" / "fig.py").write_text("def layout():\n    return {}\n")
-    proc = subprocess.run([sys.executable, "-m", "composer.cli", "fig", "--root", str(warm), "--dpi", "100"],
-                          capture_output=True, text=True, timeout=300)
+    proc = run_compose(["fig", "--root", warm, "--dpi", "100"])
     assert (proc.returncode, proc.stdout) == (1, "")
     assert proc.stderr == ("compose: error: figure 'fig' has two layouts, layouts/fig.toml and layouts/fig.py; "
                            "keep one\n")

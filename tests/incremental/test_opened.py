@@ -20,6 +20,7 @@ import pytest
 
 from composer.cli.main import main
 from composer.incremental.manifest import load as load_manifest
+from conftest import run_compose
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -99,6 +100,13 @@ def render_log(render_log):
 
 
 def compose(root: Path, *args: str) -> subprocess.CompletedProcess:
+    """``compose fig ARGS`` (in process), run in the project folder."""
+    proc = run_compose(["fig", *args], cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def fresh_compose(root: Path, *args: str) -> subprocess.CompletedProcess:
     """``compose fig ARGS`` in a fresh interpreter, run in the project folder."""
     proc = subprocess.run([sys.executable, "-m", "composer.cli", "fig", *args], cwd=root, capture_output=True,
                           text=True, timeout=300)
@@ -106,22 +114,23 @@ def compose(root: Path, *args: str) -> subprocess.CompletedProcess:
     return proc
 
 
+@pytest.mark.e2e
 def test_editing_a_file_a_renderer_opens_rebuilds_that_panel_in_a_fresh_process(tmp_path, render_log):
     root = make_project(tmp_path / "proj")
-    assert compose(root, "--format", "svg").stdout.startswith("built fig")
+    assert fresh_compose(root, "--format", "svg").stdout.startswith("built fig")
     assert render_log() == ["bars", "plain"]
-    assert "up to date" in compose(root, "--format", "svg").stdout
+    assert "up to date" in fresh_compose(root, "--format", "svg").stdout
     recorded = load_manifest(root / "build", "fig")
     assert set(recorded["opened"]) == {"data/x.json", "data/v.json", "outside.txt"}, recorded["opened"]
 
     (root / "data" / "x.json").write_text("[3, 1, 5]")
-    out = compose(root, "--format", "svg").stdout
+    out = fresh_compose(root, "--format", "svg").stdout
     assert out.startswith("built fig") and "rendered a;" in out, out
     assert render_log() == ["bars"], "only the panel that opened the file is drawn again"
-    assert "up to date" in compose(root, "--format", "svg").stdout
+    assert "up to date" in fresh_compose(root, "--format", "svg").stdout
 
     (root / "data" / "v.json").write_text("8")  # what values() opened: the text changes, no panel
-    out = compose(root, "--format", "svg").stdout
+    out = fresh_compose(root, "--format", "svg").stdout
     assert out.startswith("built fig") and "wrote svg" in out, out
     assert render_log() == []
     (root / "data" / "x.json").unlink()  # a recorded file that vanished: stale, and the build says why
@@ -190,8 +199,7 @@ def test_a_file_name_with_a_line_break_is_refused_by_deps(tmp_path, render_log):
     root = make_project(tmp_path / "proj")
     (root / "data" / "two\nlines.json").write_text("[1]")
     (root / "outside.txt").write_text(str(root / "data" / "two\nlines.json"))
-    done = subprocess.run([sys.executable, "-m", "composer.cli", "fig", "--deps=make"], cwd=root,
-                          capture_output=True, text=True, timeout=300)
+    done = run_compose(["fig", "--deps=make"], cwd=root)
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.startswith("compose: error: fig: it depends on a file whose name holds a line break")
     assert len(done.stderr.splitlines()) == 1
@@ -204,6 +212,7 @@ def readme_makefile() -> str:
     return blocks[0]
 
 
+@pytest.mark.e2e
 def test_the_readmes_makefile_rebuilds_a_figure_when_its_data_change(tmp_path, render_log):
     if shutil.which("make") is None:
         pytest.skip("make is not installed (Debian: apt-get install make)")
@@ -327,6 +336,7 @@ def test_a_file_a_panel_module_opens_on_import_or_a_python_layout_opens_is_an_in
     assert b'height="35mm"' in (root / "build" / "py.svg").read_bytes()
 
 
+@pytest.mark.e2e
 def test_the_readmes_snakemake_input_function_lists_the_dependencies(tmp_path, render_log, monkeypatch):
     """The Python part of the README's Snakemake rule (Snakemake itself is not installed here)."""
     import os
@@ -368,13 +378,13 @@ def test_panel_code_runs_in_the_project_folder_wherever_compose_was_started(tmp_
     elsewhere = tmp_path / "elsewhere"
     (elsewhere / "data").mkdir(parents=True)
     (elsewhere / "data" / "x.json").write_text("[100, 200]")  # another project's data, where compose starts
-    done = subprocess.run([sys.executable, "-m", "composer.cli", "fig", "--root", str(root), "--format", "svg",
-                           "--no-cache"], cwd=elsewhere, capture_output=True, text=True, timeout=300)
+    done = run_compose(["fig", "--root", root, "--format", "svg", "--no-cache"], cwd=elsewhere)
     assert done.returncode == 0, done.stderr
     # what panel a read is P's file: its digest is that of P's bytes
     assert load_manifest(root / "build", "fig")["opened"] == {
         "data/x.json": hashlib.sha256(b"[3, 1, 4]").hexdigest(), "data/v.json": hashlib.sha256(b"7").hexdigest(),
         "outside.txt": hashlib.sha256(b"").hexdigest()}
-    deps = subprocess.run([sys.executable, "-m", "composer.cli", "fig", "--root", str(root), "--deps"],
-                          cwd=elsewhere, capture_output=True, text=True, timeout=300, check=True).stdout.split()
+    deps = run_compose(["fig", "--root", root, "--deps"], cwd=elsewhere)
+    assert deps.returncode == 0, deps.stderr
+    deps = deps.stdout.split()
     assert "data/x.json" in deps and not any(str(elsewhere) in d for d in deps), deps

@@ -9,7 +9,7 @@
 - For every key of every table, a wrong value of the key's type is refused by
   the loader AND by the schema.
 - Every key with a default, omitted from a minimal layout, gives the model
-  the format's default converted (:attr:`composer.layout.format.Key.value`),
+  the format's default converted (:attr:`composer.layout.keys.Key.value`),
   and a few of those are checked against values worked out by hand
   (``stroke_width`` 0.5 pt).
 - A key added to the format (here, for the test only) is accepted and
@@ -32,7 +32,7 @@ import pytest
 from composer.cli.main import main
 from composer.errors import LayoutError
 from composer.layout import loader as layout_module
-from composer.layout.format import UNSET
+from composer.layout.keys import UNSET
 from composer.layout.loader import load_document, load_layout, read_document
 from composer.layout.schema import (
     PLACEMENT_KEYS,
@@ -541,13 +541,13 @@ def test_written_defaults_are_derived_from_the_values():
 # ─── a key added to the format reaches the loader, the schema and the reference ───
 
 def test_a_key_added_to_the_format_is_accepted_documented_and_listed(monkeypatch, tmp_path):
-    from composer.layout import format as fmt
+    from composer.layout import keys, section
 
-    wobble = fmt.Key("wobble", "length", "how far the connector wobbles", default="2pt")
+    wobble = keys.Key("wobble", "length", "how far the connector wobbles", default="2pt")
     arrow = TABLES_BY_KIND["arrow"]
-    monkeypatch.setitem(fmt.TABLES_BY_KIND, "arrow", dataclasses.replace(arrow, keys=(*arrow.keys, wobble)))
+    monkeypatch.setitem(keys.TABLES_BY_KIND, "arrow", dataclasses.replace(arrow, keys=(*arrow.keys, wobble)))
     reached: list[dict] = []
-    done = fmt.Section.done
+    done = section.Section.done
 
     def recording_done(self):
         rest = done(self)
@@ -555,7 +555,7 @@ def test_a_key_added_to_the_format_is_accepted_documented_and_listed(monkeypatch
             reached.append(rest)
         return rest
 
-    monkeypatch.setattr(fmt.Section, "done", recording_done)
+    monkeypatch.setattr(section.Section, "done", recording_done)
     path = tmp_path / "layouts" / "fig.toml"
     path.parent.mkdir()
     doc = {"figure": dict(FIG), "arrow": [{"from": ["1mm", "1mm"], "to": ["9mm", "9mm"], "wobble": "3mm"}]}

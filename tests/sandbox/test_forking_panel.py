@@ -3,14 +3,11 @@ and the left process is killed with the worker (it would otherwise hold the resu
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 
 import pytest
 
-from conftest import demo_drawn_by, process_alive
+from conftest import demo_drawn_by, process_alive, run_compose
 
 FORKER = '''
 import os, pathlib, time
@@ -29,12 +26,10 @@ def forker(fig, data):
 def test_a_process_the_panel_left_running_neither_stalls_nor_outlives_the_build(jobs, tmp_path):
     root = demo_drawn_by(tmp_path, "forker:forker", FORKER)
     left = tmp_path / "left.pid"
-    env = {**os.environ, "LEFT_PID": str(left)}
     # the left process sleeps 600 s: a build that waited for it to close the result pipe would hang,
     # which the harness's 120 s limit turns into a failure (a hang guard, not a speed goal)
-    proc = subprocess.run([sys.executable, "-m", "composer.cli", "demo", "--root", str(root), "--format", "svg",
-                           "--no-cache", "-j", str(jobs), "--timeout", "60"], capture_output=True, text=True,
-                          env=env, timeout=120)
+    proc = run_compose(["demo", "--root", root, "--format", "svg", "--no-cache", "-j", str(jobs), "--timeout", "60"],
+                       env={"LEFT_PID": str(left)}, timeout_s=120)
     assert proc.returncode == 0, proc.stderr
     assert "rendered" in proc.stdout and "b" in proc.stdout
     pid = int(left.read_text())

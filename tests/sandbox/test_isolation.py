@@ -329,6 +329,7 @@ def test_hanging_or_crashing_export_is_one_error(project, monkeypatch):
     assert snapshot(project) == before
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_a_killed_compose_leaves_no_worker_behind(jobs, project, tmp_path):
     """SIGKILL to compose while a panel hangs: its worker dies with it, not at the --timeout 10 minutes later."""

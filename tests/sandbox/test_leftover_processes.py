@@ -6,12 +6,11 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import time
 
 import pytest
 
-from conftest import DEMO, process_alive
+from conftest import DEMO, process_alive, run_compose
 
 # panel a leaves a plain child; panel b one in a session of its own and one a shell forked and left
 # (the shell exits: the sleep is an orphan). Each writes the pids it left into PIDS_DIR/<panel>.
@@ -57,8 +56,7 @@ def test_processes_a_panel_left_are_stopped_and_named(tmp_path, jobs, fail):
     pids_dir = tmp_path / "pids"
     pids_dir.mkdir()
     env = {"PIDS_DIR": str(pids_dir), **({"FAIL": "1"} if fail else {})}
-    done = subprocess.run([sys.executable, "-m", "composer.cli", "demo", "--root", str(root), "--format", "svg",
-                           "-j", jobs], capture_output=True, text=True, timeout=120, env={**os.environ, **env})
+    done = run_compose(["demo", "--root", root, "--format", "svg", "-j", jobs], env=env)
     left = [int(p) for name in ("a", "b") for p in (pids_dir / name).read_text().split()]
     assert len(left) == 3
     assert _gone(left) == []

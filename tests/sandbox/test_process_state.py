@@ -61,6 +61,7 @@ def project(tmp_path) -> Path:
     return root
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("jobs, engine", [(1, "resvg"), (2, "resvg"), (2, "cairosvg")])
 def test_an_api_build_leaves_the_process_as_it_was(project, jobs, engine):
     proc = subprocess.run([sys.executable, "-c", SCRIPT, str(project), str(jobs), engine], capture_output=True,
@@ -79,6 +80,7 @@ def test_an_api_build_leaves_the_process_as_it_was(project, jobs, engine):
     assert not (project / "panels" / "__pycache__").exists(), "a .pyc was written into the project"
 
 
+@pytest.mark.e2e
 def test_an_edit_of_the_same_size_and_mtime_is_seen_by_the_next_build(project):
     """Python trusts a ``.pyc`` whose source has the same mtime second and size; composer compiles the
     project's modules from source, so an edit that keeps both (1.0 -> 2.0) is drawn by the next build

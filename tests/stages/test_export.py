@@ -20,7 +20,7 @@ import pytest
 from composer.errors import ComposerError, SvgError
 from composer.stages.export import canvas_size_pt, check_engine, export
 from composer.stages.export import png as png_meta
-from conftest import DEMO, pdf_pixels
+from conftest import DEMO, pdf_pixels, run_compose
 
 S = 'xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"'
 
@@ -233,17 +233,16 @@ def test_unknown_engine_and_standard_are_one_line_errors():
         check_engine("cairosvg", ["pdf"], "a-2b")
 
 
-def test_missing_cairosvg_is_one_line_with_the_fix(tmp_path):
+def test_missing_cairosvg_is_one_line_with_the_fix(tmp_path, monkeypatch):
     """A machine without cairosvg (or libcairo) builds with the default engine, and --engine cairosvg or an
     EPS says what to install, exit 1, nothing written."""
     root = tmp_path / "demo"
     shutil.copytree(DEMO, root)
-    block = ("import sys; sys.modules['cairosvg'] = None; sys.modules['cairocffi'] = None; "
-             "from composer.cli.main import main; sys.exit(main(sys.argv[1:]))")
+    monkeypatch.setitem(sys.modules, "cairosvg", None)  # `import cairosvg` raises ImportError
+    monkeypatch.setitem(sys.modules, "cairocffi", None)
 
     def run(*args):
-        return subprocess.run([sys.executable, "-c", block, "demo", "--root", str(root), "--dpi", "50", *args],
-                              capture_output=True, text=True)
+        return run_compose(["demo", "--root", root, "--dpi", "50", *args])
 
     ok = run()
     assert ok.returncode == 0, ok.stderr
@@ -398,6 +397,7 @@ def test_dropping_the_pdf_standard_makes_the_pdf_again(tmp_path):
     assert build("demo", root=root, formats=("svg", "pdf")).up_to_date
 
 
+@pytest.mark.e2e
 def test_fresh_processes_exporting_side_by_side_never_hang(tmp_path):
     """A figure without matplotlib panels (an imported SVG and a text): its first use of ``tempfile`` is in
     the two export threads, each forking a worker. Forking while the other thread held tempfile's
@@ -424,8 +424,7 @@ def test_watch_refuses_a_bad_option_at_once(bad, tmp_path):
     """No edit of the project can fix an option: ``compose watch`` exits 1 with one line instead of watching."""
     root = tmp_path / "demo"
     shutil.copytree(DEMO, root)
-    proc = subprocess.run([sys.executable, "-m", "composer.cli", "watch", "demo", "--root", str(root), *bad],
-                          capture_output=True, text=True, timeout=60)
+    proc = run_compose(["watch", "demo", "--root", root, *bad])
     assert proc.returncode == 1, (proc.stdout, proc.stderr)
     assert len(proc.stderr.strip().splitlines()) == 1 and proc.stderr.startswith("compose: error: "), proc.stderr
     assert "watching" not in proc.stdout  # refused before it says it watches
@@ -434,8 +433,7 @@ def test_watch_refuses_a_bad_option_at_once(bad, tmp_path):
 def test_compose_all_refuses_a_bad_pdf_standard_once(tmp_path):
     root = tmp_path / "demo"
     shutil.copytree(DEMO, root)
-    proc = subprocess.run([sys.executable, "-m", "composer.cli", "build", "--all", "--root", str(root), "--pdf-standard", "zz"],
-                          capture_output=True, text=True, timeout=60)
+    proc = run_compose(["build", "--all", "--root", root, "--pdf-standard", "zz"])
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines() == ["compose: error: unknown pdf standard 'zz'; valid standards are "
                                                 "1.4, 1.5, 1.6, 1.7, 2.0, a-1b, a-2b, a-2u, a-3b, a-3u, a-4"]
@@ -449,8 +447,7 @@ def test_compose_dpi_is_the_pngs_phys(tmp_path, dpi):
 
     root = tmp_path / "demo"
     shutil.copytree(DEMO, root)
-    proc = subprocess.run([sys.executable, "-m", "composer.cli", "demo", "--root", str(root), "--dpi", str(dpi),
-                           "--format", "png,tiff"], capture_output=True, text=True)
+    proc = run_compose(["demo", "--root", root, "--dpi", str(dpi), "--format", "png,tiff"])
     assert proc.returncode == 0, proc.stderr
     png = (root / "build" / "demo.png").read_bytes()
     x, y, unit = struct.unpack(">IIB", dict(png_meta.chunks(png))[b"pHYs"])

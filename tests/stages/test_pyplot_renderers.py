@@ -294,6 +294,7 @@ class _BackendFake(_Backend):
 """
 
 
+@pytest.mark.e2e
 def test_pyplot_backend_is_never_used_for_a_pyplot_renderer(tmp_path):
     """The user's pyplot backend (``MPLBACKEND``, here a stand-in GUI backend that notes when it is
     loaded and when it opens a window) is never loaded, even for a renderer's ``plt.figure()``: pyplot

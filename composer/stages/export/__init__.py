@@ -39,38 +39,49 @@ from functools import partial
 from pathlib import Path
 
 from composer.errors import ComposerError, SvgError
-from composer.layout.model import ENGINES  # the engines, default first (``--engine``, ``[figure] engine``)
+from composer.kinds.outputs import CANVAS, DEFAULT_ENGINE, ENGINES, FORMATS, Job, drawn_as, engine_for, exported
 from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, WorkerFailure
+from composer.stages.export import cairosvg_engine, resvg_engine
 from composer.stages.export import png as _png
-from composer.units import CSS_PT_PER_UNIT
+from composer.svg.viewbox import canvas_size
 
-DEFAULT_ENGINE = "resvg"
-#: formats the export stage writes (the SVG itself is the compose stage's).
-EXPORT_KINDS = ("pdf", "png", "tiff", "eps")
+__all__ = ["DEFAULT_ENGINE", "MAX_DPI", "MAX_PIXELS", "canvas_size_pt", "check_chosen", "check_dpi", "check_engine",
+           "engine_for", "export", "missing"]
+
 #: the largest PNG (pixels) an export makes: 1e9 pixels is 4 GB of RGBA, a 1 m x 1 m poster at 800 dpi.
 MAX_PIXELS = 1_000_000_000
 #: the largest dpi (``compose --dpi``): 10 times a journal's line-art resolution (1200 dpi), past any print need.
 MAX_DPI = 12000.0
 
-_INSTALL = {
-    "resvg": "pip install typst",
-    "cairosvg": "pip install cairosvg, and the cairo library (Debian: apt-get install libcairo2; "
-                "macOS: brew install cairo)",
-}
+#: the background rect the compose stage paints unless ``background = "none"`` (:func:`composer.stages.draw.background`)
+_BACKGROUND = re.compile(rb"""<rect\b[^>]*\bid=["']background["']""")
 
 
-def engine_for(kind: str, engine: str) -> str:
-    """The engine that writes ``kind`` when ``engine`` is chosen (EPS: always cairosvg)."""
-    return "cairosvg" if kind == "eps" else engine
+def _png_finish(png: bytes, job: Job) -> bytes:
+    """Every engine's PNG gets ``pHYs`` (= dpi) and ``sRGB`` (:func:`composer.stages.export.png.with_metadata`)."""
+    return _png.with_metadata(png, dpi=job.dpi)
+
+
+def _tiff(png: bytes, job: Job) -> bytes:
+    """The TIFF from the (finished) PNG: RGB when the canvas has a background (cairo leaves the last, partly
+    covered column of a canvas that is not a whole number of pixels translucent) or every pixel is opaque."""
+    return _png.to_tiff(png, dpi=job.dpi, opaque=bool(_BACKGROUND.search(job.svg[:4096])))
+
+
+# the built-in entries' functions (declared in composer.kinds.outputs, below the layout format), each looked
+# up when called so that a test replacing an engine module's function replaces the engine's
+FORMATS.bind("png", finish=_png_finish)
+FORMATS.bind("tiff", convert=_tiff)
+ENGINES.bind("resvg", available=lambda: resvg_engine.available(),
+             write=lambda job, kinds: resvg_engine.write(job, kinds))
+ENGINES.bind("cairosvg", available=lambda: cairosvg_engine.available(),
+             write=lambda job, kinds: cairosvg_engine.write(job, kinds))
 
 
 def missing(engine: str) -> str | None:
     """None when ``engine`` can run on this machine, else why not (one line)."""
-    if engine == "resvg":
-        from composer.stages.export.resvg_engine import available
-    else:
-        from composer.stages.export.cairosvg_engine import available
-    return available()
+    available = ENGINES[engine].available
+    return None if available is None else available()
 
 
 def check_dpi(dpi: float) -> None:
@@ -98,6 +109,9 @@ def check_engine(engine: str, kinds: Iterable[str], pdf_standard: str | None = N
                  file: str | None = None, key: str | None = None) -> None:
     """Refuse, before any work, an unknown engine, a missing one, or an option it lacks.
 
+    The engines and what each writes, needs and honours are the table
+    :data:`composer.kinds.outputs.ENGINES`.
+
     Args:
         file, key: where the engine was chosen (``layouts/fig.toml``,
             ``figure.engine``), named by the error; None for the command line.
@@ -107,66 +121,36 @@ def check_engine(engine: str, kinds: Iterable[str], pdf_standard: str | None = N
             choices, and how to install what is missing.
     """
     if engine not in ENGINES:
-        raise ComposerError(f"unknown engine {engine!r}; valid engines are {', '.join(ENGINES)}", file=file,
-                            key=key)
-    kinds = tuple(kinds)
-    for needed in dict.fromkeys(engine_for(k, engine) for k in kinds if k in EXPORT_KINDS):
+        raise ComposerError(ENGINES.unknown(engine), file=file, key=key)
+    needs: dict[str, str] = {}  # engine -> the first format that needs it
+    for kind in kinds:
+        if kind in FORMATS and kind != CANVAS:
+            needs.setdefault(engine_for(kind, engine), kind)
+    for needed, kind in needs.items():
         why = missing(needed)
         if why is not None:
-            what = "EPS is written by the cairosvg engine" if needed != engine else f"engine {needed!r}"
-            raise ComposerError(f"{what}, which cannot run here ({why}); install it: {_INSTALL[needed]}",
+            what = f"{kind.upper()} is written by the {needed} engine" if needed != engine else f"engine {needed!r}"
+            raise ComposerError(f"{what}, which cannot run here ({why}); install it: {ENGINES[needed].install}",
                                 file=file if needed == engine else None, key=key if needed == engine else None)
     if pdf_standard is not None:
-        from composer.stages.export.resvg_engine import PDF_STANDARDS
-
-        if pdf_standard not in PDF_STANDARDS:
+        if pdf_standard not in resvg_engine.PDF_STANDARDS:
             raise ComposerError(f"unknown pdf standard {pdf_standard!r}; valid standards are "
-                                f"{', '.join(PDF_STANDARDS)}")
-        if engine != "resvg":
-            raise ComposerError(f"pdf standard {pdf_standard!r} needs the resvg engine; the {engine} engine "
-                                "writes plain PDF", file=file, key=key)
-
-
-_ROOT = re.compile(rb"<svg\b[^>]*>", re.S)
-_ATTR = r"""(?<![\w:-]){}\s*=\s*(["'])(.*?)\1"""
-#: CSS absolute lengths in pt (CSS Values 3, section 5.2: 1 in = 96 px = 72 pt); a bare number is px.
-_PT_PER = {"": CSS_PT_PER_UNIT["px"], **CSS_PT_PER_UNIT}
+                                f"{', '.join(resvg_engine.PDF_STANDARDS)}")
+        if "pdf_standard" not in ENGINES[engine].options:
+            able = [e.name for e in ENGINES if "pdf_standard" in e.options]
+            raise ComposerError(f"pdf standard {pdf_standard!r} needs the {' or '.join(able)} engine; the {engine} "
+                                "engine writes plain PDF", file=file, key=key)
 
 
 def canvas_size_pt(svg: bytes, *, source: str = "canvas") -> tuple[float, float]:
-    """The (width, height) in pt at which an SVG is exported: its root ``width``/``height``.
-
-    A bare number or px is a CSS px (1/96 in); a root without width/height
-    (or with a percentage) takes its viewBox's size in px, as SVG 2 section
-    8.2 (the initial viewport) does for a standalone file.
+    """The (width, height) in pt at which an SVG is exported: its root ``width``/``height``, by the one
+    rule of :func:`composer.svg.viewbox.canvas_size` (which the live preview shows the figure at too).
 
     Raises:
         SvgError: no root ``<svg>``, or no size from either.
     """
-    root = _ROOT.search(svg)
-    if root is None:
-        raise SvgError("no <svg> root element", file=source)
-    tag = root.group(0).decode("utf-8", "replace")
-
-    def attr(name: str) -> str | None:
-        m = re.search(_ATTR.format(name), tag, re.S)
-        return m.group(2).strip() if m else None
-
-    box = (attr("viewBox") or "").replace(",", " ").split()
-    size = []
-    for i, name in enumerate(("width", "height")):
-        value = attr(name)
-        m = re.fullmatch(r"([0-9]*\.?[0-9]+(?:[eE][-+]?\d+)?)\s*([a-zA-Z]*)", value or "")
-        if m and m.group(2).lower() in _PT_PER:
-            size.append(float(m.group(1)) * _PT_PER[m.group(2).lower()])
-        elif len(box) == 4 and re.fullmatch(r"[-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?\d+)?", box[2 + i]):
-            size.append(float(box[2 + i]) * 0.75)
-        else:
-            raise SvgError(f"the root <svg> has no usable {name} (a length) and no usable viewBox", file=source)
-    if not all(0 < v <= 100_000 for v in size):  # units.MAX_LENGTH_PT: 35 m
-        raise SvgError(f"the canvas is {size[0]:g} x {size[1]:g} pt; each side must be above 0 and at most "
-                       "100,000 pt", file=source)
-    return size[0], size[1]
+    size = canvas_size(svg, source=source)
+    return size.width_pt, size.height_pt
 
 
 def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dpi: float = 300.0,
@@ -174,20 +158,25 @@ def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dp
            timeout_s: float | None = DEFAULT_TIMEOUT_S, jobs: int = 1) -> dict[str, bytes]:
     """Export the composed SVG to each of ``kinds``, each engine's work in forked workers.
 
+    Each format is written as its entry in :data:`composer.kinds.outputs.FORMATS` says: drawn by the
+    engine :func:`~composer.kinds.outputs.engine_for` picks, or made from another format's bytes
+    (TIFF from the PNG) in the worker that drew those.
+
     Args:
         svg: the canvas, as the compose stage wrote it.
-        kinds: any of :data:`EXPORT_KINDS`.
-        engine: one of :data:`ENGINES`.
+        kinds: any of the registered formats but ``svg``.
+        engine: one of :data:`composer.kinds.outputs.ENGINES`.
         dpi: PNG and TIFF pixels per inch; the PNG is round(width_in * dpi)
             px wide and states ``dpi`` in its ``pHYs`` chunk.
         title: the PDF's Title (the figure's name).
         pdf_standard: a PDF/A or PDF version (resvg engine only).
         source: the layout file, named by errors.
         timeout_s: wall-time limit of each worker, seconds (None: none).
-        jobs: workers that may run side by side: with 1, the resvg engine
-            draws PDF, PNG and TIFF in one worker from one parse; with more,
-            the PDF in one and PNG/TIFF in another (the same usvg, so they
-            agree); EPS and each of cairosvg's exports get a worker each.
+        jobs: workers that may run side by side: with 1, an engine that draws
+            from one parse (resvg) draws PDF, PNG and TIFF in one worker; with
+            more, each format it draws in a worker of its own (PNG and TIFF
+            together: the TIFF is the PNG's pixels); every format another
+            engine draws (EPS, each of cairosvg's) gets a worker of its own.
 
     Returns:
         kind -> bytes, for every asked kind.
@@ -202,43 +191,32 @@ def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dp
     if not isinstance(svg, bytes):
         raise ComposerError(f"the SVG to export must be bytes, not {type(svg).__name__}", file=source)
     kinds = (kinds,) if isinstance(kinds, str) else tuple(kinds)  # a generator is read once
-    unknown = [k for k in kinds if k not in EXPORT_KINDS]
+    valid = exported()
+    unknown = [k for k in kinds if k not in valid]
     if unknown:
-        raise ComposerError(f"unknown export format {unknown[0]!r}; valid formats are {', '.join(EXPORT_KINDS)}")
+        raise ComposerError(f"unknown export format {unknown[0]!r}; valid formats are {', '.join(valid)}")
     check_dpi(dpi)
     check_timeout(timeout_s)
-    kinds = tuple(k for k in EXPORT_KINDS if k in set(kinds))
+    kinds = tuple(k for k in valid if k in set(kinds))
     check_engine(engine, kinds, pdf_standard)
     if not kinds:
         return {}
     size_pt = canvas_size_pt(svg, source=source)
-    if {"png", "tiff"} & set(kinds):
+    if any(FORMATS[k].raster for k in kinds):
         width_px, height_px = (round(v / 72 * dpi) for v in size_pt)
         if width_px * height_px > MAX_PIXELS:
             raise SvgError(f"a PNG of {width_px} x {height_px} px ({size_pt[0] / 72 * 25.4:.0f} x "
                            f"{size_pt[1] / 72 * 25.4:.0f} mm at {dpi:g} dpi) is more than the limit of "
                            f"{MAX_PIXELS:,} pixels; use a lower --dpi", file=source)
+    # the SVG is written once, here, into a folder of its own that this process removes (an engine that
+    # reads a file finds it as job.folder/canvas.svg): a worker killed at its timeout cannot clean up after itself
+    folder = tempfile.mkdtemp(prefix="composer-export-")
+    Path(folder, "canvas.svg").write_bytes(svg)
+    job = Job(svg=svg, size_pt=size_pt, dpi=dpi, title=title, pdf_standard=pdf_standard, source=source,
+              folder=folder)
     calls: dict[str, Callable[[], dict[str, bytes]]] = {}  # label -> the engine call, run in a worker
-    own = [k for k in kinds if engine_for(k, engine) == engine]
-    folder = None
-    if engine == "resvg" and own:
-        # the SVG is written once, here, into a folder of its own that this process removes: a worker
-        # killed at its timeout cannot clean up after itself
-        folder = tempfile.mkdtemp(prefix="composer-export-")
-        Path(folder, "canvas.svg").write_bytes(svg)
-    if engine == "resvg":
-        # one worker draws all from one parse; with two cores or more the PDF gets a worker of its own,
-        # since usvg's parse is about 0.01 s of volume_kv's 0.17 s and drawing both at once halves the wait
-        parts = ([own] if jobs < 2 or "pdf" not in own or len(own) < 2 else
-                 [["pdf"], [k for k in own if k != "pdf"]]) if own else []
-        for part in parts:
-            calls[" and ".join(k.upper() for k in part)] = partial(
-                _resvg, svg, part, dpi, size_pt, title, pdf_standard, source, folder)
-    else:
-        for kind in own:
-            calls[kind.upper()] = partial(_cairosvg, svg, kind, dpi, source, title)
-    if "eps" in kinds and engine != "cairosvg":
-        calls["EPS"] = partial(_cairosvg, svg, "eps", dpi, source)
+    for name, part in _plan(kinds, engine, jobs):
+        calls[" and ".join(k.upper() for k in part)] = partial(_draw, name, part, job)
     made: dict[str, bytes] = {}
     try:
         for result in run_workers(calls, jobs=jobs, timeout_s=timeout_s).values():
@@ -246,44 +224,51 @@ def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dp
     except WorkerFailure as failure:  # a drawing that hangs or crashes the engine is one error line
         raise SvgError(f"exporting the {failure.call} failed: {failure.detail}", file=source) from None
     finally:
-        if folder is not None:
-            shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(folder, ignore_errors=True)
     return {k: made[k] for k in kinds}
 
 
-#: the background rect the compose stage paints unless ``background = "none"`` (:func:`composer.stages.draw.background`)
-_BACKGROUND = re.compile(rb"""<rect\b[^>]*\bid=["']background["']""")
+def _plan(kinds: tuple[str, ...], engine: str, jobs: int) -> list[tuple[str, tuple[str, ...]]]:
+    """The workers of one export: (engine, the formats it makes) each, in format order.
+
+    A format is drawn by :func:`~composer.kinds.outputs.engine_for`'s engine, together with the formats made
+    from it. An engine that draws from one parse (``batch``) takes all its formats in one worker when
+    ``jobs`` is 1; with two cores or more each drawn format gets a worker of its own, since usvg's parse is
+    about 0.01 s of volume_kv's 0.17 s and drawing both at once halves the wait.
+    """
+    by_engine: dict[str, dict[str, list[str]]] = {}  # engine -> drawn format -> the asked formats from it
+    for kind in kinds:
+        by_engine.setdefault(engine_for(kind, engine), {}).setdefault(drawn_as(kind), []).append(kind)
+    plan: list[tuple[str, tuple[str, ...]]] = []
+    for name, drawn in by_engine.items():
+        if ENGINES[name].batch and (jobs < 2 or len(drawn) < 2):
+            plan.append((name, tuple(k for group in drawn.values() for k in group)))
+        else:
+            plan += [(name, tuple(group)) for group in drawn.values()]
+    return plan
 
 
-def _finish(made: dict[str, bytes], kinds: Iterable[str], dpi: float, svg: bytes) -> dict[str, bytes]:
-    """PNG metadata and the TIFF from the engine's PNG (in the worker: the pixels do not travel twice).
-    The TIFF is RGB when the canvas has a background (cairo leaves the last, partly covered column of a
-    canvas that is not a whole number of pixels translucent) or every pixel is opaque."""
-    kinds = tuple(kinds)
-    if "png" in made:
-        made["png"] = _png.with_metadata(made["png"], dpi=dpi)
-        if "tiff" in kinds:
-            made["tiff"] = _png.to_tiff(made["png"], dpi=dpi, opaque=bool(_BACKGROUND.search(svg[:4096])))
-        if "png" not in kinds:
-            del made["png"]
-    return made
+def _draw(engine: str, kinds: tuple[str, ...], job: Job) -> dict[str, bytes]:
+    """One worker's export: ``engine`` draws what ``kinds`` need, each drawn format is finished (PNG:
+    ``pHYs``, ``sRGB``), then the formats made from others are made (TIFF from the finished PNG, here:
+    the pixels do not travel twice)."""
+    entry = ENGINES[engine]
+    if entry.write is None:
+        raise ComposerError(f"the {engine} engine has no drawing (its module did not bind one)")
+    drawn = tuple(dict.fromkeys(drawn_as(k) for k in kinds))
+    made = dict(entry.write(job, drawn))
+    for name in drawn:
+        finish = FORMATS[name].finish
+        if finish is not None:
+            made[name] = finish(made[name], job)
 
+    def make(name: str) -> bytes:
+        if name not in made:
+            fmt = FORMATS[name]
+            assert fmt.made_from is not None
+            if fmt.convert is None:
+                raise ComposerError(f"format {name!r} has no convert (its module did not bind one)")
+            made[name] = fmt.convert(make(fmt.made_from), job)
+        return made[name]
 
-def _resvg(svg: bytes, kinds: list[str], dpi: float, size_pt: tuple[float, float], title: str,
-           pdf_standard: str | None, source: str, folder: str | None) -> dict[str, bytes]:
-    from composer.stages.export import resvg_engine
-
-    native = [k for k in ("pdf", "png") if k in kinds or (k == "png" and "tiff" in kinds)]
-    made = resvg_engine.convert(svg, native, dpi=dpi, size_pt=size_pt, title=title, pdf_standard=pdf_standard,
-                                source=source, folder=folder)
-    return _finish(made, kinds, dpi, svg)
-
-
-def _cairosvg(svg: bytes, kind: str, dpi: float, source: str, title: str = "") -> dict[str, bytes]:
-    from composer.stages.export import cairosvg_engine
-
-    if kind in ("png", "tiff"):
-        return _finish({"png": cairosvg_engine.to_png(svg, dpi=dpi, source=source)}, [kind], dpi, svg)
-    if kind == "pdf":
-        return {"pdf": cairosvg_engine.to_pdf(svg, title=title, source=source)}
-    return {kind: cairosvg_engine.to_eps(svg, source=source)}
+    return {k: make(k) for k in kinds}

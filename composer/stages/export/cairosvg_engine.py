@@ -32,6 +32,7 @@ import re
 import time
 from collections.abc import Iterator
 
+from composer.kinds.outputs import Job
 from composer.units import CSS_PT_PER_UNIT
 
 #: written into every PDF instead of the build time (same length as cairo's
@@ -237,6 +238,22 @@ def to_pdf(svg: bytes, *, title: str = "", source: str = "canvas") -> bytes:
     with _utc():
         pdf = _cairo(lambda: Titled.convert(bytestring=prepared(svg)), "PDF", source)
     return pin_pdf_dates(pdf)
+
+
+def write(job: Job, kinds: tuple[str, ...]) -> dict[str, bytes]:
+    """The engine's entry in :data:`composer.kinds.outputs.ENGINES`: each of ``kinds`` (``pdf``, ``png``,
+    ``eps``) drawn by its own call (looked up when called, so a test may replace one)."""
+    out: dict[str, bytes] = {}
+    for kind in kinds:
+        if kind == "pdf":
+            out[kind] = to_pdf(job.svg, title=job.title, source=job.source)
+        elif kind == "png":
+            out[kind] = to_png(job.svg, dpi=job.dpi, source=job.source)
+        elif kind == "eps":
+            out[kind] = to_eps(job.svg, source=job.source)
+        else:
+            raise ValueError(f"the cairosvg engine does not write {kind}")
+    return out
 
 
 @contextlib.contextmanager

@@ -39,6 +39,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from composer.errors import SvgError
+from composer.kinds.outputs import Job
 
 #: the PDF's creation and modification date: fixed, so equal inputs give equal bytes
 #: (the same instant cairosvg's PDFs were pinned to).
@@ -52,9 +53,6 @@ _DOCUMENT = """#set document(title: sys.inputs.at("title", default: none))
 #set page(width: {width_pt}pt, height: {height_pt}pt, margin: 0pt, fill: none)
 #image("canvas.svg", width: {width_pt}pt, height: {height_pt}pt, fit: "stretch")
 """
-
-KINDS = ("pdf", "png")
-
 
 def available() -> str | None:
     """None when the engine can run here, else one line saying why and the fix."""
@@ -120,6 +118,13 @@ def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[floa
     except typst.TypstError as exc:
         raise SvgError(f"cannot export the {kind.upper()}: resvg: {_one_line(exc)}", file=source) from None
     return out
+
+
+def write(job: Job, kinds: tuple[str, ...]) -> dict[str, bytes]:
+    """The engine's entry in :data:`composer.kinds.outputs.ENGINES`: :func:`convert` for one export job
+    (looked up when called, so a test that replaces :func:`convert` replaces the engine's drawing)."""
+    return convert(job.svg, kinds, dpi=job.dpi, size_pt=job.size_pt, title=job.title,
+                   pdf_standard=job.pdf_standard, source=job.source, folder=job.folder)
 
 
 def _one_line(exc: Exception) -> str:
