@@ -30,9 +30,8 @@ from composer.errors import Frame
 
 @cache
 def _composer_folder() -> str:
-    import composer
-
-    return os.path.dirname(os.path.realpath(composer.__file__))
+    """The folder of the composer package (this file is in its cli/)."""
+    return os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 
 
 @cache
