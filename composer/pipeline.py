@@ -60,6 +60,7 @@ from composer.incremental.record import manifest_contents
 from composer.kinds import outputs
 from composer.layout.loader import load_layout
 from composer.layout.model import Figure, FigureSpec
+from composer.layout.sources import table as source_table
 from composer.lint.rules import Report, clipped_text_warnings, font_findings, lint
 from composer.mpl.fontlog import font_substitutions
 from composer.progress import Progress
@@ -463,15 +464,15 @@ def render_panels(inputs: Inputs, typeset: Typeset | None = None, *,
     for unit in render_units(figure):
         rendered.update(_render_unit(inputs, unit, boxes, timeout_s))
     for p in figure.panels:
-        for note in rendered[p.name].notes if p.kind == "render" else ():
+        for note in rendered[p.name].notes if p.name in rendered else ():
             warnings.warn(ComposerWarning(f"{inputs.file}: {note}"), stacklevel=2)
-    return {p.name: rendered[p.name] for p in figure.panels if p.kind == "render"}
+    return {p.name: rendered[p.name] for p in figure.panels if p.name in rendered}
 
 
 def render_units(figure: Figure) -> list[list[str]]:
     """The render panels grouped for workers: each aligned group (joined when groups share a panel)
     together, every other panel alone; in layout order."""
-    names = [p.name for p in figure.panels if p.kind == "render"]
+    names = [p.name for p in figure.panels if source_table(p.kind).matplotlib]  # drawn here, by matplotlib
     group = {name: name for name in names}
 
     def find(name: str) -> str:

@@ -237,6 +237,7 @@ STAGES = (
     "draw",
     "inkscape",
     "mplfiles",
+    "sources",       # panel sources (composer/stages/sources/): each draws its panel for the compose stage
     "compose",
     "overlay",
     "panels",
@@ -245,6 +246,7 @@ STAGES = (
 #: imports of a later stage that are part of the design
 STAGES_BACK = {
     ("mplfiles", "export"),  # matplotlib's meshes in an imported SVG are rasterized by the resvg engine
+    ("inputs", "sources"),   # the inputs stage has each panel's source read its file (one module per source)
 }
 
 

@@ -404,7 +404,8 @@ def _text_style(prefix: str, what: str) -> tuple[Key, ...]:
 
 # ─── the tables ────────────────────────────────────────────────────────────
 
-TABLES: tuple[Table, ...] = (
+#: a list: :mod:`composer.layout.sources` completes the panel table with the registered panel sources
+TABLES: list[Table] = [
     Table("layout", "top level", "A layout file's tables; only `[figure]` is required.", (
         Key("figure", "table", "the canvas: size, font, data (see `[figure]`)", required=True),
         Key("colors", "table", "the palette (see `[colors]`)", default={}),
@@ -524,13 +525,7 @@ TABLES: tuple[Table, ...] = (
                     {"if": {"not": {"required": ["cell"]}}, "then": {"required": ["size"]}})),
     Table("panel", "[panels.NAME]",
           "A panel: a matplotlib renderer drawn at its final size, an SVG file, a PDF page or a PNG/JPEG image.", (
-              Key("render", "renderer", "`\"module:function\"`: `function(fig, data, **params)` in "
-                                        "`panels/module.py`"),
-              Key("svg", "svg_file", "an SVG file, fitted in the box keeping its aspect"),
-              Key("image", "image_file", "a PNG or JPEG, fitted keeping its aspect and inlined"),
-              Key("pdf", "pdf_file", "a PDF page (made by R, Illustrator...), converted to vector SVG (glyphs as "
-                                     "outlines) and fitted like `svg`; needs `pdftocairo` (poppler-utils)"),
-              Key("page", "page", "pdf panels: the page to show, 1-based", default=1),
+              # first: each panel source's key and own keys (composer.layout.sources.panel_table)
               *_placement("nw"),
               Key("size", "size", "the panel's box; required unless a `cell` gives it"),
               Key("label", "panel_label", "panel label drawn at its top-left (`\"a\"`); with `[figure] labels`, "
@@ -551,8 +546,7 @@ TABLES: tuple[Table, ...] = (
                                         "otherwise at its `anchor`"),
               Key("aspect_of", "aspect_of", "what `aspect` locks: `\"plot\"` the plot area, `\"box\"` the box",
                   default="plot"),
-          ), rules=(
-              _exactly_one(("render", "svg", "image", "pdf")),
+          ), rules=(  # first: exactly one source key (composer.layout.sources.panel_table)
               _exactly_one(PLACEMENT_KEYS),
               *_placement_rules(),
               {"if": {"required": ["cell"]}, "then": {"not": {"required": ["size"]}},
@@ -685,7 +679,7 @@ TABLES: tuple[Table, ...] = (
               Key("at", "point", "the point", required=True),
               Key("offset", "offset_pair", "added to it", default=["0pt", "0pt"]),
           )),
-)
+]
 
 TABLES_BY_KIND: dict[str, Table] = {t.kind: t for t in TABLES}
 

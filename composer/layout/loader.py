@@ -21,7 +21,7 @@ from typing import Any
 
 from composer.errors import LayoutError, closest, did_you_mean
 from composer.kinds.rules import RULES
-from composer.layout import presets
+from composer.layout import presets, sources
 from composer.layout.keys import SHAPE_ANCHORS
 from composer.layout.model import (
     AUTO_HEIGHT_PT,
@@ -589,46 +589,54 @@ def _panel(r: _Reader, name: str, raw: Any, spec: FigureSpec) -> Panel:
     key = f"panels.{name}"
     r.name(name, key)
     t = r.section(raw, key, "panel")
-    kinds = ("render", "svg", "image", "pdf")
-    sources = [k for k in kinds if k in t.raw]
-    if len(sources) != 1:
-        raise r.err(key, f"give exactly one of render, svg, image, pdf (got {', '.join(sources) or 'none'})")
-    kind = sources[0]
-    for k in kinds:  # in this order: the valid keys a message lists
-        if k == kind:
-            source = t.get(k)
+    registered = sources.registered()
+    given = [s for s in registered if s.name in t.raw]
+    if len(given) != 1:
+        raise r.err(key, f"give exactly one of {', '.join(sources.names())} "
+                         f"(got {', '.join(s.name for s in given) or 'none'})")
+    chosen = given[0]
+    kind = chosen.name
+    for s in registered:  # in this order: the valid keys a message lists
+        if s is chosen:
+            source = t.get(kind)
         else:
-            t.asked.append(k)
-    if kind == "pdf":
-        page = t.get("page")
-    else:
-        t.refuse(["page"], f"page applies to pdf panels; a {kind} panel has no pages")
-        page = 1
+            t.asked.append(s.name)
+    options = {k.name: t.get(k.name) for k in chosen.keys}
+    _refuse_untaken(r, t, chosen, registered)
     place, size = _placed_and_sized(r, t, key, "panel")
     label = t.get("label")  # False: skipped by [figure] labels (see _auto_labels)
     journal_label = presets.PRESETS[spec.preset].label if spec.preset else None
     if isinstance(label, str) and journal_label:
         label = journal_label.format(label)  # the journal's style: a / A / (a)
     title = t.get("title")
-    if kind == "render":
-        params = t.get("params")
-        data = t.get("data")
-    else:
-        t.refuse(["params", "data"], f"params and data go to a panel function (render); a {kind} panel is "
-                                     "embedded as it is")
-        params, data = t.default("params"), t.default("data")
+    taken = {k: t.get(k) if k in chosen.takes else t.default(k) for k in sources.SHARED_KEYS}
     overlap = t.get("overlap")
-    raster = t.get("raster")
-    if raster is not None and kind != "render":
-        raise r.err(f"{key}.raster", f"raster applies to render panels; a {kind} panel is embedded as it is")
-    empty = t.get("empty")
-    if empty and kind != "render":
-        raise r.err(f"{key}.empty", f"empty applies to render panels; a {kind} panel is embedded as it is")
     aspect, aspect_of, aspect_align = _aspect(r, t, place)
     t.done()
     return Panel(name=name, kind=kind, source=source, place=place, size_pt=size, label=label, title=title,
-                 params=params, data=data, overlap=overlap, raster=raster, empty=empty, key=key, page=page,
-                 aspect=aspect, aspect_of=aspect_of, aspect_align=aspect_align)
+                 params=taken["params"], data=taken["data"], overlap=overlap, raster=taken["raster"],
+                 empty=taken["empty"], key=key, options=options, aspect=aspect, aspect_of=aspect_of,
+                 aspect_align=aspect_align)
+
+
+def _refuse_untaken(r: _Reader, t: _Table, chosen: sources.SourceTable,
+                    registered: tuple[sources.SourceTable, ...]) -> None:
+    """Refuse the keys of other panel sources, and the shared keys the chosen source does not take
+    (``page`` on an svg panel, ``params`` on an image panel): no key is accepted and ignored.
+
+    Raises:
+        LayoutError: at the key, naming the sources it applies to and what this panel does instead.
+    """
+    mine = {k.name for k in chosen.keys}
+    others = {k.name: [s.name for s in registered if k.name in {o.name for o in s.keys}]
+              for s in registered if s is not chosen for k in s.keys if k.name not in mine}
+    others.update({k: [s.name for s in registered if k in s.takes]
+                   for k in sources.SHARED_KEYS if k not in chosen.takes})
+    for name, owners in others.items():
+        t.refused.append(name)
+        if name in t.raw:
+            raise r.err(f"{t.key}.{name}", f"{name} applies to {' and '.join(owners) or 'no'} panels, so it does "
+                                           f"nothing here: {chosen.refusal()}")
 
 
 def _aspect(r: _Reader, t: _Table, place: Placement) -> tuple[float | None, str, str]:
@@ -906,7 +914,7 @@ def _check_guides(r: _Reader, figure: Figure) -> None:
     Raises:
         LayoutError: naming the entry, with the closest panel name and the valid ones.
     """
-    plots = [p.name for p in figure.panels if p.kind == "render"]
+    plots = [p.name for p in figure.panels if sources.table(p.kind).matplotlib]
     kinds = {p.name: p.kind for p in figure.panels}
     for guide in figure.guides:
         field = guide.panels_key
@@ -916,9 +924,8 @@ def _check_guides(r: _Reader, figure: Figure) -> None:
                 raise r.err(at, f"{name!r} is listed twice")
             if name not in plots:
                 kind = kinds.get(name, "")
-                article = "a" if kind == "pdf" else "an"  # an svg, an image, a pdf
-                what = (f"{name!r} is {article} {kind} panel, not a matplotlib one (a {guide.kind} is drawn from "
-                        "what matplotlib panels report)" if kind
+                what = (f"{name!r} is {sources.table(kind).said()}, not a matplotlib one (a {guide.kind} is drawn "
+                        "from what matplotlib panels report)" if kind
                         else f"no panel named {name!r}{_did_you_mean(name, plots)}")
                 raise r.err(at, f'{field}[{i}] = "{name}": {what} (valid: {", ".join(plots) or "none"})')
 
@@ -942,7 +949,7 @@ def _check_names(r: _Reader, figure: Figure) -> None:
     positions = [p.at for p in placements if p.at is not None]
     positions += [a.start for a in figure.arrows] + [a.end for a in figure.arrows]
     positions += [v for a in figure.arrows for v in a.via] + [p for s in figure.shapes for p in s.points]
-    renderers = {p.name for p in figure.panels if p.kind == "render"}
+    renderers = {p.name for p in figure.panels if sources.table(p.kind).matplotlib}  # data anchors, aligns
     drawn_through = {s.name: s.kind for s in figure.shapes if s.name and s.place is None}
     kinds = "panel, text, shape or legend" if figure.guides else "panel, text or shape"  # and canvas
     for pos in positions:
@@ -1005,7 +1012,7 @@ def _check_names(r: _Reader, figure: Figure) -> None:
             if name not in renderers:
                 plots = [p.name for p in figure.panels if p.name in renderers]
                 kind = {p.name: p.kind for p in figure.panels}.get(name)
-                what = (f"{name!r} is an {kind} panel, not a matplotlib one" if kind
+                what = (f"{name!r} is {sources.table(kind).said()}, not a matplotlib one" if kind
                         else f"no panel named {name!r}{_did_you_mean(name, plots)}")
                 raise r.err(f"{align.key}.panels[{i}]", f'panels[{i}] = "{name}": {what}; aligned plot areas '
                                                         f"need matplotlib panels (valid: {', '.join(plots)})")
@@ -1021,16 +1028,15 @@ def _check_svg_element(r: _Reader, figure: Figure, pos: Position) -> None:
     assert pos.ref is not None
     panel, _, ident = pos.ref[0].partition("#")
     kinds = {p.name: p.kind for p in figure.panels}
-    svgs = [name for name, kind in kinds.items() if kind == "svg"]
+    svgs = [name for name, kind in kinds.items() if sources.table(kind).element_ids]
     if pos.key.rpartition(".")[2] in RELATIONS:
         raise r.err(pos.key, f"{pos.written()}: a relation places beside a whole element; to place at an "
                              f"element of an SVG, use at = \"{panel}#{ident}.{pos.ref[1]}\" with anchor")
     if panel not in kinds:
         raise r.err(pos.key, f"{pos.written()}: no panel named {panel!r}{_did_you_mean(panel, svgs)}; "
                              f"\"panel#id\" names an element of an svg panel (valid: {', '.join(svgs) or 'none'})")
-    if kinds[panel] != "svg":
-        article = "an" if kinds[panel][0] in "aeiou" else "a"
-        raise r.err(pos.key, f"{pos.written()}: {panel!r} is {article} {kinds[panel]} panel, not an svg one; "
+    if not sources.table(kinds[panel]).element_ids:
+        raise r.err(pos.key, f"{pos.written()}: {panel!r} is {sources.table(kinds[panel]).said()}, not an svg one; "
                              "\"panel#id\" names an "
                              f"element of an svg panel (valid: {', '.join(svgs) or 'none'})")
 

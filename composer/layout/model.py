@@ -231,8 +231,10 @@ class Panel:
 
     Attributes:
         name: the table name; element ids derive from it.
-        kind: ``"render"`` (a matplotlib function), ``"svg"``, ``"image"`` or ``"pdf"``.
-        source: ``"module:function"`` for render panels, else the file path.
+        kind: the name of its panel source (:mod:`composer.layout.sources`; ``"render"``, a matplotlib
+            function, ``"svg"``, ``"image"``, ``"pdf"``...): the key that gave ``source``.
+        source: that key's value, converted (``"module:function"`` for render panels, a file's path).
+        options: the keys only its source takes, converted (``{"page": 1}`` for a pdf panel).
         place: where the panel goes; size_pt: (width, height) of the box, or
             None when a grid cell gives it.
         label, title: panel label (``"a"``) and the title drawn after it.
@@ -244,7 +246,6 @@ class Panel:
             None (default) does when the panel's SVG is heavy (see
             :mod:`composer.mpl.savesvg`).
         empty: render panels only: True when the renderer may draw nothing.
-        page: pdf panels only: the 1-based page shown.
         aspect: width / height locked (``[panels.NAME] aspect``), or None; aspect_of: ``"box"``
             (the box has it: :func:`composer.stages.geometry.aspect_box`) or ``"plot"`` (its plot area);
             aspect_align: where the box sits in its cell (``top``/``bottom``, ``left``/``right``,
@@ -264,7 +265,7 @@ class Panel:
     raster: bool | None = None
     empty: bool = default("panel", "empty")
     key: str = ""
-    page: int = 1
+    options: dict[str, Any] = field(default_factory=dict)
     aspect: float | None = None
     aspect_of: str = default("panel", "aspect_of")
     aspect_align: str = "center"

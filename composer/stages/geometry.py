@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from composer.errors import LayoutError, SvgError, did_you_mean
+from composer.layout import sources
 from composer.layout.model import COMPASS, Align, Figure, Grid, Placement, Position
 from composer.layout.vocabulary import COMPASS_WORDS
 from composer.svg.elements import element_boxes
@@ -185,7 +186,7 @@ def imported_svgs(figure: Figure, documents: Mapping[str, bytes]) -> dict[str, I
     wanted = {pos.ref[0].partition("#")[0] for pos in refs if pos.ref is not None and "#" in pos.ref[0]}
     found = {}
     for panel in figure.panels:
-        if panel.name in wanted and panel.kind == "svg" and panel.name in documents:
+        if panel.name in wanted and sources.table(panel.kind).element_ids and panel.name in documents:
             shown = os.path.relpath(panel.source, figure.path.parent)  # as compose names it
             root = parse_svg(documents[panel.name], source=shown)
             try:
@@ -350,7 +351,7 @@ def _check_unlocked(figure: Figure, align: Align, file: str) -> None:
         LayoutError: naming the panel's ``aspect_of`` and the fix.
     """
     for panel in figure.panels:
-        if panel.name in align.panels and panel.kind == "render" and panel.aspect is not None \
+        if panel.name in align.panels and sources.table(panel.kind).matplotlib and panel.aspect is not None \
                 and panel.aspect_of == "plot":
             raise LayoutError(f"panel {panel.name!r} locks its plot area's aspect, which [[align]] would change "
                               "by moving its axes; use aspect_of = \"box\" for aligned panels",
@@ -513,7 +514,7 @@ class _Resolver:
             return box
         assert panel.aspect is not None
         anchor = None if panel.place.cell is not None else panel.place.anchor
-        if panel.aspect_of == "box" or panel.kind != "render":  # an SVG or image panel's plot area is its box
+        if panel.aspect_of == "box" or not sources.table(panel.kind).matplotlib:  # a file's plot area is its box
             return aspect_box(box, panel.aspect, panel.aspect_align, anchor=anchor)
         if name not in self.panel_sizes:
             return box

@@ -440,10 +440,10 @@ MODEL = {
         **({"right_of": "o"} if key in RELATION_KEYS else {"at": ["1mm", "1mm"]})}}},
               {"gutter": lambda f: f.grids[0].gutter_pt, **_placed(lambda f: f.grids[0])}),
     "panel": (lambda key: {"figure": dict(FIG), "shape": [dict(OTHER)], "panels": {"p": {
-        "render": "m:f", "size": ["10mm", "10mm"],
+        **({"pdf": "../paper.pdf"} if key == "page" else {"render": "m:f"}), "size": ["10mm", "10mm"],
         **({"right_of": "o"} if key in RELATION_KEYS else {"at": ["1mm", "1mm"]})}}},
               {"params": lambda f: f.panels[0].params, "overlap": lambda f: f.panels[0].overlap,
-               "empty": lambda f: f.panels[0].empty, "page": lambda f: f.panels[0].page,
+               "empty": lambda f: f.panels[0].empty, "page": lambda f: f.panels[0].options["page"],
                "aspect_of": lambda f: f.panels[0].aspect_of,
                **_placed(lambda f: f.panels[0])}),
     "text": (lambda key: {"figure": dict(FIG), "shape": [dict(OTHER)], "text": [{
@@ -488,6 +488,7 @@ def _load_minimal(kind: str, key: str, tmp_path: Path):
     doc = doc(key) if callable(doc) else copy.deepcopy(doc)
     (tmp_path / "layouts").mkdir(exist_ok=True)
     (tmp_path / "paper.toml").write_text("")  # an empty style file, for style_file
+    (tmp_path / "paper.pdf").write_bytes(b"%PDF-1.4\n")  # named by a pdf panel (page); not read when loading
     return load_document(doc, tmp_path / "layouts" / "fig.toml", name="fig"), getters
 
 
