@@ -11,7 +11,7 @@
 - :mod:`~composer.layout.model`: the typed figure model, every length in pt;
 - :mod:`~composer.layout.loader`: a layout file (TOML, or Python's ``layout()``) -> the model, one-line
   errors naming file, key path, bad value and valid choices;
-- :mod:`~composer.layout.schema`: the JSON schema and the README reference, made from the table;
+- :mod:`~composer.layout.schema`: the JSON schema and the layout reference, made from the table;
 - :mod:`~composer.layout.presets`: journal widths, print limits and label styles;
 - :mod:`~composer.layout.starter`: the starter figure of ``compose new``.
 """

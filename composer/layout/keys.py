@@ -13,7 +13,7 @@ notation (``"0.5pt"``), and what it means. From it:
 - the typed model's defaults (:mod:`composer.layout.model`) are the
   converted defaults (:func:`default`): ``default("shape", "stroke_width")``
   is ``0.5`` (pt);
-- :mod:`composer.layout.schema` writes the JSON Schema and the README
+- :mod:`composer.layout.schema` writes the JSON Schema and the layout
   reference, the written default derived from the same value.
 
 Cross-key rules (exactly one placement, the ``align`` a relation takes, a

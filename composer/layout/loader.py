@@ -179,17 +179,9 @@ def _read_python(r: _Reader, timeout_s: float | None = DEFAULT_TIMEOUT_S) -> dic
     try:
         raw = run_recorded(work, timeout_s=timeout_s, who=f"the layout {r.file}",
                            cwd=r.path.resolve().parent.parent)  # in the project (layouts/NAME.py); files: sandbox.audit
-    except WorkerFailure as failure:
-        verb = {"timeout": "did not finish:", "crashed": "crashed:"}.get(failure.kind, "raised")
-        at = ""
-        for frame in reversed(failure.frames):
-            if Path(frame.file) == r.path:
-                import linecache
-
-                code = linecache.getline(str(r.path), frame.line).strip()
-                at = f" (at line {frame.line} in {frame.name}{': ' + code if code else ''})"
-                break
-        raise LayoutError(f"running the layout {verb} {failure.detail}{at}", file=r.file) from None
+    except WorkerFailure as failure:  # worded as a renderer's failure is, its frames carried
+        raise LayoutError(failure.worded("running the layout", r.path.parent), file=r.file,
+                          frames=failure.frames) from None
     if not isinstance(raw, dict):
         raise LayoutError(f"layout() returned {type(raw).__name__}, not a dict", file=r.file)
     return raw
