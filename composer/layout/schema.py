@@ -26,7 +26,6 @@ from typing import Any
 
 from composer.layout.keys import (  # noqa: F401
     NUMBER_PATTERN,
-    PLACEMENT_KEYS,
     TABLES,
     TABLES_BY_KIND,
     TYPES,
@@ -34,6 +33,7 @@ from composer.layout.keys import (  # noqa: F401
     Table,
     ValueType,
 )
+from composer.layout.vocabulary import PLACEMENT_KEYS  # noqa: F401 - the tests read it here
 
 SCHEMA_ID = "https://composer.invalid/layout.schema.json"
 
@@ -65,7 +65,7 @@ def _table_schema(table: Table, *, extra: dict[str, Any] | None = None) -> dict[
     if required:
         schema["required"] = required
     if table.rules:
-        schema["allOf"] = list(table.rules)
+        schema["allOf"] = [s for rule in table.rules for s in rule.schemas()]
     schema["properties"].update(extra or {})
     return schema
 
