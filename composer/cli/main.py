@@ -640,6 +640,7 @@ def _schema(argv: list[str]) -> int:
                                      "files (for editors: compose schema > layout.schema.json).")
     parser.add_argument("--markdown", action="store_true", help="print the layout reference as markdown instead")
     args = parser.parse_args(argv)
+    import composer.stages  # noqa: F401  (registers the panel sources, whose keys the panel table lists)
     from composer.layout.schema import markdown_reference, schema_text
 
     sys.stdout.write(markdown_reference() if args.markdown else schema_text())

@@ -85,6 +85,15 @@ class SourceTable:
 SOURCE_TABLES: Registry[SourceTable] = Registry("panel source")
 
 
+def file_type(name: str, suffixes: tuple[str, ...], pattern: str, what: str) -> ValueType:
+    """A value type for a file a source reads: a path relative to the layout file that exists and has one of
+    ``suffixes`` (:meth:`composer.layout.reader.Reader.file_path`, which records it in ``Figure.files``);
+    ``pattern`` is the schema's regular expression for it, ``what`` says it in the schema (``"an SVG file"``)."""
+    shown = "path to " + "/".join(f"`{x}`" for x in suffixes[:2])
+    return ValueType(name, shown, lambda reader, value, key: reader.file_path(value, key, suffixes), {
+        "type": "string", "pattern": pattern, "description": f"{what}, relative to the layout file"})
+
+
 def register(table: SourceTable) -> None:
     """Make ``table``'s source a panel source of the layout format (the loader, schema and reference).
 

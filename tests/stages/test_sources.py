@@ -12,6 +12,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -189,3 +191,13 @@ def test_a_source_cannot_take_a_key_another_source_or_every_panel_has():
     with pytest.raises(ValueError, match="size is a key every panel has"):
         register(Common())
     assert "toy" not in {s.name for s in sources()}
+
+
+def test_compose_schema_in_a_fresh_process_lists_the_built_in_sources():
+    """The command imports the stages, which register the sources, before it prints the panel table."""
+    code = "import sys\nfrom composer.cli.main import main\nsys.exit(main(['schema']))\n"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    panel = json.loads(proc.stdout)["properties"]["panels"]["additionalProperties"]
+    assert [k for k in panel["properties"]][:5] == ["render", "svg", "image", "pdf", "page"]
+    assert proc.stdout == (Path(__file__).parents[2] / "docs" / "layout.schema.json").read_text()
