@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from composer.kinds import outputs
+from composer.kinds.shapes import SHAPES
 from composer.layout.presets import PRESETS
 from composer.layout.reader import Reader
 from composer.layout.vocabulary import (
@@ -227,7 +228,8 @@ TYPES: dict[str, ValueType] = {t.name: t for t in (
     ValueType("route", "choice", _choice(ROUTES), _choice_schema(ROUTES)),
     ValueType("head", "choice", _choice(HEADS), _choice_schema(HEADS)),
     ValueType("head_style", "choice", _choice(HEAD_STYLES), _choice_schema(HEAD_STYLES)),
-    ValueType("shape_kind", "choice", _choice(SHAPE_KINDS), _choice_schema(SHAPE_KINDS)),
+    ValueType("shape_kind", "choice", lambda r, value, key: r.choice(SHAPES.names())(value, key),  # one added later too
+              _choice_schema(SHAPE_KINDS)),
     ValueType("symbol", "choice", _choice(SYMBOLS), _choice_schema(SYMBOLS)),
     ValueType("brace_side", "choice", _choice(BRACE_SIDES), _choice_schema(BRACE_SIDES)),
     ValueType("label_side", "choice", _choice(LABEL_SIDES), _choice_schema(LABEL_SIDES)),
@@ -336,7 +338,7 @@ PLACEMENT_KEYS = ("at", "cell", *_RELATION_KEYS)
 
 
 #: the anchor of a shape's own box, by kind, when ``anchor`` is not given
-SHAPE_ANCHORS = {"rect": "nw", "circle": "center", "ellipse": "center"}
+SHAPE_ANCHORS = {k.name: k.default_anchor for k in SHAPES if k.boxed and k.default_anchor}
 
 
 def _placement(default_anchor: str | None) -> tuple[Key, ...]:
@@ -566,7 +568,7 @@ TABLES: list[Table] = [
     Table("shape", "[[shape]]",
           "A box (`rect`, `circle`, `ellipse`, placed like a panel), a polyline (`line`), or a `brace`/"
           "`bracket` from one point to another. A boxed shape with text and no size fits its text.", (
-              Key("kind", "shape_kind", "what to draw", default="rect"),
+              Key("kind", "shape_kind", "what to draw", default=SHAPES.names()[0]),
               Key("name", "name", "lets other elements refer to this shape"),
               *_placement(None),
               Key("size", "size", "box size (`rect`, `ellipse`)", shown="fits the text"),
@@ -587,7 +589,7 @@ TABLES: list[Table] = [
               Key("padding", "length", "space between the text and the box it fits", default="3pt"),
               *_text_style("text_", "the shape's text"),
           ), rules=({
-              "if": {"required": ["kind"], "properties": {"kind": {"enum": ["line", "brace", "bracket"]}}},
+              "if": {"required": ["kind"], "properties": {"kind": {"enum": [k.name for k in SHAPES if not k.boxed]}}},
               "then": {"required": ["points"]},
               "else": {"allOf": [_exactly_one(PLACEMENT_KEYS), *_placement_rules()]},
           },)),

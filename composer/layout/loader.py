@@ -20,9 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from composer.errors import LayoutError, closest, did_you_mean
+from composer.kinds import shapes as shape_kinds
 from composer.kinds.rules import RULES
+from composer.kinds.shapes import SHAPES
 from composer.layout import presets, sources
-from composer.layout.keys import SHAPE_ANCHORS
 from composer.layout.model import (
     AUTO_HEIGHT_PT,
     Align,
@@ -733,51 +734,65 @@ def _text(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Text:
                 rotate_deg=rotate)
 
 
+def _sized() -> list[shape_kinds.ShapeKind]:
+    """The boxed shape kinds sized by ``size`` that may hold a symbol (the circle's alternative: an ellipse)."""
+    return [k for k in shape_kinds.with_("symbol") if not k.radius]
+
+
+def _bulge_note() -> str:
+    return f"side and depth shape {shape_kinds.listed(shape_kinds.with_('bulges'), 'or', plural=False)}"
+
+
 def _shape(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Shape:
     t = r.section(raw, key, "shape")
     kind = t.get("kind")
     name = t.get("name")
-    boxed = kind in SHAPE_ANCHORS  # rect, circle, ellipse: placed like a panel
+    what = SHAPES[kind]  # its class: the keys it takes (composer.kinds.shapes)
+    boxed = what.boxed  # rect, circle, ellipse: placed like a panel
     points: tuple[Position, ...] = ()
     place = None
     size: tuple[float | None, float | None] = (None, None)
     corner, side, depth = t.default("corner"), t.default("side"), t.default("depth")
     if boxed:
-        place = _placement(r, t, SHAPE_ANCHORS[kind])
-        t.refuse(["points"], f"a {kind} is placed by at, cell or a relation; points are for lines, braces "
-                             "and brackets")
-        if kind == "circle":
-            t.refuse(["size", "width", "height"], "a circle takes radius (or an ellipse takes size)")
+        place = _placement(r, t, what.default_anchor)
+        t.refuse(["points"], f"a {kind} is placed by at, cell or a relation; points are for "
+                             f"{shape_kinds.listed([k for k in SHAPES if not k.boxed])}")
+        if what.radius:
+            t.refuse(["size", "width", "height"], f"a {kind} takes radius (or "
+                                                  f"{shape_kinds.listed(_sized(), 'or', plural=False)} takes size)")
             radius = t.get("radius")
             if radius is not None:
                 if radius <= 0:
-                    raise r.err(f"{key}.radius", f"{t.raw['radius']!r} is zero; a circle needs a positive radius")
+                    raise r.err(f"{key}.radius", f"{t.raw['radius']!r} is zero; a {kind} needs a positive radius")
                 size = (2 * radius, 2 * radius)
         else:
-            t.refuse(["radius"], f"radius is for a circle; a {kind} takes size, or width and/or height")
+            t.refuse(["radius"], f"radius is for {shape_kinds.listed(shape_kinds.with_('radius'), 'or', plural=False)}"
+                                 f"; a {kind} takes size, or width and/or height")
             given = _size(r, t)
             width = t.get("width")
             height = t.get("height")
             if given is not None and (width is not None or height is not None):
                 raise r.err(f"{key}.size", "over-constrained: give size, or width and/or height")
             size = given if given is not None else (width, height)
-        corner = t.get("corner") if kind == "rect" else corner
-        if kind != "rect":
-            t.refuse(["corner"], "corner rounds a rect")
-        t.refuse(["side", "depth"], "side and depth shape a brace or bracket")
+        corner = t.get("corner") if what.rounds else corner
+        if not what.rounds:
+            t.refuse(["corner"], f"corner rounds {shape_kinds.listed(shape_kinds.with_('rounds'), 'or', plural=False)}")
+        t.refuse(["side", "depth"], _bulge_note())
     else:
         t.refuse([*_PLACEMENT_KEYS, "offset", "anchor", "gap", "align", "size", "width", "height", "radius",
                   "corner"], f"a {kind} is drawn through its points")
         points = t.get("points", default=REQUIRED)
-        if kind in ("brace", "bracket"):
-            if len(points) != 2:
-                raise r.err(f"{key}.points", f"a {kind} goes from one point to another: give 2 points")
+        fewest, most = what.points
+        if fewest == most and len(points) != fewest:
+            raise r.err(f"{key}.points", f"a {kind} goes from one point to another: give {fewest} points"
+                        if fewest == 2 else f"a {kind} takes {fewest} points")
+        if len(points) < fewest:
+            raise r.err(f"{key}.points", f"a {kind} needs at least {fewest} points")
+        if what.bulges:
             side = t.get("side")
             depth = t.get("depth")
         else:
-            t.refuse(["side", "depth"], "side and depth shape a brace or bracket")
-            if len(points) < 2:
-                raise r.err(f"{key}.points", "a line needs at least 2 points")
+            t.refuse(["side", "depth"], _bulge_note())
     if boxed:
         fill = t.get("fill")
     else:
@@ -787,9 +802,10 @@ def _shape(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Shape:
     stroke_width = t.get("stroke_width")
     dash = t.get("dash")
     opacity = t.get("opacity")
-    symbol = t.get("symbol") if kind in ("circle", "ellipse") else None
-    if kind not in ("circle", "ellipse"):
-        t.refuse(["symbol"], "a symbol goes inside a circle or an ellipse")
+    symbol = t.get("symbol") if what.symbol else None
+    if not what.symbol:
+        t.refuse(["symbol"], "a symbol goes inside " + " or ".join(shape_kinds.a(k.name)
+                                                                   for k in shape_kinds.with_("symbol")))
     if boxed and "text" in t.raw:
         text = t.get("text")
         padding = t.get("padding")
@@ -804,7 +820,7 @@ def _shape(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Shape:
         text, padding, text_style = None, t.default("padding"), _default_text_style(r, spec)
     t.done()
     if boxed and text is None and None in size and place is not None and place.cell is None:
-        raise r.err(key, f"a {kind} without text needs a size" + (" (radius)" if kind == "circle" else ""))
+        raise r.err(key, f"a {kind} without text needs a size" + (" (radius)" if what.radius else ""))
     return Shape(kind=kind, place=place, size_pt=size, name=name, corner_pt=corner, fill=fill,
                  stroke=stroke, stroke_width_pt=stroke_width, dash=dash, opacity=opacity, text=text,
                  text_style=text_style, padding_pt=padding, symbol=symbol, points=points, side=side,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from composer.kinds import outputs
+from composer.kinds.shapes import SHAPES
 
 #: a name composer accepts for a figure, a panel, an element, a grid or a style: a Python identifier in
 #: ASCII (it names files, ids and anchors: ``build/NAME.svg``, ``panel-NAME``, ``NAME.e``)
@@ -39,7 +40,8 @@ HEAD_STYLES = ("triangle", "open", "stealth", "bar")
 WEIGHTS = ("normal", "bold")
 STYLES = ("normal", "italic")
 ALIGNS = ("left", "center", "right")
-SHAPE_KINDS = ("rect", "circle", "ellipse", "line", "brace", "bracket")
+#: ``[[shape]] kind``: the shape classes' names (:data:`composer.kinds.shapes.SHAPES`), the default first.
+SHAPE_KINDS = SHAPES.names()
 SYMBOLS = ("+", "x", ".", "*")
 #: ``[figure] text``: glyphs as outlines everywhere, or canvas and panel text kept as ``<text>``.
 TEXT_MODES = ("paths", "editable")

@@ -53,6 +53,7 @@ from lxml import etree
 
 from composer.errors import LayoutError, did_you_mean
 from composer.kinds.rules import LEVEL_OF
+from composer.kinds.shapes import SHAPES
 from composer.layout.model import CheckLimits, Figure
 from composer.stages.geometry import Box, Geometry
 from composer.stages.guides import guide_id
@@ -585,7 +586,7 @@ def _line_shapes(figure: Figure, svg: bytes) -> dict[str, tuple[list[tuple[list[
     root = parse_svg(svg, source="composed figure")
     found = {}
     for i, shape in enumerate(figure.shapes):
-        if shape.kind not in ("line", "brace", "bracket") or not shape.stroke:
+        if SHAPES[shape.kind].boxed or not shape.stroke:
             continue
         group = root.find(f"{{{SVG_NS}}}g[@id='shape-{shape.name or i}']")
         if group is None:

@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from composer.errors import LayoutError, SvgError, did_you_mean
+from composer.kinds.shapes import SHAPES
 from composer.layout import sources
 from composer.layout.model import COMPASS, Align, Figure, Grid, Placement, Position
 from composer.layout.vocabulary import COMPASS_WORDS
@@ -224,7 +225,7 @@ def content_bottom_pt(figure: Figure, geometry: Geometry) -> float:
         if box is not None:  # a stroke is centred on the box's outline: half of it lies outside
             bottoms.append(box.y_pt + box.height_pt + (shape.stroke_width_pt / 2 if shape.stroke else 0.0))
     for shape, points in zip(figure.shapes, geometry.shape_points):
-        reach = shape.depth_pt if shape.kind in ("brace", "bracket") else 0.0
+        reach = SHAPES[shape.kind].reach_pt(shape)  # a brace's depth
         bottoms += [y + reach + shape.stroke_width_pt / 2 for _, y in points]
     for arrow, route in zip(figure.arrows, geometry.arrows):
         reach = max(arrow.width_pt, arrow.head_width_pt) / 2
@@ -432,6 +433,8 @@ class _Resolver:
         self.items: dict[str, tuple[Placement, tuple[float, float] | None]] = {}
         for panel in figure.panels:
             self.items[panel.name] = (panel.place, panel.size_pt)
+        #: a named boxed shape -> its kind's class, which owns its anchors
+        self.shape_kinds = {s.name: SHAPES[s.kind] for s in figure.shapes if s.name and s.place is not None}
         for i, shape in enumerate(figure.shapes):
             if shape.place is not None:
                 size = shape_sizes[i] if shape_sizes is not None else shape.size_pt
@@ -575,7 +578,8 @@ class _Resolver:
         element, anchor = pos.ref
         target = self.svg_element(pos) if "#" in element else self.box(element)
         if anchor in COMPASS or "@" in anchor:
-            x, y = target.anchor(anchor)
+            kind = self.shape_kinds.get(element)
+            x, y = kind.anchor(target, anchor) if kind is not None else target.anchor(anchor)
         elif self.anchors is None:
             raise LayoutError(f"{pos.written()}: {anchor!r} is a data anchor, known only after rendering; "
                               "panels and grids cannot be placed at data anchors, only annotations",

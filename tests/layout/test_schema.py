@@ -14,7 +14,7 @@
   (``stroke_width`` 0.5 pt).
 - A key added to the format (here, for the test only) is accepted and
   converted by the loader, listed in the JSON Schema and in the reference.
-- The generated files (docs/layout.schema.json, the README reference) match
+- The generated files (docs/layout.schema.json, the site's layout reference) match
   what the code generates now.
 """
 
@@ -337,13 +337,17 @@ def test_docs_schema_file_is_the_generated_schema():
         "regenerate: compose schema > docs/layout.schema.json"
 
 
-def test_readme_layout_reference_is_the_generated_reference():
-    readme = (REPO / "README.md").read_text()
-    assert readme.count(README_START) == 1 and readme.count(README_END) == 1
-    start = readme.index(README_START)
-    end = readme.index(README_END) + len(README_END)
-    assert readme[start:end] == readme_section(), \
-        "regenerate the README's layout reference: python docs/generate.py"
+def test_site_layout_reference_is_the_generated_reference():
+    """docs/reference/layout.md holds the README block of readme_section() (``compose schema --markdown``),
+    its tables' headings one level under the page's title (``## `[figure]```, not ``####``)."""
+    page = (REPO / "docs" / "reference" / "layout.md").read_text()
+    assert page.count(README_START) == 1 and page.count(README_END) == 1
+    start = page.index(README_START)
+    end = page.index(README_END) + len(README_END)
+    block = page[start:end]
+    assert block == re.sub(r"^#### ", "## ", readme_section(), flags=re.M), \
+        "regenerate the site's layout reference: python docs/generate.py --no-build"
+    assert "\n## `[figure]`\n" in block and "\n#### " not in block
 
 
 def test_reference_documents_every_key():
