@@ -92,7 +92,7 @@ from composer.stages.named import figure_elements
 from composer.stages.panels import panel_documents
 from composer.stages.render import RenderedPanel, save_panel
 from composer.stages.typeset import Typeset, text_cache, typeset_figure
-from composer.stages.usercode import imports_undone, panel_failure, prepare_fork, user_dir
+from composer.stages.usercode import imports_undone, prepare_fork, user_dir
 from composer.svg.io import write_files_atomically
 
 #: formats ``compose`` writes by default; every format it can write is the table
@@ -534,9 +534,9 @@ def _render_unit(inputs: Inputs, names: list[str], boxes: Mapping[str, Box],
         functions = {frame.name for frame in failure.frames}
         panel = next((panels[n] for n in names if str(panels[n].source).split(":")[-1] in functions),
                      panels[names[0]])
-        raise PanelError(panel_failure(failure, f"panel {panel.name!r}: {panel.source}",
-                                       user_dir(inputs.renderers[panel.name])),
-                         file=file, key=f"{panel.key}.render") from None
+        raise PanelError(failure.worded(f"panel {panel.name!r}: {panel.source}",
+                                        user_dir(inputs.renderers[panel.name])),
+                         file=file, key=f"{panel.key}.render", frames=failure.frames) from None
 
 
 def _warm(spec: FigureSpec) -> None:

@@ -263,9 +263,10 @@ label = "best step"
 
 
 def build_page_pictures(root: Path = REPO) -> None:
-    """The pictures of the site's pages, at ``TUTORIAL_DPI``: ``docs/tutorial/fig1.png`` and
-    ``fig1_debug.png``, the tutorial's figure (``compose new fig1`` with the tutorial's arrow) and its
-    layout overlay; ``docs/howto/flow_cell.png``, the Inkscape how-to's figure (``docs/howto/inkscape/``)."""
+    """The pictures of the site's pages, at ``TUTORIAL_DPI``, made as the pages make them: the tutorial's
+    ``docs/tutorial/fig1.png`` (``compose new fig1``, step 2), ``fig1_arrow.png`` (with its arrow, step 3)
+    and ``fig1_debug.png`` (the overlay after step 4's edit, step 6); the Inkscape how-to's
+    ``docs/howto/flow_cell.png`` (``docs/howto/inkscape/``)."""
     import shutil
 
     sys.path.insert(0, str(root))
@@ -275,12 +276,18 @@ def build_page_pictures(root: Path = REPO) -> None:
     out = root / "docs" / "tutorial"
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
+        built = Path(tmp) / "build"
         new_figure(tmp, "fig1")
+        build("fig1", root=tmp, formats=("png",), dpi=TUTORIAL_DPI)
+        (out / "fig1.png").write_bytes((built / "fig1.png").read_bytes())
         layout = Path(tmp) / "layouts" / "fig1.toml"
-        layout.write_text(layout.read_text(encoding="utf-8") + TUTORIAL_ARROW, encoding="utf-8")
+        layout.write_text(layout.read_text(encoding="utf-8") + "\n" + TUTORIAL_ARROW.lstrip("\n"), encoding="utf-8")
+        build("fig1", root=tmp, formats=("png",), dpi=TUTORIAL_DPI)
+        (out / "fig1_arrow.png").write_bytes((built / "fig1.png").read_bytes())
+        panels = Path(tmp) / "panels" / "fig1.py"
+        panels.write_text(panels.read_text(encoding="utf-8").replace('marker="o"', 'marker="s"'), encoding="utf-8")
         build("fig1", root=tmp, formats=("png",), dpi=TUTORIAL_DPI, debug=True)
-        (out / "fig1.png").write_bytes((Path(tmp) / "build" / "fig1.png").read_bytes())
-        (out / "fig1_debug.png").write_bytes((Path(tmp) / "build" / "fig1.debug.png").read_bytes())
+        (out / "fig1_debug.png").write_bytes((built / "fig1.debug.png").read_bytes())
     with tempfile.TemporaryDirectory() as tmp:
         project = Path(tmp) / "inkscape"
         shutil.copytree(root / "docs" / "howto" / "inkscape", project)

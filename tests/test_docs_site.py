@@ -203,9 +203,10 @@ def test_the_tutorial_runs_as_written(tmp_path, monkeypatch, capsys):
 
 
 def test_the_tutorials_pictures_are_of_its_figure():
-    """docs/tutorial/fig1.png is the tutorial's figure at TUTORIAL_DPI: 120 x 62 mm."""
+    """docs/tutorial/*.png are the tutorial's figure at TUTORIAL_DPI: 120 x 62 mm; the page shows each."""
     gen = _generate_module()
-    for name in ("fig1.png", "fig1_debug.png"):
+    for name in ("fig1.png", "fig1_arrow.png", "fig1_debug.png"):
+        assert f"(tutorial/{name})" in (DOCS / "tutorial.md").read_text()
         png = read_png(DOCS / "tutorial" / name)
         assert png.shape[:2] == (round(62 / 25.4 * gen.TUTORIAL_DPI), round(120 / 25.4 * gen.TUTORIAL_DPI))
 

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
 
 from composer.kinds import Registry
+from composer.layout.constraints import ExactlyOne, panel_source
 from composer.layout.keys import TABLES, TABLES_BY_KIND, TYPES, Key, Table, ValueType
 
 #: the panel table as the format declares it: the keys every panel has, and the shared keys a source
@@ -166,9 +166,19 @@ def panel_table() -> Table:
     tables = tuple(SOURCE_TABLES)
     chosen = tuple(t.key for t in tables)
     own = tuple(k for t in tables for k in t.keys)
-    rules: tuple[dict[str, Any], ...] = ({"oneOf": [{"required": [k.name]} for k in chosen]},) if chosen else ()
+    rules = (source_rule(),) if chosen else ()
     return dataclasses.replace(BASE_PANEL_TABLE, keys=(*chosen, *own, *BASE_PANEL_TABLE.keys),
                                rules=(*rules, *BASE_PANEL_TABLE.rules))
+
+
+def source_rule() -> ExactlyOne:
+    """Exactly one registered source's key (:func:`composer.layout.constraints.panel_source`): the panel table's
+    schema rule, and the loader's check of it (:meth:`~composer.layout.constraints.ExactlyOne.given`).
+
+    Raises:
+        RuntimeError: no source is registered (:func:`registered`).
+    """
+    return panel_source(names())
 
 
 def _install() -> None:

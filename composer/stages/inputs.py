@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from composer.errors import DataError, LayoutError, PanelError, ProjectError, did_you_mean
+from composer.errors import DataError, LayoutError, PanelError, ProjectError, did_you_mean, frames_of
 from composer.layout.loader import load_layout
 from composer.layout.model import Figure
 from composer.sandbox.audit import run_recorded
@@ -37,7 +37,6 @@ from composer.stages.usercode import (
     describe,
     find_renderer,
     load_module,
-    panel_failure,
     prepare_fork,
 )
 from composer.text.metrics import check_font
@@ -493,7 +492,7 @@ def _module_values(func, module_name: str, data: Mapping[str, Any], params: Mapp
             found = func(data, **accepted(func, params))
         except Exception as exc:  # noqa: BLE001  (the user's code)
             raise PanelError(f"{who} raised {describe(exc, project.panels_dir)}{hint}", file=file,
-                             key=key) from None
+                             key=key, frames=frames_of(exc)) from None
         if not isinstance(found, dict):
             raise PanelError(f"{who} returned {type(found).__name__}, not a dict", file=file, key=key)
         return found
@@ -502,4 +501,5 @@ def _module_values(func, module_name: str, data: Mapping[str, Any], params: Mapp
     try:
         return run_recorded(call, timeout_s=timeout_s, who=who, cwd=project.root)  # files it opens: sandbox.audit
     except WorkerFailure as failure:
-        raise PanelError(panel_failure(failure, who, project.panels_dir), file=file, key=key) from None
+        raise PanelError(failure.worded(who, project.panels_dir), file=file, key=key,
+                         frames=failure.frames) from None
