@@ -213,18 +213,9 @@ TYPES: dict[str, ValueType] = {t.name: t for t in (
     ValueType("positive", "number > 0", Reader.positive_number, {"type": "number", "exclusiveMinimum": 0}),
     ValueType("angle", f"degrees, -{MAX_BEND_DEG} to {MAX_BEND_DEG}", Reader.degrees,
               {"type": "number", "minimum": -MAX_BEND_DEG, "maximum": MAX_BEND_DEG}),
-    ValueType("renderer", "`\"module:function\"`", Reader.renderer, {
-        "type": "string", "pattern": rf"^{_IDENT}:{_IDENT}$",
-        "description": "\"module:function\": a function in panels/module.py"}),
-    ValueType("svg_file", "path to `.svg`", _file(".svg"), {
-        "type": "string", "pattern": r"(?i)\.svg$", "description": "an SVG file, relative to the layout file"}),
-    ValueType("pdf_file", "path to `.pdf`", _file(".pdf"), {
-        "type": "string", "pattern": r"(?i)\.pdf$", "description": "a PDF file, relative to the layout file"}),
-    ValueType("page", "integer >= 1", Reader.page_number, {"type": "integer", "minimum": 1}),
+    # a panel source's own value types (renderer, svg_file, pdf_file, page, image_file) are in its module
+    # (composer/stages/sources/), added here while it is registered (composer.layout.sources)
     ValueType("count", "integer >= 1", Reader.count, {"type": "integer", "minimum": 1}),
-    ValueType("image_file", "path to `.png`/`.jpg`", _file(".png", ".jpg", ".jpeg"), {
-        "type": "string", "pattern": r"(?i)\.(?:png|jpe?g)$",
-        "description": "a PNG or JPEG file, relative to the layout file"}),
     ValueType("data_file", "path to `.npz`/`.json`/`.csv`", _file(".npz", ".json", ".csv"), {
         "type": "string", "pattern": r"(?i)\.(?:npz|json|csv)$",
         "description": "a data file, relative to the layout file"}),
