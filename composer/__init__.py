@@ -20,13 +20,12 @@ typeset, geometry, render, fragment, draw, compose, export) run by
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from composer.errors import ComposerError, ComposerWarning
 from composer.sandbox.isolate import DEFAULT_TIMEOUT_S
+from composer.version import __version__
 
 if TYPE_CHECKING:  # imported on first use: ``import composer`` stays light for the command's error paths
     from composer.api import Figure

@@ -265,7 +265,7 @@ class Figure:
 
     @property
     def path(self) -> Path:
-        """The layout file this figure is (or would be): ``ROOT/layouts/NAME.toml``."""
+        """The layout file this figure is, or would be, ``ROOT/layouts/NAME.toml``."""
         return self._path or (Path(self.root).resolve() / "layouts" / f"{self.name}.toml")
 
     def add(self, *elements: Element) -> Figure:

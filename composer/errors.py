@@ -2,13 +2,52 @@
 
 Every error a user can cause is a :class:`ComposerError` whose ``str()`` is one
 line: ``file: key.path: problem (valid choices)``. The CLI prints that line and
-exits 1; library callers catch the class.
+exits 1; library callers catch the class. An error in the user's own code (a
+renderer, ``values()``, a Python layout) also carries the traceback's
+:class:`Frame` s, which the CLI shows below the line (the user's frames; ``-v``:
+all of them).
 """
 
 from __future__ import annotations
 
 import difflib
+import traceback
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from types import FrameType
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One frame of a traceback, as plain data (it is pickled from a worker to the parent).
+
+    Attributes:
+        file: the source file as Python names it (``co_filename``: a path, or ``<frozen ...>``).
+        line: the line number, from 1 (0: unknown).
+        name: the function's name (``<module>`` for a module's own code).
+        code: the source line, stripped, read where the code ran (``""`` when unreadable).
+    """
+
+    file: str
+    line: int
+    name: str
+    code: str = ""
+
+
+def frames_of(exc: BaseException) -> tuple[Frame, ...]:
+    """Every frame of the call stack ``exc`` unwound, outermost first: the frames above the one that
+    caught it (the caller's, up to the process's start) and those of its traceback, down to where it
+    was raised; each with its source line, read now (in a worker: the code that ran). A
+    :class:`SyntaxError` ends with the line that does not parse."""
+    tb = exc.__traceback__
+    if tb is None:
+        return ()
+    above: FrameType | None = tb.tb_frame.f_back
+    summaries = [*(traceback.extract_stack(above) if above is not None else []), *traceback.extract_tb(tb)]
+    frames = [Frame(f.filename, f.lineno or 0, f.name, (f.line or "").strip()) for f in summaries]
+    if isinstance(exc, SyntaxError) and exc.filename:  # the line that does not parse, as Python shows it
+        frames.append(Frame(exc.filename, exc.lineno or 0, "<module>", (exc.text or "").strip()))
+    return tuple(frames)
 
 
 class ComposerError(Exception):
@@ -18,12 +57,16 @@ class ComposerError(Exception):
         message: what is wrong, naming the bad value and the valid choices.
         file: the file the problem is in (layout, data, panel module), if any.
         key: the key path inside that file, e.g. ``panels.rgb.size[0]``.
+        frames: when the user's code failed, the traceback (:func:`frames_of`), outermost first;
+            ``str()`` does not show them (the message names the innermost frame of the user's code).
     """
 
-    def __init__(self, message: str, *, file: str | None = None, key: str | None = None):
+    def __init__(self, message: str, *, file: str | None = None, key: str | None = None,
+                 frames: tuple[Frame, ...] = ()):
         self.message = message
         self.file = file
         self.key = key
+        self.frames = tuple(frames)
         super().__init__(self.__str__())
 
     def __str__(self) -> str:

@@ -60,6 +60,7 @@ from composer.incremental.record import manifest_contents
 from composer.kinds import outputs
 from composer.layout.loader import load_layout
 from composer.layout.model import Figure, FigureSpec
+from composer.layout.sources import table as source_table
 from composer.lint.rules import Report, clipped_text_warnings, font_findings, lint
 from composer.mpl.fontlog import font_substitutions
 from composer.progress import Progress
@@ -91,7 +92,7 @@ from composer.stages.named import figure_elements
 from composer.stages.panels import panel_documents
 from composer.stages.render import RenderedPanel, save_panel
 from composer.stages.typeset import Typeset, text_cache, typeset_figure
-from composer.stages.usercode import imports_undone, panel_failure, prepare_fork, user_dir
+from composer.stages.usercode import imports_undone, prepare_fork, user_dir
 from composer.svg.io import write_files_atomically
 
 #: formats ``compose`` writes by default; every format it can write is the table
@@ -463,15 +464,15 @@ def render_panels(inputs: Inputs, typeset: Typeset | None = None, *,
     for unit in render_units(figure):
         rendered.update(_render_unit(inputs, unit, boxes, timeout_s))
     for p in figure.panels:
-        for note in rendered[p.name].notes if p.kind == "render" else ():
+        for note in rendered[p.name].notes if p.name in rendered else ():
             warnings.warn(ComposerWarning(f"{inputs.file}: {note}"), stacklevel=2)
-    return {p.name: rendered[p.name] for p in figure.panels if p.kind == "render"}
+    return {p.name: rendered[p.name] for p in figure.panels if p.name in rendered}
 
 
 def render_units(figure: Figure) -> list[list[str]]:
     """The render panels grouped for workers: each aligned group (joined when groups share a panel)
     together, every other panel alone; in layout order."""
-    names = [p.name for p in figure.panels if p.kind == "render"]
+    names = [p.name for p in figure.panels if source_table(p.kind).matplotlib]  # drawn here, by matplotlib
     group = {name: name for name in names}
 
     def find(name: str) -> str:
@@ -533,9 +534,9 @@ def _render_unit(inputs: Inputs, names: list[str], boxes: Mapping[str, Box],
         functions = {frame.name for frame in failure.frames}
         panel = next((panels[n] for n in names if str(panels[n].source).split(":")[-1] in functions),
                      panels[names[0]])
-        raise PanelError(panel_failure(failure, f"panel {panel.name!r}: {panel.source}",
-                                       user_dir(inputs.renderers[panel.name])),
-                         file=file, key=f"{panel.key}.render") from None
+        raise PanelError(failure.worded(f"panel {panel.name!r}: {panel.source}",
+                                        user_dir(inputs.renderers[panel.name])),
+                         file=file, key=f"{panel.key}.render", frames=failure.frames) from None
 
 
 def _warm(spec: FigureSpec) -> None:

@@ -1,19 +1,23 @@
 """Regenerate the files derived from the code: run after changing the layout format or a gallery figure.
 
-    python docs/generate.py            # schema, README reference, gallery thumbnails, README gallery
+    python docs/generate.py            # schema, layout reference, seeds page, gallery thumbnails
     python docs/generate.py --no-build # all but the thumbnails (no figure is built)
 
 - ``docs/layout.schema.json``: ``compose schema`` (editors use it through ``.taplo.toml``);
-- the README's layout reference, between the ``layout-reference`` markers (``compose schema --markdown``);
-- ``docs/gallery/NAME.png``: every figure of ``layouts/`` at ``THUMB_DPI``;
-- the README's gallery, between the ``gallery`` markers: a thumbnail and a caption per figure (the
-  caption is the layout's first comment line, or its docstring's first line);
+- ``docs/reference/layout.md``, the site's layout reference, between the ``layout-reference`` markers
+  (``compose schema --markdown``);
+- ``docs/gallery/NAME.png``: every figure of ``layouts/`` at ``THUMB_DPI``; ``docs/tutorial/*.png`` and
+  ``docs/howto/flow_cell.png``, the pictures of the tutorial and the Inkscape how-to;
 - ``docs/seeds.md``: every seed figure (``SEED_FIGURES``) with its layout and lines of code before and
   after (``--seeds-only`` writes only it; ``--allow-missing`` gives a layout not built yet a row
   instead of an error; ``--measure-seeds DIR`` checks the typed seed counts against the seed files).
 
-``tests/test_schema.py``, ``tests/test_gallery.py`` and ``tests/test_seed_figures_b.py`` check that all of these
-match the code.
+The site's gallery pages (``docs/gallery/*.md``: a thumbnail and caption per figure, and a page per
+figure with its layout and renderers, :func:`gallery_pages`) are not kept in git: every Sphinx build
+writes them (``docs/_ext/composer_docs.py``); ``--gallery-pages`` writes them without a build.
+
+``tests/layout/test_schema.py``, ``tests/test_gallery.py`` and ``tests/test_seed_figures_b.py`` check that
+all of these match the code.
 """
 
 from __future__ import annotations
@@ -28,8 +32,8 @@ from typing import NamedTuple
 
 REPO = Path(__file__).resolve().parent.parent
 THUMB_DPI = 100
-GALLERY_START = "<!-- gallery:start -->"
-GALLERY_END = "<!-- gallery:end -->"
+TUTORIAL_DPI = 150  # the tutorial's pictures (docs/tutorial/), read at full width
+LAYOUT_REFERENCE = "docs/reference/layout.md"
 COLUMNS = 3
 
 
@@ -49,24 +53,178 @@ def caption(layout: Path) -> str:
     return (text[:end.start()] if end else text).strip()
 
 
-def gallery_markdown(root: Path = REPO) -> str:
-    """The README gallery block (markers included): a table of thumbnails, ``COLUMNS`` per row."""
+GALLERY_INTRO = """\
+Every figure in `layouts/`, built by `compose build --all`. Each is a layout, a
+panel module and a small data file, and each is a figure a researcher once drew
+by hand with matplotlib (the seed scripts, kept outside this repository): the flagship method figure
+(`volume_kv`), a pure diagram (`kvpath_delta`), the SpectralQuant paper
+figures, the compression-ladder figures, and the Q-TensorFormer architecture
+and plots. Where a seed drew several plots that belong together there is also
+one multi-panel figure of them (`sq_results`, `qtf_results`). Each figure's page
+shows its layout and the renderer functions it uses beside its picture.
+
+The results files of those papers are not available, so the gallery's data
+(`data/spectralquant/`, `data/compression_ladder/`, `data/qtensorformer/`) is
+**synthetic example data**, written by `data/make_gallery_data.py` in the
+shape each seed script reads (same files, keys and columns), and every figure
+says so in its footer. A missing data file or key is an error, never
+fallback numbers (the Q-TensorFormer seed's anti-pattern). The
+compression-ladder seed arrived with its line breaks lost; its three figures
+were rebuilt from its text.
+[The seed figures](../seeds.md) lists every seed figure (27) with the layout that replaces it, its lines
+of code before and after, and what composer adds.
+"""
+
+
+def description(layout: Path) -> str:
+    """A layout's whole description: its leading comment lines (TOML) or its docstring (Python layout),
+    as Markdown paragraphs (a blank comment line ends a paragraph)."""
+    if layout.suffix == ".py":
+        return ast.get_docstring(ast.parse(layout.read_text(encoding="utf-8"))) or ""
+    lines = []
+    for line in layout.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            break
+        lines.append(line.lstrip("#").strip())
+    return "\n".join(lines)
+
+
+def page_name(name: str) -> str:
+    """The gallery page of figure ``name`` (``sub/x`` -> ``sub--x``: one folder of pages)."""
+    return name.replace("/", "--")
+
+
+def renderer_sources(root: Path, doc: dict) -> list[tuple[str, list[str], str]]:
+    """The renderers a layout document uses: (panel module file, its functions used, their source).
+
+    Per ``panels/MODULE.py`` named by a panel's ``render``: the render functions with every
+    module-level function and constant they use, transitively, and the module's ``values()`` (it fills
+    the layout's text fields), in the module's order, each once (:func:`_renderer_nodes`).
+    """
+    by_module: dict[str, dict[str, ast.AST]] = {}
+    for panel in doc.get("panels", {}).values():
+        if isinstance(panel, dict) and isinstance(panel.get("render"), str) and ":" in panel["render"]:
+            module, function = panel["render"].split(":")
+            found = _renderer_nodes(root / "panels" / f"{module}.py", function, True)
+            by_module.setdefault(module, {}).update(found)
+    result = []
+    for module, nodes in by_module.items():
+        text = (root / "panels" / f"{module}.py").read_text(encoding="utf-8")
+        lines = text.splitlines()
+        unique = {id(node): node for node in nodes.values()}.values()
+        parts = []
+        for node in sorted(unique, key=lambda n: n.lineno):  # type: ignore[attr-defined]
+            first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])  # type: ignore[attr-defined]
+            parts.append("\n".join(lines[first - 1:node.end_lineno]))  # type: ignore[attr-defined]
+        functions = sorted(name for name, node in nodes.items() if isinstance(node, ast.FunctionDef))
+        result.append((f"panels/{module}.py", functions, "\n\n\n".join(parts)))
+    return result
+
+
+def imported_files(root: Path, layout: Path, doc: dict) -> list[tuple[str, str, str]]:
+    """(panel, kind, file relative to the repository) of every svg, pdf and image panel of a layout."""
+    found = []
+    for name, panel in doc.get("panels", {}).items():
+        for kind in ("svg", "pdf", "image"):
+            if isinstance(panel, dict) and isinstance(panel.get(kind), str):
+                path, top = (layout.parent / panel[kind]).resolve(), root.resolve()
+                shown = path.relative_to(top).as_posix() if path.is_relative_to(top) else panel[kind]
+                found.append((name, kind, shown))
+    return found
+
+
+def _fence(text: str) -> str:
+    """A backtick fence longer than any run of backticks in ``text``."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def figure_page(root: Path, name: str) -> str:
+    """The gallery page of one figure: its picture, its layout file and the renderer code it uses."""
+    sys.path.insert(0, str(root))
+    from composer.layout.loader import read_document
+    from composer.pipeline import Project
+
+    layout = Project.at(root).layout_path(name)
+    rel = layout.relative_to(root).as_posix()
+    text = layout.read_text(encoding="utf-8")
+    doc = read_document(layout)
+    lang = "python" if layout.suffix == ".py" else "toml"
+    out = [f"# {name}", "", f"<!-- generated by docs/generate.py from {rel}; do not edit -->", "",
+           f"{caption(layout)}.", "",
+           f"![{name}]({page_name(name)}.png)", "",
+           f"Built from the repository's root with `compose {name}` (this picture: `python docs/generate.py`, "
+           f"at {THUMB_DPI} dpi).", ""]
+    out += [f"## The layout: `{rel}`", "", f"{_fence(text)}{lang}", text.rstrip("\n"), _fence(text), ""]
+    sources = renderer_sources(root, doc)
+    out += ["## The renderers", ""]
+    if sources:
+        for module_file, functions, source in sources:
+            names = ", ".join(f"`{f}`" for f in functions)
+            out += [f"### `{module_file}`", "", f"The functions this figure uses: {names}, with the module-level "
+                    "constants they read (imports and the shared style file left out).", "",
+                    f"{_fence(source)}python", source, _fence(source), ""]
+    else:
+        out += ["None: every element of this figure is drawn by composer from the layout.", ""]
+    files = imported_files(root, layout, doc)
+    if files:
+        out += ["Panels made by other tools, imported as they are:", ""]
+        out += [f"- `{panel}`: {kind} panel, `{path}`" for panel, kind, path in files]
+        out.append("")
+    return "\n".join(out)
+
+
+def gallery_pages(root: Path = REPO) -> dict[str, str]:
+    """The site's gallery (``docs/gallery/``): ``index.md`` (a thumbnail and caption per figure, ``COLUMNS``
+    per row) and a page per figure (:func:`figure_page`): file name -> Markdown."""
     sys.path.insert(0, str(root))
     from composer.pipeline import Project
 
-    project = Project.at(root)
+    figures = Project.at(root).figures()
     cells = []
-    for name in project.figures():
-        layout = project.layout_path(name)
-        text = caption(layout).replace("|", "\\|")
-        cells.append(f"[![{name}](docs/gallery/{name}.png)](layouts/{layout.name})<br>"
-                     f"**{name}**: {text}")
+    for name in figures:
+        text = caption(Project.at(root).layout_path(name)).replace("|", "\\|")
+        cells.append(f"[![{name}]({page_name(name)}.png)]({page_name(name)}.md)<br>**{name}**: {text}")
     rows = ["| " + " | ".join([""] * COLUMNS) + " |", "|" + "---|" * COLUMNS]
     for i in range(0, len(cells), COLUMNS):
         chunk = cells[i:i + COLUMNS] + [""] * (COLUMNS - len(cells[i:i + COLUMNS]))
         rows.append("| " + " | ".join(chunk) + " |")
-    return (f"{GALLERY_START}\n<!-- generated by `python docs/generate.py`; thumbnails at {THUMB_DPI} dpi -->\n\n"
-            + "\n".join(rows) + f"\n\n{GALLERY_END}")
+    toctree = ["```{toctree}", ":hidden:", ""] + [page_name(n) for n in figures] + ["```"]
+    index = "\n".join(["# Gallery", "", "<!-- generated by docs/generate.py from layouts/; do not edit -->", "",
+                        GALLERY_INTRO, ":::{container} composer-gallery", *rows, ":::", "", *toctree, ""])
+    pages = {"index.md": index}
+    for name in figures:
+        pages[f"{page_name(name)}.md"] = figure_page(root, name)
+    return pages
+
+
+def write_gallery_pages(root: Path = REPO) -> list[str]:
+    """Write :func:`gallery_pages` into ``docs/gallery/`` (a page only when its text changed, so Sphinx
+    reads again only what changed) and delete pages of figures that are gone. Returns the files written."""
+    out = root / "docs" / "gallery"
+    out.mkdir(parents=True, exist_ok=True)
+    pages = gallery_pages(root)
+    written = []
+    for file, text in pages.items():
+        path = out / file
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+            written.append(file)
+    for stale in out.glob("*.md"):
+        if stale.name not in pages:
+            stale.unlink()
+    return written
+
+
+def reference_block() -> str:
+    """The layout reference block of ``docs/reference/layout.md`` (markers included): the README block of
+    :func:`composer.layout.schema.readme_section` (``compose schema --markdown``), its tables' headings
+    one level under the page's title (``## `[figure]```, not ``####``)."""
+    sys.path.insert(0, str(REPO))
+    import composer.stages  # noqa: F401  (the panel sources register their keys with the format when imported)
+    from composer.layout.schema import readme_section
+
+    return re.sub(r"^#### ", "## ", readme_section(), flags=re.M)
 
 
 def replace_block(text: str, start: str, end: str, block: str) -> str:
@@ -91,6 +249,50 @@ def build_thumbnails(root: Path = REPO) -> None:
     for stale in out.glob("*.png"):
         if stale.stem not in results:
             stale.unlink()
+
+
+#: the tutorial's arrow (docs/tutorial.md, step 3), appended to the starter layout; tests/test_docs_site.py
+#: checks that the tutorial shows exactly this block
+TUTORIAL_ARROW = """
+[[arrow]]
+from = "curve.n@0.25"
+to = "curve.best"
+color = "accent"
+label = "best step"
+"""
+
+
+def build_page_pictures(root: Path = REPO) -> None:
+    """The pictures of the site's pages, at ``TUTORIAL_DPI``, made as the pages make them: the tutorial's
+    ``docs/tutorial/fig1.png`` (``compose new fig1``, step 2), ``fig1_arrow.png`` (with its arrow, step 3)
+    and ``fig1_debug.png`` (the overlay after step 4's edit, step 6); the Inkscape how-to's
+    ``docs/howto/flow_cell.png`` (``docs/howto/inkscape/``)."""
+    import shutil
+
+    sys.path.insert(0, str(root))
+    from composer.layout.starter import new_figure
+    from composer.pipeline import build
+
+    out = root / "docs" / "tutorial"
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        built = Path(tmp) / "build"
+        new_figure(tmp, "fig1")
+        build("fig1", root=tmp, formats=("png",), dpi=TUTORIAL_DPI)
+        (out / "fig1.png").write_bytes((built / "fig1.png").read_bytes())
+        layout = Path(tmp) / "layouts" / "fig1.toml"
+        layout.write_text(layout.read_text(encoding="utf-8") + "\n" + TUTORIAL_ARROW.lstrip("\n"), encoding="utf-8")
+        build("fig1", root=tmp, formats=("png",), dpi=TUTORIAL_DPI)
+        (out / "fig1_arrow.png").write_bytes((built / "fig1.png").read_bytes())
+        panels = Path(tmp) / "panels" / "fig1.py"
+        panels.write_text(panels.read_text(encoding="utf-8").replace('marker="o"', 'marker="s"'), encoding="utf-8")
+        build("fig1", root=tmp, formats=("png",), dpi=TUTORIAL_DPI, debug=True)
+        (out / "fig1_debug.png").write_bytes((built / "fig1.debug.png").read_bytes())
+    with tempfile.TemporaryDirectory() as tmp:
+        project = Path(tmp) / "inkscape"
+        shutil.copytree(root / "docs" / "howto" / "inkscape", project)
+        build("flow_cell", root=project, formats=("png",), dpi=TUTORIAL_DPI)
+        (root / "docs" / "howto" / "flow_cell.png").write_bytes((project / "build" / "flow_cell.png").read_bytes())
 
 
 # ─── docs/seeds.md: every seed figure, the layout that replaces it, its code before and after ──────────
@@ -412,6 +614,8 @@ def main() -> None:
                         help=f"{SEEDS_DOC}: a seed figure's layout that does not exist yet is a row, not an error")
     parser.add_argument("--measure-seeds", metavar="DIR", nargs="?", const=str(SEED_DIR),
                         help="measure the seed functions in DIR and compare with SEED_FIGURES (nothing written)")
+    parser.add_argument("--gallery-pages", action="store_true",
+                        help="also write the site's gallery pages (every Sphinx build writes them)")
     args = parser.parse_args()
     if args.measure_seeds:
         raise SystemExit(check_seed_counts(Path(args.measure_seeds)))
@@ -419,16 +623,19 @@ def main() -> None:
         write_seeds(args.allow_missing)
         return
     sys.path.insert(0, str(REPO))
-    from composer.layout.schema import README_END, README_START, readme_section, schema_text
+    import composer.stages  # noqa: F401  (the panel sources register their keys with the format when imported)
+    from composer.layout.schema import README_END, README_START, schema_text
 
     (REPO / "docs" / "layout.schema.json").write_text(schema_text(), encoding="utf-8")
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    readme = replace_block(readme, README_START, README_END, readme_section())
-    readme = replace_block(readme, GALLERY_START, GALLERY_END, gallery_markdown())
-    (REPO / "README.md").write_text(readme, encoding="utf-8")
+    reference = (REPO / LAYOUT_REFERENCE).read_text(encoding="utf-8")
+    reference = replace_block(reference, README_START, README_END, reference_block())
+    (REPO / LAYOUT_REFERENCE).write_text(reference, encoding="utf-8")
     write_seeds(args.allow_missing)
+    if args.gallery_pages:
+        write_gallery_pages()
     if not args.no_build:
         build_thumbnails()
+        build_page_pictures()
 
 
 if __name__ == "__main__":

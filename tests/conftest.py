@@ -26,6 +26,8 @@ import numpy as np
 import pytest
 from lxml import etree
 
+import composer.stages  # noqa: F401  (registers the panel sources the layout loader reads: composer.layout.sources)
+
 REPO = Path(__file__).resolve().parent.parent
 _MARK = "COMPOSER_TEST_PROCESS"  # in the environment of every process a test starts: the pid of its pytest
 DEMO = REPO / "tests" / "projects" / "demo"

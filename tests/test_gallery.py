@@ -1,14 +1,16 @@
 """The gallery: `compose --all` builds every figure from a fresh copy of the repository's tracked files,
 and each figure is checked: ids unique, references resolve, canvas size, nothing off the canvas, canvas
-texts apart, example data labelled, no fallback numbers. Also `compose new`, `compose list`, README gallery."""
+texts apart, example data labelled, no fallback numbers. Also `compose new`, `compose list`, the site's gallery."""
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import json
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 from lxml import etree
@@ -139,7 +141,7 @@ def test_gallery_data_is_what_the_generator_writes(tmp_path):
             assert json.loads((tmp_path / rel).read_text())["source"].startswith("SYNTHETIC")
 
 
-# ─── README gallery and thumbnails ────────────────────────────────────────
+# ─── the site's gallery and thumbnails ───────────────────────────────────
 
 def _generate_module():
     spec = importlib.util.spec_from_file_location("docs_generate", REPO / "docs" / "generate.py")
@@ -148,13 +150,46 @@ def _generate_module():
     return module
 
 
-def test_readme_gallery_shows_every_figure():
+def _top_level_functions(module: Path) -> dict[str, ast.FunctionDef]:
+    return {node.name: node for node in ast.parse(module.read_text(encoding="utf-8")).body
+            if isinstance(node, ast.FunctionDef)}
+
+
+def test_site_gallery_shows_every_figure_with_its_layout_and_renderers():
+    """docs/gallery/ of the site (written by every Sphinx build from gallery_pages()): the index shows
+    every figure's thumbnail, linked to its page; each page shows the picture, the whole layout file and
+    the source of every function its panels render with and of every module-level function those call."""
     gen = _generate_module()
-    readme = (REPO / "README.md").read_text()
-    start, end = readme.index(gen.GALLERY_START), readme.index(gen.GALLERY_END) + len(gen.GALLERY_END)
-    assert readme[start:end] == gen.gallery_markdown(), "regenerate: python docs/generate.py"
+    pages = gen.gallery_pages(REPO)
+    helpers = 0
+    assert set(pages) == {"index.md"} | {f"{gen.page_name(n)}.md" for n in FIGURES}
+    assert "(../seeds.md)" in pages["index.md"]
     for name in FIGURES:
-        assert f"docs/gallery/{name}.png" in readme[start:end]
+        page = pages[f"{gen.page_name(name)}.md"]
+        assert f"[![{name}]({gen.page_name(name)}.png)]({gen.page_name(name)}.md)" in pages["index.md"]
+        assert f"![{name}]({gen.page_name(name)}.png)" in page and (REPO / "docs" / "gallery" / f"{name}.png").is_file()
+        layout = Project.at(REPO).layout_path(name)
+        assert layout.read_text(encoding="utf-8").rstrip("\n") in page, f"{name}: the layout is not on its page"
+        renders = re.findall(r'^render = "([\w.]+):(\w+)"', layout.read_text(encoding="utf-8"), flags=re.M)
+        for module, function in renders:
+            path = REPO / "panels" / f"{module}.py"
+            text = path.read_text(encoding="utf-8")
+            functions = _top_level_functions(path)
+            called = {n.func.id for n in ast.walk(functions[function])
+                      if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in functions}
+            helpers += len(called)
+            for used in {function} | called:
+                assert ast.get_source_segment(text, functions[used]) in page, f"{name}: {module}:{used} is not on its page"
+        if not renders:
+            assert "None: every element of this figure is drawn by composer" in page
+    assert helpers > 0, "no renderer calls a helper: the helper check above checked nothing"
+
+
+def test_the_flagship_page_shows_its_panel_module_and_values():
+    """The flagship's page names its panel module and shows its ``values()`` (it fills the texts' fields)."""
+    gen = _generate_module()
+    page = gen.figure_page(REPO, "volume_kv")
+    assert "### `panels/volume_kv.py`" in page and "def values(data" in page
 
 
 @pytest.mark.parametrize("name", FIGURES)

@@ -40,10 +40,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
-from composer import __version__
 from composer.errors import ComposerError, ComposerWarning
 from composer.kinds import outputs
 from composer.sandbox.isolate import check_jobs, check_timeout
+from composer.version import __version__
 
 
 class _Parser(argparse.ArgumentParser):
@@ -119,8 +119,9 @@ def _formats(text: str) -> tuple[str, ...]:
 
 def _verbose(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-v", "--verbose", action="store_true",
-                        help="show what panel code prints (stdout, stderr, warnings) as it happens; "
-                             "without it, it is shown after the build's line")
+                        help="show what panel code prints (stdout, stderr, warnings) as it happens (without "
+                             "it, it is shown after the build's line), and every frame of a traceback (without "
+                             "it, those of your code)")
 
 
 def _build_parser(prog: str = "compose build") -> argparse.ArgumentParser:
@@ -249,8 +250,8 @@ def _build_one(args: argparse.Namespace, formats: tuple[str, ...]) -> int:
                        cache=not args.no_cache, progress=progress, debug=args.debug, check=args.check,
                        timeout_s=_timeout(args), engine=args.engine, pdf_standard=args.pdf_standard,
                        panels=args.panels)
-    except ComposerError as exc:  # the error's line first, then what the panels printed
-        print(f"compose: error: {exc}", file=sys.stderr, flush=True)
+    except ComposerError as exc:  # the error's line (and the user's frames) first, then what the panels printed
+        _error(exc, verbose=args.verbose)
         progress.show()
         return 1
     print(_summary(args.name, result, time.perf_counter() - started), flush=True)
@@ -350,7 +351,7 @@ def _watch(args: argparse.Namespace, formats: tuple[str, ...]) -> int:
 
     def report(event) -> None:
         if event.error is not None:
-            print(f"compose: error: {event.error}", file=sys.stderr, flush=True)
+            _error(event.error, verbose=args.verbose)
             for display in shown:  # then what the panels printed, as a plain build shows it
                 display.show()
             failed[0] = True
@@ -375,6 +376,15 @@ def _watch(args: argparse.Namespace, formats: tuple[str, ...]) -> int:
         print("compose: stopped watching; outputs left as the last build wrote them", file=sys.stderr, flush=True)
         return 130
     return 0
+
+
+def _error(exc: ComposerError, *, verbose: bool = False) -> None:
+    """An error as the command shows it, on stderr: its one line, then, for an error in the user's code,
+    the traceback of the user's code (``verbose``: every frame; :mod:`composer.cli.tracebacks`)."""
+    from composer.cli.tracebacks import traceback_lines
+
+    lines = [f"compose: error: {exc}", *traceback_lines(getattr(exc, "frames", ()), verbose=verbose)]
+    print("\n".join(lines), file=sys.stderr, flush=True)
 
 
 def _show(lines: list[str]) -> None:
@@ -406,9 +416,9 @@ def _serve(args: argparse.Namespace) -> int:
         shown[:] = [PanelOutput(for_terminal())]
         return shown[0]
 
-    def report(name: str, event) -> None:  # the lines of --watch
+    def report(name: str, event) -> None:  # the lines of compose watch
         if event.error is not None:
-            print(f"compose: error: {event.error}", file=sys.stderr, flush=True)
+            _error(event.error, verbose=args.verbose)
             for display in shown:  # then what the panels printed, as a plain build shows it
                 display.show()
             failed[name] = True
@@ -450,6 +460,8 @@ def _serve_command(argv: list[str]) -> int:
     _jobs(parser)
     parser.add_argument("--debug", action="store_true", help="show the layout overlay when the page opens")
     parser.add_argument("--check", action="store_true", help="show the check's findings when the page opens")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="show every frame of the traceback of an error in panel code")
     args = parser.parse_args(argv)
     _figure_name(args)
     _one_or_all(parser, args)
@@ -497,6 +509,8 @@ def _check(argv: list[str]) -> int:
                         help="worker processes for rendering panels (default: all cores)")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                         help="stop a panel function that runs longer than this (default: 120)")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="show what panel code prints as it happens, and every frame of a traceback")
     args = parser.parse_args(argv)
     from composer.pipeline import check
     from composer.progress import Progress
@@ -509,11 +523,11 @@ def _check(argv: list[str]) -> int:
     _figure_name(args)
     from composer.progress import PanelOutput
 
-    progress = PanelOutput(Progress())
+    progress = PanelOutput(Progress(), live=args.verbose)
     try:
         report = check(args.name, root=args.root, jobs=args.jobs, timeout_s=_timeout(args), progress=progress)
     except ComposerError as exc:
-        print(f"compose: error: {exc}", file=sys.stderr, flush=True)
+        _error(exc, verbose=args.verbose)
         progress.show()
         return 1
     print(report.to_json() if args.json else report.table(), flush=True)
@@ -535,7 +549,7 @@ def _check_every(args: argparse.Namespace) -> int:
         try:
             report = check(name, root=args.root, jobs=args.jobs, timeout_s=_timeout(args))
         except ComposerError as exc:
-            print(f"compose: error: {exc}", file=sys.stderr)
+            _error(exc, verbose=args.verbose)
             failed.append(name)
             errors[name] = str(exc)
             continue
@@ -560,7 +574,7 @@ def _build_every(args: argparse.Namespace) -> int:
 
     def report(name, result, seconds):
         if isinstance(result, ComposerError):
-            print(f"compose: error: {result}", file=sys.stderr)
+            _error(result, verbose=args.verbose)
         else:
             print(_summary(name, result, seconds), flush=True)
             _show(prefixed(result.output))
@@ -640,6 +654,7 @@ def _schema(argv: list[str]) -> int:
                                      "files (for editors: compose schema > layout.schema.json).")
     parser.add_argument("--markdown", action="store_true", help="print the layout reference as markdown instead")
     args = parser.parse_args(argv)
+    import composer.stages  # noqa: F401  (the panel sources register their keys with the format on import)
     from composer.layout.schema import markdown_reference, schema_text
 
     sys.stdout.write(markdown_reference() if args.markdown else schema_text())
@@ -783,7 +798,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             return handler(argv[1:]) if handler else _short(argv)
         except ComposerError as exc:
-            print(f"compose: error: {exc}", file=sys.stderr)
+            _error(exc, verbose=any(arg in ("-v", "--verbose") for arg in argv))
             return 1
         except BrokenPipeError:  # compose check NAME | head: the reader left; say nothing more
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

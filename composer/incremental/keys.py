@@ -17,6 +17,7 @@ from composer.stages.draft import rc_params
 from composer.stages.geometry import Box
 from composer.stages.guides import kinds_of
 from composer.stages.inputs import Inputs, Project
+from composer.stages.sources import Reading, source_of
 from composer.stages.usercode import call_params
 from composer.text.metrics import check_font
 
@@ -38,8 +39,10 @@ def input_digests(project: Project,
     if figure.path.suffix == ".py":
         paths.update(project_imports(figure.path, figure.path.parent))
         paths.update(project_imports(figure.path, project.panels_dir))
+    reading = Reading(root=project.root, panels_dir=project.panels_dir, file=str(figure.path), display=project.display)
     for panel in figure.panels:
-        if panel.kind == "render":
+        paths.update(source_of(panel).files(panel, reading))  # what its source reads beyond Figure.files
+        if source_of(panel).table.matplotlib:  # the panel cache's key: the renderer's own code
             module, function = str(panel.source).split(":")
             module_path = project.panels_dir / f"{module}.py"
             if str(panel.source) not in sources and module_path.is_file():

@@ -87,7 +87,7 @@ def composer_fingerprint() -> str:
     manifest nor the panel cache can outlive a change of the code that made
     them.
     """
-    from composer import __version__
+    from composer.version import __version__
 
     h = hashlib.sha256(__version__.encode())
     package = Path(__file__).resolve().parent.parent  # composer/, not composer/incremental/ where this is

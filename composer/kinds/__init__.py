@@ -10,7 +10,9 @@ down (``tests/test_layers.py``):
 - :mod:`composer.kinds.outputs`: output formats and export engines (``--format``,
   ``--engine``, ``[figure] engine``, the export stage's dispatch);
 - :mod:`composer.kinds.rules`: the print check's rules, their levels and
-  documentation (``[check] ignore``, ``compose check``).
+  documentation (``[check] ignore``, ``compose check``);
+- :mod:`composer.kinds.shapes`: the ``[[shape]]`` kinds, classes that own their keys,
+  anchors and drawing (the loader, the typeset, geometry, draw and overlay stages, the check).
 
 An entry declares what the layers below its implementation need (names,
 suffixes, options, documentation); the module that implements it binds its

@@ -20,21 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from composer.errors import LayoutError, closest, did_you_mean
-from composer.layout import presets
-from composer.layout.format import (  # noqa: F401
-    COMPASS,
-    COMPASS_WORDS,
-    HEAD_PER_WIDTH,
-    LABEL_SIZE_ABOVE_FONT_PT,
-    MAX_RATIO,
-    RELATIONS,
-    REQUIRED,
-    SHAPE_ANCHORS,
-    SHAPE_KINDS,
-    TRACK_SHARE,
-)
-from composer.layout.format import Reader as _Reader
-from composer.layout.format import Section as _Table
+from composer.kinds import shapes as shape_kinds
+from composer.kinds.rules import RULES
+from composer.kinds.shapes import SHAPES
+from composer.layout import presets, sources
 from composer.layout.model import (
     AUTO_HEIGHT_PT,
     Align,
@@ -51,6 +40,19 @@ from composer.layout.model import (
     Shape,
     Text,
     TextStyle,
+)
+from composer.layout.section import REQUIRED
+from composer.layout.section import LayoutReader as _Reader
+from composer.layout.section import Section as _Table
+from composer.layout.vocabulary import (  # noqa: F401
+    COMPASS,
+    COMPASS_WORDS,
+    HEAD_PER_WIDTH,
+    LABEL_SIZE_ABOVE_FONT_PT,
+    MAX_RATIO,
+    RELATIONS,
+    SHAPE_KINDS,
+    TRACK_SHARE,
 )
 from composer.sandbox.audit import run_recorded
 from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, WorkerFailure
@@ -165,17 +167,9 @@ def _read_python(r: _Reader, timeout_s: float | None = DEFAULT_TIMEOUT_S) -> dic
     try:
         raw = run_recorded(work, timeout_s=timeout_s, who=f"the layout {r.file}",
                            cwd=r.path.resolve().parent.parent)  # in the project (layouts/NAME.py); files: sandbox.audit
-    except WorkerFailure as failure:
-        verb = {"timeout": "did not finish:", "crashed": "crashed:"}.get(failure.kind, "raised")
-        at = ""
-        for frame in reversed(failure.frames):
-            if Path(frame.file) == r.path:
-                import linecache
-
-                code = linecache.getline(str(r.path), frame.line).strip()
-                at = f" (at line {frame.line} in {frame.name}{': ' + code if code else ''})"
-                break
-        raise LayoutError(f"running the layout {verb} {failure.detail}{at}", file=r.file) from None
+    except WorkerFailure as failure:  # worded as a renderer's failure is, its frames carried
+        raise LayoutError(failure.worded("running the layout", r.path.parent), file=r.file,
+                          frames=failure.frames) from None
     if not isinstance(raw, dict):
         raise LayoutError(f"layout() returned {type(raw).__name__}, not a dict", file=r.file)
     return raw
@@ -215,13 +209,6 @@ def layout_from_dict(raw: dict[str, Any], r: _Reader, *, name: str) -> Figure:
     return figure
 
 
-#: the rules of ``compose check`` (:data:`composer.lint.rules.RULES`, in its order; tests/layout/test_loader.py
-#: keeps the two equal): the names ``[check] ignore`` takes. Listed here because the layout layer is
-#: below lint (a build refuses a misspelt name at load, not only ``compose check``)
-CHECK_RULES = ("font-size", "line-width", "raster-ppi", "overlap", "outside-canvas", "outside-panel", "font-missing",
-               "font-substituted", "dangling-connector", "color-vision", "figure-size")
-
-
 def overlap_names(figure: Figure) -> list[str]:
     """Every name ``[check] allow_overlap`` may use, in this order: panels, guides (name, else key), texts
     and shapes (name, else ``text[i]``/``shape[i]``), ``arrow[i]``, then ``NAME.label`` and ``NAME.title``
@@ -257,10 +244,10 @@ def _check_check(r: _Reader, figure: Figure) -> None:
             raise r.err(f"check.ignore.{panel}", f"{panel!r} is not a {one}{did_you_mean(panel, named)}; "
                                                  f"{every} are {', '.join(named) or '(none)'}")
         for rule in rules:
-            if rule not in CHECK_RULES:
-                close = did_you_mean(rule, CHECK_RULES)
+            if rule not in RULES:  # the check's own table (composer.kinds.rules), below this layer
+                close = did_you_mean(rule, RULES.names())
                 raise r.err(f"check.ignore.{panel}", f"{rule!r} is not a rule of compose check{close}; "
-                                                     f"rules are {', '.join(CHECK_RULES)}")
+                                                     f"rules are {', '.join(RULES.names())}")
 
 
 def _auto_labels(r: _Reader, spec: FigureSpec, panels: tuple[Panel, ...]) -> tuple[Panel, ...]:
@@ -603,46 +590,54 @@ def _panel(r: _Reader, name: str, raw: Any, spec: FigureSpec) -> Panel:
     key = f"panels.{name}"
     r.name(name, key)
     t = r.section(raw, key, "panel")
-    kinds = ("render", "svg", "image", "pdf")
-    sources = [k for k in kinds if k in t.raw]
-    if len(sources) != 1:
-        raise r.err(key, f"give exactly one of render, svg, image, pdf (got {', '.join(sources) or 'none'})")
-    kind = sources[0]
-    for k in kinds:  # in this order: the valid keys a message lists
-        if k == kind:
-            source = t.get(k)
+    registered = sources.registered()
+    given = [s for s in registered if s.name in t.raw]
+    if len(given) != 1:
+        raise r.err(key, f"give exactly one of {', '.join(sources.names())} "
+                         f"(got {', '.join(s.name for s in given) or 'none'})")
+    chosen = given[0]
+    kind = chosen.name
+    for s in registered:  # in this order: the valid keys a message lists
+        if s is chosen:
+            source = t.get(kind)
         else:
-            t.asked.append(k)
-    if kind == "pdf":
-        page = t.get("page")
-    else:
-        t.refuse(["page"], f"page applies to pdf panels; a {kind} panel has no pages")
-        page = 1
+            t.asked.append(s.name)
+    options = {k.name: t.get(k.name) for k in chosen.keys}
+    _refuse_untaken(r, t, chosen, registered)
     place, size = _placed_and_sized(r, t, key, "panel")
     label = t.get("label")  # False: skipped by [figure] labels (see _auto_labels)
     journal_label = presets.PRESETS[spec.preset].label if spec.preset else None
     if isinstance(label, str) and journal_label:
         label = journal_label.format(label)  # the journal's style: a / A / (a)
     title = t.get("title")
-    if kind == "render":
-        params = t.get("params")
-        data = t.get("data")
-    else:
-        t.refuse(["params", "data"], f"params and data go to a panel function (render); a {kind} panel is "
-                                     "embedded as it is")
-        params, data = t.default("params"), t.default("data")
+    taken = {k: t.get(k) if k in chosen.takes else t.default(k) for k in sources.SHARED_KEYS}
     overlap = t.get("overlap")
-    raster = t.get("raster")
-    if raster is not None and kind != "render":
-        raise r.err(f"{key}.raster", f"raster applies to render panels; a {kind} panel is embedded as it is")
-    empty = t.get("empty")
-    if empty and kind != "render":
-        raise r.err(f"{key}.empty", f"empty applies to render panels; a {kind} panel is embedded as it is")
     aspect, aspect_of, aspect_align = _aspect(r, t, place)
     t.done()
     return Panel(name=name, kind=kind, source=source, place=place, size_pt=size, label=label, title=title,
-                 params=params, data=data, overlap=overlap, raster=raster, empty=empty, key=key, page=page,
-                 aspect=aspect, aspect_of=aspect_of, aspect_align=aspect_align)
+                 params=taken["params"], data=taken["data"], overlap=overlap, raster=taken["raster"],
+                 empty=taken["empty"], key=key, options=options, aspect=aspect, aspect_of=aspect_of,
+                 aspect_align=aspect_align)
+
+
+def _refuse_untaken(r: _Reader, t: _Table, chosen: sources.SourceTable,
+                    registered: tuple[sources.SourceTable, ...]) -> None:
+    """Refuse the keys of other panel sources, and the shared keys the chosen source does not take
+    (``page`` on an svg panel, ``params`` on an image panel): no key is accepted and ignored.
+
+    Raises:
+        LayoutError: at the key, naming the sources it applies to and what this panel does instead.
+    """
+    mine = {k.name for k in chosen.keys}
+    others = {k.name: [s.name for s in registered if k.name in {o.name for o in s.keys}]
+              for s in registered if s is not chosen for k in s.keys if k.name not in mine}
+    others.update({k: [s.name for s in registered if k in s.takes]
+                   for k in sources.SHARED_KEYS if k not in chosen.takes})
+    for name, owners in others.items():
+        t.refused.append(name)
+        if name in t.raw:
+            raise r.err(f"{t.key}.{name}", f"{name} applies to {' and '.join(owners) or 'no'} panels, so it does "
+                                           f"nothing here: {chosen.refusal()}")
 
 
 def _aspect(r: _Reader, t: _Table, place: Placement) -> tuple[float | None, str, str]:
@@ -731,51 +726,65 @@ def _text(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Text:
                 rotate_deg=rotate)
 
 
+def _sized() -> list[shape_kinds.ShapeKind]:
+    """The boxed shape kinds sized by ``size`` that may hold a symbol (the circle's alternative: an ellipse)."""
+    return [k for k in shape_kinds.with_("symbol") if not k.radius]
+
+
+def _bulge_note() -> str:
+    return f"side and depth shape {shape_kinds.listed(shape_kinds.with_('bulges'), 'or', plural=False)}"
+
+
 def _shape(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Shape:
     t = r.section(raw, key, "shape")
     kind = t.get("kind")
     name = t.get("name")
-    boxed = kind in SHAPE_ANCHORS  # rect, circle, ellipse: placed like a panel
+    what = SHAPES[kind]  # its class: the keys it takes (composer.kinds.shapes)
+    boxed = what.boxed  # rect, circle, ellipse: placed like a panel
     points: tuple[Position, ...] = ()
     place = None
     size: tuple[float | None, float | None] = (None, None)
     corner, side, depth = t.default("corner"), t.default("side"), t.default("depth")
     if boxed:
-        place = _placement(r, t, SHAPE_ANCHORS[kind])
-        t.refuse(["points"], f"a {kind} is placed by at, cell or a relation; points are for lines, braces "
-                             "and brackets")
-        if kind == "circle":
-            t.refuse(["size", "width", "height"], "a circle takes radius (or an ellipse takes size)")
+        place = _placement(r, t, what.default_anchor)
+        t.refuse(["points"], f"a {kind} is placed by at, cell or a relation; points are for "
+                             f"{shape_kinds.listed([k for k in SHAPES if not k.boxed])}")
+        if what.radius:
+            t.refuse(["size", "width", "height"], f"a {kind} takes radius (or "
+                                                  f"{shape_kinds.listed(_sized(), 'or', plural=False)} takes size)")
             radius = t.get("radius")
             if radius is not None:
                 if radius <= 0:
-                    raise r.err(f"{key}.radius", f"{t.raw['radius']!r} is zero; a circle needs a positive radius")
+                    raise r.err(f"{key}.radius", f"{t.raw['radius']!r} is zero; a {kind} needs a positive radius")
                 size = (2 * radius, 2 * radius)
         else:
-            t.refuse(["radius"], f"radius is for a circle; a {kind} takes size, or width and/or height")
+            t.refuse(["radius"], f"radius is for {shape_kinds.listed(shape_kinds.with_('radius'), 'or', plural=False)}"
+                                 f"; a {kind} takes size, or width and/or height")
             given = _size(r, t)
             width = t.get("width")
             height = t.get("height")
             if given is not None and (width is not None or height is not None):
                 raise r.err(f"{key}.size", "over-constrained: give size, or width and/or height")
             size = given if given is not None else (width, height)
-        corner = t.get("corner") if kind == "rect" else corner
-        if kind != "rect":
-            t.refuse(["corner"], "corner rounds a rect")
-        t.refuse(["side", "depth"], "side and depth shape a brace or bracket")
+        corner = t.get("corner") if what.rounds else corner
+        if not what.rounds:
+            t.refuse(["corner"], f"corner rounds {shape_kinds.listed(shape_kinds.with_('rounds'), 'or', plural=False)}")
+        t.refuse(["side", "depth"], _bulge_note())
     else:
         t.refuse([*_PLACEMENT_KEYS, "offset", "anchor", "gap", "align", "size", "width", "height", "radius",
                   "corner"], f"a {kind} is drawn through its points")
         points = t.get("points", default=REQUIRED)
-        if kind in ("brace", "bracket"):
-            if len(points) != 2:
-                raise r.err(f"{key}.points", f"a {kind} goes from one point to another: give 2 points")
+        fewest, most = what.points
+        if fewest == most and len(points) != fewest:
+            raise r.err(f"{key}.points", f"a {kind} goes from one point to another: give {fewest} points"
+                        if fewest == 2 else f"a {kind} takes {fewest} points")
+        if len(points) < fewest:
+            raise r.err(f"{key}.points", f"a {kind} needs at least {fewest} points")
+        if what.bulges:
             side = t.get("side")
             depth = t.get("depth")
         else:
-            t.refuse(["side", "depth"], "side and depth shape a brace or bracket")
-            if len(points) < 2:
-                raise r.err(f"{key}.points", "a line needs at least 2 points")
+            t.refuse(["side", "depth"], _bulge_note())
     if boxed:
         fill = t.get("fill")
     else:
@@ -785,9 +794,10 @@ def _shape(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Shape:
     stroke_width = t.get("stroke_width")
     dash = t.get("dash")
     opacity = t.get("opacity")
-    symbol = t.get("symbol") if kind in ("circle", "ellipse") else None
-    if kind not in ("circle", "ellipse"):
-        t.refuse(["symbol"], "a symbol goes inside a circle or an ellipse")
+    symbol = t.get("symbol") if what.symbol else None
+    if not what.symbol:
+        t.refuse(["symbol"], "a symbol goes inside " + " or ".join(shape_kinds.a(k.name)
+                                                                   for k in shape_kinds.with_("symbol")))
     if boxed and "text" in t.raw:
         text = t.get("text")
         padding = t.get("padding")
@@ -802,7 +812,7 @@ def _shape(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Shape:
         text, padding, text_style = None, t.default("padding"), _default_text_style(r, spec)
     t.done()
     if boxed and text is None and None in size and place is not None and place.cell is None:
-        raise r.err(key, f"a {kind} without text needs a size" + (" (radius)" if kind == "circle" else ""))
+        raise r.err(key, f"a {kind} without text needs a size" + (" (radius)" if what.radius else ""))
     return Shape(kind=kind, place=place, size_pt=size, name=name, corner_pt=corner, fill=fill,
                  stroke=stroke, stroke_width_pt=stroke_width, dash=dash, opacity=opacity, text=text,
                  text_style=text_style, padding_pt=padding, symbol=symbol, points=points, side=side,
@@ -920,7 +930,7 @@ def _check_guides(r: _Reader, figure: Figure) -> None:
     Raises:
         LayoutError: naming the entry, with the closest panel name and the valid ones.
     """
-    plots = [p.name for p in figure.panels if p.kind == "render"]
+    plots = [p.name for p in figure.panels if sources.table(p.kind).matplotlib]
     kinds = {p.name: p.kind for p in figure.panels}
     for guide in figure.guides:
         field = guide.panels_key
@@ -930,9 +940,8 @@ def _check_guides(r: _Reader, figure: Figure) -> None:
                 raise r.err(at, f"{name!r} is listed twice")
             if name not in plots:
                 kind = kinds.get(name, "")
-                article = "a" if kind == "pdf" else "an"  # an svg, an image, a pdf
-                what = (f"{name!r} is {article} {kind} panel, not a matplotlib one (a {guide.kind} is drawn from "
-                        "what matplotlib panels report)" if kind
+                what = (f"{name!r} is {sources.table(kind).said()}, not a matplotlib one (a {guide.kind} is drawn "
+                        "from what matplotlib panels report)" if kind
                         else f"no panel named {name!r}{_did_you_mean(name, plots)}")
                 raise r.err(at, f'{field}[{i}] = "{name}": {what} (valid: {", ".join(plots) or "none"})')
 
@@ -956,7 +965,7 @@ def _check_names(r: _Reader, figure: Figure) -> None:
     positions = [p.at for p in placements if p.at is not None]
     positions += [a.start for a in figure.arrows] + [a.end for a in figure.arrows]
     positions += [v for a in figure.arrows for v in a.via] + [p for s in figure.shapes for p in s.points]
-    renderers = {p.name for p in figure.panels if p.kind == "render"}
+    renderers = {p.name for p in figure.panels if sources.table(p.kind).matplotlib}  # data anchors, aligns
     drawn_through = {s.name: s.kind for s in figure.shapes if s.name and s.place is None}
     kinds = "panel, text, shape or legend" if figure.guides else "panel, text or shape"  # and canvas
     for pos in positions:
@@ -1019,7 +1028,7 @@ def _check_names(r: _Reader, figure: Figure) -> None:
             if name not in renderers:
                 plots = [p.name for p in figure.panels if p.name in renderers]
                 kind = {p.name: p.kind for p in figure.panels}.get(name)
-                what = (f"{name!r} is an {kind} panel, not a matplotlib one" if kind
+                what = (f"{name!r} is {sources.table(kind).said()}, not a matplotlib one" if kind
                         else f"no panel named {name!r}{_did_you_mean(name, plots)}")
                 raise r.err(f"{align.key}.panels[{i}]", f'panels[{i}] = "{name}": {what}; aligned plot areas '
                                                         f"need matplotlib panels (valid: {', '.join(plots)})")
@@ -1035,16 +1044,15 @@ def _check_svg_element(r: _Reader, figure: Figure, pos: Position) -> None:
     assert pos.ref is not None
     panel, _, ident = pos.ref[0].partition("#")
     kinds = {p.name: p.kind for p in figure.panels}
-    svgs = [name for name, kind in kinds.items() if kind == "svg"]
+    svgs = [name for name, kind in kinds.items() if sources.table(kind).element_ids]
     if pos.key.rpartition(".")[2] in RELATIONS:
         raise r.err(pos.key, f"{pos.written()}: a relation places beside a whole element; to place at an "
                              f"element of an SVG, use at = \"{panel}#{ident}.{pos.ref[1]}\" with anchor")
     if panel not in kinds:
         raise r.err(pos.key, f"{pos.written()}: no panel named {panel!r}{_did_you_mean(panel, svgs)}; "
                              f"\"panel#id\" names an element of an svg panel (valid: {', '.join(svgs) or 'none'})")
-    if kinds[panel] != "svg":
-        article = "an" if kinds[panel][0] in "aeiou" else "a"
-        raise r.err(pos.key, f"{pos.written()}: {panel!r} is {article} {kinds[panel]} panel, not an svg one; "
+    if not sources.table(kinds[panel]).element_ids:
+        raise r.err(pos.key, f"{pos.written()}: {panel!r} is {sources.table(kinds[panel]).said()}, not an svg one; "
                              "\"panel#id\" names an "
                              f"element of an svg panel (valid: {', '.join(svgs) or 'none'})")
 

@@ -12,8 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-# the format's names and choices live with the format (composer.layout.format); here for the stages
-from composer.layout.format import (  # noqa: F401
+from composer.layout.keys import default
+from composer.layout.values import Position, Track  # noqa: F401 - values of the model, made by the reader
+
+# the format's names and choices live with the format (composer.layout.vocabulary); here for the stages
+from composer.layout.vocabulary import (  # noqa: F401
     ALIGNS,
     COMPASS,
     ENGINES,
@@ -28,45 +31,12 @@ from composer.layout.format import (  # noqa: F401
     SYMBOLS,
     TEXT_MODES,
     WEIGHTS,
-    default,
 )
 from composer.units import layout_unit
 
 #: the canvas height (pt) of a ``height = "auto"`` figure while its content is placed: 5 m, taller than
 #: any figure, so nothing reaches past it (the compose stage then fits the height to the content)
 AUTO_HEIGHT_PT = 5000 * 72 / 25.4
-
-
-@dataclass(frozen=True)
-class Position:
-    """A point on the canvas: absolute, or an anchor of another element.
-
-    Attributes:
-        x_pt, y_pt: absolute canvas point (used when ``ref`` is None).
-        ref: ``(element, anchor)`` such as ``("rgb", "e")``, a point along a
-            side ``("proj", "e@0.25")``, or a data anchor ``("fmap", "pixel")``;
-            resolved by :mod:`composer.stages.geometry`.
-        dx_pt, dy_pt: offset added after resolving, +y down.
-        key: the layout key path this came from, for error messages.
-    """
-
-    x_pt: float = 0.0
-    y_pt: float = 0.0
-    ref: tuple[str, str] | None = None
-    dx_pt: float = 0.0
-    dy_pt: float = 0.0
-    key: str = ""
-
-    def written(self) -> str:
-        """The reference as the user wrote it, for messages: ``right_of = "zz"`` (a relation names
-        an element; its anchor is composer's), ``to = "c.w"``, ``via[0] = "b.n"``; ``key`` is
-        the last part of :attr:`key`. An absolute point: ``at = [x, y]``."""
-        name = self.key.rpartition(".")[2] or "at"
-        if self.ref is None:
-            return f"{name} = [x, y]"
-        element, anchor = self.ref
-        shown = element if name in RELATIONS else f"{element}.{anchor}"
-        return f'{name} = "{shown}"'
 
 
 @dataclass(frozen=True)
@@ -116,17 +86,6 @@ class TextStyle:
     opacity: float = default("style", "opacity")
     mathtext: str = "dejavusans"
     editable: bool = False
-
-
-@dataclass(frozen=True)
-class Track:
-    """One column or row of a grid: a fixed length in pt, or a share of what is left.
-
-    Exactly one of ``length_pt`` and ``ratio`` is set.
-    """
-
-    length_pt: float | None = None
-    ratio: float | None = None
 
 
 @dataclass(frozen=True)
@@ -272,8 +231,10 @@ class Panel:
 
     Attributes:
         name: the table name; element ids derive from it.
-        kind: ``"render"`` (a matplotlib function), ``"svg"``, ``"image"`` or ``"pdf"``.
-        source: ``"module:function"`` for render panels, else the file path.
+        kind: the name of its panel source (:mod:`composer.layout.sources`; ``"render"``, a matplotlib
+            function, ``"svg"``, ``"image"``, ``"pdf"``...): the key that gave ``source``.
+        source: that key's value, converted (``"module:function"`` for render panels, a file's path).
+        options: the keys only its source takes, converted (``{"page": 1}`` for a pdf panel).
         place: where the panel goes; size_pt: (width, height) of the box, or
             None when a grid cell gives it.
         label, title: panel label (``"a"``) and the title drawn after it.
@@ -285,7 +246,6 @@ class Panel:
             None (default) does when the panel's SVG is heavy (see
             :mod:`composer.mpl.savesvg`).
         empty: render panels only: True when the renderer may draw nothing.
-        page: pdf panels only: the 1-based page shown.
         aspect: width / height locked (``[panels.NAME] aspect``), or None; aspect_of: ``"box"``
             (the box has it: :func:`composer.stages.geometry.aspect_box`) or ``"plot"`` (its plot area);
             aspect_align: where the box sits in its cell (``top``/``bottom``, ``left``/``right``,
@@ -305,7 +265,7 @@ class Panel:
     raster: bool | None = None
     empty: bool = default("panel", "empty")
     key: str = ""
-    page: int = 1
+    options: dict[str, Any] = field(default_factory=dict)
     aspect: float | None = None
     aspect_of: str = default("panel", "aspect_of")
     aspect_align: str = "center"

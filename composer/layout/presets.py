@@ -182,7 +182,7 @@ def auto_label(style: str, index: int) -> str:
     ``"a)"`` -> ``b)``, ``"(i)"`` -> ``(ii)``.
 
     Raises:
-        ValueError: ``style`` is not one of :data:`composer.layout.format.LABEL_STYLES`
+        ValueError: ``style`` is not one of :data:`composer.layout.vocabulary.LABEL_STYLES`
             or ``index`` is negative (a bug: the loader checks both).
     """
     if index < 0:

@@ -17,7 +17,7 @@ LAYOUT = '''\
 # {name}: a starter figure made by `compose new {name}`. Build it: compose build {name}
 # Two matplotlib panels in a grid, their plot areas aligned, a title, an arrow
 # between them and a footer whose numbers come from the data. Every key is in
-# the README's layout reference.
+# the layout reference (docs/reference/layout.md; compose schema --markdown).
 
 [figure]
 width = "120mm"

@@ -5,40 +5,15 @@ walks the canvas accumulating every transform, so every size below is the
 size on paper. It adds what only the model knows (element names, boxes,
 connector ends) from the layout and the resolved geometry.
 
-Rules (``RULES``: rule -> level); an error makes ``compose check`` exit 1:
-
-``font-size`` (error)
-    a text whose nominal size at final size is below ``min_font_pt``, in canvas
-    text and inside panels (a panel scaled to fit its box scales its text).
-``line-width`` (error)
-    a stroke thinner than ``min_line_pt`` at final size, in panels too.
-``raster-ppi`` (error)
-    an embedded raster with fewer than ``min_ppi`` pixels per inch at final size.
-``overlap`` (error)
-    text on text, a panel over a panel, a text crossing a shape's border, a
-    label over a connector; pairs listed in ``[check] allow_overlap`` are meant.
-    A text is the rectangle around its ink in its own frame, so a rotated tick
-    label is a rotated rectangle (:attr:`composer.svg.measure.TextRun.corners`),
-    tested with the separating axis theorem: neighbouring labels at 45 degrees
-    whose axis-aligned extents overlap, but whose glyphs do not, are not reported.
-``outside-canvas`` (error)
-    anything drawn past the canvas edge. The build itself warns of canvas text the edge clips
-    (:func:`clipped_text_warnings`, the same measurement).
-``outside-panel`` (warning)
-    panel text drawn outside its panel's box (shows on the canvas, where the
-    panel's own SVG would have clipped it).
-``font-missing`` (error)
-    a font the layout names is not installed (nothing can be composed then).
-``font-substituted`` (error)
-    matplotlib drew panel text in another font than the one asked for.
-``dangling-connector`` (error)
-    a connector end farther than ``END_TOLERANCE_PT`` from every element box
-    (panels, texts, shapes, legends and colorbars) and data anchor.
-``color-vision`` (warning)
-    two palette colours, distinguishable with normal colour vision, closer than
-    ``cvd_min_distance`` for a simulated colour-vision deficiency.
-``figure-size`` (error)
-    the canvas is wider or taller than the journal of the preset prints.
+The rules, their levels and what each finds are declared once, in
+:data:`composer.kinds.rules.RULES` (the loader reads the names for ``[check]
+ignore``); :data:`RULES` here is its view, rule -> level. An error makes
+``compose check`` exit 1. What is particular to each rule's measurement:
+``overlap`` takes a text as the rectangle around its ink in its own frame
+(:attr:`composer.svg.measure.TextRun.corners`), so neighbouring labels at 45
+degrees whose axis-aligned extents overlap, but whose glyphs do not, are not
+reported; ``outside-canvas`` shares its measurement with the build's warning
+of clipped canvas text (:func:`clipped_text_warnings`).
 
 Colour vision: deuteranopia, protanopia and tritanopia are simulated with the
 model of Machado, Oliveira & Fernandes (2009), "A Physiologically-based Model
@@ -77,6 +52,8 @@ from typing import Any
 from lxml import etree
 
 from composer.errors import LayoutError, did_you_mean
+from composer.kinds.rules import LEVEL_OF
+from composer.kinds.shapes import SHAPES
 from composer.layout.model import CheckLimits, Figure
 from composer.stages.geometry import Box, Geometry
 from composer.stages.guides import guide_id
@@ -85,19 +62,8 @@ from composer.svg.geometry import BBox, overlap, union
 from composer.svg.measure import Scene, TextRun, path_points, scene
 from composer.units import PT_PER_UNIT, amount, say, say_pair
 
-RULES: dict[str, str] = {
-    "font-size": "error",
-    "line-width": "error",
-    "raster-ppi": "error",
-    "overlap": "error",
-    "outside-canvas": "error",
-    "outside-panel": "warning",
-    "font-missing": "error",
-    "font-substituted": "error",
-    "dangling-connector": "error",
-    "color-vision": "warning",
-    "figure-size": "error",
-}
+#: rule -> level: a live view of the declarations (:data:`composer.kinds.rules.RULES`)
+RULES: Mapping[str, str] = LEVEL_OF
 
 # Tolerances are composer's choices, not journal rules:
 #: a connector end counts as touching an element within this distance (pt); ends are
@@ -620,7 +586,7 @@ def _line_shapes(figure: Figure, svg: bytes) -> dict[str, tuple[list[tuple[list[
     root = parse_svg(svg, source="composed figure")
     found = {}
     for i, shape in enumerate(figure.shapes):
-        if shape.kind not in ("line", "brace", "bracket") or not shape.stroke:
+        if SHAPES[shape.kind].boxed or not shape.stroke:
             continue
         group = root.find(f"{{{SVG_NS}}}g[@id='shape-{shape.name or i}']")
         if group is None:

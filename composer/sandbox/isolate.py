@@ -56,16 +56,15 @@ import sys
 import tempfile
 import threading
 import time
-import traceback
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from composer.errors import ComposerError, ComposerWarning
+from composer.errors import ComposerError, ComposerWarning, frames_of
+from composer.errors import Frame as Frame  # a WorkerFailure's frames
 
 #: default wall-time limit of one panel function, in seconds. Generous for any
 #: single figure panel (the six volume_kv panels take 0.55 s together); a panel
@@ -105,16 +104,6 @@ OUTPUT_LIMIT = 64 * 1024
 _FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+) in (?P<name>\S+)')
 
 
-@dataclass(frozen=True)
-class Frame:
-    """One frame of a traceback: file, line number, function name."""
-
-    file: str
-    line: int
-    name: str
-
-
-
 #: control characters of panel output shown as escapes (all but tab and newline): an escape sequence a
 #: panel prints (clear the screen, set the window title) would act on the user's terminal
 _CONTROLS = {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F] if chr(c) not in "\t\n"}
@@ -135,7 +124,7 @@ class WorkerFailure(Exception):
             not a :class:`ComposerError`, including ``SystemExit``).
         detail: one line: ``ZeroDivisionError: division by zero``,
             ``no result after 2 s``, ``killed by signal SIGSEGV``.
-        frames: the traceback, innermost frame last (may be empty).
+        frames: the traceback, innermost frame last, each with its source line (may be empty).
         call: which of several calls failed (:func:`composer.sandbox.parallel.run_workers`), else None.
     """
 
@@ -150,6 +139,18 @@ class WorkerFailure(Exception):
     def where(self, user_dir: Path | None) -> str:
         """`` (at demo.py:12 in hang)``: the innermost frame inside ``user_dir``, or ``""``."""
         return where(self.frames, user_dir)
+
+    def worded(self, who: str, user_dir: Path | None) -> str:
+        """The one wording of the user's code that failed in a worker: ``who`` (``"panel 'b':
+        demo:heat"``, ``"running the layout"``) raised / did not finish / crashed, the detail, and the
+        innermost line of the user's code inside ``user_dir``: ``panel 'b': demo:heat raised
+        ZeroDivisionError: division by zero (at demo.py:12 in heat: x = 1 / 0)``."""
+        at = self.where(user_dir)
+        if self.kind == "timeout":
+            return f"{who} did not finish: {self.detail}{at}"
+        if self.kind == "crashed":
+            return f"{who} crashed: {self.detail}{at}"
+        return f"{who} raised {self.detail}{at}"
 
 
 def where(frames: tuple[Frame, ...] | list[Frame], user_dir: Path | None) -> str:
@@ -169,9 +170,7 @@ def where(frames: tuple[Frame, ...] | list[Frame], user_dir: Path | None) -> str
         except (OSError, ValueError):
             inside = False
         if inside:
-            import linecache
-
-            code = linecache.getline(str(path), frame.line).strip()
+            code = frame.code or _source_line(frame.file, frame.line)
             return f" (at {path.name}:{frame.line} in {frame.name}{': ' + code if code else ''})"
     return ""
 
@@ -209,7 +208,7 @@ def run_isolated(func: Callable[[], Any], *, timeout_s: float | None, label: str
         except ComposerError:
             raise
         except BaseException as exc:  # noqa: BLE001 - reported, not swallowed
-            raise WorkerFailure("raised", _one_line(exc), _frames_of(exc)) from None
+            raise WorkerFailure("raised", _one_line(exc), frames_of(exc)) from None
     if _TASK is not None:
         return _TASK.run_here(func, timeout_s)
     if _REPLAY is not None:
@@ -264,7 +263,7 @@ class _Task:
         except ComposerError:
             raise
         except BaseException as exc:  # noqa: BLE001 - as a worker reports it: SystemExit too
-            raise WorkerFailure("raised", _one_line(exc), _frames_of(exc)) from None
+            raise WorkerFailure("raised", _one_line(exc), frames_of(exc)) from None
         finally:
             if timeout_s is not None:
                 faulthandler.cancel_dump_traceback_later()
@@ -849,9 +848,9 @@ def _child(func: Callable[[], Any], write_fd: int, stacks, timeout_s: float | No
         try:
             message = ("ok", func())
         except ComposerError as exc:
-            message = ("composer", type(exc).__name__, exc.message, exc.file, exc.key)
+            message = ("composer", type(exc).__name__, exc.message, exc.file, exc.key, exc.frames)
         except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt too
-            message = ("raised", _one_line(exc), _frames_of(exc))
+            message = ("raised", _one_line(exc), frames_of(exc))
         left = _stop_descendants()  # what the user's code started ends with it
         try:
             data = pickle.dumps((message, left), protocol=pickle.HIGHEST_PROTOCOL)
@@ -890,9 +889,9 @@ def _unpack(payload: bytes, label: str | None = None) -> Any:
     if message[0] == "composer":
         from composer import errors
 
-        _, kind, text, file, key = message
+        _, kind, text, file, key, frames = message
         cls = getattr(errors, kind, ComposerError)
-        raise cls(text, file=file, key=key)
+        raise cls(text, file=file, key=key, frames=frames)
     _, detail, frames = message
     raise WorkerFailure("raised", detail, tuple(frames))
 
@@ -904,8 +903,11 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {message}"
 
 
-def _frames_of(exc: BaseException) -> tuple[Frame, ...]:
-    return tuple(Frame(f.filename, f.lineno or 0, f.name) for f in traceback.extract_tb(exc.__traceback__))
+def _source_line(file: str, line: int) -> str:
+    """Line ``line`` of ``file``, stripped (``""`` when unreadable)."""
+    import linecache
+
+    return linecache.getline(file, line).strip()
 
 
 def _dumped_frames(text: str) -> tuple[Frame, ...]:
@@ -921,7 +923,8 @@ def _dumped_frames(text: str) -> tuple[Frame, ...]:
             blocks.append([])
         match = _FRAME.match(line)
         if match:
-            blocks[-1].append(Frame(match["file"], int(match["line"]), match["name"]))
+            file, number = match["file"], int(match["line"])  # its source read here: the worker is gone
+            blocks[-1].append(Frame(file, number, match["name"], _source_line(file, number)))
     return tuple(frame for block in reversed(blocks) for frame in reversed(block))
 
 

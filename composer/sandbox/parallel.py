@@ -55,7 +55,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar, cast
 
-from composer.errors import ComposerError, ComposerWarning
+from composer.errors import ComposerError, ComposerWarning, Frame
 from composer.progress import Progress
 from composer.sandbox.isolate import (
     Worker,
@@ -124,7 +124,7 @@ def _run(task: RenderTask) -> tuple[str, object, float]:
         value: object = task.run()
         status = "ok"
     except ComposerError as exc:  # user-fixable: carried back as data, raised by the parent
-        value, status = (type(exc), exc.message, exc.file, exc.key), "error"
+        value, status = (type(exc), exc.message, exc.file, exc.key, exc.frames), "error"
     return status, value, time.perf_counter() - started
 
 
@@ -212,8 +212,9 @@ def render_all(tasks: Sequence[RenderTask], *, jobs: int, progress: Progress | N
         if status == "ok":
             done[task.name] = (cast("Mapping[str, Any]", value), seconds)  # a task's result (_run)
         elif error is None:  # the error as _run carries it
-            cls, message, file, key = cast("tuple[type[ComposerError], str, str | None, str | None]", value)
-            error = cls(message, file=file, key=key)
+            cls, message, file, key, frames = cast(
+                "tuple[type[ComposerError], str, str | None, str | None, tuple[Frame, ...]]", value)
+            error = cls(message, file=file, key=key, frames=frames)
     return done, error
 
 
@@ -228,7 +229,7 @@ def _task_outcome(task: RenderTask, worker: Worker) -> tuple[str, object, float]
         try:
             return replay(failure, partial(_run, task))
         except WorkerFailure as again:
-            return "error", (ComposerError, f"rendering {task.name} failed: {again.detail}", None, None), 0.0
+            return "error", (ComposerError, f"rendering {task.name} failed: {again.detail}", None, None, ()), 0.0
 
 
 def run_workers(calls: Mapping[str, Callable[[], T]], *, jobs: int, timeout_s: float | None

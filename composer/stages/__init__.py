@@ -12,3 +12,6 @@ drawn by matplotlib at its final size: :mod:`~composer.stages.draft`, :mod:`~com
 :mod:`~composer.stages.overlay` the ``--debug`` view) -> :mod:`~composer.stages.export` (PDF, PNG,
 TIFF, EPS).
 """
+
+# the panel sources register themselves with the layout format (composer.layout.sources) when imported
+import composer.stages.sources  # noqa: E402,F401

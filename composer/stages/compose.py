@@ -11,27 +11,25 @@ Nothing here reads or writes a file: the inputs come from
 
 from __future__ import annotations
 
-import base64
 import dataclasses
 import os
 from collections.abc import Mapping
 
 from lxml import etree
 
-from composer.errors import DataError, SvgError
+from composer.errors import SvgError
 from composer.layout.model import Figure, Panel
 from composer.stages import draw, guides
 from composer.stages.fragment import import_fragment
 from composer.stages.geometry import Box, Geometry, content_bottom_pt, guide_rooms, imported_svgs, resolve
 from composer.stages.inkscape import label_elements
 from composer.stages.inputs import Inputs
-from composer.stages.mplfiles import matplotlib_made, mesh_groups, rasterize_meshes
 from composer.stages.render import RenderedPanel, rendered_size
+from composer.stages.sources import Drawing, source_of
 from composer.stages.typeset import Typeset, fill_text, typeset_figure, typeset_text
 from composer.svg.budget import over_budget
-from composer.svg.images import ImageTooLarge, ImageUnreadable, displayed_raster, finish_rasters
+from composer.svg.images import finish_rasters
 from composer.svg.io import NSMAP, parse_svg, svg_tag, write_svg
-from composer.svg.sanitize import MAX_IMAGE_PIXELS
 from composer.svg.viewbox import place, view_box
 from composer.text.fonts import check_svg_fonts
 from composer.text.pin import outline_unrendered_fonts, pin_text_positions
@@ -40,13 +38,17 @@ from composer.units import PT_PER_UNIT, fmt, to_pt
 
 def figure_geometry(inputs: Inputs, rendered: Mapping[str, RenderedPanel],
                     typeset: Typeset | None = None) -> Geometry:
-    """Every box and route of the figure, with rendered panels' data anchors (pure)."""
+    """Every box and route of the figure, with the data anchors and plot areas the panels' sources report (pure)."""
     typeset = typeset or typeset_figure(inputs)
     rooms = guide_rooms(inputs.figure, typeset.text_sizes, typeset.shape_sizes, file=inputs.file)
     drawn = guides.draw_guides(inputs.figure, rendered, file=inputs.file, rooms=rooms)
+    panels = inputs.figure.panels
+    drawings = {p.name: _drawing(p, inputs, rendered) for p in panels}  # what each source reports from
+    anchors = {p.name: source_of(p).anchors(p, drawings[p.name]) for p in panels}
+    plot_areas = {p.name: source_of(p).plot_area(p, drawings[p.name]) for p in panels}
     return resolve(inputs.figure, typeset.text_sizes, typeset.shape_sizes,
-                   {name: r.anchors for name, r in rendered.items()}, file=inputs.file,
-                   plot_areas={name: r.plot_area for name, r in rendered.items()},
+                   {name: found for name, found in anchors.items() if found is not None}, file=inputs.file,
+                   plot_areas={name: area for name, area in plot_areas.items() if area is not None},
                    panel_sizes={p.name: rendered_size(rendered[p.name].svg) for p in inputs.figure.panels
                                 if p.aspect_of == "plot" and p.aspect is not None and p.name in rendered},
                    imported=imported_svgs(inputs.figure, inputs.documents), guide_sizes=guides.guide_sizes(drawn))
@@ -126,15 +128,7 @@ def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Type
     if bg is not None:
         root.append(bg)
     for panel in figure.panels:
-        try:
-            root.append(_panel_group(panel, geometry.panels[panel.name], inputs, rendered))
-        except (SvgError, DataError) as exc:
-            if panel.kind == "render":
-                raise
-            # name the layout key and the path as written there, not only the absolute file
-            shown = os.path.relpath(panel.source, figure.path.parent)
-            raise type(exc)(f"{shown!r} is not usable: {exc.message}", file=file,
-                            key=f"{panel.key}.{panel.kind}") from None
+        root.append(source_of(panel).draw(panel, geometry.panels[panel.name], _drawing(panel, inputs, rendered)))
     guide_ids = []
     rooms = guide_rooms(figure, typeset.text_sizes, typeset.shape_sizes, file=file)
     for i, (guide, drawing, box) in enumerate(zip(figure.guides, guides.draw_guides(figure, rendered, file=file,
@@ -187,8 +181,8 @@ def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Type
     label_elements(root, figure)
     finish_rasters(root, spec.raster_ppi)
     imported = {f"panel-{p.name}": os.path.relpath(p.source, figure.path.parent)
-                for p in figure.panels if p.kind in ("svg", "pdf")}
-    kinds = {f"panel-{p.name}": "laid-out" if p.kind == "render" else "imported" for p in figure.panels}
+                for p in figure.panels if source_of(p).imported}
+    kinds = {f"panel-{p.name}": "imported" if source_of(p).imported else "laid-out" for p in figure.panels}
     kinds.update({ident: "laid-out" for ident in guide_ids})  # matplotlib's, like a render panel
     outline_unrendered_fonts(root, scope=lambda el: _top_level_kind(el, kinds))
     check_svg_fonts(root, file=file, imported=imported)
@@ -225,24 +219,10 @@ def _top_level_kind(el: etree._Element, kinds: Mapping[str, str]) -> str | None:
 
 
 
-def _panel_group(panel: Panel, box, inputs: Inputs, rendered: Mapping[str, RenderedPanel]) -> etree._Element:
-    group_id = f"panel-{panel.name}"
-    if panel.kind == "image":
-        return _image_group(panel, box, inputs.documents[panel.name], group_id, inputs.figure.spec.raster_ppi)
-    if panel.kind == "render":
-        source, svg, fit = f"panel {panel.name}", rendered[panel.name].svg, "exact"
-    else:
-        source, svg, fit = str(panel.source), inputs.documents[panel.name], "contain"
-    doc = parse_svg(svg, source=source)
-    vb = view_box(doc, source=source)
-    aspect = doc.get("preserveAspectRatio")
-    meshes = mesh_groups(doc) if panel.kind == "svg" and matplotlib_made(doc) else []  # before ids change
-    group = import_fragment(doc, name=panel.name, group_id=group_id, source=source,
-                            renumber=panel.kind != "render", viewport=fit == "contain")
-    place(group, vb, x_pt=box.x_pt, y_pt=box.y_pt, width_pt=box.width_pt, height_pt=box.height_pt, fit=fit,
-          aspect=aspect)
-    rasterize_meshes(meshes, inputs.figure.spec.raster_ppi)  # a matplotlib file's seams, as in rendered panels
-    return group
+def _drawing(panel: Panel, inputs: Inputs, rendered: Mapping[str, RenderedPanel]) -> Drawing:
+    """What ``panel``'s source draws from: the document the inputs stage read, the render stage's panel."""
+    return Drawing(figure=inputs.figure, file=inputs.file, document=inputs.documents.get(panel.name),
+                   rendered=rendered.get(panel.name))
 
 
 def _drawn_group(svg: bytes, group_id: str, box: Box) -> etree._Element:
@@ -252,31 +232,4 @@ def _drawn_group(svg: bytes, group_id: str, box: Box) -> etree._Element:
     vb = view_box(doc, source=group_id)
     group = import_fragment(doc, name=group_id, group_id=group_id, source=group_id)
     place(group, vb, x_pt=box.x_pt, y_pt=box.y_pt, width_pt=box.width_pt, height_pt=box.height_pt, fit="exact")
-    return group
-
-
-def _image_group(panel: Panel, box, data: bytes, group_id: str, inputs_ppi: float) -> etree._Element:
-    """A PNG/JPEG panel, inlined as a data URI and fitted in its box keeping aspect, as viewers display it
-    (EXIF orientation applied: :func:`composer.svg.images.displayed_raster`)."""
-    try:
-        picture = displayed_raster(data, max_pixels=MAX_IMAGE_PIXELS)
-    except ImageTooLarge as exc:
-        raise DataError(f"image {exc}", file=str(panel.source)) from None
-    except ImageUnreadable:
-        raise DataError("cannot read image: not a PNG or JPEG file (or it is truncated)",
-                        file=str(panel.source)) from None
-    width_px, height_px, mime, data = picture.width_px, picture.height_px, picture.mime, picture.data
-    scale = min(box.width_pt / width_px, box.height_pt / height_px)
-    w, h = width_px * scale, height_px * scale
-    group = etree.Element(svg_tag("g"), id=group_id)
-    image = etree.SubElement(group, svg_tag("image"))
-    image.set("x", fmt(box.x_pt + (box.width_pt - w) / 2))
-    image.set("y", fmt(box.y_pt + (box.height_pt - h) / 2))
-    image.set("width", fmt(w))
-    image.set("height", fmt(h))
-    image.set("preserveAspectRatio", "none")
-    if width_px / (w / 72.0) < inputs_ppi:
-        # upsampled: keep pixels square and sharp (nearest) instead of smearing them
-        image.set("image-rendering", "optimizeSpeed")
-    image.set(f"{{{NSMAP['xlink']}}}href", f"data:{mime};base64," + base64.b64encode(data).decode("ascii"))
     return group

@@ -27,7 +27,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
-from composer.errors import PanelError
+from composer.errors import PanelError, frames_of
 from composer.layout.model import FigureSpec, Panel
 from composer.mpl.fontlog import missing_glyphs
 from composer.mpl.internals import pyplot_on
@@ -140,7 +140,7 @@ def draw_panel(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data: M
                 result = func(fig, data, **params)
             except Exception as exc:  # the user's code; report it in one line
                 raise PanelError(f"panel {panel.name!r}: {panel.source} raised {describe(exc, user_dir(func))}",
-                                 file=file, key=key) from None
+                                 file=file, key=key, frames=frames_of(exc)) from None
     w_in, h_in = fig.get_size_inches()
     if abs(w_in * 72 - width_pt) > 1e-6 or abs(h_in * 72 - height_pt) > 1e-6:
         raise PanelError(f"panel {panel.name!r}: {panel.source} changed the figure size to "

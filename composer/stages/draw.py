@@ -18,6 +18,7 @@ from functools import lru_cache
 
 from lxml import etree
 
+from composer.kinds.shapes import SHAPES, poly_d
 from composer.layout.model import Arrow, FigureSpec, Panel, Shape, TextStyle
 from composer.stages.geometry import Box, Route
 from composer.svg.geometry import bezier_point, flatten_bezier
@@ -159,34 +160,22 @@ def _paint(el: etree._Element, shape: Shape, *, fill: bool = True) -> None:
 
 def shape_element(shape: Shape, box: Box | None, points: tuple[Point, ...], *, element_id: str,
                   block: TextBlock | None, label: str | None) -> etree._Element:
-    """A rect, circle or ellipse node (text centred, optional symbol), a line, a brace or a bracket."""
+    """A shape as its kind's class draws it (:data:`composer.kinds.shapes.SHAPES`: a rect, circle or
+    ellipse node, a line, a brace or a bracket), painted with its fill and stroke; a boxed one with its
+    symbol and its text centred."""
     group = etree.Element(svg_tag("g"), id=element_id)
     if shape.opacity != 1.0:
         group.set("opacity", fmt(shape.opacity))
-    if shape.kind == "line":
-        el = etree.SubElement(group, svg_tag("path"), d=_poly(points))
-        _paint(el, shape, fill=False)
-        el.set("stroke-linejoin", "round")
+    for drawn in SHAPES[shape.kind].draw(shape, box, points):
+        el = etree.SubElement(group, svg_tag(drawn.tag))
+        for name, value in drawn.attributes:
+            el.set(name, value)
+        _paint(el, shape, fill=drawn.filled)
+        for name, value in drawn.after:
+            el.set(name, value)
+    if box is None:
         return group
-    if shape.kind in ("brace", "bracket"):
-        el = etree.SubElement(group, svg_tag("path"), d=brace_d(points[0], points[1], shape.depth_pt,
-                                                                  shape.side, curly=shape.kind == "brace"))
-        _paint(el, shape, fill=False)
-        return group
-    assert box is not None
     cx, cy = box.anchor("center")
-    if shape.kind == "rect":
-        el = etree.SubElement(group, svg_tag("rect"), x=fmt(box.x_pt), y=fmt(box.y_pt),
-                              width=fmt(box.width_pt), height=fmt(box.height_pt))
-        if shape.corner_pt:
-            el.set("rx", fmt(shape.corner_pt))
-            el.set("ry", fmt(shape.corner_pt))
-    elif shape.kind == "circle":
-        el = etree.SubElement(group, svg_tag("circle"), cx=fmt(cx), cy=fmt(cy), r=fmt(box.width_pt / 2))
-    else:
-        el = etree.SubElement(group, svg_tag("ellipse"), cx=fmt(cx), cy=fmt(cy), rx=fmt(box.width_pt / 2),
-                              ry=fmt(box.height_pt / 2))
-    _paint(el, shape)
     if shape.symbol:
         group.append(_symbol(shape, box))
     if block is not None and shape.text_style is not None:
@@ -213,27 +202,7 @@ def _symbol(shape: Shape, box: Box) -> etree._Element:
                          **{"stroke-width": fmt(max(shape.stroke_width_pt, 0.6)), "stroke-linecap": "round"})
 
 
-def brace_d(a: Point, b: Point, depth_pt: float, side: str, *, curly: bool) -> str:
-    """A curly brace (or square bracket) from ``a`` to ``b`` whose tip points
-    ``depth_pt`` to the ``side`` (left or right of the direction a -> b)."""
-    ux, uy = b[0] - a[0], b[1] - a[1]
-    length = math.hypot(ux, uy) or 1.0
-    ux, uy = ux / length, uy / length
-    nx, ny = (uy, -ux) if side == "left" else (-uy, ux)
-
-    def at(p: Point, along: float, out: float) -> str:
-        return f"{fmt(p[0] + ux * along + nx * out)} {fmt(p[1] + uy * along + ny * out)}"
-
-    if not curly:
-        return f"M{at(a, 0, 0)} L{at(a, 0, depth_pt)} L{at(b, 0, depth_pt)} L{at(b, 0, 0)}"
-    h, q = depth_pt / 2, min(depth_pt, length / 4)
-    m = ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
-    return (f"M{at(a, 0, 0)} Q{at(a, 0, h)} {at(a, q, h)} L{at(m, -q, h)} Q{at(m, 0, h)} {at(m, 0, depth_pt)} "
-            f"Q{at(m, 0, h)} {at(m, q, h)} L{at(b, -q, h)} Q{at(b, 0, h)} {at(b, 0, 0)}")
-
-
-def _poly(points) -> str:
-    return "M" + " L".join(f"{fmt(x)} {fmt(y)}" for x, y in points)
+_poly = poly_d
 
 
 def arrow_element(route: Route, arrow: Arrow, *, element_id: str) -> etree._Element:

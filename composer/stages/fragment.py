@@ -3,7 +3,8 @@
 Every naive SVG merger breaks here (see docs/design.md): matplotlib writes the same
 ids in every file (``figure_1``, ``patch_1``, glyph ids ``DejaVuSans-30``,
 clip ids from a fixed ``svg.hashsalt``) and a ``<style>`` whose rules apply to
-the whole document. :func:`import_fragment`
+the whole document. :func:`import_fragment` runs the passes of :data:`PASSES` in
+order (each one job, one function), and so
 
 1. prefixes every id with the panel name (``rgb--figure_1``) and rewrites every
    reference to it: ``href``/``xlink:href`` ``#id``, ``url(#id)`` in any
@@ -26,6 +27,8 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import tinycss2
 from lxml import etree
@@ -62,48 +65,89 @@ ROOT_PRESENTATION = (
 )
 
 
-def import_fragment(root: etree._Element, *, name: str, group_id: str, source: str,
-                    renumber: bool = False, viewport: bool = False) -> etree._Element:
-    """Rewrite a parsed SVG document into a ``<g id=group_id>`` (not yet placed).
+@dataclass
+class Import:
+    """One document being imported: what the passes of :data:`PASSES` read and write.
 
-    Args:
-        root: the document's ``<svg>`` element (consumed: it becomes the group, or the
-            viewport inside it).
-        name: the panel name used as id prefix (``rgb`` -> ``rgb--figure_1``).
-        group_id: the id of the returned group (``panel-rgb``), used to scope CSS.
-        source: file name for error messages.
-        renumber: give the ids their document order (:func:`composer.svg.ids.document_order`;
-            for files made elsewhere, whose ids may be random) instead of keeping their names.
-        viewport: keep the root as a nested ``<svg>`` inside the group (see :func:`_keep_viewport`)
-            when the file draws anything that depends on it (:func:`needs_viewport`); for a file
-            made elsewhere. Otherwise (and always for composer's own rendered panels, drawn at box
-            size) the root itself becomes the group, keeping its inherited presentation attributes,
-            which draws the same.
-
-    Returns:
-        The group, holding the document's content with ids prefixed, every
-        reference rewritten and CSS scoped. A reference to an id the document
-        does not define is removed (it would dangle in the canvas), and so is
-        a ``<use>`` left without one. An id the document repeats is kept on
-        its first element only (where a browser resolves references to it).
+    Attributes:
+        root: the document's ``<svg>`` element, rewritten in place.
+        name, group_id, source, renumber, viewport: the arguments of :func:`import_fragment`.
+        nest: keep the root as a nested viewport (:func:`decide_viewport`).
+        mapping: old id -> new id (:func:`name_ids`).
+        group: the result (:func:`make_group`); None before.
     """
-    for meta in list(root.iter(svg_tag("metadata"), svg_tag("title"))):
-        if meta.getparent() is root:
-            root.remove(meta)
-    nest = viewport and needs_viewport(root)  # decided on the file as written (ids and CSS not yet renamed)
-    inline_used_styles(root)  # before scoping: what a <use> draws is matched as in the file alone
-    if viewport:
-        _resolve_css_transforms(root, source=source)  # ids as the file names them, for the warning
-    ids = {el.get("id") for el in root.iter() if el.get("id")}
-    mapping = (document_order(root, name, keep=is_glyph_definition) if renumber
-               else {old: prefixed(name, old) for old in ids})
+
+    root: etree._Element
+    name: str
+    group_id: str
+    source: str
+    renumber: bool = False
+    viewport: bool = False
+    nest: bool = False
+    mapping: dict[str, str] = field(default_factory=dict)
+    group: etree._Element | None = None
+
+
+@dataclass(frozen=True)
+class Pass:
+    """One pass of the import: ``run`` rewrites an :class:`Import`; ``foreign`` passes run only for files
+    made elsewhere (``viewport=True``), never for composer's own rendered panels."""
+
+    name: str
+    run: Callable[[Import], None]
+    foreign: bool = False
+
+
+def drop_metadata(job: Import) -> None:
+    """Remove the root's ``<metadata>`` and ``<title>`` children: they describe the file, not the panel
+    (a tooltip of its title would show over the whole panel)."""
+    for meta in list(job.root.iter(svg_tag("metadata"), svg_tag("title"))):
+        if meta.getparent() is job.root:
+            job.root.remove(meta)
+
+
+def decide_viewport(job: Import) -> None:
+    """Decide whether the root stays a nested viewport (:func:`needs_viewport`), on the file as written
+    (before ids and CSS are renamed)."""
+    job.nest = needs_viewport(job.root)
+
+
+def inline_used_style_rules(job: Import) -> None:
+    """:func:`inline_used_styles`: before scoping, what a ``<use>`` draws is matched as in the file alone."""
+    inline_used_styles(job.root)
+
+
+def resolve_css_transforms(job: Import) -> None:
+    """:func:`_resolve_css_transforms`, with the ids as the file names them (for its warning)."""
+    _resolve_css_transforms(job.root, source=job.source)
+
+
+def name_ids(job: Import) -> None:
+    """The new name of every id: the panel's name as prefix (``rgb--figure_1``,
+    :func:`composer.svg.ids.prefixed`), or with ``renumber`` the document order
+    (:func:`composer.svg.ids.document_order`; glyph definitions keep theirs)."""
+    root, name = job.root, job.name
+    if job.renumber:
+        job.mapping = document_order(root, name, keep=is_glyph_definition)
+    else:
+        job.mapping = {old: prefixed(name, old) for old in {el.get("id") for el in root.iter() if el.get("id")}}
+
+
+def rewrite_references(job: Import) -> None:
+    """Give every id its new name (:func:`name_ids`) and rewrite every reference to it: ``href`` and
+    ``xlink:href`` ``#id``, ``url(#id)`` in any attribute including ``style`` (a paint's fallback colour
+    after it is used when the id is not defined: SVG 2, 13.2). A reference to an id the document does
+    not define is removed; an id the document repeats is kept on its first element only (where a
+    browser resolves references to it); with both ``href`` and ``xlink:href``, ``href`` wins (SVG 2,
+    16.1.2; the engine's usvg would take ``xlink:href``)."""
+    mapping = job.mapping
 
     def ref(match: re.Match[str]) -> str:  # a paint's fallback colour is used when its url() names nothing
         new, fallback = mapping.get(match.group(2)), match.group(3) or ""
         return f"url(#{new}){fallback}" if new else (fallback.strip() or "none")
 
     seen: set[str] = set()
-    for el in root.iter():
+    for el in job.root.iter():
         if not isinstance(el.tag, str):
             continue
         for attr, value in el.attrib.items():
@@ -121,31 +165,112 @@ def import_fragment(root: etree._Element, *, name: str, group_id: str, source: s
             elif "url(" in value:
                 el.set(attr, _URL_FALLBACK.sub(ref, value))
         if el.get("href") is not None and el.get(_HREFS[1]) is not None:
-            del el.attrib[_HREFS[1]]  # SVG 2, 16.1.2: href wins (the engine's usvg would take xlink:href)
-        if el.tag == svg_tag("style") and el.text:
-            el.text = scope_css(el.text, scope=f"#{group_id}", mapping=mapping)
-    for use in list(root.iter(svg_tag("use"))):
+            del el.attrib[_HREFS[1]]
+
+
+def scope_style_sheets(job: Import) -> None:
+    """Scope every ``<style>`` to the panel's group (:func:`scope_css`: ``#panel-rgb`` before each
+    selector, ids renamed as :func:`name_ids` renamed them), so its rules cannot reach outside."""
+    for style in job.root.iter(svg_tag("style")):
+        if style.text:
+            style.text = scope_css(style.text, scope=f"#{job.group_id}", mapping=job.mapping)
+
+
+def remove_empty_uses(job: Import) -> None:
+    """Remove every ``<use>`` left without a ``#id`` to draw: it draws nothing, and cairosvg takes a
+    ``<use>`` without ``href`` for the whole document, recursing forever."""
+    for use in list(job.root.iter(svg_tag("use"))):
         if not any((use.get(attr) or "").startswith("#") for attr in _HREFS):
-            # nothing to draw; and cairosvg takes a <use> without href for the whole document, recursing forever
             use.getparent().remove(use)
-    if viewport:
-        name_generic_families(root)
-        _absolute_units_to_px(root)
-        _resolve_non_scaling_strokes(root, source=source)
-    if nest:
-        return _keep_viewport(root, group_id)
-    # the root itself becomes the group: moving its children into a new element would make lxml
-    # reconcile the namespace of every xlink:href one node at a time (6.5 s for a 1e5-point scatter)
+
+
+def name_generic_font_families(job: Import) -> None:
+    """:func:`name_generic_families`: the installed font a generic family stands for, named before it."""
+    name_generic_families(job.root)
+
+
+def absolute_units_to_px(job: Import) -> None:
+    """:func:`_absolute_units_to_px`: absolute lengths inside the file as user units (96 px per inch)."""
+    _absolute_units_to_px(job.root)
+
+
+def resolve_non_scaling_strokes(job: Import) -> None:
+    """:func:`_resolve_non_scaling_strokes`: ``vector-effect: non-scaling-stroke`` as plain stroke widths."""
+    _resolve_non_scaling_strokes(job.root, source=job.source)
+
+
+def make_group(job: Import) -> None:
+    """The group of the canvas: with :attr:`Import.nest`, ``<g id=group_id>`` around the root kept as a
+    viewport (:func:`_keep_viewport`); otherwise the root itself becomes the group, keeping its
+    inherited presentation attributes (:data:`ROOT_PRESENTATION`) and its ``style``. (Moving the root's
+    children into a new element would make lxml reconcile the namespace of every ``xlink:href`` one
+    node at a time: 6.5 s for a 1e5-point scatter.)"""
+    root = job.root
+    if job.nest:
+        job.group = _keep_viewport(root, job.group_id)
+        return
     kept = [(attr, root.get(attr, "")) for attr in ROOT_PRESENTATION if root.get(attr) is not None]
     if root.get("style"):
         kept.append(("style", root.get("style", "")))
     root.attrib.clear()
     root.text = None
     root.tag = svg_tag("g")
-    root.set("id", group_id)
+    root.set("id", job.group_id)
     for attr, value in kept:
         root.set(attr, value)
-    return root
+    job.group = root
+
+
+#: the import's passes in run order (as svgo's ``preset-default`` lists its plugins): each one job, named;
+#: :func:`import_fragment` runs them, the ``foreign`` ones only for files made elsewhere
+PASSES: tuple[Pass, ...] = (
+    Pass("drop-metadata", drop_metadata),
+    Pass("decide-viewport", decide_viewport, foreign=True),  # on the file as written
+    Pass("inline-used-styles", inline_used_style_rules),  # before scoping
+    Pass("resolve-css-transforms", resolve_css_transforms, foreign=True),  # ids as written, for the warning
+    Pass("name-ids", name_ids),
+    Pass("rewrite-references", rewrite_references),
+    Pass("scope-style-sheets", scope_style_sheets),
+    Pass("remove-empty-uses", remove_empty_uses),  # after references to missing ids are removed
+    Pass("name-generic-families", name_generic_font_families, foreign=True),
+    Pass("absolute-units-to-px", absolute_units_to_px, foreign=True),
+    Pass("resolve-non-scaling-strokes", resolve_non_scaling_strokes, foreign=True),  # after units are px
+    Pass("make-group", make_group),
+)
+
+
+def import_fragment(root: etree._Element, *, name: str, group_id: str, source: str,
+                    renumber: bool = False, viewport: bool = False) -> etree._Element:
+    """Rewrite a parsed SVG document into a ``<g id=group_id>`` (not yet placed), by the passes of
+    :data:`PASSES` in order.
+
+    Args:
+        root: the document's ``<svg>`` element (consumed: it becomes the group, or the
+            viewport inside it).
+        name: the panel name used as id prefix (``rgb`` -> ``rgb--figure_1``).
+        group_id: the id of the returned group (``panel-rgb``), used to scope CSS.
+        source: file name for error messages.
+        renumber: give the ids their document order (:func:`composer.svg.ids.document_order`;
+            for files made elsewhere, whose ids may be random) instead of keeping their names.
+        viewport: a file made elsewhere: run the ``foreign`` passes too, and keep the root as a nested
+            ``<svg>`` inside the group (see :func:`_keep_viewport`) when the file draws anything that
+            depends on it (:func:`needs_viewport`). Otherwise (and always for composer's own rendered
+            panels, drawn at box size) the root itself becomes the group, keeping its inherited
+            presentation attributes, which draws the same.
+
+    Returns:
+        The group, holding the document's content with ids prefixed, every
+        reference rewritten and CSS scoped. A reference to an id the document
+        does not define is removed (it would dangle in the canvas), and so is
+        a ``<use>`` left without one. An id the document repeats is kept on
+        its first element only (where a browser resolves references to it).
+    """
+    job = Import(root, name=name, group_id=group_id, source=source, renumber=renumber, viewport=viewport)
+    for step in PASSES:
+        if viewport or not step.foreign:
+            step.run(job)
+    assert job.group is not None  # make_group, the last pass, always sets it
+    return job.group
 
 
 def inline_used_styles(root: etree._Element) -> None:

@@ -49,8 +49,10 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from composer.errors import LayoutError, SvgError, did_you_mean
-from composer.layout.format import COMPASS_WORDS
+from composer.kinds.shapes import SHAPES
+from composer.layout import sources
 from composer.layout.model import COMPASS, Align, Figure, Grid, Placement, Position
+from composer.layout.vocabulary import COMPASS_WORDS
 from composer.svg.elements import element_boxes
 from composer.svg.geometry import BBox, overlap
 from composer.svg.io import parse_svg
@@ -185,7 +187,7 @@ def imported_svgs(figure: Figure, documents: Mapping[str, bytes]) -> dict[str, I
     wanted = {pos.ref[0].partition("#")[0] for pos in refs if pos.ref is not None and "#" in pos.ref[0]}
     found = {}
     for panel in figure.panels:
-        if panel.name in wanted and panel.kind == "svg" and panel.name in documents:
+        if panel.name in wanted and sources.table(panel.kind).element_ids and panel.name in documents:
             shown = os.path.relpath(panel.source, figure.path.parent)  # as compose names it
             root = parse_svg(documents[panel.name], source=shown)
             try:
@@ -223,7 +225,7 @@ def content_bottom_pt(figure: Figure, geometry: Geometry) -> float:
         if box is not None:  # a stroke is centred on the box's outline: half of it lies outside
             bottoms.append(box.y_pt + box.height_pt + (shape.stroke_width_pt / 2 if shape.stroke else 0.0))
     for shape, points in zip(figure.shapes, geometry.shape_points):
-        reach = shape.depth_pt if shape.kind in ("brace", "bracket") else 0.0
+        reach = SHAPES[shape.kind].reach_pt(shape)  # a brace's depth
         bottoms += [y + reach + shape.stroke_width_pt / 2 for _, y in points]
     for arrow, route in zip(figure.arrows, geometry.arrows):
         reach = max(arrow.width_pt, arrow.head_width_pt) / 2
@@ -350,7 +352,7 @@ def _check_unlocked(figure: Figure, align: Align, file: str) -> None:
         LayoutError: naming the panel's ``aspect_of`` and the fix.
     """
     for panel in figure.panels:
-        if panel.name in align.panels and panel.kind == "render" and panel.aspect is not None \
+        if panel.name in align.panels and sources.table(panel.kind).matplotlib and panel.aspect is not None \
                 and panel.aspect_of == "plot":
             raise LayoutError(f"panel {panel.name!r} locks its plot area's aspect, which [[align]] would change "
                               "by moving its axes; use aspect_of = \"box\" for aligned panels",
@@ -431,6 +433,8 @@ class _Resolver:
         self.items: dict[str, tuple[Placement, tuple[float, float] | None]] = {}
         for panel in figure.panels:
             self.items[panel.name] = (panel.place, panel.size_pt)
+        #: a named boxed shape -> its kind's class, which owns its anchors
+        self.shape_kinds = {s.name: SHAPES[s.kind] for s in figure.shapes if s.name and s.place is not None}
         for i, shape in enumerate(figure.shapes):
             if shape.place is not None:
                 size = shape_sizes[i] if shape_sizes is not None else shape.size_pt
@@ -513,7 +517,7 @@ class _Resolver:
             return box
         assert panel.aspect is not None
         anchor = None if panel.place.cell is not None else panel.place.anchor
-        if panel.aspect_of == "box" or panel.kind != "render":  # an SVG or image panel's plot area is its box
+        if panel.aspect_of == "box" or not sources.table(panel.kind).matplotlib:  # a file's plot area is its box
             return aspect_box(box, panel.aspect, panel.aspect_align, anchor=anchor)
         if name not in self.panel_sizes:
             return box
@@ -574,7 +578,8 @@ class _Resolver:
         element, anchor = pos.ref
         target = self.svg_element(pos) if "#" in element else self.box(element)
         if anchor in COMPASS or "@" in anchor:
-            x, y = target.anchor(anchor)
+            kind = self.shape_kinds.get(element)
+            x, y = kind.anchor(target, anchor) if kind is not None else target.anchor(anchor)
         elif self.anchors is None:
             raise LayoutError(f"{pos.written()}: {anchor!r} is a data anchor, known only after rendering; "
                               "panels and grids cannot be placed at data anchors, only annotations",

@@ -36,7 +36,7 @@ Adding a guide kind (as ``[[colorbar]] for = [...]`` was added after ``[[legend]
   ``kind = "NAME"``, a class attribute ``panels_key`` (the layout key listing its panels, for
   messages: ``"from"``, ``"for"``) and the fields ``panels`` (the panels it is drawn from), ``place``
   (:class:`composer.layout.model.Placement`), ``name``, ``key``; its table in
-  :mod:`composer.layout.format`, read in :mod:`composer.layout.loader` (``_check_guides`` checks the
+  :mod:`composer.layout.keys`, read in :mod:`composer.layout.loader` (``_check_guides`` checks the
   panel names of every guide); add the tuple to :attr:`composer.layout.model.Figure.guides` (after
   the legends and colorbars: the order is the drawing order and the ``Geometry.guides`` order); a
   kind drawn at the size of its box gives the model a ``size_pt`` (:func:`composer.stages.geometry.guide_rooms`);

@@ -15,7 +15,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import os
 import re
 import string
 import zipfile
@@ -26,22 +25,20 @@ from typing import Any
 
 import numpy as np
 
-from composer.errors import DataError, LayoutError, PanelError, ProjectError, SvgError, did_you_mean
+from composer.errors import DataError, LayoutError, PanelError, ProjectError, did_you_mean, frames_of
 from composer.layout.loader import load_layout
-from composer.layout.model import Figure, Panel
+from composer.layout.model import Figure
 from composer.sandbox.audit import run_recorded
 from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, WorkerFailure
+from composer.stages.sources import Reading, source_of
 from composer.stages.usercode import (
     MissingKey,
     accepted,
     describe,
     find_renderer,
     load_module,
-    panel_failure,
     prepare_fork,
 )
-from composer.svg.io import read_limited
-from composer.svg.sanitize import MAX_IMAGE_BYTES, load_svg
 from composer.text.metrics import check_font
 
 
@@ -395,24 +392,22 @@ def read_figure_inputs(project: Project, figure: Figure, file: str,
     renderers: dict[str, Any] = {}
     modules: dict[str, Any] = {}
     documents: dict[str, bytes] = {}
+    reading = Reading(root=project.root, panels_dir=project.panels_dir, file=file, display=project.display)
     for panel in figure.panels:
         data[panel.name] = data_of(panel.data) if panel.data else figure_data
-        if panel.kind == "render" and str(panel.source) in functions:
+        source = source_of(panel)
+        if source.table.matplotlib and str(panel.source) in functions:
             renderers[panel.name] = functions[str(panel.source)]
-        elif panel.kind == "render":
+        elif source.table.matplotlib:  # a renderer in panels/module.py, loaded with the module's values()
             module, function = str(panel.source).split(":")
-            key = f"{panel.key}.render"
+            key = f"{panel.key}.{panel.kind}"
             if module not in modules:
                 modules[module] = load_module(project.panels_dir, module, file=file, key=key)
             renderers[panel.name] = find_renderer(modules[module], function, file=file, key=key)
-        else:
-            path = Path(panel.source)
-            if not path.resolve().is_relative_to(project.root):
-                raise LayoutError(f"{path} is outside the project {project.root}; "
-                                  "composer imports files from inside the project only",
-                                  file=file, key=f"{panel.key}.{panel.kind}")
-            documents[panel.name] = _read_document(panel, path, project, file)
-    _check_shared_params(figure, [renderers[p.name] for p in figure.panels if p.kind == "render"]
+        document = source.read(panel, reading)
+        if document is not None:
+            documents[panel.name] = document
+    _check_shared_params(figure, [renderers[p.name] for p in figure.panels if p.name in renderers]
                          + [m.values for m in modules.values() if callable(getattr(m, "values", None))],
                          file)
     given = {**scalar_values(figure_data), **figure.spec.params}
@@ -428,50 +423,6 @@ def read_figure_inputs(project: Project, figure: Figure, file: str,
     values = {**computed, **given}  # data and params over values(): the same text whether or not it ran
     return Inputs(figure=figure, file=file, data=data, renderers=renderers, values=values, documents=documents,
                   root=project.root)
-
-
-def _read_document(panel: Panel, path: Path, project: Project, file: str) -> bytes:
-    """An svg panel's file, sanitized (:mod:`composer.svg.sanitize`), a pdf panel's page converted to SVG
-    (:mod:`composer.stages.pdf`) and sanitized the same way, or an image panel's bytes.
-
-    Raises:
-        SvgError: naming the layout key, the file as written there and what was refused.
-        DataError: a pdf panel's file or page cannot be converted (one line, at ``panels.NAME.pdf``
-            or, for a page past the last, ``panels.NAME.page``), or the converter is missing.
-    """
-    display = project.display(path)
-    layout_dir = Path(file).parent if os.path.isabs(file) else (project.root / file).parent
-    shown = os.path.relpath(panel.source, layout_dir)
-    try:
-        if panel.kind == "svg":
-            return load_svg(path, project_root=project.root, source=display)
-        if panel.kind == "pdf":
-            return _pdf_document(panel, path, project, file, display, shown)
-        return read_limited(path, limit=MAX_IMAGE_BYTES, source=display)
-    except SvgError as exc:
-        detail = exc.message if exc.file == display else str(exc)  # name a nested image file
-        raise SvgError(f"{shown!r} is not usable: {detail}", file=file, key=f"{panel.key}.{panel.kind}") from None
-
-
-def _pdf_document(panel: Panel, path: Path, project: Project, file: str, display: str, shown: str) -> bytes:
-    """A pdf panel's page as a sanitized SVG document (the conversion cached in ``build/.cache/pdf``)."""
-    from lxml import etree
-
-    from composer.stages.pdf import PageRangeError, cache_dir, pdf_page_svg
-    from composer.svg.io import parse_svg
-    from composer.svg.sanitize import sanitize
-
-    try:
-        svg = pdf_page_svg(path, panel.page, source=shown, cache=cache_dir(project.root))
-    except PageRangeError as exc:
-        raise DataError(exc.message, file=file, key=f"{panel.key}.page") from None
-    except DataError as exc:
-        raise DataError(exc.message, file=file, key=f"{panel.key}.pdf") from None
-    source = f"{display} (page {panel.page}, converted)"
-    root = parse_svg(svg, source=source)
-    sanitize(root, source=source, base_dir=path.parent, project_root=project.root)
-    etree.cleanup_namespaces(root)
-    return etree.tostring(root, encoding="UTF-8", xml_declaration=True)
 
 
 def field_uses(figure: Figure) -> list[tuple[str, set[str]]]:
@@ -541,7 +492,7 @@ def _module_values(func, module_name: str, data: Mapping[str, Any], params: Mapp
             found = func(data, **accepted(func, params))
         except Exception as exc:  # noqa: BLE001  (the user's code)
             raise PanelError(f"{who} raised {describe(exc, project.panels_dir)}{hint}", file=file,
-                             key=key) from None
+                             key=key, frames=frames_of(exc)) from None
         if not isinstance(found, dict):
             raise PanelError(f"{who} returned {type(found).__name__}, not a dict", file=file, key=key)
         return found
@@ -550,4 +501,5 @@ def _module_values(func, module_name: str, data: Mapping[str, Any], params: Mapp
     try:
         return run_recorded(call, timeout_s=timeout_s, who=who, cwd=project.root)  # files it opens: sandbox.audit
     except WorkerFailure as failure:
-        raise PanelError(panel_failure(failure, who, project.panels_dir), file=file, key=key) from None
+        raise PanelError(failure.worded(who, project.panels_dir), file=file, key=key,
+                         frames=failure.frames) from None

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 
 from lxml import etree
 
+from composer.kinds.shapes import SHAPES
 from composer.layout.model import COMPASS, Figure, TextStyle
 from composer.stages import draw
 from composer.stages.geometry import Box, Geometry
@@ -190,9 +191,14 @@ def overlay(figure: Figure, geometry: Geometry, svg: bytes,
     named = element_boxes(figure, geometry, label_boxes)
     for item in named:
         pen.rect(item.box, item.color)
+    # a shape's anchors are its kind's (composer.kinds.shapes): a line or a brace has none
+    kind_of = {f"shape {s.name}" if s.name else f"shape[{i}]": SHAPES[s.kind] for i, s in enumerate(figure.shapes)}
     for item in named:
+        kind = kind_of.get(item.name)
+        if kind is not None and not kind.boxed:
+            continue
         for anchor in COMPASS:
-            point = item.box.anchor(anchor)
+            point = kind.anchor(item.box, anchor) if kind is not None else item.box.anchor(anchor)
             pen.dot(point, ANCHOR, 0.45)
             fx, fy = COMPASS[anchor]
             inward = {0.0: "w", 0.5: "", 1.0: "e"}[fx]

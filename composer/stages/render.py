@@ -7,7 +7,7 @@
 (:mod:`composer.stages.guides`).
 
 :func:`composer.pipeline.render_panels` runs renderers in forked workers with a
-timeout (:mod:`composer.sandbox.isolate`); :func:`composer.stages.usercode.panel_failure` words what
+timeout (:mod:`composer.sandbox.isolate`); :meth:`composer.sandbox.isolate.WorkerFailure.worded` words what
 went wrong there. A renderer that raises, hangs, crashes the interpreter or returns
 garbage becomes one :class:`PanelError` naming the panel, the function and the
 line of panel code, and nothing it changed in matplotlib's state or in its

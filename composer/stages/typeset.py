@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from composer.errors import LayoutError
+from composer.kinds.shapes import SHAPES
 from composer.layout.model import TextStyle
 from composer.stages.inputs import MAX_TEXT_CHARS, Inputs, fill_fields
 from composer.text.metrics import TextBlock, check_font, typeset
@@ -95,17 +95,17 @@ def typeset_figure(inputs: Inputs) -> Typeset:
         shape_text = fill_text(s.text, inputs, file, f"{s.key}.text") if s.text else None
         block = None
         if shape_text is not None and s.text_style is not None:
-            wrap = width - 2 * s.padding_pt if width is not None and s.kind == "rect" else None
+            wrap = width - 2 * s.padding_pt if width is not None and SHAPES[s.kind].wraps else None
             block = typeset_text(shape_text, s.text_style, file, f"{s.key}.text", colors, wrap)
         size: tuple[float, float] | None = None
         if s.place.cell is None:
             if width is not None and height is not None:
                 size = (width, height)
             elif block is not None:
-                grow = 1.0 if s.kind == "rect" else math.sqrt(2)
+                grow = SHAPES[s.kind].text_grow  # an ellipse's text fits inside it: sqrt(2) larger
                 w = width if width is not None else block.width_pt * grow + 2 * s.padding_pt
                 h = height if height is not None else block.height_pt * grow + 2 * s.padding_pt
-                if s.kind == "circle":
+                if SHAPES[s.kind].square:
                     w = h = max(w, h)
                 size = (w, h)
         shapes.append((shape_text, block, size))

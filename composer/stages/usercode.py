@@ -2,10 +2,10 @@
 
 :func:`load_module` imports ``panels/<module>.py`` from its source (never a ``.pyc``) and
 :func:`forget_changed_modules` forgets the modules an edit made stale; :func:`find_renderer` and
-:func:`call_params` check a renderer and the parameters it is called with; :func:`describe` and
-:func:`panel_failure` word what the user's code raised (in this process or in a worker) in one line
-naming the line of the user's code. Used by the inputs stage (panel modules, ``values()``) and by the
-drawing of panels (:mod:`composer.stages.draft`).
+:func:`call_params` check a renderer and the parameters it is called with; :func:`describe` words
+what the user's code raised in this process in one line naming the line of the user's code, as
+:meth:`composer.sandbox.isolate.WorkerFailure.worded` words what it raised in a worker. Used by the
+inputs stage (panel modules, ``values()``) and by the drawing of panels (:mod:`composer.stages.draft`).
 """
 
 from __future__ import annotations
@@ -16,16 +16,15 @@ import importlib.util
 import inspect
 import os
 import sys
-import traceback
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from composer.errors import LayoutError, PanelError, did_you_mean
+from composer.errors import LayoutError, PanelError, did_you_mean, frames_of
 from composer.layout.model import FigureSpec, Panel
-from composer.sandbox.isolate import Frame, WorkerFailure, where
+from composer.sandbox.isolate import where
 
 
 class MissingKey(KeyError):
@@ -69,7 +68,7 @@ def load_module(panels_dir: Path, module: str, *, file: str, key: str) -> Module
         spec.loader.exec_module(mod)
     except Exception as exc:  # the user's module; report it in one line
         raise PanelError(f"importing panels/{module}.py raised {describe(exc, panels_dir)}",
-                         file=file, key=key) from None
+                         file=file, key=key, frames=frames_of(exc)) from None
     finally:
         sys.meta_path.remove(finder)
     sys.modules[name] = mod
@@ -276,17 +275,6 @@ def prepare_fork() -> None:
     font_manager.get_font(font_manager.findfont(font_manager.FontProperties()))
 
 
-def panel_failure(failure: WorkerFailure, who: str, user_dir: Path | None) -> str:
-    """The message for panel code that failed in its worker (see :class:`WorkerFailure`):
-    ``who`` (``"panel 'b': demo:heat"``) did not finish / crashed / raised, and where."""
-    at = failure.where(user_dir)
-    if failure.kind == "timeout":
-        return f"{who} did not finish: {failure.detail}{at}"
-    if failure.kind == "crashed":
-        return f"{who} crashed: {failure.detail}{at}"
-    return f"{who} raised {failure.detail}{at}"
-
-
 def user_dir(func: Callable[..., Any]) -> Path | None:
     """The folder of the renderer's source file (None for a callable without one)."""
     try:
@@ -304,7 +292,7 @@ def describe(exc: BaseException, user_dir: Path | None) -> str:
     Names the innermost traceback frame inside ``user_dir`` (the panels
     folder): the line of the user's own code that failed.
     """
-    frames = [Frame(f.filename, f.lineno or 0, f.name) for f in traceback.extract_tb(exc.__traceback__)]
+    frames = frames_of(exc)
     message = " ".join(str(exc).split()) or "(no message)"
     name = "KeyError" if isinstance(exc, MissingKey) else type(exc).__name__
     return f"{name}: {message}{where(frames, user_dir)}"

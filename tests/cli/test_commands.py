@@ -103,6 +103,7 @@ def _stopped(proc: subprocess.Popen) -> tuple[int, str]:
 
 
 @pytest.mark.e2e
+@pytest.mark.e2e  # a fresh process stopped with SIGINT
 def test_old_watch_flag_works_and_says_what_to_type(tmp_path):
     root = _demo(tmp_path)
     proc = subprocess.Popen([sys.executable, "-m", "composer.cli", "demo", "--watch", "--root", str(root),
@@ -119,6 +120,7 @@ def test_old_watch_flag_works_and_says_what_to_type(tmp_path):
 
 
 @pytest.mark.e2e
+@pytest.mark.e2e  # a fresh process stopped with SIGINT
 def test_old_serve_flag_works_and_says_what_to_type(tmp_path):
     root = _demo(tmp_path)
     proc = subprocess.Popen([sys.executable, "-m", "composer.cli", "demo", "--root", str(root), "--serve",

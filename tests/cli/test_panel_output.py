@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from conftest import DEMO, run_compose
+from errlines import without_frames
 
 # both panels of the demo print: from Python, at the file-descriptor level, from a child process,
 # and a Python warning; panel a sleeps a little first, so with -j 2 b's lines are read first
@@ -137,7 +138,7 @@ def test_a_failing_panels_output_follows_the_error_line(tmp_path):
                                             '    raise ValueError("bad")\n\ndef flood'))
     done = run_compose(["demo", "--root", root, "--format", "svg"])
     assert done.returncode == 1
-    lines = done.stderr.splitlines()
+    lines = without_frames(done.stderr)  # the error line, then (after the user's frames) the panels' output
     assert lines[0].startswith("compose: error: layouts/demo.toml: panels.b.render: panel 'b': demo:heat raised "
                                "ValueError: bad")
     assert lines[1:] == EXPECTED  # a's too: every panel ran
@@ -166,7 +167,7 @@ def test_watch_and_serve_show_a_failing_panels_output_after_its_error(tmp_path, 
     finally:
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=60)
-    lines = [line for line in err.splitlines() if "panel-photo" not in line]
+    lines = [line for line in without_frames(err) if "panel-photo" not in line]
     first = next(i for i, line in enumerate(lines) if line.startswith("compose: error: "))
     assert "demo:heat raised ValueError: bad" in lines[first]
     assert lines[first + 1:first + 1 + len(EXPECTED)] == EXPECTED, lines
@@ -232,7 +233,7 @@ def test_a_failing_values_output_follows_the_error_line(tmp_path):
                                             'def values(data):\n    print("values: about to fail")\n    1 / 0\n'))
     done = run_compose(["demo", "--root", root, "--format", "svg"])
     assert done.returncode == 1 and done.stdout == ""
-    lines = done.stderr.splitlines()
+    lines = without_frames(done.stderr)
     assert lines[0].startswith("compose: error: layouts/demo.toml: figure.data: values() in panels/demo.py raised "
                                "ZeroDivisionError"), lines
     assert lines[1:] == ["  values() in panels/demo.py: values: about to fail"]

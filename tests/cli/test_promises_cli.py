@@ -72,9 +72,10 @@ def test_a_misspelt_parameter_suggests_it_and_lists_what_the_function_takes(tmp_
 
 
 def test_readme_examples_of_references_units_and_rcparams(tmp_path, capsys):
-    """README "Command line": the reference, overlap and rcParam lines, exactly. Two panels 40 mm wide,
-    a at x = 0 and b at x = 25 mm, overlap by 40 - 25 = 15 mm across and 40 mm down."""
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    """docs/guide/cli.md (the README's "Command line" before the site): the reference, overlap and rcParam
+    lines, exactly. Two panels 40 mm wide, a at x = 0 and b at x = 25 mm, overlap by 40 - 25 = 15 mm
+    across and 40 mm down."""
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "guide" / "cli.md").read_text(encoding="utf-8")
     head = '[figure]\nwidth = "180mm"\nheight = "60mm"\n'
     panels = """
     [panels.a]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import queue
-import re
 import shutil
 import subprocess
 import sys
@@ -205,19 +204,18 @@ def test_a_file_name_with_a_line_break_is_refused_by_deps(tmp_path, render_log):
     assert len(done.stderr.splitlines()) == 1
 
 
-def readme_makefile() -> str:
-    text = (REPO / "README.md").read_text()
-    blocks = re.findall(r"```make\n(.*?)```", text, flags=re.S)
-    assert len(blocks) == 1, "the README shows one Makefile"
-    return blocks[0]
+def howto_makefile() -> str:
+    """docs/howto/make/Makefile, the Makefile the Make how-to shows (docs/howto/make.md includes it)."""
+    assert "```{literalinclude} make/Makefile" in (REPO / "docs" / "howto" / "make.md").read_text()
+    return (REPO / "docs" / "howto" / "make" / "Makefile").read_text()
 
 
 @pytest.mark.e2e
-def test_the_readmes_makefile_rebuilds_a_figure_when_its_data_change(tmp_path, render_log):
+def test_the_make_howtos_makefile_rebuilds_a_figure_when_its_data_change(tmp_path, render_log):
     if shutil.which("make") is None:
         pytest.skip("make is not installed (Debian: apt-get install make)")
     root = make_project(tmp_path / "proj")
-    (root / "Makefile").write_text(readme_makefile())
+    (root / "Makefile").write_text(howto_makefile())
     command = f"COMPOSE={sys.executable} -m composer.cli"
 
     def make(*args: str) -> subprocess.CompletedProcess:
@@ -334,25 +332,6 @@ def test_a_file_a_panel_module_opens_on_import_or_a_python_layout_opens_is_an_in
     result = build("py", root=root, formats=("svg",))
     assert "data/size.json changed" in result.reason
     assert b'height="35mm"' in (root / "build" / "py.svg").read_bytes()
-
-
-@pytest.mark.e2e
-def test_the_readmes_snakemake_input_function_lists_the_dependencies(tmp_path, render_log, monkeypatch):
-    """The Python part of the README's Snakemake rule (Snakemake itself is not installed here)."""
-    import os
-    from types import SimpleNamespace
-
-    root = make_project(tmp_path / "proj")
-    text = (REPO / "README.md").read_text()
-    block = re.findall(r"```python\n(import subprocess\n\ndef figure_inputs.*?)```", text, flags=re.S)
-    assert len(block) == 1
-    code = block[0].split("\nrule ")[0]
-    namespace: dict = {}
-    exec(code, namespace)  # noqa: S102 - the README's own code
-    monkeypatch.chdir(root)
-    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-    assert namespace["figure_inputs"](SimpleNamespace(name="fig")) == [
-        "data/v.json", "data/x.json", "layouts/fig.toml", "outside.txt", "panels/reader.py"]
 
 
 def test_deps_is_for_one_figure_that_builds(tmp_path, render_log, capsys, monkeypatch):

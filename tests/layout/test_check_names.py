@@ -7,7 +7,10 @@ from __future__ import annotations
 import pytest
 
 from composer.cli.main import main
-from composer.layout.loader import CHECK_RULES, load_layout
+from composer.errors import LayoutError
+from composer.kinds.rules import RULES as DECLARED
+from composer.kinds.rules import Rule
+from composer.layout.loader import load_layout
 from composer.lint.rules import RULES
 from conftest import layout_project
 
@@ -35,8 +38,17 @@ def project(tmp_path, check: str):
     return root
 
 
-def test_the_loader_knows_the_rules_compose_check_has():
-    assert list(CHECK_RULES) == list(RULES)
+def test_the_loader_and_the_check_read_one_table_of_rules(tmp_path):
+    """A rule declared in composer/kinds/rules.py alone is a name ``[check] ignore`` takes at load and a
+    level the check reads; removed, the loader refuses it again, listing the rules the table has."""
+    root = project(tmp_path, 'ignore = { p = ["toy-rule"] }\n')
+    with DECLARED.registered(Rule("toy-rule", "warning", "nothing (a test's)")):
+        assert load_layout(root / "layouts" / "fig.toml").spec.check.ignore == (("p", ("toy-rule",)),)
+        assert RULES["toy-rule"] == "warning" and list(RULES)[-1] == "toy-rule"
+    assert "toy-rule" not in RULES
+    with pytest.raises(LayoutError, match=r"check.ignore.p: 'toy-rule' is not a rule of compose check; rules are "
+                                          r"font-size, line-width, .*, figure-size$"):
+        load_layout(root / "layouts" / "fig.toml")
 
 
 @pytest.mark.parametrize("check, expected", [

@@ -9,12 +9,12 @@
 - For every key of every table, a wrong value of the key's type is refused by
   the loader AND by the schema.
 - Every key with a default, omitted from a minimal layout, gives the model
-  the format's default converted (:attr:`composer.layout.format.Key.value`),
+  the format's default converted (:attr:`composer.layout.keys.Key.value`),
   and a few of those are checked against values worked out by hand
   (``stroke_width`` 0.5 pt).
 - A key added to the format (here, for the test only) is accepted and
   converted by the loader, listed in the JSON Schema and in the reference.
-- The generated files (docs/layout.schema.json, the README reference) match
+- The generated files (docs/layout.schema.json, the site's layout reference) match
   what the code generates now.
 """
 
@@ -32,7 +32,7 @@ import pytest
 from composer.cli.main import main
 from composer.errors import LayoutError
 from composer.layout import loader as layout_module
-from composer.layout.format import UNSET
+from composer.layout.keys import UNSET
 from composer.layout.loader import load_document, load_layout, read_document
 from composer.layout.schema import (
     PLACEMENT_KEYS,
@@ -337,13 +337,17 @@ def test_docs_schema_file_is_the_generated_schema():
         "regenerate: compose schema > docs/layout.schema.json"
 
 
-def test_readme_layout_reference_is_the_generated_reference():
-    readme = (REPO / "README.md").read_text()
-    assert readme.count(README_START) == 1 and readme.count(README_END) == 1
-    start = readme.index(README_START)
-    end = readme.index(README_END) + len(README_END)
-    assert readme[start:end] == readme_section(), \
-        "regenerate the README's layout reference: python docs/generate.py"
+def test_site_layout_reference_is_the_generated_reference():
+    """docs/reference/layout.md holds the README block of readme_section() (``compose schema --markdown``),
+    its tables' headings one level under the page's title (``## `[figure]```, not ``####``)."""
+    page = (REPO / "docs" / "reference" / "layout.md").read_text()
+    assert page.count(README_START) == 1 and page.count(README_END) == 1
+    start = page.index(README_START)
+    end = page.index(README_END) + len(README_END)
+    block = page[start:end]
+    assert block == re.sub(r"^#### ", "## ", readme_section(), flags=re.M), \
+        "regenerate the site's layout reference: python docs/generate.py --no-build"
+    assert "\n## `[figure]`\n" in block and "\n#### " not in block
 
 
 def test_reference_documents_every_key():
@@ -358,6 +362,23 @@ def test_compose_schema_prints_the_schema_and_the_reference(capsys):
     assert json.loads(capsys.readouterr().out) == json_schema()
     assert main(["schema", "--markdown"]) == 0
     assert capsys.readouterr().out == markdown_reference()
+
+
+@pytest.mark.e2e
+def test_compose_schema_in_a_fresh_process_is_the_docs_schema_and_the_sites_reference():
+    """In a process that imported nothing else first: the panel sources' keys (``render``, ``svg``, ``pdf``,
+    ``image``) register with the format when the stages are imported, and ``compose schema`` has them."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "composer.cli", "schema"], capture_output=True, text=True,
+                          timeout=120, cwd=REPO)
+    assert done.returncode == 0 and done.stdout == (REPO / "docs" / "layout.schema.json").read_text()
+    done = subprocess.run([sys.executable, "-m", "composer.cli", "schema", "--markdown"], capture_output=True,
+                          text=True, timeout=120, cwd=REPO)
+    page = (REPO / "docs" / "reference" / "layout.md").read_text()
+    assert done.returncode == 0 and re.sub(r"^#### ", "## ", done.stdout, flags=re.M).strip() in page
+    assert "| `svg` |" in done.stdout and "| `pdf` |" in done.stdout
 
 
 def test_taplo_config_points_editors_at_the_schema():
@@ -440,10 +461,10 @@ MODEL = {
         **({"right_of": "o"} if key in RELATION_KEYS else {"at": ["1mm", "1mm"]})}}},
               {"gutter": lambda f: f.grids[0].gutter_pt, **_placed(lambda f: f.grids[0])}),
     "panel": (lambda key: {"figure": dict(FIG), "shape": [dict(OTHER)], "panels": {"p": {
-        "render": "m:f", "size": ["10mm", "10mm"],
+        **({"pdf": "../paper.pdf"} if key == "page" else {"render": "m:f"}), "size": ["10mm", "10mm"],
         **({"right_of": "o"} if key in RELATION_KEYS else {"at": ["1mm", "1mm"]})}}},
               {"params": lambda f: f.panels[0].params, "overlap": lambda f: f.panels[0].overlap,
-               "empty": lambda f: f.panels[0].empty, "page": lambda f: f.panels[0].page,
+               "empty": lambda f: f.panels[0].empty, "page": lambda f: f.panels[0].options["page"],
                "aspect_of": lambda f: f.panels[0].aspect_of,
                **_placed(lambda f: f.panels[0])}),
     "text": (lambda key: {"figure": dict(FIG), "shape": [dict(OTHER)], "text": [{
@@ -488,6 +509,7 @@ def _load_minimal(kind: str, key: str, tmp_path: Path):
     doc = doc(key) if callable(doc) else copy.deepcopy(doc)
     (tmp_path / "layouts").mkdir(exist_ok=True)
     (tmp_path / "paper.toml").write_text("")  # an empty style file, for style_file
+    (tmp_path / "paper.pdf").write_bytes(b"%PDF-1.4\n")  # named by a pdf panel (page); not read when loading
     return load_document(doc, tmp_path / "layouts" / "fig.toml", name="fig"), getters
 
 
@@ -541,13 +563,13 @@ def test_written_defaults_are_derived_from_the_values():
 # ─── a key added to the format reaches the loader, the schema and the reference ───
 
 def test_a_key_added_to_the_format_is_accepted_documented_and_listed(monkeypatch, tmp_path):
-    from composer.layout import format as fmt
+    from composer.layout import keys, section
 
-    wobble = fmt.Key("wobble", "length", "how far the connector wobbles", default="2pt")
+    wobble = keys.Key("wobble", "length", "how far the connector wobbles", default="2pt")
     arrow = TABLES_BY_KIND["arrow"]
-    monkeypatch.setitem(fmt.TABLES_BY_KIND, "arrow", dataclasses.replace(arrow, keys=(*arrow.keys, wobble)))
+    monkeypatch.setitem(keys.TABLES_BY_KIND, "arrow", dataclasses.replace(arrow, keys=(*arrow.keys, wobble)))
     reached: list[dict] = []
-    done = fmt.Section.done
+    done = section.Section.done
 
     def recording_done(self):
         rest = done(self)
@@ -555,7 +577,7 @@ def test_a_key_added_to_the_format_is_accepted_documented_and_listed(monkeypatch
             reached.append(rest)
         return rest
 
-    monkeypatch.setattr(fmt.Section, "done", recording_done)
+    monkeypatch.setattr(section.Section, "done", recording_done)
     path = tmp_path / "layouts" / "fig.toml"
     path.parent.mkdir()
     doc = {"figure": dict(FIG), "arrow": [{"from": ["1mm", "1mm"], "to": ["9mm", "9mm"], "wobble": "3mm"}]}

@@ -20,6 +20,7 @@ from composer.errors import LayoutError
 from composer.lint.rules import RULES
 from composer.pipeline import check
 from conftest import REPO, snapshot
+from errlines import without_frames
 
 LINT = Path(__file__).resolve().parents[1] / "projects" / "lint"
 
@@ -368,7 +369,7 @@ def _fails_in_one_line(root: Path, argv: list[str], capsys) -> str:
     out, err = capsys.readouterr()
     assert status == 1 and out == "", (out, err)
     assert "Traceback" not in err
-    lines = [line for line in err.splitlines() if not line.startswith("findfont:")]
+    lines = [line for line in without_frames(err) if not line.startswith("findfont:")]
     assert len(lines) == 1, err
     assert snapshot(root) == before, "a failed check changed build/"
     return lines[0]

@@ -19,6 +19,7 @@ from composer.cli.main import main
 from composer.pipeline import render_panels
 from composer.stages.inputs import Project, read_inputs
 from conftest import DEMO, snapshot
+from errlines import without_frames
 
 HOSTILE = '''\
 import os
@@ -194,7 +195,7 @@ def fails_cleanly(root: Path, capsys, *extra: str, limit_s: float) -> str:
     assert status == 1, err
     assert elapsed < limit_s, elapsed
     assert "Traceback" not in err and out == ""
-    lines = err.splitlines()
+    lines = without_frames(err)  # the error line; below it, the frames of the user's code
     assert len(lines) == 1, err
     assert lines[0].startswith("compose: error: layouts/demo.toml: panels.b.render: panel 'b': "), lines[0]
     assert snapshot(root) == before, "a failed build changed build/"

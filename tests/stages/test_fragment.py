@@ -98,3 +98,32 @@ def test_a_repeated_id_is_kept_once_and_references_go_to_the_first():
     first = next(el for el in group.iter() if el.get("id") == "p--g")
     assert first[0].get("stop-color") == "red"  # the browser's choice: the first in document order
     assert next(el for el in group.iter() if el.tag.endswith("rect")).get("fill") == "url(#p--g)"
+
+
+def test_the_import_is_its_named_passes_in_order():
+    """import_fragment is PASSES run in order (the foreign ones only for files made elsewhere): running them
+    by hand gives the same group, and the orders the passes rely on hold."""
+    from composer.stages.fragment import PASSES, Import
+
+    names = [p.name for p in PASSES]
+    assert len(set(names)) == len(names) and all(p.run.__doc__ for p in PASSES)
+    assert names[-1] == "make-group"
+    before = [("decide-viewport", "name-ids"), ("inline-used-styles", "scope-style-sheets"),
+              ("resolve-css-transforms", "name-ids"), ("name-ids", "rewrite-references"),
+              ("rewrite-references", "remove-empty-uses"), ("absolute-units-to-px", "resolve-non-scaling-strokes")]
+    assert all(names.index(a) < names.index(b) for a, b in before)
+    for viewport in (False, True):
+        job = Import(parse_svg(SOURCE, source="test.svg"), name="p", group_id="panel-p", source="test.svg",
+                     viewport=viewport)
+        for step in PASSES:
+            if viewport or not step.foreign:
+                step.run(job)
+        whole = import_fragment(parse_svg(SOURCE, source="test.svg"), name="p", group_id="panel-p",
+                                source="test.svg", viewport=viewport)
+        assert etree.tostring(job.group) == etree.tostring(whole)
+    # composer's own panels skip the foreign passes: a 1mm stroke stays 1mm, a file made elsewhere has it in px
+    doc = b'<svg xmlns="http://www.w3.org/2000/svg" width="10mm" height="10mm"><rect stroke-width="1mm"/></svg>'
+    own = import_fragment(parse_svg(doc, source="t"), name="p", group_id="panel-p", source="t")
+    foreign = import_fragment(parse_svg(doc, source="t"), name="p", group_id="panel-p", source="t", viewport=True)
+    assert own.find(".//{http://www.w3.org/2000/svg}rect").get("stroke-width") == "1mm"
+    assert foreign.find(".//{http://www.w3.org/2000/svg}rect").get("stroke-width") != "1mm"

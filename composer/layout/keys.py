@@ -1,18 +1,19 @@
-"""The layout format, defined once: every table and key with its value type, default, converter and meaning.
+"""The layout format's key table, defined once: every table and key with its value type, default and meaning.
 
 :data:`TABLES` is the one definition of what a layout file may say. Each
 :class:`Key` names its value type (:data:`TYPES`: the JSON Schema fragment,
-the way the reference shows it, and the :class:`Reader` method that converts
-and checks a value of it), its default in the user's own notation
-(``"0.5pt"``), and what it means. From it:
+the way the reference shows it, and the :class:`composer.layout.reader.Reader`
+method that converts and checks a value of it), its default in the user's own
+notation (``"0.5pt"``), and what it means. From it:
 
 - the loader (:mod:`composer.layout.loader`) converts every key
-  (:meth:`Section.get` takes the converter and the default from here) and
-  finds unknown and misspelt keys;
+  (:meth:`composer.layout.section.Section.get` takes the converter and the
+  default from here) and finds unknown and misspelt keys
+  (:mod:`composer.layout.section`);
 - the typed model's defaults (:mod:`composer.layout.model`) are the
   converted defaults (:func:`default`): ``default("shape", "stroke_width")``
   is ``0.5`` (pt);
-- :mod:`composer.layout.schema` writes the JSON Schema and the README
+- :mod:`composer.layout.schema` writes the JSON Schema and the layout
   reference, the written default derived from the same value.
 
 Cross-key behaviour (exactly one placement, keys refused in one use of a
@@ -22,442 +23,47 @@ stays as code in the loader; its types, docs and base defaults are here.
 
 from __future__ import annotations
 
-import copy
 import json
-import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from composer.errors import LayoutError, closest, did_you_mean
 from composer.kinds import outputs
-from composer.layout import presets
+from composer.kinds.shapes import SHAPES
 from composer.layout.presets import PRESETS
-from composer.units import PT_PER_UNIT, to_pt
-
-if TYPE_CHECKING:
-    from composer.layout.model import Position, Track
-
-#: a name composer accepts for a figure, a panel, an element, a grid or a style: a Python identifier in
-#: ASCII (it names files, ids and anchors: ``build/NAME.svg``, ``panel-NAME``, ``NAME.e``)
-NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-#: compass anchors every element has; (fx, fy) as fractions of the box,
-#: from its top-left corner, y down.
-COMPASS: dict[str, tuple[float, float]] = {
-    "nw": (0.0, 0.0), "n": (0.5, 0.0), "ne": (1.0, 0.0),
-    "w": (0.0, 0.5), "center": (0.5, 0.5), "e": (1.0, 0.5),
-    "sw": (0.0, 1.0), "s": (0.5, 1.0), "se": (1.0, 1.0),
-}
-#: what a user may write for a compass anchor (``east``, ``top-left``), for the "did you mean" of a typo
-COMPASS_WORDS: dict[str, str] = {
-    "north": "n", "south": "s", "east": "e", "west": "w", "top": "n", "bottom": "s", "right": "e", "left": "w",
-    "northwest": "nw", "northeast": "ne", "southwest": "sw", "southeast": "se",
-    "north-west": "nw", "north-east": "ne", "south-west": "sw", "south-east": "se",
-    "top-left": "nw", "top-right": "ne", "bottom-left": "sw", "bottom-right": "se",
-    "topleft": "nw", "topright": "ne", "bottomleft": "sw", "bottomright": "se",
-    "centre": "center", "middle": "center", "c": "center", "mid": "center",
-}
-
-ROUTES = ("straight", "-|", "|-", "arc")
-HEADS = ("end", "start", "both", "none")
-HEAD_STYLES = ("triangle", "open", "stealth", "bar")
-WEIGHTS = ("normal", "bold")
-STYLES = ("normal", "italic")
-ALIGNS = ("left", "center", "right")
-SHAPE_KINDS = ("rect", "circle", "ellipse", "line", "brace", "bracket")
-SYMBOLS = ("+", "x", ".", "*")
-#: ``[figure] text``: glyphs as outlines everywhere, or canvas and panel text kept as ``<text>``.
-TEXT_MODES = ("paths", "editable")
-#: export engines, default first, as built in (the table is :data:`composer.kinds.outputs.ENGINES`: the loader
-#: reads it when it checks ``[figure] engine``, so an engine registered later is taken too).
-ENGINES = outputs.engine_names()
-#: relative placements and, for each, the alignments it takes.
-RELATIONS: dict[str, tuple[str, ...]] = {
-    "right_of": ("top", "center", "bottom"), "left_of": ("top", "center", "bottom"),
-    "below": ("left", "center", "right"), "above": ("left", "center", "right"),
-}
-#: sides that take a fraction: ``"box.e@0.25"`` is a quarter of the way down the east side.
-SIDES = ("n", "s", "e", "w")
-#: the side of travel a brace or bracket bulges to; the side of an arrow's route its label sits on.
-BRACE_SIDES = ("left", "right")
-LABEL_SIDES = ("left", "right", "above", "below")
-#: a panel label's size above the figure's font size, pt, when ``label_size`` is not given
-LABEL_SIZE_ABOVE_FONT_PT = 1.0
-#: each grid column's (row's) share when ``columns`` (``rows``) is not given: all equal
-TRACK_SHARE = 1
-#: an arrow's head (length, width) per pt of line width, when larger than the head's default
-HEAD_PER_WIDTH = (4.5, 3.6)
-#: ``[figure] labels``: the styles of automatic panel labels, shown as the first label of each
-#: (:func:`composer.layout.presets.auto_label` writes the n-th).
-LABEL_STYLES = ("a", "A", "(a)", "a)", "i", "(i)", "1")
-#: ``[figure] label_at``: a panel label's corner at the panel's box, or at its plot area (axes).
-LABEL_AT = ("box", "plot")
-#: ``[[text]] side``: where a text ``beside`` panels sits, outside their combined plot areas.
-BESIDE_SIDES = ("left", "right", "above", "below")
-#: ``[[text]] rotate``: the largest turn, degrees either way (a full turn is the text unturned).
-MAX_ROTATE_DEG = 360.0
-#: the largest arc bend, degrees (:meth:`_Reader.degrees`)
-MAX_BEND_DEG = 80
-#: ``[panels.NAME] aspect_of``: what ``aspect`` (width / height) locks: the plot area (axes) or the box.
-ASPECT_OF = ("plot", "box")
-#: ``[[colorbar]] orientation``: the bar's long side, default first.
-ORIENTATIONS = ("vertical", "horizontal")
-#: ``[[align]] axis``: plot-area edges lined up.
-ALIGN_AXES = ("x", "y", "both")
-#: every ``align`` of any relation.
-RELATION_ALIGNS = tuple(dict.fromkeys(a for aligns in RELATIONS.values() for a in aligns))
-#: largest grid track ratio ("2fr"); a million to one is beyond any layout, and larger values overflow
-#: the sum of the ratios to infinity.
-MAX_RATIO = 1e6
-#: ``#rrggbb`` as :func:`matplotlib.colors.to_hex` writes it: such a colour converts to itself.
-_HEX = re.compile(r"^#[0-9a-f]{6}$")
-_RENDER = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*):([A-Za-z_][A-Za-z0-9_]*)$")
-
-
-class Reader:
-    """The value converters, bound to one layout file (for error messages and relative paths).
-
-    Every converter takes ``(value, key)``: the value as written and its key
-    path, and returns the value in the model's terms (lengths in pt, colours
-    ``#rrggbb``), or raises :class:`LayoutError` naming the file, the key path,
-    the bad value and what is valid. :data:`TYPES` names one per value type.
-    """
-
-    def __init__(self, path: Path, display: str, files: list[Path] | None = None):
-        self.path, self.file = path, display
-        #: every file resolved by file_path (shared with a style file's reader)
-        self.files: list[Path] = files if files is not None else []
-        self.colors: dict[str, str] = {}
-        self.classes: dict[str, dict[str, Any]] = {}
-        self.rcparams: dict[str, Any] = {}
-
-    def err(self, key: str, message: str) -> LayoutError:
-        return LayoutError(message, file=self.file, key=key)
-
-    def section(self, raw: Any, key: str, kind: str | None) -> Section:
-        """``raw`` read as a table of kind ``kind`` (a :data:`TABLES_BY_KIND` kind) at key path ``key``."""
-        return Section(raw, key, self, kind)
-
-    def length(self, value: Any, key: str) -> float:
-        return to_pt(value, file=self.file, key=key)
-
-    def words(self, value: Any, key: str) -> str:
-        """A text to draw: a string with something to see (an empty one would be drawn as nothing)."""
-        text = self.string(value, key)
-        if not text.strip():
-            raise self.err(key, f"{value!r} is empty; give the text, or remove the key")
-        return text
-
-    def text_size(self, value: Any, key: str) -> float:
-        """A font size: a length above zero (0 pt text is invisible, never what was meant)."""
-        size = to_pt(value, file=self.file, key=key)
-        if size <= 0:
-            raise self.err(key, f"{value!r} is zero; text needs a size above 0 pt")
-        return size
-
-    def offset(self, value: Any, key: str) -> float:
-        return to_pt(value, file=self.file, key=key, allow_negative=True)
-
-    def pair(self, value: Any, key: str, *, signed: bool = False) -> tuple[float, float]:
-        if not isinstance(value, list) or len(value) != 2:
-            raise self.err(key, f"{value!r} is not a pair; write [\"x\", \"y\"] with units, e.g. [\"4mm\", \"12mm\"]")
-        conv = self.offset if signed else self.length
-        return conv(value[0], f"{key}[0]"), conv(value[1], f"{key}[1]")
-
-    def signed_pair(self, value: Any, key: str) -> tuple[float, float]:
-        """``[dx, dy]``: two signed lengths."""
-        return self.pair(value, key, signed=True)
-
-    def string(self, value: Any, key: str) -> str:
-        if not isinstance(value, str):
-            raise self.err(key, f"{value!r} is not a string")
-        return value
-
-    def name(self, value: Any, key: str) -> str:
-        if not isinstance(value, str) or not NAME.match(value):
-            raise self.err(key, f"{value!r} is not a valid name; use letters, digits and _, not starting with a digit")
-        return value
-
-    def choice(self, choices: tuple[str, ...]) -> Callable[[Any, str], str]:
-        def convert(value: Any, key: str) -> str:
-            if value not in choices:
-                raise self.err(key, f"{value!r} is not a valid value; supported values are "
-                                    + ", ".join(repr(c) for c in choices))
-            return value
-        return convert
-
-    def page_number(self, value: Any, key: str) -> int:
-        """A 1-based page number: an integer >= 1."""
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise self.err(key, f"{value!r} is not a page number; give an integer from 1 (the first page)")
-        return value
-
-    def count(self, value: Any, key: str) -> int:
-        """A count of things: an integer >= 1 (``ncols = 2``)."""
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise self.err(key, f"{value!r} is not a count; give an integer from 1")
-        return value
-
-    def positive_number(self, value: Any, key: str) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
-            raise self.err(key, f"{value!r} is not a positive number")
-        return float(value)
-
-    def panel_label(self, value: Any, key: str) -> str | bool:
-        """A panel's own label (a string with something to see), or ``false``: no label."""
-        if value is False:
-            return False
-        if value is True:
-            raise self.err(key, "true is not a label; write the label (\"a\"), or false for none")
-        return self.words(value, key)
-
-    def panel_order(self, value: Any, key: str) -> tuple[str, ...]:
-        """A list of panel names, none twice (checked against the figure's panels by the loader)."""
-        if not isinstance(value, list) or not value:
-            raise self.err(key, f"{value!r} is not a list of panel names; write [\"b\", \"a\", ...]")
-        names = tuple(self.name(v, f"{key}[{i}]") for i, v in enumerate(value))
-        twice = [n for i, n in enumerate(names) if n in names[:i]]
-        if twice:
-            raise self.err(key, f"{twice[0]!r} is listed twice; list each panel once")
-        return names
-
-    def boolean(self, value: Any, key: str) -> bool:
-        if not isinstance(value, bool):
-            raise self.err(key, f"{value!r} is not true or false")
-        return value
-
-    def fraction(self, value: Any, key: str) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-            raise self.err(key, f"{value!r} is not a number from 0 to 1")
-        return float(value)
-
-    def degrees(self, value: Any, key: str) -> float:
-        """An arc's bend: degrees from -80 to 80 (the arc is a quadratic Bezier whose control point sits
-        tan(bend) half-chords off the chord: 80 degrees is 5.7 half-chords; at 90 it is at infinity)."""
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not -MAX_BEND_DEG <= value <= MAX_BEND_DEG:
-            raise self.err(key, f"{value!r} is not an angle in degrees from -{MAX_BEND_DEG} to {MAX_BEND_DEG} "
-                                "(how far the arc leaves its chord; 0 is straight)")
-        return float(value)
-
-    def rotation(self, value: Any, key: str) -> float:
-        """A text's turn: degrees from -360 to 360, counter-clockwise positive."""
-        number = isinstance(value, (int, float)) and not isinstance(value, bool)
-        if not number or not -MAX_ROTATE_DEG <= value <= MAX_ROTATE_DEG:
-            raise self.err(key, f"{value!r} is not an angle in degrees from -360 to 360 (90: reads bottom to top)")
-        return float(value)
-
-    def panel_names(self, value: Any, key: str) -> tuple[str, ...]:
-        """One or more panel names (checked against the figure's panels by the loader)."""
-        if not isinstance(value, list) or not value:
-            raise self.err(key, f"{value!r} is not a list of panel names; write [\"a\", \"c\"]")
-        return tuple(self.name(v, f"{key}[{i}]") for i, v in enumerate(value))
-
-    def numbers(self, value: Any, key: str) -> tuple[float, ...]:
-        """A list of finite numbers, each once, may be empty (``ticks = [0, 0.5, 1]``)."""
-        if not isinstance(value, list):
-            raise self.err(key, f"{value!r} is not a list of numbers; write [0, 0.5, 1] (or [] for none)")
-        out = []
-        for i, v in enumerate(value):
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not abs(v) < float("inf"):
-                raise self.err(f"{key}[{i}]", f"{v!r} is not a finite number")
-            if float(v) in out:
-                raise self.err(f"{key}[{i}]", f"{v!r} is listed twice; list each value once")
-            out.append(float(v))
-        return tuple(out)
-
-    def color(self, value: Any, key: str) -> str | None:
-        """A colour matplotlib understands -> ``#rrggbb`` (or None for "none")."""
-        if value == "none":
-            return None
-        if isinstance(value, str) and value in self.colors:
-            return self.colors[value]
-        if isinstance(value, str) and _HEX.match(value):
-            return value  # what to_hex(to_rgba(value)) gives, without importing matplotlib
-        from matplotlib.colors import to_hex, to_rgba
-        try:
-            rgba = to_rgba(value)
-        except (ValueError, TypeError):
-            palette = f", a palette name ({', '.join(self.colors)})" if self.colors else ""
-            hint = did_you_mean(value, self.colors) if isinstance(value, str) else ""
-            raise self.err(key, f"{value!r} is not a colour{hint}; "
-                                f"use a name (\"black\"), \"#rrggbb\", \"none\"{palette}") from None
-        if rgba[3] != 1.0:
-            raise self.err(key, f"{value!r} has transparency; give the colour opaque and use an opacity key")
-        return to_hex(rgba)
-
-    def file_path(self, value: Any, key: str, suffixes: tuple[str, ...]) -> Path:
-        """A path relative to the layout file; must exist and have a known suffix."""
-        text = self.string(value, key)
-        try:
-            path = (self.path.parent / text).resolve()
-            found = path.is_file()
-        except (OSError, ValueError) as exc:  # a NUL byte, a name too long, a symlink loop
-            raise self.err(key, f"{text!r} is not a usable path: {exc}") from None
-        if path.suffix.lower() not in suffixes:
-            raise self.err(key, f"{text!r} has an unsupported type; supported: {', '.join(suffixes)}")
-        if not found:
-            raise self.err(key, f"{text!r} not found (looked for {path})")
-        self.files.append(path)
-        return path
-
-    def params(self, value: Any, key: str) -> dict[str, Any]:
-        if not isinstance(value, dict):
-            raise self.err(key, f"{value!r} is not a table; write {{ name = value }}")
-        return dict(value)
-
-    def renderer(self, value: Any, key: str) -> str:
-        """``"module:function"``: a function in ``panels/module.py``."""
-        source = self.string(value, key)
-        if not _RENDER.match(source):
-            raise self.err(key, f"{source!r} is not \"module:function\" (a function in panels/module.py)")
-        return source
-
-    def canvas_width(self, value: Any, key: str) -> str:
-        """The canvas width as written, a journal's width (``"nature.double"``) replaced by its length."""
-        if not isinstance(value, str):
-            to_pt(value, file=self.file, key=key)  # raises: "120 is not a length; write a string with a unit"
-        text = self.string(value, key)
-        if presets.is_width_name(text):
-            return presets.named_width(text, file=self.file, key=key)
-        return text
-
-    def preset(self, value: Any, key: str) -> presets.Preset:
-        return presets.get_preset(value, file=self.file, key=key)
-
-    def name_pairs(self, value: Any, key: str) -> tuple[tuple[str, str], ...]:
-        """``[["a", "inset"], ...]`` -> pairs of element names (checked against the figure by the check)."""
-        if not isinstance(value, list):
-            raise self.err(key, f"{value!r} is not a list of name pairs; write [[\"a\", \"inset\"]]")
-        pairs = []
-        for i, pair in enumerate(value):
-            if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(n, str) for n in pair)):
-                raise self.err(f"{key}[{i}]", f"{pair!r} is not a pair of element names; write [\"a\", \"inset\"]")
-            pairs.append((pair[0], pair[1]))
-        return tuple(pairs)
-
-    def panel_rules(self, value: Any, key: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
-        """``{a = ["outside-panel"], ...}`` -> (panel name, rule names) pairs, in the order written
-        (the names checked against the figure's panels and the check's rules by the check)."""
-        if not isinstance(value, dict):
-            raise self.err(key, f"{value!r} is not a table of panel names; write {{a = [\"outside-panel\"]}}")
-        out = []
-        for panel, rules in value.items():
-            if not isinstance(rules, list) or not rules or not all(isinstance(r, str) for r in rules):
-                raise self.err(f"{key}.{panel}", f"{rules!r} is not a list of rule names; write [\"outside-panel\"]")
-            out.append((str(panel), tuple(rules)))
-        return tuple(out)
-
-    def gutter(self, value: Any, key: str) -> tuple[float, float]:
-        """One length for both, or ``[between columns, between rows]``."""
-        return self.pair(value, key) if isinstance(value, list) else (self.length(value, key),) * 2
-
-    def margin(self, value: Any, key: str) -> tuple[float, float, float, float]:
-        """One length, or ``[top, right, bottom, left]``."""
-        if isinstance(value, str):
-            m = self.length(value, key)
-            return m, m, m, m
-        if isinstance(value, list) and len(value) == 4:
-            return tuple(self.length(v, f"{key}[{i}]") for i, v in enumerate(value))  # type: ignore[return-value]
-        raise self.err(key, f"{value!r}: a margin is one length or [top, right, bottom, left]")
-
-    def panel_list(self, value: Any, key: str) -> tuple[str, ...]:
-        if not isinstance(value, list) or len(value) < 2:
-            raise self.err(key, f"{value!r}: list two or more panel names")
-        return tuple(self.name(p, f"{key}[{i}]") for i, p in enumerate(value))
-
-    def position(self, value: Any, key: str, offset: tuple[float, float] = (0.0, 0.0)) -> Position:
-        """``["x", "y"]`` or ``"element.anchor"``; anchor a compass point, ``side@fraction``
-        (``"e@0.25"``) or a data anchor name (checked after rendering)."""
-        from composer.layout.model import Position
-
-        dx, dy = offset
-        if isinstance(value, dict):  # { at = ..., offset = [...] }: a point with its own offset
-            t = self.section(value, key, "point_table")
-            own = t.get("offset")
-            pos = t.get("at", lambda v, k: self.position(v, k, (dx + own[0], dy + own[1])))
-            t.done()
-            return pos
-        if isinstance(value, str) and "#" in value:
-            return self._svg_element_position(value, key, dx, dy)
-        if isinstance(value, str):
-            element, dot, anchor = value.partition(".")
-            if not dot or not NAME.match(element) or not anchor:
-                raise self.err(key, f"{value!r} is not a point; write [\"x\", \"y\"] or \"element.anchor\" "
-                                    f"with anchor one of {', '.join(COMPASS)}, side@fraction like e@0.25, "
-                                    "or a data anchor")
-            side, at, fraction = anchor.partition("@")
-            if at:
-                try:
-                    ok = side in SIDES and 0.0 <= float(fraction) <= 1.0
-                except ValueError:
-                    ok = False
-                if not ok:
-                    raise self.err(key, f"{value!r}: a point along a side is side@fraction with side one of "
-                                        f"{', '.join(SIDES)} and fraction from 0 to 1, e.g. \"{element}.e@0.25\"")
-            return Position(ref=(element, anchor), dx_pt=dx, dy_pt=dy, key=key)
-        x, y = self.pair(value, key, signed=True)
-        return Position(x_pt=x, y_pt=y, dx_pt=dx, dy_pt=dy, key=key)
-
-    def _svg_element_position(self, value: str, key: str, dx: float, dy: float) -> Position:
-        """``"panel#id"`` (the centre of element ``id`` of an imported SVG panel) or
-        ``"panel#id.anchor"``; ``ref`` becomes ``("panel#id", anchor)``, the id checked against
-        the file when it is read (:mod:`composer.stages.geometry`)."""
-        from composer.layout.model import Position
-
-        panel, _, rest = value.partition("#")
-        ident, anchor = rest, "center"
-        m = re.fullmatch(rf"(.+)\.({'|'.join(COMPASS)}|[{''.join(SIDES)}]@[^.@]*(?:\.[^.@]*)?)", rest)
-        if m:
-            ident, anchor = m.groups()
-            side, at, fraction = anchor.partition("@")
-            if at:
-                try:
-                    ok = 0.0 <= float(fraction) <= 1.0
-                except ValueError:
-                    ok = False
-                if not ok:
-                    raise self.err(key, f"{value!r}: a point along a side is side@fraction with fraction from "
-                                        f"0 to 1, e.g. \"{panel}#{ident}.e@0.25\"")
-        if not NAME.match(panel) or not ident or any(c.isspace() or c in "#" for c in ident):
-            raise self.err(key, f"{value!r} is not an element of an imported SVG; write \"panel#id\" or "
-                                f"\"panel#id.anchor\" with anchor one of {', '.join(COMPASS)} or side@fraction")
-        return Position(ref=(f"{panel}#{ident}", anchor), dx_pt=dx, dy_pt=dy, key=key)
-
-    def points(self, value: Any, key: str) -> tuple[Position, ...]:
-        if not isinstance(value, list) or not value:
-            raise self.err(key, f"{value!r} is not a list of points")
-        return tuple(self.position(v, f"{key}[{i}]") for i, v in enumerate(value))
-
-    def waypoints(self, value: Any, key: str) -> tuple[Position, ...]:
-        """A list of points that may be empty (``via = []``: no waypoints)."""
-        return () if value == [] else self.points(value, key)
-
-    def track(self, value: Any, key: str) -> Track:
-        """A grid column/row: a length string (``"30mm"``) or a ratio (``1``, ``2``, ``"1fr"``)."""
-        from composer.layout.model import Track
-
-        if isinstance(value, str) and value.strip().endswith("fr"):
-            try:
-                value = float(value.strip()[:-2])
-            except ValueError:
-                raise self.err(key, f"{value!r} is not a ratio like \"2fr\"") from None
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            if not 0 < value <= MAX_RATIO:  # also refuses nan and inf, which would make every cell nan
-                raise self.err(key, f"{value!r}: a ratio must be positive and at most {MAX_RATIO:g}")
-            return Track(ratio=float(value))
-        return Track(length_pt=self.length(value, key))
-
-    def tracks(self, count: int) -> Callable[[Any, str], tuple[Track, ...]]:
-        """A grid's ``columns`` (``rows``): exactly ``count`` tracks, one per mosaic column (row)."""
-        def convert(value: Any, key: str) -> tuple[Track, ...]:
-            if not isinstance(value, list) or len(value) != count:
-                raise self.err(key, f"{value!r}: the mosaic has {count} of these; give {count} lengths or ratios")
-            return tuple(self.track(v, f"{key}[{i}]") for i, v in enumerate(value))
-        return convert
-
+from composer.layout.reader import Reader
+from composer.layout.vocabulary import (
+    ALIGN_AXES,
+    ALIGNS,
+    ASPECT_OF,
+    BESIDE_SIDES,
+    BRACE_SIDES,
+    COMPASS,
+    ENGINES,
+    HEAD_PER_WIDTH,
+    HEAD_STYLES,
+    HEADS,
+    LABEL_AT,
+    LABEL_SIDES,
+    LABEL_SIZE_ABOVE_FONT_PT,
+    LABEL_STYLES,
+    MAX_BEND_DEG,
+    MAX_ROTATE_DEG,
+    ORIENTATIONS,
+    RELATION_ALIGNS,
+    RELATIONS,
+    ROUTES,
+    SHAPE_KINDS,
+    SIDES,
+    STYLES,
+    SYMBOLS,
+    TEXT_MODES,
+    TRACK_SHARE,
+    WEIGHTS,
+)
+from composer.units import PT_PER_UNIT
 
 #: a converter of one value type: ``convert(reader, value, key) -> value`` (see :class:`Reader`)
 Convert = Callable[[Reader, Any, str], Any]
@@ -480,121 +86,6 @@ class _Unset:
 
 #: ``Key(default=UNSET)``: no default value, absence means "not set" (None), or the key is required.
 UNSET: Any = _Unset()
-#: ``Section.get(name, default=REQUIRED)``: this use of the table needs the key.
-REQUIRED: Any = object()
-_FROM_TABLE: Any = object()
-
-
-class Section:
-    """A table of a layout being read: tracks its key path and which keys were read.
-
-    ``get(name)`` converts a key with its type's converter and falls back to
-    its default, both from the table of kind ``kind`` in :data:`TABLES_BY_KIND`.
-    ``done()`` refuses keys the table does not list, listing the valid ones;
-    ``refuse()`` names keys of this table kind that do nothing in this use
-    of it (``radius`` on a rect), so no key is accepted and ignored.
-    """
-
-    def __init__(self, raw: Any, key: str, reader: Reader, kind: str | None = None):
-        if not isinstance(raw, dict):
-            raise LayoutError(f"expected a table, got {raw!r}", file=reader.file, key=key or None)
-        self.raw, self.key, self.file, self.reader, self.kind = raw, key, reader.file, reader, kind
-        self.asked: list[str] = []
-        #: keys of this table kind refused here because they would do nothing
-        self.refused: list[str] = []
-
-    def path(self, name: str) -> str:
-        return f"{self.key}.{name}" if self.key else name
-
-    def error(self, name: str, message: str) -> LayoutError:
-        return LayoutError(message, file=self.file, key=self.path(name))
-
-    def spec(self, name: str) -> Key:
-        """The :class:`Key` ``name`` of this table's kind (KeyError if the format has none: a bug)."""
-        if self.kind is None:
-            raise KeyError(f"{self.key!r} is read without a table kind")
-        return TABLES_BY_KIND[self.kind].key(name)
-
-    def default(self, name: str) -> Any:
-        """The format's default of key ``name``, converted (a fresh copy of a table or list); None: none."""
-        value = self.spec(name).value
-        return copy.copy(value) if isinstance(value, (dict, list)) else value
-
-    def get(self, name: str, convert: Callable[[Any, str], Any] | None = _FROM_TABLE,
-            default: Any = _FROM_TABLE) -> Any:
-        """The value of key ``name``, converted; its default when absent.
-
-        Args:
-            convert: the key's converter (default: its type's, from the format);
-                an explicit one when the conversion needs other keys (a grid's
-                column count); None: the value as written.
-            default: the value when absent (default: the format's converted
-                default, None when it has none); :data:`REQUIRED`: the key is
-                required here. A computed default (an arrow's head length from
-                its width) is passed by the reader.
-
-        Raises:
-            LayoutError: the key is required and missing (naming a close misspelling
-                among the given keys), or its value does not convert.
-        """
-        self.asked.append(name)
-        if name not in self.raw:
-            if default is _FROM_TABLE:
-                default = REQUIRED if self.spec(name).required else self.default(name)
-            if default is REQUIRED:
-                raise LayoutError(f"required key is missing{self.misspelt([name])}", file=self.file,
-                                  key=self.path(name))
-            return default
-        if convert is _FROM_TABLE:
-            convert = self.spec(name).converter(self.reader)
-        value = self.raw[name]
-        return convert(value, self.path(name)) if convert else value
-
-    def misspelt(self, names: Iterable[str]) -> str:
-        """`` (is 'hieght' a misspelling of 'height'?)`` when a key nobody asked for is close to one of
-        ``names``, else ``""``: a typo then explains a missing key."""
-        names = list(names)
-        known = set().union(*(table.key_names() for table in TABLES))  # a real key is not a typo
-        for given in self.raw:
-            if given in self.asked or given in names or given in known:
-                continue
-            close = closest(given, names)
-            if close is not None:
-                return f" (is {given!r} a misspelling of {close!r}?)"
-        return ""
-
-    def refuse(self, names: Iterable[str], why: str) -> None:
-        """Raise LayoutError if any of ``names`` is given: ``why`` says what the element takes instead."""
-        for name in names:
-            self.refused.append(name)
-            if name in self.raw:
-                raise self.error(name, f"{name!r} does nothing here: {why}")
-
-    def done(self) -> dict[str, Any]:
-        """Refuse the keys nobody asked for; return the format's keys the reader did not ask for by name.
-
-        A key given that the table lists and the reader neither read nor
-        refused is read here (converted) and returned by name: a key added to
-        the format reaches the reader without a line of its own. The drift
-        test (``tests/layout/test_schema.py``) checks that every key the
-        repository's format lists is read or refused by name.
-
-        Raises:
-            LayoutError: a key the table does not list (with a close valid key, and every valid key).
-        """
-        rest: dict[str, Any] = {}
-        if self.kind is not None:
-            for key in TABLES_BY_KIND[self.kind].keys:
-                if key.name in self.raw and key.name not in self.asked and key.name not in self.refused:
-                    rest[key.name] = self.get(key.name)
-        unknown = sorted(set(self.raw) - set(self.asked))
-        if unknown:
-            valid = list(self.asked)  # read here, in reading order; then the format's others that are not refused
-            if self.kind is not None:
-                valid += [k.name for k in TABLES_BY_KIND[self.kind].keys if k.name not in valid + self.refused]
-            hint = did_you_mean(unknown[0], valid + self.refused)  # a refused key too: its own error says why
-            raise self.error(unknown[0], f"unknown key {unknown[0]!r}{hint}; valid keys are {', '.join(valid)}")
-        return rest
 
 
 _UNITS = "|".join(PT_PER_UNIT)
@@ -746,7 +237,8 @@ TYPES: dict[str, ValueType] = {t.name: t for t in (
     ValueType("route", "choice", _choice(ROUTES), _choice_schema(ROUTES)),
     ValueType("head", "choice", _choice(HEADS), _choice_schema(HEADS)),
     ValueType("head_style", "choice", _choice(HEAD_STYLES), _choice_schema(HEAD_STYLES)),
-    ValueType("shape_kind", "choice", _choice(SHAPE_KINDS), _choice_schema(SHAPE_KINDS)),
+    ValueType("shape_kind", "choice", lambda r, value, key: r.choice(SHAPES.names())(value, key),  # one added later too
+              _choice_schema(SHAPE_KINDS)),
     ValueType("symbol", "choice", _choice(SYMBOLS), _choice_schema(SYMBOLS)),
     ValueType("brace_side", "choice", _choice(BRACE_SIDES), _choice_schema(BRACE_SIDES)),
     ValueType("label_side", "choice", _choice(LABEL_SIDES), _choice_schema(LABEL_SIDES)),
@@ -855,7 +347,7 @@ PLACEMENT_KEYS = ("at", "cell", *_RELATION_KEYS)
 
 
 #: the anchor of a shape's own box, by kind, when ``anchor`` is not given
-SHAPE_ANCHORS = {"rect": "nw", "circle": "center", "ellipse": "center"}
+SHAPE_ANCHORS = {k.name: k.default_anchor for k in SHAPES if k.boxed and k.default_anchor}
 
 
 def _placement(default_anchor: str | None) -> tuple[Key, ...]:
@@ -914,7 +406,8 @@ def _text_style(prefix: str, what: str) -> tuple[Key, ...]:
 
 # ─── the tables ────────────────────────────────────────────────────────────
 
-TABLES: tuple[Table, ...] = (
+#: a list: :mod:`composer.layout.sources` completes the panel table with the registered panel sources
+TABLES: list[Table] = [
     Table("layout", "top level", "A layout file's tables; only `[figure]` is required.", (
         Key("figure", "table", "the canvas: size, font, data (see `[figure]`)", required=True),
         Key("colors", "table", "the palette (see `[colors]`)", default={}),
@@ -1034,13 +527,7 @@ TABLES: tuple[Table, ...] = (
                     {"if": {"not": {"required": ["cell"]}}, "then": {"required": ["size"]}})),
     Table("panel", "[panels.NAME]",
           "A panel: a matplotlib renderer drawn at its final size, an SVG file, a PDF page or a PNG/JPEG image.", (
-              Key("render", "renderer", "`\"module:function\"`: `function(fig, data, **params)` in "
-                                        "`panels/module.py`"),
-              Key("svg", "svg_file", "an SVG file, fitted in the box keeping its aspect"),
-              Key("image", "image_file", "a PNG or JPEG, fitted keeping its aspect and inlined"),
-              Key("pdf", "pdf_file", "a PDF page (made by R, Illustrator...), converted to vector SVG (glyphs as "
-                                     "outlines) and fitted like `svg`; needs `pdftocairo` (poppler-utils)"),
-              Key("page", "page", "pdf panels: the page to show, 1-based", default=1),
+              # first: each panel source's key and own keys (composer.layout.sources.panel_table)
               *_placement("nw"),
               Key("size", "size", "the panel's box; required unless a `cell` gives it"),
               Key("label", "panel_label", "panel label drawn at its top-left (`\"a\"`); with `[figure] labels`, "
@@ -1061,8 +548,7 @@ TABLES: tuple[Table, ...] = (
                                         "otherwise at its `anchor`"),
               Key("aspect_of", "aspect_of", "what `aspect` locks: `\"plot\"` the plot area, `\"box\"` the box",
                   default="plot"),
-          ), rules=(
-              _exactly_one(("render", "svg", "image", "pdf")),
+          ), rules=(  # first: exactly one source key (composer.layout.sources.panel_table)
               _exactly_one(PLACEMENT_KEYS),
               *_placement_rules(),
               {"if": {"required": ["cell"]}, "then": {"not": {"required": ["size"]}},
@@ -1091,7 +577,7 @@ TABLES: tuple[Table, ...] = (
     Table("shape", "[[shape]]",
           "A box (`rect`, `circle`, `ellipse`, placed like a panel), a polyline (`line`), or a `brace`/"
           "`bracket` from one point to another. A boxed shape with text and no size fits its text.", (
-              Key("kind", "shape_kind", "what to draw", default="rect"),
+              Key("kind", "shape_kind", "what to draw", default=SHAPES.names()[0]),
               Key("name", "name", "lets other elements refer to this shape"),
               *_placement(None),
               Key("size", "size", "box size (`rect`, `ellipse`)", shown="fits the text"),
@@ -1112,7 +598,7 @@ TABLES: tuple[Table, ...] = (
               Key("padding", "length", "space between the text and the box it fits", default="3pt"),
               *_text_style("text_", "the shape's text"),
           ), rules=({
-              "if": {"required": ["kind"], "properties": {"kind": {"enum": ["line", "brace", "bracket"]}}},
+              "if": {"required": ["kind"], "properties": {"kind": {"enum": [k.name for k in SHAPES if not k.boxed]}}},
               "then": {"required": ["points"]},
               "else": {"allOf": [_exactly_one(PLACEMENT_KEYS), *_placement_rules()]},
           },)),
@@ -1195,12 +681,12 @@ TABLES: tuple[Table, ...] = (
               Key("at", "point", "the point", required=True),
               Key("offset", "offset_pair", "added to it", default=["0pt", "0pt"]),
           )),
-)
+]
 
 TABLES_BY_KIND: dict[str, Table] = {t.kind: t for t in TABLES}
 
 #: the reader that converts the format's own defaults (its errors would name this file: a bug here)
-_DEFAULTS = Reader(Path(__file__), "composer/layout/format.py")
+_DEFAULTS = Reader(Path(__file__), "composer/layout/keys.py")
 
 
 def default(kind: str, name: str) -> Any:

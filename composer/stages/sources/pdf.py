@@ -1,0 +1,69 @@
+"""The ``pdf`` panel source: one page of a PDF (made by R, Illustrator...), converted to vector SVG.
+
+The inputs stage converts the page with ``pdftocairo`` (poppler-utils;
+:mod:`composer.stages.pdf`, cached in ``build/.cache/pdf``: glyphs become
+outlines) and sanitizes the result as an ``svg`` panel's file; composing
+fits it in the box like an ``svg`` panel. Its own key ``page`` (1-based)
+goes to ``Panel.options``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lxml import etree
+
+from composer.errors import DataError
+from composer.layout.keys import Key
+from composer.layout.model import Panel
+from composer.layout.sources import SourceTable
+from composer.stages.geometry import Box
+from composer.stages.sources.base import Drawing, PanelSource, Reading, naming_the_file, placed, read_project_file
+
+
+class PdfSource(PanelSource):
+    """A PDF page's panel (see the module docstring)."""
+
+    table = SourceTable(
+        key=Key("pdf", "pdf_file", "a PDF page (made by R, Illustrator...), converted to vector SVG (glyphs as "
+                                   "outlines) and fitted like `svg`; needs `pdftocairo` (poppler-utils)"),
+        keys=(Key("page", "page", "pdf panels: the page to show, 1-based", default=1),),
+        note="a pdf panel is embedded as it is")
+    imported = True
+
+    def read(self, panel: Panel, reading: Reading) -> bytes:
+        """The page ``panel.options["page"]`` as a sanitized SVG document.
+
+        Raises:
+            LayoutError: the file is outside the project. DataError: the file or page cannot be converted
+                (at ``panels.NAME.pdf``; a page past the last at ``panels.NAME.page``), or the converter is
+                missing. SvgError: the converted page is refused by the sanitizer.
+        """
+        return read_project_file(panel, reading, lambda path, display, shown: _page_document(
+            panel, path, reading, display, shown))
+
+    def draw(self, panel: Panel, box: Box, drawing: Drawing) -> etree._Element:
+        """The converted page fitted in ``box`` keeping its aspect."""
+        assert drawing.document is not None
+        with naming_the_file(panel, drawing.figure, drawing.file):
+            return placed(drawing.document, panel, box, source=str(panel.source), fit="contain", renumber=True)
+
+
+def _page_document(panel: Panel, path: Path, reading: Reading, display: str, shown: str) -> bytes:
+    """A pdf panel's page as a sanitized SVG document (the conversion cached in ``build/.cache/pdf``)."""
+    from composer.stages.pdf import PageRangeError, cache_dir, pdf_page_svg
+    from composer.svg.io import parse_svg
+    from composer.svg.sanitize import sanitize
+
+    page = panel.options["page"]
+    try:
+        svg = pdf_page_svg(path, page, source=shown, cache=cache_dir(reading.root))
+    except PageRangeError as exc:
+        raise DataError(exc.message, file=reading.file, key=f"{panel.key}.page") from None
+    except DataError as exc:
+        raise DataError(exc.message, file=reading.file, key=f"{panel.key}.pdf") from None
+    source = f"{display} (page {page}, converted)"
+    root = parse_svg(svg, source=source)
+    sanitize(root, source=source, base_dir=path.parent, project_root=reading.root)
+    etree.cleanup_namespaces(root)
+    return etree.tostring(root, encoding="UTF-8", xml_declaration=True)
