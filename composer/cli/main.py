@@ -631,7 +631,7 @@ def _list(argv: list[str]) -> int:
         print(f"{entry.name}  ({entry.layout}, {entry.size}, {len(entry.panels)} panels)")
         width = max((len(p.name) for p in entry.panels), default=0)
         for p in entry.panels:
-            print(f"  {p.name:<{width}}  {p.kind + ' ' if p.kind != 'render' else ''}{p.source}")
+            print(f"  {p.name:<{width}}  {'' if p.matplotlib else p.kind + ' '}{p.source}")
     return 1 if any(e.error for e in entries) else 0
 
 

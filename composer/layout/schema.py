@@ -24,9 +24,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from composer.layout import sources
 from composer.layout.keys import (  # noqa: F401
     NUMBER_PATTERN,
-    PLACEMENT_KEYS,
     TABLES,
     TABLES_BY_KIND,
     TYPES,
@@ -34,6 +34,7 @@ from composer.layout.keys import (  # noqa: F401
     Table,
     ValueType,
 )
+from composer.layout.vocabulary import PLACEMENT_KEYS  # noqa: F401 - the tests read it here
 
 SCHEMA_ID = "https://composer.invalid/layout.schema.json"
 
@@ -65,7 +66,7 @@ def _table_schema(table: Table, *, extra: dict[str, Any] | None = None) -> dict[
     if required:
         schema["required"] = required
     if table.rules:
-        schema["allOf"] = list(table.rules)
+        schema["allOf"] = [s for rule in table.rules for s in rule.schemas()]
     schema["properties"].update(extra or {})
     return schema
 
@@ -78,6 +79,7 @@ def json_schema() -> dict[str, Any]:
     whole figure (references to other elements, styles and palette names,
     mosaic sizes, files on disk): the loader does.
     """
+    sources.registered()  # raises when no panel source is registered: the panel table would lack them
     t = TABLES_BY_KIND
     definitions: dict[str, Any] = {name: dict(v.schema) for name, v in TYPES.items() if "enum" not in v.schema}
     definitions["track"] = {"oneOf": [
@@ -197,6 +199,7 @@ def markdown_reference() -> str:
     The site's layout reference (``docs/reference/layout.md``, written by ``docs/generate.py``) and
     ``compose schema --markdown``.
     """
+    sources.registered()  # raises when no panel source is registered: the panel table would lack them
     lines = [_PREAMBLE]
     lines.append("`[colors]` holds the palette, `NAME = \"#hex\"`: any colour key may name it, and renderers "
                  "that take a `colors` argument receive it. `[rcparams]` holds matplotlib rcParams for every "
