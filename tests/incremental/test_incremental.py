@@ -902,6 +902,7 @@ def test_a_temporary_file_left_by_a_stopped_build_makes_the_next_build_remove_it
     assert build("demo", root=root, formats=("svg",), dpi=50).up_to_date
 
 
+@pytest.mark.e2e
 def test_an_edit_anywhere_in_composer_changes_its_fingerprint(tmp_path):
     """The fingerprint (manifest and panel cache keys) hashed composer/incremental/ alone since the package
     was split into subpackages: an edit to composer/stages/ left old outputs "up to date". A copy of the

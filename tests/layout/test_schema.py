@@ -601,6 +601,7 @@ def test_a_key_added_to_the_format_is_accepted_documented_and_listed(monkeypatch
     assert "| `wobble` | length | `\"2pt\"` | how far the connector wobbles |" in markdown_reference()
 
 
+@pytest.mark.e2e
 def test_loading_a_layout_that_names_no_colour_imports_no_matplotlib(tmp_path):
     """The format's defaults convert without matplotlib (colours as ``#rrggbb``), so the model and a
     plain layout load light (``compose`` on an up-to-date figure imports no matplotlib)."""
