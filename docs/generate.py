@@ -156,13 +156,21 @@ def figure_page(root: Path, name: str) -> str:
            f"Built from the repository's root with `compose {name}` (this picture: `python docs/generate.py`, "
            f"at {THUMB_DPI} dpi).", ""]
     out += [f"## The layout: `{rel}`", "", f"{_fence(text)}{lang}", text.rstrip("\n"), _fence(text), ""]
+    style = doc.get("figure", {}).get("style")
+    if isinstance(style, str) and (layout.parent / style).is_file():
+        path = (layout.parent / style).resolve()
+        style_text = path.read_text(encoding="utf-8")
+        shown = path.relative_to(root.resolve()).as_posix() if path.is_relative_to(root.resolve()) else style
+        out += [f"## The shared style file: `{shown}`", "",
+                "Colours, text styles and rcParams that the figures of this series share (`[figure] style`).", "",
+                f"{_fence(style_text)}toml", style_text.rstrip("\n"), _fence(style_text), ""]
     sources = renderer_sources(root, doc)
     out += ["## The renderers", ""]
     if sources:
         for module_file, functions, source in sources:
             names = ", ".join(f"`{f}`" for f in functions)
             out += [f"### `{module_file}`", "", f"The functions this figure uses: {names}, with the module-level "
-                    "constants they read (imports and the shared style file left out).", "",
+                    "constants they read (imports left out).", "",
                     f"{_fence(source)}python", source, _fence(source), ""]
     else:
         out += ["None: every element of this figure is drawn by composer from the layout.", ""]
@@ -263,9 +271,10 @@ label = "best step"
 
 
 def build_page_pictures(root: Path = REPO) -> None:
-    """The pictures of the site's pages, at ``TUTORIAL_DPI``: ``docs/tutorial/fig1.png`` and
-    ``fig1_debug.png``, the tutorial's figure (``compose new fig1`` with the tutorial's arrow) and its
-    layout overlay; ``docs/howto/flow_cell.png``, the Inkscape how-to's figure (``docs/howto/inkscape/``)."""
+    """The pictures of the site's pages, at ``TUTORIAL_DPI``, made as the pages make them: the tutorial's
+    ``docs/tutorial/fig1.png`` (``compose new fig1``, step 2), ``fig1_arrow.png`` (with its arrow, step 3)
+    and ``fig1_debug.png`` (the overlay after step 4's edit, step 6); the Inkscape how-to's
+    ``docs/howto/flow_cell.png`` (``docs/howto/inkscape/``)."""
     import shutil
 
     sys.path.insert(0, str(root))
@@ -275,12 +284,18 @@ def build_page_pictures(root: Path = REPO) -> None:
     out = root / "docs" / "tutorial"
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
+        built = Path(tmp) / "build"
         new_figure(tmp, "fig1")
+        build("fig1", root=tmp, formats=("png",), dpi=TUTORIAL_DPI)
+        (out / "fig1.png").write_bytes((built / "fig1.png").read_bytes())
         layout = Path(tmp) / "layouts" / "fig1.toml"
-        layout.write_text(layout.read_text(encoding="utf-8") + TUTORIAL_ARROW, encoding="utf-8")
+        layout.write_text(layout.read_text(encoding="utf-8") + "\n" + TUTORIAL_ARROW.lstrip("\n"), encoding="utf-8")
+        build("fig1", root=tmp, formats=("png",), dpi=TUTORIAL_DPI)
+        (out / "fig1_arrow.png").write_bytes((built / "fig1.png").read_bytes())
+        panels = Path(tmp) / "panels" / "fig1.py"
+        panels.write_text(panels.read_text(encoding="utf-8").replace('marker="o"', 'marker="s"'), encoding="utf-8")
         build("fig1", root=tmp, formats=("png",), dpi=TUTORIAL_DPI, debug=True)
-        (out / "fig1.png").write_bytes((Path(tmp) / "build" / "fig1.png").read_bytes())
-        (out / "fig1_debug.png").write_bytes((Path(tmp) / "build" / "fig1.debug.png").read_bytes())
+        (out / "fig1_debug.png").write_bytes((built / "fig1.debug.png").read_bytes())
     with tempfile.TemporaryDirectory() as tmp:
         project = Path(tmp) / "inkscape"
         shutil.copytree(root / "docs" / "howto" / "inkscape", project)

@@ -4,6 +4,7 @@ with it ignored, and no test leaves a process running."""
 
 from __future__ import annotations
 
+import atexit
 import base64
 import contextlib
 import io
@@ -33,6 +34,20 @@ _MARK = "COMPOSER_TEST_PROCESS"  # in the environment of every process a test st
 DEMO = REPO / "tests" / "projects" / "demo"
 FIDELITY = REPO / "tests" / "projects" / "fidelity"
 SVG_NS = {"svg": "http://www.w3.org/2000/svg", "xlink": "http://www.w3.org/1999/xlink"}
+
+# composer keeps typeset text in the user's cache (composer.incremental.usercache): the tests never read or
+# write the real one. One temporary folder for this run, inherited by xdist workers and by every process a
+# test starts; a test that counts typesetting takes its own (the ``user_cache`` fixture).
+os.environ["COMPOSER_CACHE_DIR"] = tempfile.mkdtemp(prefix="composer-test-cache-")
+atexit.register(shutil.rmtree, os.environ["COMPOSER_CACHE_DIR"], True)
+
+
+@pytest.fixture
+def user_cache(tmp_path, monkeypatch):
+    """An empty user cache folder of this test's own (``$COMPOSER_CACHE_DIR``)."""
+    folder = tmp_path / "user-cache"
+    monkeypatch.setenv("COMPOSER_CACHE_DIR", str(folder))
+    return folder
 
 
 def pytest_configure(config):

@@ -7,6 +7,8 @@
   aside), with the edits the page asks for;
 - the Inkscape how-to: its project builds and checks clean, and each arrow ends on the point the page
   works out by hand;
+- the notebook how-to: its example runs in a starter project and writes what it says;
+- the journal how-to: its three lines of ``[figure]`` give the journal's width and the check its limits;
 - the Make and Snakemake how-to: its Snakefile, run by real Snakemake, builds a figure as ``compose``
   does, does nothing when nothing changed, and rebuilds it when its data change (its Makefile is run by
   ``tests/incremental/test_opened.py``);
@@ -107,13 +109,14 @@ def test_the_readmes_small_example_builds_as_it_says(tmp_path, capsys):
     (root / "panels").mkdir()
     (root / "layouts" / "fig.toml").write_text(toml, encoding="utf-8")
     (root / "panels" / "fig.py").write_text(python, encoding="utf-8")
-    result = build("fig", root=root, cache=False)
+    result = build("fig", root=root)
     assert {p.name for p in result.outputs.values()} == {"fig.svg", "fig.pdf", "fig.png"}
     assert sorted(result.rendered) == ["noise", "wave"]
     svg = etree.fromstring(result.outputs["svg"].read_bytes())
     labels = [el.get("aria-label") for el in svg.iter() if isinstance(el.tag, str) and el.get("aria-label")]
     assert "a" in labels and "b" in labels and "the peak" in labels
-    assert check("fig", root=root).ok and not check("fig", root=root).warnings
+    report = check("fig", root=root)
+    assert report.ok and not report.warnings, report.table()
     # the data anchor: the arrow without head and gap ends on the curve's (pi/2, 1), which the same
     # figure with a marker line through that point shows in the panel's own axes
     (root / "layouts" / "fig.toml").write_text(toml.replace('label = "the peak"', 'label = "the peak"\nhead = "none"\n'
@@ -203,9 +206,10 @@ def test_the_tutorial_runs_as_written(tmp_path, monkeypatch, capsys):
 
 
 def test_the_tutorials_pictures_are_of_its_figure():
-    """docs/tutorial/fig1.png is the tutorial's figure at TUTORIAL_DPI: 120 x 62 mm."""
+    """docs/tutorial/*.png are the tutorial's figure at TUTORIAL_DPI: 120 x 62 mm; the page shows each."""
     gen = _generate_module()
-    for name in ("fig1.png", "fig1_debug.png"):
+    for name in ("fig1.png", "fig1_arrow.png", "fig1_debug.png"):
+        assert f"(tutorial/{name})" in (DOCS / "tutorial.md").read_text()
         png = read_png(DOCS / "tutorial" / name)
         assert png.shape[:2] == (round(62 / 25.4 * gen.TUTORIAL_DPI), round(120 / 25.4 * gen.TUTORIAL_DPI))
 
@@ -238,6 +242,43 @@ def test_the_inkscape_howto_builds_clean_and_its_arrows_end_where_the_page_says(
     ends = arrow_ends(build("flow_cell", root=root, formats=("svg",)).outputs["svg"].read_bytes())
     flat = [v for end in ends for v in end]
     assert flat == pytest.approx([v * MM for point in INKSCAPE_ENDS_MM for v in point], abs=0.01)
+
+
+# ─── the notebook how-to ────────────────────────────────────────────────────────────────────────────────
+
+def test_the_notebook_howtos_example_runs_in_a_starter_project(tmp_path, monkeypatch):
+    """docs/howto/notebook.md's example, run in a project made by ``compose new demo`` as the page says:
+    ``fig.build()`` writes build/demo.*, the figure made in code builds to figures/, and its ``svg()`` and
+    ``png()`` are those files' bytes (the PNG 120 mm at 300 dpi: 1417 px wide)."""
+    [block] = [body for info, body in fenced_blocks((DOCS / "howto" / "notebook.md").read_text()) if info == "python"]
+    assert "compose new demo" in (DOCS / "howto" / "notebook.md").read_text()
+    new_figure(tmp_path, "demo")
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {}
+    exec(compile(block, "docs/howto/notebook.md", "exec"), namespace)  # noqa: S102 - the page's own example
+    assert {p.name for p in (tmp_path / "build").glob("demo.*")} == {"demo.svg", "demo.pdf", "demo.png"}
+    assert namespace["svg"] == (tmp_path / "figures" / "demo_api.svg").read_bytes()
+    assert namespace["png"] == (tmp_path / "figures" / "demo_api.png").read_bytes()
+    assert read_png(tmp_path / "figures" / "demo_api.png").shape[1] == round(120 / 25.4 * 300) == 1417
+
+
+# ─── the journal how-to ─────────────────────────────────────────────────────────────────────────────────
+
+def test_the_journal_howtos_preset_sets_the_checks_limits(tmp_path):
+    """docs/howto/journal.md's three lines of ``[figure]`` on a starter figure: 183 mm wide (Nature's
+    double column), and the check's report names the preset as the source of its limits."""
+    [block] = [body for info, body in fenced_blocks((DOCS / "howto" / "journal.md").read_text()) if info == "toml"]
+    assert block.startswith("[figure]\n")
+    root = tmp_path / "paper"
+    new_figure(root, "fig1")
+    layout = root / "layouts" / "fig1.toml"
+    text = layout.read_text()
+    text = re.sub(r'^width = .*\n^height = .*\n', "", text, flags=re.M)
+    layout.write_text(text.replace("[figure]\n", block, 1))
+    svg = etree.fromstring(build("fig1", root=root, formats=("svg",)).outputs["svg"].read_bytes())
+    assert svg.get("width") == "183mm" and svg.get("height") == "120mm"
+    report = check("fig1", root=root)
+    assert "limits from nature preset" in report.summary()
 
 
 # ─── the Make and Snakemake how-to ──────────────────────────────────────────────────────────────────────

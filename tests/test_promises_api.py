@@ -26,6 +26,7 @@ def test_the_seven_public_names_import_from_composer():
     assert composer.Figure is Figure
 
 
+@pytest.mark.e2e
 def test_import_composer_imports_neither_matplotlib_nor_lxml():
     """docs/api.md: "``import composer`` is light: it imports neither matplotlib nor lxml". A fresh
     interpreter, so nothing earlier in the test session has imported them."""

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from composer.errors import ComposerError
+from composer.layout import sources
 from composer.layout.loader import load_layout
 from composer.pipeline import FORMATS, BuildResult, build, check_outputs
 from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, check_timeout
@@ -16,11 +17,14 @@ from composer.stages.inputs import Project
 
 @dataclass(frozen=True)
 class PanelEntry:
-    """One panel of a figure: its name, kind (``render``, ``svg``, ``image``) and source."""
+    """One panel of a figure: its name, its source's name (``render``, ``svg``, ``image``...:
+    :mod:`composer.layout.sources`), its source as written (a file as the project shows it), and whether
+    matplotlib draws it (``compose list`` then names no kind: a renderer's ``module:function`` says it)."""
 
     name: str
     kind: str
     source: str
+    matplotlib: bool = False
 
 
 @dataclass(frozen=True)
@@ -59,8 +63,9 @@ def figures(root: str | Path = ".") -> list[FigureEntry]:
         except ComposerError as exc:
             entries.append(FigureEntry(name=name, layout=f"layouts/{name}.*", size="", panels=(), error=str(exc)))
             continue
-        panels = tuple(PanelEntry(p.name, p.kind, str(p.source) if p.kind == "render"
-                                  else project.display(Path(p.source))) for p in figure.panels)
+        panels = tuple(PanelEntry(p.name, p.kind, project.display(p.source) if isinstance(p.source, Path)
+                                  else str(p.source), matplotlib=sources.table(p.kind).matplotlib)
+                       for p in figure.panels)
         entries.append(FigureEntry(name=name, layout=shown,
                                    size=f"{figure.spec.width_text} x {figure.spec.height_text}", panels=panels))
     return entries

@@ -631,7 +631,7 @@ def _list(argv: list[str]) -> int:
         print(f"{entry.name}  ({entry.layout}, {entry.size}, {len(entry.panels)} panels)")
         width = max((len(p.name) for p in entry.panels), default=0)
         for p in entry.panels:
-            print(f"  {p.name:<{width}}  {p.kind + ' ' if p.kind != 'render' else ''}{p.source}")
+            print(f"  {p.name:<{width}}  {'' if p.matplotlib else p.kind + ' '}{p.source}")
     return 1 if any(e.error for e in entries) else 0
 
 
@@ -654,6 +654,7 @@ def _schema(argv: list[str]) -> int:
                                      "files (for editors: compose schema > layout.schema.json).")
     parser.add_argument("--markdown", action="store_true", help="print the layout reference as markdown instead")
     args = parser.parse_args(argv)
+    import composer.stages  # noqa: F401  (the panel sources register their keys with the format on import)
     from composer.layout.schema import markdown_reference, schema_text
 
     sys.stdout.write(markdown_reference() if args.markdown else schema_text())

@@ -64,10 +64,11 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from composer.errors import ComposerError
 from composer.incremental.manifest import bytes_digest, composer_fingerprint, file_digest
+from composer.incremental.usercache import UserTextStore, font_files_digest
 from composer.kinds import outputs
 from composer.stages.guides import guides_from_json, guides_to_json
 from composer.stages.render import RenderedPanel
@@ -608,34 +609,42 @@ def _delete(remove: Callable[[], object], path: Path, removed: list[Path]) -> No
 
 # ─── typeset canvas text ─────────────────────────────────────────────────────
 
-_TEXT_MAGIC = b"composer-text-cache 2"  # 2: editable runs kept
+_TEXT_MAGIC = b"composer-text-cache 3"  # 2: editable runs kept; 3: font files by content
 
 
 class TextCache:
-    """Typeset canvas text kept between builds of one figure (``ROOT/build/.cache/text/NAME.json``).
+    """Typeset canvas text kept between builds (``ROOT/build/.cache/text/NAME.json``), and across
+    projects and cleaned builds in the user's cache (:mod:`composer.incremental.usercache`).
 
     Typesetting the canvas text as outlines (:func:`composer.text.metrics.typeset`)
-    is the largest part of composing a figure (about 0.3 s for volume_kv),
+    is the largest part of composing a figure (about 0.4 s for volume_kv),
     and an edit of a panel leaves every text as it was. A block is stored
     under the sha256 of its arguments (the filled text, its style, the
     palette, the wrap width) and of what it is made with: composer's
-    fingerprint, matplotlib's version, the rcParams in force and the font
-    file of the style. The file holds exactly the blocks the last successful
-    build used, is written atomically, and is verified like a panel entry (a
-    damaged file is ignored and deleted).
+    fingerprint, matplotlib's version, the rcParams in force and the paths
+    and sha256 of the bytes of the font files the text can be drawn with
+    (:func:`composer.incremental.usercache.font_files_digest`). A block is
+    looked up in this build's blocks, then the project's file, then the
+    user's cache, and typeset only when none has it. The project's file
+    holds exactly the blocks the last successful build used; the blocks
+    typeset afresh also go to the user's cache. Both are written atomically
+    and verified when read (a damaged file or entry is ignored and deleted).
 
     Args:
-        path: the cache file.
+        path: the project's cache file.
+        user: the user's cache (default: :class:`~composer.incremental.usercache.UserTextStore` in
+            :func:`~composer.incremental.usercache.user_cache_dir`); None: the project's file only.
     """
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, user: UserTextStore | None | Literal["default"] = "default"):
         import matplotlib
 
         self.path = Path(path)
+        self.user = UserTextStore() if user == "default" else user
         self._env = canonical_json([composer_fingerprint(), matplotlib.__version__, rc_digest()])
-        self._fonts: dict[str, Any] = {}
         self._stored: dict[str, Any] = self._read()
         self._used: dict[str, Any] = {}
+        self._fresh: dict[str, Any] = {}
 
     def _read(self) -> dict[str, Any]:
         try:
@@ -658,17 +667,14 @@ class TextCache:
                 pass
             return {}
 
-    def _font(self, font: str) -> Any:
-        if font not in self._fonts:
-            from composer.text.metrics import check_font
-
-            try:
-                file = check_font(font)
-                st = os.stat(file)
-                self._fonts[font] = [file, st.st_size, st.st_mtime_ns]
-            except Exception:  # an unknown font: the caller's check_font reports it
-                self._fonts[font] = None
-        return self._fonts[font]
+    def key(self, text: str, style: Any, colors: tuple[tuple[str, str], ...] = (), width_pt: float | None = None,
+            *, fonts: str | None | Literal["find"] = "find") -> str:
+        """The sha256 hex key a block is stored under (see the class docstring); ``fonts``: the
+        :func:`~composer.incremental.usercache.font_files_digest` when already known."""
+        if fonts == "find":
+            fonts = font_files_digest(text, style)
+        return bytes_digest(canonical_json([self._env, fonts, text, repr(style),
+                                            [list(c) for c in colors], width_pt]).encode("utf-8"))
 
     def typeset(self, text: str, style: Any, colors: tuple[tuple[str, str], ...] = (),
                 width_pt: float | None = None) -> Any:
@@ -679,24 +685,33 @@ class TextCache:
         """
         from composer.text.metrics import typeset
 
-        key = bytes_digest(canonical_json([self._env, self._font(style.font), text, repr(style),
-                                           [list(c) for c in colors], width_pt]).encode("utf-8"))
+        fonts = font_files_digest(text, style)
+        key = self.key(text, style, colors, width_pt, fonts=fonts)
         if key in self._used:
             return _block_from_json(self._used[key])
-        if key in self._stored:
+        for tier in ("project", "user"):
+            raw = self._stored.get(key) if tier == "project" else (
+                self.user.load(key) if self.user is not None and fonts is not None else None)
+            if raw is None:
+                continue
             try:
-                block = _block_from_json(self._stored[key])
+                block = _block_from_json(raw)
             except (KeyError, TypeError, ValueError):
-                block = None
-            if block is not None:
-                self._used[key] = self._stored[key]
-                return block
+                continue
+            self._used[key] = raw
+            return block
         block = typeset(text, style, colors, width_pt)
         self._used[key] = _block_to_json(block)
+        if fonts is not None:  # a font that is not installed: nothing for the user's cache
+            self._fresh[key] = self._used[key]
         return block
 
     def save(self) -> None:
-        """Write the blocks this build used (atomically), when they differ from the file's."""
+        """Write the blocks this build used to the project's file (atomically), when they differ from the
+        file's, and those it typeset afresh to the user's cache."""
+        if self.user is not None:
+            self.user.store(self._fresh)
+            self._fresh = {}
         if set(self._used) == set(self._stored):
             return
         from composer.svg.io import write_files_atomically

@@ -13,12 +13,16 @@ notation (``"0.5pt"``), and what it means. From it:
 - the typed model's defaults (:mod:`composer.layout.model`) are the
   converted defaults (:func:`default`): ``default("shape", "stroke_width")``
   is ``0.5`` (pt);
-- :mod:`composer.layout.schema` writes the JSON Schema and the README
+- :mod:`composer.layout.schema` writes the JSON Schema and the layout
   reference, the written default derived from the same value.
 
-Cross-key behaviour (exactly one placement, keys refused in one use of a
-table, defaults computed from other keys such as an arrow's head length)
-stays as code in the loader; its types, docs and base defaults are here.
+Cross-key rules (exactly one placement, the ``align`` a relation takes, a
+``size`` unless a cell gives it) are each declared once, in
+:mod:`composer.layout.constraints`, and listed here by table
+(:attr:`Table.rules`): the schema writes them, the loader raises their
+errors. What only the loader can check (keys refused in one use of a table,
+defaults computed from other keys such as an arrow's head length) stays as
+code there; its types, docs and base defaults are here.
 """
 
 from __future__ import annotations
@@ -32,6 +36,18 @@ from typing import Any
 
 from composer.kinds import outputs
 from composer.kinds.shapes import SHAPES
+from composer.layout.constraints import (
+    BESIDE,
+    BESIDE_SIDE,
+    COLORBAR_SIZE,
+    GRID_SIZE,
+    PANEL_SIZE,
+    PLACED,
+    RELATION_ALIGN,
+    RELATION_ANCHOR,
+    SHAPE_POINTS,
+    Rule,
+)
 from composer.layout.presets import PRESETS
 from composer.layout.reader import Reader
 from composer.layout.vocabulary import (
@@ -53,8 +69,8 @@ from composer.layout.vocabulary import (
     MAX_ROTATE_DEG,
     ORIENTATIONS,
     RELATION_ALIGNS,
-    RELATIONS,
     ROUTES,
+    SHAPE_ANCHORS,
     SHAPE_KINDS,
     SIDES,
     STYLES,
@@ -197,18 +213,9 @@ TYPES: dict[str, ValueType] = {t.name: t for t in (
     ValueType("positive", "number > 0", Reader.positive_number, {"type": "number", "exclusiveMinimum": 0}),
     ValueType("angle", f"degrees, -{MAX_BEND_DEG} to {MAX_BEND_DEG}", Reader.degrees,
               {"type": "number", "minimum": -MAX_BEND_DEG, "maximum": MAX_BEND_DEG}),
-    ValueType("renderer", "`\"module:function\"`", Reader.renderer, {
-        "type": "string", "pattern": rf"^{_IDENT}:{_IDENT}$",
-        "description": "\"module:function\": a function in panels/module.py"}),
-    ValueType("svg_file", "path to `.svg`", _file(".svg"), {
-        "type": "string", "pattern": r"(?i)\.svg$", "description": "an SVG file, relative to the layout file"}),
-    ValueType("pdf_file", "path to `.pdf`", _file(".pdf"), {
-        "type": "string", "pattern": r"(?i)\.pdf$", "description": "a PDF file, relative to the layout file"}),
-    ValueType("page", "integer >= 1", Reader.page_number, {"type": "integer", "minimum": 1}),
+    # a panel source's own value types (renderer, svg_file, pdf_file, page, image_file) are in its module
+    # (composer/stages/sources/), added here while it is registered (composer.layout.sources)
     ValueType("count", "integer >= 1", Reader.count, {"type": "integer", "minimum": 1}),
-    ValueType("image_file", "path to `.png`/`.jpg`", _file(".png", ".jpg", ".jpeg"), {
-        "type": "string", "pattern": r"(?i)\.(?:png|jpe?g)$",
-        "description": "a PNG or JPEG file, relative to the layout file"}),
     ValueType("data_file", "path to `.npz`/`.json`/`.csv`", _file(".npz", ".json", ".csv"), {
         "type": "string", "pattern": r"(?i)\.(?:npz|json|csv)$",
         "description": "a data file, relative to the layout file"}),
@@ -316,14 +323,15 @@ class Table:
         written: how it is written in a layout (``[panels.NAME]``).
         doc: what it is (markdown).
         keys: every key it accepts.
-        rules: extra JSON Schema constraints (exactly-one-of, if/then).
+        rules: its cross-key rules (:mod:`composer.layout.constraints`: exactly one placement, ...), each the
+            JSON Schema's rule and the loader's error at once.
     """
 
     kind: str
     written: str
     doc: str
     keys: tuple[Key, ...]
-    rules: tuple[dict[str, Any], ...] = ()
+    rules: tuple[Rule, ...] = ()
 
     def key_names(self) -> set[str]:
         return {k.name for k in self.keys}
@@ -341,14 +349,6 @@ class Table:
 
 
 # ─── shared key groups ─────────────────────────────────────────────────────
-
-_RELATION_KEYS = tuple(RELATIONS)
-PLACEMENT_KEYS = ("at", "cell", *_RELATION_KEYS)
-
-
-#: the anchor of a shape's own box, by kind, when ``anchor`` is not given
-SHAPE_ANCHORS = {k.name: k.default_anchor for k in SHAPES if k.boxed and k.default_anchor}
-
 
 def _placement(default_anchor: str | None) -> tuple[Key, ...]:
     """The placement keys; ``default_anchor``: the anchor's default, None for a shape's (by kind:
@@ -371,23 +371,6 @@ def _placement(default_anchor: str | None) -> tuple[Key, ...]:
         Key("align", "relation_align",
             "edge shared with that element: `top`/`center`/`bottom` beside it, `left`/`center`/`right` "
             "above or below it", default="center"),
-    )
-
-
-def _exactly_one(names: tuple[str, ...]) -> dict[str, Any]:
-    return {"oneOf": [{"required": [n]} for n in names]}
-
-
-def _placement_rules() -> tuple[dict[str, Any], ...]:
-    beside = ("right_of", "left_of")
-    stacked = ("above", "below")
-    def any_of(names: tuple[str, ...]) -> dict[str, Any]:
-        return {"anyOf": [{"required": [n]} for n in names]}
-
-    return (
-        {"if": any_of(beside), "then": {"properties": {"align": _choice_schema(RELATIONS["right_of"])}}},
-        {"if": any_of(stacked), "then": {"properties": {"align": _choice_schema(RELATIONS["below"])}}},
-        {"if": any_of(_RELATION_KEYS), "then": {"not": {"required": ["anchor"]}}},
     )
 
 
@@ -523,8 +506,7 @@ TABLES: list[Table] = [
               Key("gutter", "gutter", "space between columns and rows", default="0pt"),
               *_placement("nw"),
               Key("size", "size", "the grid's box, unless a cell gives it"),
-          ), rules=(_exactly_one(PLACEMENT_KEYS), *_placement_rules(),
-                    {"if": {"not": {"required": ["cell"]}}, "then": {"required": ["size"]}})),
+          ), rules=(*PLACED, GRID_SIZE)),
     Table("panel", "[panels.NAME]",
           "A panel: a matplotlib renderer drawn at its final size, an SVG file, a PDF page or a PNG/JPEG image.", (
               # first: each panel source's key and own keys (composer.layout.sources.panel_table)
@@ -548,12 +530,7 @@ TABLES: list[Table] = [
                                         "otherwise at its `anchor`"),
               Key("aspect_of", "aspect_of", "what `aspect` locks: `\"plot\"` the plot area, `\"box\"` the box",
                   default="plot"),
-          ), rules=(  # first: exactly one source key (composer.layout.sources.panel_table)
-              _exactly_one(PLACEMENT_KEYS),
-              *_placement_rules(),
-              {"if": {"required": ["cell"]}, "then": {"not": {"required": ["size"]}},
-               "else": {"required": ["size"]}},
-          )),
+          ), rules=(*PLACED, PANEL_SIZE)),  # first: exactly one source (composer.layout.sources.panel_table)
     Table("text", "[[text]]", "A block of canvas text, drawn as glyph outlines.", (
         Key("text", "template", "the text: `\\n` new lines, `$...$` mathtext, `{name:format}` fields, "
                                 "`<b>`, `<i>`, `<color=NAME>` spans", required=True),
@@ -570,10 +547,7 @@ TABLES: list[Table] = [
             shown="from the anchor's side"),
         Key("width", "length", "wrap the text to this width"),
         *_text_style("", "the text"),
-    ), rules=(_exactly_one((*PLACEMENT_KEYS, "beside")), *_placement_rules(),
-              {"if": {"required": ["beside"]}, "then": {"not": {"anyOf": [{"required": ["anchor"]},
-                                                                          {"required": ["align"]}]}},
-               "else": {"not": {"required": ["side"]}}})),
+    ), rules=(BESIDE, RELATION_ALIGN, RELATION_ANCHOR, BESIDE_SIDE)),
     Table("shape", "[[shape]]",
           "A box (`rect`, `circle`, `ellipse`, placed like a panel), a polyline (`line`), or a `brace`/"
           "`bracket` from one point to another. A boxed shape with text and no size fits its text.", (
@@ -597,11 +571,7 @@ TABLES: list[Table] = [
               Key("text", "template", "text centred in a boxed shape"),
               Key("padding", "length", "space between the text and the box it fits", default="3pt"),
               *_text_style("text_", "the shape's text"),
-          ), rules=({
-              "if": {"required": ["kind"], "properties": {"kind": {"enum": [k.name for k in SHAPES if not k.boxed]}}},
-              "then": {"required": ["points"]},
-              "else": {"allOf": [_exactly_one(PLACEMENT_KEYS), *_placement_rules()]},
-          },)),
+          ), rules=(SHAPE_POINTS,)),
     Table("arrow", "[[arrow]]", "A connector between two points, with an optional label.", (
         Key("from", "point", "where it starts", required=True),
         Key("to", "point", "where it ends", required=True),
@@ -651,7 +621,7 @@ TABLES: list[Table] = [
               Key("ncols", "count", "columns of entries", default=1),
               Key("title", "string", "a title above the entries"),
               Key("frame", "bool", "draw matplotlib's legend frame (`legend.*` rcParams style it)", default=False),
-          ), rules=(_exactly_one(PLACEMENT_KEYS), *_placement_rules())),
+          ), rules=PLACED),
     Table("colorbar", "[[colorbar]]",
           "One colorbar for several matplotlib panels that map values to colours alike: the same colormap, "
           "norm (class and parameters) and limits, as each panel drew them (a difference is an error naming "
@@ -673,9 +643,7 @@ TABLES: list[Table] = [
               Key("label", "string", "the colorbar's label, beside the tick labels (`$...$` mathtext)"),
               Key("ticks", "numbers", "tick values, in data units; `[]`: none",
                   shown="matplotlib's locator for the norm (a filled contour set's levels)"),
-          ), rules=(_exactly_one(PLACEMENT_KEYS), *_placement_rules(),
-                    {"if": {"required": ["cell"]}, "then": {"not": {"required": ["size"]}},
-                     "else": {"required": ["size"]}})),
+          ), rules=(*PLACED, COLORBAR_SIZE)),
     Table("point_table", "point table",
           "A point written as a table: `{ at = \"state1.se\", offset = [\"4mm\", \"5mm\"] }`.", (
               Key("at", "point", "the point", required=True),

@@ -24,6 +24,17 @@ from composer.kinds import shapes as shape_kinds
 from composer.kinds.rules import RULES
 from composer.kinds.shapes import SHAPES
 from composer.layout import presets, sources
+from composer.layout.constraints import (
+    BESIDE,
+    BESIDE_SIDE,
+    COLORBAR_SIZE,
+    GRID_SIZE,
+    PANEL_SIZE,
+    PLACEMENT,
+    RELATION_ALIGN,
+    RELATION_ANCHOR,
+    CellOrSize,
+)
 from composer.layout.model import (
     AUTO_HEIGHT_PT,
     Align,
@@ -55,6 +66,7 @@ from composer.layout.vocabulary import (  # noqa: F401
     SHAPE_KINDS,
     TRACK_SHARE,
 )
+from composer.layout.vocabulary import PLACEMENT_KEYS as _PLACEMENT_KEYS
 from composer.sandbox.audit import run_recorded
 from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, WorkerFailure
 from composer.units import to_pt
@@ -468,9 +480,6 @@ def _check_limits(r: _Reader, raw: Any, preset: presets.Preset | None) -> CheckL
     return limits
 
 
-_PLACEMENT_KEYS = ("at", "cell", *RELATIONS)
-
-
 def _placement(r: _Reader, t: _Table, default_anchor: str | None = None) -> Placement:
     """Read ``at``/``anchor``/``offset``, ``cell``, or one relation (``right_of``...) with ``gap``/``align``.
 
@@ -483,13 +492,7 @@ def _placement(r: _Reader, t: _Table, default_anchor: str | None = None) -> Plac
         default_anchor = t.default("anchor")
     given = [k for k in _PLACEMENT_KEYS if k in t.raw]
     t.asked += [k for k in _PLACEMENT_KEYS if k not in given]
-    if len(given) > 1:
-        raise r.err(t.key, f"over-constrained: {' and '.join(given)} both place it; give one of "
-                           f"{', '.join(_PLACEMENT_KEYS)}")
-    if not given:
-        raise r.err(t.key, f"under-constrained: give one of {', '.join(_PLACEMENT_KEYS)} to place it"
-                           f"{t.misspelt(_PLACEMENT_KEYS)}")
-    how = given[0]
+    how = PLACEMENT.given(t)
     offset = t.get("offset")
     if how == "cell":
         # a panel locked to an aspect takes align: where its box sits in the cell (_aspect)
@@ -507,10 +510,9 @@ def _placement(r: _Reader, t: _Table, default_anchor: str | None = None) -> Plac
         return Placement(at=at, anchor=anchor, key=f"{t.key}.at")
     target = t.get(how)
     gap = t.get("gap")
-    align = t.get("align", r.choice(RELATIONS[how]))  # the alignments this relation takes
+    align = t.get("align", r.choice(RELATION_ALIGN.of(how)))  # the alignments this relation takes
     t.asked.append("anchor")
-    if "anchor" in t.raw:
-        raise r.err(f"{t.key}.anchor", f"{how} sets the anchor itself; use align ({', '.join(RELATIONS[how])})")
+    RELATION_ANCHOR.check(t, how, choices=", ".join(RELATION_ALIGN.of(how)))
     edge = {"top": "n", "center": "", "bottom": "s", "left": "w", "right": "e"}[align]
     if how in ("right_of", "left_of"):
         near, own = ("e", "w") if how == "right_of" else ("w", "e")
@@ -567,10 +569,7 @@ def _grid(r: _Reader, raw: Any, name: str, key: str, spec: FigureSpec) -> Grid:
             raise r.err(f"{key}.margin", "margin is for the figure [grid]; a named grid's box is its size")
         place = _placement(r, t)
         size = _size(r, t)
-        if size is None and place.cell is None:
-            raise r.err(key, "a grid placed with at or a relation needs a size")
-        if size is not None and place.cell is not None:
-            raise r.err(f"{key}.size", "over-constrained: the grid cell gives the size; remove size or cell")
+        GRID_SIZE.check(t)
     t.done()
     _areas(r, mosaic, key)
     return Grid(name=name, mosaic=mosaic, columns=columns, rows=rows, gutter_pt=gutter, place=place, size_pt=size,
@@ -597,11 +596,7 @@ def _panel(r: _Reader, name: str, raw: Any, spec: FigureSpec) -> Panel:
     r.name(name, key)
     t = r.section(raw, key, "panel")
     registered = sources.registered()
-    given = [s for s in registered if s.name in t.raw]
-    if len(given) != 1:
-        raise r.err(key, f"give exactly one of {', '.join(sources.names())} "
-                         f"(got {', '.join(s.name for s in given) or 'none'})")
-    chosen = given[0]
+    chosen = sources.table(sources.source_rule().given(t))
     kind = chosen.name
     for s in registered:  # in this order: the valid keys a message lists
         if s is chosen:
@@ -610,7 +605,7 @@ def _panel(r: _Reader, name: str, raw: Any, spec: FigureSpec) -> Panel:
             t.asked.append(s.name)
     options = {k.name: t.get(k.name) for k in chosen.keys}
     _refuse_untaken(r, t, chosen, registered)
-    place, size = _placed_and_sized(r, t, key, "panel")
+    place, size = _placed_and_sized(r, t, PANEL_SIZE)
     label = t.get("label")  # False: skipped by [figure] labels (see _auto_labels)
     journal_label = presets.PRESETS[spec.preset].label if spec.preset else None
     if isinstance(label, str) and journal_label:
@@ -709,15 +704,13 @@ def _text(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Text:
     text = t.get("text")
     name = t.get("name")
     if "beside" in t.raw:
-        others = [k for k in _PLACEMENT_KEYS if k in t.raw]
-        if others:
-            raise r.err(key, f"over-constrained: beside and {others[0]} both place it; give one")
-        t.refuse(["anchor", "align"], "beside sets the anchor itself: the text's side facing the panels")
+        BESIDE.check(t)
+        BESIDE_SIDE.refuse(t)
         t.asked += list(_PLACEMENT_KEYS)
         place = Placement(beside=t.get("beside"), side=t.get("side"), gap_pt=t.get("gap"),
                           offset_pt=t.get("offset"), anchor="center", key=f"{key}.beside")  # lines centred
     else:
-        t.refuse(["side"], "side goes with beside (the side of the panels a text sits on)")
+        BESIDE_SIDE.refuse(t)
         t.asked.append("beside")
         place = _placement(r, t)
     rotate = t.get("rotate")
@@ -879,16 +872,12 @@ def _align(r: _Reader, raw: Any, key: str) -> Align:
 
 
 
-def _placed_and_sized(r: _Reader, t: _Table, key: str, what: str) -> tuple[Placement, tuple[float, float] | None]:
+def _placed_and_sized(r: _Reader, t: _Table, rule: CellOrSize) -> tuple[Placement, tuple[float, float] | None]:
     """The placement and ``size`` of an element that a grid cell sizes, or else ``size``: exactly one of
-    them (``what``: the element's kind, for the message)."""
+    them (``rule``: :data:`composer.layout.constraints.PANEL_SIZE`, ...)."""
     place = _placement(r, t)
     size = _size(r, t)
-    if place.cell is None and size is None:
-        raise r.err(f"{key}.size", f"required key is missing (a {what} placed with at or a relation needs a size)"
-                                   f"{t.misspelt(['size'])}")
-    if place.cell is not None and size is not None:
-        raise r.err(f"{key}.size", "over-constrained: the grid cell gives the size; remove size or cell")
+    rule.check(t)
     return place, size
 
 def _guide_in_cell(t: _Table, place: Placement, *, sized: bool = False) -> None:
@@ -908,7 +897,7 @@ def _colorbar(r: _Reader, raw: Any, key: str) -> Colorbar:
     t = r.section(raw, key, "colorbar")
     panels = t.get("for")
     name = t.get("name")
-    place, size = _placed_and_sized(r, t, key, "colorbar")
+    place, size = _placed_and_sized(r, t, COLORBAR_SIZE)
     _guide_in_cell(t, place, sized=True)
     colorbar = Colorbar(panels=panels, place=place, size_pt=size, orientation=t.get("orientation"),
                         label=t.get("label"), ticks=t.get("ticks"), name=name, key=key)

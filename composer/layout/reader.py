@@ -39,7 +39,6 @@ class Table(Protocol):
 
 #: ``#rrggbb`` as :func:`matplotlib.colors.to_hex` writes it: such a colour converts to itself.
 _HEX = re.compile(r"^#[0-9a-f]{6}$")
-_RENDER = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*):([A-Za-z_][A-Za-z0-9_]*)$")
 
 
 class Reader:
@@ -119,12 +118,6 @@ class Reader:
                                     + ", ".join(repr(c) for c in choices))
             return value
         return convert
-
-    def page_number(self, value: Any, key: str) -> int:
-        """A 1-based page number: an integer >= 1."""
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise self.err(key, f"{value!r} is not a page number; give an integer from 1 (the first page)")
-        return value
 
     def count(self, value: Any, key: str) -> int:
         """A count of things: an integer >= 1 (``ncols = 2``)."""
@@ -238,13 +231,6 @@ class Reader:
         if not isinstance(value, dict):
             raise self.err(key, f"{value!r} is not a table; write {{ name = value }}")
         return dict(value)
-
-    def renderer(self, value: Any, key: str) -> str:
-        """``"module:function"``: a function in ``panels/module.py``."""
-        source = self.string(value, key)
-        if not _RENDER.match(source):
-            raise self.err(key, f"{source!r} is not \"module:function\" (a function in panels/module.py)")
-        return source
 
     def canvas_width(self, value: Any, key: str) -> str:
         """The canvas width as written, a journal's width (``"nature.double"``) replaced by its length."""

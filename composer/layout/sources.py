@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
 
+from composer.kinds import Registry
+from composer.layout.constraints import ExactlyOne, panel_source
 from composer.layout.keys import TABLES, TABLES_BY_KIND, TYPES, Key, Table, ValueType
 
 #: the panel table as the format declares it: the keys every panel has, and the shared keys a source
@@ -80,7 +81,17 @@ class SourceTable:
         return self.note or f"{self.said()} has no use for it"
 
 
-_REGISTERED: dict[str, SourceTable] = {}
+#: the registered sources' tables, by name, in registration order (:class:`composer.kinds.Registry`)
+SOURCE_TABLES: Registry[SourceTable] = Registry("panel source")
+
+
+def file_type(name: str, suffixes: tuple[str, ...], pattern: str, what: str) -> ValueType:
+    """A value type for a file a source reads: a path relative to the layout file that exists and has one of
+    ``suffixes`` (:meth:`composer.layout.reader.Reader.file_path`, which records it in ``Figure.files``);
+    ``pattern`` is the schema's regular expression for it, ``what`` says it in the schema (``"an SVG file"``)."""
+    shown = "path to " + "/".join(f"`{x}`" for x in suffixes[:2])
+    return ValueType(name, shown, lambda reader, value, key: reader.file_path(value, key, suffixes), {
+        "type": "string", "pattern": pattern, "description": f"{what}, relative to the layout file"})
 
 
 def register(table: SourceTable) -> None:
@@ -90,12 +101,12 @@ def register(table: SourceTable) -> None:
         ValueError: a source of that name is registered already, its name is a key every panel
             has, or one of its keys or value types clashes with the format's.
     """
-    if table.name in _REGISTERED:
-        raise ValueError(f"a panel source {table.name!r} is registered already")
+    if table.name in SOURCE_TABLES:
+        raise ValueError(f"panel source {table.name!r} is registered already")
     clash = {table.name, *(k.name for k in table.keys)} & BASE_PANEL_TABLE.key_names()
     if clash:
         raise ValueError(f"panel source {table.name!r}: {', '.join(sorted(clash))} is a key every panel has")
-    owned = {k.name for t in _REGISTERED.values() for k in (t.key, *t.keys)}
+    owned = {k.name for t in SOURCE_TABLES for k in (t.key, *t.keys)}
     clash = {table.name, *(k.name for k in table.keys)} & owned
     if clash:
         raise ValueError(f"panel source {table.name!r}: {', '.join(sorted(clash))} belongs to another source")
@@ -110,7 +121,7 @@ def register(table: SourceTable) -> None:
         if key.type not in TYPES and key.type not in {t.name for t in table.types}:
             raise ValueError(f"panel source {table.name!r}: key {key.name!r} has the unknown type {key.type!r}")
     TYPES.update({t.name: t for t in table.types})
-    _REGISTERED[table.name] = table
+    SOURCE_TABLES.add(table)
     _install()
 
 
@@ -120,7 +131,7 @@ def unregister(name: str) -> None:
     Raises:
         KeyError: no source of that name is registered.
     """
-    table = _REGISTERED.pop(name)
+    table = SOURCE_TABLES.remove(name)
     for vtype in table.types:
         TYPES.pop(vtype.name, None)
     _install()
@@ -133,15 +144,15 @@ def registered() -> tuple[SourceTable, ...]:
         RuntimeError: none is registered: nothing imported :mod:`composer.stages`, which registers the
             built-in ones (a bug in the caller).
     """
-    if not _REGISTERED:
+    if not len(SOURCE_TABLES):
         raise RuntimeError("no panel source is registered: import composer.stages (composer.stages.sources "
                            "registers the built-in ones) before reading a layout")
-    return tuple(_REGISTERED.values())
+    return tuple(SOURCE_TABLES)
 
 
 def table(name: str) -> SourceTable:
     """The table of the registered source ``name`` (KeyError when there is none)."""
-    return _REGISTERED[name]
+    return SOURCE_TABLES[name]
 
 
 def names() -> tuple[str, ...]:
@@ -152,12 +163,22 @@ def names() -> tuple[str, ...]:
 def panel_table() -> Table:
     """The ``[panels.NAME]`` table: every registered source's key, then their own keys, then the base
     table's keys; its schema rules say exactly one source key."""
-    tables = tuple(_REGISTERED.values())
+    tables = tuple(SOURCE_TABLES)
     chosen = tuple(t.key for t in tables)
     own = tuple(k for t in tables for k in t.keys)
-    rules: tuple[dict[str, Any], ...] = ({"oneOf": [{"required": [k.name]} for k in chosen]},) if chosen else ()
+    rules = (source_rule(),) if chosen else ()
     return dataclasses.replace(BASE_PANEL_TABLE, keys=(*chosen, *own, *BASE_PANEL_TABLE.keys),
                                rules=(*rules, *BASE_PANEL_TABLE.rules))
+
+
+def source_rule() -> ExactlyOne:
+    """Exactly one registered source's key (:func:`composer.layout.constraints.panel_source`): the panel table's
+    schema rule, and the loader's check of it (:meth:`~composer.layout.constraints.ExactlyOne.given`).
+
+    Raises:
+        RuntimeError: no source is registered (:func:`registered`).
+    """
+    return panel_source(names())
 
 
 def _install() -> None:

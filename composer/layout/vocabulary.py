@@ -83,6 +83,12 @@ ORIENTATIONS = ("vertical", "horizontal")
 ALIGN_AXES = ("x", "y", "both")
 #: every ``align`` of any relation.
 RELATION_ALIGNS = tuple(dict.fromkeys(a for aligns in RELATIONS.values() for a in aligns))
+#: the relations, as keys of an element placed by one
+RELATION_KEYS = tuple(RELATIONS)
+#: the keys that place an element: exactly one of them (:data:`composer.layout.constraints.PLACEMENT`)
+PLACEMENT_KEYS = ("at", "cell", *RELATION_KEYS)
+#: the anchor of a shape's own box, by kind, when ``anchor`` is not given
+SHAPE_ANCHORS = {k.name: k.default_anchor for k in SHAPES if k.boxed and k.default_anchor}
 #: largest grid track ratio ("2fr"); a million to one is beyond any layout, and larger values overflow
 #: the sum of the ratios to infinity.
 MAX_RATIO = 1e6

@@ -14,6 +14,8 @@ import re
 import tinycss2
 from lxml import etree
 
+from composer.units import PX_PER_UNIT
+
 Matrix = tuple[float, float, float, float, float, float]  # a b c d e f: x' = a x + c y + e, y' = b x + d y + f
 IDENTITY: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
 
@@ -115,9 +117,6 @@ def cumulative(el: etree._Element) -> Matrix:
 
 #: CSS angle units in degrees (CSS Values 4, 7.1)
 _DEG_PER_ANGLE_UNIT = {"deg": 1.0, "grad": 0.9, "rad": 180.0 / math.pi, "turn": 360.0}
-#: CSS absolute lengths in px, the user unit (CSS Values 4, 6.2: 96 px per inch)
-_PX_PER_LENGTH_UNIT = {"px": 1.0, "in": 96.0, "cm": 96.0 / 2.54, "mm": 96.0 / 25.4, "q": 96.0 / 101.6,
-                       "pt": 96.0 / 72.0, "pc": 16.0}
 #: the 2D CSS transform functions (CSS Transforms 1, 13.1) -> (argument kind, fewest, most arguments)
 _CSS_FUNCTIONS = {"matrix": ("number", 6, 6), "translate": ("length", 1, 2), "translatex": ("length", 1, 1),
                   "translatey": ("length", 1, 1), "scale": ("number", 1, 2), "scalex": ("number", 1, 1),
@@ -126,7 +125,8 @@ _CSS_FUNCTIONS = {"matrix": ("number", 6, 6), "translate": ("length", 1, 2), "tr
 
 
 def _css_argument(token: tinycss2.ast.Node, kind: str) -> float:
-    """One argument of a CSS transform function in px (lengths), degrees (angles) or as a number.
+    """One argument of a CSS transform function in px (lengths, :data:`composer.units.PX_PER_UNIT`), degrees
+    (angles) or as a number.
 
     Raises:
         ValueError: a percentage, a relative or unknown unit, or anything but a number.
@@ -137,7 +137,7 @@ def _css_argument(token: tinycss2.ast.Node, kind: str) -> float:
     if ttype == "percentage" and kind == "number":  # scale(50%) is scale(0.5) (CSS Transforms 2)
         return float(token.value) / 100.0
     if ttype == "dimension":
-        table = _PX_PER_LENGTH_UNIT if kind == "length" else _DEG_PER_ANGLE_UNIT if kind == "angle" else {}
+        table = PX_PER_UNIT if kind == "length" else _DEG_PER_ANGLE_UNIT if kind == "angle" else {}
         if token.lower_unit in table:
             return float(token.value) * table[token.lower_unit]
     raise ValueError(f"{getattr(token, 'serialize', lambda: str(token))()!r} is not "

@@ -823,7 +823,7 @@ def test_parallel_and_serial_builds_raise_the_same_first_error(warm):
 # ------------------------------------------------------------------ typeset canvas text
 
 
-def test_canvas_text_is_typeset_once_and_reused(warm, monkeypatch, tmp_path):
+def test_canvas_text_is_typeset_once_and_reused(warm, monkeypatch, tmp_path, user_cache):
     import composer.text.metrics as text_module
     from composer.incremental.cache import text_cache_path
 
@@ -840,9 +840,10 @@ def test_canvas_text_is_typeset_once_and_reused(warm, monkeypatch, tmp_path):
     build("fig", root=warm, formats=("svg",), jobs=1)
     assert calls == ["sum = 14.0"], calls
 
-    # a damaged text cache is ignored (and deleted): everything typeset again, same bytes
+    # a damaged text cache is ignored (and deleted): everything typeset again (an empty user cache too), same bytes
     path = text_cache_path(warm, "fig")
     path.write_bytes(path.read_bytes()[:-10])
+    monkeypatch.setenv("COMPOSER_CACHE_DIR", str(tmp_path / "empty-user-cache"))
     calls.clear()
     edit(warm / "layouts/fig.toml", 'at = ["92mm", "6mm"]', 'at = ["91mm", "6mm"]')
     again = build("fig", root=warm, formats=("svg",), jobs=1)
@@ -901,6 +902,7 @@ def test_a_temporary_file_left_by_a_stopped_build_makes_the_next_build_remove_it
     assert build("demo", root=root, formats=("svg",), dpi=50).up_to_date
 
 
+@pytest.mark.e2e
 def test_an_edit_anywhere_in_composer_changes_its_fingerprint(tmp_path):
     """The fingerprint (manifest and panel cache keys) hashed composer/incremental/ alone since the package
     was split into subpackages: an edit to composer/stages/ left old outputs "up to date". A copy of the

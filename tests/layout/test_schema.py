@@ -364,6 +364,23 @@ def test_compose_schema_prints_the_schema_and_the_reference(capsys):
     assert capsys.readouterr().out == markdown_reference()
 
 
+@pytest.mark.e2e
+def test_compose_schema_in_a_fresh_process_is_the_docs_schema_and_the_sites_reference():
+    """In a process that imported nothing else first: the panel sources' keys (``render``, ``svg``, ``pdf``,
+    ``image``) register with the format when the stages are imported, and ``compose schema`` has them."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "composer.cli", "schema"], capture_output=True, text=True,
+                          timeout=120, cwd=REPO)
+    assert done.returncode == 0 and done.stdout == (REPO / "docs" / "layout.schema.json").read_text()
+    done = subprocess.run([sys.executable, "-m", "composer.cli", "schema", "--markdown"], capture_output=True,
+                          text=True, timeout=120, cwd=REPO)
+    page = (REPO / "docs" / "reference" / "layout.md").read_text()
+    assert done.returncode == 0 and re.sub(r"^#### ", "## ", done.stdout, flags=re.M).strip() in page
+    assert "| `svg` |" in done.stdout and "| `pdf` |" in done.stdout
+
+
 def test_taplo_config_points_editors_at_the_schema():
     import tomllib
 
@@ -584,6 +601,7 @@ def test_a_key_added_to_the_format_is_accepted_documented_and_listed(monkeypatch
     assert "| `wobble` | length | `\"2pt\"` | how far the connector wobbles |" in markdown_reference()
 
 
+@pytest.mark.e2e
 def test_loading_a_layout_that_names_no_colour_imports_no_matplotlib(tmp_path):
     """The format's defaults convert without matplotlib (colours as ``#rrggbb``), so the model and a
     plain layout load light (``compose`` on an up-to-date figure imports no matplotlib)."""

@@ -15,6 +15,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.e2e  # signals, each in a fresh interpreter
+
 SCRIPT = """
 import os, signal
 from composer.sandbox import isolate

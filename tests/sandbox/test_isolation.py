@@ -403,6 +403,7 @@ def test_a_crashed_export_stops_the_other_at_once(project, tmp_path, monkeypatch
     assert not Path(f"/proc/{png_worker}").exists(), "the PNG's worker outlived the failed export"
 
 
+@pytest.mark.e2e
 def test_workers_are_forked_while_no_other_thread_runs(project):
     """Every fork of a parallel build (-j 2: panels, then PDF and PNG side by side) happens while the
     process runs one thread: Python 3.12+ warns that a fork from a multi-threaded process may deadlock

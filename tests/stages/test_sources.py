@@ -9,7 +9,11 @@ one pixel is 0.1 mm, so the rectangle covers pixel columns 100..299 and rows 50.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,7 +30,7 @@ from composer.layout.model import Panel
 from composer.layout.schema import json_schema, markdown_reference
 from composer.layout.sources import SourceTable
 from composer.pipeline import build
-from composer.stages.sources import Drawing, DrawnSource, register, source_of, sources, unregister
+from composer.stages.sources import Drawing, DrawnSource, Reading, register, registered, source_of, sources, unregister
 
 MM = 72 / 25.4
 SVG = "{http://www.w3.org/2000/svg}"
@@ -45,12 +49,9 @@ class ToySource(DrawnSource):
 
 @pytest.fixture
 def toy() -> Iterator[ToySource]:
-    source = ToySource()
-    register(source)
-    try:
+    with registered(ToySource()) as (source,):
+        assert isinstance(source, ToySource)
         yield source
-    finally:
-        unregister("toy")
 
 
 def _project(tmp_path: Path, panel: str) -> Path:
@@ -105,6 +106,46 @@ def test_a_source_registered_in_a_test_draws_a_real_figure(toy, tmp_path):
     assert int((np.asarray(png) == red).all(axis=2).sum()) == 200 * 150
 
 
+class PaletteToy(DrawnSource):
+    """Fills its box with the colour written in ``palette.txt`` at the project root: a file no key names,
+    which the source reads (:meth:`read`) and names for the manifest (:meth:`files`)."""
+
+    table = SourceTable(key=Key("palette_toy", "string", "a toy filled with the colour of palette.txt"))
+
+    def files(self, panel: Panel, reading: Reading) -> tuple[Path, ...]:
+        return (reading.root / "palette.txt",)
+
+    def read(self, panel: Panel, reading: Reading) -> bytes:
+        return (reading.root / "palette.txt").read_bytes()
+
+    def svg(self, panel: Panel, width_pt: float, height_pt: float, drawing: Drawing) -> bytes:
+        assert drawing.document is not None
+        colour = drawing.document.decode().strip()
+        return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width_pt} {height_pt}">'
+                f'<rect width="{width_pt}" height="{height_pt}" fill="{colour}"/></svg>').encode()
+
+
+def test_a_file_the_source_names_for_the_manifest_rebuilds_the_figure_when_it_changes(tmp_path):
+    root = _project(tmp_path, 'palette_toy = "x"\n')
+    (root / "palette.txt").write_text("#0000ff\n")
+
+    def fills() -> set[str]:
+        svg = etree.parse(str(root / "build" / "fig.svg")).getroot()
+        return {r.get("fill") for r in svg.find(f".//{SVG}g[@id='panel-t']").iter(f"{SVG}rect")}
+
+    with registered(PaletteToy()):
+        first = build("fig", root=root, formats=("svg",))
+        assert not first.up_to_date and fills() == {"#0000ff"}
+        recorded = json.loads((root / "build" / ".fig.manifest.json").read_text())
+        assert recorded["inputs"]["palette.txt"] == hashlib.sha256(b"#0000ff\n").hexdigest()  # declared, hashed
+        assert "palette.txt" not in recorded["opened"]  # not only seen opened (composer/sandbox/audit.py)
+        assert build("fig", root=root, formats=("svg",)).up_to_date
+        (root / "palette.txt").write_text("#00ff00\n")
+        again = build("fig", root=root, formats=("svg",))
+        assert not again.up_to_date and "palette.txt" in again.reason
+        assert fills() == {"#00ff00"}
+
+
 def test_the_loader_schema_and_reference_know_the_source_while_it_is_registered(toy, tmp_path):
     assert source_of(load_layout(_project(tmp_path, 'toy = "#00ff00"\n') / "layouts" / "fig.toml").panels[0]) is toy
     panel = json_schema()["properties"]["panels"]["additionalProperties"]
@@ -150,3 +191,13 @@ def test_a_source_cannot_take_a_key_another_source_or_every_panel_has():
     with pytest.raises(ValueError, match="size is a key every panel has"):
         register(Common())
     assert "toy" not in {s.name for s in sources()}
+
+
+def test_compose_schema_in_a_fresh_process_lists_the_built_in_sources():
+    """The command imports the stages, which register the sources, before it prints the panel table."""
+    code = "import sys\nfrom composer.cli.main import main\nsys.exit(main(['schema']))\n"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    panel = json.loads(proc.stdout)["properties"]["panels"]["additionalProperties"]
+    assert [k for k in panel["properties"]][:5] == ["render", "svg", "image", "pdf", "page"]
+    assert proc.stdout == (Path(__file__).parents[2] / "docs" / "layout.schema.json").read_text()

@@ -12,6 +12,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 from lxml import etree
 from PIL import Image
 
@@ -58,6 +59,7 @@ size = ["144pt", "108pt"]
     return outputs
 
 
+@pytest.mark.e2e
 def test_two_saves_of_one_matplotlib_figure_compose_to_the_same_bytes(tmp_path):
     first, second = saved_twice(tmp_path)
     clip = re.compile(rb'<clipPath id="(p[0-9a-f]{10})"')

@@ -12,8 +12,8 @@ layout reference lists their keys (:data:`BUILTIN`):
 - :mod:`~composer.stages.sources.pdf`: ``pdf = "file.pdf"`` with ``page``.
 
 A test or a plug-in adds its own with ``register(MySource())`` (and removes it
-with ``unregister("name")``); docs/design.md ("Extension points") lists what a new
-source touches.
+with ``unregister("name")``; ``with registered(MySource()):`` for a block);
+docs/design.md ("Extension points") lists what a new source touches.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from composer.stages.sources.base import (
     Rendered,
     placed,
     register,
+    registered,
     source_of,
     sources,
     unregister,
@@ -37,7 +38,7 @@ from composer.stages.sources.render import RenderSource
 from composer.stages.sources.svg import SvgSource
 
 __all__ = ["BUILTIN", "Drawing", "DrawnSource", "PanelSource", "PlotArea", "Reading", "Rendered", "placed",
-           "register", "source_of", "sources", "unregister"]
+           "register", "registered", "source_of", "sources", "unregister"]
 
 #: the built-in sources, registered when this package is imported; a new built-in source is one line here
 BUILTIN: tuple[PanelSource, ...] = (RenderSource(), SvgSource(), ImageSource(), PdfSource())

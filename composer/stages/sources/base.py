@@ -36,6 +36,7 @@ from typing import Any, ClassVar, Protocol
 from lxml import etree
 
 from composer.errors import DataError, LayoutError, SvgError
+from composer.kinds import Registry
 from composer.layout import sources as tables
 from composer.layout.model import Figure, Panel
 from composer.layout.sources import SourceTable
@@ -170,7 +171,7 @@ class DrawnSource(PanelSource):
 def placed(svg: bytes, panel: Panel, box: Box, *, source: str, fit: str, renumber: bool,
            before: Callable[[etree._Element], Any] | None = None) -> etree._Element:
     """An SVG document made the group ``panel-NAME`` (:func:`composer.stages.fragment.import_fragment`) and
-    placed in ``box`` (:func:`composer.stages.fragment.place`: ``"exact"`` scales its viewBox onto the
+    placed in ``box`` (:func:`composer.svg.viewbox.place`: ``"exact"`` scales its viewBox onto the
     box, ``"contain"`` fits it keeping its aspect as its ``preserveAspectRatio`` says).
 
     ``before``: called with the parsed document before its ids change (to find elements by what the
@@ -227,7 +228,8 @@ def naming_the_file(panel: Panel, figure: Figure, file: str) -> Iterator[None]:
                         key=f"{panel.key}.{panel.kind}") from None
 
 
-_SOURCES: dict[str, PanelSource] = {}
+#: the registered sources, by name, in registration order (:class:`composer.kinds.Registry`)
+SOURCES: Registry[PanelSource] = Registry("panel source")
 
 
 def register(source: PanelSource) -> None:
@@ -238,7 +240,7 @@ def register(source: PanelSource) -> None:
         ValueError: a source of that name is registered, or its table clashes with the format.
     """
     tables.register(source.table)
-    _SOURCES[source.name] = source
+    SOURCES.add(source)
 
 
 def unregister(name: str) -> None:
@@ -247,8 +249,22 @@ def unregister(name: str) -> None:
     Raises:
         KeyError: no source of that name is registered.
     """
-    del _SOURCES[name]
+    SOURCES.remove(name)
     tables.unregister(name)
+
+
+@contextmanager
+def registered(*added: PanelSource) -> Iterator[tuple[PanelSource, ...]]:
+    """Register ``added`` for the time of a ``with`` block, then unregister them (even on an error)."""
+    done: list[PanelSource] = []
+    try:
+        for source in added:
+            register(source)
+            done.append(source)
+        yield tuple(done)
+    finally:
+        for source in reversed(done):
+            unregister(source.name)
 
 
 def source_of(panel: Panel) -> PanelSource:
@@ -257,9 +273,9 @@ def source_of(panel: Panel) -> PanelSource:
     Raises:
         KeyError: the panel's source is not registered (a panel loaded while it was).
     """
-    return _SOURCES[panel.kind]
+    return SOURCES[panel.kind]
 
 
 def sources() -> tuple[PanelSource, ...]:
     """Every registered source, in registration order."""
-    return tuple(_SOURCES.values())
+    return tuple(SOURCES)

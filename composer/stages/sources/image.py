@@ -17,7 +17,7 @@ from lxml import etree
 from composer.errors import DataError
 from composer.layout.keys import Key
 from composer.layout.model import Panel
-from composer.layout.sources import SourceTable
+from composer.layout.sources import SourceTable, file_type
 from composer.stages.geometry import Box
 from composer.stages.sources.base import Drawing, PanelSource, Reading, naming_the_file, read_project_file
 from composer.svg.images import ImageTooLarge, ImageUnreadable, displayed_raster
@@ -30,7 +30,9 @@ class ImageSource(PanelSource):
     """A PNG or JPEG panel (see the module docstring)."""
 
     table = SourceTable(key=Key("image", "image_file", "a PNG or JPEG, fitted keeping its aspect and inlined"),
-                        article="an", note="an image panel is embedded as it is")
+                        article="an", note="an image panel is embedded as it is",
+                        types=(file_type("image_file", (".png", ".jpg", ".jpeg"), r"(?i)\.(?:png|jpe?g)$",
+                                         "a PNG or JPEG file"),))
     imported = True
 
     def read(self, panel: Panel, reading: Reading) -> bytes:

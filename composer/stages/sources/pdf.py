@@ -10,15 +10,28 @@ goes to ``Panel.options``.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from lxml import etree
 
 from composer.errors import DataError
-from composer.layout.keys import Key
+from composer.layout.keys import Key, ValueType
 from composer.layout.model import Panel
-from composer.layout.sources import SourceTable
+from composer.layout.reader import Reader
+from composer.layout.sources import SourceTable, file_type
 from composer.stages.geometry import Box
 from composer.stages.sources.base import Drawing, PanelSource, Reading, naming_the_file, placed, read_project_file
+
+
+def page_number(reader: Reader, value: Any, key: str) -> int:
+    """``page``: a 1-based page number, an integer >= 1.
+
+    Raises:
+        LayoutError: anything else (a bool, a float, 0), naming the key.
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise reader.err(key, f"{value!r} is not a page number; give an integer from 1 (the first page)")
+    return value
 
 
 class PdfSource(PanelSource):
@@ -28,7 +41,10 @@ class PdfSource(PanelSource):
         key=Key("pdf", "pdf_file", "a PDF page (made by R, Illustrator...), converted to vector SVG (glyphs as "
                                    "outlines) and fitted like `svg`; needs `pdftocairo` (poppler-utils)"),
         keys=(Key("page", "page", "pdf panels: the page to show, 1-based", default=1),),
-        note="a pdf panel is embedded as it is")
+        note="a pdf panel is embedded as it is",
+        types=(file_type("pdf_file", (".pdf",), r"(?i)\.pdf$", "a PDF file"),
+               ValueType("page", "integer >= 1", page_number,
+                         {"type": "integer", "minimum": 1})))
     imported = True
 
     def read(self, panel: Panel, reading: Reading) -> bytes:

@@ -12,16 +12,34 @@ module's ``values()``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from lxml import etree
 
-from composer.layout.keys import Key
+from composer.layout.keys import Key, ValueType
 from composer.layout.model import Panel
+from composer.layout.reader import Reader
 from composer.layout.sources import SHARED_KEYS, SourceTable
 from composer.stages.geometry import Box
 from composer.stages.sources.base import Drawing, PanelSource, PlotArea, Reading, placed
+
+_IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
+_RENDERER = re.compile(rf"^{_IDENT}:{_IDENT}$")
+
+
+def renderer(reader: Reader, value: Any, key: str) -> str:
+    """``render``: ``"module:function"``, a function in ``panels/module.py``.
+
+    Raises:
+        LayoutError: not a string of that form, naming the key.
+    """
+    source = reader.string(value, key)
+    if not _RENDERER.match(source):
+        raise reader.err(key, f"{source!r} is not \"module:function\" (a function in panels/module.py)")
+    return source
 
 
 class RenderSource(PanelSource):
@@ -30,7 +48,10 @@ class RenderSource(PanelSource):
     table = SourceTable(
         key=Key("render", "renderer", "`\"module:function\"`: `function(fig, data, **params)` in "
                                       "`panels/module.py`"),
-        takes=frozenset(SHARED_KEYS), matplotlib=True)
+        takes=frozenset(SHARED_KEYS), matplotlib=True,
+        types=(ValueType("renderer", "`\"module:function\"`", renderer, {
+            "type": "string", "pattern": rf"^{_IDENT}:{_IDENT}$",
+            "description": "\"module:function\": a function in panels/module.py"}),))
 
     def files(self, panel: Panel, reading: Reading) -> tuple[Path, ...]:
         """The panel's module, ``panels/module.py`` (when it exists: a renderer given in code has none);

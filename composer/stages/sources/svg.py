@@ -14,7 +14,7 @@ from lxml import etree
 
 from composer.layout.keys import Key
 from composer.layout.model import Panel
-from composer.layout.sources import SourceTable
+from composer.layout.sources import SourceTable, file_type
 from composer.stages.geometry import Box
 from composer.stages.mplfiles import matplotlib_made, mesh_groups, rasterize_meshes
 from composer.stages.sources.base import Drawing, PanelSource, Reading, naming_the_file, placed, read_project_file
@@ -25,7 +25,8 @@ class SvgSource(PanelSource):
     """An SVG file's panel (see the module docstring)."""
 
     table = SourceTable(key=Key("svg", "svg_file", "an SVG file, fitted in the box keeping its aspect"),
-                        element_ids=True, article="an", note="an svg panel is embedded as it is")
+                        element_ids=True, article="an", note="an svg panel is embedded as it is",
+                        types=(file_type("svg_file", (".svg",), r"(?i)\.svg$", "an SVG file"),))
     imported = True
 
     def read(self, panel: Panel, reading: Reading) -> bytes:
