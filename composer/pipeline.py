@@ -553,7 +553,7 @@ def _render_unit(inputs: Inputs, names: list[str], boxes: Mapping[str, Box],
                      panels[names[0]])
         raise PanelError(failure.worded(f"panel {panel.name!r}: {panel.source}",
                                         user_dir(inputs.renderers[panel.name])),
-                         file=file, key=f"{panel.key}.render", frames=failure.frames) from None
+                         file=file, key=f"{panel.key}.{panel.kind}", frames=failure.frames) from None
 
 
 def _warm(spec: FigureSpec) -> None:

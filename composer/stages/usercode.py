@@ -241,7 +241,7 @@ def call_params(func: Callable[..., Any], panel: Panel, spec: FigureSpec, *, fil
         raise PanelError(f"panel {panel.name!r}: {panel.source} takes {len(positional)} positional "
                          f"argument{'s' * (len(positional) != 1)} ({', '.join(p.name for p in positional) or 'none'}); "
                          "a renderer is def NAME(fig, data, **params): the matplotlib Figure to draw on, and the "
-                         "figure's data", file=file, key=f"panels.{panel.name}.render")
+                         "figure's data", file=file, key=f"panels.{panel.name}.{panel.kind}")
     takes = [p for p in list(sig.parameters.values())[2:] if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
     names = [p.name for p in takes]
     if not any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
