@@ -155,7 +155,8 @@ def figure_page(root: Path, name: str) -> str:
            f"![{name}]({page_name(name)}.png)", "",
            f"Built from the repository's root with `compose {name}` (this picture: `python docs/generate.py`, "
            f"at {THUMB_DPI} dpi).", ""]
-    out += [f"## The layout: `{rel}`", "", f"{_fence(text)}{lang}", text.rstrip("\n"), _fence(text), ""]
+    out += [f"## The layout: `{rel}`", "", f"{_fence(text)}{lang}", text.rstrip("\n"), _fence(text), "",
+            f"([download {layout.name}](../../{rel}))", ""]
     style = doc.get("figure", {}).get("style")
     if isinstance(style, str) and (layout.parent / style).is_file():
         path = (layout.parent / style).resolve()

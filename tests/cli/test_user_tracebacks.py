@@ -96,7 +96,7 @@ def test_a_renderers_error_shows_the_users_frames_and_no_composers(jobs, tmp_pat
     root = _project(tmp_path / "p", "broken")
     monkeypatch.chdir(root)
     line, block = _fails(capsys, root, "-j", jobs)
-    assert line == ("compose: error: layouts/fig.toml: panels.p.render: panel 'p': failing:broken raised "
+    assert line == ("compose: error: layouts/fig.toml:6:1: panels.p.render: panel 'p': failing:broken raised "
                     "ZeroDivisionError: float division by zero (at failing.py:5 in ratio: return total / count)")
     assert HEAD.match(block[0]), block
     assert block[1:] == ["    panels/failing.py:10 in broken",
@@ -135,7 +135,7 @@ def test_values_error_shows_the_users_frames(tmp_path, monkeypatch, capsys):
     root = _project(tmp_path / "p", "fine", '\n[[text]]\ntext = "{total}"\nat = ["5mm", "5mm"]\n')
     monkeypatch.chdir(root)
     line, block = _fails(capsys, root)
-    assert line.startswith("compose: error: layouts/fig.toml: text[0].text: values() in panels/failing.py raised "
+    assert line.startswith("compose: error: layouts/fig.toml:11:1: text[0].text: values() in panels/failing.py raised "
                            "ZeroDivisionError: float division by zero (at failing.py:5 in ratio: "
                            "return total / count)"), line
     assert HEAD.match(block[0]), block
