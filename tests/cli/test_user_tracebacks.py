@@ -237,7 +237,7 @@ def test_an_exception_whose_str_fails_is_named_not_the_error_of_its_str(tmp_path
     root = _hostile(tmp_path / "p", "mute")
     monkeypatch.chdir(root)
     line, block = _fails(capsys, root)
-    assert line == ("compose: error: layouts/fig.toml: panels.p.render: panel 'p': hostile:mute raised "
+    assert line == ("compose: error: layouts/fig.toml:6:1: panels.p.render: panel 'p': hostile:mute raised "
                     "Mute: <str() failed: RuntimeError> (at hostile.py:7 in mute: raise Mute())")
     assert block[1:] == ["    panels/hostile.py:7 in mute", "      raise Mute()"]
 
