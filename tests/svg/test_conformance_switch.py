@@ -36,3 +36,21 @@ def test_a_switch_draws_the_child_a_browser_draws(tmp_path, engine):
         assert near(png[10, x], (*colour, 255)), (x, png[10, x])
         assert near(pdf[10, x], colour), (x, pdf[10, x])
     assert b"#ff0000" not in svg  # the children not drawn are gone: the check measures what is drawn
+
+
+def test_html_labels_are_removed_with_one_warning_naming_the_file(tmp_path):
+    # draw.io's labels: HTML in a <foreignObject>, then the SVG <text> fallback (shortened: "Lamp...");
+    # composer draws SVG only: the fallback's text is drawn, and one warning says why the label changed
+    art = (f'<svg {HEAD} width="60" height="20" viewBox="0 0 60 20">'
+           '<switch><foreignObject width="60" height="20" requiredFeatures="http://www.w3.org/TR/SVG11/feature#'
+           'Extensibility"><div xmlns="http://www.w3.org/1999/xhtml">Lamp plugged in?</div></foreignObject>'
+           '<text x="2" y="12" font-size="8">Lamp...</text></switch>'
+           '<foreignObject width="10" height="10"><div xmlns="http://www.w3.org/1999/xhtml">x</div></foreignObject>'
+           '</svg>')
+    _, _, messages, svg = compose(tmp_path, (60, 20), {"s": (art, (0, 0), (60, 20))})
+    html = [m for m in messages if "foreignObject" in m]
+    assert len(html) == 1, messages
+    assert "art/s.svg" in html[0] and "2 <foreignObject>" in html[0] and "fallback" in html[0]
+    assert b"foreignObject" not in svg and b"Lamp plugged" not in svg
+    _, _, messages, _ = compose(tmp_path / "plain", (60, 20), {"s": (ART, (0, 0), (60, 20))})
+    assert not [m for m in messages if "foreignObject" in m]
