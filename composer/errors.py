@@ -1,7 +1,8 @@
 """Errors composer raises.
 
 Every error a user can cause is a :class:`ComposerError` whose ``str()`` is one
-line: ``file: key.path: problem (valid choices)``. The CLI prints that line and
+line: ``file: key.path: problem (valid choices)``, or, when the key is written in a
+TOML file, ``file:LINE:COLUMN: key.path: problem`` (:mod:`composer.layout.positions`). The CLI prints that line and
 exits 1; library callers catch the class. An error in the user's own code (a
 renderer, ``values()``, a Python layout) also carries the traceback's
 :class:`Frame` s, which the CLI shows below the line (the user's frames; ``-v``:
@@ -50,6 +51,29 @@ def frames_of(exc: BaseException) -> tuple[Frame, ...]:
     return tuple(frames)
 
 
+#: control characters an exception's message may hold, shown as escapes (``\\x1b``): an escape sequence
+#: in a message would act on the user's terminal (clear it, set its title, colour what follows)
+_CONTROLS = {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F]}
+
+
+def exception_text(exc: BaseException) -> str:
+    """One line naming an exception the user's code raised: ``ZeroDivisionError: division by zero``.
+
+    The message's white space is collapsed to single spaces and its control characters are escaped
+    (``\\x1b``); an empty one is ``(no message)``; ``SystemExit`` is ``SystemExit: called
+    sys.exit(CODE)``. An exception whose ``str()`` (or a ``SystemExit`` whose code's ``repr()``) itself
+    raises is named with ``<str() failed: ERROR>``, as Python's own traceback does, and not
+    replaced by the exception ``str()`` raised."""
+    name = type(exc).__name__
+    try:
+        if isinstance(exc, SystemExit):
+            return f"{name}: called sys.exit({exc.code!r})".translate(_CONTROLS)
+        message = " ".join(str(exc).split()).translate(_CONTROLS) or "(no message)"
+    except Exception as failed:  # noqa: BLE001  (the user's __str__ / __repr__)
+        message = f"<str() failed: {type(failed).__name__}>"
+    return f"{name}: {message}"
+
+
 class ComposerError(Exception):
     """A problem the user can fix: bad layout, missing data, failing panel.
 
@@ -59,18 +83,25 @@ class ComposerError(Exception):
         key: the key path inside that file, e.g. ``panels.rgb.size[0]``.
         frames: when the user's code failed, the traceback (:func:`frames_of`), outermost first;
             ``str()`` does not show them (the message names the innermost frame of the user's code).
+        line, column: where ``key`` is written in ``file`` (from 1), when known: ``str()`` shows
+            ``file:line:column``.
     """
 
     def __init__(self, message: str, *, file: str | None = None, key: str | None = None,
-                 frames: tuple[Frame, ...] = ()):
+                 frames: tuple[Frame, ...] = (), line: int | None = None, column: int | None = None):
         self.message = message
         self.file = file
         self.key = key
         self.frames = tuple(frames)
+        self.line = line
+        self.column = column
         super().__init__(self.__str__())
 
     def __str__(self) -> str:
-        parts = [p for p in (self.file, self.key) if p]
+        where = self.file
+        if where and self.line is not None:
+            where += f":{self.line}" + (f":{self.column}" if self.column is not None else "")
+        parts = [p for p in (where, self.key) if p]
         one_line = " ".join(self.message.split())
         return ": ".join([*parts, one_line])
 

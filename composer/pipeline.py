@@ -47,7 +47,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from composer.errors import ComposerWarning, PanelError
+from composer.errors import ComposerError, ComposerWarning, PanelError
 from composer.incremental import manifest
 from composer.incremental.cache import (
     PanelCache,
@@ -60,6 +60,7 @@ from composer.incremental.record import manifest_contents
 from composer.kinds import outputs
 from composer.layout.loader import load_layout
 from composer.layout.model import Figure, FigureSpec
+from composer.layout.positions import locate
 from composer.layout.sources import table as source_table
 from composer.lint.rules import Report, clipped_text_warnings, font_findings, lint
 from composer.mpl.fontlog import font_substitutions
@@ -306,7 +307,22 @@ def build(name: str, *, root: str | Path = ".", out: str | Path | None = None,
     options = BuildOptions(formats=tuple(formats), dpi=dpi, engine=engine, pdf_standard=pdf_standard, debug=debug,
                            check=check, timeout_s=timeout_s, jobs=jobs or available_cores(), cache=cache,
                            store=cache, svg_first=svg_first, panels=panels)
-    return _run(lambda: _Source.layout(project, name), out_dir, options, progress, reason, seconds).result
+    with _located(project):
+        return _run(lambda: _Source.layout(project, name), out_dir, options, progress, reason, seconds).result
+
+
+@contextlib.contextmanager
+def _located(project: Project) -> Iterator[None]:
+    """A ComposerError raised in the block that names a key of one of the project's TOML files gets
+    the line and column where that key is written (:func:`composer.layout.positions.locate`)."""
+    try:
+        yield
+    except ComposerError as exc:
+        if exc.file and exc.key and exc.line is None:
+            path = project.root / exc.file
+            if path.is_file():
+                locate(exc, path)
+        raise
 
 
 def build_figure(project: Project, figure: Figure, file: str, options: BuildOptions, *,
@@ -388,11 +404,12 @@ def check(name: str, *, root: str | Path = ".", jobs: int | None = None,
     """
     project = Project.at(root)
     layout_path = project.layout_path(name)
-    figure = load_layout(layout_path, name=name, display=project.display(layout_path))
-    missing = missing_font_report(figure)
-    if missing is not None:
-        return missing
-    return lint_figure(name, root=project.root, jobs=jobs, timeout_s=timeout_s, progress=progress).report
+    with _located(project):
+        figure = load_layout(layout_path, name=name, display=project.display(layout_path))
+        missing = missing_font_report(figure)
+        if missing is not None:
+            return missing
+        return lint_figure(name, root=project.root, jobs=jobs, timeout_s=timeout_s, progress=progress).report
 
 
 def missing_font_report(figure: Figure) -> Report | None:
@@ -536,7 +553,7 @@ def _render_unit(inputs: Inputs, names: list[str], boxes: Mapping[str, Box],
                      panels[names[0]])
         raise PanelError(failure.worded(f"panel {panel.name!r}: {panel.source}",
                                         user_dir(inputs.renderers[panel.name])),
-                         file=file, key=f"{panel.key}.render", frames=failure.frames) from None
+                         file=file, key=f"{panel.key}.{panel.kind}", frames=failure.frames) from None
 
 
 def _warm(spec: FigureSpec) -> None:

@@ -155,14 +155,23 @@ def figure_page(root: Path, name: str) -> str:
            f"![{name}]({page_name(name)}.png)", "",
            f"Built from the repository's root with `compose {name}` (this picture: `python docs/generate.py`, "
            f"at {THUMB_DPI} dpi).", ""]
-    out += [f"## The layout: `{rel}`", "", f"{_fence(text)}{lang}", text.rstrip("\n"), _fence(text), ""]
+    out += [f"## The layout: `{rel}`", "", f"{_fence(text)}{lang}", text.rstrip("\n"), _fence(text), "",
+            f"([download {layout.name}](../../{rel}))", ""]
+    style = doc.get("figure", {}).get("style")
+    if isinstance(style, str) and (layout.parent / style).is_file():
+        path = (layout.parent / style).resolve()
+        style_text = path.read_text(encoding="utf-8")
+        shown = path.relative_to(root.resolve()).as_posix() if path.is_relative_to(root.resolve()) else style
+        out += [f"## The shared style file: `{shown}`", "",
+                "Colours, text styles and rcParams that the figures of this series share (`[figure] style`).", "",
+                f"{_fence(style_text)}toml", style_text.rstrip("\n"), _fence(style_text), ""]
     sources = renderer_sources(root, doc)
     out += ["## The renderers", ""]
     if sources:
         for module_file, functions, source in sources:
             names = ", ".join(f"`{f}`" for f in functions)
             out += [f"### `{module_file}`", "", f"The functions this figure uses: {names}, with the module-level "
-                    "constants they read (imports and the shared style file left out).", "",
+                    "constants they read (imports left out).", "",
                     f"{_fence(source)}python", source, _fence(source), ""]
     else:
         out += ["None: every element of this figure is drawn by composer from the layout.", ""]

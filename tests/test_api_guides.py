@@ -7,6 +7,7 @@ with the file's name (``layouts/fig.toml``) read as the figure built in code.
 
 from __future__ import annotations
 
+import re
 import textwrap
 import tomllib
 
@@ -97,8 +98,8 @@ def file_error(root) -> str:
     with pytest.raises(ComposerError) as caught:
         file_svg(root)
     message = str(caught.value)
-    assert "\n" not in message and message.startswith("layouts/fig.toml: ")
-    return message.replace("layouts/fig.toml", "figure 'fig' (built in code)", 1)
+    assert "\n" not in message and re.match(r"layouts/fig\.toml:\d+:\d+: ", message)
+    return re.sub(r"^layouts/fig\.toml:\d+:\d+", "figure 'fig' (built in code)", message)
 
 
 def figure(root) -> Figure:

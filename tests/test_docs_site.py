@@ -109,13 +109,14 @@ def test_the_readmes_small_example_builds_as_it_says(tmp_path, capsys):
     (root / "panels").mkdir()
     (root / "layouts" / "fig.toml").write_text(toml, encoding="utf-8")
     (root / "panels" / "fig.py").write_text(python, encoding="utf-8")
-    result = build("fig", root=root, cache=False)
+    result = build("fig", root=root)
     assert {p.name for p in result.outputs.values()} == {"fig.svg", "fig.pdf", "fig.png"}
     assert sorted(result.rendered) == ["noise", "wave"]
     svg = etree.fromstring(result.outputs["svg"].read_bytes())
     labels = [el.get("aria-label") for el in svg.iter() if isinstance(el.tag, str) and el.get("aria-label")]
     assert "a" in labels and "b" in labels and "the peak" in labels
-    assert check("fig", root=root).ok and not check("fig", root=root).warnings
+    report = check("fig", root=root)
+    assert report.ok and not report.warnings, report.table()
     # the data anchor: the arrow without head and gap ends on the curve's (pi/2, 1), which the same
     # figure with a marker line through that point shows in the panel's own axes
     (root / "layouts" / "fig.toml").write_text(toml.replace('label = "the peak"', 'label = "the peak"\nhead = "none"\n'

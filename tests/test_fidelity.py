@@ -178,7 +178,7 @@ def test_editable_refuses_a_font_the_renderers_would_swap(tmp_path):
     with pytest.raises(LayoutError) as err:
         _build(root)
     message = str(err.value)
-    assert message.startswith("layouts/fig.toml: figure.text: ")
+    assert re.match(r"layouts/fig\.toml:\d+:\d+: figure\.text: ", message)
     assert "'STIXGeneral'" in message and "STIXGeneral.ttf" in message and match.family in message
     assert "\n" not in message
     # with outlines, nothing can be swapped: the same layout builds

@@ -10,6 +10,7 @@ import json
 import re
 import shutil
 import subprocess
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -158,10 +159,11 @@ def _top_level_functions(module: Path) -> dict[str, ast.FunctionDef]:
 def test_site_gallery_shows_every_figure_with_its_layout_and_renderers():
     """docs/gallery/ of the site (written by every Sphinx build from gallery_pages()): the index shows
     every figure's thumbnail, linked to its page; each page shows the picture, the whole layout file and
-    the source of every function its panels render with and of every module-level function those call."""
+    the source of every function its panels render with and of every module-level function those call, and
+    its shared style file."""
     gen = _generate_module()
     pages = gen.gallery_pages(REPO)
-    helpers = 0
+    helpers = styles = 0
     assert set(pages) == {"index.md"} | {f"{gen.page_name(n)}.md" for n in FIGURES}
     assert "(../seeds.md)" in pages["index.md"]
     for name in FIGURES:
@@ -182,7 +184,12 @@ def test_site_gallery_shows_every_figure_with_its_layout_and_renderers():
                 assert ast.get_source_segment(text, functions[used]) in page, f"{name}: {module}:{used} is not on its page"
         if not renders:
             assert "None: every element of this figure is drawn by composer" in page
-    assert helpers > 0, "no renderer calls a helper: the helper check above checked nothing"
+        style = tomllib.loads(layout.read_text(encoding="utf-8")).get("figure", {}).get("style") \
+            if layout.suffix == ".toml" else None
+        if style:
+            styles += 1
+            assert (layout.parent / style).read_text(encoding="utf-8").rstrip("\n") in page, name
+    assert helpers > 0 and styles > 0, "no renderer calls a helper or no layout has a style: a check checked nothing"
 
 
 def test_the_flagship_page_shows_its_panel_module_and_values():

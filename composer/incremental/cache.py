@@ -125,22 +125,24 @@ def _module_index(source: bytes) -> tuple[bool, dict[str, list[tuple[str, frozen
     tree = _parsed(source)
     if tree is None:
         return True, {}, [], frozenset(), ()
-    everything = _names(tree)
-    dynamic = bool(_DYNAMIC & everything) or any(
-        isinstance(n, ast.FunctionDef) and n.name == "__getattr__" for n in tree.body)
+    everything: set[str] = set()  # the names of the whole module: the union of its statements' (one walk)
     defs: dict[str, list[tuple[str, frozenset[str]]]] = {}
     always: list[str] = []
     always_names: set[str] = set()
     order: list[tuple[str | None, str]] = []
     for node in tree.body:
         dump = ast.dump(node)
+        names = _names(node)
+        everything |= names
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            defs.setdefault(node.name, []).append((dump, frozenset(_names(node))))
+            defs.setdefault(node.name, []).append((dump, frozenset(names)))
             order.append((node.name, dump))
         else:
             always.append(dump)
-            always_names |= _names(node)
+            always_names |= names
             order.append((None, dump))
+    dynamic = bool(_DYNAMIC & everything) or any(
+        isinstance(n, ast.FunctionDef) and n.name == "__getattr__" for n in tree.body)
     return dynamic, defs, always, frozenset(always_names), tuple(order)
 
 

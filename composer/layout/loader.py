@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from composer.errors import LayoutError, closest, did_you_mean
+from composer.errors import ComposerError, LayoutError, closest, did_you_mean
 from composer.kinds import shapes as shape_kinds
 from composer.kinds.rules import RULES
 from composer.kinds.shapes import SHAPES
@@ -52,6 +52,7 @@ from composer.layout.model import (
     Text,
     TextStyle,
 )
+from composer.layout.positions import locate
 from composer.layout.section import REQUIRED
 from composer.layout.section import LayoutReader as _Reader
 from composer.layout.section import Section as _Table
@@ -103,7 +104,12 @@ def load_layout(path: Path, *, name: str | None = None, display: str | None = No
     path = Path(path)
     r = _Reader(path, display or str(path))
     raw = _read_python(r, timeout_s) if path.suffix == ".py" else _read_toml(r)
-    return layout_from_dict(raw, r, name=name or path.stem)
+    try:
+        return layout_from_dict(raw, r, name=name or path.stem)
+    except ComposerError as exc:  # a TOML layout's error: the line of its key too
+        if exc.file == r.file:
+            locate(exc, path)
+        raise
 
 
 def load_document(raw: dict[str, Any], path: Path, *, name: str, display: str | None = None) -> Figure:

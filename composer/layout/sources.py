@@ -47,10 +47,13 @@ class SourceTable:
             name; any other source's panel refuses them.
         takes: the shared panel keys of :data:`SHARED_KEYS` it accepts (``render``: all of them);
             a panel of a source that does not take one refuses it.
-        matplotlib: the panel is drawn by matplotlib in the render stage, so it has a plot area and
-            data anchors once drawn, guides (``[[legend]] from``) draw from it, ``[[align]]`` aligns it
-            and ``aspect_of = "plot"`` locks its axes.
-        element_ids: ``"panel#id"`` points reach the elements of its file (an SVG's ids).
+        matplotlib: the panel is drawn by matplotlib in the render stage: its value names a renderer
+            (``"module:function"``, loaded by the inputs stage, called in a forked worker, its panel
+            cached), it has a plot area and data anchors once drawn, guides (``[[legend]] from``) draw
+            from it, ``[[align]]`` aligns it and ``aspect_of = "plot"`` locks its axes.
+        element_ids: ``"panel#id"`` points reach the elements of its file: what its ``read`` returns is an
+            SVG document, drawn fitted in the box as its ``preserveAspectRatio`` says (as ``svg`` draws it),
+            whose element boxes :func:`composer.stages.geometry.imported_svgs` measures.
         article: ``"a"`` or ``"an"``, as messages say the source (``an svg panel``).
         note: what a panel of this source does with a key it does not take, said in the error
             (``"an svg panel is embedded as it is"``); default: ``"<article> <name> panel has no use for it"``.

@@ -130,7 +130,7 @@ def draw_panel(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data: M
     """
     from matplotlib.figure import Figure
 
-    key = f"{panel.key}.render"
+    key = f"{panel.key}.{panel.kind}"  # the key that names its renderer
     width_pt, height_pt = size_pt
     params = call_params(func, panel, spec, file=file)
     with rc_context(rc_params(spec, panel.name)), missing_glyphs() as missing:

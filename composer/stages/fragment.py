@@ -122,6 +122,11 @@ def resolve_css_transforms(job: Import) -> None:
     _resolve_css_transforms(job.root, source=job.source)
 
 
+def resolve_switches(job: Import) -> None:
+    """:func:`_resolve_switches`: every ``<switch>`` keeps only the child a browser draws."""
+    _resolve_switches(job.root)
+
+
 def name_ids(job: Import) -> None:
     """The new name of every id: the panel's name as prefix (``rgb--figure_1``,
     :func:`composer.svg.ids.prefixed`), or with ``renumber`` the document order
@@ -227,6 +232,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("drop-metadata", drop_metadata),
     Pass("decide-viewport", decide_viewport, foreign=True),  # on the file as written
     Pass("inline-used-styles", inline_used_style_rules),  # before scoping
+    Pass("resolve-switches", resolve_switches, foreign=True),  # before ids are named: dropped children's go
     Pass("resolve-css-transforms", resolve_css_transforms, foreign=True),  # ids as written, for the warning
     Pass("name-ids", name_ids),
     Pass("rewrite-references", rewrite_references),
@@ -405,6 +411,30 @@ _LENGTH_PROPERTIES = frozenset({
 })
 #: conditional processing attributes (SVG 2, 5.8.2): on the root, they decide whether the file draws
 _CONDITIONS = ("systemLanguage", "requiredExtensions", "requiredFeatures")
+
+
+def _resolve_switches(root: etree._Element) -> None:
+    """Draw every ``<switch>`` as a browser does: only its first direct child whose conditions pass
+    (SVG 2, 5.8.5), the others removed, so both engines and the check see what a browser shows.
+
+    ``requiredFeatures`` is removed wherever it stands: SVG 2 dropped it and Chromium and Firefox treat
+    it as passing, while the engines' usvg and cairosvg treat ``#Extensibility`` as failing (and so
+    drew the "Text is not SVG - cannot display" notice that ends every draw.io export, which a browser
+    never shows). A child with ``requiredExtensions`` fails (composer supports no extension, and an
+    empty list fails, 5.8.2). A switch with a child that says ``systemLanguage`` is left to the engine,
+    whose language composer does not choose.
+    """
+    for el in root.iter():
+        if isinstance(el.tag, str):
+            el.attrib.pop("requiredFeatures", None)
+    for switch in reversed(list(root.iter(svg_tag("switch")))):  # nested switches first
+        children = [child for child in switch if isinstance(child.tag, str)]
+        if any(child.get("systemLanguage") is not None for child in children):
+            continue
+        chosen = next((child for child in children if child.get("requiredExtensions") is None), None)
+        for child in children:
+            if child is not chosen:
+                switch.remove(child)
 
 
 def _resolve_non_scaling_strokes(root: etree._Element, *, source: str) -> None:

@@ -82,7 +82,7 @@ def save_panel(draft: Draft, spec: FigureSpec, *, file: str, guides: Collection[
             no glyph for (matplotlib would draw empty boxes).
     """
     panel = draft.panel
-    key = f"{panel.key}.render"
+    key = f"{panel.key}.{panel.kind}"  # the key that names its renderer
     records: dict[str, tuple[Any, ...]] = {}
     collected_notes: tuple[str, ...] = ()
     with rc_context(rc_params(spec, panel.name)):

@@ -22,7 +22,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from composer.errors import LayoutError, PanelError, did_you_mean, frames_of
+from composer.errors import LayoutError, PanelError, did_you_mean, exception_text, frames_of
 from composer.layout.model import FigureSpec, Panel
 from composer.sandbox.isolate import where
 
@@ -241,7 +241,7 @@ def call_params(func: Callable[..., Any], panel: Panel, spec: FigureSpec, *, fil
         raise PanelError(f"panel {panel.name!r}: {panel.source} takes {len(positional)} positional "
                          f"argument{'s' * (len(positional) != 1)} ({', '.join(p.name for p in positional) or 'none'}); "
                          "a renderer is def NAME(fig, data, **params): the matplotlib Figure to draw on, and the "
-                         "figure's data", file=file, key=f"panels.{panel.name}.render")
+                         "figure's data", file=file, key=f"panels.{panel.name}.{panel.kind}")
     takes = [p for p in list(sig.parameters.values())[2:] if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
     names = [p.name for p in takes]
     if not any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
@@ -293,6 +293,7 @@ def describe(exc: BaseException, user_dir: Path | None) -> str:
     folder): the line of the user's own code that failed.
     """
     frames = frames_of(exc)
-    message = " ".join(str(exc).split()) or "(no message)"
-    name = "KeyError" if isinstance(exc, MissingKey) else type(exc).__name__
-    return f"{name}: {message}{where(frames, user_dir)}"
+    text = exception_text(exc)
+    if isinstance(exc, MissingKey):  # a data column's KeyError, as the user's code sees it
+        text = "KeyError" + text[len(type(exc).__name__):]
+    return f"{text}{where(frames, user_dir)}"

@@ -9,6 +9,9 @@
   beside the page: a missing one is a warning; at the end the gallery's pictures are copied where such
   images find them in the HTML (``gallery/NAME.png``).
 
+- an unqualified Python name in a docstring (``LayoutError`` in a Raises section) links to the one
+  documented object of that name, which Sphinx does not look for (``missing-reference``).
+
 Internal links (pages, headings, repository files) and API references are Sphinx's and MyST's own
 warnings (``-n``).
 """

@@ -139,7 +139,7 @@ def test_a_failing_panels_output_follows_the_error_line(tmp_path):
     done = run_compose(["demo", "--root", root, "--format", "svg"])
     assert done.returncode == 1
     lines = without_frames(done.stderr)  # the error line, then (after the user's frames) the panels' output
-    assert lines[0].startswith("compose: error: layouts/demo.toml: panels.b.render: panel 'b': demo:heat raised "
+    assert lines[0].startswith("compose: error: layouts/demo.toml:16:1: panels.b.render: panel 'b': demo:heat raised "
                                "ValueError: bad")
     assert lines[1:] == EXPECTED  # a's too: every panel ran
     assert done.stdout == ""
@@ -234,6 +234,6 @@ def test_a_failing_values_output_follows_the_error_line(tmp_path):
     done = run_compose(["demo", "--root", root, "--format", "svg"])
     assert done.returncode == 1 and done.stdout == ""
     lines = without_frames(done.stderr)
-    assert lines[0].startswith("compose: error: layouts/demo.toml: figure.data: values() in panels/demo.py raised "
+    assert lines[0].startswith("compose: error: layouts/demo.toml:5:1: figure.data: values() in panels/demo.py raised "
                                "ZeroDivisionError"), lines
     assert lines[1:] == ["  values() in panels/demo.py: values: about to fail"]

@@ -52,7 +52,8 @@ def test_a_misspelt_key_suggests_the_key(tmp_path, capsys):
     lable = "a"
     """)
     line = error_line(capsys, ["fig", "--root", str(root), "--format", "svg"])
-    assert "compose: error: layouts/fig.toml: panels.a.lable: unknown key 'lable'; did you mean 'label'?; valid keys are " in line
+    # lable is on line 9 (3 of HEAD, the blank line, then the table's five), column 1
+    assert "compose: error: layouts/fig.toml:9:1: panels.a.lable: unknown key 'lable'; did you mean 'label'?; valid keys are " in line
     assert not (root / "build" / "fig.svg").exists()
 
 
@@ -67,7 +68,7 @@ def test_a_misspelt_parameter_suggests_it_and_lists_what_the_function_takes(tmp_
     params = { binz = 5 }
     """)
     line = error_line(capsys, ["fig", "--root", str(root), "--format", "svg"])
-    assert line == ("compose: error: layouts/fig.toml: panels.hist.params.binz: panel 'hist': sim:hist takes no "
+    assert line == ("compose: error: layouts/fig.toml:9:12: panels.hist.params.binz: panel 'hist': sim:hist takes no "
                     "parameter 'binz'; did you mean 'bins'?; it takes bins, color")
 
 

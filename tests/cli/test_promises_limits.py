@@ -40,7 +40,7 @@ def compose(capsys, root: Path) -> tuple[int, str]:
 def one_line_error(status: int, err: str, *fragments: str) -> str:
     assert status == 1, err
     lines = err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("compose: error: layouts/fig.toml: "), err
+    assert len(lines) == 1 and re.match(r"compose: error: layouts/fig\.toml:\d+:\d+: ", lines[0]), err
     for fragment in fragments:
         assert fragment in lines[0], (fragment, lines[0])
     return lines[0]

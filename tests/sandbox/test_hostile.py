@@ -31,7 +31,7 @@ from conftest import DEMO, SVG_NS, read_png
 SECRET = "TOP-SECRET-7f3a9c"
 HEAD = '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 40 20">'
 OUTPUTS = ("demo.svg", "demo.pdf", "demo.png")
-PREFIX = "compose: error: layouts/demo.toml: panels.logo.svg: '../assets/hostile.svg' is not usable: "
+PREFIX = "compose: error: layouts/demo.toml:22:1: panels.logo.svg: '../assets/hostile.svg' is not usable: "
 
 
 @dataclass(frozen=True)

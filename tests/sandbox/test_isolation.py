@@ -197,7 +197,7 @@ def fails_cleanly(root: Path, capsys, *extra: str, limit_s: float) -> str:
     assert "Traceback" not in err and out == ""
     lines = without_frames(err)  # the error line; below it, the frames of the user's code
     assert len(lines) == 1, err
-    assert lines[0].startswith("compose: error: layouts/demo.toml: panels.b.render: panel 'b': "), lines[0]
+    assert lines[0].startswith("compose: error: layouts/demo.toml:16:1: panels.b.render: panel 'b': "), lines[0]
     assert snapshot(root) == before, "a failed build changed build/"
     return lines[0]
 

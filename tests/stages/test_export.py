@@ -257,7 +257,7 @@ def test_missing_cairosvg_is_one_line_with_the_fix(tmp_path, monkeypatch):
     layout = root / "layouts" / "demo.toml"
     layout.write_text(layout.read_text().replace("[figure]\n", '[figure]\nengine = "cairosvg"\n', 1))
     bad = run()
-    assert bad.returncode == 1 and bad.stderr.startswith("compose: error: layouts/demo.toml: figure.engine: engine "
+    assert bad.returncode == 1 and bad.stderr.startswith("compose: error: layouts/demo.toml:2:1: figure.engine: engine "
                                                          "'cairosvg', which cannot run here"), bad.stderr
     assert {p.name: p.read_bytes() for p in (root / "build").iterdir() if p.is_file()} == before
 

@@ -168,6 +168,24 @@ def test_the_loader_schema_and_reference_know_the_source_while_it_is_registered(
         assert "\n" not in str(err.value)
 
 
+def test_the_loader_asks_the_source_table_what_a_panel_can_be_used_for(toy, tmp_path):
+    """A toy panel is not drawn by matplotlib and has no element ids: guides, [[align]], data anchors and
+    "panel#id" points refuse it, naming it as its table says (a toy panel)."""
+    layout = _project(tmp_path, 'toy = "#00ff00"\n') / "layouts" / "fig.toml"
+    base = layout.read_text()
+    cases = {
+        '[[legend]]\nfrom = ["t"]\nat = ["40mm", "5mm"]\n':
+            r"legend\[0\]\.from\[0\]: .*'t' is a toy panel, not a matplotlib one",
+        '[[align]]\npanels = ["t", "t"]\n': r"align\[0\]\.panels\[0\]: .*'t' is a toy panel, not a matplotlib one",
+        '[[arrow]]\nfrom = ["0mm", "0mm"]\nto = "t.peak"\n': r"arrow\[0\]\.to: .*'t' has no anchor 'peak'",
+        '[[arrow]]\nfrom = ["0mm", "0mm"]\nto = "t#fill.n"\n': r"arrow\[0\]\.to: .*'t' is a toy panel, not an svg one",
+    }
+    for extra, message in cases.items():
+        layout.write_text(base + "\n" + extra)
+        with pytest.raises(LayoutError, match=message):
+            load_layout(layout)
+
+
 def test_unregistering_removes_the_source_everywhere(tmp_path):
     before = [k.name for k in TABLES_BY_KIND["panel"].keys]
     register(ToySource())

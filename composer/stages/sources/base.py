@@ -171,7 +171,7 @@ class DrawnSource(PanelSource):
 def placed(svg: bytes, panel: Panel, box: Box, *, source: str, fit: str, renumber: bool,
            before: Callable[[etree._Element], Any] | None = None) -> etree._Element:
     """An SVG document made the group ``panel-NAME`` (:func:`composer.stages.fragment.import_fragment`) and
-    placed in ``box`` (:func:`composer.stages.fragment.place`: ``"exact"`` scales its viewBox onto the
+    placed in ``box`` (:func:`composer.svg.viewbox.place`: ``"exact"`` scales its viewBox onto the
     box, ``"contain"`` fits it keeping its aspect as its ``preserveAspectRatio`` says).
 
     ``before``: called with the parsed document before its ids change (to find elements by what the
