@@ -57,6 +57,9 @@ class Reader:
         self.colors: dict[str, str] = {}
         self.classes: dict[str, dict[str, Any]] = {}
         self.rcparams: dict[str, Any] = {}
+        #: key path (``styles.NAME.KEY``, ``rcparams.KEY``) -> the file that wrote the value in force, for a
+        #: value a shared style file gave (a layout's own value overrides it): its errors name that file
+        self.origins: dict[str, str] = {}
 
     def err(self, key: str, message: str) -> LayoutError:
         return LayoutError(message, file=self.file, key=key)
