@@ -198,8 +198,12 @@ def _build(argv: list[str], *, prog: str = "compose build") -> int:
     if args.port is not None and not args.serve:
         parser.error("--port is the port of the live preview: compose serve NAME --port N")
     if args.all and not args.serve:
-        if args.check or args.debug:
-            parser.error("--check and --debug build one figure; use compose check NAME for each")
+        if args.check:
+            parser.error("--check builds and checks one figure; for every figure: compose build --all, then "
+                         "compose check --all")
+        if args.debug:
+            parser.error("--debug writes the layout overlay of one figure: compose build NAME --debug for each "
+                         "(compose build --all builds every figure without it)")
         if args.watch:
             parser.error("--watch rebuilds one figure; to rebuild every figure on change, use compose serve --all")
         if args.deps:
