@@ -373,8 +373,9 @@ def _styles(r: _Reader, top: _Table) -> None:
             try:
                 checker: Any = matplotlib.RcParams()  # validates a value, as matplotlib.rcParams would
                 checker[key] = value
-            except (KeyError, ValueError) as exc:
-                why = " ".join(str(exc).split()).removeprefix(f"Key {key}: ")[:200]
+            except Exception as exc:  # noqa: BLE001 - matplotlib's validators also raise TypeError ([] for a
+                # choice: unhashable), AttributeError ([] for a string) and RuntimeError (axes.xmargin = -1)
+                why = " ".join(str(exc).split()).removeprefix(f"Key {key}: ")[:200] or type(exc).__name__
                 raise LayoutError(f"{key!r} = {json.dumps(value, default=str)}: not a valid value for this "
                                   f"rcParam: {why}", file=where,
                                   key=f"rcparams.{key}") from None
