@@ -117,7 +117,8 @@ class Reader:
     def choice(self, choices: tuple[str, ...]) -> Callable[[Any, str], str]:
         def convert(value: Any, key: str) -> str:
             if value not in choices:
-                raise self.err(key, f"{value!r} is not a valid value; supported values are "
+                close = did_you_mean(value, choices) if isinstance(value, str) else ""
+                raise self.err(key, f"{value!r} is not a valid value{close}; supported values are "
                                     + ", ".join(repr(c) for c in choices))
             return value
         return convert

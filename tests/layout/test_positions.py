@@ -187,7 +187,8 @@ def test_a_bad_value_of_a_shared_style_files_class_names_that_file_and_its_line(
     root = _styled(tmp_path, STYLE.replace("linewidht", "linewidth"))  # rcParams are read first
     assert main(["demo", "--root", str(root), "--format", "svg"]) == 1
     assert capsys.readouterr().err == ("compose: error: layouts/../styles/paper.toml:6:1: styles.note.style: "
-                                       "'italik' is not a valid value; supported values are 'normal', 'italic'\n")
+                                       "'italik' is not a valid value; did you mean 'italic'?; supported values are "
+                                       "'normal', 'italic'\n")
 
 
 def test_an_unknown_rcparam_of_a_shared_style_file_names_that_file_and_its_line(tmp_path, capsys):
