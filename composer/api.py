@@ -69,8 +69,11 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _table(kind: str, what: str, keys: dict[str, Any]) -> dict[str, Any]:
+def _table(kind: str, what: str, keys: dict[str, Any], *, also: tuple[str, ...] = ()) -> dict[str, Any]:
     """Keyword arguments -> a layout table; ``class_`` -> ``class``; None values left out.
+
+    ``also``: the caller's own keyword arguments beside the table's keys (``Figure``'s ``colors``...),
+    suggested and listed when a key is unknown.
 
     Raises:
         TypeError: a key the layout format does not have for this table (lists the valid keys).
@@ -80,8 +83,9 @@ def _table(kind: str, what: str, keys: dict[str, Any]) -> dict[str, Any]:
     for name, value in keys.items():
         key = name[:-1] if name.endswith("_") and name[:-1] in valid else name
         if key not in valid:
-            raise TypeError(f"{what}: unknown key {name!r}{did_you_mean(name, sorted(valid))}; "
-                            f"valid keys are {', '.join(sorted(valid))}")
+            choices = sorted({*valid, *also})
+            raise TypeError(f"{what}: unknown key {name!r}{did_you_mean(name, choices)}; "
+                            f"valid keys are {', '.join(choices)}")
         if value is not None:
             table[key] = _plain(value)
     return table
@@ -240,7 +244,8 @@ class Figure:
                  colors: dict[str, str] | None = None, styles: dict[str, dict[str, Any]] | None = None,
                  rcparams: dict[str, Any] | None = None, **figure: Any):
         document: dict[str, Any] = {"figure": _table("figure", "Figure", {"width": width, "height": height,
-                                                                          **figure})}
+                                                                          **figure},
+                                                     also=("name", "root", "colors", "styles", "rcparams"))}
         for key, value in (("colors", colors), ("styles", styles), ("rcparams", rcparams)):
             if value is not None:
                 document[key] = _plain(value)

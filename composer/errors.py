@@ -51,6 +51,29 @@ def frames_of(exc: BaseException) -> tuple[Frame, ...]:
     return tuple(frames)
 
 
+#: control characters an exception's message may hold, shown as escapes (``\\x1b``): an escape sequence
+#: in a message would act on the user's terminal (clear it, set its title, colour what follows)
+_CONTROLS = {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F]}
+
+
+def exception_text(exc: BaseException) -> str:
+    """One line naming an exception the user's code raised: ``ZeroDivisionError: division by zero``.
+
+    The message's white space is collapsed to single spaces and its control characters are escaped
+    (``\\x1b``); an empty one is ``(no message)``; ``SystemExit`` is ``SystemExit: called
+    sys.exit(CODE)``. An exception whose ``str()`` (or a ``SystemExit`` whose code's ``repr()``) itself
+    raises is named with ``<str() failed: ERROR>``, as Python's own traceback does, and not
+    replaced by the exception ``str()`` raised."""
+    name = type(exc).__name__
+    try:
+        if isinstance(exc, SystemExit):
+            return f"{name}: called sys.exit({exc.code!r})".translate(_CONTROLS)
+        message = " ".join(str(exc).split()).translate(_CONTROLS) or "(no message)"
+    except Exception as failed:  # noqa: BLE001  (the user's __str__ / __repr__)
+        message = f"<str() failed: {type(failed).__name__}>"
+    return f"{name}: {message}"
+
+
 class ComposerError(Exception):
     """A problem the user can fix: bad layout, missing data, failing panel.
 

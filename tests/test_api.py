@@ -209,6 +209,17 @@ def test_unknown_key_is_refused_where_it_is_written():
         Figure(width="1mm", height="1mm", colour="red")
 
 
+def test_a_misspelt_figure_argument_suggests_the_figures_own_arguments_too():
+    """`colors=`, `name=`, `root=`, `styles=`, `rcparams=` are Figure's arguments beside the [figure] keys:
+    a slip near one of them is pointed at it, and the valid list names them."""
+    with pytest.raises(TypeError) as raised:
+        Figure(width="1mm", height="1mm", colour={"ink": "#000000"})
+    message = str(raised.value)
+    assert "did you mean 'colors'?" in message, message
+    listed = set(message.split("valid keys are ")[1].split(", "))
+    assert {"colors", "name", "root", "styles", "rcparams", "font", "width"} <= listed, listed
+
+
 def test_bad_values_fail_like_a_layout_file():
     fig = Figure(width="100mm", height="50mm", name="bad", root=REPO)
     fig.add(Text("x", at=["12parsecs", "1mm"]))

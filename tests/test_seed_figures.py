@@ -23,6 +23,7 @@ from lxml import etree
 
 from composer.cli.main import main
 from conftest import REPO, SVG_NS, cumulative_transform, editable
+from errlines import frames_block, without_frames
 
 FIGURES = ("qtf_lofo", "qtf_adaptive_rank", "qtf_gqa_audit", "qtf_controller", "qtf_quantum")
 DATA = REPO / "data" / "qtensorformer"
@@ -327,6 +328,9 @@ def test_a_missing_key_fails_the_build_in_one_line_naming_it(tmp_path, capsys, n
     path.write_text(json.dumps(doc))
     assert main([name, "--root", str(root), "--format", "svg"]) == 1
     err = capsys.readouterr().err.strip()
-    assert err.startswith("compose: error: ") and "\n" not in err, err
+    # one error line; a KeyError raised in the panel code is followed by its frames, all in that code
+    assert err.startswith("compose: error: ") and len(without_frames(err)) == 1, err
+    frames = [line for line in frames_block(err) if re.match(r"^    \S.*:\d+ in ", line)]
+    assert all("panels/qtensorformer.py:" in line for line in frames), err
     assert repr(keys[-1]) in err or f"{{{keys[-1]}}}" in err, err
     assert not (root / "build" / f"{name}.svg").exists()

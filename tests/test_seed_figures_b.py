@@ -23,6 +23,7 @@ from lxml import etree
 from composer.cli.main import main
 from composer.pipeline import build
 from conftest import REPO, editable
+from errlines import frames_block, without_frames
 
 FIGURES = ("qtf_subsystem_breakdown", "qtf_pareto", "qtf_counter_hypothesis", "qtf_baseline_pareto",
            "qtf_baseline_improvements")
@@ -325,7 +326,10 @@ def test_a_missing_key_fails_the_build_naming_it(tmp_path, capsys, figure, file,
     target.write_text(json.dumps(doc), encoding="utf-8")
     assert main([figure, "--root", str(root), "--format", "svg"]) == 1
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and named in err, err
+    # one error line; a KeyError raised in the panel code is followed by its frames, all in that code
+    assert len(without_frames(err)) == 1 and named in without_frames(err)[0], err
+    frames = [line for line in frames_block(err) if re.match(r"^    \S.*:\d+ in ", line)]
+    assert all("panels/qtensorformer.py:" in line for line in frames), err
     assert not (root / "build" / f"{figure}.svg").exists()
 
 

@@ -1,4 +1,4 @@
-"""The figures of a project: what ``compose list`` shows and what ``compose --all`` builds."""
+"""The figures of a project: what ``compose list`` shows and what ``compose build --all`` builds."""
 
 from __future__ import annotations
 

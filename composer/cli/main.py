@@ -198,8 +198,12 @@ def _build(argv: list[str], *, prog: str = "compose build") -> int:
     if args.port is not None and not args.serve:
         parser.error("--port is the port of the live preview: compose serve NAME --port N")
     if args.all and not args.serve:
-        if args.check or args.debug:
-            parser.error("--check and --debug build one figure; use compose check NAME for each")
+        if args.check:
+            parser.error("--check builds and checks one figure; for every figure: compose build --all, then "
+                         "compose check --all")
+        if args.debug:
+            parser.error("--debug writes the layout overlay of one figure: compose build NAME --debug for each "
+                         "(compose build --all builds every figure without it)")
         if args.watch:
             parser.error("--watch rebuilds one figure; to rebuild every figure on change, use compose serve --all")
         if args.deps:
@@ -445,7 +449,8 @@ def _serve(args: argparse.Namespace) -> int:
         return 130
 
 
-def _serve_command(argv: list[str]) -> int:
+def _serve_parser() -> argparse.ArgumentParser:
+    """The parser of ``compose serve``."""
     parser = _Parser(
         prog="compose serve",
         description="Build a figure, then show it in the browser at a local address (127.0.0.1 only, printed) "
@@ -462,6 +467,11 @@ def _serve_command(argv: list[str]) -> int:
     parser.add_argument("--check", action="store_true", help="show the check's findings when the page opens")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="show every frame of the traceback of an error in panel code")
+    return parser
+
+
+def _serve_command(argv: list[str]) -> int:
+    parser = _serve_parser()
     args = parser.parse_args(argv)
     _figure_name(args)
     _one_or_all(parser, args)
@@ -589,7 +599,8 @@ def _build_every(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _watch_command(argv: list[str]) -> int:
+def _watch_parser() -> argparse.ArgumentParser:
+    """The parser of ``compose watch``."""
     parser = _Parser(
         prog="compose watch",
         description="Build a figure, then rebuild it whenever the layout, a panel module or a file it reads "
@@ -601,6 +612,11 @@ def _watch_command(argv: list[str]) -> int:
     _outputs(parser)
     _jobs(parser)
     _verbose(parser)
+    return parser
+
+
+def _watch_command(argv: list[str]) -> int:
+    parser = _watch_parser()
     args = parser.parse_args(argv)
     if args.all:
         parser.error("compose watch rebuilds one figure; to rebuild every figure on change, use compose serve --all")
@@ -688,6 +704,10 @@ def _old_spelling(prog: str, argv: list[str], args: argparse.Namespace) -> None:
 
     rest = [token for token in argv if not any(_is_flag(token, flag) for flag in OLD_FLAGS)]
     word = "serve" if args.serve else "watch" if args.watch else "build"
+    if word != "build":  # options the old spelling took and ignored (--watch --check): not in the new command
+        _, ignored = (_serve_parser() if word == "serve" else _watch_parser()).parse_known_args(rest)
+        for token in ignored:
+            rest.remove(token)
     new = ["compose", word, *(["--all"] if args.all else []), *rest]
     typed = [*prog.split(), *argv]
     print(f"compose: warning: {shlex.join(typed)!r} is an old spelling, kept for this release; "

@@ -1,4 +1,4 @@
-"""Live preview in the browser: ``compose NAME --serve``, ``compose serve NAME``, ``compose serve --all``.
+"""Live preview in the browser: ``compose serve NAME``, ``compose serve --all`` (and the old ``compose NAME --serve``).
 
 Two kinds of process, so that no build ever forks from a process running threads (see
 :mod:`composer.cli.watch`):

@@ -3,7 +3,8 @@
 An error in the user's own code (a renderer, ``values()``, a panel module's import, a Python layout's
 ``layout()``) carries its traceback as data (:attr:`composer.errors.ComposerError.frames`, made where
 the code ran, in its worker). The command prints it below the one-line error, most recent call last,
-one frame as two lines (``FILE:LINE in FUNCTION``, then the source line), Python's order; when it
+one frame as two lines (``FILE:LINE in FUNCTION``, then the source line), Python's order (one frame
+repeated back to back, as a runaway recursion's, three times, then one line counting the rest); when it
 was raised inside a library the user's code called, one line says how many frames, whose:
 
     compose: error: layouts/fig.toml: panels.b.render: panel 'b': fig:heat raised ValueError: ...
@@ -100,16 +101,40 @@ def traceback_lines(frames: Sequence[Frame], *, verbose: bool) -> list[str]:
     else:
         head = f"  traceback of your code (most recent call last; -v shows all {len(frames)} frames):"
     lines = [head]
-    for frame in shown:
+    for frame, repeated in _runs(shown):
         lines.append(f"    {shown_path(frame.file)}:{frame.line} in {frame.name}")
         if frame.code:
             lines.append(f"      {frame.code}")
+        if repeated:
+            lines.append(f"    [the frame above repeated {repeated} more time{'s' * (repeated != 1)}]")
     last = max(i for i, frame in enumerate(frames) if frame is shown[-1])
     below = [] if verbose else list(frames[last + 1:])
     if below:  # where it was raised: inside a library the user's code called (matplotlib, numpy)
         owners = list(dict.fromkeys(owner(frame) for frame in below))
         lines.append(f"    ... then {len(below)} frame{'s' * (len(below) != 1)} in {', '.join(owners)}")
     return lines
+
+
+#: a frame repeated one after another (a runaway recursion) is shown this many times, then counted,
+#: as Python's own traceback does (``traceback.StackSummary``: ``[Previous line repeated N more times]``)
+REPEATS_SHOWN = 3
+
+
+def _runs(frames: Sequence[Frame]) -> list[tuple[Frame, int]]:
+    """``frames`` with each run of one frame repeated back to back (same file, line and function, as a
+    recursion's) cut to its first :data:`REPEATS_SHOWN`: each frame shown, with the count of those
+    left out after the last one of its run (else 0). A RecursionError's 1,000 frames are 4 lines."""
+    shown: list[tuple[Frame, int]] = []
+    n = 0
+    while n < len(frames):
+        end = n
+        while end + 1 < len(frames) and frames[end + 1] == frames[n]:
+            end += 1
+        run = end - n + 1
+        kept = min(run, REPEATS_SHOWN)
+        shown += [(frames[n], 0)] * (kept - 1) + [(frames[n], run - kept)]
+        n = end + 1
+    return shown
 
 
 def owner(frame: Frame) -> str:

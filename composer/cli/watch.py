@@ -1,6 +1,6 @@
 """Watch mode: rebuild a figure whenever one of its inputs changes.
 
-``compose NAME --watch`` builds once, then waits for file changes with
+``compose watch NAME`` builds once, then waits for file changes with
 `watchfiles <https://watchfiles.helpmanual.io>`_ (native file system events,
 changes grouped until the writes settle) and rebuilds when the layout, a
 panel module or a file the last build read (data, imported SVG or image)

@@ -520,7 +520,7 @@ def clean(root: Path, names: Iterable[str], *, out_dir: Path | None = None, whol
 
     Returns:
         The files and folders deleted: also the panels ``--panels`` wrote
-        (``OUT/NAME/PANEL.FORMAT`` for the panels the manifest names), and
+        (``OUT/NAME/PANEL.FORMAT`` for the panels the manifest names, imported ones included), and
         ``OUT/NAME/`` once empty. Nothing else in ``out_dir`` is touched.
 
     Raises:
@@ -547,7 +547,8 @@ def clean(root: Path, names: Iterable[str], *, out_dir: Path | None = None, whol
             files |= {store.path(p["key"]) for p in recorded.get("panels", {}).values()
                       if "key" in p and p["key"] not in shared}
         alone = out / name  # --panels
-        files |= {alone / file for panel in recorded.get("panels", {}) for file in outputs.files(panel).values()}
+        named = {*recorded.get("panels", {}), *recorded.get("panel_names", [])}  # render panels, then all
+        files |= {alone / file for panel in named for file in outputs.files(panel).values()}
         folders.append(alone)
     doomed = sorted(path for path in files if path.is_file())
     whole = store.directory.parent  # ROOT/build/.cache: panels and text

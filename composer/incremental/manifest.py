@@ -30,8 +30,9 @@ build, like a compiler's depfile; paths outside the project are absolute);
 -> file, sha256, and for PDF/PNG the sha256 of the SVG they were made from
 and the dpi, so exports are redone only when the SVG bytes changed);
 ``panels`` (panel -> cache key and last render time, used to schedule the
-slowest panel first); ``warnings`` (the messages of the ComposerWarnings the
-build issued, in order: a no-op build issues them again, see
+slowest panel first); ``panel_names`` (every panel of the figure, render panels or not: the
+files ``--panels`` may have written, which ``compose clean`` deletes); ``warnings`` (the
+messages of the ComposerWarnings the build issued, in order: a no-op build issues them again, see
 :func:`recorded_warnings`, so a rebuild does not look cleaner than the build
 that made the outputs).
 """
@@ -166,6 +167,7 @@ def _well_formed(data: dict[str, Any]) -> bool:
                       and text(v.get("sha256", "")))
             and table(data.get("panels", {}), lambda v: table(v, lambda _: True)
                       and isinstance(v.get("seconds", 0.0), (int, float)))
+            and isinstance(data.get("panel_names", []), list) and all(text(n) for n in data.get("panel_names", []))
             and isinstance(data.get("warnings", []), list))
 
 

@@ -51,5 +51,6 @@ def manifest_contents(project: Project, figure: Figure, opts: Mapping[str, Any],
         "opened": {manifest.display_path(Path(p), project.root): d for p, d in sorted(opened.items())},
         "outputs": dict(records),
         "panels": panels,
+        "panel_names": [panel.name for panel in figure.panels],  # every panel: compose clean's --panels files
         "warnings": list(issued),
     }

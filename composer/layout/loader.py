@@ -199,7 +199,10 @@ def layout_from_dict(raw: dict[str, Any], r: _Reader, *, name: str) -> Figure:
     _styles(r, top)
     spec = _figure_spec(r, top.get("figure", default=None), top.get("check"))  # no [figure]: its own error
     for cls_name in r.classes:  # every text style is checked, used or not (a typo in one is found now)
-        _text_style(r, r.section({"class": cls_name}, f"styles.{cls_name}", "text"), spec)
+        try:
+            _text_style(r, r.section({"class": cls_name}, f"styles.{cls_name}", "text"), spec)
+        except LayoutError as exc:  # a value of a shared style file's class: that file's error
+            raise _from_its_file(r, exc) from None
     grids = []
     if "grid" in top.raw:
         grids.append(_grid(r, top.get("grid"), "", "grid", spec))
@@ -345,31 +348,53 @@ def _styles(r: _Reader, top: _Table) -> None:
             r.name(sname, f"styles.{sname}")
             reader.section(value, f"styles.{sname}", "style")
             r.classes[sname] = {**r.classes.get(sname, {}), **value}
+            _written_by(r, reader, [f"styles.{sname}.{k}" for k in value])
         rc = tables.get("rcparams")
         r.rcparams.update(rc)
+        _written_by(r, reader, [f"rcparams.{k}" for k in rc or {}])
         if raw is not top.raw:
             tables.done()
     if r.rcparams:
         import matplotlib
 
         for key, value in r.rcparams.items():
+            where = r.origins.get(f"rcparams.{key}", r.file)  # the style file's key, or the layout's
             if key not in matplotlib.rcParams:  # a misspelt key, told apart from a bad value for a real one
                 raise LayoutError(f"unknown rcParam {key!r}{_did_you_mean(str(key), list(matplotlib.rcParams))}; "
-                                  "valid keys are matplotlib's (matplotlib.rcParams.keys())", file=r.file,
+                                  "valid keys are matplotlib's (matplotlib.rcParams.keys())", file=where,
                                   key=f"rcparams.{key}")
             if key in COMPOSER_RCPARAMS:
-                raise LayoutError(f"composer sets {key} itself: {COMPOSER_RCPARAMS[key]}", file=r.file,
+                raise LayoutError(f"composer sets {key} itself: {COMPOSER_RCPARAMS[key]}", file=where,
                                   key=f"rcparams.{key}")
             if key == "text.usetex" and value and shutil.which("latex") is None:
                 raise LayoutError("text.usetex needs LaTeX, and no latex program is installed; mathtext "
-                                  "($\\alpha$) needs none", file=r.file, key=f"rcparams.{key}")
+                                  "($\\alpha$) needs none", file=where,
+                                  key=f"rcparams.{key}")
             try:
                 checker: Any = matplotlib.RcParams()  # validates a value, as matplotlib.rcParams would
                 checker[key] = value
-            except (KeyError, ValueError) as exc:
-                why = " ".join(str(exc).split()).removeprefix(f"Key {key}: ")[:200]
+            except Exception as exc:  # noqa: BLE001 - matplotlib's validators also raise TypeError ([] for a
+                # choice: unhashable), AttributeError ([] for a string) and RuntimeError (axes.xmargin = -1)
+                why = " ".join(str(exc).split()).removeprefix(f"Key {key}: ")[:200] or type(exc).__name__
                 raise LayoutError(f"{key!r} = {json.dumps(value, default=str)}: not a valid value for this "
-                                  f"rcParam: {why}", file=r.file, key=f"rcparams.{key}") from None
+                                  f"rcParam: {why}", file=where,
+                                  key=f"rcparams.{key}") from None
+
+
+def _written_by(r: _Reader, reader: _Reader, keys: list[str]) -> None:
+    """Note that ``reader``'s file wrote the values of ``keys`` now in force (:attr:`Reader.origins`)."""
+    for key in keys:
+        if reader is r:
+            r.origins.pop(key, None)
+        else:
+            r.origins[key] = reader.file
+
+
+def _from_its_file(r: _Reader, exc: LayoutError) -> LayoutError:
+    """``exc`` naming the file that wrote its key's value, when a shared style file did (else as it is)."""
+    if exc.key is None or exc.key not in r.origins or exc.file != r.file:
+        return exc
+    return type(exc)(exc.message, file=r.origins[exc.key], key=exc.key, frames=exc.frames)
 
 
 _SIZE = "a panel is drawn and saved at exactly its box's size (72 user units per inch)"

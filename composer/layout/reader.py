@@ -57,6 +57,9 @@ class Reader:
         self.colors: dict[str, str] = {}
         self.classes: dict[str, dict[str, Any]] = {}
         self.rcparams: dict[str, Any] = {}
+        #: key path (``styles.NAME.KEY``, ``rcparams.KEY``) -> the file that wrote the value in force, for a
+        #: value a shared style file gave (a layout's own value overrides it): its errors name that file
+        self.origins: dict[str, str] = {}
 
     def err(self, key: str, message: str) -> LayoutError:
         return LayoutError(message, file=self.file, key=key)
@@ -114,7 +117,8 @@ class Reader:
     def choice(self, choices: tuple[str, ...]) -> Callable[[Any, str], str]:
         def convert(value: Any, key: str) -> str:
             if value not in choices:
-                raise self.err(key, f"{value!r} is not a valid value; supported values are "
+                close = did_you_mean(value, choices) if isinstance(value, str) else ""
+                raise self.err(key, f"{value!r} is not a valid value{close}; supported values are "
                                     + ", ".join(repr(c) for c in choices))
             return value
         return convert

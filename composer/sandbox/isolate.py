@@ -63,7 +63,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from composer.errors import ComposerError, ComposerWarning, frames_of
+from composer.errors import ComposerError, ComposerWarning, exception_text, frames_of
 from composer.errors import Frame as Frame  # a WorkerFailure's frames
 
 #: default wall-time limit of one panel function, in seconds. Generous for any
@@ -897,10 +897,7 @@ def _unpack(payload: bytes, label: str | None = None) -> Any:
 
 
 def _one_line(exc: BaseException) -> str:
-    if isinstance(exc, SystemExit):
-        return f"SystemExit: called sys.exit({exc.code!r})"
-    message = " ".join(str(exc).split()) or "(no message)"
-    return f"{type(exc).__name__}: {message}"
+    return exception_text(exc)
 
 
 def _source_line(file: str, line: int) -> str:

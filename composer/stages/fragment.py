@@ -122,6 +122,11 @@ def resolve_css_transforms(job: Import) -> None:
     _resolve_css_transforms(job.root, source=job.source)
 
 
+def resolve_switches(job: Import) -> None:
+    """:func:`_resolve_switches`: every ``<switch>`` keeps only the child a browser draws."""
+    _resolve_switches(job.root)
+
+
 def name_ids(job: Import) -> None:
     """The new name of every id: the panel's name as prefix (``rgb--figure_1``,
     :func:`composer.svg.ids.prefixed`), or with ``renumber`` the document order
@@ -189,6 +194,11 @@ def name_generic_font_families(job: Import) -> None:
     name_generic_families(job.root)
 
 
+def name_missing_font_families(job: Import) -> None:
+    """:func:`name_missing_families`: the font fontconfig draws a missing family with, named before it."""
+    name_missing_families(job.root, source=job.source)
+
+
 def absolute_units_to_px(job: Import) -> None:
     """:func:`_absolute_units_to_px`: absolute lengths inside the file as user units (96 px per inch)."""
     _absolute_units_to_px(job.root)
@@ -227,12 +237,14 @@ PASSES: tuple[Pass, ...] = (
     Pass("drop-metadata", drop_metadata),
     Pass("decide-viewport", decide_viewport, foreign=True),  # on the file as written
     Pass("inline-used-styles", inline_used_style_rules),  # before scoping
+    Pass("resolve-switches", resolve_switches, foreign=True),  # before ids are named: dropped children's go
     Pass("resolve-css-transforms", resolve_css_transforms, foreign=True),  # ids as written, for the warning
     Pass("name-ids", name_ids),
     Pass("rewrite-references", rewrite_references),
     Pass("scope-style-sheets", scope_style_sheets),
     Pass("remove-empty-uses", remove_empty_uses),  # after references to missing ids are removed
     Pass("name-generic-families", name_generic_font_families, foreign=True),
+    Pass("name-missing-families", name_missing_font_families, foreign=True),  # after generic names are named
     Pass("absolute-units-to-px", absolute_units_to_px, foreign=True),
     Pass("resolve-non-scaling-strokes", resolve_non_scaling_strokes, foreign=True),  # after units are px
     Pass("make-group", make_group),
@@ -350,7 +362,15 @@ def name_generic_families(root: etree._Element) -> None:
             out.append(part.strip())
         return ", ".join(out)
 
-    def restyled(body: str) -> str:  # a style attribute or rule body, its font-family stacks named
+    _restack_font_families(root, stack)
+    if (root.get("font-family") is None and "font-family" not in (root.get("style") or "").lower()
+            and "font" not in (root.get("style") or "").lower() and "serif" in named):
+        root.set("font-family", stack("serif"))
+
+
+def _restack_font_families(root: etree._Element, stack: Callable[[str], str]) -> None:
+    """Rewrite every ``font-family`` list of the document (attribute, ``style``, ``<style>`` rule) by ``stack``."""
+    def restyled(body: str) -> str:  # a style attribute or rule body, its font-family stacks rewritten
         out = []
         for name, value in weighed_declarations(body):
             if name == "font-family":  # weighed_declarations writes an important one's value "X !important"
@@ -378,9 +398,51 @@ def name_generic_families(root: etree._Element) -> None:
             el.set("style", restyled(el.get("style", "")))
         if el.tag == svg_tag("style") and el.text and "font-family" in el.text.lower():
             el.text = sheet(el.text)
-    if (root.get("font-family") is None and "font-family" not in (root.get("style") or "").lower()
-            and "font" not in (root.get("style") or "").lower() and "serif" in named):
-        root.set("font-family", stack("serif"))
+
+
+def name_missing_families(root: etree._Element, *, source: str) -> None:
+    """Name the font fontconfig draws a missing family with in its place, in a file with ``<text>``, with
+    one warning per file naming both.
+
+    draw.io writes its labels in ``Helvetica``, Illustrator in ``ArialMT``: fonts a Linux machine rarely
+    has. Browsers and cairosvg ask fontconfig, which draws them in its match (Helvetica: Nimbus Sans, the
+    metric twin its aliases name; else its default); the engine's usvg, given no such name, would draw
+    another font, so the export stopped. The first family of a list that neither fontconfig nor
+    matplotlib (whose fonts the engine has too) has becomes the font drawn for it (``'Nimbus Sans'``):
+    every output draws what a browser here draws, and the warning keeps the file's own name.
+    """
+    if root.find(f".//{svg_tag('text')}") is None:
+        return
+    from matplotlib import font_manager
+
+    from composer.text.fonts import GENERIC_FAMILIES, fontconfig_font
+
+    shipped = {font.name.casefold() for font in font_manager.fontManager.ttflist}  # no findfont: it logs
+    swaps: dict[str, str] = {}  # missing family (casefolded) -> the installed one drawn for it
+    spelt: dict[str, str] = {}  # casefolded -> as the file first writes it
+
+    def stack(value: str) -> str:
+        parts = [part.strip() for part in value.split(",")]
+        first = parts[0].strip("'\"").strip() if parts else ""
+        key = first.casefold()
+        if not first or key in GENERIC_FAMILIES:
+            return value
+        if key not in swaps:
+            spelt[key] = first
+            drawn = fontconfig_font(first)
+            has = key in shipped or (drawn is not None and drawn.family.casefold() == key)
+            swaps[key] = drawn.family if drawn is not None and drawn.family and not has else ""
+        if not swaps[key] or swaps[key].casefold() == key:
+            return value
+        # in its place: the file's name kept after it would only make matplotlib (laying the text out) warn
+        return ", ".join(["'" + swaps[key].replace("'", "\\'") + "'", *parts[1:]])
+
+    _restack_font_families(root, stack)
+    said = sorted(f"{spelt[k]!r} as {v!r}" for k, v in swaps.items() if v)
+    if said:
+        warnings.warn(ComposerWarning(
+            f"{source}: fonts not installed, drawn as browsers here draw them (fontconfig's match): {', '.join(said)}; "
+            "install the fonts, or convert the file's text to paths, to draw the file's own"), stacklevel=2)
 
 
 #: attributes of the root ``<svg>`` that :func:`~composer.svg.viewbox.place` sets anew on the kept viewport
@@ -405,6 +467,30 @@ _LENGTH_PROPERTIES = frozenset({
 })
 #: conditional processing attributes (SVG 2, 5.8.2): on the root, they decide whether the file draws
 _CONDITIONS = ("systemLanguage", "requiredExtensions", "requiredFeatures")
+
+
+def _resolve_switches(root: etree._Element) -> None:
+    """Draw every ``<switch>`` as a browser does: only its first direct child whose conditions pass
+    (SVG 2, 5.8.5), the others removed, so both engines and the check see what a browser shows.
+
+    ``requiredFeatures`` is removed wherever it stands: SVG 2 dropped it and Chromium and Firefox treat
+    it as passing, while the engines' usvg and cairosvg treat ``#Extensibility`` as failing (and so
+    drew the "Text is not SVG - cannot display" notice that ends every draw.io export, which a browser
+    never shows). A child with ``requiredExtensions`` fails (composer supports no extension, and an
+    empty list fails, 5.8.2). A switch with a child that says ``systemLanguage`` is left to the engine,
+    whose language composer does not choose.
+    """
+    for el in root.iter():
+        if isinstance(el.tag, str):
+            el.attrib.pop("requiredFeatures", None)
+    for switch in reversed(list(root.iter(svg_tag("switch")))):  # nested switches first
+        children = [child for child in switch if isinstance(child.tag, str)]
+        if any(child.get("systemLanguage") is not None for child in children):
+            continue
+        chosen = next((child for child in children if child.get("requiredExtensions") is None), None)
+        for child in children:
+            if child is not chosen:
+                switch.remove(child)
 
 
 def _resolve_non_scaling_strokes(root: etree._Element, *, source: str) -> None:

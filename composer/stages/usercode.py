@@ -22,7 +22,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from composer.errors import LayoutError, PanelError, did_you_mean, frames_of
+from composer.errors import LayoutError, PanelError, did_you_mean, exception_text, frames_of
 from composer.layout.model import FigureSpec, Panel
 from composer.sandbox.isolate import where
 
@@ -293,6 +293,7 @@ def describe(exc: BaseException, user_dir: Path | None) -> str:
     folder): the line of the user's own code that failed.
     """
     frames = frames_of(exc)
-    message = " ".join(str(exc).split()) or "(no message)"
-    name = "KeyError" if isinstance(exc, MissingKey) else type(exc).__name__
-    return f"{name}: {message}{where(frames, user_dir)}"
+    text = exception_text(exc)
+    if isinstance(exc, MissingKey):  # a data column's KeyError, as the user's code sees it
+        text = "KeyError" + text[len(type(exc).__name__):]
+    return f"{text}{where(frames, user_dir)}"

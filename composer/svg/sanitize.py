@@ -149,6 +149,7 @@ def sanitize(root: etree._Element, *, source: str, base_dir: Path | None, projec
     """
     budget = _budget or _Budget()
     project_root = project_root.resolve()
+    html = 0  # <foreignObject>s removed: their text is lost, one warning says so
     stack = [root]
     while stack:
         el = stack.pop()
@@ -157,6 +158,7 @@ def sanitize(root: etree._Element, *, source: str, base_dir: Path | None, projec
             continue
         namespace, _, local = el.tag[1:].partition("}") if el.tag.startswith("{") else ("", "", el.tag)
         if el is not root and (namespace != SVG_NS or local in REMOVED or not _ASCII_NAME.match(local)):
+            html += namespace == SVG_NS and local == "foreignObject"
             _remove(el)
             continue
         for attr in list(el.attrib):
@@ -176,6 +178,12 @@ def sanitize(root: etree._Element, *, source: str, base_dir: Path | None, projec
             el.text = _drop_imports(el.text, source=source, base_dir=base_dir, project_root=project_root)
             _check_css(el.text, source=source, where="<style>", declarations=False)
         stack.extend(reversed(list(el)))
+    if html:
+        warnings.warn(ComposerWarning(
+            f"{source}: {html} <foreignObject> (HTML inside SVG, as draw.io writes its labels) removed: composer "
+            "draws SVG only, so their text is drawn from the file's fallback <text> where it has one (in a "
+            "<switch>, often shortened), else not at all; save the drawing with its text as SVG <text>"),
+            stacklevel=2)
     inline_style_sheets(root)  # rules the engine cannot match, applied as a browser applies them
     resolve_symbol_percentages(root)  # what the engine resolves against another viewport
     _spend(root, budget, source)

@@ -139,3 +139,22 @@ def test_old_serve_flag_works_and_says_what_to_type(tmp_path):
     assert status == 130
     assert _own(err)[0] == (f"compose: warning: 'compose demo --root {root} --serve --format svg' is an old "
                             f"spelling, kept for this release; type: compose serve demo --root {root} --format svg")
+
+
+@pytest.mark.parametrize("old, new", [
+    (["demo", "--watch", "--check", "--format", "svg"], ["watch", "demo", "--format", "svg"]),
+    (["demo", "--watch", "--no-cache", "--debug", "-v", "-j", "2"], ["watch", "demo", "-v", "-j", "2"]),
+    (["demo", "--serve", "--no-cache", "--check", "--port", "8001"], ["serve", "demo", "--check", "--port", "8001"]),
+    (["--all", "--serve", "--no-cache"], ["serve", "--all"]),
+], ids=["watch --check", "watch --no-cache --debug", "serve --no-cache", "serve --all"])
+def test_an_old_spelling_says_a_command_that_runs(old, new, capsys):
+    """The options the old spelling took and ignored (``compose NAME --watch --check`` never checked) are
+    not in what it says to type: the new command refuses them (``compose watch: error: unrecognized
+    arguments: --check``)."""
+    from composer.cli.main import _build_parser, _old_spelling, _serve_parser, _watch_parser
+
+    _old_spelling("compose", old, _build_parser("compose").parse_args(old))
+    err = capsys.readouterr().err
+    assert err == (f"compose: warning: {shlex.join(['compose', *old])!r} is an old spelling, kept for this release; "
+                   f"type: {shlex.join(['compose', *new])}\n")
+    (_serve_parser() if new[0] == "serve" else _watch_parser()).parse_args(new[1:])  # it parses: no SystemExit

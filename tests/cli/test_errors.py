@@ -417,6 +417,22 @@ def test_unknown_format(formats, bad, project, capsys):
     assert snapshot(project) == before
 
 
+@pytest.mark.parametrize("flag, other", [("--check", "--debug"), ("--debug", "--check")])
+def test_all_with_check_or_debug_names_the_flag_given_and_what_to_type(flag, other, project, capsys):
+    """`compose build --all --check` is refused naming --check alone (not --debug, which was not given) and
+    the commands that do it for every figure; --debug likewise."""
+    before = snapshot(project)
+    with pytest.raises(SystemExit) as exited:
+        main(["build", "--all", flag, "--root", str(project)])
+    assert exited.value.code == 1
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1 and err.startswith("compose build: error: "), err
+    line = err
+    assert flag in line and other not in line, line
+    assert "compose build --all" in line and ("compose check --all" in line) == (flag == "--check"), line
+    assert snapshot(project) == before
+
+
 def test_watch_with_all_is_refused_not_built_once(project, capsys):
     """`compose --all --watch` used to build every figure once and return, not watching; `compose watch
     --all` says what does."""

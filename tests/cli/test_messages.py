@@ -339,3 +339,16 @@ def test_a_misspelt_figure_name_gets_a_suggestion(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert (out, err) == ("", "compose: error: no figure 'fgi' (no layouts/fgi.toml or .py); did you mean 'fig'?; "
                               "figures are fig\n")
+
+
+@pytest.mark.parametrize("key, value, why", [
+    ("mathtext.fontset", "[]", "unhashable type: 'list'"),  # matplotlib: TypeError
+    ("mathtext.fallback", "[]", "'list' object has no attribute 'lower'"),  # AttributeError
+    ("axes.xmargin", "-1", "Value must be >-0.5; got -1.0"),  # RuntimeError
+])
+def test_any_value_matplotlib_refuses_is_one_line_not_a_traceback(tmp_path, capsys, key, value, why):
+    """matplotlib's validators raise more than ValueError: each one is the layout's error, one line."""
+    good = image("p", ("0mm", "0mm"), ("10mm", "10mm"))
+    root = make(tmp_path, figure("100mm", "50mm", good))
+    line = fails(root, f'[rcparams]\n"{key}" = {value}\n' + figure("100mm", "50mm", good), capsys)
+    assert f"rcparams.{key}: '{key}' = {value}: not a valid value for this rcParam: {why}" in line, line

@@ -129,3 +129,14 @@ def test_clean_removes_the_panels_files_and_keeps_the_users(tmp_path):
     (alone / "notes.txt").write_text("mine")
     assert main(["clean", "fig", "--root", str(root)]) == 0
     assert sorted(p.name for p in alone.iterdir()) == ["notes.txt"]
+
+
+def test_clean_removes_the_panels_files_of_imported_panels_too(tmp_path):
+    """The files `--panels` wrote for a panel that is not rendered (here a pdf panel, `scan`; an svg or
+    image panel alike) are composer's too: `compose clean NAME` deletes them and then the folder."""
+    root = make_project(tmp_path / "p")
+    assert main(["fig", "--root", str(root), "--panels", "--format", "svg"]) == 0
+    alone = root / "build" / "fig"
+    assert sorted(p.name for p in alone.iterdir()) == ["plot.svg", "scan.svg"]
+    assert main(["clean", "fig", "--root", str(root)]) == 0
+    assert not alone.exists()

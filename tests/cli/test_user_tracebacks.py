@@ -201,3 +201,80 @@ def test_callers_above_composer_are_not_the_users_frames():
                      f"    {user}:5 in heat", "      1 / 0"]
     assert len(traceback_lines(frames, verbose=True)) == 1 + 2 * 3
     assert traceback_lines((), verbose=True) == []
+
+
+HOSTILE = '''\
+class Mute(Exception):
+    def __str__(self):
+        raise RuntimeError("no str")
+
+
+def mute(fig, data):
+    raise Mute()
+
+
+def loud(fig, data):
+    raise ValueError("red \\x1b[31mtext\\x07 here")
+
+
+def deep(fig, data):
+    return deep(fig, data)
+'''
+# the lines above: mute's raise is line 7, loud's line 11, deep's return line 15
+
+
+def _hostile(root: Path, function: str) -> Path:
+    (root / "layouts").mkdir(parents=True)
+    (root / "panels").mkdir()
+    (root / "panels" / "hostile.py").write_text(HOSTILE)
+    (root / "layouts" / "fig.toml").write_text(LAYOUT.replace("failing:{function}", f"hostile:{function}"))
+    return root
+
+
+def test_an_exception_whose_str_fails_is_named_not_the_error_of_its_str(tmp_path, monkeypatch, capsys):
+    """Python's traceback says ``<exception str() failed>``; the error raised by ``__str__`` is not the
+    user's error (it was named, at ``__str__``'s line, before)."""
+    root = _hostile(tmp_path / "p", "mute")
+    monkeypatch.chdir(root)
+    line, block = _fails(capsys, root)
+    assert line == ("compose: error: layouts/fig.toml:6:1: panels.p.render: panel 'p': hostile:mute raised "
+                    "Mute: <str() failed: RuntimeError> (at hostile.py:7 in mute: raise Mute())")
+    assert block[1:] == ["    panels/hostile.py:7 in mute", "      raise Mute()"]
+
+
+def test_control_characters_of_a_message_are_escaped(tmp_path, monkeypatch, capsys):
+    root = _hostile(tmp_path / "p", "loud")
+    monkeypatch.chdir(root)
+    line, _ = _fails(capsys, root)
+    assert "raised ValueError: red \\x1b[31mtext\\x07 here (at hostile.py:11 in loud" in line, line
+    assert "\x1b" not in line and "\x07" not in line
+
+
+def test_a_runaway_recursion_shows_its_frame_three_times_then_a_count(tmp_path, monkeypatch, capsys):
+    """As Python's own traceback (``[Previous line repeated 996 more times]``): not 1,000 frames of
+    two lines each."""
+    root = _hostile(tmp_path / "p", "deep")
+    monkeypatch.chdir(root)
+    line, block = _fails(capsys, root)
+    assert "hostile:deep raised RecursionError: maximum recursion depth exceeded" in line
+    assert HEAD.match(block[0]), block
+    frame = ["    panels/hostile.py:15 in deep", "      return deep(fig, data)"]
+    assert block[1:7] == frame * 3
+    total = int(HEAD.match(block[0])[1])
+    repeated = re.fullmatch(r"    \[the frame above repeated (\d+) more times\]", block[7])
+    assert repeated, block[:9]
+    assert len(block) == 8  # nothing after it: the recursion is where it was raised
+    # every frame is counted: the 3 shown and the rest, out of all the traceback's frames (composer's too)
+    assert 3 + int(repeated[1]) < total
+
+
+def test_repeated_frames_are_cut_only_when_back_to_back():
+    a = Frame("/u/p/panels/f.py", 3, "a", "b()")
+    b = Frame("/u/p/panels/f.py", 7, "b", "a()")
+    lines = traceback_lines((a, a, a, a, a), verbose=True)
+    assert lines[1:] == ["    /u/p/panels/f.py:3 in a", "      b()"] * 3 + ["    [the frame above repeated 2 more times]"]
+    lines = traceback_lines((a, a, a, a, b, a), verbose=True)
+    assert lines[1:] == (["    /u/p/panels/f.py:3 in a", "      b()"] * 3 + ["    [the frame above repeated 1 more time]"]
+                         + ["    /u/p/panels/f.py:7 in b", "      a()", "    /u/p/panels/f.py:3 in a", "      b()"])
+    lines = traceback_lines((a, b, a, b), verbose=True)  # no run: all shown
+    assert len(lines) == 1 + 2 * 4

@@ -92,3 +92,12 @@ def test_a_shape_kind_added_as_a_class_is_loaded_drawn_and_anchored(tmp_path):
     with pytest.raises(LayoutError, match=r"'diamond' is not a valid value; supported values are 'rect', 'circle', "
                                           r"'ellipse', 'line', 'brace', 'bracket'"):
         load_layout(tmp_path / "layouts" / "fig.toml")
+
+
+@pytest.mark.parametrize("written, meant", [("rectangle", "rect"), ("elipse", "ellipse"), ("brackett", "bracket")])
+def test_a_misspelt_shape_kind_names_the_closest_registered_one(tmp_path, written, meant):
+    (tmp_path / "layouts").mkdir()
+    (tmp_path / "layouts" / "fig.toml").write_text(LAYOUT.replace('"diamond"', f'"{written}"'))
+    with pytest.raises(LayoutError, match=rf"shape\[0\]\.kind: '{written}' is not a valid value; did you mean "
+                                          rf"'{meant}'\?; supported values are 'rect', 'circle', 'ellipse', "):
+        load_layout(tmp_path / "layouts" / "fig.toml")

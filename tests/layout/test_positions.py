@@ -159,3 +159,48 @@ def test_a_python_layouts_error_has_no_line(tmp_path, capsys):
     (root / "layouts" / "demo.py").write_text("def layout():\n    return {'figure': {'width': '1parsec'}}\n")
     assert main(["demo", "--root", str(root), "--format", "svg"]) == 1
     assert capsys.readouterr().err.startswith("compose: error: layouts/demo.py: figure.width: ")
+
+
+STYLE = '''\
+[colors]
+ink = "#102030"
+
+[styles.note]
+size = "6pt"
+style = "italik"
+
+[rcparams]
+"axes.linewidht" = 0.6
+'''  # styles.note.style: line 6, column 1; rcparams."axes.linewidht": line 9, column 1
+
+
+def _styled(tmp_path: Path, style: str, extra: str = "") -> Path:
+    root = _project(tmp_path, HEAD.replace('height = "70mm"\n', 'height = "70mm"\nstyle = "../styles/paper.toml"\n')
+                    + extra)
+    (root / "styles").mkdir()
+    (root / "styles" / "paper.toml").write_text(style, encoding="utf-8")
+    return root
+
+
+def test_a_bad_value_of_a_shared_style_files_class_names_that_file_and_its_line(tmp_path, capsys):
+    """The value is written in the style file, not in the layout: the layout's file has no such key."""
+    root = _styled(tmp_path, STYLE.replace("linewidht", "linewidth"))  # rcParams are read first
+    assert main(["demo", "--root", str(root), "--format", "svg"]) == 1
+    assert capsys.readouterr().err == ("compose: error: layouts/../styles/paper.toml:6:1: styles.note.style: "
+                                       "'italik' is not a valid value; did you mean 'italic'?; supported values are "
+                                       "'normal', 'italic'\n")
+
+
+def test_an_unknown_rcparam_of_a_shared_style_file_names_that_file_and_its_line(tmp_path, capsys):
+    root = _styled(tmp_path, STYLE.replace('"italik"', '"italic"'))
+    assert main(["check", "demo", "--root", str(root)]) == 1
+    assert capsys.readouterr().err.startswith("compose: error: layouts/../styles/paper.toml:9:1: "
+                                              "rcparams.axes.linewidht: unknown rcParam 'axes.linewidht'; ")
+
+
+def test_a_layouts_own_value_over_a_style_files_is_the_layouts_error(tmp_path, capsys):
+    root = _styled(tmp_path, STYLE.replace('"italik"', '"italic"').replace("linewidht", "linewidth"),
+                   '\n[styles.note]\nweight = "heavy"\n')  # HEAD and its style line: 9 lines; weight: line 12
+    with pytest.raises(LayoutError) as raised:
+        load_layout(root / "layouts" / "demo.toml", display="layouts/demo.toml")
+    assert str(raised.value).startswith("layouts/demo.toml:12:1: styles.note.weight: 'heavy' is not a valid value")

@@ -211,6 +211,7 @@ def test_a_source_cannot_take_a_key_another_source_or_every_panel_has():
     assert "toy" not in {s.name for s in sources()}
 
 
+@pytest.mark.e2e
 def test_compose_schema_in_a_fresh_process_lists_the_built_in_sources():
     """The command imports the stages, which register the sources, before it prints the panel table."""
     code = "import sys\nfrom composer.cli.main import main\nsys.exit(main(['schema']))\n"

@@ -1,0 +1,56 @@
+"""An imported ``<switch>`` draws the child a browser draws (SVG 2, 5.8.2 and 5.8.5).
+
+SVG 2 removed ``requiredFeatures``: Chromium and Firefox treat a child carrying it as passing, so a
+``<switch>`` draws that child. draw.io ends every export with such a switch (an empty
+``<g requiredFeatures=...#Extensibility/>`` then a "Text is not SVG - cannot display" notice), which a
+browser never shows. ``requiredExtensions`` naming an extension fails (composer supports none).
+Expected pixels are Chromium's for the same file (its screenshot: white, green, blue), worked out by hand:
+the 60 x 20 viewBox drawn in a 60 x 20 pt box at 72 dpi, one pt per pixel.
+"""
+
+from __future__ import annotations
+
+import pytest
+from conformance_helpers import HEAD, compose, near
+
+RED, GREEN, BLUE = (255, 0, 0), (0, 255, 0), (0, 0, 255)
+FEATURE = "http://www.w3.org/TR/SVG11/feature#"
+ART = (f'<svg {HEAD} width="60" height="20" viewBox="0 0 60 20">'
+       # 0..20: the first child passes and draws nothing (draw.io's notice is the red rect after it)
+       f'<switch><g requiredFeatures="{FEATURE}Extensibility"/><rect width="20" height="20" fill="#ff0000"/></switch>'
+       # 20..40: the green rect carries requiredFeatures and passes
+       f'<switch><rect x="20" width="20" height="20" fill="#00ff00" requiredFeatures="{FEATURE}Shape"/>'
+       '<rect x="20" width="20" height="20" fill="#ff0000"/></switch>'
+       # 40..60: an extension composer lacks fails: the blue rect after it is drawn
+       '<switch><rect x="40" width="20" height="20" fill="#ff0000" requiredExtensions="http://example.org/ext"/>'
+       '<rect x="40" width="20" height="20" fill="#0000ff"/></switch>'
+       '</svg>')
+
+
+@pytest.mark.parametrize("engine", ["resvg", "cairosvg"])
+def test_a_switch_draws_the_child_a_browser_draws(tmp_path, engine):
+    png, pdf, _, svg = compose(tmp_path, (60, 20), {"s": (ART, (0, 0), (60, 20))}, engine=engine)
+    for x in (5, 15):
+        assert png[10, x, 3] < 10, (x, png[10, x])  # nothing drawn: the canvas is transparent
+    for x, colour in ((25, GREEN), (35, GREEN), (45, BLUE), (55, BLUE)):
+        assert near(png[10, x], (*colour, 255)), (x, png[10, x])
+        assert near(pdf[10, x], colour), (x, pdf[10, x])
+    assert b"#ff0000" not in svg  # the children not drawn are gone: the check measures what is drawn
+
+
+def test_html_labels_are_removed_with_one_warning_naming_the_file(tmp_path):
+    # draw.io's labels: HTML in a <foreignObject>, then the SVG <text> fallback (shortened: "Lamp...");
+    # composer draws SVG only: the fallback's text is drawn, and one warning says why the label changed
+    art = (f'<svg {HEAD} width="60" height="20" viewBox="0 0 60 20">'
+           '<switch><foreignObject width="60" height="20" requiredFeatures="http://www.w3.org/TR/SVG11/feature#'
+           'Extensibility"><div xmlns="http://www.w3.org/1999/xhtml">Lamp plugged in?</div></foreignObject>'
+           '<text x="2" y="12" font-size="8">Lamp...</text></switch>'
+           '<foreignObject width="10" height="10"><div xmlns="http://www.w3.org/1999/xhtml">x</div></foreignObject>'
+           '</svg>')
+    _, _, messages, svg = compose(tmp_path, (60, 20), {"s": (art, (0, 0), (60, 20))})
+    html = [m for m in messages if "foreignObject" in m]
+    assert len(html) == 1, messages
+    assert "art/s.svg" in html[0] and "2 <foreignObject>" in html[0] and "fallback" in html[0]
+    assert b"foreignObject" not in svg and b"Lamp plugged" not in svg
+    _, _, messages, _ = compose(tmp_path / "plain", (60, 20), {"s": (ART, (0, 0), (60, 20))})
+    assert not [m for m in messages if "foreignObject" in m]
