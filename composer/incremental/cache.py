@@ -636,14 +636,15 @@ class TextCache:
     Args:
         path: the project's cache file.
         user: the user's cache (default: :class:`~composer.incremental.usercache.UserTextStore` in
-            :func:`~composer.incremental.usercache.user_cache_dir`); None: the project's file only.
+            :func:`~composer.incremental.usercache.user_cache_dir`, none when that is None); None: the
+            project's file only.
     """
 
     def __init__(self, path: Path, user: UserTextStore | None | Literal["default"] = "default"):
         import matplotlib
 
         self.path = Path(path)
-        self.user = UserTextStore() if user == "default" else user
+        self.user = UserTextStore.default() if user == "default" else user
         self._env = canonical_json([composer_fingerprint(), matplotlib.__version__, rc_digest()])
         self._stored: dict[str, Any] = self._read()
         self._used: dict[str, Any] = {}

@@ -28,7 +28,7 @@ on every read (a damaged or foreign entry is deleted and the text typeset
 again, never used), and its modification time is renewed when it is used;
 the folder keeps itself under :data:`MAX_BYTES`, least recently used
 entries first. Deleting the folder is always safe. A cache folder that
-cannot be written (read-only home) only costs the time: nothing fails.
+cannot be written (read-only home), or no home folder at all, only costs the time: nothing fails.
 """
 
 from __future__ import annotations
@@ -51,17 +51,22 @@ _MAGIC = b"composer-text-entry 1"
 MAX_BYTES = 256 * 1024 * 1024
 
 
-def user_cache_dir(environ: Mapping[str, str] | None = None) -> Path:
+def user_cache_dir(environ: Mapping[str, str] | None = None) -> Path | None:
     """composer's folder in the user's cache: ``$COMPOSER_CACHE_DIR``, else
     ``$XDG_CACHE_HOME/composer`` (an absolute ``XDG_CACHE_HOME`` only, as the XDG rule says),
-    else ``~/.cache/composer``. Nothing is created."""
+    else ``~/.cache/composer``; None when there is no home folder either (no ``HOME`` and no
+    password entry, as for a container's arbitrary user id: :meth:`pathlib.Path.home` raises), and so
+    no user cache. Nothing is created."""
     env = os.environ if environ is None else environ
     if env.get(ENV_VAR):
         return Path(env[ENV_VAR]).expanduser()
     xdg = env.get("XDG_CACHE_HOME", "")
     if xdg and os.path.isabs(xdg):
         return Path(xdg) / "composer"
-    return Path.home() / ".cache" / "composer"
+    try:
+        return Path.home() / ".cache" / "composer"
+    except (RuntimeError, KeyError):  # "Could not determine home directory."
+        return None
 
 
 @lru_cache(maxsize=64)
@@ -138,11 +143,23 @@ class UserTextStore:
     """Typeset-text entries in the user's cache folder (see the module docstring).
 
     Args:
-        folder: composer's cache folder (:func:`user_cache_dir`); entries go to ``folder/text-1``.
+        folder: composer's cache folder (default: :func:`user_cache_dir`); entries go to ``folder/text-1``.
+
+    Raises:
+        ValueError: no ``folder`` given and there is no user cache folder (:func:`user_cache_dir` is None).
     """
 
     def __init__(self, folder: Path | None = None):
-        self.folder = (Path(folder) if folder is not None else user_cache_dir()) / TEXT_FOLDER
+        base = Path(folder) if folder is not None else user_cache_dir()
+        if base is None:
+            raise ValueError("no user cache folder: no COMPOSER_CACHE_DIR, XDG_CACHE_HOME or home folder")
+        self.folder = base / TEXT_FOLDER
+
+    @classmethod
+    def default(cls) -> UserTextStore | None:
+        """The store in :func:`user_cache_dir`, or None when there is none (no home folder): no user cache."""
+        folder = user_cache_dir()
+        return None if folder is None else cls(folder)
 
     def path(self, key: str) -> Path:
         """The file of the entry ``key`` (a sha256 hex digest)."""

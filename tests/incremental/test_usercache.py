@@ -179,3 +179,25 @@ def test_prune_deletes_the_least_recently_used_entries_first(tmp_path):
     assert sorted(p.name for p in removed) == sorted([keys[1], keys[2]])
     assert all(store.path(k).is_file() for k in (keys[0], keys[3], keys[4]))
     assert MAX_BYTES >= 64 * 1024 * 1024
+
+
+def test_without_a_home_folder_there_is_no_user_cache_and_the_build_works(tmp_path, monkeypatch):
+    """No HOME and no password entry (a container run with an arbitrary user id): Path.home() raises
+    RuntimeError. The build typesets its text as without a cache, and writes the same bytes."""
+    monkeypatch.delenv("COMPOSER_CACHE_DIR")
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+
+    def no_home(cls):
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.setattr(Path, "home", classmethod(no_home))
+    assert user_cache_dir() is None and UserTextStore.default() is None
+    assert TextCache(tmp_path / "t.json").user is None
+    with pytest.raises(ValueError, match="no user cache folder"):
+        UserTextStore()
+    root = project(tmp_path / "a", editable=False)
+    first = build("t", root=root, formats=("svg",)).outputs["svg"].read_bytes()
+    monkeypatch.undo()
+    monkeypatch.setenv("COMPOSER_CACHE_DIR", str(tmp_path / "cache"))
+    again = build("t", root=project(tmp_path / "b", editable=False), formats=("svg",)).outputs["svg"].read_bytes()
+    assert first == again
