@@ -230,9 +230,11 @@ def check_formats(formats: Iterable[str]) -> tuple[str, ...]:
     if isinstance(formats, str):  # ("svg") is "svg": a string is a sequence of letters
         raise ComposerError(f"formats is a tuple of format names, e.g. ({formats!r},), not the string {formats!r}")
     formats = tuple(formats)
+    if not formats:  # compose --format "" (or ","): no name at all, not an unknown one
+        raise ComposerError(f"no output format given; valid formats are {', '.join(FORMATS.names())}")
     bad = [f for f in formats if f not in FORMATS]
-    if bad or not formats:
-        raise ComposerError(FORMATS.unknown(bad[0] if bad else ""))
+    if bad:
+        raise ComposerError(FORMATS.unknown(bad[0]))
     return formats
 
 

@@ -163,3 +163,14 @@ def test_a_registry_refuses_a_name_twice_and_names_the_closest():
     with things.registered(OutputFormat("beta", "b")):
         assert things.names() == ("alpha", "beta")
     assert things.names() == ("alpha",)
+
+
+@pytest.mark.parametrize("given", ["", ",", " , "])
+def test_no_format_at_all_is_said_so_not_an_unknown_empty_name(given, tmp_path, capsys):
+    """``compose --format ""`` named the format ``''`` as unknown; the API's ``formats=()`` too."""
+    assert main(["new", "fig", "--root", str(tmp_path)]) == 0
+    capsys.readouterr()
+    assert main(["build", "fig", "--root", str(tmp_path), "--format", given]) == 1
+    assert capsys.readouterr().err == ("compose: error: no output format given; valid formats are "
+                                       + ", ".join(FORMATS.names()) + "\n")
+    assert not (tmp_path / "build").exists()
