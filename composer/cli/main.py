@@ -156,6 +156,8 @@ def _build_parser(prog: str = "compose build") -> argparse.ArgumentParser:
     parser.add_argument("--watch", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=None, help=argparse.SUPPRESS)
+    # as before the commands: compose NAME --version, compose --root DIR --version (hidden: compose --version)
+    parser.add_argument("--version", action="version", version=_version(), help=argparse.SUPPRESS)
     return parser
 
 
@@ -754,10 +756,14 @@ def _top(argv: list[str]) -> int:
         description="Build multi-panel figures: layouts/NAME.toml -> build/NAME.svg, .pdf, .png.\n\ncommands:\n"
                     + "\n".join(f"  {usage:<{width}}  {what}" for usage, what in SUMMARY)
                     + "\n\nA figure named like a command is built with compose build NAME.")
-    parser.add_argument("--version", action="version",  # the distribution (pyproject [project] name), then where it is
-                        version=f"figure-composer {__version__} ({Path(__file__).resolve().parents[1]})")
+    parser.add_argument("--version", action="version", version=_version())
     parser.parse_args(argv)
     return 0
+
+
+def _version() -> str:
+    """``compose --version``: the distribution (pyproject ``[project]`` name) and version, then where it is."""
+    return f"figure-composer {__version__} ({Path(__file__).resolve().parents[1]})"
 
 
 class _MatplotlibLog(logging.Handler):

@@ -6,6 +6,8 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
+import pytest
+
 import composer
 from conftest import run_compose
 
@@ -19,3 +21,16 @@ def test_version_names_the_distribution_and_the_package_folder() -> None:
     assert run.returncode == 0, run.stderr
     folder = Path(composer.__file__).resolve().parent
     assert run.stdout == f"{project['name']} {project['version']} ({folder})\n"
+
+
+def test_version_after_a_figure_name_or_an_option_still_works(capsys) -> None:
+    """``compose NAME --version`` and ``compose --root DIR --version`` printed it before the command words
+    came (the build's parser took it); they are the short form of build now, whose parser still does."""
+    from composer.cli.main import main
+
+    for argv in (["demo", "--version"], ["--root", "somewhere", "--version"], ["build", "--version"]):
+        with pytest.raises(SystemExit) as done:
+            main(argv)
+        assert done.value.code == 0
+        assert capsys.readouterr().out == f"figure-composer {composer.__version__} " \
+                                          f"({Path(composer.__file__).resolve().parent})\n"
