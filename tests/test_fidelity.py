@@ -219,8 +219,8 @@ def test_imported_svg_font_swap_is_a_warning(tmp_path):
                               'at = ["0mm", "0mm"]\nsize = ["20mm", "10mm"]\n', assets={"logo.svg": svg})
     substitute = subprocess.run(["fc-match", "-f", "%{family[0]}", "Helvetica Neue Imaginary"], capture_output=True,
                                 text=True, check=True).stdout  # fontconfig's choice: DejaVu Sans, or Noto Sans
-    with pytest.warns(ComposerWarning, match=r"logo.svg: font 'Helvetica Neue Imaginary' \(regular\) is not installed"
-                                             r" for the renderers; cairosvg and browsers draw its text with "
+    with pytest.warns(ComposerWarning, match=r"logo.svg: fonts not installed, drawn as browsers here draw them "
+                                             r"\(fontconfig's match\): 'Helvetica Neue Imaginary' as "
                                              + re.escape(repr(substitute))):
         _build(root)
     # a separate output folder: the folder above is up to date, and an up-to-date build renders nothing
