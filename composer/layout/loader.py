@@ -161,6 +161,8 @@ def _toml_hint(message: str, text: str) -> str:
     line = lines[number - 1].strip() if 0 < number <= len(lines) else ""
     shown = f": {line[:80]!r}" if line else ""
     before = lines[number - 1][:column - 1].rstrip() if 0 < number <= len(lines) else ""
+    if number == 1 and line.startswith("\ufeff"):  # Notepad's UTF-8 "signature"; TOML is UTF-8 without one
+        return f"{shown} (the file starts with a byte order mark, U+FEFF: save it as UTF-8 without one)"
     if "key part" in message and before.endswith(","):
         return f"{shown} (an inline table {{...}} takes no comma after its last entry)"
     if "Illegal character '\\n'" in message or "Unterminated string" in message:

@@ -169,6 +169,8 @@ LAYOUT_CASES = [
          (f"{LAYOUT}: figure:", "[figure]", "width and height")),
     Case("malformed_toml", (('label = "b"', 'label = "b'),),
          ("not valid TOML", f"line {LABEL_B_LINE}", "'label = \"b'", 'a "string" ends on its line')),
+    Case("byte_order_mark", (('[figure]', '\ufeff[figure]'),),
+         ("not valid TOML", "the file starts with a byte order mark, U+FEFF: save it as UTF-8 without one")),
     Case("inline_table_trailing_comma", (('label = "b"', 'label = "b"\nparams = { n = 8, }'),),
          ("not valid TOML", f"line {LABEL_B_LINE + 1}", "'params = { n = 8, }'",
           "an inline table {...} takes no comma after its last entry")),
