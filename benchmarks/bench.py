@@ -94,6 +94,23 @@ def run(cmd: list[str], **kwargs) -> float:
     return elapsed
 
 
+def timed_rounds(cases: dict, runs: int, after: Callable[[str], None] | None = None
+                 ) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Wall and CPU seconds of every case, ``runs`` interleaved rounds (each case's ``setup`` first, then its
+    command; ``after(key)`` once a case has run): {case: [seconds per round]} twice."""
+    times: dict[str, list[float]] = {k: [] for k in cases}
+    cpu: dict[str, list[float]] = {k: [] for k in cases}
+    for _ in range(runs):
+        for key, (cmd, setup) in cases.items():
+            if setup is not None:
+                setup()
+            times[key].append(run(cmd))
+            cpu[key].append(LAST_CPU[0])
+            if after is not None:
+                after(key)
+    return times, cpu
+
+
 def median_of(runs: int, cmd: list[str], before=None) -> tuple[float, float]:
     """Medians of wall and CPU time of ``runs`` runs of ``cmd`` (``before()`` untimed before each)."""
     times, cpu = [], []
@@ -215,16 +232,12 @@ def volume_kv(root: Path, runs: int) -> dict:
         "edit": (name, edited()),
         "edit_svg": (name + ["--format", "svg"], edited("--format", "svg")),
     }
-    times: dict[str, list[float]] = {k: [] for k in cases}
-    cpu: dict[str, list[float]] = {k: [] for k in cases}
-    for _ in range(runs):
-        for key, (cmd, setup) in cases.items():
-            if setup is not None:
-                setup()
-            times[key].append(run(cmd))
-            cpu[key].append(LAST_CPU[0])
-            if key == "edit":
-                render_times.append(json.loads(manifest.read_text())["panels"]["fmap"]["seconds"])
+
+    def fmap_seconds(key: str) -> None:
+        if key == "edit":
+            render_times.append(json.loads(manifest.read_text())["panels"]["fmap"]["seconds"])
+
+    times, cpu = timed_rounds(cases, runs, fmap_seconds)
     reset_panels(root)
     out = {k: statistics.median(v) for k, v in times.items()}
     out["cpu"] = {k: statistics.median(v) for k, v in cpu.items()}
@@ -553,14 +566,7 @@ def side_by_side(root: Path, runs: int, rivals: Path | None, missing: dict[str, 
     for key, (cmd, _) in cases.items():
         if key not in ("cold", "first"):
             run(cmd)  # untimed: each once, so that no timed run is the first to read its files from disk
-    times: dict[str, list[float]] = {k: [] for k in cases}
-    cpu: dict[str, list[float]] = {k: [] for k in cases}
-    for _ in range(runs):
-        for key, (cmd, setup) in cases.items():
-            if setup is not None:
-                setup()
-            times[key].append(run(cmd))
-            cpu[key].append(LAST_CPU[0])
+    times, cpu = timed_rounds(cases, runs)
     clean(root)
     run(compose)  # the user's cache full again for what follows
     return {"wall": {k: statistics.median(v) for k, v in times.items()},
