@@ -469,6 +469,13 @@ _LENGTH_PROPERTIES = frozenset({
 _CONDITIONS = ("systemLanguage", "requiredExtensions", "requiredFeatures")
 
 
+#: the children a ``<switch>`` chooses among (SVG 2, 5.8.5: its direct children that are rendering
+#: elements, containers that draw, or ``foreignObject``)
+_SWITCH_CHOICES = frozenset(svg_tag(name) for name in (
+    "a", "circle", "ellipse", "foreignObject", "g", "image", "line", "path", "polygon", "polyline", "rect",
+    "svg", "switch", "text", "use"))
+
+
 def _resolve_switches(root: etree._Element) -> None:
     """Draw every ``<switch>`` as a browser does: only its first direct child whose conditions pass
     (SVG 2, 5.8.5), the others removed, so both engines and the check see what a browser shows.
@@ -477,14 +484,16 @@ def _resolve_switches(root: etree._Element) -> None:
     it as passing, while the engines' usvg and cairosvg treat ``#Extensibility`` as failing (and so
     drew the "Text is not SVG - cannot display" notice that ends every draw.io export, which a browser
     never shows). A child with ``requiredExtensions`` fails (composer supports no extension, and an
-    empty list fails, 5.8.2). A switch with a child that says ``systemLanguage`` is left to the engine,
-    whose language composer does not choose.
+    empty list fails, 5.8.2). Only the children a switch can choose take part (SVG 2, 5.8.5: rendering
+    and container elements, ``foreignObject``): an unknown element, a ``title`` or a ``desc`` before the
+    first of them is not chosen, and stays (it draws nothing). A switch with a child that says
+    ``systemLanguage`` is left to the engine, whose language composer does not choose.
     """
     for el in root.iter():
         if isinstance(el.tag, str):
             el.attrib.pop("requiredFeatures", None)
     for switch in reversed(list(root.iter(svg_tag("switch")))):  # nested switches first
-        children = [child for child in switch if isinstance(child.tag, str)]
+        children = [child for child in switch if child.tag in _SWITCH_CHOICES]
         if any(child.get("systemLanguage") is not None for child in children):
             continue
         chosen = next((child for child in children if child.get("requiredExtensions") is None), None)

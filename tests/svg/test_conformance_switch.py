@@ -38,6 +38,17 @@ def test_a_switch_draws_the_child_a_browser_draws(tmp_path, engine):
     assert b"#ff0000" not in svg  # the children not drawn are gone: the check measures what is drawn
 
 
+def test_a_child_a_switch_cannot_choose_is_passed_over(tmp_path):
+    """resvg's suite, structure/switch/non-SVG-child.svg: an unknown element (and a title) before the
+    first rect is not chosen; Chromium draws the green rect, not the red one after it."""
+    art = (f'<svg {HEAD} width="20" height="20" viewBox="0 0 20 20"><switch><title>t</title><random/>'
+           '<rect width="20" height="20" fill="#00ff00"/><rect width="20" height="20" fill="#ff0000"/></switch></svg>')
+    png, pdf, _, svg = compose(tmp_path, (20, 20), {"s": (art, (0, 0), (20, 20))})
+    assert near(png[10, 10], (*GREEN, 255)), png[10, 10]
+    assert near(pdf[10, 10], GREEN), pdf[10, 10]
+    assert b"#ff0000" not in svg
+
+
 def test_html_labels_are_removed_with_one_warning_naming_the_file(tmp_path):
     # draw.io's labels: HTML in a <foreignObject>, then the SVG <text> fallback (shortened: "Lamp...");
     # composer draws SVG only: the fallback's text is drawn, and one warning says why the label changed
