@@ -92,6 +92,7 @@ from composer.stages.inputs import Inputs, Project, read_figure_inputs
 from composer.stages.named import figure_elements
 from composer.stages.panels import panel_documents
 from composer.stages.render import RenderedPanel, save_panel
+from composer.stages.sources import source_of
 from composer.stages.typeset import Typeset, text_cache, typeset_figure
 from composer.stages.usercode import imports_undone, prepare_fork, user_dir
 from composer.svg.io import write_files_atomically
@@ -881,8 +882,9 @@ def _compose(read: _Read, rendered: Mapping[str, RenderedPanel], opts: BuildOpti
         # what matplotlib substituted while drawing, carried by each panel (from its worker or the cache)
         substituted = {f"panel {n}\t{font}": message for n, panel in rendered.items()
                        for font, message in panel.substituted.items()}
+        file_texts = {p.name: texts for p in inputs.figure.panels if (texts := source_of(p).texts(p)) is not None}
         report = lint(inputs.figure, geometry, svg, file=inputs.file, substituted=substituted,
-                      elements=figure_elements(inputs.figure, geometry, labels))
+                      elements=figure_elements(inputs.figure, geometry, labels), file_texts=file_texts)
     if opts.debug and opts.write:
         from composer.stages.overlay import overlay
 

@@ -849,7 +849,8 @@ def _figure_size(ctx: _Context) -> None:
 
 
 def lint(figure: Figure, geometry: Geometry, svg: bytes, *, file: str,
-         substituted: Mapping[str, str] | None = None, elements: Sequence[Element] | None = None) -> Report:
+         substituted: Mapping[str, str] | None = None, elements: Sequence[Element] | None = None,
+         file_texts: Mapping[str, Sequence[tuple[float, str]]] | None = None) -> Report:
     """Check a composed figure (pure).
 
     Args:
@@ -863,6 +864,10 @@ def lint(figure: Figure, geometry: Geometry, svg: bytes, *, file: str,
         elements: the figure's elements with their boxes (:func:`composer.stages.named.figure_elements`,
             with the boxes of the panel labels and titles as drawn); None: made from ``geometry``, labels
             and titles without a box.
+        file_texts: panel name -> ``(size_pt, text)`` of each text its file draws that the SVG cannot
+            say the size of (a pdf panel's page, whose glyphs are outlines once converted:
+            :meth:`composer.stages.sources.base.PanelSource.texts`), sizes in the file's pt; the check
+            scales them by the panel's fit, as it scales everything the panel draws.
 
     Returns:
         A :class:`Report` with every finding, errors first, each naming its elements with their boxes
@@ -876,6 +881,7 @@ def lint(figure: Figure, geometry: Geometry, svg: bytes, *, file: str,
     names = _Names(figure, {e.name: e for e in elements})
     allowed = _check_allowed(figure, names, file)
     measured = scene(svg)
+    _add_file_texts(measured, file_texts or {})
     ctx = _Context(figure, geometry, measured, names, allowed, figure.spec.check, _arrow_shapes(figure, svg),
                    lines=_line_shapes(figure, svg))
     _font_sizes(ctx)
@@ -894,6 +900,20 @@ def lint(figure: Figure, geometry: Geometry, svg: bytes, *, file: str,
     findings = sorted(kept, key=lambda f: (order[f.level], f.rule, f.element, f.problem))
     return Report(figure=figure.name, limits=figure.spec.check, findings=tuple(findings),
                   notes=tuple(dict.fromkeys(measured.notes)) + left_out)
+
+
+def _add_file_texts(measured: Scene, file_texts: Mapping[str, Sequence[tuple[float, str]]]) -> None:
+    """Add to ``measured`` the texts panels' files report (``lint``'s ``file_texts``), at the scale each
+    panel is drawn at (:attr:`composer.svg.measure.Scene.panel_scale`); their extent is unknown (an
+    empty box), so only their size is checked."""
+    for name, texts in sorted(file_texts.items()):
+        scale = measured.panel_scale.get(name)
+        if scale is None:
+            continue  # the panel is not drawn
+        for size_pt, text in texts:
+            measured.texts.append(TextRun(top=f"panel-{name}", element=f"panel-{name}", size_pt=size_pt * scale,
+                                          bbox=(math.inf, math.inf, -math.inf, -math.inf), label=text,
+                                          estimated=True))
 
 
 def _guide_names(figure: Figure) -> dict[str, str]:
