@@ -127,6 +127,11 @@ def resolve_switches(job: Import) -> None:
     _resolve_switches(job.root)
 
 
+def resolve_font_sizes(job: Import) -> None:
+    """:func:`_resolve_font_sizes`: text sized by a keyword, ``larger``/``smaller`` or the default, in px."""
+    _resolve_font_sizes(job.root)
+
+
 def name_ids(job: Import) -> None:
     """The new name of every id: the panel's name as prefix (``rgb--figure_1``,
     :func:`composer.svg.ids.prefixed`), or with ``renumber`` the document order
@@ -239,6 +244,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("inline-used-styles", inline_used_style_rules),  # before scoping
     Pass("resolve-switches", resolve_switches, foreign=True),  # before ids are named: dropped children's go
     Pass("resolve-css-transforms", resolve_css_transforms, foreign=True),  # ids as written, for the warning
+    Pass("resolve-font-sizes", resolve_font_sizes, foreign=True),  # the file's own style sheet, unscoped
     Pass("name-ids", name_ids),
     Pass("rewrite-references", rewrite_references),
     Pass("scope-style-sheets", scope_style_sheets),
@@ -502,6 +508,21 @@ def _resolve_switches(root: etree._Element) -> None:
         for child in children:
             if child is not chosen:
                 switch.remove(child)
+
+
+def _resolve_font_sizes(root: etree._Element) -> None:
+    """Write the font size a browser computes on every text element whose size the engine would compute
+    otherwise (:func:`composer.text.fonts.font_sizes_to_resolve`: the root's default is 16 px in a browser,
+    12 px in usvg; ``x-large`` 24 px, not 1.44 times the parent; ``larger`` 1.2 times the parent's
+    computed size), as the last declaration of its ``style`` (which wins over attributes and rules). The
+    characters composer pins (:mod:`composer.text.pin`) are then laid out at the size drawn."""
+    from composer.text.fonts import font_sizes_to_resolve
+    from composer.units import fmt
+
+    for el, size_px in font_sizes_to_resolve(root):
+        kept = [f"{name}: {value}" for name, value in weighed_declarations(el.get("style") or "")
+                if name != "font-size"]
+        el.set("style", "; ".join([*kept, f"font-size: {fmt(size_px)}px"]))
 
 
 def _resolve_non_scaling_strokes(root: etree._Element, *, source: str) -> None:
