@@ -21,6 +21,9 @@ Sizes: the page is the root's ``width``/``height`` in pt (CSS units: 1 px =
 1/96 in, SVG 2 section 8.2), so a 180 mm canvas at 300 dpi is
 round(180 / 25.4 * 300) = 2126 px wide (Typst rounds the page size in pixels).
 
+Photos: svg2pdf writes no ``/Interpolate``, so pdfium would draw a zoomed photo in blocks; the PDF's
+smooth pictures get ``/Interpolate true``, data cells stay crisp (:mod:`composer.stages.export.pdfimages`).
+
 Fonts: usvg draws ``<text>`` with the fonts Typst finds: the system's
 (fontconfig's folders) and the folders of every font matplotlib knows (its
 own DejaVu and STIX copies included), so editable text is drawn in the font
@@ -41,6 +44,7 @@ from typing import Any
 
 from composer.errors import SvgError
 from composer.kinds.outputs import Job, PdfPage
+from composer.stages.export.pdfimages import interpolate_photos
 
 #: the PDF's creation and modification date: fixed, so equal inputs give equal bytes
 #: (the same instant cairosvg's PDFs were pinned to).
@@ -116,6 +120,8 @@ def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[floa
                 result = compiler.compile(input=layered or document, format="pdf", timestamp=PDF_DATE,
                                           sys_inputs=inputs,
                                           pdf_standards=[pdf_standard] if pdf_standard else [])  # type: ignore[list-item]
+                if isinstance(result, bytes) and not (pdf_standard or "").startswith("a-"):  # PDF/A forbids it
+                    result = interpolate_photos(result, svg)
             elif kind == "png":
                 result = compiler.compile(input=document, format="png", ppi=dpi, sys_inputs=inputs)
             else:
