@@ -47,7 +47,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from composer.errors import ComposerError, ComposerWarning, PanelError
+from composer.errors import ComposerError, ComposerWarning, ImportFeature, PanelError
 from composer.incremental import manifest
 from composer.incremental.cache import (
     PanelCache,
@@ -92,6 +92,7 @@ from composer.stages.inputs import Inputs, Project, read_figure_inputs
 from composer.stages.named import figure_elements
 from composer.stages.panels import panel_documents
 from composer.stages.render import RenderedPanel, save_panel
+from composer.stages.sources import source_of
 from composer.stages.typeset import Typeset, text_cache, typeset_figure
 from composer.stages.usercode import imports_undone, prepare_fork, user_dir
 from composer.svg.io import write_files_atomically
@@ -423,9 +424,10 @@ def missing_font_report(figure: Figure) -> Report | None:
 
 
 @contextlib.contextmanager
-def _recording(issued: list[str]) -> Iterator[None]:
+def _recording(issued: list[str], features: list[ImportFeature] | None = None) -> Iterator[None]:
     """Warnings raised inside the block are issued as they would have been (the caller's filters
-    apply), once it ends; the message of each :class:`ComposerWarning` among them is added to ``issued``."""
+    apply), once it ends; the message of each :class:`ComposerWarning` among them is added to ``issued``,
+    and each :class:`ImportFeature` (a record: the panel, file and feature) to ``features``."""
     caught: list[warnings.WarningMessage] = []
     try:
         with warnings.catch_warnings(record=True) as log:
@@ -438,6 +440,8 @@ def _recording(issued: list[str]) -> Iterator[None]:
         for w in caught:
             if issubclass(w.category, ComposerWarning):
                 issued.append(str(w.message))
+            if features is not None and isinstance(w.message, ImportFeature):
+                features.append(w.message)
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
 
 
@@ -868,7 +872,8 @@ def _compose(read: _Read, rendered: Mapping[str, RenderedPanel], opts: BuildOpti
     """
     inputs, typeset = read.inputs, read.typeset
     progress.stage("composing")
-    with _recording(issued):
+    features: list[ImportFeature] = []  # what the import of each file draws differently, for the check
+    with _recording(issued, features):
         svg = compose(inputs, rendered, typeset, dpi=opts.dpi)  # filters are costed at the PNG's dpi
         for clipped in clipped_text_warnings(inputs.figure, svg):  # check reports it too, as outside-canvas
             warnings.warn(ComposerWarning(f"{inputs.file}: {clipped_key_path(inputs.figure, clipped)}"), stacklevel=2)
@@ -881,8 +886,10 @@ def _compose(read: _Read, rendered: Mapping[str, RenderedPanel], opts: BuildOpti
         # what matplotlib substituted while drawing, carried by each panel (from its worker or the cache)
         substituted = {f"panel {n}\t{font}": message for n, panel in rendered.items()
                        for font, message in panel.substituted.items()}
+        file_texts = {p.name: texts for p in inputs.figure.panels if (texts := source_of(p).texts(p)) is not None}
         report = lint(inputs.figure, geometry, svg, file=inputs.file, substituted=substituted,
-                      elements=figure_elements(inputs.figure, geometry, labels))
+                      elements=figure_elements(inputs.figure, geometry, labels), file_texts=file_texts,
+                      features=features)
     if opts.debug and opts.write:
         from composer.stages.overlay import overlay
 

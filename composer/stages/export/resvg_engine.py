@@ -21,6 +21,9 @@ Sizes: the page is the root's ``width``/``height`` in pt (CSS units: 1 px =
 1/96 in, SVG 2 section 8.2), so a 180 mm canvas at 300 dpi is
 round(180 / 25.4 * 300) = 2126 px wide (Typst rounds the page size in pixels).
 
+Photos: svg2pdf writes no ``/Interpolate``, so pdfium would draw a zoomed photo in blocks; the PDF's
+smooth pictures get ``/Interpolate true``, data cells stay crisp (:mod:`composer.stages.export.pdfimages`).
+
 Fonts: usvg draws ``<text>`` with the fonts Typst finds: the system's
 (fontconfig's folders) and the folders of every font matplotlib knows (its
 own DejaVu and STIX copies included), so editable text is drawn in the font
@@ -40,6 +43,7 @@ from pathlib import Path
 
 from composer.errors import SvgError
 from composer.kinds.outputs import Job
+from composer.stages.export.pdfimages import interpolate_photos
 
 #: the PDF's creation and modification date: fixed, so equal inputs give equal bytes
 #: (the same instant cairosvg's PDFs were pinned to).
@@ -99,7 +103,7 @@ def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[floa
     # (check_fonts), not a fallback; without <text> (every glyph an outline) no font at all (0.04 s
     # to load Typst's, 0.08 s to scan the system's)
     fonts = typst.Fonts(include_system_fonts=has_text, include_embedded_fonts=False,
-                        font_paths=font_folders() if has_text else [])
+                        font_paths=_without_last_resort(font_folders(), folder) if has_text else [])
     compiler = typst.Compiler(root=folder, font_paths=fonts)
     inputs = {"title": title} if title else {}
     try:
@@ -107,6 +111,8 @@ def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[floa
             if kind == "pdf":
                 result = compiler.compile(input=document, format="pdf", timestamp=PDF_DATE, sys_inputs=inputs,
                                           pdf_standards=[pdf_standard] if pdf_standard else [])  # type: ignore[list-item]
+                if isinstance(result, bytes) and not (pdf_standard or "").startswith("a-"):  # PDF/A forbids it
+                    result = interpolate_photos(result, svg)
             elif kind == "png":
                 result = compiler.compile(input=document, format="png", ppi=dpi, sys_inputs=inputs)
             else:
@@ -148,6 +154,41 @@ def font_folders() -> list[str]:
               os.path.expanduser("~/.fonts"), os.path.expanduser("~/.local/share/fonts"))
     folders = {os.path.dirname(f.fname) for f in font_manager.fontManager.ttflist}
     return sorted(d for d in folders if not any(d == s or d.startswith(s + os.sep) for s in system))
+
+
+@lru_cache(maxsize=1)
+def last_resort_files() -> frozenset[str]:
+    """The font files matplotlib knows whose glyphs are placeholders for every character: Last Resort
+    (``LastResortHE-Regular.ttf``, shipped in ``mpl-data/fonts`` since matplotlib 3.8, "Last Resort
+    High-Efficiency"), which maps every code point to a box showing its block. Given such a font, the
+    engine's fallback takes it for any character no real font has, and then draws the whole run in it
+    (every letter a box); no browser has it (fontconfig does not know matplotlib's folder), and draws
+    the font's own empty box for that character alone."""
+    from matplotlib import font_manager
+
+    return frozenset(os.path.realpath(f.fname) for f in font_manager.fontManager.ttflist
+                     if f.name.casefold().startswith("last resort"))
+
+
+def _without_last_resort(folders: list[str], workdir: str) -> list[str]:
+    """``folders``, each one holding a :func:`last_resort_files` file replaced by a folder of ``workdir``
+    holding links to its other entries (Typst takes folders only, and follows links)."""
+    out = []
+    excluded = last_resort_files()
+    for i, path in enumerate(folders):
+        try:
+            entries = sorted(os.listdir(path))
+        except OSError:
+            continue
+        if not any(os.path.realpath(os.path.join(path, e)) in excluded for e in entries):
+            out.append(path)
+            continue
+        linked = tempfile.mkdtemp(prefix=f"fonts-{i}-", dir=workdir)  # one per call: PDF and PNG may run at once
+        for entry in entries:
+            if os.path.realpath(os.path.join(path, entry)) not in excluded:
+                os.symlink(os.path.join(path, entry), os.path.join(linked, entry))
+        out.append(linked)
+    return out
 
 
 @lru_cache(maxsize=1)

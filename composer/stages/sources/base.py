@@ -46,6 +46,8 @@ from composer.svg.io import parse_svg
 from composer.svg.viewbox import place, view_box
 
 PlotArea = tuple[float, float, float, float]
+#: a text of a panel's file as ``compose check`` reads it: its size (pt, in the file) and its characters
+SourceText = tuple[float, str]
 
 
 class Rendered(Protocol):
@@ -141,6 +143,12 @@ class PanelSource(ABC):
         Raises:
             SvgError, DataError: one line naming the layout file and key.
         """
+
+    def texts(self, panel: Panel) -> tuple[SourceText, ...] | None:
+        """What ``compose check`` cannot read of the panel's text from its SVG, read from its file:
+        ``(size_pt, text)`` of each text, sizes in the file's own units before the panel is fitted (a PDF
+        page's text, drawn as outlines of no size once converted); None (the default): the SVG says it."""
+        return None
 
     def plot_area(self, panel: Panel, drawing: Drawing) -> PlotArea | None:
         """The panel's plot area, ``(x0, y0, x1, y1)`` in pt from its box's top-left (y down), for

@@ -20,7 +20,15 @@ from composer.layout.model import Panel
 from composer.layout.reader import Reader
 from composer.layout.sources import SourceTable, file_type
 from composer.stages.geometry import Box
-from composer.stages.sources.base import Drawing, PanelSource, Reading, naming_the_file, placed, read_project_file
+from composer.stages.sources.base import (
+    Drawing,
+    PanelSource,
+    Reading,
+    SourceText,
+    naming_the_file,
+    placed,
+    read_project_file,
+)
 
 
 def page_number(reader: Reader, value: Any, key: str) -> int:
@@ -57,6 +65,17 @@ class PdfSource(PanelSource):
         """
         return read_project_file(panel, reading, lambda path, display, shown: _page_document(
             panel, path, reading, display, shown))
+
+    def texts(self, panel: Panel) -> tuple[SourceText, ...]:
+        """The page's text objects as pdfium reads them (:func:`composer.stages.pdf.page_texts`): their size
+        on the page and their characters; the converted SVG draws them as outlines, which carry no size.
+
+        Raises:
+            DataError: pdfium cannot read the page.
+        """
+        from composer.stages.pdf import page_texts
+
+        return tuple((t.size_pt, t.text) for t in page_texts(Path(panel.source), panel.options["page"]))
 
     def draw(self, panel: Panel, box: Box, drawing: Drawing) -> etree._Element:
         """The converted page fitted in ``box`` keeping its aspect."""
