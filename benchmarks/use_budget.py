@@ -233,8 +233,8 @@ def main() -> None:
                 print(f"| {name[:58]:58} | {'-':>11} | {'-':>6} | {'-':>6} | {type(exc).__name__:>18} |")
                 continue
             if group == "hostile" or units > 2 * MAX_FIGURE_WORK:
-                print(f"| {name[:58]:58} | {units:11,} | {'-':>6} | {'-':>6} | {'refused: ' + format(units / 1e6, '.0f') + ' s':>18} |",
-                      flush=True)
+                refused = f"refused: {units / 1e6:.0f} s"
+                print(f"| {name[:58]:58} | {units:11,} | {'-':>6} | {'-':>6} | {refused:>18} |", flush=True)
                 continue
             try:
                 png, pdf = (cpu_seconds(data, kind, size, args.runs) for kind in ("png", "pdf"))
@@ -247,9 +247,10 @@ def main() -> None:
             print(f"| {name[:58]:58} | {units:11,} | {png:6.2f} | {pdf:6.2f} | {ratio:18.2f} |", flush=True)
     if ratios:
         low, high = min(ratios), max(ratios)
+        limit_s = MAX_FIGURE_WORK / 1e6
         print(f"\nestimate / measure over the {len(ratios)} cases of 0.2 s or more: {low[0]:.2f} ({low[1]}) to "
-              f"{high[0]:.2f} ({high[1]}): the {MAX_FIGURE_WORK / 1e6:g} s budget refuses none of these kinds under "
-              f"{MAX_FIGURE_WORK / 1e6 / high[0]:.1f} s of CPU and accepts up to {MAX_FIGURE_WORK / 1e6 / low[0]:.0f} s")
+              f"{high[0]:.2f} ({high[1]}): the {limit_s:g} s budget refuses none of these kinds under "
+              f"{limit_s / high[0]:.1f} s of CPU and accepts up to {limit_s / low[0]:.0f} s")
     print(f"load average {os.getloadavg()[0]:.1f}")
 
 
