@@ -185,6 +185,7 @@ def real_cases() -> Iterator[tuple[str, str]]:
 def hostile_cases() -> Iterator[tuple[str, str]]:
     sys.path.insert(0, str(ROOT / "tests"))
     sys.path.insert(0, str(ROOT / "tests" / "svg"))
+    sys.path.insert(0, str(ROOT / "tests" / "sandbox"))
     from test_hostile import REFUSED  # type: ignore[import-not-found]
     from test_import_budget import HOSTILE, hostile_svg  # type: ignore[import-not-found]
 
