@@ -58,6 +58,7 @@ from composer.incremental.cache import (
 from composer.incremental.keys import input_digests, panel_keys
 from composer.incremental.record import manifest_contents
 from composer.kinds import outputs
+from composer.kinds.outputs import PdfPage
 from composer.layout.loader import load_layout
 from composer.layout.model import Figure, FigureSpec
 from composer.layout.positions import locate
@@ -961,9 +962,28 @@ def _compose(read: _Read, rendered: Mapping[str, RenderedPanel], opts: BuildOpti
 
 
 def _export(svg: bytes, kinds: list[str], read: _Read, opts: BuildOptions, *, title: str) -> dict[str, bytes]:
-    """The one call of the export stage (:func:`composer.stages.export.export`): ``kinds`` -> bytes."""
+    """The one call of the export stage (:func:`composer.stages.export.export`): ``kinds`` -> bytes; a PDF
+    is given the pdf panels' own pages (:func:`_pdf_pages`)."""
+    pages = _pdf_pages(read) if "pdf" in kinds else ()
     return export(svg, kinds, engine=read.engine, dpi=opts.dpi, title=title, pdf_standard=opts.pdf_standard,
-                  source=read.inputs.file, timeout_s=opts.timeout_s, jobs=opts.jobs)
+                  source=read.inputs.file, timeout_s=opts.timeout_s, jobs=opts.jobs, pdf_pages=pages)
+
+
+def _pdf_pages(read: _Read) -> tuple[PdfPage, ...]:
+    """The pages a PDF output draws as they are in place of their panels' converted drawings
+    (:meth:`composer.stages.sources.base.PanelSource.pdf_page`): only a file whose bytes are still those
+    hashed before it was read and converted (:attr:`_Read.digests`), so the PDF shows what the SVG shows."""
+    import hashlib
+
+    pages = []
+    for panel in read.inputs.figure.panels:
+        page = source_of(panel).pdf_page(panel, read.inputs.documents.get(panel.name))
+        if page is None:
+            continue
+        hashed = read.digests.get(Path(panel.source).resolve())
+        if hashed is not None and hashlib.sha256(page.data).hexdigest() == hashed:
+            pages.append(page)
+    return tuple(pages)
 
 
 def _panel_files(read: _Read, svg: bytes, out_dir: Path, opts: BuildOptions) -> dict[Path, bytes]:
