@@ -34,7 +34,7 @@ import tinycss2
 from lxml import etree
 
 from composer.errors import ComposerWarning, SvgError
-from composer.svg.css import declarations, qualified_rules, selector_texts, weighed_declarations
+from composer.svg.css import declarations, inline_style_sheets, qualified_rules, selector_texts, weighed_declarations
 from composer.svg.elements import rule_transforms
 from composer.svg.ids import SEPARATOR, document_order, prefixed
 from composer.svg.io import XLINK_NS, svg_tag
@@ -71,7 +71,7 @@ class Import:
 
     Attributes:
         root: the document's ``<svg>`` element, rewritten in place.
-        name, group_id, source, renumber, viewport: the arguments of :func:`import_fragment`.
+        name, group_id, source, renumber, viewport, size_px: the arguments of :func:`import_fragment`.
         mapping: old id -> new id (:func:`name_ids`).
         group: the result (:func:`make_group`); None before.
     """
@@ -82,6 +82,7 @@ class Import:
     source: str
     renumber: bool = False
     viewport: bool = False
+    size_px: tuple[float, float] | None = None
     mapping: dict[str, str] = field(default_factory=dict)
     group: etree._Element | None = None
 
@@ -102,6 +103,39 @@ def drop_metadata(job: Import) -> None:
     for meta in list(job.root.iter(svg_tag("metadata"), svg_tag("title"))):
         if meta.getparent() is job.root:
             job.root.remove(meta)
+
+
+def apply_conditional_css(job: Import) -> None:
+    """``@media``, ``@supports`` and ``@layer`` blocks of the file's style sheets replaced by their rules
+    where a screen browser showing the panel at its size applies them, removed elsewhere
+    (:func:`composer.svg.cssconditions.flatten_document`); then, as at reading, rules the engine's
+    matcher cannot read are applied to the elements (:func:`composer.svg.css.inline_style_sheets`)."""
+    from composer.svg.cssconditions import flatten_document
+
+    width_px, height_px = job.size_px or _own_size_px(job.root, job.source)
+    if flatten_document(job.root, width_px=width_px, height_px=height_px):
+        inline_style_sheets(job.root)
+
+
+def resolve_custom_properties(job: Import) -> None:
+    """``var()`` replaced by the value it computes to on each element
+    (:func:`composer.svg.cssconditions.resolve_custom_properties`): the engines read no custom property,
+    and drew ``fill: var(--main)`` black."""
+    from composer.svg.cssconditions import resolve_custom_properties as resolve
+
+    resolve(job.root)
+
+
+def _own_size_px(root: etree._Element, source: str) -> tuple[float, float]:
+    """The file's own viewport in CSS px: its width and height, else its viewBox's (300 x 150 for neither)."""
+    width, height = length_px(root.get("width"), default=0.0), length_px(root.get("height"), default=0.0)
+    if width > 0 and height > 0:
+        return width, height
+    try:
+        vb = view_box(root, source=source)
+    except SvgError:
+        return 300.0, 150.0
+    return vb.width, vb.height
 
 
 def inline_used_style_rules(job: Import) -> None:
@@ -232,6 +266,8 @@ def make_group(job: Import) -> None:
 #: :func:`import_fragment` runs them, the ``foreign`` ones only for files made elsewhere
 PASSES: tuple[Pass, ...] = (
     Pass("drop-metadata", drop_metadata),
+    Pass("apply-conditional-css", apply_conditional_css, foreign=True),  # before any rule is read
+    Pass("resolve-custom-properties", resolve_custom_properties, foreign=True),  # after @media, before use
     Pass("inline-used-styles", inline_used_style_rules),  # before scoping
     Pass("resolve-switches", resolve_switches, foreign=True),  # before ids are named: dropped children's go
     Pass("resolve-css-transforms", resolve_css_transforms, foreign=True),  # ids as written, for the warning
@@ -248,7 +284,8 @@ PASSES: tuple[Pass, ...] = (
 
 
 def import_fragment(root: etree._Element, *, name: str, group_id: str, source: str,
-                    renumber: bool = False, viewport: bool = False) -> etree._Element:
+                    renumber: bool = False, viewport: bool = False,
+                    size_px: tuple[float, float] | None = None) -> etree._Element:
     """Rewrite a parsed SVG document into a ``<g id=group_id>`` (not yet placed), by the passes of
     :data:`PASSES` in order.
 
@@ -264,6 +301,8 @@ def import_fragment(root: etree._Element, *, name: str, group_id: str, source: s
             ``<svg>`` inside the group (see :func:`_keep_viewport`), which cuts the drawing at the file's
             viewport as a viewer does. Otherwise (composer's own rendered panels, drawn at box size)
             the root itself becomes the group, keeping its inherited presentation attributes.
+        size_px: the panel's box in CSS px (width, height), the viewport ``@media`` queries are
+            evaluated against; None: the file's own size.
 
     Returns:
         The group, holding the document's content with ids prefixed, every
@@ -272,7 +311,8 @@ def import_fragment(root: etree._Element, *, name: str, group_id: str, source: s
         a ``<use>`` left without one. An id the document repeats is kept on
         its first element only (where a browser resolves references to it).
     """
-    job = Import(root, name=name, group_id=group_id, source=source, renumber=renumber, viewport=viewport)
+    job = Import(root, name=name, group_id=group_id, source=source, renumber=renumber, viewport=viewport,
+                 size_px=size_px)
     for step in PASSES:
         if viewport or not step.foreign:
             step.run(job)
