@@ -143,6 +143,11 @@ def inline_used_style_rules(job: Import) -> None:
     inline_used_styles(job.root)
 
 
+def draw_foreign_objects(job: Import) -> None:
+    """:func:`_draw_foreign_objects`: the text of each ``<foreignObject>`` as SVG ``<text>``."""
+    _draw_foreign_objects(job.root)
+
+
 def resolve_css_transforms(job: Import) -> None:
     """:func:`_resolve_css_transforms`, with the ids as the file names them (for its warning)."""
     _resolve_css_transforms(job.root, source=job.source)
@@ -270,6 +275,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("resolve-custom-properties", resolve_custom_properties, foreign=True),  # after @media, before use
     Pass("inline-used-styles", inline_used_style_rules),  # before scoping
     Pass("resolve-switches", resolve_switches, foreign=True),  # before ids are named: dropped children's go
+    Pass("draw-foreign-objects", draw_foreign_objects, foreign=True),  # the chosen ones; CSS not yet scoped
     Pass("resolve-css-transforms", resolve_css_transforms, foreign=True),  # ids as written, for the warning
     Pass("name-ids", name_ids),
     Pass("rewrite-references", rewrite_references),
@@ -567,6 +573,52 @@ def _resolve_switches(root: etree._Element) -> None:
         if isinstance(el.tag, str):
             for attr in _CONDITIONS:
                 el.attrib.pop(attr, None)
+
+
+#: properties a ``<foreignObject>``'s HTML inherits from its SVG ancestors (CSS inherited properties)
+_HTML_INHERITED = ("font-family", "font-size", "font-style", "font-weight", "color", "line-height", "text-align",
+                   "white-space")
+
+
+def _draw_foreign_objects(root: etree._Element) -> None:
+    """Replace each ``<foreignObject>`` (the sanitizer keeps only those holding text alone) by the SVG
+    ``<text>`` a browser's layout of its HTML gives (:func:`composer.text.html.layout_foreign_object`):
+    draw.io's and mermaid's labels, which the engines would not draw. Styles are the file's cascade
+    (:mod:`composer.svg.css`: its ``<style>`` rules, then each element's ``style``), properties inherited
+    from the SVG ancestors (``font-size: 16px`` on mermaid's root) included."""
+    objects = list(root.iter(svg_tag("foreignObject")))
+    if not objects:
+        return
+    import cssselect2
+
+    from composer.svg.css import StyleSheet, cascade
+    from composer.text.html import layout_foreign_object
+
+    sheet = StyleSheet(root, read=weighed_declarations)
+    wrappers = {w.etree_element: w for w in cssselect2.ElementWrapper.from_xml_root(root).iter_subtree()}
+    taken = {el.get("id") for el in root.iter() if isinstance(el.tag, str) and el.get("id")}
+
+    def style_of(el: etree._Element) -> dict[str, str]:
+        wrapper = wrappers.get(el)
+        rules = sheet.matched(wrapper) if sheet and wrapper is not None else []
+        return {prop: value for prop, (value, _) in cascade(rules, el.get("style") or "").items()}
+
+    for fo in objects:
+        inherited: dict[str, str] = {}
+        for ancestor in reversed(list(fo.iterancestors())):  # the root first
+            own = style_of(ancestor)
+            for prop in _HTML_INHERITED:
+                value = own.get(prop, ancestor.get(prop))
+                if value is not None and value.strip() != "inherit":
+                    inherited[prop] = value
+        if fo.getparent() is None:
+            continue
+        group = layout_foreign_object(fo, style_of, inherited, taken)
+        if group is None:
+            _remove_keeping_tail(fo)
+            continue
+        group.tail = fo.tail
+        fo.getparent().replace(fo, group)
 
 
 def _remove_keeping_tail(el: etree._Element) -> None:

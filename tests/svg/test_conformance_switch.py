@@ -49,20 +49,19 @@ def test_a_child_a_switch_cannot_choose_is_passed_over(tmp_path):
     assert b"#ff0000" not in svg
 
 
-def test_html_labels_are_removed_with_one_warning_naming_the_file(tmp_path):
-    # draw.io's labels: HTML in a <foreignObject>, then the SVG <text> fallback (shortened: "Lamp...");
-    # composer draws SVG only: the fallback's text is drawn, and one warning says why the label changed
+def test_html_that_is_not_only_text_is_left_out_with_one_warning_naming_the_file(tmp_path):
+    # an image and a table inside <foreignObject>: composer draws no HTML but text; the switch's SVG fallback
+    # is drawn instead, and one warning names the file and says how many are not drawn
     art = (f'<svg {HEAD} width="60" height="20" viewBox="0 0 60 20">'
-           '<switch><foreignObject width="60" height="20" requiredFeatures="http://www.w3.org/TR/SVG11/feature#'
-           'Extensibility"><div xmlns="http://www.w3.org/1999/xhtml">Lamp plugged in?</div></foreignObject>'
-           '<text x="2" y="12" font-size="8">Lamp...</text></switch>'
-           '<foreignObject width="10" height="10"><div xmlns="http://www.w3.org/1999/xhtml">x</div></foreignObject>'
-           '</svg>')
+           '<switch><foreignObject width="60" height="20"><div xmlns="http://www.w3.org/1999/xhtml">'
+           '<img src="photo.png"/>Lamp</div></foreignObject><text x="2" y="12" font-size="8">Lamp...</text></switch>'
+           '<foreignObject width="10" height="10"><table xmlns="http://www.w3.org/1999/xhtml"><tr><td>x</td></tr>'
+           '</table></foreignObject></svg>')
     _, _, messages, svg = compose(tmp_path, (60, 20), {"s": (art, (0, 0), (60, 20))})
     html = [m for m in messages if "foreignObject" in m]
     assert len(html) == 1, messages
-    assert "art/s.svg" in html[0] and "2 <foreignObject>" in html[0] and "fallback" in html[0]
-    assert b"foreignObject" not in svg and b"Lamp plugged" not in svg
+    assert "art/s.svg" in html[0] and "2 <foreignObject> not drawn" in html[0] and "image" in html[0]
+    assert b"foreignObject" not in svg and b"Lamp..." in svg and b"photo" not in svg
     _, _, messages, _ = compose(tmp_path / "plain", (60, 20), {"s": (ART, (0, 0), (60, 20))})
     assert not [m for m in messages if "foreignObject" in m]
 
