@@ -47,7 +47,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from composer.errors import ComposerError, ComposerWarning, PanelError
+from composer.errors import ComposerError, ComposerWarning, ImportFeature, PanelError
 from composer.incremental import manifest
 from composer.incremental.cache import (
     PanelCache,
@@ -58,6 +58,7 @@ from composer.incremental.cache import (
 from composer.incremental.keys import input_digests, panel_keys
 from composer.incremental.record import manifest_contents
 from composer.kinds import outputs
+from composer.kinds.outputs import PdfPage
 from composer.layout.loader import load_layout
 from composer.layout.model import Figure, FigureSpec
 from composer.layout.positions import locate
@@ -92,6 +93,7 @@ from composer.stages.inputs import Inputs, Project, read_figure_inputs
 from composer.stages.named import figure_elements
 from composer.stages.panels import panel_documents
 from composer.stages.render import RenderedPanel, save_panel
+from composer.stages.sources import source_of
 from composer.stages.typeset import Typeset, text_cache, typeset_figure
 from composer.stages.usercode import imports_undone, prepare_fork, user_dir
 from composer.svg.io import write_files_atomically
@@ -423,9 +425,10 @@ def missing_font_report(figure: Figure) -> Report | None:
 
 
 @contextlib.contextmanager
-def _recording(issued: list[str]) -> Iterator[None]:
+def _recording(issued: list[str], features: list[ImportFeature] | None = None) -> Iterator[None]:
     """Warnings raised inside the block are issued as they would have been (the caller's filters
-    apply), once it ends; the message of each :class:`ComposerWarning` among them is added to ``issued``."""
+    apply), once it ends; the message of each :class:`ComposerWarning` among them is added to ``issued``,
+    and each :class:`ImportFeature` (a record: the panel, file and feature) to ``features``."""
     caught: list[warnings.WarningMessage] = []
     try:
         with warnings.catch_warnings(record=True) as log:
@@ -438,6 +441,8 @@ def _recording(issued: list[str]) -> Iterator[None]:
         for w in caught:
             if issubclass(w.category, ComposerWarning):
                 issued.append(str(w.message))
+            if features is not None and isinstance(w.message, ImportFeature):
+                features.append(w.message)
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
 
 
@@ -868,7 +873,8 @@ def _compose(read: _Read, rendered: Mapping[str, RenderedPanel], opts: BuildOpti
     """
     inputs, typeset = read.inputs, read.typeset
     progress.stage("composing")
-    with _recording(issued):
+    features: list[ImportFeature] = []  # what the import of each file draws differently, for the check
+    with _recording(issued, features):
         svg = compose(inputs, rendered, typeset, dpi=opts.dpi)  # filters are costed at the PNG's dpi
         for clipped in clipped_text_warnings(inputs.figure, svg):  # check reports it too, as outside-canvas
             warnings.warn(ComposerWarning(f"{inputs.file}: {clipped_key_path(inputs.figure, clipped)}"), stacklevel=2)
@@ -881,8 +887,10 @@ def _compose(read: _Read, rendered: Mapping[str, RenderedPanel], opts: BuildOpti
         # what matplotlib substituted while drawing, carried by each panel (from its worker or the cache)
         substituted = {f"panel {n}\t{font}": message for n, panel in rendered.items()
                        for font, message in panel.substituted.items()}
+        file_texts = {p.name: texts for p in inputs.figure.panels if (texts := source_of(p).texts(p)) is not None}
         report = lint(inputs.figure, geometry, svg, file=inputs.file, substituted=substituted,
-                      elements=figure_elements(inputs.figure, geometry, labels))
+                      elements=figure_elements(inputs.figure, geometry, labels), file_texts=file_texts,
+                      features=features)
     if opts.debug and opts.write:
         from composer.stages.overlay import overlay
 
@@ -892,9 +900,28 @@ def _compose(read: _Read, rendered: Mapping[str, RenderedPanel], opts: BuildOpti
 
 
 def _export(svg: bytes, kinds: list[str], read: _Read, opts: BuildOptions, *, title: str) -> dict[str, bytes]:
-    """The one call of the export stage (:func:`composer.stages.export.export`): ``kinds`` -> bytes."""
+    """The one call of the export stage (:func:`composer.stages.export.export`): ``kinds`` -> bytes; a PDF
+    is given the pdf panels' own pages (:func:`_pdf_pages`)."""
+    pages = _pdf_pages(read) if "pdf" in kinds else ()
     return export(svg, kinds, engine=read.engine, dpi=opts.dpi, title=title, pdf_standard=opts.pdf_standard,
-                  source=read.inputs.file, timeout_s=opts.timeout_s, jobs=opts.jobs)
+                  source=read.inputs.file, timeout_s=opts.timeout_s, jobs=opts.jobs, pdf_pages=pages)
+
+
+def _pdf_pages(read: _Read) -> tuple[PdfPage, ...]:
+    """The pages a PDF output draws as they are in place of their panels' converted drawings
+    (:meth:`composer.stages.sources.base.PanelSource.pdf_page`): only a file whose bytes are still those
+    hashed before it was read and converted (:attr:`_Read.digests`), so the PDF shows what the SVG shows."""
+    import hashlib
+
+    pages = []
+    for panel in read.inputs.figure.panels:
+        page = source_of(panel).pdf_page(panel, read.inputs.documents.get(panel.name))
+        if page is None:
+            continue
+        hashed = read.digests.get(Path(panel.source).resolve())
+        if hashed is not None and hashlib.sha256(page.data).hexdigest() == hashed:
+            pages.append(page)
+    return tuple(pages)
 
 
 def _panel_files(read: _Read, svg: bytes, out_dir: Path, opts: BuildOptions) -> dict[Path, bytes]:

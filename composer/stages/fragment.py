@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import tinycss2
 from lxml import etree
 
-from composer.errors import ComposerWarning, SvgError
+from composer.errors import ImportFeature, SvgError
 from composer.svg.css import declarations, inline_style_sheets, qualified_rules, selector_texts, weighed_declarations
 from composer.svg.elements import rule_transforms
 from composer.svg.ids import SEPARATOR, document_order, prefixed
@@ -150,13 +150,18 @@ def draw_foreign_objects(job: Import) -> None:
 
 def resolve_css_transforms(job: Import) -> None:
     """:func:`_resolve_css_transforms`, with the ids as the file names them (for its warning)."""
-    _resolve_css_transforms(job.root, source=job.source)
+    _resolve_css_transforms(job.root, source=job.source, panel=job.name)
 
 
 def resolve_switches(job: Import) -> None:
     """:func:`_resolve_switches`: conditional processing as a browser does it (every ``<switch>`` keeps
     only the child a browser draws; an element whose conditions fail is removed)."""
     _resolve_switches(job.root)
+
+
+def resolve_font_sizes(job: Import) -> None:
+    """:func:`_resolve_font_sizes`: text sized by a keyword, ``larger``/``smaller`` or the default, in px."""
+    _resolve_font_sizes(job.root)
 
 
 def name_ids(job: Import) -> None:
@@ -228,7 +233,7 @@ def name_generic_font_families(job: Import) -> None:
 
 def name_missing_font_families(job: Import) -> None:
     """:func:`name_missing_families`: the font fontconfig draws a missing family with, named before it."""
-    name_missing_families(job.root, source=job.source)
+    name_missing_families(job.root, source=job.source, panel=job.name)
 
 
 def absolute_units_to_px(job: Import) -> None:
@@ -277,6 +282,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("resolve-switches", resolve_switches, foreign=True),  # before ids are named: dropped children's go
     Pass("draw-foreign-objects", draw_foreign_objects, foreign=True),  # the chosen ones; CSS not yet scoped
     Pass("resolve-css-transforms", resolve_css_transforms, foreign=True),  # ids as written, for the warning
+    Pass("resolve-font-sizes", resolve_font_sizes, foreign=True),  # the file's own style sheet, unscoped
     Pass("name-ids", name_ids),
     Pass("rewrite-references", rewrite_references),
     Pass("scope-style-sheets", scope_style_sheets),
@@ -441,9 +447,9 @@ def _restack_font_families(root: etree._Element, stack: Callable[[str], str]) ->
             el.text = sheet(el.text)
 
 
-def name_missing_families(root: etree._Element, *, source: str) -> None:
+def name_missing_families(root: etree._Element, *, source: str, panel: str = "") -> None:
     """Name the font fontconfig draws a missing family with in its place, in a file with ``<text>``, with
-    one warning per file naming both.
+    one warning per file naming both (an :class:`~composer.errors.ImportFeature` of ``panel``).
 
     draw.io writes its labels in ``Helvetica``, Illustrator in ``ArialMT``: fonts a Linux machine rarely
     has. Browsers and cairosvg ask fontconfig, which draws them in its match (Helvetica: Nimbus Sans, the
@@ -481,9 +487,11 @@ def name_missing_families(root: etree._Element, *, source: str) -> None:
     _restack_font_families(root, stack)
     said = sorted(f"{spelt[k]!r} as {v!r}" for k, v in swaps.items() if v)
     if said:
-        warnings.warn(ComposerWarning(
-            f"{source}: fonts not installed, drawn as browsers here draw them (fontconfig's match): {', '.join(said)}; "
-            "install the fonts, or convert the file's text to paths, to draw the file's own"), stacklevel=2)
+        detail = f"drawn as browsers here draw them (fontconfig's match): {', '.join(said)}"
+        warnings.warn(ImportFeature(
+            f"{source}: fonts not installed, {detail}; install the fonts, or convert the file's text to paths, to "
+            "draw the file's own", panel=panel, file=source, feature="fonts not installed", detail=detail),
+            stacklevel=2)
 
 
 #: attributes of the root ``<svg>`` that :func:`~composer.svg.viewbox.place` sets anew on the kept viewport
@@ -635,6 +643,21 @@ def _remove_keeping_tail(el: etree._Element) -> None:
     parent.remove(el)
 
 
+def _resolve_font_sizes(root: etree._Element) -> None:
+    """Write the font size a browser computes on every text element whose size the engine would compute
+    otherwise (:func:`composer.text.fonts.font_sizes_to_resolve`: the root's default is 16 px in a browser,
+    12 px in usvg; ``x-large`` 24 px, not 1.44 times the parent; ``larger`` 1.2 times the parent's
+    computed size), as the last declaration of its ``style`` (which wins over attributes and rules). The
+    characters composer pins (:mod:`composer.text.pin`) are then laid out at the size drawn."""
+    from composer.text.fonts import font_sizes_to_resolve
+    from composer.units import fmt
+
+    for el, size_px in font_sizes_to_resolve(root):
+        kept = [f"{name}: {value}" for name, value in weighed_declarations(el.get("style") or "")
+                if name != "font-size"]
+        el.set("style", "; ".join([*kept, f"font-size: {fmt(size_px)}px"]))
+
+
 def _resolve_non_scaling_strokes(root: etree._Element, *, source: str) -> None:
     """Turn ``vector-effect: non-scaling-stroke`` into a plain stroke width, which the engine's usvg
     does not implement (it draws such strokes scaled).
@@ -681,14 +704,14 @@ def _resolve_non_scaling_strokes(root: etree._Element, *, source: str) -> None:
 _NAMED_IN_WARNING = 3
 
 
-def _resolve_css_transforms(root: etree._Element, *, source: str) -> None:
+def _resolve_css_transforms(root: etree._Element, *, source: str, panel: str = "") -> None:
     """Turn a CSS ``transform`` in an element's ``style`` (``style="transform: translate(60px, 0)"``,
     as d3 and other web tools write) into the ``transform`` attribute that draws the same
     (:func:`composer.svg.transform.css_transform_to_svg`): browsers apply the CSS property (it
     overrides the attribute) but the engine's usvg does not, so the SVG output and its PNG/PDF would
     differ. A value SVG cannot express (3D functions, percentages, relative units) is dropped,
-    so every output draws the element by its attribute, with one :class:`ComposerWarning` per file
-    naming the elements. A ``transform`` that top-level ``<style>`` rules give an element
+    so every output draws the element by its attribute, with one :class:`~composer.errors.ImportFeature`
+    (of ``panel``) per file naming the elements. A ``transform`` that top-level ``<style>`` rules give an element
     (:func:`composer.svg.elements.rule_transforms`) is treated the same and taken out of the rules; the
     root's own is left alone, and so are rules inside at-rules (``@media``).
     """
@@ -724,10 +747,11 @@ def _resolve_css_transforms(root: etree._Element, *, source: str) -> None:
                 del el.attrib["style"]
     if dropped:
         more = f" and {len(dropped) - _NAMED_IN_WARNING} more" if len(dropped) > _NAMED_IN_WARNING else ""
-        warnings.warn(ComposerWarning(f"{source}: a CSS transform SVG cannot express is left out (every output draws "
-                                      "the element without it): "
-                                      + "; ".join(dropped[:_NAMED_IN_WARNING]) + more
-                                      + "; write it as a transform attribute"), stacklevel=3)
+        detail = "; ".join(dropped[:_NAMED_IN_WARNING]) + more
+        feature = "a CSS transform SVG cannot express"
+        warnings.warn(ImportFeature(f"{source}: {feature} is left out (every output draws the element without it): "
+                                    f"{detail}; write it as a transform attribute", panel=panel, file=source,
+                                    feature=feature, detail=detail), stacklevel=3)
 
 
 def _without_transforms(css: str) -> str:

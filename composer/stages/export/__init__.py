@@ -34,12 +34,22 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from pathlib import Path
 
 from composer.errors import ComposerError, SvgError
-from composer.kinds.outputs import CANVAS, DEFAULT_ENGINE, ENGINES, FORMATS, Job, drawn_as, engine_for, exported
+from composer.kinds.outputs import (
+    CANVAS,
+    DEFAULT_ENGINE,
+    ENGINES,
+    FORMATS,
+    Job,
+    PdfPage,
+    drawn_as,
+    engine_for,
+    exported,
+)
 from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, WorkerFailure
 from composer.stages.export import cairosvg_engine, resvg_engine
 from composer.stages.export import png as _png
@@ -155,7 +165,8 @@ def canvas_size_pt(svg: bytes, *, source: str = "canvas") -> tuple[float, float]
 
 def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dpi: float = 300.0,
            title: str = "", pdf_standard: str | None = None, source: str = "canvas",
-           timeout_s: float | None = DEFAULT_TIMEOUT_S, jobs: int = 1) -> dict[str, bytes]:
+           timeout_s: float | None = DEFAULT_TIMEOUT_S, jobs: int = 1,
+           pdf_pages: Sequence[PdfPage] = ()) -> dict[str, bytes]:
     """Export the composed SVG to each of ``kinds``, each engine's work in forked workers.
 
     Each format is written as its entry in :data:`composer.kinds.outputs.FORMATS` says: drawn by the
@@ -177,6 +188,9 @@ def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dp
             more, each format it draws in a worker of its own (PNG and TIFF
             together: the TIFF is the PNG's pixels); every format another
             engine draws (EPS, each of cairosvg's) gets a worker of its own.
+        pdf_pages: pdf panels the PDF draws from their own page (:class:`composer.kinds.outputs.PdfPage`;
+            the resvg engine, plain PDF: docs/design.md, "PDF panels"); every other output draws the
+            panel's converted group.
 
     Returns:
         kind -> bytes, for every asked kind.
@@ -213,7 +227,7 @@ def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dp
     folder = tempfile.mkdtemp(prefix="composer-export-")
     Path(folder, "canvas.svg").write_bytes(svg)
     job = Job(svg=svg, size_pt=size_pt, dpi=dpi, title=title, pdf_standard=pdf_standard, source=source,
-              folder=folder)
+              folder=folder, pdf_pages=tuple(pdf_pages))
     calls: dict[str, Callable[[], dict[str, bytes]]] = {}  # label -> the engine call, run in a worker
     for name, part in _plan(kinds, engine, jobs):
         calls[" and ".join(k.upper() for k in part)] = partial(_draw, name, part, job)

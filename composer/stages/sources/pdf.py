@@ -15,12 +15,21 @@ from typing import Any
 from lxml import etree
 
 from composer.errors import DataError
+from composer.kinds.outputs import PdfPage
 from composer.layout.keys import Key, ValueType
 from composer.layout.model import Panel
 from composer.layout.reader import Reader
 from composer.layout.sources import SourceTable, file_type
 from composer.stages.geometry import Box
-from composer.stages.sources.base import Drawing, PanelSource, Reading, naming_the_file, placed, read_project_file
+from composer.stages.sources.base import (
+    Drawing,
+    PanelSource,
+    Reading,
+    SourceText,
+    naming_the_file,
+    placed,
+    read_project_file,
+)
 
 
 def page_number(reader: Reader, value: Any, key: str) -> int:
@@ -57,6 +66,40 @@ class PdfSource(PanelSource):
         """
         return read_project_file(panel, reading, lambda path, display, shown: _page_document(
             panel, path, reading, display, shown))
+
+    def texts(self, panel: Panel) -> tuple[SourceText, ...]:
+        """The page's text objects as pdfium reads them (:func:`composer.stages.pdf.page_texts`): their size
+        on the page and their characters; the converted SVG draws them as outlines, which carry no size.
+
+        Raises:
+            DataError: pdfium cannot read the page.
+        """
+        from composer.stages.pdf import page_texts
+
+        return tuple((t.size_pt, t.text) for t in page_texts(Path(panel.source), panel.options["page"]))
+
+    def pdf_page(self, panel: Panel, document: bytes | None) -> PdfPage | None:
+        """The page itself, for a PDF output to draw as it is (:class:`composer.kinds.outputs.PdfPage`: the
+        converted page's viewBox is where its group's transform maps it), when every font its text uses is
+        embedded in the file (:func:`composer.stages.pdf.fonts_embedded`): a font the file only names
+        (R's ``pdf()`` Helvetica) would then be left for each reader's viewer to substitute, where the
+        converted page draws fontconfig's match as outlines. None otherwise, or without a document."""
+        from composer.stages.pdf import fonts_embedded
+        from composer.svg.io import parse_svg
+        from composer.svg.viewbox import view_box
+
+        if document is None:
+            return None
+        path = Path(panel.source)
+        page = panel.options["page"]
+        try:
+            if not fonts_embedded(path, page):
+                return None
+            data = path.read_bytes()
+        except (DataError, OSError):
+            return None  # drawn converted, as every other output draws it
+        vb = view_box(parse_svg(document, source=str(path)), source=str(path))
+        return PdfPage(group=f"panel-{panel.name}", data=data, page=page, view_box=(vb.x, vb.y, vb.width, vb.height))
 
     def draw(self, panel: Panel, box: Box, drawing: Drawing) -> etree._Element:
         """The converted page fitted in ``box`` keeping its aspect."""
