@@ -45,6 +45,7 @@ from composer.stages.fragment import import_fragment
 from composer.stages.geometry import Box
 from composer.svg.io import parse_svg
 from composer.svg.viewbox import place, view_box
+from composer.units import PX_PER_UNIT
 
 PlotArea = tuple[float, float, float, float]
 #: a text of a panel's file as ``compose check`` reads it: its size (pt, in the file) and its characters
@@ -201,7 +202,8 @@ def placed(svg: bytes, panel: Panel, box: Box, *, source: str, fit: str, renumbe
     if before is not None:
         before(doc)
     group = import_fragment(doc, name=panel.name, group_id=f"panel-{panel.name}", source=source,
-                            renumber=renumber, viewport=fit == "contain")
+                            renumber=renumber, viewport=fit == "contain",
+                            size_px=(box.width_pt * PX_PER_UNIT["pt"], box.height_pt * PX_PER_UNIT["pt"]))
     place(group, vb, x_pt=box.x_pt, y_pt=box.y_pt, width_pt=box.width_pt, height_pt=box.height_pt, fit=fit,
           aspect=aspect)
     return group
