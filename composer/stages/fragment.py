@@ -41,7 +41,7 @@ from composer.svg.ids import SEPARATOR, document_order, prefixed
 from composer.svg.io import XLINK_NS, svg_tag
 from composer.svg.measure import is_glyph_definition
 from composer.svg.transform import css_transform_to_svg, cumulative, scale_of
-from composer.svg.viewbox import BACKGROUND, ViewBox, user_number, view_box
+from composer.svg.viewbox import BACKGROUND, ViewBox, user_number, view_box, zero_size
 from composer.units import PX_PER_UNIT, length_px
 
 _URL_REF = re.compile(r"url\(\s*(['\"]?)#([^)'\"\s]+)\1\s*\)")
@@ -538,7 +538,7 @@ def _resolve_switches(root: etree._Element) -> None:
     SVG - cannot display" notice that ends every draw.io export, which a browser never shows), and would
     evaluate ``systemLanguage`` against their own settings.
     """
-    if not conditions_pass(root):
+    if not conditions_pass(root) or zero_size(root):  # a zero width or height disables the root's rendering
         for child in list(root):
             if child.tag != svg_tag("style"):
                 root.remove(child)
