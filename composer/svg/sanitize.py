@@ -37,16 +37,17 @@ References, each checked (the ``href``/``xlink:href`` of any element, and
 
 Bounded work (reference amplification, "``<use>`` bombs"):
     the *expanded size* of the document -- every element counts its drawing
-    work (:func:`composer.svg.budget.element_work`: 1 plus its vertices), and every
+    work (:func:`composer.svg.budget.element_work`: about a microsecond of the export engine's time per unit),
+    and every
     reference counts the expanded size of what it references, again for each
     referring element (a mid-marker once per vertex; a paint server referenced
     from ``<style>``, which may apply to every element, once per element) --
     must stay within :data:`MAX_EXPANDED_ELEMENTS`, summed over the file and
-    the SVG images inlined into it. A reference cycle is broken where viewers
+    the SVG images inlined into it (25 s of the engine's time). A reference cycle is broken where viewers
     break it, with one warning naming the file and the element (:func:`_break_cycle`). The count is
     computed with memoization, in time linear in the file, before anything is
     rasterized. An icon costs thousands of units, a matplotlib export of a
-    20,000-point scatter about 600,000; the budget is calibrated against the
+    100,000-point scatter about 6,600,000; the budget is calibrated against the
     export engine's time (:mod:`composer.svg.budget`).
 
 Resolved for the engine (the same drawing, in terms every renderer reads alike):
@@ -633,9 +634,10 @@ def _spend(root: etree._Element, budget: _Budget, source: str) -> None:
 _CSS_MARKER = re.compile(r"marker(?:-start|-mid|-end)?\s*:\s*url\(\s*['\"]?#([^)'\"\s]+)")
 
 def _over(source: str) -> SvgError:
-    return SvgError(f"expands to more than {MAX_EXPANDED_ELEMENTS} elements and path vertices through <use> "
-                    "and other references (a 'use bomb' or a very large drawing: more than one export may "
-                    "draw in time); refused before rasterizing", file=source)
+    return SvgError(f"expands to more than {MAX_EXPANDED_ELEMENTS:,} units of drawing work (about "
+                    f"{MAX_EXPANDED_ELEMENTS / 1e6:g} s of the export engine: its elements, path vertices and text, "
+                    "every <use> and other reference expanded; a 'use bomb' or a drawing too large for one export); "
+                    "refused before rasterizing", file=source)
 
 
 #: attributes whose reference, when it closes a cycle, is dropped first: marker references (a marker
