@@ -31,6 +31,9 @@ the PNG and at 300 dpi for the PDF (svg2pdf rasterizes a filtered element at abo
 dpi), one work unit per :data:`NS_PER_UNIT` (1 us) of the CPU time measured per pixel (:data:`FILTER_NS`). They
 are counted where the canvas is composed (the panel's size and the dpi are known there), not when a file is read.
 
+The PNG's own pixels count :data:`CANVAS_PIXEL_NS` each (a poster-sized canvas at 600 dpi is seconds of work
+before anything is drawn on it).
+
 Not modelled (each a known way to take longer than estimated): the pixels a large filled shape covers
 (2,000 full-canvas rects take 1.1 s at 300 dpi on a 100 pt canvas and count 24,000 units), raster images,
 and a single path of tens of thousands of crossing segments (a noisy 100,000-point line: 8 s of PNG for
@@ -179,10 +182,21 @@ def canvas_work(root: etree._Element, *, dpi: float = 300.0) -> tuple[int, dict[
     reference cycle counts once (viewers draw a cyclic reference as nothing). An element drawn through a
     ``<filter>`` also counts the filter's pixel work (:func:`filter_work`) at ``dpi`` for the PNG and at
     :data:`PDF_FILTER_DPI` for the PDF; the root's user unit is taken as 1 pt (composer's canvas). Above 300 dpi
-    the element work grows as ``dpi`` / 300 (:func:`dpi_factor`).
+    the element work grows as ``dpi`` / 300 (:func:`dpi_factor`); the PNG's pixels count too
+    (:func:`canvas_pixel_work`), in the total only.
     """
     total, tops, _ = _canvas_work(root, dpi)
     return total, tops
+
+
+def canvas_pixel_work(root: etree._Element, dpi: float) -> int:
+    """The work of the PNG's pixels themselves, whatever is drawn on them: :data:`CANVAS_PIXEL_NS` per pixel of the
+    canvas (its ``viewBox``, else ``width``/``height``, taken in pt) at ``dpi``, 0 for a canvas of no known size."""
+    canvas = _canvas_pt(root)
+    if canvas is None:
+        return 0
+    pixels = math.ceil(canvas[0] * dpi / 72.0) * math.ceil(canvas[1] * dpi / 72.0)
+    return math.ceil(pixels * CANVAS_PIXEL_NS / NS_PER_UNIT)
 
 
 def dpi_factor(dpi: float) -> float:
@@ -222,7 +236,7 @@ def _canvas_work(root: etree._Element, dpi: float, stop_at: int | None = None,
     factor = dpi_factor(dpi)
     tops = {top_id(child): math.ceil(cost[id(child)] * factor) for child in root
             if isinstance(child.tag, str) and id(child) in cost}  # defs and the like: counted where used
-    total = math.ceil(cost[id(root)] * factor)
+    total = math.ceil(cost[id(root)] * factor) + canvas_pixel_work(root, dpi)
     filtered = _filtered(root, elements, ids)
     heavy: dict[str, tuple[int, FilterCost]] = {}
     if not filtered or (stop_at is not None and total > stop_at):
@@ -306,6 +320,9 @@ def over_budget(root: etree._Element, names: Mapping[str, str], *, limit: int = 
 PDF_FILTER_DPI = 300.0
 #: nanoseconds of export per work unit: a unit of filter work is as long as a unit of drawing (1 us of CPU time)
 NS_PER_UNIT = 1_000
+#: nanoseconds of CPU per pixel of the PNG, whatever it shows (the pixmap filled, composited and encoded): a blank
+#: 1000 x 1000 pt canvas at 300 dpi (17.4 million pixels) took 0.39 s, a 2000 x 2000 pt one 1.62 s (22 and 23 ns)
+CANVAS_PIXEL_NS = 25
 #: the PDF's filter region is not clipped to the canvas as the PNG's is: svg2pdf rasterizes the filtered layer's
 #: whole box (measured: a blur on a region 10 canvases wide takes 10 s in the PDF, 0.2 s in the PNG; the time
 #: stops growing past about 15 canvases); it is clipped at this many canvases around the canvas, more than that
