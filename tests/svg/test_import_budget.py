@@ -64,6 +64,20 @@ def test_work_counts_elements_vertices_and_every_use_expanded():
         14 * 14 * CANVAS_PIXEL_NS / NS_PER_UNIT)
 
 
+def test_many_uses_in_one_group_count_as_each_would():
+    """A group of 301 children (past the 256 where plain <use> children are counted together): 200 plain uses of a
+    5-vertex path, 50 clipped by a style's url() (each also draws the clip path and its rect), 50 rects and a use
+    of a missing id (its own work only), each counted as the rule says."""
+    E, V = ELEMENT_WORK, VERTEX_WORK
+    children = ('<use xlink:href="#m"/>' * 200 + '<use xlink:href="#m" style="clip-path: url(#c)"/>' * 50
+                + '<rect width="1" height="1"/>' * 50 + '<use xlink:href="#gone"/>')
+    svg = (f'<svg {S} viewBox="0 0 10 10"><defs><path id="m" d="M0 0 L1 1 L2 0 L3 1 L4 0"/>'
+           f'<clipPath id="c"><rect width="5" height="5"/></clipPath></defs><g id="g">{children}</g></svg>')
+    path, clip, rect = E + 5 * V, E + (E + 2 * V), E + 2 * V
+    assert canvas_work(etree.fromstring(svg.encode()))[1]["g"] == (E + 200 * (E + path) + 50 * (E + path + clip)
+                                                                  + 50 * rect + E)
+
+
 def test_what_defs_hold_unused_costs_nothing():
     """A 1.5 KB file drawing one rect, with a 10**7-element <use> tree in <defs> that nothing references: it
     is accepted (it was refused as over budget), and the same tree used once is refused."""
