@@ -97,8 +97,8 @@ def build_one(pdf: Path, folder: Path, *, as_pdf_object: bool) -> tuple[bytes, b
     from composer.stages.sources.pdf import PdfSource
 
     width_pt, height_pt = pdfium.PdfDocument(str(pdf))[0].get_size()
-    root = folder / f"{pdf.stem}-{'object' if as_pdf_object else 'converted'}"
-    (root / "layouts").mkdir(parents=True)
+    root = Path(tempfile.mkdtemp(prefix=f"{pdf.stem}-{'object' if as_pdf_object else 'converted'}-", dir=folder))
+    (root / "layouts").mkdir()
     (root / "figs").mkdir()
     (root / "figs" / "page.pdf").write_bytes(pdf.read_bytes())
     (root / "layouts" / "fig.toml").write_text(

@@ -222,6 +222,49 @@ def fonts_embedded(path: Path, page: int) -> bool:
     return True
 
 
+def smoothed_image_sizes(path: Path, page: int) -> set[tuple[int, int]]:
+    """The pixel sizes ``(width, height)`` of the images page ``page`` (1-based) of the PDF at ``path``
+    asks to be smoothed: ``/Interpolate true`` (ISO 32000-1, 8.9.5.3; ``/I true`` for an inline image),
+    image XObjects of the page and of the forms it draws, at any depth.
+
+    Every other image a PDF viewer draws without interpolation: enlarged, its pixels are squares
+    (pdfium repeats them; so does Acrobat), which a heat map's cells need. pdftocairo writes every image
+    as a plain ``<image>``, which an SVG renderer smooths, so the import marks the others
+    ``image-rendering="optimizeSpeed"`` (:func:`composer.stages.sources.pdf.PdfSource.read`). An
+    unreadable file has none (its images are then drawn crisp).
+    """
+    import pikepdf
+
+    found: set[tuple[int, int]] = set()
+    try:
+        with pikepdf.open(path) as doc:
+            if not 1 <= page <= len(doc.pages):
+                return found
+            seen: set[tuple[int, int]] = set()
+
+            def walk(resources: Any) -> None:
+                xobjects = resources.get("/XObject") if resources is not None else None
+                for _, obj in (xobjects.items() if xobjects is not None else ()):
+                    if obj.objgen in seen:
+                        continue
+                    seen.add(obj.objgen)
+                    if obj.get("/Subtype") == "/Image" and bool(obj.get("/Interpolate", False)):
+                        found.add((int(obj.get("/Width", 0)), int(obj.get("/Height", 0))))
+                    elif obj.get("/Subtype") == "/Form":
+                        walk(obj.get("/Resources"))
+
+            sheet = doc.pages[page - 1]
+            walk(sheet.obj.get("/Resources"))
+            for item in pikepdf.parse_content_stream(sheet):
+                if isinstance(item, pikepdf.ContentStreamInlineImage):
+                    image = item.iimage
+                    if bool(image.obj.get("/I", image.obj.get("/Interpolate", False))):
+                        found.add((int(image.width), int(image.height)))
+    except (pikepdf.PdfError, ValueError, OSError):
+        return found
+    return found
+
+
 @contextmanager
 def _page(path: Path, page: int) -> Iterator[Any]:
     """Page ``page`` (1-based) of the PDF at ``path``, opened with pdfium (pypdfium2), closed after.

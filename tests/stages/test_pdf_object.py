@@ -158,3 +158,44 @@ def test_the_pdf_with_the_page_is_deterministic(built, tmp_path):
     again = project(tmp_path, pdf)
     build("fig", root=again, formats=("pdf",), dpi=DPI, jobs=1)
     assert (again / "build" / "fig.pdf").read_bytes() == (root / "build" / "fig.pdf").read_bytes()
+
+
+def images_pdf() -> bytes:
+    """200 x 100 pt: a 2 x 1 px grey image (black, white) without /Interpolate over x 0..100 pt, and a 3 x 1
+    px one (black, white, black) with /Interpolate true over x 100..200 pt, both 100 pt tall."""
+    import pikepdf
+
+    pdf = pikepdf.new()
+    page = pdf.add_blank_page(page_size=(200, 100))
+
+    def image(samples: bytes, **extra) -> pikepdf.Stream:
+        return pikepdf.Stream(pdf, samples, Type=pikepdf.Name.XObject, Subtype=pikepdf.Name.Image,
+                              Width=len(samples), Height=1, ColorSpace=pikepdf.Name.DeviceGray, BitsPerComponent=8,
+                              **extra)
+
+    page.Resources = pikepdf.Dictionary(XObject=pikepdf.Dictionary(
+        Im0=image(b"\x00\xff"), Im1=image(b"\x00\xff\x00", Interpolate=True)))
+    page.Contents = pdf.make_stream(b"q 100 0 0 100 0 0 cm /Im0 Do Q q 100 0 0 100 100 0 cm /Im1 Do Q")
+    out = io.BytesIO()
+    pdf.save(out, deterministic_id=True)
+    return out.getvalue()
+
+
+def test_images_without_interpolate_keep_square_pixels_in_the_png_and_the_pdf(tmp_path):
+    root = layout_project(tmp_path, '''
+[panels.p]
+pdf = "../figs/page.pdf"
+at = ["0pt", "0pt"]
+size = ["200pt", "100pt"]
+''', head='width = "200pt"\nheight = "100pt"\nbackground = "white"\n')
+    (root / "figs").mkdir()
+    (root / "figs" / "page.pdf").write_bytes(images_pdf())
+    build("fig", root=root, formats=("svg", "pdf", "png"), dpi=72, jobs=1)
+    png = np.asarray(Image.open(root / "build" / "fig.png").convert("L"), dtype=float)
+    rendered = pdfium_gray((root / "build" / "fig.pdf").read_bytes(), 72)
+    for image in (png, rendered):
+        row = image[50]
+        # crisp: pixel 0 (black) covers x 0..50 pt, pixel 1 (white) 50..100; smoothed, x = 45 would be ~100
+        assert row[45] < 30 and row[55] > 225, (row[45], row[55])
+        # smoothed (/Interpolate true): between the centres of pixels 0 (x 116.7) and 1 (x 150), not 255
+        assert 60 < row[140] < 235, row[140]

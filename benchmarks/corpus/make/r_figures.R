@@ -41,3 +41,18 @@ for (n in names(gg)[c(2, 4, 6, 9, 13, 14)]) { cairo_pdf(file.path("r-cairo", pas
 for (n in names(base)[c(2, 6, 8)]) { cairo_pdf(file.path("r-cairo", paste0(n, ".pdf")), width = 6, height = 5); base[[n]](); invisible(dev.off()) }
 for (n in names(gg)[c(1, 7, 10, 11)]) { svg(file.path("r-cairo", paste0(n, ".svg")), width = 5, height = 3.5); print(gg[[n]]); invisible(dev.off()) }
 for (n in names(base)[7]) { svg(file.path("r-cairo", paste0(n, ".svg")), width = 6, height = 5); base[[n]](); invisible(dev.off()) }
+# svglite as it writes on macOS and Windows, where 'sans' is Arial: the font-family names those systems write, drawn
+# here with the metric-compatible Liberation faces (Arial is not installed on Debian, so svglite would otherwise
+# write the "Liberation Sans" it finds)
+lib <- "/usr/share/fonts/truetype/liberation/Liberation"
+faces <- function(alias, stem) list(
+  plain = list(alias = alias, file = paste0(lib, stem, "-Regular.ttf")),
+  bold = list(alias = alias, file = paste0(lib, stem, "-Bold.ttf")),
+  italic = list(alias = alias, file = paste0(lib, stem, "-Italic.ttf")),
+  bolditalic = list(alias = alias, file = paste0(lib, stem, "-BoldItalic.ttf")))
+as_windows <- list(sans = faces("Arial", "Sans"), serif = faces("Times New Roman", "Serif"),
+                   mono = faces("Courier New", "Mono"))
+for (n in names(gg)[c(2, 8, 11)]) {
+  svglite(file.path("r-svglite", paste0(n, "_arial.svg")), width = 5, height = 3.5, user_fonts = as_windows)
+  print(gg[[n]]); invisible(dev.off())
+}

@@ -44,6 +44,7 @@ from typing import Any
 
 from composer.errors import SvgError
 from composer.kinds.outputs import Job, PdfPage
+from composer.stages.export.downscale import reduced_photos
 from composer.stages.export.pdfimages import interpolate_photos
 
 #: the PDF's creation and modification date: fixed, so equal inputs give equal bytes
@@ -123,7 +124,12 @@ def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[floa
                 if isinstance(result, bytes) and not (pdf_standard or "").startswith("a-"):  # PDF/A forbids it
                     result = interpolate_photos(result, svg)
             elif kind == "png":
-                result = compiler.compile(input=document, format="png", ppi=dpi, sys_inputs=inputs)
+                reduced = reduced_photos(svg, dpi=dpi, size_pt=size_pt)  # photos shrunk as a browser does
+                drawn = document
+                if reduced is not None:
+                    Path(folder, "canvas-png.svg").write_bytes(reduced)
+                    drawn = document.replace(b'#image("canvas.svg"', b'#image("canvas-png.svg"')
+                result = compiler.compile(input=drawn, format="png", ppi=dpi, sys_inputs=inputs)
             else:
                 raise ValueError(f"the resvg engine does not write {kind}")
             if isinstance(result, list):  # one page, always; Typst returns a list for several

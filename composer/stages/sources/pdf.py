@@ -108,9 +108,24 @@ class PdfSource(PanelSource):
             return placed(drawing.document, panel, box, source=str(panel.source), fit="contain", renumber=True)
 
 
+def _crisp_unless_interpolated(root: etree._Element, smoothed: set[tuple[int, int]]) -> None:
+    """Mark every ``<image>`` of a converted page ``image-rendering="optimizeSpeed"`` unless the PDF asks to
+    smooth an image of its pixel size (``smoothed``: :func:`composer.stages.pdf.smoothed_image_sizes`): a PDF
+    viewer draws an image without ``/Interpolate`` with square pixels, and every output then does too."""
+    from composer.svg.io import svg_tag
+
+    for image in root.iter(svg_tag("image")):
+        try:
+            size = (int(float(image.get("width", ""))), int(float(image.get("height", ""))))
+        except ValueError:
+            size = (0, 0)
+        if size not in smoothed:
+            image.set("image-rendering", "optimizeSpeed")
+
+
 def _page_document(panel: Panel, path: Path, reading: Reading, display: str, shown: str) -> bytes:
     """A pdf panel's page as a sanitized SVG document (the conversion cached in ``build/.cache/pdf``)."""
-    from composer.stages.pdf import PageRangeError, cache_dir, pdf_page_svg
+    from composer.stages.pdf import PageRangeError, cache_dir, pdf_page_svg, smoothed_image_sizes
     from composer.svg.io import parse_svg
     from composer.svg.sanitize import sanitize
 
@@ -123,6 +138,7 @@ def _page_document(panel: Panel, path: Path, reading: Reading, display: str, sho
         raise DataError(exc.message, file=reading.file, key=f"{panel.key}.pdf") from None
     source = f"{display} (page {page}, converted)"
     root = parse_svg(svg, source=source)
+    _crisp_unless_interpolated(root, smoothed_image_sizes(path, page))
     sanitize(root, source=source, base_dir=path.parent, project_root=reading.root)
     etree.cleanup_namespaces(root)
     return etree.tostring(root, encoding="UTF-8", xml_declaration=True)
