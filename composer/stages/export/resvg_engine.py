@@ -81,9 +81,10 @@ def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[floa
         pdf_standard: one of :data:`PDF_STANDARDS` (PDF/A: ``"a-2b"``...), or None.
         folder: an otherwise empty folder holding ``svg`` as ``canvas.svg``, made and removed by the
             caller (so a worker killed at its timeout leaves nothing behind); None: one of its own.
-        pdf_pages: pdf panels the PDF draws from their own page, kept as a PDF object (Typst embeds the
-            page: its fonts, text and vectors as they are), when the standard allows it (not PDF/A) and
-            the panel's group is only placed (:func:`layered_document`); the PNG draws the converted group.
+        pdf_pages: pdf panels the PDF and the PNG draw from their own page, when the panel's group is only
+            placed (:func:`layered_document`): the PDF keeps it as a PDF object (Typst embeds the page: its
+            fonts, text and vectors as they are; not in PDF/A, which embeds no PDF), the PNG draws it with
+            Typst's PDF renderer (hayro), as a PDF viewer draws it; the SVG keeps the converted group.
 
     Returns:
         kind -> bytes; the PNG without resolution metadata (the caller adds it).
@@ -111,19 +112,19 @@ def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[floa
                         font_paths=_without_last_resort(font_folders(), folder) if has_text else [])
     compiler = typst.Compiler(root=folder, font_paths=fonts)
     inputs = {"title": title} if title else {}
+    layered = layered_document(svg, pdf_pages, size_pt, folder) if pdf_pages else None
     try:
         for kind in kinds:
             if kind == "pdf":
-                layered = None
-                if pdf_pages and not (pdf_standard or "").startswith("a-"):  # PDF/A embeds no PDF (Typst)
-                    layered = layered_document(svg, pdf_pages, size_pt, folder)
-                result = compiler.compile(input=layered or document, format="pdf", timestamp=PDF_DATE,
+                embeds = layered is not None and not (pdf_standard or "").startswith("a-")  # PDF/A: no PDF (Typst)
+                result = compiler.compile(input=layered if embeds and layered else document, format="pdf",
+                                          timestamp=PDF_DATE,
                                           sys_inputs=inputs,
                                           pdf_standards=[pdf_standard] if pdf_standard else [])  # type: ignore[list-item]
                 if isinstance(result, bytes) and not (pdf_standard or "").startswith("a-"):  # PDF/A forbids it
                     result = interpolate_photos(result, svg)
             elif kind == "png":
-                result = compiler.compile(input=document, format="png", ppi=dpi, sys_inputs=inputs)
+                result = compiler.compile(input=layered or document, format="png", ppi=dpi, sys_inputs=inputs)
             else:
                 raise ValueError(f"the resvg engine does not write {kind}")
             if isinstance(result, list):  # one page, always; Typst returns a list for several
