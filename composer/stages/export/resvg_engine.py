@@ -44,6 +44,7 @@ from typing import Any
 
 from composer.errors import SvgError
 from composer.kinds.outputs import Job, PdfPage
+from composer.stages.export.downscale import reduced_photos
 from composer.stages.export.pdfimages import interpolate_photos
 
 #: the PDF's creation and modification date: fixed, so equal inputs give equal bytes
@@ -124,7 +125,15 @@ def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[floa
                 if isinstance(result, bytes) and not (pdf_standard or "").startswith("a-"):  # PDF/A forbids it
                     result = interpolate_photos(result, svg)
             elif kind == "png":
-                result = compiler.compile(input=layered or document, format="png", ppi=dpi, sys_inputs=inputs)
+                reduced = reduced_photos(svg, dpi=dpi, size_pt=size_pt)  # photos shrunk as a browser does
+                drawn = document
+                if reduced is not None:
+                    Path(folder, "canvas-png.svg").write_bytes(reduced)
+                    drawn = document.replace(b'#image("canvas.svg"', b'#image("canvas-png.svg"')
+                if layered is not None:  # the pdf panels' pages, between layers of the canvas the PNG draws
+                    drawn = (layered if reduced is None else
+                             layered_document(reduced, pdf_pages, size_pt, folder, prefix="png-")) or drawn
+                result = compiler.compile(input=drawn, format="png", ppi=dpi, sys_inputs=inputs)
             else:
                 raise ValueError(f"the resvg engine does not write {kind}")
             if isinstance(result, list):  # one page, always; Typst returns a list for several
@@ -152,13 +161,14 @@ _DEFINITIONS = {"defs", "style", "clipPath", "mask", "marker", "symbol", "patter
                 "radialGradient", "filter", "metadata", "title", "desc"}
 
 
-def layered_document(svg: bytes, pages: Sequence[PdfPage], size_pt: tuple[float, float], folder: str) -> bytes | None:
+def layered_document(svg: bytes, pages: Sequence[PdfPage], size_pt: tuple[float, float], folder: str, *,
+                     prefix: str = "") -> bytes | None:
     """A Typst document drawing the canvas as layers, each pdf panel of ``pages`` drawn from its own page.
 
     The canvas's top-level elements are cut, in document order, at each pdf panel's group: the elements
     between two of them are one layer, an SVG of the whole canvas (its root's attributes, every
-    top-level definition and style sheet) written to ``folder`` as ``layer-K.svg``; each panel's page is
-    written as ``page-K.pdf`` and placed where its group's transform puts its viewBox (its crop box). So
+    top-level definition and style sheet) written to ``folder`` as ``PREFIXlayer-K.svg``; each panel's page
+    is written as ``PREFIXpage-K.pdf`` and placed where its group's transform puts its viewBox (its crop box). So
     the stacking order is the canvas's: what is drawn after a panel (labels, arrows, texts) stays over it.
 
     A group is drawn from its page only when it is a top-level ``<g>`` whose transform is a translation
@@ -200,7 +210,7 @@ def layered_document(svg: bytes, pages: Sequence[PdfPage], size_pt: tuple[float,
         doc.text = root.text
         for el in definitions + layer:
             doc.append(_copy(el))
-        name = f"layer-{count['layer']}.svg"
+        name = f"{prefix}layer-{count['layer']}.svg"
         count["layer"] += 1
         Path(folder, name).write_bytes(etree.tostring(doc, encoding="UTF-8", xml_declaration=True))
         lines.append(f'#place(top + left, image("{name}", width: {width_pt:.6f}pt, height: {height_pt:.6f}pt, '
@@ -211,7 +221,7 @@ def layered_document(svg: bytes, pages: Sequence[PdfPage], size_pt: tuple[float,
         if i in placed:
             flush()
             page, (x_pt, y_pt, w_pt, h_pt) = placed[i]
-            name = f"page-{count['page']}.pdf"
+            name = f"{prefix}page-{count['page']}.pdf"
             count["page"] += 1
             Path(folder, name).write_bytes(page.data)
             lines.append(f'#place(top + left, dx: {x_pt:.6f}pt, dy: {y_pt:.6f}pt, image("{name}", page: {page.page}, '
