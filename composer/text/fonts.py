@@ -38,7 +38,7 @@ from typing import cast
 
 from lxml import etree
 
-from composer.errors import ComposerWarning, LayoutError
+from composer.errors import ComposerWarning, ImportFeature, LayoutError
 from composer.svg import css
 from composer.units import PX_PER_UNIT
 
@@ -472,7 +472,8 @@ def check_missing_glyphs(root: etree._Element, *, imported: Mapping[str, str]) -
         imported: group id -> file name, for panels imported from files.
 
     Returns:
-        The messages, each also issued as a :class:`ComposerWarning`: the file, each character as
+        The messages, each also issued as an :class:`ImportFeature` (feature ``characters its fonts lack``,
+        read by ``compose check``): the file, each character as
         ``U+XXXX`` with the character, the font the file names, and the font drawn instead (or that it is
         drawn as a box, with the fix).
     """
@@ -480,13 +481,13 @@ def check_missing_glyphs(root: etree._Element, *, imported: Mapping[str, str]) -
 
     from composer.text.metrics import missing_glyphs
 
-    def owner_of(el: etree._Element) -> str:
+    def owner_of(el: etree._Element) -> str:  # the group id of the imported panel holding el
         for anc in el.iterancestors():
             if anc.get("id") in imported:
-                return imported[anc.get("id")]
+                return anc.get("id", "")
         return ""
 
-    by_owner: dict[str, dict[str, tuple[str, str, str, set[str]]]] = {}  # owner -> font -> (family, w, s, chars)
+    by_owner: dict[str, dict[str, tuple[str, str, str, set[str]]]] = {}  # group -> font -> (family, w, s, chars)
     for tf in svg_text_fonts(root, owner_of):
         if not tf.owner:
             continue
@@ -500,7 +501,7 @@ def check_missing_glyphs(root: etree._Element, *, imported: Mapping[str, str]) -
         entry = by_owner.setdefault(tf.owner, {}).setdefault(name, (name, tf.weight, tf.style, set()))
         entry[3].update(lacking)
     issued = []
-    for owner, fonts in by_owner.items():
+    for group, fonts in by_owner.items():
         parts, boxes = [], False
         for name, weight, style, chars in fonts.values():
             drawn: dict[str, list[str]] = {}
@@ -514,11 +515,13 @@ def check_missing_glyphs(root: etree._Element, *, imported: Mapping[str, str]) -
                 said.append(f"{', '.join(drawn[''])} in no installed font: drawn as "
                             f"{'an empty box' if len(drawn['']) == 1 else 'empty boxes'}")
             parts.append(f"font {name!r} has no glyph for " + "; ".join(said))
-        msg = f"{owner}: " + "; ".join(parts)
+        detail = "; ".join(parts)
+        msg = f"{imported[group]}: {detail}"
         if boxes:
             msg += ("; install a font that has them (e.g. fonts-noto-color-emoji for emoji), or convert the file's "
                     "text to paths where it was made")
-        warnings.warn(ComposerWarning(msg), stacklevel=2)
+        warnings.warn(ImportFeature(msg, panel=group.removeprefix("panel-"), file=imported[group],
+                                    feature="characters its fonts lack", detail=detail), stacklevel=2)
         issued.append(msg)
     return issued
 

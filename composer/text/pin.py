@@ -108,6 +108,8 @@ def pin_text_positions(root: etree._Element, *, scope: Callable[[etree._Element]
         if matplotlib_font(families, weight, style) is None:
             continue
         prop = FontProperties(family=list(families), size=props["font-size"], weight=weight, style=style)  # type: ignore[arg-type]  # one of STYLES
+        if kind == "imported" and needs_shaping(text):
+            continue  # laid out by the renderers' shaping (bidi, joining, clusters), which one x per character breaks
         if kind == "imported" and missing_glyphs(text, prop):
             prop = _with_fallbacks(text, prop, families, weight, style)
             if prop is None:
@@ -126,6 +128,36 @@ def pin_text_positions(root: etree._Element, *, scope: Callable[[etree._Element]
         el.set("style", (style_attr + "; " if style_attr else "") + "text-anchor: start")
         count += 1
     return count
+
+
+#: blocks of scripts whose characters are not drawn one glyph per character from left to right: Hebrew to
+#: NKo and Arabic supplements (right to left, joined), the Indic scripts to Sinhala, Thai, Lao, Tibetan,
+#: Myanmar, Hangul Jamo (composed into syllables), Khmer, Mongolian, Arabic presentation forms
+_SHAPED_BLOCKS = ((0x0590, 0x08FF), (0x0900, 0x0DFF), (0x0E00, 0x0FFF), (0x1000, 0x109F), (0x1100, 0x11FF),
+                  (0x1780, 0x18AF), (0xA8E0, 0xA8FF), (0xFB1D, 0xFDFF), (0xFE70, 0xFEFF), (0x10800, 0x10FFF),
+                  (0x1E800, 0x1EFFF))
+
+
+def needs_shaping(text: str) -> bool:
+    """True when ``text`` holds a character a renderer places by shaping rather than one glyph after the
+    other from left to right: a right-to-left character (bidi class R or AL: drawn right to left by the
+    Unicode bidi algorithm even in left-to-right text), a character of a script of
+    :data:`_SHAPED_BLOCKS`, a combining mark (categories Mn, Mc, Me) or a format character (ZWJ in an
+    emoji sequence, a variation selector's neighbour: category Cf). One x per character would draw such
+    text in logical order, unjoined (Chromium draws ``مرحبا`` joined, right to left)."""
+    import unicodedata
+
+    for ch in text:
+        code = ord(ch)
+        if code < 0x0300:
+            continue
+        if unicodedata.bidirectional(ch) in ("R", "AL") or unicodedata.category(ch) in ("Mn", "Mc", "Me", "Cf"):
+            return True
+        if any(lo <= code <= hi for lo, hi in _SHAPED_BLOCKS):
+            return True
+        if 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF:  # variation selectors
+            return True
+    return False
 
 
 def _with_fallbacks(text: str, prop, families: tuple[str, ...], weight: str, style: str):
