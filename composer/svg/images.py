@@ -297,7 +297,7 @@ def displayed_raster(data: bytes, *, max_pixels: int) -> Displayed:
             if width_px * height_px > max_pixels:
                 raise ImageTooLarge(f"is {width_px}x{height_px} pixels, more than the limit of {max_pixels}")
             img.load()  # every pixel decodes: a truncated file is refused here, not drawn half by a viewer
-            orientation = img.getexif().get(EXIF_ORIENTATION, 1)
+            orientation = exif_orientation(img)
             if orientation not in range(2, 9):
                 orientation = 1  # absent, "as stored", or a value EXIF does not define
             upright = ImageOps.exif_transpose(img) if orientation != 1 else img  # keeps img.info: its colours
@@ -321,6 +321,27 @@ def displayed_raster(data: bytes, *, max_pixels: int) -> Displayed:
     if kind not in ("PNG", "JPEG"):
         done.append(f"{kind or 'image'} decoded to PNG")
     return Displayed("image/png", out.getvalue(), upright.width, upright.height, "; ".join(done))
+
+
+def exif_orientation(img) -> int:
+    """The EXIF Orientation of the opened picture ``img`` (1 when it has none): from its EXIF block (JPEG
+    APP1, PNG ``eXIf``, WebP) or, for a TIFF, its own tags. Not from XMP's ``tiff:Orientation``, which
+    Pillow's ``getexif`` falls back on: browsers ignore it (Chromium 156 shows such a PNG as stored;
+    the corpus' ``png/xmp_tags_orientation.png``), so composer does too."""
+    from PIL import Image
+
+    data = img.info.get("exif")
+    if isinstance(data, (bytes, bytearray)) and data:
+        exif = Image.Exif()
+        try:
+            exif.load(bytes(data))
+        except Exception:  # noqa: BLE001 - a broken EXIF block orients nothing (viewers ignore it too)
+            return 1
+        value = exif.get(EXIF_ORIENTATION, 1)
+    else:
+        tags = getattr(img, "tag_v2", None)
+        value = tags.get(EXIF_ORIENTATION, 1) if tags is not None else 1
+    return value if isinstance(value, int) else 1
 
 
 def gunzipped(data: bytes, *, limit: int) -> bytes:

@@ -32,7 +32,7 @@ base <- list(
   base_lines_lty_lwd = function() { plot(0, 0, type = "n", xlim = c(0, 10), ylim = c(0, 7)); for (i in 1:6) abline(h = i, lty = i, lwd = i / 2) },
   base_text_fonts = function() { plot.new(); for (i in 1:4) text(.5, i / 5, paste("font", i, "Sphinx of black quartz"), font = i, cex = 1.4) }
 )
-# svglite: all ggplots + 2 base plots; pdf(): 6 ggplots + all base; cairo_pdf(): 6 ggplots + 3 base; svg(): 4 + 2
+# svglite: all ggplots + 2 base plots; pdf(): 6 ggplots + all base; cairo_pdf(): 6 ggplots + 3 base; svg(): 4 + 1
 for (n in names(gg)) { svglite(file.path("r-svglite", paste0(n, ".svg")), width = 5, height = 3.5); print(gg[[n]]); invisible(dev.off()) }
 for (n in names(base)[c(3, 4)]) { svglite(file.path("r-svglite", paste0(n, ".svg")), width = 6, height = 5); base[[n]](); invisible(dev.off()) }
 for (n in names(gg)[c(1, 3, 5, 8, 11, 12)]) { pdf(file.path("r-pdf", paste0(n, ".pdf")), width = 5, height = 3.5); print(gg[[n]]); invisible(dev.off()) }
@@ -40,4 +40,19 @@ for (n in names(base)) { pdf(file.path("r-pdf", paste0(n, ".pdf")), width = 6, h
 for (n in names(gg)[c(2, 4, 6, 9, 13, 14)]) { cairo_pdf(file.path("r-cairo", paste0(n, ".pdf")), width = 5, height = 3.5); print(gg[[n]]); invisible(dev.off()) }
 for (n in names(base)[c(2, 6, 8)]) { cairo_pdf(file.path("r-cairo", paste0(n, ".pdf")), width = 6, height = 5); base[[n]](); invisible(dev.off()) }
 for (n in names(gg)[c(1, 7, 10, 11)]) { svg(file.path("r-cairo", paste0(n, ".svg")), width = 5, height = 3.5); print(gg[[n]]); invisible(dev.off()) }
-for (n in names(base)[c(5, 7)]) { svg(file.path("r-cairo", paste0(n, ".svg")), width = 6, height = 5); base[[n]](); invisible(dev.off()) }
+for (n in names(base)[7]) { svg(file.path("r-cairo", paste0(n, ".svg")), width = 6, height = 5); base[[n]](); invisible(dev.off()) }
+# svglite as it writes on macOS and Windows, where 'sans' is Arial: the font-family names those systems write, drawn
+# here with the metric-compatible Liberation faces (Arial is not installed on Debian, so svglite would otherwise
+# write the "Liberation Sans" it finds)
+lib <- "/usr/share/fonts/truetype/liberation/Liberation"
+faces <- function(alias, stem) list(
+  plain = list(alias = alias, file = paste0(lib, stem, "-Regular.ttf")),
+  bold = list(alias = alias, file = paste0(lib, stem, "-Bold.ttf")),
+  italic = list(alias = alias, file = paste0(lib, stem, "-Italic.ttf")),
+  bolditalic = list(alias = alias, file = paste0(lib, stem, "-BoldItalic.ttf")))
+as_windows <- list(sans = faces("Arial", "Sans"), serif = faces("Times New Roman", "Serif"),
+                   mono = faces("Courier New", "Mono"))
+for (n in names(gg)[c(2, 8, 11)]) {
+  svglite(file.path("r-svglite", paste0(n, "_arial.svg")), width = 5, height = 3.5, user_fonts = as_windows)
+  print(gg[[n]]); invisible(dev.off())
+}
