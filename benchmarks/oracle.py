@@ -51,8 +51,9 @@ in pdfium alone). For a PDF file, composer passes when it agrees with either pdf
 two disagree with each other by the same rule, the verdict says so.
 
 Verdicts: ``pass``; ``differs`` (with the share of pixels that differ in the PNG and in the PDF); ``refused``
-(composer's one error line); ``other size``; ``no oracle`` (Chromium or both PDF renderers cannot draw the
-file: not counted in the pass rate). Printed: each failing file with its verdict, a table per producer and
+(composer's one error line); ``crashed`` (composer raised anything else: the exception's line); ``other
+size``; ``no oracle`` (Chromium or both PDF renderers cannot draw the file: not counted in the pass rate).
+Printed: each failing file with its verdict, a table per producer and
 per category, the overall pass rate; with ``--diff-dir DIR`` each failing comparison's image
 ``DIR/PRODUCER/FILE.{png,pdf}.diff.png``: composer's output | the oracle | the oracle faded with the
 differing pixels in red, on white.
@@ -115,7 +116,7 @@ BUILD_TIMEOUT_S = 60.0
 BROWSER_TIMEOUT_S = 30.0
 KINDS = {".svg": "svg", ".pdf": "pdf", ".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg"}
 SOURCE_KEY = {"svg": "svg", "pdf": "pdf", "png": "image", "jpeg": "image"}
-VERDICTS = ("pass", "differs", "other size", "refused", "no oracle")
+VERDICTS = ("pass", "differs", "other size", "refused", "crashed", "no oracle")
 
 
 @dataclass(frozen=True)
@@ -633,6 +634,9 @@ def judge(entry: Entry, p: Plan, oracle_png: bytes | None, oracle_error: str, en
             png, pdf, pdf_path = build_outputs(entry, p, root / "project", engine)
         except ComposerError as exc:
             return Outcome(entry, "refused", why=" ".join(str(exc).split()), build_s=time.perf_counter() - started)
+        except Exception as exc:  # noqa: BLE001  (composer raised what is not its one-line error: a bug to list)
+            return Outcome(entry, "crashed", why=f"{type(exc).__name__}: {' '.join(str(exc).split())}"[:300],
+                           build_s=time.perf_counter() - started)
         built = Built(png, pdf, pdf_path, time.perf_counter() - started)
         oracles: dict[str, np.ndarray] = {}
         if entry.kind == "pdf":
