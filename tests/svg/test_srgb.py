@@ -162,6 +162,9 @@ DATA_URI_CASES = {
                          (half_over_white(GREY_LIN1),) * 3),
     "rgb16_prophoto": ("image/png", png_file(np.full((8, 8, 3), 128 * 257), 2, 16, chunks=[iccp(PROPHOTO)]),
                        (146,) * 3),
+    "grey16_gama1": ("image/png", png_file(np.full((8, 8, 1), 128 * 257), 0, 16, chunks=[gama(1.0)]),
+                     (GREY_LIN1,) * 3),
+    "chrm_only": ("image/png", png_file(np.full((8, 8, 3), BROWN), 2, chunks=[(b"cHRM", ADOBE_CHRM)]), BROWN),
 }
 
 
@@ -259,7 +262,7 @@ def test_a_palette_with_transparency_keeps_it_through_the_conversion(outputs):
 def test_the_svg_inlines_srgb_pixels_and_the_png_claims_srgb(outputs):
     """The composed SVG's pictures (document order: the imported SVG's, then the panels') carry no colour
     data a browser would apply a second time (no ICC profile, gAMA or cHRM: it shows their values as
-    sRGB), and their values are the sRGB ones; the picture already sRGB-like (gAMA 0.45455) is inlined
+    sRGB), and their values are the sRGB ones; the pictures already sRGB-like (gAMA 0.45455; cHRM alone) are inlined
     byte for byte; the PNG export says ``sRGB`` and nothing else about colour."""
     _, _, svg, png_path = outputs
     uris = re.findall(rb'href="data:image/[a-z]+;base64,([^"]+)"', svg)
@@ -267,7 +270,7 @@ def test_the_svg_inlines_srgb_pixels_and_the_png_claims_srgb(outputs):
     assert len(uris) == len(cases)
     for (name, case), b64 in zip(cases, uris, strict=True):
         data = base64.b64decode(b64)
-        if name == "gama_srgbish":
+        if name in ("gama_srgbish", "chrm_only"):  # sRGB as it is (cHRM without gAMA: Chromium ignores it)
             assert data == case[1]
             continue
         with Image.open(io.BytesIO(data)) as img:
@@ -306,3 +309,12 @@ def test_a_converted_picture_says_what_it_was():
     assert shown.mime == "image/png" and "ProPhoto RGB" in shown.changed
     with Image.open(io.BytesIO(shown.data)) as img:
         assert img.getpixel((0, 0))[:3] == (146, 146, 146)
+
+
+def test_a_profile_littlecms_cannot_read_is_ignored_as_browsers_ignore_it():
+    """A PNG whose iCCP holds no ICC profile (a broken writer's): drawn as its values, the file kept."""
+    from composer.svg.images import displayed_raster
+
+    data = png_file(np.full((4, 4, 3), BROWN), 2, chunks=[iccp(b"not an ICC profile" * 8)])
+    shown = displayed_raster(data, max_pixels=10_000)
+    assert shown.data == data and shown.changed == ""
