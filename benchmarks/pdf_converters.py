@@ -24,9 +24,10 @@ from lxml import etree
 from PIL import Image
 
 from composer.stages.export import export
-from composer.stages.fragment import import_fragment, place, view_box
+from composer.stages.fragment import import_fragment
 from composer.svg.io import NSMAP, parse_svg, svg_tag
 from composer.svg.sanitize import sanitize
+from composer.svg.viewbox import place, view_box
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from pdf_samples import PAGE_1, hand_pdf  # noqa: E402

@@ -133,6 +133,26 @@ class ComposerWarning(UserWarning):
     ``compose: warning: ...``."""
 
 
+class ImportFeature(ComposerWarning):
+    """A feature of an imported file that composer draws differently from a browser, or cannot draw: a
+    :class:`ComposerWarning` that is also a record, made where the import meets the feature
+    (:mod:`composer.stages.fragment`'s passes) and read by ``compose check``, which reports each once
+    per file (rule ``import-feature``) without reading words back.
+
+    Attributes:
+        panel: the panel whose file it is (its name; ``""`` when the import is not a panel's).
+        file: the file as messages name it.
+        feature: what composer draws differently, in a few words that are the same for every file
+            (``"a CSS transform SVG cannot express"``, ``"fonts not installed"``).
+        detail: what was done about it in this file (the elements, the fonts).
+    ``str()`` is the one-line warning the build prints: ``FILE: FEATURE ...: DETAIL``.
+    """
+
+    def __init__(self, message: str, *, panel: str, file: str, feature: str, detail: str = ""):
+        super().__init__(message)
+        self.panel, self.file, self.feature, self.detail = panel, file, feature, detail
+
+
 def closest(word: str, choices: Iterable[str], aliases: Mapping[str, str] | None = None) -> str | None:
     """The choice a mistyped ``word`` most likely meant, for a "did you mean" hint; None when none is close.
 

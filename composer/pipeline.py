@@ -41,13 +41,13 @@ import contextlib
 import dataclasses
 import time
 import warnings
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from composer.errors import ComposerError, ComposerWarning, PanelError
+from composer.errors import ComposerError, ComposerWarning, ImportFeature, PanelError, ProjectError
 from composer.incremental import manifest
 from composer.incremental.cache import (
     PanelCache,
@@ -58,6 +58,7 @@ from composer.incremental.cache import (
 from composer.incremental.keys import input_digests, panel_keys
 from composer.incremental.record import manifest_contents
 from composer.kinds import outputs
+from composer.kinds.outputs import PdfPage
 from composer.layout.loader import load_layout
 from composer.layout.model import Figure, FigureSpec
 from composer.layout.positions import locate
@@ -92,6 +93,7 @@ from composer.stages.inputs import Inputs, Project, read_figure_inputs
 from composer.stages.named import figure_elements
 from composer.stages.panels import panel_documents
 from composer.stages.render import RenderedPanel, save_panel
+from composer.stages.sources import source_of
 from composer.stages.typeset import Typeset, text_cache, typeset_figure
 from composer.stages.usercode import imports_undone, prepare_fork, user_dir
 from composer.svg.io import write_files_atomically
@@ -423,9 +425,10 @@ def missing_font_report(figure: Figure) -> Report | None:
 
 
 @contextlib.contextmanager
-def _recording(issued: list[str]) -> Iterator[None]:
+def _recording(issued: list[str], features: list[ImportFeature] | None = None) -> Iterator[None]:
     """Warnings raised inside the block are issued as they would have been (the caller's filters
-    apply), once it ends; the message of each :class:`ComposerWarning` among them is added to ``issued``."""
+    apply), once it ends; the message of each :class:`ComposerWarning` among them is added to ``issued``,
+    and each :class:`ImportFeature` (a record: the panel, file and feature) to ``features``."""
     caught: list[warnings.WarningMessage] = []
     try:
         with warnings.catch_warnings(record=True) as log:
@@ -438,6 +441,8 @@ def _recording(issued: list[str]) -> Iterator[None]:
         for w in caught:
             if issubclass(w.category, ComposerWarning):
                 issued.append(str(w.message))
+            if features is not None and isinstance(w.message, ImportFeature):
+                features.append(w.message)
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
 
 
@@ -602,12 +607,19 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
     with text_cache(texts):
         output: dict[str, str] = {}
         read = _read_shown(source, out_dir, opts, progress, output)
+        if opts.write:
+            refuse_overwriting_inputs(_planned_outputs(read, out_dir, opts), read.digests, root=project.root,
+                                      layout=source.layout_path)
         panel_cache = PanelCache(cache_dir(project.root), root=project.root)
         hits = _lookup(read, panel_cache, opts)
         lap("read")
         fresh, render_seconds = _render(read, hits, opts, progress, output)
         fresh = {n: _opened_by_panel(read, out_dir, n, p) for n, p in fresh.items()}
         rendered = {**hits, **fresh}
+        if opts.write:  # and the files the panels' and values()' own code read
+            opened = {(project.root / p).resolve(): d for p, d in _opened_files(read, out_dir, rendered).items()}
+            refuse_overwriting_inputs(_planned_outputs(read, out_dir, opts), opened, root=project.root,
+                                      layout=source.layout_path, opened=True)
         issued = _values_warnings(read, out_dir)
         issued += _panel_warnings(read.inputs, rendered)  # every ComposerWarning of this build, in order
         lap("render")
@@ -646,6 +658,61 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
         paths.update({"debug-svg": out_dir / f"{source.name}.debug.svg",
                       "debug-png": out_dir / f"{source.name}.debug.png"})
     return _Built(dataclasses.replace(result, outputs=paths, written=tuple(written)), made)
+
+
+def _planned_outputs(read: _Read, out_dir: Path, opts: BuildOptions) -> dict[Path, str]:
+    """Every file this build may write, absolute (its folder resolved) -> what it is: the outputs of each asked
+    format, the overlay (``opts.debug``), each panel alone (``opts.panels``), the manifest; and the project's cache
+    folder (``ROOT/build/.cache``, which builds fill and prune and ``compose clean`` removes), as a folder."""
+    name = read.source.name
+    folder = Path(out_dir).resolve()
+    planned = {folder / file: f"the figure's {kind.upper()}"
+               for kind, file in outputs.files(name, opts.formats).items()}
+    if opts.debug:
+        planned.update({folder / f"{name}.debug.{suffix}": "the layout overlay" for suffix in ("svg", "png")})
+    if opts.panels:
+        for panel in read.inputs.figure.panels:
+            planned.update({folder / name / file: f"panel {panel.name!r} alone"
+                            for file in outputs.files(panel.name, opts.formats).values()})
+    if read.source.layout_path is not None:
+        planned[manifest.manifest_path(folder, name)] = "the build's manifest"
+    planned[cache_dir(read.source.project.root).parent.resolve()] = "composer's cache folder"
+    return planned
+
+
+def refuse_overwriting_inputs(planned: Mapping[Path, str], inputs: Iterable[Path], *, root: Path,
+                              layout: Path | None, opened: bool = False) -> None:
+    """Refuse a build whose outputs would land on one of its inputs, before anything is written.
+
+    Args:
+        planned: absolute output path -> what it is (:func:`_planned_outputs`); composer's cache folder is a folder,
+            refused when an input lies inside it.
+        inputs: the absolute paths of the figure's inputs (the layout, style and data files, panel modules, imported
+            files: what the manifest records), or, with ``opened``, the files the panels' and ``values()``' own code
+            read.
+        root: the project, for the paths the message shows. layout: the layout file, named as such.
+
+    Raises:
+        ProjectError: one line naming the output, the input it would overwrite and what to do (exit 1 from the
+            command); nothing is written (``compose NAME --out data``, where ``data/NAME.svg`` is the figure's
+            imported drawing, replaced that input with the composed figure, and the next build nested the figure in
+            itself).
+    """
+    cache = next((path for path, what in planned.items() if what == "composer's cache folder"), None)
+    for source in inputs:
+        path = Path(source).resolve()
+        what = planned.get(path)
+        shown = manifest.display_path(path, root)
+        role = ("the layout" if layout is not None and path == Path(layout).resolve()
+                else "a file the figure's code reads" if opened else "an input of the figure")
+        if what is not None:
+            raise ProjectError(f"{shown}: {what} would be written onto this file, {role}; nothing was written: "
+                               "give an output folder (--out, or out= in Python) that holds none of the figure's "
+                               "inputs (the default is build/ in the project)")
+        if cache is not None and path.is_relative_to(cache):
+            raise ProjectError(f"{shown}: this file, {role}, is inside composer's cache folder "
+                               f"{manifest.display_path(cache, root)}/, which builds rewrite and prune and compose "
+                               "clean removes; nothing was written: move it out of that folder")
 
 
 @dataclass(frozen=True)
@@ -868,7 +935,8 @@ def _compose(read: _Read, rendered: Mapping[str, RenderedPanel], opts: BuildOpti
     """
     inputs, typeset = read.inputs, read.typeset
     progress.stage("composing")
-    with _recording(issued):
+    features: list[ImportFeature] = []  # what the import of each file draws differently, for the check
+    with _recording(issued, features):
         svg = compose(inputs, rendered, typeset, dpi=opts.dpi)  # filters are costed at the PNG's dpi
         for clipped in clipped_text_warnings(inputs.figure, svg):  # check reports it too, as outside-canvas
             warnings.warn(ComposerWarning(f"{inputs.file}: {clipped_key_path(inputs.figure, clipped)}"), stacklevel=2)
@@ -881,8 +949,10 @@ def _compose(read: _Read, rendered: Mapping[str, RenderedPanel], opts: BuildOpti
         # what matplotlib substituted while drawing, carried by each panel (from its worker or the cache)
         substituted = {f"panel {n}\t{font}": message for n, panel in rendered.items()
                        for font, message in panel.substituted.items()}
+        file_texts = {p.name: texts for p in inputs.figure.panels if (texts := source_of(p).texts(p)) is not None}
         report = lint(inputs.figure, geometry, svg, file=inputs.file, substituted=substituted,
-                      elements=figure_elements(inputs.figure, geometry, labels))
+                      elements=figure_elements(inputs.figure, geometry, labels), file_texts=file_texts,
+                      features=features)
     if opts.debug and opts.write:
         from composer.stages.overlay import overlay
 
@@ -892,9 +962,28 @@ def _compose(read: _Read, rendered: Mapping[str, RenderedPanel], opts: BuildOpti
 
 
 def _export(svg: bytes, kinds: list[str], read: _Read, opts: BuildOptions, *, title: str) -> dict[str, bytes]:
-    """The one call of the export stage (:func:`composer.stages.export.export`): ``kinds`` -> bytes."""
+    """The one call of the export stage (:func:`composer.stages.export.export`): ``kinds`` -> bytes; a PDF
+    is given the pdf panels' own pages (:func:`_pdf_pages`)."""
+    pages = _pdf_pages(read) if "pdf" in kinds else ()
     return export(svg, kinds, engine=read.engine, dpi=opts.dpi, title=title, pdf_standard=opts.pdf_standard,
-                  source=read.inputs.file, timeout_s=opts.timeout_s, jobs=opts.jobs)
+                  source=read.inputs.file, timeout_s=opts.timeout_s, jobs=opts.jobs, pdf_pages=pages)
+
+
+def _pdf_pages(read: _Read) -> tuple[PdfPage, ...]:
+    """The pages a PDF output draws as they are in place of their panels' converted drawings
+    (:meth:`composer.stages.sources.base.PanelSource.pdf_page`): only a file whose bytes are still those
+    hashed before it was read and converted (:attr:`_Read.digests`), so the PDF shows what the SVG shows."""
+    import hashlib
+
+    pages = []
+    for panel in read.inputs.figure.panels:
+        page = source_of(panel).pdf_page(panel, read.inputs.documents.get(panel.name))
+        if page is None:
+            continue
+        hashed = read.digests.get(Path(panel.source).resolve())
+        if hashed is not None and hashlib.sha256(page.data).hexdigest() == hashed:
+            pages.append(page)
+    return tuple(pages)
 
 
 def _panel_files(read: _Read, svg: bytes, out_dir: Path, opts: BuildOptions) -> dict[Path, bytes]:

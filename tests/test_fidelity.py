@@ -418,8 +418,9 @@ def test_imported_svg_aspect_and_root_presentation(tmp_path):
     root = _import_project(tmp_path, svg)
     group = _root(_build(root)["svg"].read_bytes()).find("svg:g[@id='panel-d']", SVG_NS)
     assert group.get("transform").startswith("translate(0 0)")  # xMin: flush left (40 x 20 mm box, 20 mm drawing)
-    assert group.get("fill") == "#0f766e" and group.get("font-family") == "DejaVu Sans"
-    text = group.find("svg:text", SVG_NS)
+    inner = group.find("svg:svg", SVG_NS)  # the file's own viewport, which cuts it as a viewer does
+    assert inner.get("fill") == "#0f766e" and inner.get("font-family") == "DejaVu Sans"
+    text = inner.find("svg:text", SVG_NS)
     assert len(text.get("x").split()) == 2 and text.get(XML_SPACE) == "preserve"  # pinned per character
     (root / "d.svg").write_text(svg.replace("xMinYMax meet", "none"))
     group = _root(_build(root)["svg"].read_bytes()).find("svg:g[@id='panel-d']", SVG_NS)

@@ -46,6 +46,25 @@ OPTIONS = ("dpi", "pdf_standard")
 
 
 @dataclass(frozen=True)
+class PdfPage:
+    """A page of a PDF file that a pdf panel shows, which a PDF output draws as it is, in place of the
+    panel's converted drawing (its fonts, text and vectors kept: docs/design.md, "PDF panels").
+
+    Attributes:
+        group: the id of the panel's group on the canvas (``panel-NAME``), whose ``transform`` maps the
+            converted page's viewBox onto the canvas.
+        data: the PDF file's bytes.
+        page: the page, 1-based.
+        view_box: the converted page's viewBox, ``(x, y, width, height)`` in pt: the page's crop box.
+    """
+
+    group: str
+    data: bytes
+    page: int
+    view_box: tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
 class Job:
     """What an engine's ``write`` and a format's ``convert``/``finish`` are given, besides the bytes.
 
@@ -57,6 +76,8 @@ class Job:
         pdf_standard: a PDF/A or PDF version (None: plain PDF).
         source: the layout file, named by errors.
         folder: a folder of the export stage's holding the SVG as ``canvas.svg`` (None: none made).
+        pdf_pages: the pdf panels a PDF output draws from their own page (:class:`PdfPage`); an engine
+            that cannot draws their converted groups, as every other output does.
     """
 
     svg: bytes
@@ -66,6 +87,7 @@ class Job:
     pdf_standard: str | None = None
     source: str = "canvas"
     folder: str | None = None
+    pdf_pages: tuple[PdfPage, ...] = ()
 
 
 #: an engine's drawing: ``write(job, kinds)`` -> kind -> bytes, for each of ``kinds`` (formats it writes)

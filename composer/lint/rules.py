@@ -51,7 +51,7 @@ from typing import Any
 
 from lxml import etree
 
-from composer.errors import LayoutError, did_you_mean
+from composer.errors import ImportFeature, LayoutError, did_you_mean
 from composer.kinds.rules import LEVEL_OF
 from composer.kinds.shapes import SHAPES
 from composer.layout.model import CheckLimits, Figure
@@ -638,13 +638,14 @@ def clipped_text_warnings(figure: Figure, svg: bytes) -> list[str]:
 
     root = parse_svg(svg, source="composed figure")
     width_pt, height_pt = (float(v) for v in (root.get("viewBox") or "0 0 0 0").split()[2:])
-    for el in list(root):
-        element = el.get("id") or ""
-        if element.startswith("panel-") or element == "background" or not _may_reach_edge(el, width_pt, height_pt):
-            root.remove(el)
-    if not any(el.tag == f"{{{SVG_NS}}}g" or el.tag == f"{{{SVG_NS}}}path" for el in root):
+    kept = [el for el in root if not (el.get("id") or "").startswith("panel-") and el.get("id") != "background"
+            and _may_reach_edge(el, width_pt, height_pt)]
+    if not any(el.tag == f"{{{SVG_NS}}}g" or el.tag == f"{{{SVG_NS}}}path" for el in kept):
         return []
-    measured = scene(etree.tostring(root))
+    # the kept elements moved into an empty root (lxml's remove() of a panel of 100,000 elements took 37 s)
+    shell = etree.Element(root.tag, dict(root.attrib), nsmap=root.nsmap)
+    shell.extend(kept)
+    measured = scene(etree.tostring(shell))
     canvas = (0.0, 0.0, measured.width_pt, measured.height_pt)
     unit = figure.spec.unit
     names = _Names(figure, {})
@@ -849,7 +850,9 @@ def _figure_size(ctx: _Context) -> None:
 
 
 def lint(figure: Figure, geometry: Geometry, svg: bytes, *, file: str,
-         substituted: Mapping[str, str] | None = None, elements: Sequence[Element] | None = None) -> Report:
+         substituted: Mapping[str, str] | None = None, elements: Sequence[Element] | None = None,
+         file_texts: Mapping[str, Sequence[tuple[float, str]]] | None = None,
+         features: Sequence[ImportFeature] = ()) -> Report:
     """Check a composed figure (pure).
 
     Args:
@@ -863,6 +866,13 @@ def lint(figure: Figure, geometry: Geometry, svg: bytes, *, file: str,
         elements: the figure's elements with their boxes (:func:`composer.stages.named.figure_elements`,
             with the boxes of the panel labels and titles as drawn); None: made from ``geometry``, labels
             and titles without a box.
+        file_texts: panel name -> ``(size_pt, text)`` of each text its file draws that the SVG cannot
+            say the size of (a pdf panel's page, whose glyphs are outlines once converted:
+            :meth:`composer.stages.sources.base.PanelSource.texts`), sizes in the file's pt; the check
+            scales them by the panel's fit, as it scales everything the panel draws.
+        features: what the import of each file drew differently from a browser, or could not draw, as
+            the import recorded it (:class:`composer.errors.ImportFeature`, the warnings of the compose
+            stage): one ``import-feature`` finding per panel, file and feature.
 
     Returns:
         A :class:`Report` with every finding, errors first, each naming its elements with their boxes
@@ -876,6 +886,7 @@ def lint(figure: Figure, geometry: Geometry, svg: bytes, *, file: str,
     names = _Names(figure, {e.name: e for e in elements})
     allowed = _check_allowed(figure, names, file)
     measured = scene(svg)
+    _add_file_texts(measured, file_texts or {})
     ctx = _Context(figure, geometry, measured, names, allowed, figure.spec.check, _arrow_shapes(figure, svg),
                    lines=_line_shapes(figure, svg))
     _font_sizes(ctx)
@@ -889,11 +900,53 @@ def lint(figure: Figure, geometry: Geometry, svg: bytes, *, file: str,
     _figure_size(ctx)
     for where, message in sorted((substituted or {}).items()):
         ctx.add("font-substituted", (names.named(where.split("\t")[0]),), message)
+    _import_features(ctx, features)
     order = {"error": 0, "warning": 1}
     kept, left_out = _not_ignored(figure, ctx.findings, file)
     findings = sorted(kept, key=lambda f: (order[f.level], f.rule, f.element, f.problem))
     return Report(figure=figure.name, limits=figure.spec.check, findings=tuple(findings),
                   notes=tuple(dict.fromkeys(measured.notes)) + left_out)
+
+
+def _import_features(ctx: _Context, features: Sequence[ImportFeature]) -> None:
+    """``import-feature``: each feature of an imported file composer draws differently from a browser, once
+    per panel, file and feature (the import records it: :class:`composer.errors.ImportFeature`)."""
+    seen: set[tuple[str, str, str]] = set()
+    for feature in features:
+        key = (feature.panel, feature.file, feature.feature)
+        if key in seen:
+            continue
+        seen.add(key)
+        shown = _as_written(ctx.figure, feature)
+        subject: tuple[Part, ...] = ((ctx.names.named(f"panel {feature.panel}"), f": {shown}")
+                                     if feature.panel else (shown,))
+        detail = f" ({feature.detail})" if feature.detail else ""
+        ctx.add("import-feature", subject, f"drawn differently from a browser: {feature.feature}{detail}")
+
+
+def _as_written(figure: Figure, feature: ImportFeature) -> str:
+    """The file of ``feature`` as the layout names it (``../assets/web.svg``) when it is its panel's file,
+    else as the import named it."""
+    import os
+
+    for panel in figure.panels:
+        if panel.name == feature.panel and panel.source and str(panel.source) == feature.file:
+            return os.path.relpath(panel.source, figure.path.parent)
+    return feature.file
+
+
+def _add_file_texts(measured: Scene, file_texts: Mapping[str, Sequence[tuple[float, str]]]) -> None:
+    """Add to ``measured`` the texts panels' files report (``lint``'s ``file_texts``), at the scale each
+    panel is drawn at (:attr:`composer.svg.measure.Scene.panel_scale`); their extent is unknown (an
+    empty box), so only their size is checked."""
+    for name, texts in sorted(file_texts.items()):
+        scale = measured.panel_scale.get(name)
+        if scale is None:
+            continue  # the panel is not drawn
+        for size_pt, text in texts:
+            measured.texts.append(TextRun(top=f"panel-{name}", element=f"panel-{name}", size_pt=size_pt * scale,
+                                          bbox=(math.inf, math.inf, -math.inf, -math.inf), label=text,
+                                          estimated=True))
 
 
 def _guide_names(figure: Figure) -> dict[str, str]:

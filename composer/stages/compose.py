@@ -31,7 +31,7 @@ from composer.svg.budget import over_budget
 from composer.svg.images import finish_rasters
 from composer.svg.io import NSMAP, parse_svg, svg_tag, write_svg
 from composer.svg.viewbox import place, view_box
-from composer.text.fonts import check_svg_fonts
+from composer.text.fonts import check_missing_glyphs, check_svg_fonts
 from composer.text.pin import outline_unrendered_fonts, pin_text_positions
 from composer.units import PT_PER_UNIT, fmt, to_pt
 
@@ -186,6 +186,7 @@ def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Type
     kinds.update({ident: "laid-out" for ident in guide_ids})  # matplotlib's, like a render panel
     outline_unrendered_fonts(root, scope=lambda el: _top_level_kind(el, kinds))
     check_svg_fonts(root, file=file, imported=imported)
+    check_missing_glyphs(root, imported=imported)
     pin_text_positions(root, scope=lambda el: _top_level_kind(el, kinds))
     heavy = over_budget(root, {f"panel-{p.name}": f"panel {p.name!r}" + (f" ({imported[f'panel-{p.name}']})"
                                                                           if f"panel-{p.name}" in imported else "")

@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 import tinycss2
 from lxml import etree
 
-from composer.errors import ComposerWarning, SvgError
-from composer.svg.css import declarations, qualified_rules, selector_texts, weighed_declarations
+from composer.errors import ImportFeature, SvgError
+from composer.svg.css import declarations, inline_style_sheets, qualified_rules, selector_texts, weighed_declarations
 from composer.svg.elements import rule_transforms
 from composer.svg.ids import SEPARATOR, document_order, prefixed
 from composer.svg.io import XLINK_NS, svg_tag
@@ -71,8 +71,7 @@ class Import:
 
     Attributes:
         root: the document's ``<svg>`` element, rewritten in place.
-        name, group_id, source, renumber, viewport: the arguments of :func:`import_fragment`.
-        nest: keep the root as a nested viewport (:func:`decide_viewport`).
+        name, group_id, source, renumber, viewport, size_px: the arguments of :func:`import_fragment`.
         mapping: old id -> new id (:func:`name_ids`).
         group: the result (:func:`make_group`); None before.
     """
@@ -83,7 +82,7 @@ class Import:
     source: str
     renumber: bool = False
     viewport: bool = False
-    nest: bool = False
+    size_px: tuple[float, float] | None = None
     mapping: dict[str, str] = field(default_factory=dict)
     group: etree._Element | None = None
 
@@ -106,10 +105,37 @@ def drop_metadata(job: Import) -> None:
             job.root.remove(meta)
 
 
-def decide_viewport(job: Import) -> None:
-    """Decide whether the root stays a nested viewport (:func:`needs_viewport`), on the file as written
-    (before ids and CSS are renamed)."""
-    job.nest = needs_viewport(job.root)
+def apply_conditional_css(job: Import) -> None:
+    """``@media``, ``@supports`` and ``@layer`` blocks of the file's style sheets replaced by their rules
+    where a screen browser showing the panel at its size applies them, removed elsewhere
+    (:func:`composer.svg.cssconditions.flatten_document`); then, as at reading, rules the engine's
+    matcher cannot read are applied to the elements (:func:`composer.svg.css.inline_style_sheets`)."""
+    from composer.svg.cssconditions import flatten_document
+
+    width_px, height_px = job.size_px or _own_size_px(job.root, job.source)
+    if flatten_document(job.root, width_px=width_px, height_px=height_px):
+        inline_style_sheets(job.root)
+
+
+def resolve_custom_properties(job: Import) -> None:
+    """``var()`` replaced by the value it computes to on each element
+    (:func:`composer.svg.cssconditions.resolve_custom_properties`): the engines read no custom property,
+    and drew ``fill: var(--main)`` black."""
+    from composer.svg.cssconditions import resolve_custom_properties as resolve
+
+    resolve(job.root)
+
+
+def _own_size_px(root: etree._Element, source: str) -> tuple[float, float]:
+    """The file's own viewport in CSS px: its width and height, else its viewBox's (300 x 150 for neither)."""
+    width, height = length_px(root.get("width"), default=0.0), length_px(root.get("height"), default=0.0)
+    if width > 0 and height > 0:
+        return width, height
+    try:
+        vb = view_box(root, source=source)
+    except SvgError:
+        return 300.0, 150.0
+    return vb.width, vb.height
 
 
 def inline_used_style_rules(job: Import) -> None:
@@ -117,14 +143,25 @@ def inline_used_style_rules(job: Import) -> None:
     inline_used_styles(job.root)
 
 
+def draw_foreign_objects(job: Import) -> None:
+    """:func:`_draw_foreign_objects`: the text of each ``<foreignObject>`` as SVG ``<text>``."""
+    _draw_foreign_objects(job.root)
+
+
 def resolve_css_transforms(job: Import) -> None:
     """:func:`_resolve_css_transforms`, with the ids as the file names them (for its warning)."""
-    _resolve_css_transforms(job.root, source=job.source)
+    _resolve_css_transforms(job.root, source=job.source, panel=job.name)
 
 
 def resolve_switches(job: Import) -> None:
-    """:func:`_resolve_switches`: every ``<switch>`` keeps only the child a browser draws."""
+    """:func:`_resolve_switches`: conditional processing as a browser does it (every ``<switch>`` keeps
+    only the child a browser draws; an element whose conditions fail is removed)."""
     _resolve_switches(job.root)
+
+
+def resolve_font_sizes(job: Import) -> None:
+    """:func:`_resolve_font_sizes`: text sized by a keyword, ``larger``/``smaller`` or the default, in px."""
+    _resolve_font_sizes(job.root)
 
 
 def name_ids(job: Import) -> None:
@@ -196,7 +233,7 @@ def name_generic_font_families(job: Import) -> None:
 
 def name_missing_font_families(job: Import) -> None:
     """:func:`name_missing_families`: the font fontconfig draws a missing family with, named before it."""
-    name_missing_families(job.root, source=job.source)
+    name_missing_families(job.root, source=job.source, panel=job.name)
 
 
 def absolute_units_to_px(job: Import) -> None:
@@ -210,13 +247,17 @@ def resolve_non_scaling_strokes(job: Import) -> None:
 
 
 def make_group(job: Import) -> None:
-    """The group of the canvas: with :attr:`Import.nest`, ``<g id=group_id>`` around the root kept as a
-    viewport (:func:`_keep_viewport`); otherwise the root itself becomes the group, keeping its
-    inherited presentation attributes (:data:`ROOT_PRESENTATION`) and its ``style``. (Moving the root's
-    children into a new element would make lxml reconcile the namespace of every ``xlink:href`` one
-    node at a time: 6.5 s for a 1e5-point scatter.)"""
+    """The group of the canvas. For a file made elsewhere (:attr:`Import.viewport`), ``<g id=group_id>``
+    around the root kept as a viewport (:func:`_keep_viewport`): whatever the file draws outside its
+    viewport is cut at its edge, as every viewer of the file alone cuts it (an off-page scrap of an
+    Inkscape drawing never paints over the neighbouring panels), and what it resolves against its
+    viewport resolves as alone. Composer's own rendered panels, drawn at box size inside their
+    figure, make the root itself the group, keeping its inherited presentation attributes
+    (:data:`ROOT_PRESENTATION`) and its ``style``. (Moving the root's children into a new element would
+    make lxml reconcile the namespace of every ``xlink:href`` one node at a time: 6.5 s for a 1e5-point
+    scatter.)"""
     root = job.root
-    if job.nest:
+    if job.viewport:
         job.group = _keep_viewport(root, job.group_id)
         return
     kept = [(attr, root.get(attr, "")) for attr in ROOT_PRESENTATION if root.get(attr) is not None]
@@ -235,10 +276,13 @@ def make_group(job: Import) -> None:
 #: :func:`import_fragment` runs them, the ``foreign`` ones only for files made elsewhere
 PASSES: tuple[Pass, ...] = (
     Pass("drop-metadata", drop_metadata),
-    Pass("decide-viewport", decide_viewport, foreign=True),  # on the file as written
+    Pass("apply-conditional-css", apply_conditional_css, foreign=True),  # before any rule is read
+    Pass("resolve-custom-properties", resolve_custom_properties, foreign=True),  # after @media, before use
     Pass("inline-used-styles", inline_used_style_rules),  # before scoping
     Pass("resolve-switches", resolve_switches, foreign=True),  # before ids are named: dropped children's go
+    Pass("draw-foreign-objects", draw_foreign_objects, foreign=True),  # the chosen ones; CSS not yet scoped
     Pass("resolve-css-transforms", resolve_css_transforms, foreign=True),  # ids as written, for the warning
+    Pass("resolve-font-sizes", resolve_font_sizes, foreign=True),  # the file's own style sheet, unscoped
     Pass("name-ids", name_ids),
     Pass("rewrite-references", rewrite_references),
     Pass("scope-style-sheets", scope_style_sheets),
@@ -252,7 +296,8 @@ PASSES: tuple[Pass, ...] = (
 
 
 def import_fragment(root: etree._Element, *, name: str, group_id: str, source: str,
-                    renumber: bool = False, viewport: bool = False) -> etree._Element:
+                    renumber: bool = False, viewport: bool = False,
+                    size_px: tuple[float, float] | None = None) -> etree._Element:
     """Rewrite a parsed SVG document into a ``<g id=group_id>`` (not yet placed), by the passes of
     :data:`PASSES` in order.
 
@@ -265,10 +310,11 @@ def import_fragment(root: etree._Element, *, name: str, group_id: str, source: s
         renumber: give the ids their document order (:func:`composer.svg.ids.document_order`;
             for files made elsewhere, whose ids may be random) instead of keeping their names.
         viewport: a file made elsewhere: run the ``foreign`` passes too, and keep the root as a nested
-            ``<svg>`` inside the group (see :func:`_keep_viewport`) when the file draws anything that
-            depends on it (:func:`needs_viewport`). Otherwise (and always for composer's own rendered
-            panels, drawn at box size) the root itself becomes the group, keeping its inherited
-            presentation attributes, which draws the same.
+            ``<svg>`` inside the group (see :func:`_keep_viewport`), which cuts the drawing at the file's
+            viewport as a viewer does. Otherwise (composer's own rendered panels, drawn at box size)
+            the root itself becomes the group, keeping its inherited presentation attributes.
+        size_px: the panel's box in CSS px (width, height), the viewport ``@media`` queries are
+            evaluated against; None: the file's own size.
 
     Returns:
         The group, holding the document's content with ids prefixed, every
@@ -277,7 +323,8 @@ def import_fragment(root: etree._Element, *, name: str, group_id: str, source: s
         a ``<use>`` left without one. An id the document repeats is kept on
         its first element only (where a browser resolves references to it).
     """
-    job = Import(root, name=name, group_id=group_id, source=source, renumber=renumber, viewport=viewport)
+    job = Import(root, name=name, group_id=group_id, source=source, renumber=renumber, viewport=viewport,
+                 size_px=size_px)
     for step in PASSES:
         if viewport or not step.foreign:
             step.run(job)
@@ -400,9 +447,9 @@ def _restack_font_families(root: etree._Element, stack: Callable[[str], str]) ->
             el.text = sheet(el.text)
 
 
-def name_missing_families(root: etree._Element, *, source: str) -> None:
+def name_missing_families(root: etree._Element, *, source: str, panel: str = "") -> None:
     """Name the font fontconfig draws a missing family with in its place, in a file with ``<text>``, with
-    one warning per file naming both.
+    one warning per file naming both (an :class:`~composer.errors.ImportFeature` of ``panel``).
 
     draw.io writes its labels in ``Helvetica``, Illustrator in ``ArialMT``: fonts a Linux machine rarely
     has. Browsers and cairosvg ask fontconfig, which draws them in its match (Helvetica: Nimbus Sans, the
@@ -440,9 +487,11 @@ def name_missing_families(root: etree._Element, *, source: str) -> None:
     _restack_font_families(root, stack)
     said = sorted(f"{spelt[k]!r} as {v!r}" for k, v in swaps.items() if v)
     if said:
-        warnings.warn(ComposerWarning(
-            f"{source}: fonts not installed, drawn as browsers here draw them (fontconfig's match): {', '.join(said)}; "
-            "install the fonts, or convert the file's text to paths, to draw the file's own"), stacklevel=2)
+        detail = f"drawn as browsers here draw them (fontconfig's match): {', '.join(said)}"
+        warnings.warn(ImportFeature(
+            f"{source}: fonts not installed, {detail}; install the fonts, or convert the file's text to paths, to "
+            "draw the file's own", panel=panel, file=source, feature="fonts not installed", detail=detail),
+            stacklevel=2)
 
 
 #: attributes of the root ``<svg>`` that :func:`~composer.svg.viewbox.place` sets anew on the kept viewport
@@ -451,10 +500,6 @@ def name_missing_families(root: etree._Element, *, source: str) -> None:
 _VIEWPORT_ATTRIBUTES = ("x", "y", "width", "height", "viewBox", "overflow")
 #: properties of the root that apply to its drawing as a whole (moved onto a group around it)
 _ROOT_EFFECTS = ("opacity", "clip-path", "mask", "filter")
-#: a percentage, or a length in viewport units
-_RELATIVE = re.compile(r"%|\d(?:vw|vh|vmin|vmax)\b")
-#: colour functions, whose percentages are no lengths
-_COLOUR_FUNCTION = re.compile(r"(?:rgb|hsl|hwb|lab|lch|oklab|oklch|color)a?\([^)]*\)", re.IGNORECASE)
 #: an absolute length (CSS Values 4, 6.2), and a value that is a list of lengths (``1mm``, ``2 1mm,3pt``)
 _ABSOLUTE = re.compile(r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)(in|cm|mm|pt|pc|px)(?![\w%])")
 _LENGTHS = re.compile(r"\s*(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?:[a-zA-Z]+|%)?\s*,?\s*)+")
@@ -465,41 +510,152 @@ _LENGTH_PROPERTIES = frozenset({
     "dx", "dy", "refX", "refY", "markerWidth", "markerHeight", "stroke-width", "stroke-dasharray",
     "stroke-dashoffset", "font-size", "letter-spacing", "word-spacing", "textLength", "startOffset",
 })
-#: conditional processing attributes (SVG 2, 5.8.2): on the root, they decide whether the file draws
+#: conditional processing attributes (SVG 2, 5.8.2)
 _CONDITIONS = ("systemLanguage", "requiredExtensions", "requiredFeatures")
-
+#: the language a ``systemLanguage`` test is evaluated against: a browser's user language (resvg's
+#: default, and what the suites' references assume, "en-US": ``en``, ``en-GB``, ``en-US`` pass). Fixed,
+#: so a build does not depend on the machine's locale (the bytes are part of the determinism promise).
+USER_LANGUAGE = "en"
+#: the extensions a ``requiredExtensions`` test passes for: XHTML (``<foreignObject>`` text is drawn,
+#: :mod:`composer.svg.foreign`) and MathML, the two namespaces Chromium accepts there
+SUPPORTED_EXTENSIONS = frozenset({"http://www.w3.org/1999/xhtml", "http://www.w3.org/1998/Math/MathML"})
 
 #: the children a ``<switch>`` chooses among (SVG 2, 5.8.5: its direct children that are rendering
 #: elements, containers that draw, or ``foreignObject``)
 _SWITCH_CHOICES = frozenset(svg_tag(name) for name in (
     "a", "circle", "ellipse", "foreignObject", "g", "image", "line", "path", "polygon", "polyline", "rect",
     "svg", "switch", "text", "use"))
+#: the elements whose conditional processing attributes decide whether they draw (SVG 2, 5.8.1: graphics
+#: elements, containers that draw, text content children); on ``defs``, ``clipPath``, a gradient... a
+#: browser and resvg ignore them
+_CONDITIONAL = _SWITCH_CHOICES | frozenset(svg_tag(name) for name in ("tspan", "textPath"))
+
+
+def conditions_pass(el: etree._Element) -> bool:
+    """Whether an element's conditional processing attributes evaluate to true, as a browser evaluates
+    them (SVG 2, 5.8.2): ``requiredFeatures`` always (SVG 2 dropped it; Chromium and Firefox pass it);
+    ``requiredExtensions`` when every URL it lists is one of :data:`SUPPORTED_EXTENSIONS` (an empty list
+    fails); ``systemLanguage`` when one of its comma-separated language tags has the primary subtag of
+    :data:`USER_LANGUAGE` (``en``, ``en-GB``, ``ru, en``; an empty value fails)."""
+    extensions = el.get("requiredExtensions")
+    if extensions is not None:
+        listed = extensions.split()
+        if not listed or any(url not in SUPPORTED_EXTENSIONS for url in listed):
+            return False
+    languages = el.get("systemLanguage")
+    if languages is not None:
+        tags = [tag.strip() for tag in languages.split(",") if tag.strip()]
+        if not any(tag.split("-")[0].lower() == USER_LANGUAGE for tag in tags):
+            return False
+    return True
 
 
 def _resolve_switches(root: etree._Element) -> None:
-    """Draw every ``<switch>`` as a browser does: only its first direct child whose conditions pass
-    (SVG 2, 5.8.5), the others removed, so both engines and the check see what a browser shows.
+    """Apply conditional processing as a browser does (SVG 2, 5.8), so both engines and the check see
+    what a browser shows, whatever the engine's own idea of the language or the features.
 
-    ``requiredFeatures`` is removed wherever it stands: SVG 2 dropped it and Chromium and Firefox treat
-    it as passing, while the engines' usvg and cairosvg treat ``#Extensibility`` as failing (and so
-    drew the "Text is not SVG - cannot display" notice that ends every draw.io export, which a browser
-    never shows). A child with ``requiredExtensions`` fails (composer supports no extension, and an
-    empty list fails, 5.8.2). Only the children a switch can choose take part (SVG 2, 5.8.5: rendering
-    and container elements, ``foreignObject``): an unknown element, a ``title`` or a ``desc`` before the
-    first of them is not chosen, and stays (it draws nothing). A switch with a child that says
-    ``systemLanguage`` is left to the engine, whose language composer does not choose.
+    Every ``<switch>`` keeps only its first direct child whose conditions pass (:func:`conditions_pass`),
+    the others removed; only the children a switch can choose take part (SVG 2, 5.8.5: rendering and
+    container elements, ``foreignObject``): an unknown element, a ``title`` or a ``desc`` before the first
+    of them is not chosen, and stays (it draws nothing). Outside a switch, a rendering element, container
+    or text content child whose conditions fail is removed (the text after a ``<tspan>`` kept); a root
+    whose conditions fail draws nothing. Then every conditional attribute is removed: the engines' usvg
+    and cairosvg treat ``requiredFeatures="...#Extensibility"`` as failing (and so drew the "Text is not
+    SVG - cannot display" notice that ends every draw.io export, which a browser never shows), and would
+    evaluate ``systemLanguage`` against their own settings.
     """
-    for el in root.iter():
-        if isinstance(el.tag, str):
-            el.attrib.pop("requiredFeatures", None)
+    if not conditions_pass(root):
+        for child in list(root):
+            if child.tag != svg_tag("style"):
+                root.remove(child)
     for switch in reversed(list(root.iter(svg_tag("switch")))):  # nested switches first
         children = [child for child in switch if child.tag in _SWITCH_CHOICES]
-        if any(child.get("systemLanguage") is not None for child in children):
-            continue
-        chosen = next((child for child in children if child.get("requiredExtensions") is None), None)
+        chosen = next((child for child in children if conditions_pass(child)), None)
         for child in children:
             if child is not chosen:
-                switch.remove(child)
+                _remove_keeping_tail(child)
+    for el in list(root.iter(*_CONDITIONAL)):
+        if el.getparent() is not None and not conditions_pass(el):
+            _remove_keeping_tail(el)
+    for el in root.iter():
+        if isinstance(el.tag, str):
+            for attr in _CONDITIONS:
+                el.attrib.pop(attr, None)
+
+
+#: properties a ``<foreignObject>``'s HTML inherits from its SVG ancestors (CSS inherited properties)
+_HTML_INHERITED = ("font-family", "font-size", "font-style", "font-weight", "color", "line-height", "text-align",
+                   "white-space")
+
+
+def _draw_foreign_objects(root: etree._Element) -> None:
+    """Replace each ``<foreignObject>`` (the sanitizer keeps only those holding text alone) by the SVG
+    ``<text>`` a browser's layout of its HTML gives (:func:`composer.text.html.layout_foreign_object`):
+    draw.io's and mermaid's labels, which the engines would not draw. Styles are the file's cascade
+    (:mod:`composer.svg.css`: its ``<style>`` rules, then each element's ``style``), properties inherited
+    from the SVG ancestors (``font-size: 16px`` on mermaid's root) included."""
+    objects = list(root.iter(svg_tag("foreignObject")))
+    if not objects:
+        return
+    import cssselect2
+
+    from composer.svg.css import StyleSheet, cascade
+    from composer.text.html import layout_foreign_object
+
+    sheet = StyleSheet(root, read=weighed_declarations)
+    wrappers = {w.etree_element: w for w in cssselect2.ElementWrapper.from_xml_root(root).iter_subtree()}
+    taken = {el.get("id") for el in root.iter() if isinstance(el.tag, str) and el.get("id")}
+
+    def style_of(el: etree._Element) -> dict[str, str]:
+        wrapper = wrappers.get(el)
+        rules = sheet.matched(wrapper) if sheet and wrapper is not None else []
+        return {prop: value for prop, (value, _) in cascade(rules, el.get("style") or "").items()}
+
+    for fo in objects:
+        inherited: dict[str, str] = {}
+        for ancestor in reversed(list(fo.iterancestors())):  # the root first
+            own = style_of(ancestor)
+            for prop in _HTML_INHERITED:
+                value = own.get(prop, ancestor.get(prop))
+                if value is not None and value.strip() != "inherit":
+                    inherited[prop] = value
+        if fo.getparent() is None:
+            continue
+        group = layout_foreign_object(fo, style_of, inherited, taken)
+        if group is None:
+            _remove_keeping_tail(fo)
+            continue
+        group.tail = fo.tail
+        fo.getparent().replace(fo, group)
+
+
+def _remove_keeping_tail(el: etree._Element) -> None:
+    """Remove ``el`` and its content, keeping the text after it (inside a ``<text>``, it is drawn)."""
+    parent = el.getparent()
+    if parent is None:
+        return
+    if el.tail:
+        previous = el.getprevious()
+        if previous is not None:
+            previous.tail = (previous.tail or "") + el.tail
+        else:
+            parent.text = (parent.text or "") + el.tail
+    parent.remove(el)
+
+
+def _resolve_font_sizes(root: etree._Element) -> None:
+    """Write the font size a browser computes on every text element whose size the engine would compute
+    otherwise (:func:`composer.text.fonts.font_sizes_to_resolve`: the root's default is 16 px in a browser,
+    12 px in usvg; ``x-large`` 24 px, not 1.44 times the parent; ``larger`` 1.2 times the parent's
+    computed size), as the last declaration of its ``style`` (which wins over attributes and rules). The
+    characters composer pins (:mod:`composer.text.pin`) are then laid out at the size drawn."""
+    from composer.text.fonts import font_sizes_to_resolve
+    from composer.units import fmt
+
+    for el, size_px in font_sizes_to_resolve(root):
+        kept = [f"{name}: {value}" for name, value in weighed_declarations(el.get("style") or "")
+                if name != "font-size"]
+        el.set("style", "; ".join([*kept, f"font-size: {fmt(size_px)}px"]))
 
 
 def _resolve_non_scaling_strokes(root: etree._Element, *, source: str) -> None:
@@ -548,14 +704,14 @@ def _resolve_non_scaling_strokes(root: etree._Element, *, source: str) -> None:
 _NAMED_IN_WARNING = 3
 
 
-def _resolve_css_transforms(root: etree._Element, *, source: str) -> None:
+def _resolve_css_transforms(root: etree._Element, *, source: str, panel: str = "") -> None:
     """Turn a CSS ``transform`` in an element's ``style`` (``style="transform: translate(60px, 0)"``,
     as d3 and other web tools write) into the ``transform`` attribute that draws the same
     (:func:`composer.svg.transform.css_transform_to_svg`): browsers apply the CSS property (it
     overrides the attribute) but the engine's usvg does not, so the SVG output and its PNG/PDF would
     differ. A value SVG cannot express (3D functions, percentages, relative units) is dropped,
-    so every output draws the element by its attribute, with one :class:`ComposerWarning` per file
-    naming the elements. A ``transform`` that top-level ``<style>`` rules give an element
+    so every output draws the element by its attribute, with one :class:`~composer.errors.ImportFeature`
+    (of ``panel``) per file naming the elements. A ``transform`` that top-level ``<style>`` rules give an element
     (:func:`composer.svg.elements.rule_transforms`) is treated the same and taken out of the rules; the
     root's own is left alone, and so are rules inside at-rules (``@media``).
     """
@@ -591,10 +747,11 @@ def _resolve_css_transforms(root: etree._Element, *, source: str) -> None:
                 del el.attrib["style"]
     if dropped:
         more = f" and {len(dropped) - _NAMED_IN_WARNING} more" if len(dropped) > _NAMED_IN_WARNING else ""
-        warnings.warn(ComposerWarning(f"{source}: a CSS transform SVG cannot express is left out (every output draws "
-                                      "the element without it): "
-                                      + "; ".join(dropped[:_NAMED_IN_WARNING]) + more
-                                      + "; write it as a transform attribute"), stacklevel=3)
+        detail = "; ".join(dropped[:_NAMED_IN_WARNING]) + more
+        feature = "a CSS transform SVG cannot express"
+        warnings.warn(ImportFeature(f"{source}: {feature} is left out (every output draws the element without it): "
+                                    f"{detail}; write it as a transform attribute", panel=panel, file=source,
+                                    feature=feature, detail=detail), stacklevel=3)
 
 
 def _without_transforms(css: str) -> str:
@@ -659,55 +816,6 @@ def _in_px(value: str) -> str:
     if not _LENGTHS.fullmatch(value):
         return value
     return _ABSOLUTE.sub(lambda m: user_number(float(m.group(1)) * PX_PER_UNIT[m.group(2).lower()]), value)
-
-
-def needs_viewport(root: etree._Element) -> bool:
-    """Whether a document draws differently once its root ``<svg>`` is a plain ``<g>``: True when
-    anything in it is resolved against the root's viewport or is a property of the root itself.
-
-    That is: a percentage or viewport unit in any attribute or ``style`` (but a gradient stop's
-    ``offset`` and colours, ``rgb(50%, 0%, 0%)``); a nested ``<svg>``; a ``<symbol>`` with a
-    ``viewBox`` or not ``overflow="visible"`` (100 % of the viewport wide unless its ``<use>``
-    sizes it); ``userSpaceOnUse`` regions (their defaults are percentages); ``transform-origin``;
-    a ``<style>`` rule naming the root (:func:`_names_root`); on the root, ``preserveAspectRatio``
-    ``slice``, a group effect, a condition (``systemLanguage``...), a ``transform``, ``display``
-    or a ``style``. A plain drawing (an
-    icon, a schematic, pdftocairo's glyph symbols) keeps the one-group form, and its bytes.
-    """
-    if any(root.get(attr) is not None for attr in (*_ROOT_EFFECTS, *_CONDITIONS, "transform", "display", "style")):
-        return True
-    if "slice" in (root.get("preserveAspectRatio") or ""):
-        return True
-    for el in root.iter():
-        if not isinstance(el.tag, str) or el is root:
-            continue
-        if el.tag == svg_tag("svg"):
-            return True
-        if el.tag == svg_tag("symbol") and (el.get("viewBox") is not None or el.get("overflow") != "visible"):
-            return True
-        if el.tag == svg_tag("style") and _names_root(el.text or "", root):
-            return True
-        for attr, value in el.attrib.items():
-            if attr == "transform-origin" or value == "userSpaceOnUse":
-                return True
-            if attr != "offset" and _RELATIVE.search(_COLOUR_FUNCTION.sub("", value)):
-                return True
-            if attr == "style" and "transform-origin" in value:
-                return True
-    return False
-
-
-def _names_root(css: str, root: etree._Element) -> bool:
-    """Whether a selector of the stylesheet may name the document's root: by type (``svg``), by
-    ``:root``, or by one of the root's classes or its id."""
-    names = [f".{c}" for c in (root.get("class") or "").split()] + ([f"#{root.get('id')}"] if root.get("id") else [])
-    for rule in qualified_rules(css):
-        for sel in selector_texts(rule):
-            if ":root" in sel or re.search(r"(?:^|[\s>+~(,])svg(?![\w-])", sel):
-                return True
-            if any(re.search(re.escape(name) + r"(?![\w-])", sel) for name in names):
-                return True
-    return False
 
 
 def _keep_viewport(root: etree._Element, group_id: str) -> etree._Element:

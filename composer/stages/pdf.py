@@ -3,7 +3,9 @@
 A ``pdf = "plot.pdf"`` panel (``page = N``, 1-based) is converted here to SVG
 and then imported like an ``svg`` panel (sanitized, ids prefixed, viewBox
 fitted in the box: :mod:`composer.stages.fragment`), so it is vector in the
-SVG, the PDF and the PNG alike.
+SVG, the PDF and the PNG alike. The PDF output draws the page itself where it can
+(:meth:`composer.stages.sources.pdf.PdfSource.pdf_page`: every font embedded;
+:func:`composer.stages.export.resvg_engine.layered_document`), so its text stays text.
 
 The converter is poppler's ``pdftocairo -svg`` (poppler-utils; the choice and
 its evidence are in docs/design.md, "PDF panels"). Cairo's SVG surface writes
@@ -28,10 +30,15 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from composer.errors import DataError
 from composer.sandbox.audit import not_recorded
+from composer.svg.measure import thinnest_scale
 
 #: the converter program (poppler-utils) and the page-count reader shipped with it
 CONVERTER = "pdftocairo"
@@ -176,3 +183,159 @@ def _store(entry: Path, svg: bytes) -> None:
         os.replace(tmp, entry)
     except OSError:
         pass
+
+
+@dataclass(frozen=True)
+class PageText:
+    """One text object of a PDF page as a PDF viewer draws it.
+
+    Attributes:
+        size_pt: its font size on the page, pt: the ``Tf`` size times the scale of its text matrix and
+            of every transform above it (``cm``, form XObjects), the smaller of the two axes.
+        text: its characters (pdfium's reading of the font's encoding; may hold ``\ufffd`` for a glyph
+            without a Unicode mapping).
+    """
+
+    size_pt: float
+    text: str
+
+
+def fonts_embedded(path: Path, page: int) -> bool:
+    """Whether every font the visible text of page ``page`` (1-based) of the PDF at ``path`` is drawn in is
+    embedded in the file (pdfium's ``FPDFFont_GetIsEmbedded``; a Type 3 font's glyphs are in the file).
+    A page without text has none to miss: True.
+
+    Raises:
+        DataError: pdfium cannot open the file or the page.
+    """
+    import pypdfium2.raw as raw
+
+    with _page(path, page) as sheet:
+        for obj in sheet.get_objects(max_depth=16):
+            if obj.type != raw.FPDF_PAGEOBJ_TEXT:
+                continue
+            if raw.FPDFTextObj_GetTextRenderMode(obj.raw) == raw.FPDF_TEXTRENDERMODE_INVISIBLE:
+                continue
+            font = raw.FPDFTextObj_GetFont(obj.raw)
+            if not font or raw.FPDFFont_GetIsEmbedded(font) != 1:
+                return False
+    return True
+
+
+def smoothed_image_sizes(path: Path, page: int) -> set[tuple[int, int]]:
+    """The pixel sizes ``(width, height)`` of the images page ``page`` (1-based) of the PDF at ``path``
+    asks to be smoothed: ``/Interpolate true`` (ISO 32000-1, 8.9.5.3; ``/I true`` for an inline image),
+    image XObjects of the page and of the forms it draws, at any depth.
+
+    Every other image a PDF viewer draws without interpolation: enlarged, its pixels are squares
+    (pdfium repeats them; so does Acrobat), which a heat map's cells need. pdftocairo writes every image
+    as a plain ``<image>``, which an SVG renderer smooths, so the import marks the others
+    ``image-rendering="optimizeSpeed"`` (:func:`composer.stages.sources.pdf.PdfSource.read`). An
+    unreadable file has none (its images are then drawn crisp).
+    """
+    import pikepdf
+
+    found: set[tuple[int, int]] = set()
+    try:
+        with pikepdf.open(path) as doc:
+            if not 1 <= page <= len(doc.pages):
+                return found
+            seen: set[tuple[int, int]] = set()
+
+            def walk(resources: Any) -> None:
+                xobjects = resources.get("/XObject") if resources is not None else None
+                for _, obj in (xobjects.items() if xobjects is not None else ()):
+                    if obj.objgen in seen:
+                        continue
+                    seen.add(obj.objgen)
+                    if obj.get("/Subtype") == "/Image" and bool(obj.get("/Interpolate", False)):
+                        found.add((int(obj.get("/Width", 0)), int(obj.get("/Height", 0))))
+                    elif obj.get("/Subtype") == "/Form":
+                        walk(obj.get("/Resources"))
+
+            sheet = doc.pages[page - 1]
+            walk(sheet.obj.get("/Resources"))
+            for item in pikepdf.parse_content_stream(sheet):
+                if isinstance(item, pikepdf.ContentStreamInlineImage):
+                    image = item.iimage
+                    if bool(image.obj.get("/I", image.obj.get("/Interpolate", False))):
+                        found.add((int(image.width), int(image.height)))
+    except (pikepdf.PdfError, ValueError, OSError):
+        return found
+    return found
+
+
+@contextmanager
+def _page(path: Path, page: int) -> Iterator[Any]:
+    """Page ``page`` (1-based) of the PDF at ``path``, opened with pdfium (pypdfium2), closed after.
+
+    Raises:
+        DataError: pdfium cannot open the file, or it has no such page.
+    """
+    import pypdfium2 as pdfium
+
+    try:
+        document = pdfium.PdfDocument(str(path))
+    except pdfium.PdfiumError as exc:
+        raise DataError(f"{path.name}: pdfium cannot read it ({exc})") from None
+    try:
+        if not 1 <= page <= len(document):
+            raise DataError(f"{path.name} has no page {page}")
+        yield document[page - 1]
+    finally:
+        document.close()
+
+
+def page_texts(path: Path, page: int) -> tuple[PageText, ...]:
+    """The visible text objects of page ``page`` (1-based) of the PDF at ``path``, in drawing order,
+    measured by pdfium (pypdfium2): what ``compose check`` reads of a pdf panel's text, whose glyphs
+    the conversion made outlines with no size.
+
+    A glyph's size does not depend on how the font is stored: an embedded TrueType or Type 1 font, a
+    standard font the file names only (R's ``pdf()`` Helvetica), or Type 3 glyphs drawn as outlines
+    (matplotlib's default) are each a text object with a ``Tf`` size. Invisible text (render mode 3,
+    an OCR layer) and text objects without characters are left out.
+
+    Raises:
+        DataError: pdfium cannot open the file or the page (the conversion, run first, would have said
+            so in the layout's words).
+    """
+    import ctypes
+
+    import pypdfium2.raw as raw
+
+    with _page(path, page) as sheet:
+        textpage = sheet.get_textpage()
+        found: list[PageText] = []
+        forms: dict[int, tuple[float, float, float, float]] = {}  # level -> linear part of its form's map
+        for obj in sheet.get_objects(max_depth=16):
+            a, b, c, d, _, _ = obj.get_matrix().get()
+            linear = (a, b, c, d)
+            if obj.level > 0 and obj.level - 1 in forms:
+                linear = _then(linear, forms[obj.level - 1])
+            if obj.type == raw.FPDF_PAGEOBJ_FORM:
+                forms[obj.level] = linear
+                continue
+            if obj.type != raw.FPDF_PAGEOBJ_TEXT:
+                continue
+            if raw.FPDFTextObj_GetTextRenderMode(obj.raw) == raw.FPDF_TEXTRENDERMODE_INVISIBLE:
+                continue
+            size = ctypes.c_float()
+            if not raw.FPDFTextObj_GetFontSize(obj.raw, size):
+                continue
+            count = raw.FPDFTextObj_GetText(obj.raw, textpage.raw, None, 0)  # bytes, UTF-16LE with a NUL
+            buffer = (ctypes.c_ushort * max(count // 2, 1))()
+            raw.FPDFTextObj_GetText(obj.raw, textpage.raw, buffer, count)
+            text = bytes(buffer).decode("utf-16-le", "replace").rstrip("\x00")
+            if text.strip():
+                found.append(PageText(abs(size.value) * thinnest_scale((*linear, 0.0, 0.0)), text))
+        return tuple(found)
+
+
+def _then(first: tuple[float, float, float, float], then: tuple[float, float, float, float]
+          ) -> tuple[float, float, float, float]:
+    """The linear part of ``first`` followed by ``then`` (PDF's row-vector matrices ``[a b; c d]``)."""
+    a, b, c, d = first
+    e, f, g, h = then
+    return a * e + b * g, a * f + b * h, c * e + d * g, c * f + d * h
+

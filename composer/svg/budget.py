@@ -1,30 +1,40 @@
-"""Drawing work: how much an SVG costs the engine that exports it, counted before it is exported.
+"""Drawing work: how long the export engine will take to draw an SVG, estimated before it is exported.
 
 An imported file may be small and still ask for hours of drawing (``<use>`` of ``<use>``: a "use
-bomb"), or large and honest (a 20,000-point scatter). What the export engine spends its time on is
+bomb"), or large and honest (a 100,000-point scatter). What the export engine spends its time on is
 not the file's size but what it draws after every reference is expanded: each element once per
 time it is drawn, and each of its vertices (a path is flattened, stroked and filled segment by
-segment). :func:`element_work` is that cost of one element, in *work units*:
+segment). The unit of *work* is one microsecond of the engine's CPU time (the resvg engine drawing the
+PNG at 300 dpi and the PDF, both together, on this project's 2-core machine). :func:`element_work` is that
+cost of one element:
 
-    1 per element, plus its vertices: ``d``/``points`` tokens / 2 (a curve's control points
-    count), 4 for a rect, circle or ellipse, 2 for a line, 10 per character of
-    text (a glyph outline is a few dozen segments; matplotlib's glyphs are paths and counted as such).
+    :data:`ELEMENT_WORK` per element, plus :data:`VERTEX_WORK` per vertex (:func:`vertices`: ``d``/``points``
+    tokens / 2, a cubic curve's two control points not counted), 2 vertices for a rect or a line, 4 for a
+    circle or ellipse, and :data:`TEXT_CHAR_WORK` per character of text (matplotlib's glyphs are paths and
+    counted as such).
 
-Calibration (``benchmarks/use_budget.py``; docs/design.md "Budgets"): the resvg engine exporting
-PDF and PNG of a 100 x 100 pt canvas at 300 dpi spends 2 to 11 microseconds per work unit on this
-project's 2-core machine under a load average of 7.5 (filled rects and ``<use>`` chains about 2.5,
-thin stroked 10-vertex paths 8 to 11); PNG time grows about linearly with the dpi (100 dpi 0.17 s,
-300 dpi 1.1 s, 600 dpi 2.4 s for the same paths). So :data:`MAX_FIGURE_WORK` (2,000,000) is at
-most about 22 s at 300 dpi and 45 s at 600 dpi, inside the export timeout (120 s,
-``composer.sandbox.isolate.DEFAULT_TIMEOUT_S``); :data:`MAX_FILE_WORK` (1,500,000) bounds one
-imported file when it is read, and two accepted files that together pass the figure's budget are
-refused as a figure, naming both, before any export starts. (The previous budget, 250,000
-elements each counted 1, let a file of 90,000 many-vertex paths through: 43 s per export.)
+Calibration (``benchmarks/use_budget.py``, which prints the units against the seconds the engine takes for
+real and hostile files; docs/design.md "Budgets"): the constants are the costliest kind of each measured
+(thin stroked polylines for a vertex, ``<use>`` chains for an element, short text lines for a character), so
+the estimate is at or above the engine's CPU time for what was measured, by 1.0 to about 3.5 times (a
+matplotlib scatter's tiny markers and small rects are over-counted most). :data:`MAX_FIGURE_WORK` is 30 s
+of that estimate: a figure the engine draws in 10 s of CPU time or less (under 10 s wall on 2 cores, the
+PDF and PNG drawn side by side) is never refused, and an accepted one takes at most about 30 s of CPU,
+a quarter of the export timeout (120 s, ``composer.sandbox.isolate.DEFAULT_TIMEOUT_S``): the margin for
+a loaded machine, where the wall time was up to 3 times the CPU time measured. The element work grows
+with the PNG's dpi above 300 (linearly, as measured: 1.1 s at 300 dpi, 2.4 s at 600 for the same paths).
+:data:`MAX_FILE_WORK` bounds one imported file when it is read, and two accepted files that together
+pass the figure's budget are refused as a figure, naming both, before any export starts.
 
 Filters (:func:`filter_work`) cost what the engine does per pixel of the filter region, at the build's dpi for
 the PNG and at 300 dpi for the PDF (svg2pdf rasterizes a filtered element at about 4 px/pt whatever the PNG's
-dpi), one work unit per :data:`NS_PER_UNIT` (10 us) of the time measured per pixel (:data:`FILTER_NS`). They are
-counted where the canvas is composed (the panel's size and the dpi are known there), not when a file is read.
+dpi), one work unit per :data:`NS_PER_UNIT` (1 us) of the CPU time measured per pixel (:data:`FILTER_NS`). They
+are counted where the canvas is composed (the panel's size and the dpi are known there), not when a file is read.
+
+Not modelled (each a known way to take longer than estimated): the pixels a large filled shape covers
+(2,000 full-canvas rects take 1.1 s at 300 dpi on a 100 pt canvas and count 24,000 units), raster images,
+and a single path of tens of thousands of crossing segments (a noisy 100,000-point line: 8 s of PNG for
+400,000 units; the rasterizer's cost per segment grows with the segments of the same path).
 """
 
 from __future__ import annotations
@@ -42,15 +52,22 @@ from composer.svg.geometry import BBox, map_bbox, points_bbox, union
 from composer.svg.measure import shape_points
 from composer.svg.transform import IDENTITY, Matrix, axis_scales, multiply, parse_transform, translation
 
-#: work units one imported file may expand to (with the SVG images inlined into it).
-MAX_FILE_WORK = 1_500_000
-#: work units the whole composed canvas may expand to: what one export draws.
-MAX_FIGURE_WORK = 2_000_000
-#: work of one character of ``<text>``.
-TEXT_CHAR_WORK = 10
+#: work units (us of engine CPU time, the PNG at 300 dpi and the PDF) one imported file may expand to (with the
+#: SVG images inlined into it): 25 s
+MAX_FILE_WORK = 25_000_000
+#: work units the whole composed canvas may expand to, what one export draws (module docstring): 30 s
+MAX_FIGURE_WORK = 30_000_000
+#: work of drawing one element, whatever it is: 100,000 ``<use>`` of a group of 100 uses of a rect took 0.94 s
+#: (4.7 us an element, ``benchmarks/use_budget.py``)
+ELEMENT_WORK = 5
+#: work of one vertex of a path, polyline or polygon: thin stroked 10-vertex polylines, 3.4 to 3.9 us a vertex
+VERTEX_WORK = 4
+#: work of one character of ``<text>``: 2,000 lines of 15 characters took 0.74 s (25 us a character)
+TEXT_CHAR_WORK = 25
 
 _URL = re.compile(r"url\(\s*(['\"]?)#([^)'\"\s]+)\1\s*\)")
-_FIXED = {"rect": 4, "circle": 4, "ellipse": 4, "line": 2}
+#: vertices of the shapes without ``d``/``points``
+_FIXED = {"rect": 2, "circle": 4, "ellipse": 4, "line": 2}
 #: paint servers: what they draw is cheap whatever refers to them (gradients and their stops).
 _PAINTS = frozenset({"linearGradient", "radialGradient", "stop"})
 #: elements drawn only where something references them, never where they stand: their content counts once
@@ -63,11 +80,19 @@ def _local(el: etree._Element) -> str:
 
 
 def vertices(el: etree._Element) -> int:
-    """The vertices of a shape, about: the tokens of ``d``/``points`` between spaces and commas, / 2
-    (0 without). Within a few percent of the numbers / 2 for what editors and matplotlib write (a
-    command letter is a token, ``1-2`` one), and 8 times faster than matching numbers: it runs over
-    every path of the canvas in each build."""
-    text = el.get("d") or el.get("points") or ""
+    """The vertices of a shape, about: the tokens of ``d``/``points`` between spaces and commas, / 2, less two
+    for each cubic curve and one for each quadratic or smooth one (``C``/``S``/``Q`` letters: their control
+    points are not vertices the rasterizer walks; a curve written without its letter, implicitly repeated, keeps
+    its control points counted), 0 without. Within a few percent of the segments for what editors and matplotlib
+    write (a command letter is a token, ``1-2`` one), and much faster than matching numbers: it runs over every
+    path of the canvas in each build."""
+    text = el.get("d")
+    if text:
+        tokens = len(text.replace(",", " ").split()) // 2
+        curves = 2 * (text.count("C") + text.count("c")) + text.count("S") + text.count("s") + text.count("Q") \
+            + text.count("q")
+        return max(tokens - curves, 1)
+    text = el.get("points")
     return len(text.replace(",", " ").split()) // 2 if text else 0
 
 
@@ -75,10 +100,10 @@ def element_work(el: etree._Element) -> int:
     """The work units of drawing ``el`` once, its children and references not included (module docstring)."""
     local = _local(el)
     if local in _FIXED:
-        return 1 + _FIXED[local]
+        return ELEMENT_WORK + VERTEX_WORK * _FIXED[local]
     if local in ("text", "tspan", "textPath"):
-        return 1 + TEXT_CHAR_WORK * len((el.text or "").strip())
-    return 1 + vertices(el)
+        return ELEMENT_WORK + TEXT_CHAR_WORK * len((el.text or "").strip())
+    return ELEMENT_WORK + VERTEX_WORK * vertices(el)
 
 
 def _references(el: etree._Element) -> list[tuple[str, int]]:
@@ -153,10 +178,18 @@ def canvas_work(root: etree._Element, *, dpi: float = 300.0) -> tuple[int, dict[
     reference to it, expanded (memoized: linear time in the document). An element inside a
     reference cycle counts once (viewers draw a cyclic reference as nothing). An element drawn through a
     ``<filter>`` also counts the filter's pixel work (:func:`filter_work`) at ``dpi`` for the PNG and at
-    :data:`PDF_FILTER_DPI` for the PDF; the root's user unit is taken as 1 pt (composer's canvas).
+    :data:`PDF_FILTER_DPI` for the PDF; the root's user unit is taken as 1 pt (composer's canvas). Above 300 dpi
+    the element work grows as ``dpi`` / 300 (:func:`dpi_factor`).
     """
     total, tops, _ = _canvas_work(root, dpi)
     return total, tops
+
+
+def dpi_factor(dpi: float) -> float:
+    """How much more the element work of a canvas costs at ``dpi`` than at 300 (the calibration's): 1 at or below
+    300 dpi (what does not grow with the pixels, parsing and the PDF, dominates there), ``dpi`` / 300 above (the
+    PNG of thin stroked paths: 1.1 s at 300 dpi, 2.4 s at 600, ``benchmarks/use_budget.py``)."""
+    return max(1.0, dpi / 300.0)
 
 
 def _canvas_work(root: etree._Element, dpi: float, stop_at: int | None = None,
@@ -186,9 +219,10 @@ def _canvas_work(root: etree._Element, dpi: float, stop_at: int | None = None,
     def top_id(child: etree._Element) -> str:
         return child.get("id", f"<{_local(child)}>")
 
-    tops = {top_id(child): cost[id(child)] for child in root
+    factor = dpi_factor(dpi)
+    tops = {top_id(child): math.ceil(cost[id(child)] * factor) for child in root
             if isinstance(child.tag, str) and id(child) in cost}  # defs and the like: counted where used
-    total = cost[id(root)]
+    total = math.ceil(cost[id(root)] * factor)
     filtered = _filtered(root, elements, ids)
     heavy: dict[str, tuple[int, FilterCost]] = {}
     if not filtered or (stop_at is not None and total > stop_at):
@@ -251,8 +285,9 @@ def over_budget(root: etree._Element, names: Mapping[str, str], *, limit: int = 
             part += f" (filters {heavy[ident][0]:,}: {heavy[ident][1].what})"
         parts.append(part)
     pixels = f", and filter pixels at {dpi:g} dpi" if heavy else ""
-    return (f"the canvas expands to {total:,} units of drawing work (elements and path vertices, every <use> "
-            f"expanded{pixels}), more than the {limit:,} one export may take: "
+    return (f"the canvas expands to {total:,} units of drawing work (about {total / 1e6:,.0f} s of the export "
+            f"engine: elements, path vertices and text, every <use> expanded{pixels}), more than the {limit:,} "
+            f"({limit / 1e6:g} s) one export may take: "
             f"{', '.join(parts)}; simplify or rasterize the heaviest panel (or split the figure)")
 
 
@@ -269,22 +304,24 @@ def over_budget(root: etree._Element, names: Mapping[str, str], *, limit: int = 
 #: the resolution svg2pdf draws a filtered element at, for the PDF (measured, ``benchmarks/use_budget.py``:
 #: feMorphology and feTurbulence take the same time in the PDF as in a PNG at 290 to 300 dpi, whatever the PNG's dpi)
 PDF_FILTER_DPI = 300.0
-#: nanoseconds of export per work unit: the slowest element work measured (10 us, docs/design.md "Budgets"),
-#: so a unit of filter work is as long as a unit of drawing
-NS_PER_UNIT = 10_000
+#: nanoseconds of export per work unit: a unit of filter work is as long as a unit of drawing (1 us of CPU time)
+NS_PER_UNIT = 1_000
 #: the PDF's filter region is not clipped to the canvas as the PNG's is: svg2pdf rasterizes the filtered layer's
 #: whole box (measured: a blur on a region 10 canvases wide takes 10 s in the PDF, 0.2 s in the PNG; the time
 #: stops growing past about 15 canvases); it is clipped at this many canvases around the canvas, more than that
 PDF_FILTER_AROUND = 10
-#: nanoseconds per pixel of the filter region (``benchmarks/use_budget.py --filters``, docs/design.md): every
-#: primitive (its input copied, its result pixmap), and what each kind adds
-FILTER_NS = {
-    "base": 50,            # any primitive; the filter's source layer and its drawing on the canvas too
-    "blur": 600,           # feGaussianBlur, feDropShadow: three box blurs each way, or the IIR blur
-    "pixel": 150,          # a per-pixel colour function: feColorMatrix, feComponentTransfer, lighting, displacement
-    "morphology": 25,      # feMorphology, per pixel of its window
-    "convolve": 20,        # feConvolveMatrix, per kernel entry
-    "turbulence": 330,     # feTurbulence, per octave
+#: nanoseconds of CPU time per pixel of the filter region (``benchmarks/use_budget.py --filters``, docs/design.md;
+#: each the costliest of its cases, rounded up): every primitive (its input copied, its result pixmap), and what
+#: each kind adds
+FILTER_NS: dict[str, float] = {
+    "base": 12,            # any primitive; the filter's source layer and its drawing on the canvas too (20 feOffset)
+    "blur": 150,           # feGaussianBlur, feDropShadow: three box blurs each way, or the IIR blur (blur 20: 136)
+    "pixel": 30,           # a per-pixel colour function: feColorMatrix, feComponentTransfer, lighting, displacement
+    "morphology": 1.0,     # feMorphology, per pixel of its window, plus ...
+    "morphology_side": 0.15625,  # ... this per pixel of the window's longer side, per window pixel (memory: 1.8 ns
+                           # at 10 x 10, 3.1 at 20 x 20, 4.8 at 26 x 26, 6.9 at 42 x 42 measured; 5/32, exact)
+    "convolve": 5,         # feConvolveMatrix, per kernel entry (order 9: 4.4)
+    "turbulence": 100,     # feTurbulence, per octave (4 octaves: 90)
 }
 _PIXEL_KINDS = frozenset({"feColorMatrix", "feComponentTransfer", "feDiffuseLighting", "feSpecularLighting",
                           "feDisplacementMap"})
@@ -500,7 +537,8 @@ def filter_region_px(filter_el: etree._Element, box: BBox | None, m: Matrix, *, 
     return max(0, math.ceil(x1) - math.floor(x0)), max(0, math.ceil(y1) - math.floor(y0))
 
 
-def _primitive_ns(prim: etree._Element, scale_px: tuple[float, float], region_px: tuple[int, int]) -> tuple[int, str]:
+def _primitive_ns(prim: etree._Element, scale_px: tuple[float, float], region_px: tuple[int, int],
+                  ) -> tuple[float, str]:
     """Nanoseconds per region pixel of one filter primitive (:data:`FILTER_NS`) and how a message names it.
     ``scale_px``: pixels per unit of the primitive's lengths along x and y."""
     kind = _local(prim)
@@ -514,7 +552,8 @@ def _primitive_ns(prim: etree._Element, scale_px: tuple[float, float], region_px
         columns = min(2 * math.ceil(min(rx * scale_px[0], 1e9)), region_px[0])
         rows = min(2 * math.ceil(min(ry * scale_px[1], 1e9)), region_px[1])
         name = f"{kind} radius {rx:g} x {ry:g} (a {columns} x {rows} px window)"
-        return base + FILTER_NS["morphology"] * columns * rows, name
+        per_pixel = FILTER_NS["morphology"] + FILTER_NS["morphology_side"] * max(columns, rows)
+        return base + per_pixel * columns * rows, name
     if kind == "feConvolveMatrix":
         order = [int(v) for v in _numbers(prim.get("order"))[:2] if math.isfinite(v) and v == int(v)] or [3]
         ox, oy = order[0], order[1] if len(order) > 1 else order[0]

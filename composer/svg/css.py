@@ -37,11 +37,16 @@ def declarations(text: str) -> Declarations:
     out = []
     for decl in tinycss2.parse_declaration_list(text, skip_comments=True, skip_whitespace=True):
         if decl.type == "declaration":
-            out.append((decl.lower_name, tinycss2.serialize(decl.value).strip()))
+            out.append((_name(decl), tinycss2.serialize(decl.value).strip()))
     return tuple(out)
 
 
-@lru_cache(maxsize=4096)
+def _name(decl: tinycss2.ast.Declaration) -> str:
+    """A declaration's property name: lower-cased, but a custom property's (``--Main``) as written, since
+    custom property names are case-sensitive (CSS Variables 1, 2)."""
+    return decl.name if decl.name.startswith("--") else decl.lower_name
+
+
 @lru_cache(maxsize=4096)
 def weighed_declarations(text: str) -> Declarations:
     """As :func:`declarations`, with ``" !important"`` kept at the end of the value of each important
@@ -50,7 +55,7 @@ def weighed_declarations(text: str) -> Declarations:
     for decl in tinycss2.parse_declaration_list(text, skip_comments=True, skip_whitespace=True):
         if decl.type == "declaration":
             value = tinycss2.serialize(decl.value).strip()
-            out.append((decl.lower_name, f"{value} !important" if decl.important else value))
+            out.append((_name(decl), f"{value} !important" if decl.important else value))
     return tuple(out)
 
 
@@ -203,10 +208,10 @@ def cascade(rules: Iterable[Declarations], style: str) -> dict[str, tuple[str, b
     return winners
 
 
-def inline_style_sheets(root: etree._Element) -> int:
+def inline_style_sheets(root: etree._Element, *, always: bool = False) -> int:
     """When a ``<style>`` of the document has a rule the export engine cannot match
-    (:func:`engine_matches`), apply every rule of every ``<style>`` to the elements it selects and
-    remove the ``<style>`` elements; returns how many elements got a new ``style`` (0: nothing done).
+    (:func:`engine_matches`), or ``always``, apply every rule of every ``<style>`` to the elements it
+    selects and remove those rules; returns how many elements got a new ``style`` (0: nothing done).
 
     The rules are matched by cssselect2 against the document as it stands alone (its root is
     ``:root``, ``svg:not(.x)`` names it as in a browser), before any id or class changes. Each
@@ -215,11 +220,14 @@ def inline_style_sheets(root: etree._Element) -> int:
     declarations over its normal ``style`` and its ``!important`` ones over everything; presentation
     attributes lose to all of these, as before. A browser's drawing of the file is unchanged (a
     ``style`` attribute holds what the rules gave), and every renderer now draws it so. Rules in
-    at-rules (``@media``) and on pseudo-elements apply to nothing, as composer's scoping drops them.
-    Rules that cssselect2 cannot read are dropped (CSS drops an invalid selector list whole).
+    at-rules are not applied: conditional blocks (``@media``, ``@supports``, ``@layer``) stay in their
+    ``<style>``, to be applied where the panel's size is known
+    (:func:`composer.svg.cssconditions.flatten_conditional_rules`); a ``<style>`` left with nothing is
+    removed. Rules that cssselect2 cannot read are dropped (CSS drops an invalid selector list whole).
     """
     styles = list(root.iter(f"{{{SVG_NS}}}style"))
-    if all(engine_matches(rule.prelude) for style in styles for rule in qualified_rules(style.text or "")):
+    if not always and all(engine_matches(rule.prelude) for style in styles
+                          for rule in qualified_rules(style.text or "")):
         return 0
     sheet = StyleSheet(root, weighed_declarations)
     count = 0
@@ -235,6 +243,12 @@ def inline_style_sheets(root: etree._Element) -> int:
         parent = style.getparent()
         if parent is None:
             continue
+        kept = [node.serialize() for node in tinycss2.parse_stylesheet(style.text or "", skip_comments=True,
+                                                                         skip_whitespace=True)
+                if node.type == "at-rule" and node.lower_at_keyword in _KEPT_AT_RULES and node.content is not None]
+        if kept:
+            style.text = "\n".join(kept)
+            continue
         previous = style.getprevious()
         if style.tail:  # keep the text around it where it was (inside a <text>, it is drawn)
             if previous is not None:
@@ -243,3 +257,7 @@ def inline_style_sheets(root: etree._Element) -> int:
                 parent.text = (parent.text or "") + style.tail
         parent.remove(style)
     return count
+
+
+#: conditional group rules kept by :func:`inline_style_sheets`, applied later at the panel's size
+_KEPT_AT_RULES = frozenset({"media", "supports", "layer"})

@@ -36,6 +36,7 @@ from lxml import etree
 from composer.errors import ComposerWarning
 from composer.svg.geometry import BBox, map_bbox
 from composer.svg.io import XLINK_NS, href, svg_tag
+from composer.svg.srgb import to_srgb
 from composer.svg.transform import Matrix, axis_scales, cumulative
 from composer.units import CSS_PT_PER_UNIT, length_px
 
@@ -269,7 +270,11 @@ class Displayed:
 def displayed_raster(data: bytes, *, max_pixels: int) -> Displayed:
     """The picture ``data`` (any raster format Pillow reads) as PNG or JPEG, the way a viewer shows it.
 
-    - a PNG, or a JPEG without an EXIF orientation (or with orientation 1), is returned as it is;
+    - a PNG, or a JPEG without an EXIF orientation (or with orientation 1), whose colours are sRGB
+      is returned as it is;
+    - one whose colours are not (an ICC profile other than sRGB, CMYK, a PNG ``gAMA``/``cHRM``) is
+      converted to sRGB (:func:`composer.svg.srgb.to_srgb`, LittleCMS) and written as PNG, so that
+      every engine and viewer shows the colours a browser shows (resvg would draw the raw values);
     - a JPEG (or any image) with EXIF orientation 2-8 is turned upright
       (:func:`PIL.ImageOps.exif_transpose`, which drops the tag) and written as PNG: the displayed
       pixels exactly, since re-encoding JPEG would lose quality again. Browsers apply the tag
@@ -292,12 +297,15 @@ def displayed_raster(data: bytes, *, max_pixels: int) -> Displayed:
             if width_px * height_px > max_pixels:
                 raise ImageTooLarge(f"is {width_px}x{height_px} pixels, more than the limit of {max_pixels}")
             img.load()  # every pixel decodes: a truncated file is refused here, not drawn half by a viewer
-            orientation = img.getexif().get(EXIF_ORIENTATION, 1)
+            orientation = exif_orientation(img)
             if orientation not in range(2, 9):
                 orientation = 1  # absent, "as stored", or a value EXIF does not define
-            if kind in ("PNG", "JPEG") and orientation == 1:
+            upright = ImageOps.exif_transpose(img) if orientation != 1 else img  # keeps img.info: its colours
+            converted = to_srgb(upright)
+            if kind in ("PNG", "JPEG") and orientation == 1 and converted is None:
                 return Displayed(f"image/{kind.lower()}", data, width_px, height_px)
-            upright = ImageOps.exif_transpose(img) if orientation != 1 else img
+            if converted is not None:
+                upright = converted.image
             if upright.mode not in ("1", "L", "LA", "RGB", "RGBA", "P", "I;16"):
                 upright = upright.convert("RGBA")
             out = io.BytesIO()
@@ -308,10 +316,32 @@ def displayed_raster(data: bytes, *, max_pixels: int) -> Displayed:
         raise ImageTooLarge(str(exc)) from None
     except Exception:  # noqa: BLE001 - Pillow raises many kinds for broken files
         raise ImageUnreadable("is not an image Pillow can read (or it is truncated)") from None
-    done = [f"EXIF orientation {orientation} applied"] if orientation != 1 else []
+    done = [f"colours converted to sRGB from {converted.source}"] if converted is not None else []
+    done += [f"EXIF orientation {orientation} applied"] if orientation != 1 else []
     if kind not in ("PNG", "JPEG"):
         done.append(f"{kind or 'image'} decoded to PNG")
     return Displayed("image/png", out.getvalue(), upright.width, upright.height, "; ".join(done))
+
+
+def exif_orientation(img) -> int:
+    """The EXIF Orientation of the opened picture ``img`` (1 when it has none): from its EXIF block (JPEG
+    APP1, PNG ``eXIf``, WebP) or, for a TIFF, its own tags. Not from XMP's ``tiff:Orientation``, which
+    Pillow's ``getexif`` falls back on: browsers ignore it (Chromium 156 shows such a PNG as stored;
+    the corpus' ``png/xmp_tags_orientation.png``), so composer does too."""
+    from PIL import Image
+
+    data = img.info.get("exif")
+    if isinstance(data, (bytes, bytearray)) and data:
+        exif = Image.Exif()
+        try:
+            exif.load(bytes(data))
+        except Exception:  # noqa: BLE001 - a broken EXIF block orients nothing (viewers ignore it too)
+            return 1
+        value = exif.get(EXIF_ORIENTATION, 1)
+    else:
+        tags = getattr(img, "tag_v2", None)
+        value = tags.get(EXIF_ORIENTATION, 1) if tags is not None else 1
+    return value if isinstance(value, int) else 1
 
 
 def gunzipped(data: bytes, *, limit: int) -> bytes:

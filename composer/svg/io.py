@@ -1,13 +1,17 @@
 """SVG input and output: one safe parser, one deterministic writer, atomic files.
 
-Parsing never expands entities, never loads a DTD and never touches the
-network (lxml ``resolve_entities=False, no_network=True, load_dtd=False``,
-``huge_tree=False``: at most 256 levels of nesting and 10 MB per text node);
-a document that declares entities is refused outright, which stops the
-"billion laughs" and external-entity attacks before the parser sees them, in
-any encoding (the declaration is looked for in the bytes, and again in the
-parsed document's internal DTD, so a UTF-16 file cannot slip past). A file
-larger than :data:`MAX_SVG_BYTES` is refused before it is read.
+Parsing never lets the parser expand entities, never loads a DTD and never
+touches the network (lxml ``resolve_entities=False, no_network=True,
+load_dtd=False``, ``huge_tree=False``: at most 256 levels of nesting and 10 MB
+per text node). Internal general entities (``<!ENTITY fill "green">`` in the
+document's own DOCTYPE, as browsers and resvg expand them) are expanded by
+composer itself before parsing (:func:`expand_internal_entities`), with a bound
+on what they add (:data:`MAX_ENTITY_EXPANSION` characters), which stops the
+"billion laughs"; an external entity (``SYSTEM``/``PUBLIC``: it would read a
+file or a URL), a parameter entity, a cycle or an expansion past the bound is
+refused, in any encoding (the declaration is looked for in the bytes, and again
+in the parsed document's internal DTD, so a UTF-16 file cannot slip past). A
+file larger than :data:`MAX_SVG_BYTES` is refused before it is read.
 
 Encodings: UTF-8 (with or without a byte-order mark), UTF-16 with its BOM, and
 any encoding named in the XML declaration (``encoding="ISO-8859-1"``) are read
@@ -68,7 +72,7 @@ def parse_svg(data: bytes, *, source: str) -> etree._Element:
     if len(data) > MAX_SVG_BYTES:
         raise SvgError(f"SVG is {len(data)} bytes, more than the limit of {MAX_SVG_BYTES}", file=source)
     if _ENTITY.search(data) or _ENTITY.search(_as_ascii(data)):
-        raise _entities(source)
+        data = expand_internal_entities(data, source=source)
     parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,
                              huge_tree=False, remove_comments=True, remove_pis=True)
     try:
@@ -109,9 +113,106 @@ def read_limited(path: Path, *, limit: int, source: str) -> bytes:
     return data
 
 
-def _entities(source: str) -> SvgError:
-    return SvgError("SVG declares XML entities (<!ENTITY>); refused, since entities can expand without bound "
-                    "or read local files; replace each &name; by its text", file=source)
+def _entities(source: str, why: str = "") -> SvgError:
+    return SvgError("SVG declares XML entities (<!ENTITY>) " + (why or "that composer cannot expand") + "; refused, "
+                    "since such entities can expand without bound or read local files; replace each &name; by "
+                    "its text", file=source)
+
+
+#: most characters internal entities may add to a document when expanded (a billion laughs adds 3e9)
+MAX_ENTITY_EXPANSION = 1_000_000
+_DOCTYPE = re.compile(r"<!DOCTYPE\s+[^\[>]*\[(?P<subset>.*?)\]\s*>", re.DOTALL)
+_ENTITY_DECL = re.compile(r"""<!ENTITY\s+(?P<param>%\s+)?(?P<name>[^\s%"'<>]+)\s+"""
+                          r"""(?P<rest>(?:"[^"]*"|'[^']*'|[^>"'])*)>""")
+_ENTITY_REF = re.compile(r"&([A-Za-z_:][\w.:-]*);")
+_PREDEFINED = frozenset({"lt", "gt", "amp", "quot", "apos"})
+
+
+def expand_internal_entities(data: bytes, *, source: str) -> bytes:
+    """The document with its internal general entities expanded, as a browser expands them, and their
+    declarations removed (UTF-8 bytes, its XML declaration's encoding dropped).
+
+    ``<!ENTITY name "text">`` in the DOCTYPE's internal subset: every ``&name;`` after the DOCTYPE is
+    replaced by its text, itself expanded (an entity's text may refer to others); the predefined
+    entities and character references are left to the parser. In text alone (no ``<``), quotes are
+    written as references, so an expansion inside an attribute value stays one value.
+
+    Raises:
+        SvgError: an external entity (``SYSTEM``/``PUBLIC``), a parameter entity (``%``), an entity that
+            refers to itself, more than :data:`MAX_ENTITY_EXPANSION` characters added, or a document
+            whose encoding cannot be read.
+    """
+    text = _decoded(data)
+    if text is None:
+        raise _entities(source, "in a document whose encoding composer cannot read")
+    doctype = _DOCTYPE.search(text)
+    if doctype is None:
+        raise _entities(source, "outside an internal DTD subset")
+    subset = doctype.group("subset")
+    values: dict[str, str] = {}
+    for decl in _ENTITY_DECL.finditer(subset):
+        rest = decl.group("rest").strip()
+        if decl.group("param"):
+            raise _entities(source, f"(the parameter entity %{decl.group('name')})")
+        if not rest or rest[0] not in "\"'" or rest[-1] != rest[0] or len(rest) < 2:
+            raise _entities(source, f"(the external entity {decl.group('name')!r}, which reads another file or URL)")
+        values.setdefault(decl.group("name"), rest[1:-1])  # the first declaration binds (XML 1.0, 4.2)
+    if "<!ENTITY" in _ENTITY_DECL.sub("", subset).upper():
+        raise _entities(source, "that composer cannot read")
+    sizes: dict[str, int] = {}
+
+    def size(name: str, seen: tuple[str, ...]) -> int:
+        if name in sizes:
+            return sizes[name]
+        if name in seen:
+            raise _entities(source, f"that refer to themselves ({' -> '.join((*seen, name))})")
+        value = values[name]
+        total = len(_ENTITY_REF.sub("", value))
+        for ref in _ENTITY_REF.findall(value):
+            if ref in values:
+                total += size(ref, (*seen, name))
+            if total > MAX_ENTITY_EXPANSION:
+                break
+        sizes[name] = total
+        return total
+
+    body = text[doctype.end():]
+    added = 0
+    for ref in _ENTITY_REF.findall(body):
+        if ref in values:
+            added += size(ref, ())
+            if added > MAX_ENTITY_EXPANSION:
+                raise _entities(source, f"that expand to more than {MAX_ENTITY_EXPANSION:,} characters")
+    expanded: dict[str, str] = {}
+
+    def expand(name: str) -> str:
+        if name not in expanded:
+            value = _ENTITY_REF.sub(lambda m: expand(m.group(1)) if m.group(1) in values else m.group(0),
+                                    values[name])
+            expanded[name] = value if "<" in value else value.replace('"', "&quot;").replace("'", "&apos;")
+        return expanded[name]
+
+    body = _ENTITY_REF.sub(lambda m: expand(m.group(1)) if m.group(1) in values and m.group(1) not in _PREDEFINED
+                           else m.group(0), body)
+    head = text[:doctype.start()] + text[doctype.start():doctype.end()].replace(subset, _ENTITY_DECL.sub("", subset))
+    head = re.sub(r"""^(\s*<\?xml[^>]*?)\s+encoding\s*=\s*["'][^"']*["']""", r"\1", head)
+    return (head + body).encode("utf-8")
+
+
+def _decoded(data: bytes) -> str | None:
+    """The document's text by its byte-order mark, else its declared encoding, else UTF-8; None when it
+    cannot be decoded so."""
+    for bom, codec in ((b"\xef\xbb\xbf", "utf-8"), *_BOMS):
+        if data.startswith(bom):
+            try:
+                return data[len(bom):].decode(codec)
+            except UnicodeDecodeError:
+                return None
+    declared = _DECLARED.match(data[:400])
+    try:
+        return data.decode(declared.group(1).decode("ascii") if declared else "utf-8")
+    except (LookupError, UnicodeDecodeError):
+        return None
 
 
 def _as_ascii(data: bytes) -> bytes:

@@ -20,8 +20,12 @@ How sizes are read:
   carries its nominal size as ``data-font-size``.
 - ``<text>`` elements of imported SVGs: their computed ``font-size``; their
   extent is estimated (0.6 em per character), as no font metrics are at hand.
-- stroke widths: the computed ``stroke-width`` times the uniform scale of the
-  accumulated transform (``vector-effect: non-scaling-stroke`` is honoured).
+- stroke widths: the computed ``stroke-width`` (any unit, ``em`` of the font size, a percentage
+  of the viewport's diagonal: :func:`stroke_width_px`) times the least scale of the accumulated
+  transform in any direction (:func:`thinnest_scale`: a stroke under ``scale(1 0.1)`` is drawn 0.1
+  as wide where it runs along x; ``vector-effect: non-scaling-stroke`` is honoured), painted in any
+  colour syntax the engine reads (:func:`paint`: ``rgb(0%,0%,0%)``, ``rgba()``, ``hsl()``, names,
+  ``currentColor`` of the element's ``color``); a stroke of alpha 0 draws nothing and is not counted.
 - rasters: the pixel size of the image in the data URI against the size it
   is drawn at.
 
@@ -54,15 +58,16 @@ from composer.svg.transform import IDENTITY, Matrix, apply, multiply, parse_tran
 from composer.svg.viewbox import view_box
 from composer.units import length_px
 
-__all__ = ["BBox", "ColourUse", "Raster", "Scene", "Stroke", "TextRun", "blend_on_white", "glyph_char",
-           "glyph_font", "parse_colour", "path_points", "scene", "shape_points"]
+__all__ = ["BBox", "ColourUse", "Raster", "Scene", "Stroke", "TextRun", "blend_on_white", "font_size_px", "glyph_char",
+           "glyph_font", "paint", "parse_colour", "path_points", "scene", "shape_points", "stroke_width_px",
+           "thinnest_scale"]
 
 #: elements that are never drawn where they stand (only through a reference)
 _NOT_DRAWN = {"defs", "clipPath", "mask", "marker", "symbol", "pattern", "linearGradient", "radialGradient",
               "filter", "metadata", "title", "desc", "style", "script", "font", "font-face"}
 _SHAPES = {"path", "line", "polyline", "polygon", "rect", "circle", "ellipse"}
 _INHERITED = {"stroke", "stroke-width", "stroke-opacity", "fill", "fill-opacity", "font-size", "visibility",
-              "font-family", "font-weight", "font-style", "text-anchor"}
+              "font-family", "font-weight", "font-style", "text-anchor", "color"}
 _PROPS = _INHERITED | {"opacity", "display", "vector-effect"}
 #: matplotlib glyph ids: "<PostScript name>-<glyph index in hex>", e.g. DejaVuSans-13, DejaVuSans-Oblique-5b
 _GLYPH_ID = re.compile(r"^([A-Za-z][\w]*(?:-[A-Za-z][\w]*)*)-([0-9a-f]+)$")
@@ -289,30 +294,68 @@ def _declarations(text: str) -> css.Declarations:
     return tuple(d for d in css.declarations(text) if d[0] in _PROPS)
 
 
+#: the font size (user units) an ``em`` of a length falls back to where no ``font-size`` is set (CSS's ``medium``)
+MEDIUM_PX = 16.0
+
+
 def _opacity(value: str | None) -> float:
+    """An opacity property (``0.5``, ``50%``) clamped to [0, 1]; 1 for None or an unreadable value
+    (which the engine ignores as well)."""
+    if value is None:
+        return 1.0
+    value = value.strip()
     try:
-        return min(max(float(value), 0.0), 1.0) if value is not None else 1.0
+        number = float(value[:-1]) / 100 if value.endswith("%") else float(value)
     except ValueError:
         return 1.0
+    return min(max(number, 0.0), 1.0)
+
+
+@lru_cache(maxsize=4096)
+def paint(value: str | None, current: str | None = None) -> tuple[str, float] | None:
+    """A paint or colour as the engine reads it -> ``("#rrggbb", alpha)``; None when it paints nothing.
+
+    Every syntax of CSS Color 4 that has an sRGB value, parsed by tinycss2 (``tinycss2.color4``): names
+    (``red``, ``RebeccaPurple``), ``#rgb``, ``#rgba``, ``#rrggbb``, ``#rrggbbaa``, ``rgb()``/``rgba()``
+    with numbers or percentages (``rgb(0%,0%,0%)``, as pdftocairo writes every colour of a PDF page),
+    comma or space separated with ``/ alpha``, ``hsl()``/``hsla()``, ``hwb()``, ``transparent`` (alpha 0).
+    ``currentColor`` (any case) is ``current``, the element's ``color`` (itself any of the above; black
+    when unset, as for the engine). A paint server ``url(#id)`` with a fallback colour is that colour,
+    without one None (a gradient is not one colour); so are ``none``, ``inherit`` left unresolved and
+    anything unreadable."""
+    if value is None:
+        return None
+    value = value.strip()
+    if value.startswith("url("):
+        fallback = value[value.find(")") + 1:].strip()
+        return paint(fallback, current) if fallback else None
+    if value.lower() in ("none", "", "inherit", "context-fill", "context-stroke"):
+        return None
+    from tinycss2 import color4
+
+    try:
+        parsed = color4.parse_color(value)
+    except (ValueError, TypeError):
+        return None
+    if parsed is None:
+        return None
+    if isinstance(parsed, str):  # "currentcolor"
+        return paint(current or "black") if (current or "black").strip().lower() != "currentcolor" else None
+    try:
+        rgb = parsed.to("srgb").coordinates
+    except (NotImplementedError, ValueError):  # lab(), color(display-p3 ...): not drawn by the engine either
+        return None
+    channels = [min(max(float(c), 0.0), 1.0) if c == c else 0.0 for c in rgb]  # a NaN hue channel is 0
+    alpha = min(max(float(parsed.alpha), 0.0), 1.0) if parsed.alpha == parsed.alpha else 1.0
+    return "#" + "".join(f"{round(c * 255):02x}" for c in channels), alpha
 
 
 @lru_cache(maxsize=4096)
 def parse_colour(value: str | None) -> str | None:
-    """A CSS colour -> ``#rrggbb``; None for ``none``, gradients and unknown values."""
-    if value is None:
-        return None
-    value = value.strip()
-    if value in ("none", "transparent", "") or value.startswith("url("):
-        return None
-    from matplotlib.colors import to_hex
-
-    try:
-        return to_hex(value)
-    except ValueError:
-        m = re.fullmatch(r"rgb\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)", value)
-        if m:
-            return "#" + "".join(f"{min(int(c), 255):02x}" for c in m.groups())
-        return None
+    """A CSS colour -> ``#rrggbb`` (its alpha left out: :func:`paint` keeps it); None for ``none``,
+    gradients, ``transparent`` and unknown values."""
+    found = paint(value)
+    return found[0] if found is not None and found[1] > 0 else None
 
 
 @lru_cache(maxsize=4096)
@@ -320,6 +363,97 @@ def blend_on_white(colour: str, alpha: float) -> str:
     """``colour`` painted at ``alpha`` over white, as ``#rrggbb``."""
     rgb = [int(colour[i:i + 2], 16) for i in (1, 3, 5)]
     return "#" + "".join(f"{round(alpha * c + (1 - alpha) * 255):02x}" for c in rgb)
+
+
+def _painted(style: dict[str, str], prop: str, default: str | None, alpha: float) -> str | None:
+    """The colour ``prop`` (``fill``, ``stroke``) paints as it looks on white (``#rrggbb``: its own alpha,
+    ``PROP-opacity`` and the group opacity ``alpha``), or None when it paints nothing: no paint, a
+    gradient, or an alpha of 0 (``transparent``, ``stroke-opacity: 0``, ``rgba(0,0,0,0)``)."""
+    found = paint(style.get(prop, default), style.get("color"))
+    if found is None:
+        return None
+    colour, own = found
+    total = own * _opacity(style.get(f"{prop}-opacity")) * alpha
+    return blend_on_white(colour, total) if total > 0 else None
+
+
+#: CSS absolute-size keywords (CSS Fonts 4, 2.5: the scaling factors of ``medium``)
+_FONT_KEYWORDS = {"xx-small": 3 / 5, "x-small": 3 / 4, "small": 8 / 9, "medium": 1.0, "large": 6 / 5,
+                  "x-large": 3 / 2, "xx-large": 2.0, "xxx-large": 3.0}
+#: the ratio of ``larger``/``smaller`` (CSS Fonts 4 leaves it to the user agent; usvg and browsers take 1.2)
+RELATIVE_SIZE_RATIO = 1.2
+_LENGTH = re.compile(r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([a-zA-Z%]*)\s*")
+
+
+@lru_cache(maxsize=4096)
+def font_size_px(value: str | None, parent_px: float = MEDIUM_PX) -> float:
+    """A ``font-size`` in user units (CSS px): absolute lengths (``7pt``, ``3mm``, ``12``), ``em``,
+    ``ex`` (half an em) and percentages of the parent's size ``parent_px``, ``rem`` of
+    :data:`MEDIUM_PX`, the keywords (``small``...: CSS Fonts 4) and ``larger``/``smaller``; an unreadable
+    or negative value is the parent's size (the engine ignores it too)."""
+    if value is None:
+        return parent_px
+    text = value.strip().lower()
+    if text in _FONT_KEYWORDS:
+        return MEDIUM_PX * _FONT_KEYWORDS[text]
+    if text in ("larger", "smaller"):
+        return parent_px * RELATIVE_SIZE_RATIO if text == "larger" else parent_px / RELATIVE_SIZE_RATIO
+    size = _relative_length(text, parent_px, MEDIUM_PX)
+    return size if size is not None and size >= 0 else parent_px
+
+
+def _relative_length(text: str, em_px: float, percent_of_px: float) -> float | None:
+    """A length in user units: absolute units (:data:`composer.units.PX_PER_UNIT`), ``em``/``ex`` of
+    ``em_px``, ``rem`` of :data:`MEDIUM_PX`, ``%`` of ``percent_of_px``; None when unreadable."""
+    m = _LENGTH.fullmatch(text)
+    if not m:
+        return None
+    number, unit = float(m.group(1)), m.group(2).lower()
+    if unit == "%":
+        return number / 100 * percent_of_px
+    if unit in ("em", "ex", "rem"):
+        return number * {"em": em_px, "ex": em_px / 2, "rem": MEDIUM_PX}[unit]
+    from composer.units import PX_PER_UNIT
+
+    return number * PX_PER_UNIT[unit] if unit in PX_PER_UNIT else None
+
+
+@lru_cache(maxsize=4096)
+def stroke_width_px(value: str | None, font_px: float = MEDIUM_PX, viewport: tuple[float, float] = (0.0, 0.0)
+                    ) -> float:
+    """A ``stroke-width`` in user units: every absolute unit, ``em``/``ex`` of the element's font size
+    ``font_px``, a percentage of the normalized diagonal of ``viewport`` (its width and height in user
+    units: sqrt((w² + h²) / 2), SVG 1.1, 7.10); 1 when unset, unreadable or negative (the initial
+    value, as the engine takes it)."""
+    if value is None:
+        return 1.0
+    diagonal = math.sqrt((viewport[0] ** 2 + viewport[1] ** 2) / 2)
+    width = _relative_length(value.strip(), font_px, diagonal)
+    return width if width is not None and width >= 0 else 1.0
+
+
+def thinnest_scale(m: Matrix) -> float:
+    """The least a map ``m`` scales a length in any direction: its smaller singular value. A stroke
+    drawn under ``m`` is that much as wide where it is thinnest (a ``scale(1 0.1)`` draws a 1 pt
+    horizontal line 0.1 pt wide); for rotations and uniform scales it is :func:`scale_of`."""
+    a, b, c, d = m[0], m[1], m[2], m[3]
+    total = a * a + b * b + c * c + d * d
+    det = a * d - b * c
+    return math.sqrt(max(total - math.sqrt(max(total * total - 4 * det * det, 0.0)), 0.0) / 2)
+
+
+def _viewport(el: etree._Element) -> tuple[float, float]:
+    """The width and height (user units) of the viewport ``el`` is drawn in: the viewBox (else
+    ``width``/``height``) of its nearest ``<svg>`` ancestor; (0, 0) when unknown."""
+    for up in el.iterancestors(f"{{{SVG_NS}}}svg"):
+        box = (up.get("viewBox") or "").replace(",", " ").split()
+        if len(box) == 4:
+            try:
+                return float(box[2]), float(box[3])
+            except ValueError:
+                pass
+        return length_px(up.get("width")), length_px(up.get("height"))
+    return 0.0, 0.0
 
 
 # ─── glyph names ──────────────────────────────────────────────────────────
@@ -393,7 +527,9 @@ class _Walker:
         own = self._own_style(el)
         if own.get("display", "").strip() == "none":
             return
-        style = {**inherited, **{k: v for k, v in own.items() if k in _INHERITED}}
+        style = {**inherited, **{k: v for k, v in own.items() if k in _INHERITED and v.strip().lower() != "inherit"}}
+        if "font-size" in own:  # computed here, so an em or a percentage is of the parent's size
+            style["font-size"] = repr(font_size_px(own["font-size"], font_size_px(inherited.get("font-size"))))
         alpha *= _opacity(own.get("opacity"))
         before = m
         m = multiply(m, parse_transform(el.get("transform")))
@@ -462,10 +598,9 @@ class _Walker:
             # the glyph in the run's frame: its <use> transform only (a translate along the baseline)
             in_run = map_bbox(parse_transform(el.get("transform")), box)
             run.local = in_run if run.local is None else union((run.local, in_run))
-        colour = parse_colour(style.get("fill", "#000000"))
-        if colour:
-            self.out.colours.append(ColourUse(top, run.element, blend_on_white(
-                colour, alpha * _opacity(style.get("fill-opacity"))), text=True))
+        fill = _painted(style, "fill", "black", alpha)
+        if fill:
+            self.out.colours.append(ColourUse(top, run.element, fill, text=True))
 
     def _canvas_text(self, el, m, style, alpha, top) -> None:
         """Text drawn by composer: outline ``<path>``s (one, or a ``<g>`` of one per colour span)
@@ -478,11 +613,10 @@ class _Walker:
             local = [apply(pm, *p) for sub in path_points(path.get("d", "")) for p in sub]
             own += local
             pts += [apply(m, *p) for p in local]
-            fill = parse_colour(path.get("fill") or style.get("fill", "#000000"))
-            opacity = _opacity(path.get("fill-opacity") or style.get("fill-opacity"))
-            if fill and opacity > 0:
-                self.out.colours.append(ColourUse(top, el.get("id") or top, blend_on_white(fill, alpha * opacity),
-                                                  text=True))
+            own_paint = {k: v for k in ("fill", "fill-opacity") if (v := path.get(k)) is not None}
+            fill = _painted({**style, **own_paint}, "fill", "black", alpha)
+            if fill:
+                self.out.colours.append(ColourUse(top, el.get("id") or top, fill, text=True))
         try:
             size = float(el.get("data-font-size", "nan")) * scale_of(m)
         except ValueError:
@@ -492,17 +626,17 @@ class _Walker:
                                       label=el.get("aria-label"), frame=m, local=points_bbox(own)))
 
     def _shape(self, el, tag, m, style, own, alpha, top, artist) -> None:
-        fill = parse_colour(style.get("fill", "#000000"))
-        if fill and _opacity(style.get("fill-opacity")) > 0:
-            self.out.colours.append(ColourUse(top, artist or top, blend_on_white(
-                fill, alpha * _opacity(style.get("fill-opacity")))))
-        stroke = parse_colour(style.get("stroke"))
-        width = length_px(style.get("stroke-width"), 1.0)
-        if stroke and width > 0 and _opacity(style.get("stroke-opacity")) > 0 and alpha > 0:
-            scale = 1.0 if own.get("vector-effect", "").strip() == "non-scaling-stroke" else scale_of(m)
+        fill = _painted(style, "fill", "black", alpha)
+        if fill:
+            self.out.colours.append(ColourUse(top, artist or top, fill))
+        stroke = _painted(style, "stroke", None, alpha)
+        given = style.get("stroke-width")
+        width = stroke_width_px(given, font_size_px(style.get("font-size")),
+                                _viewport(el) if given is not None and "%" in given else (0.0, 0.0))
+        if stroke and width > 0:
+            scale = 1.0 if own.get("vector-effect", "").strip() == "non-scaling-stroke" else thinnest_scale(m)
             self.out.strokes.append(Stroke(top, el.get("id") or artist or tag, width * scale))
-            self.out.colours.append(ColourUse(top, artist or top, blend_on_white(
-                stroke, alpha * _opacity(style.get("stroke-opacity")))))
+            self.out.colours.append(ColourUse(top, artist or top, stroke))
 
     def _image(self, el, m, top) -> None:
         try:
@@ -518,7 +652,7 @@ class _Walker:
         content = (el.text or "").strip()
         if not content:
             return
-        size_user = length_px(style.get("font-size"), 16.0)
+        size_user = font_size_px(style.get("font-size"))
         x = length_px((el.get("x") or "0").split()[0] if el.get("x") else None)
         y = length_px((el.get("y") or "0").split()[0] if el.get("y") else None)
         if el.get("x") is None and el.getparent() is not None:
@@ -535,9 +669,9 @@ class _Walker:
         self.out.texts.append(TextRun(top=top, element=el.get("id") or "text", size_pt=size_user * scale_of(m),
                                       bbox=map_bbox(m, local), label=content, estimated=extent is None, frame=m,
                                       local=local))
-        colour = parse_colour(style.get("fill", "#000000"))
-        if colour:
-            self.out.colours.append(ColourUse(top, el.get("id") or top, colour, text=True))
+        fill = _painted(style, "fill", "black", 1.0)
+        if fill:
+            self.out.colours.append(ColourUse(top, el.get("id") or top, fill, text=True))
 
 
 def scene(svg: bytes) -> Scene:

@@ -7,7 +7,10 @@ safe to merge into the canvas and to rasterize. Parsing is
 Then :func:`sanitize`:
 
 Removed (the figure is a static drawing; these only act in a browser):
-    ``<script>``, ``<foreignObject>`` (HTML inside SVG), animation and event
+    ``<script>``, a ``<foreignObject>`` (HTML inside SVG) that holds anything but text (one warning
+    per file says how many are not drawn; one holding only text, as draw.io's and mermaid's labels
+    do, is kept with its XHTML text elements and their ``style``/``class``/``id`` only, and drawn as
+    SVG text at import: :mod:`composer.text.html`), animation and event
     elements (``<set>``, ``<animate*>``, ``<handler>``, ``<listener>``,
     ``<discard>``), ``<iframe>``/``<embed>``/``<object>``/``<audio>``/
     ``<video>``/``<canvas>``, ``<metadata>``, every element outside the SVG
@@ -34,16 +37,17 @@ References, each checked (the ``href``/``xlink:href`` of any element, and
 
 Bounded work (reference amplification, "``<use>`` bombs"):
     the *expanded size* of the document -- every element counts its drawing
-    work (:func:`composer.svg.budget.element_work`: 1 plus its vertices), and every
+    work (:func:`composer.svg.budget.element_work`: about a microsecond of the export engine's time per unit),
+    and every
     reference counts the expanded size of what it references, again for each
     referring element (a mid-marker once per vertex; a paint server referenced
     from ``<style>``, which may apply to every element, once per element) --
     must stay within :data:`MAX_EXPANDED_ELEMENTS`, summed over the file and
-    the SVG images inlined into it. A reference cycle is broken where viewers
+    the SVG images inlined into it (25 s of the engine's time). A reference cycle is broken where viewers
     break it, with one warning naming the file and the element (:func:`_break_cycle`). The count is
     computed with memoization, in time linear in the file, before anything is
     rasterized. An icon costs thousands of units, a matplotlib export of a
-    20,000-point scatter about 600,000; the budget is calibrated against the
+    100,000-point scatter about 6,600,000; the budget is calibrated against the
     export engine's time (:mod:`composer.svg.budget`).
 
 Resolved for the engine (the same drawing, in terms every renderer reads alike):
@@ -149,7 +153,7 @@ def sanitize(root: etree._Element, *, source: str, base_dir: Path | None, projec
     """
     budget = _budget or _Budget()
     project_root = project_root.resolve()
-    html = 0  # <foreignObject>s removed: their text is lost, one warning says so
+    html = 0  # <foreignObject>s removed: what they hold is not drawn, one warning says so
     stack = [root]
     while stack:
         el = stack.pop()
@@ -157,7 +161,9 @@ def sanitize(root: etree._Element, *, source: str, base_dir: Path | None, projec
             _remove(el)
             continue
         namespace, _, local = el.tag[1:].partition("}") if el.tag.startswith("{") else ("", "", el.tag)
-        if el is not root and (namespace != SVG_NS or local in REMOVED or not _ASCII_NAME.match(local)):
+        if el is not root and namespace == SVG_NS and local == "foreignObject" and is_text_only(el):
+            _keep_html_text(el, source=source)  # drawn as SVG text at import (composer.text.html)
+        elif el is not root and (namespace != SVG_NS or local in REMOVED or not _ASCII_NAME.match(local)):
             html += namespace == SVG_NS and local == "foreignObject"
             _remove(el)
             continue
@@ -177,17 +183,61 @@ def sanitize(root: etree._Element, *, source: str, base_dir: Path | None, projec
         if local == "style" and el.text:
             el.text = _drop_imports(el.text, source=source, base_dir=base_dir, project_root=project_root)
             _check_css(el.text, source=source, where="<style>", declarations=False)
-        stack.extend(reversed(list(el)))
+        if local != "foreignObject":
+            stack.extend(reversed(list(el)))
     if html:
         warnings.warn(ComposerWarning(
-            f"{source}: {html} <foreignObject> (HTML inside SVG, as draw.io writes its labels) removed: composer "
-            "draws SVG only, so their text is drawn from the file's fallback <text> where it has one (in a "
-            "<switch>, often shortened), else not at all; save the drawing with its text as SVG <text>"),
+            f"{source}: {html} <foreignObject> not drawn: they hold HTML other than text (an image, a table, a "
+            "list, a form, an inner document...), which composer does not draw; their SVG fallback is drawn "
+            "where the file has one (in a <switch>); save the drawing with its content as SVG"),
             stacklevel=2)
     inline_style_sheets(root)  # rules the engine cannot match, applied as a browser applies them
     resolve_symbol_percentages(root)  # what the engine resolves against another viewport
     _spend(root, budget, source)
     return root
+
+
+#: the XHTML namespace, of the HTML inside a ``<foreignObject>``
+XHTML_NS = "http://www.w3.org/1999/xhtml"
+#: the HTML elements of a text-only ``<foreignObject>``: text, line breaks and inline styling in blocks
+#: (what :mod:`composer.text.html` lays out)
+HTML_TEXT_ELEMENTS = frozenset({
+    "a", "abbr", "b", "bdi", "bdo", "big", "blockquote", "body", "br", "center", "cite", "code", "dfn", "div",
+    "em", "font", "h1", "h2", "h3", "h4", "h5", "h6", "html", "i", "kbd", "label", "mark", "p", "pre", "q", "s",
+    "samp", "small", "span", "strike", "strong", "sub", "sup", "tt", "u", "var", "wbr",
+})
+#: the attributes kept on those elements (what styles the text; links, handlers and the rest are dropped)
+_HTML_ATTRIBUTES = frozenset({"style", "class", "id", "face", "color", "size", "dir", "lang"})
+
+
+def is_text_only(fo: etree._Element) -> bool:
+    """Whether a ``<foreignObject>`` holds only XHTML text elements (:data:`HTML_TEXT_ELEMENTS`) and some
+    text: an image, a table, a form, a list, an inner ``<svg>``, MathML... make it False."""
+    has_text = bool((fo.text or "").strip())
+    for el in fo.iterdescendants():
+        if not isinstance(el.tag, str):
+            continue
+        qname = etree.QName(el)
+        if qname.namespace != XHTML_NS or qname.localname not in HTML_TEXT_ELEMENTS:
+            return False
+        has_text = has_text or bool((el.text or "").strip()) or bool((el.tail or "").strip())
+    return has_text
+
+
+def _keep_html_text(fo: etree._Element, *, source: str) -> None:
+    """Keep a text-only ``<foreignObject>``'s HTML with only the attributes that style its text
+    (:data:`_HTML_ATTRIBUTES`), their CSS checked as any ``style`` is (no ``url()`` outside the file)."""
+    for el in fo.iterdescendants():
+        if not isinstance(el.tag, str):
+            continue
+        for attr in list(el.attrib):
+            if attr not in _HTML_ATTRIBUTES:
+                del el.attrib[attr]
+            elif attr == "style":
+                _check_css(el.get(attr), source=source, where=f"<{etree.QName(el).localname} style>",
+                           declarations=True)
+            elif "url(" in (el.get(attr) or "").lower():
+                del el.attrib[attr]
 
 
 def _remove(el: etree._Element) -> None:
@@ -540,9 +590,10 @@ def _spend(root: etree._Element, budget: _Budget, source: str) -> None:
 _CSS_MARKER = re.compile(r"marker(?:-start|-mid|-end)?\s*:\s*url\(\s*['\"]?#([^)'\"\s]+)")
 
 def _over(source: str) -> SvgError:
-    return SvgError(f"expands to more than {MAX_EXPANDED_ELEMENTS} elements and path vertices through <use> "
-                    "and other references (a 'use bomb' or a very large drawing: more than one export may "
-                    "draw in time); refused before rasterizing", file=source)
+    return SvgError(f"expands to more than {MAX_EXPANDED_ELEMENTS:,} units of drawing work (about "
+                    f"{MAX_EXPANDED_ELEMENTS / 1e6:g} s of the export engine: its elements, path vertices and text, "
+                    "every <use> and other reference expanded; a 'use bomb' or a drawing too large for one export); "
+                    "refused before rasterizing", file=source)
 
 
 #: attributes whose reference, when it closes a cycle, is dropped first: marker references (a marker

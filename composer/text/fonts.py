@@ -29,6 +29,7 @@ import ctypes
 import ctypes.util
 import os
 import re
+import unicodedata
 import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -114,19 +115,28 @@ class _FontConfig:
             ("FcPatternGetString", ci, [vp, cp, ci, ctypes.POINTER(cp)]),
             ("FcPatternGetBool", ci, [vp, cp, ci, ctypes.POINTER(ci)]),
             ("FcPatternGetMatrix", ci, [vp, cp, ci, ctypes.POINTER(vp)]),
+            ("FcCharSetCreate", vp, []),
+            ("FcCharSetAddChar", ci, [vp, ctypes.c_uint32]),
+            ("FcCharSetDestroy", None, [vp]),
+            ("FcPatternAddCharSet", ci, [vp, cp, vp]),
         ):
             func = getattr(lib, fn)
             func.restype, func.argtypes = res, args
         self.lib = lib
         self.config = lib.FcInitLoadConfigAndFonts()
 
-    def match(self, family: str, bold: bool, slant: int) -> Match | None:
+    def match(self, family: str, bold: bool, slant: int, char: str = "") -> Match | None:
         lib = self.lib
         pattern = lib.FcPatternCreate()
         try:
             lib.FcPatternAddString(pattern, b"family", family.encode("utf-8"))
             lib.FcPatternAddInteger(pattern, b"weight", _FC_WEIGHT_BOLD if bold else _FC_WEIGHT_MEDIUM)
             lib.FcPatternAddInteger(pattern, b"slant", slant)
+            if char:  # fontconfig ranks a font that covers the charset above the family asked for
+                charset = lib.FcCharSetCreate()
+                lib.FcCharSetAddChar(charset, ord(char))
+                lib.FcPatternAddCharSet(pattern, b"charset", charset)  # the pattern keeps its own reference
+                lib.FcCharSetDestroy(charset)
             lib.FcConfigSubstitute(self.config, pattern, _FC_MATCH_PATTERN)
             lib.FcDefaultSubstitute(pattern)
             result = ctypes.c_int()
@@ -167,6 +177,28 @@ def fontconfig_font(family: str, weight: str = "normal", style: str = "normal") 
         return None
     slant = {"italic": _FC_SLANT_ITALIC, "oblique": _FC_SLANT_OBLIQUE}.get(style, _FC_SLANT_ROMAN)
     return fc.match(family, weight == "bold", slant)
+
+
+@cache
+def fontconfig_fallback(family: str, char: str, weight: str = "normal", style: str = "normal") -> Match | None:
+    """The font a browser here draws ``char`` with when ``family`` lacks it: fontconfig's match for the family
+    with a charset holding ``char`` (``fc-match 'Liberation Sans:charset=4e2d'``: WenQuanYi Micro Hei), as
+    Chromium on Linux asks for a fallback font; None when no installed font has a glyph for it (or
+    libfontconfig cannot be loaded)."""
+    from matplotlib import font_manager
+
+    fc = _fontconfig()
+    if fc is None:
+        return None
+    slant = {"italic": _FC_SLANT_ITALIC, "oblique": _FC_SLANT_OBLIQUE}.get(style, _FC_SLANT_ROMAN)
+    found = fc.match(family, weight == "bold", slant, char)
+    if found is None:
+        return None
+    try:
+        has = bool(font_manager.get_font(found.file).get_char_index(ord(char)))
+    except (OSError, RuntimeError, ValueError):
+        return None
+    return found if has else None
 
 
 @cache
@@ -222,9 +254,15 @@ class TextFont:
     owner: str
 
 
-#: CSS ``font-size`` keywords in px (CSS Fonts 3, 3.5: medium = 16 px, ratio 1.2).
+#: CSS ``font-size`` keywords in px, as Chromium computes them for its default 16 px (CSS Fonts 4, 2.5:
+#: medium = the user agent's default, 16 px in every browser; Blink's ``FontSizeFunctions`` table for 16 px).
 _SIZE_KEYWORDS = {"xx-small": 9.0, "x-small": 10.0, "small": 13.0, "medium": 16.0, "large": 18.0,
-                  "x-large": 24.0, "xx-large": 32.0}
+                  "x-large": 24.0, "xx-large": 32.0, "xxx-large": 48.0, "initial": 16.0}
+#: the font size (px) of an SVG document's root when nothing sets one: a browser's ``medium``.
+ROOT_FONT_SIZE_PX = 16.0
+#: ``larger``/``smaller``: the parent's size times / divided by 1.2 (Blink's ``FontDescription::LargerSize``,
+#: CSS Fonts 4, 2.5: "a ratio of around 1.2")
+_RELATIVE_KEYWORD_RATIO = 1.2
 
 
 def text_elements(root: etree._Element):
@@ -260,7 +298,7 @@ def text_elements(root: etree._Element):
         for child in wrapper.iter_children():
             walk(child, props)
 
-    walk(cssselect2.ElementWrapper.from_xml_root(root), {"font-size": 16.0})
+    walk(cssselect2.ElementWrapper.from_xml_root(root), {"font-size": ROOT_FONT_SIZE_PX})
     return out
 
 
@@ -284,21 +322,83 @@ def svg_text_fonts(root: etree._Element, owner_of=lambda el: "") -> list[TextFon
     return [TextFont(k[0], k[1], k[2], frozenset(v), owners[k]) for k, v in found.items()]
 
 
+_SIZE_VALUE = re.compile(r"([-+]?[0-9]*\.?[0-9]+(?:e[-+]?\d+)?)\s*(px|pt|pc|in|mm|cm|q|em|rem|ex|ch|%|)",
+                         re.IGNORECASE)
+
+
 def _font_size(value: str, parent: float) -> float:
-    value = value.strip()
+    """A ``font-size`` value computed as CSS (and Chromium) computes it, in px (user units) for a parent of
+    ``parent`` px: keywords absolute (:data:`_SIZE_KEYWORDS`), ``larger``/``smaller`` the parent's times or
+    divided by 1.2, ``em``/``%`` of the parent, ``ex`` and ``ch`` half of it (the fallback CSS Values 4,
+    6.1.1 allows; usvg's too), ``rem`` of the root's 16 px; an invalid or negative value is ignored (the
+    parent's, inherited)."""
+    value = value.strip().lower().removesuffix("!important").strip()
     if value in _SIZE_KEYWORDS:
         return _SIZE_KEYWORDS[value]
-    m = re.fullmatch(r"([0-9]*\.?[0-9]+(?:e[-+]?\d+)?)\s*(px|pt|pc|in|mm|cm|em|ex|%|)", value)
-    if not m:
+    if value == "larger":
+        return parent * _RELATIVE_KEYWORD_RATIO
+    if value == "smaller":
+        return parent / _RELATIVE_KEYWORD_RATIO
+    m = _SIZE_VALUE.fullmatch(value)
+    if not m or float(m.group(1)) < 0:
         return parent
     number, unit = float(m.group(1)), m.group(2)
     if unit == "em":
         return number * parent
-    if unit == "ex":
+    if unit in ("ex", "ch"):
         return number * parent / 2
     if unit == "%":
         return number * parent / 100
+    if unit == "rem":
+        return number * ROOT_FONT_SIZE_PX
+    if unit == "q":
+        return number * PX_PER_UNIT["mm"] / 4
     return number * PX_PER_UNIT[unit]
+
+
+def font_sizes_to_resolve(root: etree._Element) -> list[tuple[etree._Element, float]]:
+    """The text elements whose font size the engine would take otherwise than a browser, each with the
+    size (px, user units) the browser computes (:func:`_font_size`).
+
+    A size that comes from an absolute length (``12px``, ``9pt``) on the element or an ancestor, through
+    ``em`` and ``%`` only, is computed alike everywhere. Any other is not: the engine's usvg takes a
+    document's root as 12 px where a browser takes 16 (``medium``), and its keywords as steps of 1.2 from
+    the parent (``x-large`` 1.44 times the parent, 24 px in a browser; ``usvg::Options::font_size``,
+    ``convert_named_font_size``). So every ``<text>``, ``<tspan>`` and ``<textPath>`` whose size rests on
+    the root's default, a keyword, ``larger``/``smaller`` or ``rem`` is listed, outside ``<defs>`` and
+    ``<symbol>`` (there the ``<use>`` decides what they inherit). Declarations are read as
+    :func:`text_elements` reads them (attributes < ``<style>`` rules < ``style``).
+    """
+    import cssselect2
+
+    if not root.xpath("boolean(descendant-or-self::*[local-name()='text' or local-name()='tspan' "
+                      "or local-name()='textPath'])"):
+        return []
+    sheet = css.StyleSheet(root, _declarations)
+    out: list[tuple[etree._Element, float]] = []
+
+    def walk(wrapper, size: float, absolute: bool) -> None:
+        el = wrapper.etree_element
+        local = etree.QName(el).localname
+        if local in ("defs", "symbol"):
+            return
+        declared = _declared(el, wrapper, sheet).get("font-size")
+        if declared is not None:
+            value = declared.strip().lower().removesuffix("!important").strip()
+            m = _SIZE_VALUE.fullmatch(value)
+            if value in _SIZE_KEYWORDS or value in ("larger", "smaller") or m and m.group(2).lower() == "rem":
+                absolute = False
+            elif m and float(m.group(1)) >= 0 and m.group(2).lower() not in ("em", "ex", "ch", "%"):
+                absolute = True  # a length: the same in every renderer (em and % keep the parent's state)
+            size = _font_size(declared, size)
+        if local in ("text", "tspan", "textPath") and not absolute:
+            out.append((el, size))
+            absolute = True  # written on the element: its children inherit it everywhere
+        for child in wrapper.iter_children():
+            walk(child, size, absolute)
+
+    walk(cssselect2.ElementWrapper.from_xml_root(root), ROOT_FONT_SIZE_PX, False)
+    return out
 
 
 def check_svg_fonts(root: etree._Element, *, file: str | None, imported: Mapping[str, str]) -> list[str]:
@@ -358,6 +458,71 @@ def check_svg_fonts(root: etree._Element, *, file: str | None, imported: Mapping
     return issued
 
 
+def check_missing_glyphs(root: etree._Element, *, imported: Mapping[str, str]) -> list[str]:
+    """Say, once per imported file, which characters of its text the fonts it names lack, and what draws them.
+
+    A renderer draws such a character from a fallback font: Chromium asks fontconfig for a font that has
+    it (:func:`fontconfig_fallback`), and the engine takes one of the fonts it knows that has it; with none,
+    the character is drawn as the font's empty box (.notdef) or not at all. The fonts a ``<text>`` names
+    are its ``font-family`` list as matplotlib finds each family (after the import named installed fonts
+    for missing and generic ones: :mod:`composer.stages.fragment`).
+
+    Args:
+        root: the composed canvas.
+        imported: group id -> file name, for panels imported from files.
+
+    Returns:
+        The messages, each also issued as a :class:`ComposerWarning`: the file, each character as
+        ``U+XXXX`` with the character, the font the file names, and the font drawn instead (or that it is
+        drawn as a box, with the fix).
+    """
+    from matplotlib.font_manager import FontProperties
+
+    from composer.text.metrics import missing_glyphs
+
+    def owner_of(el: etree._Element) -> str:
+        for anc in el.iterancestors():
+            if anc.get("id") in imported:
+                return imported[anc.get("id")]
+        return ""
+
+    by_owner: dict[str, dict[str, tuple[str, str, str, set[str]]]] = {}  # owner -> font -> (family, w, s, chars)
+    for tf in svg_text_fonts(root, owner_of):
+        if not tf.owner:
+            continue
+        prop = FontProperties(family=list(tf.families), weight=tf.weight, style=tf.style)  # type: ignore[arg-type]
+        lacking = {ch for ch in missing_glyphs("".join(sorted(tf.chars)), prop) if not ch.isspace()
+                   and unicodedata.category(ch) not in ("Cc", "Cf")}  # controls, joiners, selectors draw nothing
+        if not lacking:
+            continue
+        first = matplotlib_font(tf.families, tf.weight, tf.style)
+        name = first.family if first is not None else tf.families[0]
+        entry = by_owner.setdefault(tf.owner, {}).setdefault(name, (name, tf.weight, tf.style, set()))
+        entry[3].update(lacking)
+    issued = []
+    for owner, fonts in by_owner.items():
+        parts, boxes = [], False
+        for name, weight, style, chars in fonts.values():
+            drawn: dict[str, list[str]] = {}
+            for ch in sorted(chars):
+                found = fontconfig_fallback(name, ch, weight, style)
+                drawn.setdefault(found.family if found is not None else "", []).append(f"U+{ord(ch):04X} {ch}")
+            said = [f"{', '.join(cs)} drawn from {family!r} (fontconfig's fallback, as browsers here draw "
+                    f"{'it' if len(cs) == 1 else 'them'})" for family, cs in sorted(drawn.items()) if family]
+            if "" in drawn:
+                boxes = True
+                said.append(f"{', '.join(drawn[''])} in no installed font: drawn as "
+                            f"{'an empty box' if len(drawn['']) == 1 else 'empty boxes'}")
+            parts.append(f"font {name!r} has no glyph for " + "; ".join(said))
+        msg = f"{owner}: " + "; ".join(parts)
+        if boxes:
+            msg += ("; install a font that has them (e.g. fonts-noto-color-emoji for emoji), or convert the file's "
+                    "text to paths where it was made")
+        warnings.warn(ComposerWarning(msg), stacklevel=2)
+        issued.append(msg)
+    return issued
+
+
 def _by_drawing_family(tf: TextFont) -> dict[str, frozenset[str]]:
     """The characters of ``tf`` by the family of its list that draws each: the first one whose font has a
     glyph for it, as matplotlib falls back glyph by glyph through ``font.family`` (3.6+) and CSS does
@@ -400,7 +565,7 @@ def css_style(value: str) -> str:
 
 
 _FONT_PROPS = ("font-family", "font-weight", "font-style", "font-size", "text-anchor", "letter-spacing",
-               "word-spacing")
+               "word-spacing", "writing-mode", "direction")
 
 
 def _parse_declarations(text: str) -> dict[str, str]:

@@ -29,6 +29,7 @@ matplotlib does not have.
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Callable
 from functools import cache
 
@@ -47,11 +48,21 @@ _NOT_PINNED = ("dx", "dy", "rotate", "textLength", "lengthAdjust")
 
 
 
+#: ``writing-mode`` values that lay text out left to right (SVG 1.1's ``lr``, ``lr-tb``; CSS's
+#: ``horizontal-tb``); ``tb``, ``tb-rl``, ``vertical-rl``, ``vertical-lr``... stack the glyphs downwards
+_HORIZONTAL = frozenset({"lr", "lr-tb", "rl", "rl-tb", "horizontal-tb", "initial", "inherit", "unset"})
+
+
 def _plain_anchor(props: dict[str, str]) -> str | None:
-    """The ``text-anchor`` of a run drawn glyph after glyph with no extra spacing (``letter-spacing`` and
-    ``word-spacing`` normal or 0), ``start``/``middle``/``end``; None for any other run (left as it is)."""
+    """The ``text-anchor`` of a run drawn glyph after glyph from left to right with no extra spacing
+    (``letter-spacing`` and ``word-spacing`` normal or 0, ``writing-mode`` horizontal, ``direction``
+    ``ltr``), ``start``/``middle``/``end``; None for any other run (left as it is: in vertical text an x
+    per character would step every glyph sideways as well as down, a staircase)."""
     if props.get("letter-spacing", "normal") not in ("normal", "0", "0px") or \
             props.get("word-spacing", "normal") not in ("normal", "0", "0px"):
+        return None
+    if props.get("writing-mode", "horizontal-tb").strip().lower() not in _HORIZONTAL or \
+            props.get("direction", "ltr").strip().lower() == "rtl":
         return None
     anchor = props.get("text-anchor", "start")
     return anchor if anchor in ("start", "middle", "end") else None
@@ -70,7 +81,7 @@ def pin_text_positions(root: etree._Element, *, scope: Callable[[etree._Element]
     from matplotlib.font_manager import FontProperties
     from matplotlib.textpath import text_to_path
 
-    from composer.text.metrics import char_x
+    from composer.text.metrics import char_x, missing_glyphs
 
     count = 0
     for el, props in text_elements(root):
@@ -97,10 +108,16 @@ def pin_text_positions(root: etree._Element, *, scope: Callable[[etree._Element]
         if matplotlib_font(families, weight, style) is None:
             continue
         prop = FontProperties(family=list(families), size=props["font-size"], weight=weight, style=style)  # type: ignore[arg-type]  # one of STYLES
-        xs = char_x(text, prop)
-        if not xs:
-            continue
-        width = float(text_to_path.get_text_width_height_descent(text, prop, ismath=False)[0])
+        if kind == "imported" and missing_glyphs(text, prop):
+            prop = _with_fallbacks(text, prop, families, weight, style)
+            if prop is None:
+                continue  # a character no font has: each renderer draws its font's box (fonts.check_missing_glyphs)
+        with warnings.catch_warnings():  # composer's own text: the render stage reported its missing glyphs
+            warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from font", category=UserWarning)
+            xs = char_x(text, prop)
+            if not xs:
+                continue
+            width = float(text_to_path.get_text_width_height_descent(text, prop, ismath=False)[0])
         x0 = float(x) - {"middle": width / 2, "end": width}.get(anchor, 0.0)
         el.set("x", " ".join(fmt(x0 + dx) for dx in xs))
         el.text = text
@@ -109,6 +126,32 @@ def pin_text_positions(root: etree._Element, *, scope: Callable[[etree._Element]
         el.set("style", (style_attr + "; " if style_attr else "") + "text-anchor: start")
         count += 1
     return count
+
+
+def _with_fallbacks(text: str, prop, families: tuple[str, ...], weight: str, style: str):
+    """``prop`` with, after its families, the fonts a browser here draws ``text``'s other characters from
+    (:func:`composer.text.fonts.fontconfig_fallback` for the first family), so matplotlib's layout, which
+    falls back glyph by glyph through its family list, sets each character at its fallback font's advance,
+    as Chromium does; None when a character is in no installed font (then the text is left to the
+    renderers, which draw the font's own box at its own advance)."""
+    from matplotlib.font_manager import FontProperties
+
+    from composer.text.fonts import fontconfig_fallback
+    from composer.text.metrics import missing_glyphs
+
+    primary = matplotlib_font(families, weight, style)
+    if primary is None:
+        return None
+    extra: list[str] = []
+    for ch in sorted(missing_glyphs(text, prop)):
+        found = fontconfig_fallback(primary.family, ch, weight, style)
+        if found is None or not found.family:
+            return None
+        if found.family not in extra and found.family not in families:
+            extra.append(found.family)
+    wider = FontProperties(family=[*families, *extra], size=prop.get_size_in_points(), weight=weight,
+                           style=style)  # type: ignore[arg-type]  # one of STYLES
+    return None if missing_glyphs(text, wider) else wider
 
 
 def _continues(el: etree._Element) -> bool:

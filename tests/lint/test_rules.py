@@ -38,6 +38,7 @@ PLANTED = {
     "dangling-connector": ("dangling_connector", "arrow[0] end"),
     "color-vision": ("color_vision", "shape green"),
     "figure-size": ("figure_size", "canvas"),
+    "import-feature": ("import_feature", "panel web: "),
 }
 
 

@@ -79,10 +79,13 @@ REFUSED = [
             f'{HEAD}</svg>', ("declares XML entities",)),
     Hostile("external_dtd", f'<!DOCTYPE svg SYSTEM "http://127.0.0.1:{{port}}/evil.dtd">'
             f'{HEAD}<text y="10">&xxe;</text></svg>', ("uses the entity &xxe; that it does not define",)),
-    Hostile("use_bomb", _use_bomb(), (f"expands to more than {MAX_EXPANDED_ELEMENTS} elements", "use bomb")),
-    Hostile("pattern_bomb", _pattern_bomb(), (f"expands to more than {MAX_EXPANDED_ELEMENTS} elements",)),
+    Hostile("use_bomb", _use_bomb(), (f"expands to more than {MAX_EXPANDED_ELEMENTS:,} units of drawing work",
+                                      "use bomb")),
+    Hostile("pattern_bomb", _pattern_bomb(), (f"expands to more than {MAX_EXPANDED_ELEMENTS:,} units of drawing work",)),
+    # 50,000 markers of 100 rects: 5 million rects (the first 5,000 markers took 3.3 s of CPU to export: not
+    # hostile; benchmarks/use_budget.py)
     Hostile("marker_bomb", f'{HEAD}<defs><marker id="m"><g id="g">' + '<rect width="1" height="1"/>' * 100
-            + '</g></marker></defs><path marker-mid="url(#m)" d="M0 0' + " L1 1" * 5000 + '"/></svg>',
+            + '</g></marker></defs><path marker-mid="url(#m)" d="M0 0' + " L1 1" * 50000 + '"/></svg>',
             ("expands to more than",)),
     Hostile("image_file_url", f'{HEAD}<image xlink:href="file://{{secret_png}}" width="40" height="20"/></svg>',
             ("<image xlink:href> refers to 'file://", "secret.png'", "file: links are never followed")),
@@ -334,11 +337,11 @@ def test_budget_counts_shared_references_once_per_use(tmp_path):
     glyph = '<path id="g" d="M0 0 L1 1"/>'
     uses = '<use xlink:href="#g"/>' * 20000
     (tmp_path / "ok.svg").write_text(f"{HEAD}<defs>{glyph}</defs>{uses}</svg>")
-    # each <use> costs 1 + the glyph's 3 (1 + 2 vertices): about 80,000 units, well within the budget
+    # each <use> costs E + the glyph's E + 2 V (2 vertices): 18 units, 360,000 in all, well within the budget
     load_svg(tmp_path / "ok.svg", project_root=tmp_path, source="ok.svg")
     many = f'<g id="h">{uses}</g>'
-    # 30 uses of those 80,000: 2.4 million units, more than the 1.5 million of one file
-    (tmp_path / "bad.svg").write_text(f"{HEAD}<defs>{glyph}{many}</defs>" + '<use xlink:href="#h"/>' * 30 + "</svg>")
+    # 100 uses of those 360,000: 36 million units (2 million glyphs), more than the 25 million of one file
+    (tmp_path / "bad.svg").write_text(f"{HEAD}<defs>{glyph}{many}</defs>" + '<use xlink:href="#h"/>' * 100 + "</svg>")
     with pytest.raises(SvgError, match="expands to more than"):
         load_svg(tmp_path / "bad.svg", project_root=tmp_path, source="bad.svg")
 

@@ -8,6 +8,7 @@ content, black hides it, grey 50 % shows half of it: SVG 1.1, 14.4), not from th
 from __future__ import annotations
 
 import io
+import os
 import re
 import shutil
 import struct
@@ -472,3 +473,58 @@ def test_a_killed_export_leaves_no_temporary_folder(tmp_path, monkeypatch):
     with pytest.raises(SvgError, match=r"still running after 1 s"):
         export(MASK.encode(), ["pdf", "png"], timeout_s=1, jobs=2)
     assert list(tmp_path.iterdir()) == []
+
+
+def _limit_memory(limit_bytes: int):
+    def limit() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
+    return limit
+
+
+@pytest.mark.e2e
+def test_an_export_that_runs_out_of_memory_says_so_in_one_line(tmp_path):
+    """A 100 x 100 mm canvas at 7600 dpi is 29,921 x 29,921 px: resvg's pixmap alone is 3.58 GB, past a
+    3 GB address-space limit (``RLIMIT_AS``, so no memory is really used). resvg aborts (SIGABRT) after
+    printing ``memory allocation of N bytes failed`` and, with ``RUST_BACKTRACE=1``, its 45-frame
+    backtrace; compose says one line instead: what ran out, the figure, what to do; exit 1, and
+    nothing is written."""
+    (tmp_path / "layouts").mkdir()
+    (tmp_path / "layouts" / "t.toml").write_text(
+        '[figure]\nwidth = "100mm"\nheight = "100mm"\n'
+        '[[shape]]\nkind = "rect"\nat = ["10mm", "10mm"]\nsize = ["50mm", "30mm"]\nfill = "#2a9d8f"\n')
+    proc = subprocess.run([sys.executable, "-m", "composer.cli", "t", "--root", str(tmp_path), "--dpi", "7600",
+                           "--format", "svg,png"], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "RUST_BACKTRACE": "1"}, preexec_fn=_limit_memory(3 * 1024 ** 3))
+    assert proc.returncode == 1, (proc.returncode, proc.stderr[-2000:])
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr[-3000:]
+    assert lines[0].startswith("compose: error: layouts/t.toml: exporting the PNG ran out of memory: "), lines
+    assert "29,921 x 29,921 px PNG at 7600 dpi" in lines[0] and "lower --dpi" in lines[0], lines
+    assert f"{29921 * 29921 * 4 / 1e9:.2g} GB" in lines[0], lines  # what the engine asked for: 3.6 GB
+    assert "backtrace" not in proc.stderr and "SIGABRT" not in proc.stderr
+    assert not (tmp_path / "build").exists() or not list((tmp_path / "build").glob("t.*"))
+
+
+def test_out_of_memory_failures_are_worded_and_others_kept():
+    """Python's MemoryError and the kernel's SIGKILL are said as running out of memory (a PDF's advice
+    is not about dpi); an ordinary crash keeps the worker's own detail."""
+    from composer.kinds.outputs import Job
+    from composer.sandbox.isolate import WorkerFailure
+    from composer.stages.export import failure_text
+
+    job = Job(svg=b"", size_pt=(72.0, 36.0), dpi=300.0, title="", pdf_standard=None, source="f", folder="")
+
+    def failed(kind: str, detail: str, call: str) -> WorkerFailure:
+        failure = WorkerFailure(kind, detail)
+        failure.call = call
+        return failure
+
+    text = failure_text(failed("raised", "MemoryError: ", "PNG"), "", job)
+    assert text.startswith("exporting the PNG ran out of memory") and "300 x 150 px PNG at 300 dpi" in text
+    text = failure_text(failed("crashed", "the worker process was killed by signal SIGKILL (out of memory?)",
+                               "PDF"), "", job)
+    assert "killed by the system (SIGKILL), most likely for running out of memory" in text and "dpi" not in text
+    text = failure_text(failed("crashed", "the worker process was killed by signal SIGSEGV", "PDF and PNG"), "", job)
+    assert text == "exporting the PDF and PNG failed: the worker process was killed by signal SIGSEGV"

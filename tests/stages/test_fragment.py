@@ -108,7 +108,7 @@ def test_the_import_is_its_named_passes_in_order():
     names = [p.name for p in PASSES]
     assert len(set(names)) == len(names) and all(p.run.__doc__ for p in PASSES)
     assert names[-1] == "make-group"
-    before = [("decide-viewport", "name-ids"), ("inline-used-styles", "scope-style-sheets"),
+    before = [("inline-used-styles", "scope-style-sheets"),
               ("resolve-css-transforms", "name-ids"), ("name-ids", "rewrite-references"),
               ("rewrite-references", "remove-empty-uses"), ("absolute-units-to-px", "resolve-non-scaling-strokes")]
     assert all(names.index(a) < names.index(b) for a, b in before)

@@ -91,3 +91,36 @@ def test_rules_the_engine_cannot_match_style_the_file_as_it_is_styled_alone(tmp_
         assert near(png[10, x], (*colour, 255)), (x, png[10, x])
         assert near(pdf[10, x], colour), (x, pdf[10, x])
     assert b"<style" not in svg and b'style="fill: #0000ff"' in svg  # the rules applied to what they select
+
+
+#: columns of 10 units, each a rect styled one way (issue #23): a custom property set on :root, a var()
+#: fallback, one inherited from a group, an @supports block whose condition holds (and one whose does not),
+#: an @media block applied only at a panel width up to 100 CSS px (75 pt)
+CSS_FEATURES = (
+    f'<svg {HEAD} viewBox="0 0 50 10"><style>'
+    ':root { --main: #2a9d8f } .v { fill: var(--main) } .f { fill: var(--unset, #0000ff) } g { --c: #00ff00 }'
+    ' .i { fill: var(--c) } .s { fill: #ff0000 } @supports (display: grid) { .s { fill: #ff00ff } }'
+    ' @supports (frobnicate: 1) { .s { stroke: #ff0000; stroke-width: 4 } }'
+    ' .m { fill: #00ffff } @media (max-width: 100px) { .m { fill: #ffff00 } } @media print { .m { fill: #ff0000 } }'
+    '</style><rect class="v" width="10" height="10"/><rect class="f" x="10" width="10" height="10"/>'
+    '<g><rect class="i" x="20" width="10" height="10"/></g><rect class="s" x="30" width="10" height="10"/>'
+    '<rect class="m" x="40" width="10" height="10"/></svg>')
+
+
+def test_custom_properties_supports_and_media_are_applied_as_a_browser_applies_them(tmp_path):
+    """The same file in a 50 x 10 pt box (66.7 CSS px wide: the @media block applies, yellow) and a
+    100 x 20 pt box (133 px: it does not, cyan). #2a9d8f is (42, 157, 143); in the PNG and pdfium's render
+    of the PDF (the engines read no var(): black before)."""
+    png, pdf, _, svg = compose(tmp_path, (100, 40), {"small": (CSS_FEATURES, (0, 0), (50, 10)),
+                                                     "large": (CSS_FEATURES, (0, 20), (100, 20))})
+    expected = [(42, 157, 143), (0, 0, 255), (0, 255, 0), (255, 0, 255)]
+    for i, colour in enumerate(expected):
+        for image, (x, y) in ((png, (5 + 10 * i, 5)), (png, (10 + 20 * i, 30))):
+            assert near(image[y, x], (*colour, 255)), (i, x, y, image[y, x])
+        for x, y in ((5 + 10 * i, 5), (10 + 20 * i, 30)):
+            assert near(pdf[y, x], colour), (i, x, y, pdf[y, x])
+    assert near(png[5, 45], (255, 255, 0, 255)) and near(pdf[5, 45], (255, 255, 0))
+    assert near(png[30, 90], (0, 255, 255, 255)) and near(pdf[30, 90], (0, 255, 255))
+    # the @supports block that fails draws no red stroke around the magenta rect
+    assert near(png[8, 31], (255, 0, 255, 255)) and near(pdf[8, 31], (255, 0, 255))
+    assert b"var(" not in svg and b"@media" not in svg and b"@supports" not in svg

@@ -1,7 +1,7 @@
 """Issue #14 item 3: what a viewer skips is skipped, not fatal, and reported once naming the file and
 the element: reference cycles (the cyclic part drawn as nothing), references to other files, an SVG
 image inside itself, a local ``@import``; a missing paint server falls back to its fallback colour.
-Real dangers stay refused in one line: entities, links outside the project, URLs.
+Real dangers stay refused in one line: external or unbounded entities, links outside the project, URLs.
 
 Canvases are transparent at 72 dpi (1 pt = 1 px); the expected pixels are worked out by hand.
 """
@@ -100,7 +100,21 @@ def test_real_dangers_stay_refused_in_one_line(tmp_path, body, expect):
     assert expect in message and "art/p.svg" in message and "\n" not in message
 
 
-def test_entities_stay_refused(tmp_path):
-    art = f'<!DOCTYPE svg [<!ENTITY e "x">]><svg {HEAD} viewBox="0 0 20 20"><text>&e;</text></svg>'
-    with pytest.raises(ComposerError, match="declares XML entities"):
-        compose(tmp_path, (20, 20), {"p": (art, (0, 0), (20, 20))})
+def test_internal_entities_are_expanded_and_outside_or_unbounded_ones_refused(tmp_path):
+    """As browsers and resvg do, an internal entity is expanded: in an attribute (the fill) and as elements
+    (a rect, twice); the rects cover x 0..10 and 10..20 in blue (PNG and pdfium's render of the PDF). An
+    external entity (it would read a file), a parameter entity, a cycle and a billion laughs (3e9
+    characters, past the 1e6 bound) stay refused in one line."""
+    art = (f'<!DOCTYPE svg [<!ENTITY c "#0000ff"><!ENTITY r "<rect width=\'10\' height=\'20\' fill=\'&c;\'/>">]>'
+           f'<svg {HEAD} viewBox="0 0 20 20">&r;<g transform="translate(10 0)">&r;</g></svg>')
+    png, pdf, _, svg = compose(tmp_path, (20, 20), {"p": (art, (0, 0), (20, 20))})
+    for x in (2, 8, 12, 18):
+        assert near(png[10, x], (*BLUE, 255)) and near(pdf[10, x], BLUE), (x, png[10, x], pdf[10, x])
+    assert b"ENTITY" not in svg
+    laughs = "".join(f'<!ENTITY l{i} "{("&l" + str(i - 1) + ";") * 10}">' for i in range(1, 10))
+    for decl, use in (('<!ENTITY e SYSTEM "/etc/hostname">', "&e;"), ('<!ENTITY % p "x">', ""),
+                      ('<!ENTITY a "&b;"><!ENTITY b "&a;">', "&a;"), ('<!ENTITY l0 "lol">' + laughs, "&l9;")):
+        art = f'<!DOCTYPE svg [{decl}]><svg {HEAD} viewBox="0 0 20 20"><text>{use}</text></svg>'
+        with pytest.raises(ComposerError, match="declares XML entities") as caught:
+            compose(tmp_path / str(len(decl)), (20, 20), {"p": (art, (0, 0), (20, 20))})
+        assert "\n" not in str(caught.value)

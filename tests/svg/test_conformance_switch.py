@@ -49,19 +49,43 @@ def test_a_child_a_switch_cannot_choose_is_passed_over(tmp_path):
     assert b"#ff0000" not in svg
 
 
-def test_html_labels_are_removed_with_one_warning_naming_the_file(tmp_path):
-    # draw.io's labels: HTML in a <foreignObject>, then the SVG <text> fallback (shortened: "Lamp...");
-    # composer draws SVG only: the fallback's text is drawn, and one warning says why the label changed
+def test_html_that_is_not_only_text_is_left_out_with_one_warning_naming_the_file(tmp_path):
+    # an image and a table inside <foreignObject>: composer draws no HTML but text; the switch's SVG fallback
+    # is drawn instead, and one warning names the file and says how many are not drawn
     art = (f'<svg {HEAD} width="60" height="20" viewBox="0 0 60 20">'
-           '<switch><foreignObject width="60" height="20" requiredFeatures="http://www.w3.org/TR/SVG11/feature#'
-           'Extensibility"><div xmlns="http://www.w3.org/1999/xhtml">Lamp plugged in?</div></foreignObject>'
-           '<text x="2" y="12" font-size="8">Lamp...</text></switch>'
-           '<foreignObject width="10" height="10"><div xmlns="http://www.w3.org/1999/xhtml">x</div></foreignObject>'
-           '</svg>')
+           '<switch><foreignObject width="60" height="20"><div xmlns="http://www.w3.org/1999/xhtml">'
+           '<img src="photo.png"/>Lamp</div></foreignObject><text x="2" y="12" font-size="8">Lamp...</text></switch>'
+           '<foreignObject width="10" height="10"><table xmlns="http://www.w3.org/1999/xhtml"><tr><td>x</td></tr>'
+           '</table></foreignObject></svg>')
     _, _, messages, svg = compose(tmp_path, (60, 20), {"s": (art, (0, 0), (60, 20))})
     html = [m for m in messages if "foreignObject" in m]
     assert len(html) == 1, messages
-    assert "art/s.svg" in html[0] and "2 <foreignObject>" in html[0] and "fallback" in html[0]
-    assert b"foreignObject" not in svg and b"Lamp plugged" not in svg
+    assert "art/s.svg" in html[0] and "2 <foreignObject> not drawn" in html[0] and "image" in html[0]
+    assert b"foreignObject" not in svg and b"Lamp..." in svg and b"photo" not in svg
     _, _, messages, _ = compose(tmp_path / "plain", (60, 20), {"s": (ART, (0, 0), (60, 20))})
     assert not [m for m in messages if "foreignObject" in m]
+
+
+def test_conditions_are_evaluated_as_a_browser_does_inside_and_outside_switches(tmp_path):
+    """systemLanguage against the user's language ``en`` (``en-GB``, ``ru, en`` pass; ``ru-RU`` fails),
+    inside a ``<switch>`` (the first passing child) and on any element outside one (a failing one is not
+    drawn, a failing ``<tspan>`` neither), and an empty ``requiredExtensions`` fails. Columns of 10 pt:
+    0..10 green (en-GB chosen over red), 10..20 green (the ru-RU rect is skipped), 20..30 blue (ru, en),
+    30..40 nothing (a ru-RU rect outside a switch), 40..50 green (empty requiredExtensions fails)."""
+    art = (f'<svg {HEAD} width="50" height="20" viewBox="0 0 50 20">'
+           '<switch><rect width="10" height="20" fill="#00ff00" systemLanguage="en-GB"/>'
+           '<rect width="10" height="20" fill="#ff0000"/></switch>'
+           '<switch><rect x="10" width="10" height="20" fill="#ff0000" systemLanguage="ru-RU"/>'
+           '<rect x="10" width="10" height="20" fill="#00ff00"/></switch>'
+           '<rect x="20" width="10" height="20" fill="#0000ff" systemLanguage="ru, en"/>'
+           '<rect x="30" width="10" height="20" fill="#ff0000" systemLanguage="ru-RU"/>'
+           '<switch><rect x="40" width="10" height="20" fill="#ff0000" requiredExtensions=""/>'
+           '<rect x="40" width="10" height="20" fill="#00ff00"/></switch>'
+           '<text x="0" y="30" font-size="8"><tspan fill="#ff0000" systemLanguage="de">Nein</tspan></text>'
+           '</svg>')
+    png, pdf, _, svg = compose(tmp_path, (50, 20), {"s": (art, (0, 0), (50, 20))}, engine="cairosvg")
+    for x, colour in ((5, GREEN), (15, GREEN), (25, BLUE), (45, GREEN)):
+        assert near(png[10, x], (*colour, 255)), (x, png[10, x])
+        assert near(pdf[10, x], colour), (x, pdf[10, x])
+    assert png[10, 35, 3] < 10 and near(pdf[10, 35], (255, 255, 255))
+    assert b"#ff0000" not in svg and b"Nein" not in svg and b"systemLanguage" not in svg

@@ -152,3 +152,20 @@ def test_a_non_scaling_stroke_keeps_its_width_under_transforms(tmp_path):
     png, pdf, _, _ = compose(tmp_path, (40, 40), {"a": (art, (0, 0), (40, 40))})
     assert int((png[:, 10, 3] > 128).sum()) == 2 and int((pdf[:, 10, 0] < 128).sum()) == 2
     assert int((png[:, 30, 3] > 128).sum()) == 8 and int((pdf[:, 30, 0] < 128).sum()) == 8
+
+
+def test_a_plain_drawing_is_cut_at_its_viewport_and_spares_its_neighbours(tmp_path):
+    """Issue #23: an off-page scrap (a plain drawing, nothing relative in it) is cut at the file's viewport,
+    as every viewer cuts the file alone. The 10 x 10 viewBox is drawn in a 20 x 20 pt box at the origin
+    (scale 2): the green square fills x 0..20, the scrap at x 10..30 of the file would cover canvas
+    x 20..60, over the empty gap (20..40) and panel b's blue square (40..60); it ends at x 20 exactly."""
+    scrap = (f'<svg {HEAD} viewBox="0 0 10 10"><rect width="10" height="10" fill="#00ff00"/>'
+             '<rect x="10" width="20" height="10" fill="#ff0000"/></svg>')
+    blue = f'<svg {HEAD} viewBox="0 0 20 20"><rect width="20" height="20" fill="#0000ff"/></svg>'
+    png, pdf, _, _ = compose(tmp_path, (60, 20), {"b": (blue, (40, 0), (20, 20)), "a": (scrap, (0, 0), (20, 20))})
+    for x in (1, 10, 19):
+        assert near(png[10, x], (*GREEN, 255)) and near(pdf[10, x], GREEN), (x, png[10, x], pdf[10, x])
+    for x in (20, 21, 30, 39):
+        assert png[10, x, 3] < 10 and near(pdf[10, x], WHITE), (x, png[10, x], pdf[10, x])
+    for x in (41, 50, 59):
+        assert near(png[10, x], (*BLUE, 255)) and near(pdf[10, x], BLUE), (x, png[10, x], pdf[10, x])

@@ -191,6 +191,25 @@ def test_exif_rotated_photo_is_placed_upright(tmp_path, orientation, top, bottom
     assert b'width="20"' in svg and b'height="40"' in svg
 
 
+def test_an_xmp_orientation_is_not_applied(tmp_path):
+    """XMP's ``tiff:Orientation`` (a PNG's iTXt ``XML:com.adobe.xmp``) is not EXIF: browsers show the picture
+    as stored (Chromium 156, on the corpus' ``png/xmp_tags_orientation.png``), where Pillow's ``getexif``
+    reads it and turned it 180 degrees. Stored red | blue, 40 x 20 pt: red stays left in the PNG and the PDF."""
+    from PIL import PngImagePlugin
+
+    xmp = ('<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
+           '<rdf:Description xmlns:tiff="http://ns.adobe.com/tiff/1.0/" tiff:Orientation="3"/></rdf:RDF></x:xmpmeta>')
+    info = PngImagePlugin.PngInfo()
+    info.add_itxt("XML:com.adobe.xmp", xmp)
+    out = io.BytesIO()
+    Image.open(io.BytesIO(two_pixels(scale=4))).save(out, format="PNG", pnginfo=info)
+    with Image.open(io.BytesIO(out.getvalue())) as img:
+        assert img.getexif().get(0x0112) == 3  # what Pillow alone would apply
+    png, pdf, _ = image_panel(tmp_path, out.getvalue(), box=("40pt", "20pt"))
+    for px in (png, pdf):
+        assert near(px[10, 8], RED) and near(px[10, 32], BLUE), (px[10, 8], px[10, 32])
+
+
 def test_ppi_report_measures_auto_sizes_and_skips_clip_path_images():
     """The ppi check sees the size drawn: a 20 x 10 px picture with height 30 alone is 60 x 30 user
     units (24 ppi at 1 unit = 1 pt: 20 px over 60/72 in); one inside a ``<clipPath>`` is not painted."""

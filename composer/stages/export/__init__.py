@@ -20,7 +20,8 @@ needs it installed whatever the engine.
 Every export runs in a forked worker with the build's timeout
 (:func:`composer.sandbox.parallel.run_workers`): a drawing that hangs or crashes the
 engine is one error line, and stops the other export's worker at once (a
-crashed PDF does not wait for the PNG). The resvg engine never runs in the process that
+crashed PDF does not wait for the PNG); one that runs out of memory says so, with what to do, and
+the engine's backtrace stays out of sight (:func:`failure_text`). The resvg engine never runs in the process that
 forks the workers (its font check runs in the worker too): a Rust thread pool
 started there would be missing, its locks perhaps held, in every worker
 forked after it. The one file it reads, the SVG, is written here into a
@@ -31,15 +32,28 @@ behind. Every PNG gets ``pHYs`` (= dpi) and ``sRGB``
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import sys
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 
 from composer.errors import ComposerError, SvgError
-from composer.kinds.outputs import CANVAS, DEFAULT_ENGINE, ENGINES, FORMATS, Job, drawn_as, engine_for, exported
+from composer.kinds.outputs import (
+    CANVAS,
+    DEFAULT_ENGINE,
+    ENGINES,
+    FORMATS,
+    Job,
+    PdfPage,
+    drawn_as,
+    engine_for,
+    exported,
+)
 from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, WorkerFailure
 from composer.stages.export import cairosvg_engine, resvg_engine
 from composer.stages.export import png as _png
@@ -155,7 +169,8 @@ def canvas_size_pt(svg: bytes, *, source: str = "canvas") -> tuple[float, float]
 
 def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dpi: float = 300.0,
            title: str = "", pdf_standard: str | None = None, source: str = "canvas",
-           timeout_s: float | None = DEFAULT_TIMEOUT_S, jobs: int = 1) -> dict[str, bytes]:
+           timeout_s: float | None = DEFAULT_TIMEOUT_S, jobs: int = 1,
+           pdf_pages: Sequence[PdfPage] = ()) -> dict[str, bytes]:
     """Export the composed SVG to each of ``kinds``, each engine's work in forked workers.
 
     Each format is written as its entry in :data:`composer.kinds.outputs.FORMATS` says: drawn by the
@@ -177,6 +192,9 @@ def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dp
             more, each format it draws in a worker of its own (PNG and TIFF
             together: the TIFF is the PNG's pixels); every format another
             engine draws (EPS, each of cairosvg's) gets a worker of its own.
+        pdf_pages: pdf panels the PDF draws from their own page (:class:`composer.kinds.outputs.PdfPage`;
+            the resvg engine, plain PDF: docs/design.md, "PDF panels"); every other output draws the
+            panel's converted group.
 
     Returns:
         kind -> bytes, for every asked kind.
@@ -213,19 +231,92 @@ def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dp
     folder = tempfile.mkdtemp(prefix="composer-export-")
     Path(folder, "canvas.svg").write_bytes(svg)
     job = Job(svg=svg, size_pt=size_pt, dpi=dpi, title=title, pdf_standard=pdf_standard, source=source,
-              folder=folder)
+              folder=folder, pdf_pages=tuple(pdf_pages))
     calls: dict[str, Callable[[], dict[str, bytes]]] = {}  # label -> the engine call, run in a worker
+    logs: dict[str, Path] = {}  # label -> the file the engine's stderr goes to while it draws
     for name, part in _plan(kinds, engine, jobs):
-        calls[" and ".join(k.upper() for k in part)] = partial(_draw, name, part, job)
+        label = " and ".join(k.upper() for k in part)
+        logs[label] = Path(folder, f"stderr-{'-'.join(part)}.txt")
+        calls[label] = partial(_draw, name, part, job, logs[label])
     made: dict[str, bytes] = {}
     try:
         for result in run_workers(calls, jobs=jobs, timeout_s=timeout_s).values():
             made.update(result)
     except WorkerFailure as failure:  # a drawing that hangs or crashes the engine is one error line
-        raise SvgError(f"exporting the {failure.call} failed: {failure.detail}", file=source) from None
+        log = logs.get(failure.call or "")
+        said = log.read_text("utf-8", "replace") if log is not None and log.exists() else ""
+        raise SvgError(failure_text(failure, said, job), file=source) from None
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return {k: made[k] for k in kinds}
+
+
+#: what Rust's allocation-failure handler prints before it aborts the process (``std::alloc::rust_oom``)
+_RUST_OOM = re.compile(r"memory allocation of (\d+) bytes failed")
+
+
+def failure_text(failure: WorkerFailure, stderr: str, job: Job) -> str:
+    """The one line an export worker's failure is told in (the caller adds the figure's file).
+
+    An engine that runs out of memory aborts the worker (resvg and svg2pdf are Rust: a failed allocation
+    prints ``memory allocation of N bytes failed`` and a backtrace, then SIGABRT); Python's ``MemoryError``
+    and the kernel's out-of-memory kill (SIGKILL) end it too. Each is said as what ran out, how much
+    the engine asked for when it is known, and what to do (a lower ``--dpi`` for a raster, fewer
+    formats at once); the engine's backtrace is never shown. Anything else: ``exporting the PNG
+    failed: <the worker's detail>``.
+
+    Args:
+        stderr: what the engine wrote on its stderr while it drew (``""``: nothing).
+    """
+    what = failure.call or "figure"
+    m = _RUST_OOM.search(stderr)
+    memory_error = failure.kind == "raised" and failure.detail.startswith("MemoryError")
+    killed = failure.kind == "crashed" and "SIGKILL" in failure.detail
+    if not (m or memory_error or killed):
+        return f"exporting the {what} failed: {failure.detail}"
+    raster = [k for k in what.lower().split(" and ") if k in FORMATS and FORMATS[k].raster]
+    if raster:
+        width_px, height_px = (round(v / 72 * job.dpi) for v in job.size_pt)
+        size = f"a {width_px:,} x {height_px:,} px {raster[0].upper()} at {job.dpi:g} dpi"
+        advice = "export it at a lower --dpi (the pixels grow with its square)"
+    else:
+        size = f"the {what}"
+        advice = "draw less of it as pixels (filters, masks, blends are rasterized) or close other programs"
+    needed = f" of {int(m.group(1)) / 1e9:.2g} GB" if m else ""
+    if killed:
+        return (f"exporting the {what} was killed by the system (SIGKILL), most likely for running out of "
+                f"memory drawing {size}; {advice}, or close other programs")
+    return f"exporting the {what} ran out of memory: the engine's allocation{needed} for {size} failed; {advice}"
+
+
+@contextmanager
+def _stderr_into(path: Path) -> Iterator[None]:
+    """File descriptor 2 (what the engine's native code writes) goes to ``path`` while the block runs,
+    then is restored, and what was written is passed on to the real stderr. Should the worker die
+    inside the block (an engine's abort), the text stays in ``path`` for the parent to read, and never
+    reaches the terminal: no backtrace of the engine's internals for the user."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (AttributeError, ValueError, OSError):
+            pass
+    saved = os.dup(2)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(fd, 2)
+    os.close(fd)
+    try:
+        yield
+    finally:
+        try:
+            sys.stderr.flush()
+        except (AttributeError, ValueError, OSError):
+            pass
+        os.dup2(saved, 2)
+        os.close(saved)
+        said = path.read_bytes()
+        path.unlink()
+        if said:
+            os.write(2, said)
 
 
 def _plan(kinds: tuple[str, ...], engine: str, jobs: int) -> list[tuple[str, tuple[str, ...]]]:
@@ -248,15 +339,21 @@ def _plan(kinds: tuple[str, ...], engine: str, jobs: int) -> list[tuple[str, tup
     return plan
 
 
-def _draw(engine: str, kinds: tuple[str, ...], job: Job) -> dict[str, bytes]:
-    """One worker's export: ``engine`` draws what ``kinds`` need, each drawn format is finished (PNG:
-    ``pHYs``, ``sRGB``), then the formats made from others are made (TIFF from the finished PNG, here:
-    the pixels do not travel twice)."""
+def _draw(engine: str, kinds: tuple[str, ...], job: Job, log: Path | None = None) -> dict[str, bytes]:
+    """One worker's export: ``engine`` draws what ``kinds`` need (its stderr into ``log`` meanwhile, for
+    :func:`failure_text` should it abort), each drawn format is finished (PNG: ``pHYs``, ``sRGB``), then
+    the formats made from others are made (TIFF from the finished PNG, here: the pixels do not travel
+    twice)."""
     entry = ENGINES[engine]
     if entry.write is None:
         raise ComposerError(f"the {engine} engine has no drawing (its module did not bind one)")
     drawn = tuple(dict.fromkeys(drawn_as(k) for k in kinds))
-    made = dict(entry.write(job, drawn))
+    write = entry.write
+    if log is None:
+        made = dict(write(job, drawn))
+    else:
+        with _stderr_into(log):
+            made = dict(write(job, drawn))
     for name in drawn:
         finish = FORMATS[name].finish
         if finish is not None:

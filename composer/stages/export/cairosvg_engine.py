@@ -156,6 +156,9 @@ _PIXELATED_IMAGE = re.compile(
     rb"""<image\b[^>]*\bstyle=(["'])[^"']*image-rendering\s*:\s*(?:pixelated|crisp-edges)[^>]*>""")
 
 
+_CRISP_IN_STYLE = re.compile(rb"image-rendering\s*:\s*(?:pixelated|crisp-edges)")
+
+
 def crisp_images(svg: bytes) -> bytes:
     """Keep data-cell images sharp in cairosvg.
 
@@ -163,10 +166,12 @@ def crisp_images(svg: bytes) -> bytes:
     ``style="image-rendering:crisp-edges;image-rendering:pixelated"``, which
     resvg and browsers honour but cairosvg ignores (it knows only SVG 1.1's
     ``optimizeSpeed``, mapped to cairo's nearest-neighbour FILTER_FAST): each
-    such ``<image>`` gets ``image-rendering="optimizeSpeed"``.
+    such ``<image>`` gets ``image-rendering="optimizeSpeed"``, and its ``style`` says ``optimizeSpeed``
+    too (cairosvg lets ``style`` win over the attribute, and read ``pixelated`` there as the default,
+    smooth: its PDF said ``/Interpolate true`` for data cells).
     """
     def add(match: re.Match[bytes]) -> bytes:
-        tag = match.group(0)
+        tag = _CRISP_IN_STYLE.sub(b"image-rendering:optimizeSpeed", match.group(0))
         return tag if b'image-rendering="' in tag else tag[:6] + b' image-rendering="optimizeSpeed"' + tag[6:]
 
     return _PIXELATED_IMAGE.sub(add, svg)

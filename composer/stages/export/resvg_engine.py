@@ -21,6 +21,9 @@ Sizes: the page is the root's ``width``/``height`` in pt (CSS units: 1 px =
 1/96 in, SVG 2 section 8.2), so a 180 mm canvas at 300 dpi is
 round(180 / 25.4 * 300) = 2126 px wide (Typst rounds the page size in pixels).
 
+Photos: svg2pdf writes no ``/Interpolate``, so pdfium would draw a zoomed photo in blocks; the PDF's
+smooth pictures get ``/Interpolate true``, data cells stay crisp (:mod:`composer.stages.export.pdfimages`).
+
 Fonts: usvg draws ``<text>`` with the fonts Typst finds: the system's
 (fontconfig's folders) and the folders of every font matplotlib knows (its
 own DejaVu and STIX copies included), so editable text is drawn in the font
@@ -34,12 +37,15 @@ from __future__ import annotations
 import datetime
 import os
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from composer.errors import SvgError
-from composer.kinds.outputs import Job
+from composer.kinds.outputs import Job, PdfPage
+from composer.stages.export.downscale import reduced_photos
+from composer.stages.export.pdfimages import interpolate_photos
 
 #: the PDF's creation and modification date: fixed, so equal inputs give equal bytes
 #: (the same instant cairosvg's PDFs were pinned to).
@@ -64,7 +70,8 @@ def available() -> str | None:
 
 
 def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[float, float], title: str = "",
-            pdf_standard: str | None = None, source: str = "canvas", folder: str | None = None) -> dict[str, bytes]:
+            pdf_standard: str | None = None, source: str = "canvas", folder: str | None = None,
+            pdf_pages: Sequence[PdfPage] = ()) -> dict[str, bytes]:
     """Export SVG bytes to each of ``kinds`` (``pdf``, ``png``) from one usvg parse.
 
     Args:
@@ -75,6 +82,9 @@ def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[floa
         pdf_standard: one of :data:`PDF_STANDARDS` (PDF/A: ``"a-2b"``...), or None.
         folder: an otherwise empty folder holding ``svg`` as ``canvas.svg``, made and removed by the
             caller (so a worker killed at its timeout leaves nothing behind); None: one of its own.
+        pdf_pages: pdf panels the PDF draws from their own page, kept as a PDF object (Typst embeds the
+            page: its fonts, text and vectors as they are), when the standard allows it (not PDF/A) and
+            the panel's group is only placed (:func:`layered_document`); the PNG draws the converted group.
 
     Returns:
         kind -> bytes; the PNG without resolution metadata (the caller adds it).
@@ -88,7 +98,7 @@ def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[floa
         with tempfile.TemporaryDirectory(prefix="composer-export-") as own:
             Path(own, "canvas.svg").write_bytes(svg)
             return convert(svg, kinds, dpi=dpi, size_pt=size_pt, title=title, pdf_standard=pdf_standard,
-                           source=source, folder=own)
+                           source=source, folder=own, pdf_pages=pdf_pages)
     has_text = b"<text" in svg
     if has_text:
         check_fonts(text_fonts(svg, source), file=source)
@@ -99,16 +109,27 @@ def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[floa
     # (check_fonts), not a fallback; without <text> (every glyph an outline) no font at all (0.04 s
     # to load Typst's, 0.08 s to scan the system's)
     fonts = typst.Fonts(include_system_fonts=has_text, include_embedded_fonts=False,
-                        font_paths=font_folders() if has_text else [])
+                        font_paths=_without_last_resort(font_folders(), folder) if has_text else [])
     compiler = typst.Compiler(root=folder, font_paths=fonts)
     inputs = {"title": title} if title else {}
     try:
         for kind in kinds:
             if kind == "pdf":
-                result = compiler.compile(input=document, format="pdf", timestamp=PDF_DATE, sys_inputs=inputs,
+                layered = None
+                if pdf_pages and not (pdf_standard or "").startswith("a-"):  # PDF/A embeds no PDF (Typst)
+                    layered = layered_document(svg, pdf_pages, size_pt, folder)
+                result = compiler.compile(input=layered or document, format="pdf", timestamp=PDF_DATE,
+                                          sys_inputs=inputs,
                                           pdf_standards=[pdf_standard] if pdf_standard else [])  # type: ignore[list-item]
+                if isinstance(result, bytes) and not (pdf_standard or "").startswith("a-"):  # PDF/A forbids it
+                    result = interpolate_photos(result, svg)
             elif kind == "png":
-                result = compiler.compile(input=document, format="png", ppi=dpi, sys_inputs=inputs)
+                reduced = reduced_photos(svg, dpi=dpi, size_pt=size_pt)  # photos shrunk as a browser does
+                drawn = document
+                if reduced is not None:
+                    Path(folder, "canvas-png.svg").write_bytes(reduced)
+                    drawn = document.replace(b'#image("canvas.svg"', b'#image("canvas-png.svg"')
+                result = compiler.compile(input=drawn, format="png", ppi=dpi, sys_inputs=inputs)
             else:
                 raise ValueError(f"the resvg engine does not write {kind}")
             if isinstance(result, list):  # one page, always; Typst returns a list for several
@@ -124,7 +145,93 @@ def write(job: Job, kinds: tuple[str, ...]) -> dict[str, bytes]:
     """The engine's entry in :data:`composer.kinds.outputs.ENGINES`: :func:`convert` for one export job
     (looked up when called, so a test that replaces :func:`convert` replaces the engine's drawing)."""
     return convert(job.svg, kinds, dpi=job.dpi, size_pt=job.size_pt, title=job.title,
-                   pdf_standard=job.pdf_standard, source=job.source, folder=job.folder)
+                   pdf_standard=job.pdf_standard, source=job.source, folder=job.folder, pdf_pages=job.pdf_pages)
+
+
+#: attributes a pdf panel's group may carry and still be drawn from its page: anything else (an opacity,
+#: a clip, a filter, a mask) changes how the group draws, and the converted group is drawn instead
+_PLACED_ONLY = {"id", "transform", "{http://www.inkscape.org/namespaces/inkscape}label",
+                "{http://www.inkscape.org/namespaces/inkscape}groupmode"}
+#: top-level elements that draw nothing where they stand: every layer keeps them (what the rest refers to)
+_DEFINITIONS = {"defs", "style", "clipPath", "mask", "marker", "symbol", "pattern", "linearGradient",
+                "radialGradient", "filter", "metadata", "title", "desc"}
+
+
+def layered_document(svg: bytes, pages: Sequence[PdfPage], size_pt: tuple[float, float], folder: str) -> bytes | None:
+    """A Typst document drawing the canvas as layers, each pdf panel of ``pages`` drawn from its own page.
+
+    The canvas's top-level elements are cut, in document order, at each pdf panel's group: the elements
+    between two of them are one layer, an SVG of the whole canvas (its root's attributes, every
+    top-level definition and style sheet) written to ``folder`` as ``layer-K.svg``; each panel's page is
+    written as ``page-K.pdf`` and placed where its group's transform puts its viewBox (its crop box). So
+    the stacking order is the canvas's: what is drawn after a panel (labels, arrows, texts) stays over it.
+
+    A group is drawn from its page only when it is a top-level ``<g>`` whose transform is a translation
+    and a positive scale per axis (as :func:`composer.svg.viewbox.place` writes) and which carries no other
+    attribute (:data:`_PLACED_ONLY`: no opacity, clip, mask or filter); otherwise it stays in its layer,
+    converted. Returns None when no group qualifies (then the one-image document is used).
+    """
+    from lxml import etree
+
+    from composer.svg.io import parse_svg, svg_tag
+    from composer.svg.transform import parse_transform
+
+    root = parse_svg(svg, source="canvas")
+    by_group = {page.group: page for page in pages}
+    placed: dict[int, tuple[PdfPage, tuple[float, float, float, float]]] = {}
+    children = [child for child in root if isinstance(child.tag, str)]
+    for i, child in enumerate(children):
+        page = by_group.get(child.get("id") or "")
+        if page is None or child.tag != svg_tag("g") or set(child.attrib) - _PLACED_ONLY:
+            continue
+        a, b, c, d, e, f = parse_transform(child.get("transform"))
+        if b != 0 or c != 0 or a <= 0 or d <= 0:
+            continue
+        x, y, w, h = page.view_box
+        placed[i] = (page, (a * x + e, d * y + f, a * w, d * h))
+    if not placed:
+        return None
+    definitions = [c for c in children if etree.QName(c).localname in _DEFINITIONS]
+    width_pt, height_pt = size_pt
+    lines = ['#set document(title: sys.inputs.at("title", default: none))',
+             f"#set page(width: {width_pt:.6f}pt, height: {height_pt:.6f}pt, margin: 0pt, fill: none)"]
+    layer: list[etree._Element] = []
+    count = {"layer": 0, "page": 0}
+
+    def flush() -> None:
+        if not layer:
+            return
+        doc = etree.Element(root.tag, attrib=dict(root.attrib), nsmap=root.nsmap)
+        doc.text = root.text
+        for el in definitions + layer:
+            doc.append(_copy(el))
+        name = f"layer-{count['layer']}.svg"
+        count["layer"] += 1
+        Path(folder, name).write_bytes(etree.tostring(doc, encoding="UTF-8", xml_declaration=True))
+        lines.append(f'#place(top + left, image("{name}", width: {width_pt:.6f}pt, height: {height_pt:.6f}pt, '
+                     'fit: "stretch"))')
+        layer.clear()
+
+    for i, child in enumerate(children):
+        if i in placed:
+            flush()
+            page, (x_pt, y_pt, w_pt, h_pt) = placed[i]
+            name = f"page-{count['page']}.pdf"
+            count["page"] += 1
+            Path(folder, name).write_bytes(page.data)
+            lines.append(f'#place(top + left, dx: {x_pt:.6f}pt, dy: {y_pt:.6f}pt, image("{name}", page: {page.page}, '
+                         f'width: {w_pt:.6f}pt, height: {h_pt:.6f}pt, fit: "stretch"))')
+        elif etree.QName(child).localname not in _DEFINITIONS:
+            layer.append(child)
+    flush()
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _copy(el: Any) -> Any:
+    """A deep copy of an lxml element (the original stays in its tree)."""
+    import copy
+
+    return copy.deepcopy(el)
 
 
 def _one_line(exc: Exception) -> str:
@@ -148,6 +255,41 @@ def font_folders() -> list[str]:
               os.path.expanduser("~/.fonts"), os.path.expanduser("~/.local/share/fonts"))
     folders = {os.path.dirname(f.fname) for f in font_manager.fontManager.ttflist}
     return sorted(d for d in folders if not any(d == s or d.startswith(s + os.sep) for s in system))
+
+
+@lru_cache(maxsize=1)
+def last_resort_files() -> frozenset[str]:
+    """The font files matplotlib knows whose glyphs are placeholders for every character: Last Resort
+    (``LastResortHE-Regular.ttf``, shipped in ``mpl-data/fonts`` since matplotlib 3.8, "Last Resort
+    High-Efficiency"), which maps every code point to a box showing its block. Given such a font, the
+    engine's fallback takes it for any character no real font has, and then draws the whole run in it
+    (every letter a box); no browser has it (fontconfig does not know matplotlib's folder), and draws
+    the font's own empty box for that character alone."""
+    from matplotlib import font_manager
+
+    return frozenset(os.path.realpath(f.fname) for f in font_manager.fontManager.ttflist
+                     if f.name.casefold().startswith("last resort"))
+
+
+def _without_last_resort(folders: list[str], workdir: str) -> list[str]:
+    """``folders``, each one holding a :func:`last_resort_files` file replaced by a folder of ``workdir``
+    holding links to its other entries (Typst takes folders only, and follows links)."""
+    out = []
+    excluded = last_resort_files()
+    for i, path in enumerate(folders):
+        try:
+            entries = sorted(os.listdir(path))
+        except OSError:
+            continue
+        if not any(os.path.realpath(os.path.join(path, e)) in excluded for e in entries):
+            out.append(path)
+            continue
+        linked = tempfile.mkdtemp(prefix=f"fonts-{i}-", dir=workdir)  # one per call: PDF and PNG may run at once
+        for entry in entries:
+            if os.path.realpath(os.path.join(path, entry)) not in excluded:
+                os.symlink(os.path.join(path, entry), os.path.join(linked, entry))
+        out.append(linked)
+    return out
 
 
 @lru_cache(maxsize=1)

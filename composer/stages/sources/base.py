@@ -37,6 +37,7 @@ from lxml import etree
 
 from composer.errors import DataError, LayoutError, SvgError
 from composer.kinds import Registry
+from composer.kinds.outputs import PdfPage
 from composer.layout import sources as tables
 from composer.layout.model import Figure, Panel
 from composer.layout.sources import SourceTable
@@ -44,8 +45,11 @@ from composer.stages.fragment import import_fragment
 from composer.stages.geometry import Box
 from composer.svg.io import parse_svg
 from composer.svg.viewbox import place, view_box
+from composer.units import PX_PER_UNIT
 
 PlotArea = tuple[float, float, float, float]
+#: a text of a panel's file as ``compose check`` reads it: its size (pt, in the file) and its characters
+SourceText = tuple[float, str]
 
 
 class Rendered(Protocol):
@@ -142,6 +146,18 @@ class PanelSource(ABC):
             SvgError, DataError: one line naming the layout file and key.
         """
 
+    def texts(self, panel: Panel) -> tuple[SourceText, ...] | None:
+        """What ``compose check`` cannot read of the panel's text from its SVG, read from its file:
+        ``(size_pt, text)`` of each text, sizes in the file's own units before the panel is fitted (a PDF
+        page's text, drawn as outlines of no size once converted); None (the default): the SVG says it."""
+        return None
+
+    def pdf_page(self, panel: Panel, document: bytes | None) -> PdfPage | None:
+        """The page of a PDF file a PDF output may draw as it is in place of the panel's drawing (its fonts,
+        text and vectors kept; :class:`composer.kinds.outputs.PdfPage`), given what :meth:`read` returned;
+        None (the default): every output draws the panel's SVG."""
+        return None
+
     def plot_area(self, panel: Panel, drawing: Drawing) -> PlotArea | None:
         """The panel's plot area, ``(x0, y0, x1, y1)`` in pt from its box's top-left (y down), for
         ``label_at = "plot"`` and texts ``beside`` it; None (the default): its whole box."""
@@ -186,7 +202,8 @@ def placed(svg: bytes, panel: Panel, box: Box, *, source: str, fit: str, renumbe
     if before is not None:
         before(doc)
     group = import_fragment(doc, name=panel.name, group_id=f"panel-{panel.name}", source=source,
-                            renumber=renumber, viewport=fit == "contain")
+                            renumber=renumber, viewport=fit == "contain",
+                            size_px=(box.width_pt * PX_PER_UNIT["pt"], box.height_pt * PX_PER_UNIT["pt"]))
     place(group, vb, x_pt=box.x_pt, y_pt=box.y_pt, width_pt=box.width_pt, height_pt=box.height_pt, fit=fit,
           aspect=aspect)
     return group

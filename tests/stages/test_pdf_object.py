@@ -1,0 +1,201 @@
+"""A pdf panel in the PDF output is the page itself, as a PDF viewer draws it (issue #23, item 3).
+
+The PDF output draws a pdf panel whose fonts are all embedded from its own page, kept as a PDF object
+(Typst embeds the page), so its text stays text (``pdftotext`` reads it; pdfium finds its text objects at
+their size times the fit) and its vectors are the file's own; the SVG and the PNG draw the converted page.
+The page is made here by matplotlib's PDF backend with TrueType text (``pdf.fonttype = 42``): 200 x 100 pt,
+a blue square and "Panel text" at 20 pt. It is placed in a box of 100 x 50 pt at (20, 10) pt: scale 0.5.
+
+Expected pixels come from pdfium's rendering of the page alone: at 72 dpi (1 px a pt) it is the panel at
+2 px a pt times the scale 0.5, which composer's PDF rendered at 144 dpi must show at (40, 20) px. A red
+square drawn over the panel by the layout stays over it (the stacking order of the canvas).
+"""
+
+from __future__ import annotations
+
+import io
+import subprocess
+
+import numpy as np
+import pytest
+from pdf_samples import PAGE_1, hand_pdf
+from PIL import Image
+
+from composer.pipeline import build
+from composer.stages import pdf as pdf_stage
+from conftest import layout_project
+
+pytestmark = pytest.mark.skipif(pdf_stage.missing() is not None, reason=pdf_stage.missing() or "")
+
+DPI = 144  # 2 px a pt
+BOX = (20, 10, 100, 50)  # pt: the page's 2:1 aspect, scale 0.5
+
+
+def page_pdf() -> bytes:
+    import matplotlib
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Rectangle
+
+    fig = Figure(figsize=(200 / 72, 100 / 72))
+    fig.patches.append(Rectangle((0.05, 0.1), 0.3, 0.6, transform=fig.transFigure, color="#1f4fbf"))
+    fig.text(0.45, 0.4, "Panel text", fontsize=20, family="DejaVu Sans")
+    out = io.BytesIO()
+    with matplotlib.rc_context({"pdf.fonttype": 42}):
+        fig.savefig(out, format="pdf", metadata={"CreationDate": None})
+    return out.getvalue()
+
+
+def project(tmp_path, pdf: bytes):
+    x, y, w, h = BOX
+    root = layout_project(tmp_path, f'''
+[panels.p]
+pdf = "../figs/page.pdf"
+at = ["{x}pt", "{y}pt"]
+size = ["{w}pt", "{h}pt"]
+
+[[shape]]
+kind = "rect"
+at = ["20pt", "10pt"]
+size = ["10pt", "10pt"]
+fill = "#ff0000"
+stroke = "none"
+''', head='width = "140pt"\nheight = "70pt"\nbackground = "white"\n')
+    (root / "figs").mkdir()
+    (root / "figs" / "page.pdf").write_bytes(pdf)
+    return root
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    pdf = page_pdf()
+    root = project(tmp_path_factory.mktemp("pdfobject"), pdf)
+    build("fig", root=root, formats=("svg", "pdf", "png"), dpi=DPI, jobs=1)
+    return root, pdf
+
+
+def pdfium_image(data: bytes, dpi: float, mode: str = "L") -> np.ndarray:
+    import pypdfium2 as pdfium
+
+    page = pdfium.PdfDocument(data)[0]
+    return np.asarray(page.render(scale=dpi / 72).to_pil().convert(mode), dtype=float)
+
+
+def pdfium_gray(data: bytes, dpi: float) -> np.ndarray:
+    return pdfium_image(data, dpi)
+
+
+def panel_of(image: np.ndarray) -> np.ndarray:
+    x, y, w, h = (round(v * DPI / 72) for v in BOX)
+    return image[y:y + h, x:x + w]
+
+
+def test_the_pdf_keeps_the_page_s_text_as_text_at_its_size(built):
+    import ctypes
+
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as raw
+
+    root, _ = built
+    out = (root / "build" / "fig.pdf").read_bytes()
+    text = subprocess.run(["pdftotext", "-", "-"], input=out, capture_output=True, check=True).stdout.decode()
+    assert "Panel text" in text
+    sizes = []
+    for obj in pdfium.PdfDocument(out)[0].get_objects(max_depth=16):
+        if obj.type == raw.FPDF_PAGEOBJ_TEXT:
+            size = ctypes.c_float()
+            raw.FPDFTextObj_GetFontSize(obj.raw, size)
+            sizes.append(size.value)
+    assert sizes  # its text objects are there (inside the embedded page's form)
+    # the converted SVG has no text: its glyphs are outlines
+    assert b"<text" not in (root / "build" / "fig.svg").read_bytes()
+
+
+def test_pdfium_draws_the_panel_in_composer_s_pdf_as_it_draws_the_page_alone(built):
+    root, pdf = built
+    composed = panel_of(pdfium_gray((root / "build" / "fig.pdf").read_bytes(), DPI))
+    alone = pdfium_gray(pdf, 72)  # the page at 1 px a pt: the panel's 0.5 x 2 px a pt
+    h, w = min(composed.shape[0], alone.shape[0]), min(composed.shape[1], alone.shape[1])
+    right = (slice(20, h), slice(30, w))  # away from the red square over the corner
+    assert np.abs(composed[right] - alone[:h, :w][right]).mean() < 1.0
+
+
+def test_the_png_draws_the_converted_page_alike_and_both_keep_the_shape_over_the_panel(built):
+    root, pdf = built
+    png = np.asarray(Image.open(root / "build" / "fig.png").convert("RGB"), dtype=float)
+    rendered = pdfium_image((root / "build" / "fig.pdf").read_bytes(), DPI, "RGB")
+    alone = pdfium_gray(pdf, 72)
+    gray = png.mean(axis=2)
+    composed = panel_of(gray)
+    h, w = min(composed.shape[0], alone.shape[0]), min(composed.shape[1], alone.shape[1])
+    right = (slice(20, h), slice(30, w))
+    assert np.abs(composed[right] - alone[:h, :w][right]).mean() < 6.0  # anti-aliasing of two renderers
+    # the blue square: page x 10..70, y 10..70 pt from the bottom -> canvas (25..55, 25..55) pt at scale 0.5
+    for image in (png, rendered):
+        r, g, b = image[round(45 * DPI / 72), round(45 * DPI / 72)]
+        assert b > 150 and r < 80, (r, g, b)
+        # the red square over the panel's corner: canvas (20..30, 10..20) pt, drawn after the panel
+        r, g, b = image[round(15 * DPI / 72), round(25 * DPI / 72)]
+        assert r > 200 and g < 60 and b < 60, (r, g, b)
+
+
+def test_a_page_whose_font_is_not_embedded_is_drawn_converted_and_pdf_a_too(tmp_path):
+    # R's pdf() names Helvetica without embedding it: the PDF draws fontconfig's match as outlines,
+    # as the PNG does, rather than leave the font to each reader's viewer
+    root = project(tmp_path / "hand", hand_pdf([PAGE_1]))
+    build("fig", root=root, formats=("pdf",), dpi=DPI, jobs=1)
+    out = (root / "build" / "fig.pdf").read_bytes()
+    assert subprocess.run(["pdftotext", "-", "-"], input=out, capture_output=True, check=True).stdout.strip() == b""
+    # PDF/A embeds no PDF (Typst): the converted page, and no error
+    root = project(tmp_path / "pdfa", page_pdf())
+    build("fig", root=root, formats=("pdf",), dpi=DPI, jobs=1, pdf_standard="a-2b")
+    out = (root / "build" / "fig.pdf").read_bytes()
+    assert b"Panel text" not in subprocess.run(["pdftotext", "-", "-"], input=out, capture_output=True,
+                                               check=True).stdout
+
+
+def test_the_pdf_with_the_page_is_deterministic(built, tmp_path):
+    root, pdf = built
+    again = project(tmp_path, pdf)
+    build("fig", root=again, formats=("pdf",), dpi=DPI, jobs=1)
+    assert (again / "build" / "fig.pdf").read_bytes() == (root / "build" / "fig.pdf").read_bytes()
+
+
+def images_pdf() -> bytes:
+    """200 x 100 pt: a 2 x 1 px grey image (black, white) without /Interpolate over x 0..100 pt, and a 3 x 1
+    px one (black, white, black) with /Interpolate true over x 100..200 pt, both 100 pt tall."""
+    import pikepdf
+
+    pdf = pikepdf.new()
+    page = pdf.add_blank_page(page_size=(200, 100))
+
+    def image(samples: bytes, **extra) -> pikepdf.Stream:
+        return pikepdf.Stream(pdf, samples, Type=pikepdf.Name.XObject, Subtype=pikepdf.Name.Image,
+                              Width=len(samples), Height=1, ColorSpace=pikepdf.Name.DeviceGray, BitsPerComponent=8,
+                              **extra)
+
+    page.Resources = pikepdf.Dictionary(XObject=pikepdf.Dictionary(
+        Im0=image(b"\x00\xff"), Im1=image(b"\x00\xff\x00", Interpolate=True)))
+    page.Contents = pdf.make_stream(b"q 100 0 0 100 0 0 cm /Im0 Do Q q 100 0 0 100 100 0 cm /Im1 Do Q")
+    out = io.BytesIO()
+    pdf.save(out, deterministic_id=True)
+    return out.getvalue()
+
+
+def test_images_without_interpolate_keep_square_pixels_in_the_png_and_the_pdf(tmp_path):
+    root = layout_project(tmp_path, '''
+[panels.p]
+pdf = "../figs/page.pdf"
+at = ["0pt", "0pt"]
+size = ["200pt", "100pt"]
+''', head='width = "200pt"\nheight = "100pt"\nbackground = "white"\n')
+    (root / "figs").mkdir()
+    (root / "figs" / "page.pdf").write_bytes(images_pdf())
+    build("fig", root=root, formats=("svg", "pdf", "png"), dpi=72, jobs=1)
+    png = np.asarray(Image.open(root / "build" / "fig.png").convert("L"), dtype=float)
+    rendered = pdfium_gray((root / "build" / "fig.pdf").read_bytes(), 72)
+    for image in (png, rendered):
+        row = image[50]
+        # crisp: pixel 0 (black) covers x 0..50 pt, pixel 1 (white) 50..100; smoothed, x = 45 would be ~100
+        assert row[45] < 30 and row[55] > 225, (row[45], row[55])
+        # smoothed (/Interpolate true): between the centres of pixels 0 (x 116.7) and 1 (x 150), not 255
+        assert 60 < row[140] < 235, row[140]
