@@ -10,7 +10,8 @@ its own size, exported to PNG, compared with the suite's reference rendering; pr
 
 The suite folder holds ``tests/CATEGORY/.../NAME.svg`` with ``NAME.png`` beside it (references 300 px wide,
 RGBA on transparent) and ``resources/``. Each file becomes ``[panels.p] svg = ...`` on a transparent canvas
-of the file's own size (root width/height, else its viewBox in CSS px), exported at the dpi that makes the
+of the file's own size (root width/height, else its viewBox in CSS px; a file with neither, the reference's size
+at 96 px per inch), exported at the dpi that makes the
 PNG as wide as the reference (300 px for most files). Metric (the suite's README): a pixel differs when a
 channel of its premultiplied RGBA is off by more than 32/255; a file passes with at most 0.5 % of its pixels
 different. A file composer refuses
@@ -60,6 +61,16 @@ def use_fonts(folder: Path) -> None:
                     f"<dir>{folder.resolve()}</dir></fontconfig>\n")
     atexit.register(conf.unlink)
     os.environ["FONTCONFIG_FILE"] = str(conf)
+    # and to matplotlib, as an installed font is (it scans the system's folders): composer lays imported text
+    # out in the fonts matplotlib has (composer.text.pin), so without this the suite's text is never pinned
+    from matplotlib import font_manager
+
+    for file in sorted(folder.iterdir()):
+        if file.suffix.lower() in (".ttf", ".otf", ".ttc"):
+            try:
+                font_manager.fontManager.addfont(str(file))
+            except (OSError, RuntimeError, ValueError):
+                pass  # a font matplotlib cannot read (a colour bitmap font): fontconfig's alone
 
 
 def reference_width_px(png: Path) -> int:
@@ -103,7 +114,9 @@ def main() -> int:
         use_fonts(args.fonts)
     import warnings
 
-    from composer.errors import ComposerError
+    from PIL import Image
+
+    from composer.errors import ComposerError, SvgError
     from composer.pipeline import build
     from composer.stages.export import canvas_size_pt
 
@@ -132,7 +145,11 @@ def main() -> int:
             category = rel.parts[1]
             shown = path.relative_to(tests).as_posix()
             try:
-                width_pt, height_pt = canvas_size_pt((root / rel).read_bytes(), source=str(rel))
+                try:
+                    width_pt, height_pt = canvas_size_pt((root / rel).read_bytes(), source=str(rel))
+                except SvgError:  # no size of its own (no-size, zero-size): the reference's, at 96 px per inch
+                    with Image.open(path.with_suffix(".png")) as ref:
+                        width_pt, height_pt = ref.size[0] * 0.75, ref.size[1] * 0.75
                 (root / "layouts" / "case.toml").write_text(
                     f'[figure]\nwidth = "{width_pt:.4f}pt"\nheight = "{height_pt:.4f}pt"\nbackground = "none"\n'
                     f'engine = "{args.engine}"\n[panels.p]\nsvg = "../{rel.as_posix()}"\nat = ["0pt", "0pt"]\n'

@@ -34,13 +34,14 @@ import tinycss2
 from lxml import etree
 
 from composer.errors import ImportFeature, SvgError
+from composer.svg.conditions import conditions_pass
 from composer.svg.css import declarations, inline_style_sheets, qualified_rules, selector_texts, weighed_declarations
 from composer.svg.elements import rule_transforms
 from composer.svg.ids import SEPARATOR, document_order, prefixed
 from composer.svg.io import XLINK_NS, svg_tag
 from composer.svg.measure import is_glyph_definition
 from composer.svg.transform import css_transform_to_svg, cumulative, scale_of
-from composer.svg.viewbox import BACKGROUND, ViewBox, user_number, view_box
+from composer.svg.viewbox import BACKGROUND, ViewBox, user_number, view_box, zero_size
 from composer.units import PX_PER_UNIT, length_px
 
 _URL_REF = re.compile(r"url\(\s*(['\"]?)#([^)'\"\s]+)\1\s*\)")
@@ -189,10 +190,8 @@ def rewrite_references(job: Import) -> None:
         return f"url(#{new}){fallback}" if new else (fallback.strip() or "none")
 
     seen: set[str] = set()
-    for el in job.root.iter():
-        if not isinstance(el.tag, str):
-            continue
-        for attr, value in el.attrib.items():
+    for el in job.root.iter(etree.Element):
+        for attr, value in el.items():
             if attr == "id":
                 if value in seen:  # a repeated id: references go to the first, as in a browser
                     del el.attrib[attr]
@@ -222,7 +221,7 @@ def remove_empty_uses(job: Import) -> None:
     """Remove every ``<use>`` left without a ``#id`` to draw: it draws nothing, and cairosvg takes a
     ``<use>`` without ``href`` for the whole document, recursing forever."""
     for use in list(job.root.iter(svg_tag("use"))):
-        if not any((use.get(attr) or "").startswith("#") for attr in _HREFS):
+        if not ((use.get(_HREFS[0]) or "").startswith("#") or (use.get(_HREFS[1]) or "").startswith("#")):
             use.getparent().remove(use)
 
 
@@ -349,11 +348,15 @@ def inline_used_styles(root: etree._Element) -> None:
 
     if root.find(f".//{svg_tag('style')}") is None:
         return
-    by_id = {el.get("id"): el for el in root.iter() if isinstance(el.tag, str) and el.get("id")}
-    targets = set()  # what the <use>s draw
+    by_id = {el.get("id"): el for el in [root, *root.iterfind(".//*[@id]")] if el.get("id")}
+    targets = set()  # what the <use>s draw (a scatter's 100,000 markers: no generator per use)
     for use in root.iter(svg_tag("use")):
-        href = next((v for v in (use.get(a) for a in _HREFS) if v and v.startswith("#")), None)
-        if href is not None and href[1:] in by_id:
+        href = use.get(_HREFS[0])
+        if not (href and href.startswith("#")):
+            href = use.get(_HREFS[1])
+            if not (href and href.startswith("#")):
+                continue
+        if href[1:] in by_id:
             targets.add(by_id[href[1:]])
     if not targets:
         return
@@ -512,14 +515,6 @@ _LENGTH_PROPERTIES = frozenset({
 })
 #: conditional processing attributes (SVG 2, 5.8.2)
 _CONDITIONS = ("systemLanguage", "requiredExtensions", "requiredFeatures")
-#: the language a ``systemLanguage`` test is evaluated against: a browser's user language (resvg's
-#: default, and what the suites' references assume, "en-US": ``en``, ``en-GB``, ``en-US`` pass). Fixed,
-#: so a build does not depend on the machine's locale (the bytes are part of the determinism promise).
-USER_LANGUAGE = "en"
-#: the extensions a ``requiredExtensions`` test passes for: XHTML (``<foreignObject>`` text is drawn,
-#: :mod:`composer.svg.foreign`) and MathML, the two namespaces Chromium accepts there
-SUPPORTED_EXTENSIONS = frozenset({"http://www.w3.org/1999/xhtml", "http://www.w3.org/1998/Math/MathML"})
-
 #: the children a ``<switch>`` chooses among (SVG 2, 5.8.5: its direct children that are rendering
 #: elements, containers that draw, or ``foreignObject``)
 _SWITCH_CHOICES = frozenset(svg_tag(name) for name in (
@@ -529,25 +524,6 @@ _SWITCH_CHOICES = frozenset(svg_tag(name) for name in (
 #: elements, containers that draw, text content children); on ``defs``, ``clipPath``, a gradient... a
 #: browser and resvg ignore them
 _CONDITIONAL = _SWITCH_CHOICES | frozenset(svg_tag(name) for name in ("tspan", "textPath"))
-
-
-def conditions_pass(el: etree._Element) -> bool:
-    """Whether an element's conditional processing attributes evaluate to true, as a browser evaluates
-    them (SVG 2, 5.8.2): ``requiredFeatures`` always (SVG 2 dropped it; Chromium and Firefox pass it);
-    ``requiredExtensions`` when every URL it lists is one of :data:`SUPPORTED_EXTENSIONS` (an empty list
-    fails); ``systemLanguage`` when one of its comma-separated language tags has the primary subtag of
-    :data:`USER_LANGUAGE` (``en``, ``en-GB``, ``ru, en``; an empty value fails)."""
-    extensions = el.get("requiredExtensions")
-    if extensions is not None:
-        listed = extensions.split()
-        if not listed or any(url not in SUPPORTED_EXTENSIONS for url in listed):
-            return False
-    languages = el.get("systemLanguage")
-    if languages is not None:
-        tags = [tag.strip() for tag in languages.split(",") if tag.strip()]
-        if not any(tag.split("-")[0].lower() == USER_LANGUAGE for tag in tags):
-            return False
-    return True
 
 
 def _resolve_switches(root: etree._Element) -> None:
@@ -564,7 +540,7 @@ def _resolve_switches(root: etree._Element) -> None:
     SVG - cannot display" notice that ends every draw.io export, which a browser never shows), and would
     evaluate ``systemLanguage`` against their own settings.
     """
-    if not conditions_pass(root):
+    if not conditions_pass(root) or zero_size(root):  # a zero width or height disables the root's rendering
         for child in list(root):
             if child.tag != svg_tag("style"):
                 root.remove(child)

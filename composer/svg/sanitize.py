@@ -73,6 +73,7 @@ from lxml import etree
 
 from composer.errors import ComposerWarning, SvgError
 from composer.svg.budget import MAX_FILE_WORK, NOT_IN_PLACE, Frame, expand, vertices
+from composer.svg.conditions import conditions_pass
 from composer.svg.css import inline_style_sheets
 from composer.svg.images import ImageTooLarge, ImageUnreadable, displayed_raster, gunzipped, skip_image
 from composer.svg.io import MAX_SVG_BYTES, SVG_NS, XLINK_NS, parse_svg, read_limited
@@ -164,7 +165,7 @@ def sanitize(root: etree._Element, *, source: str, base_dir: Path | None, projec
         if el is not root and namespace == SVG_NS and local == "foreignObject" and is_text_only(el):
             _keep_html_text(el, source=source)  # drawn as SVG text at import (composer.text.html)
         elif el is not root and (namespace != SVG_NS or local in REMOVED or not _ASCII_NAME.match(local)):
-            html += namespace == SVG_NS and local == "foreignObject"
+            html += namespace == SVG_NS and local == "foreignObject" and _shows_something(el)
             _remove(el)
             continue
         for attr in list(el.attrib):
@@ -181,7 +182,8 @@ def sanitize(root: etree._Element, *, source: str, base_dir: Path | None, projec
             elif "url(" in el.get(attr).lower():
                 _check_urls(el.get(attr), source=source, where=f"<{local} {name}>")
         if local == "style" and el.text:
-            el.text = _drop_imports(el.text, source=source, base_dir=base_dir, project_root=project_root)
+            el.text = _drop_font_faces(_drop_imports(el.text, source=source, base_dir=base_dir,
+                                                     project_root=project_root), source=source)
             _check_css(el.text, source=source, where="<style>", declarations=False)
         if local != "foreignObject":
             stack.extend(reversed(list(el)))
@@ -206,22 +208,39 @@ HTML_TEXT_ELEMENTS = frozenset({
     "em", "font", "h1", "h2", "h3", "h4", "h5", "h6", "html", "i", "kbd", "label", "mark", "p", "pre", "q", "s",
     "samp", "small", "span", "strike", "strong", "sub", "sup", "tt", "u", "var", "wbr",
 })
+_MATHML_NS = "http://www.w3.org/1998/Math/MathML"
 #: the attributes kept on those elements (what styles the text; links, handlers and the rest are dropped)
 _HTML_ATTRIBUTES = frozenset({"style", "class", "id", "face", "color", "size", "dir", "lang"})
 
 
 def is_text_only(fo: etree._Element) -> bool:
-    """Whether a ``<foreignObject>`` holds only XHTML text elements (:data:`HTML_TEXT_ELEMENTS`) and some
-    text: an image, a table, a form, a list, an inner ``<svg>``, MathML... make it False."""
-    has_text = bool((fo.text or "").strip())
+    """Whether a ``<foreignObject>`` holds only XHTML text elements (:data:`HTML_TEXT_ELEMENTS`), with or
+    without text (mermaid's empty edge labels draw nothing, in a browser too): an image, a table, a form, a
+    list, an inner ``<svg>``, MathML... make it False. One whose conditions fail (Illustrator's
+    ``requiredExtensions="&ns_ai;"``) is never drawn: False too."""
+    if not conditions_pass(fo):
+        return False
     for el in fo.iterdescendants():
         if not isinstance(el.tag, str):
             continue
         qname = etree.QName(el)
         if qname.namespace != XHTML_NS or qname.localname not in HTML_TEXT_ELEMENTS:
             return False
-        has_text = has_text or bool((el.text or "").strip()) or bool((el.tail or "").strip())
-    return has_text
+    return True
+
+
+def _shows_something(fo: etree._Element) -> bool:
+    """Whether a browser would show anything of a ``<foreignObject>`` composer does not draw: its conditions
+    pass and it holds text or an element outside an editor's private namespace (a private one, as
+    Illustrator's ``<i:pgfRef>``, draws nothing in a browser either)."""
+    if not conditions_pass(fo):
+        return False
+    for el in fo.iter():
+        if (el.text or "").strip() or (el is not fo and (el.tail or "").strip()):
+            return True
+        if el is not fo and isinstance(el.tag, str) and etree.QName(el).namespace in (XHTML_NS, SVG_NS, _MATHML_NS):
+            return True
+    return False
 
 
 def _keep_html_text(fo: etree._Element, *, source: str) -> None:
@@ -486,6 +505,31 @@ def _drop_imports(css: str, *, source: str, base_dir: Path | None, project_root:
         warnings.warn(ComposerWarning(f"{source}: <style> imports {target!r}; composer reads no other file for "
                                       "CSS (nor does resvg): its rules are not applied; put them into this <style>"),
                       stacklevel=4)
+    return tinycss2.serialize(kept)
+
+
+def _drop_font_faces(css: str, *, source: str) -> str:
+    """The stylesheet without its ``@font-face`` rules, with one warning naming their families: a browser
+    downloads or decodes the font a rule names (``url(https://fonts.gstatic.com/...)``, a ``data:`` font);
+    composer reads no URL and its engines load no web font, so the text is drawn in the installed font
+    fontconfig gives for the family (:func:`composer.stages.fragment.name_missing_families`), not refused.
+    """
+    if "@" not in css or "font-face" not in css.lower():
+        return css
+    kept, families = [], []
+    for node in tinycss2.parse_stylesheet(css):
+        if getattr(node, "type", "") == "at-rule" and node.lower_at_keyword == "font-face":
+            for decl in tinycss2.parse_declaration_list(node.content or [], skip_comments=True,
+                                                        skip_whitespace=True):
+                if decl.type == "declaration" and decl.lower_name == "font-family":
+                    families.append(tinycss2.serialize(decl.value).strip().strip("'\""))
+            continue
+        kept.append(node)
+    if families:
+        named = ", ".join(repr(f) for f in dict.fromkeys(families))
+        warnings.warn(ComposerWarning(f"{source}: <style> loads web fonts (@font-face {named}); composer reads no URL "
+                                      "or embedded font file: their text is drawn in the installed font fontconfig "
+                                      "gives for the family; install the font to draw it"), stacklevel=4)
     return tinycss2.serialize(kept)
 
 

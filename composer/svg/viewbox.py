@@ -30,12 +30,19 @@ class ViewBox:
     height: float
 
 
+#: the size of an SVG image that says none, in CSS px: the default object size (CSS Images 3, 5.2), at
+#: which a browser draws an ``<img>`` of such a file
+DEFAULT_SIZE_PX = (300.0, 150.0)
+
+
 def view_box(root: etree._Element, *, source: str) -> ViewBox:
-    """The root's viewBox, or ``0 0 width height`` in CSS px (the user unit of an
-    SVG without a viewBox) when it has none.
+    """The root's viewBox, or ``0 0 width height`` in CSS px (the user unit of an SVG without a viewBox)
+    when it has none. A side without a usable length (missing, a percentage, negative, zero or not a
+    length: ``auto``, SVG 2, 8.2) is the default object size's, 300 x 150 px, as a browser sizes an image of
+    the file (a zero side draws nothing: :func:`composer.stages.fragment._resolve_switches`).
 
     Raises:
-        SvgError: no usable viewBox and no absolute width/height.
+        SvgError: a viewBox that is not four finite numbers or has no area.
     """
     text = root.get("viewBox")
     if text:
@@ -49,13 +56,23 @@ def view_box(root: etree._Element, *, source: str) -> ViewBox:
             raise SvgError(f"viewBox {text!r} has no area", file=source)
         return ViewBox(x, y, w, h)
     sizes = []
-    for attr in ("width", "height"):
+    for attr, default in zip(("width", "height"), DEFAULT_SIZE_PX):
         value = root.get(attr, "")
         match = re.fullmatch(r"\s*([0-9.]+)\s*(pt|in|mm|cm|px|)\s*", value)
         if not match or match.group(1).count(".") > 1 or not 0 < float(match.group(1)) < math.inf:
-            raise SvgError(f"no viewBox and {attr}={value!r} is not an absolute length", file=source)
-        sizes.append(float(match.group(1)) * PX_PER_UNIT[match.group(2)])
+            sizes.append(default)
+        else:
+            sizes.append(float(match.group(1)) * PX_PER_UNIT[match.group(2)])
     return ViewBox(0.0, 0.0, sizes[0], sizes[1])
+
+
+def zero_size(root: etree._Element) -> bool:
+    """Whether the root's ``width`` or ``height`` is zero, which disables its rendering (SVG 2, 8.2)."""
+    for attr in ("width", "height"):
+        match = re.fullmatch(r"\s*([-+]?(?:\d+\.?\d*|\.\d+))\s*([a-zA-Z%]*)\s*", root.get(attr) or "")
+        if match and float(match.group(1)) == 0:
+            return True
+    return False
 
 
 @dataclass(frozen=True)

@@ -79,6 +79,7 @@ class Font:
     style: str
     color: str
     decoration: str = ""
+    background: str = ""
 
 
 @dataclass
@@ -88,10 +89,37 @@ class _Line:
     height_px: float = 0.0
 
 
+#: a family no system has: what fontconfig answers for it is its last resort, the font of a family it lacks
+_NO_SUCH_FAMILY = "composer-no-such-family"
+
+
+@cache
+def browser_stack(value: str) -> str:
+    """A CSS ``font-family`` list from the family a browser here draws: the first one fontconfig has, by
+    name or through one of its aliases (``arial`` -> Liberation Sans, ``Helvetica`` -> Nimbus Sans: its match
+    is not its last resort), or a generic family; the list as written when none is (``"trebuchet ms",
+    verdana, arial, sans-serif`` -> ``arial, sans-serif`` where only the aliases of Arial are installed).
+    So the text is measured and drawn in the same font, the one Chromium picks walking the list."""
+    from composer.text.fonts import GENERIC_FAMILIES
+
+    parts = [part.strip() for part in re.split(r",(?=(?:[^\"']|\"[^\"]*\"|'[^']*')*$)", value) if part.strip()]
+    fallback = fontconfig_font(_NO_SUCH_FAMILY)
+    for i, part in enumerate(parts):
+        name = part.strip("'\"").strip()
+        if name.casefold() in GENERIC_FAMILIES:
+            return ", ".join(parts[i:])
+        match = fontconfig_font(name)
+        if match is None:
+            return value
+        if match.family.casefold() == name.casefold() or (fallback is not None and match.file != fallback.file):
+            return ", ".join(parts[i:])
+    return value
+
+
 @cache
 def _face(family: str, weight: str, style: str):
-    """matplotlib's FT2Font of the face fontconfig gives for a CSS family list (its first installed
-    family; fontconfig's default for none), or None."""
+    """matplotlib's FT2Font of the face fontconfig gives for a CSS family list (its first family, as
+    :func:`browser_stack` leaves it first; fontconfig's default for none), or None."""
     from matplotlib import font_manager
 
     bold = "bold" if weight in ("bold", "bolder") or (weight.isdigit() and int(weight) >= 600) else "normal"
@@ -149,6 +177,23 @@ def _length(value: str | None, *, font_px: float, percent_of: float | None = Non
     return None
 
 
+def _colour(value: str) -> str:
+    """A CSS value that is one opaque or translucent colour (``#e8e8e8``, ``rgb(...)``, a name), as written;
+    "" for anything else (``transparent``, an image, a shorthand with more in it)."""
+    import tinycss2
+
+    tokens = [t for t in tinycss2.parse_component_value_list(value) if t.type not in ("whitespace", "comment")]
+    if len(tokens) != 1:
+        return ""
+    token = tokens[0]
+    if token.type == "hash" or (token.type == "function" and token.lower_name in ("rgb", "rgba", "hsl", "hsla")):
+        return value.strip()
+    if token.type == "ident" and token.lower_value not in ("transparent", "none", "initial", "inherit", "unset",
+                                                            "currentcolor"):
+        return value.strip()
+    return ""
+
+
 def _user(value: str | None) -> float | None:
     """An SVG length attribute in user units (a bare number, or px and the absolute units); None for a
     percentage, auto or nothing."""
@@ -187,9 +232,11 @@ class _Computed:
     text_align: str = "start"
     white_space: str = "normal"
     decoration: str = ""
+    background: str = ""  # not inherited in CSS, but painted behind the text of everything inside
 
     def font(self) -> Font:
-        return Font(self.family, self.size_px, self.weight, self.style, self.color, self.decoration)
+        return Font(self.family, self.size_px, self.weight, self.style, self.color, self.decoration,
+                    self.background)
 
     def line_height_px(self) -> float:
         kind, value = self.line_height
@@ -206,7 +253,7 @@ def _inherit(parent: _Computed, el: etree._Element, decl: dict[str, str]) -> _Co
     out = _Computed(**parent.__dict__)
     if name == "font":  # <font face color size>: presentational hints, below any CSS
         if el.get("face"):
-            out.family = el.get("face", "")
+            out.family = browser_stack(el.get("face", ""))
         if el.get("color"):
             out.color = el.get("color", "")
         if (el.get("size") or "").strip().isdigit():
@@ -230,7 +277,7 @@ def _inherit(parent: _Computed, el: etree._Element, decl: dict[str, str]) -> _Co
     if "font-size" in decl:
         out.size_px = _font_size(decl["font-size"], parent.size_px)
     if decl.get("font-family"):
-        out.family = decl["font-family"]
+        out.family = browser_stack(decl["font-family"])
     if decl.get("font-weight"):
         out.weight = decl["font-weight"].strip().lower()
     if decl.get("font-style"):
@@ -244,6 +291,9 @@ def _inherit(parent: _Computed, el: etree._Element, decl: dict[str, str]) -> _Co
     if decl.get("text-decoration") or decl.get("text-decoration-line"):
         line = (decl.get("text-decoration-line") or decl.get("text-decoration") or "").lower()
         out.decoration = next((d for d in ("underline", "line-through", "overline") if d in line), "")
+    background = _colour(decl.get("background-color") or decl.get("background") or "")
+    if background:
+        out.background = background
     if decl.get("line-height"):
         value = decl["line-height"].strip().lower()
         m = _NUMBER.match(value)
@@ -507,8 +557,16 @@ def _write(fo: etree._Element, lines: list[_Line], state: _Computed, left: float
         biggest = max((f for _, f in line.runs), key=lambda f: f.size_px)
         ascent, descent, _ = font_extent(biggest)
         baseline = y + (line.height_px - (ascent + descent)) / 2 + ascent
-        text = etree.SubElement(group, f"{{{SVG_NS}}}text", {
-            "x": _num(left + width * fx), "y": _num(baseline), "text-anchor": anchor})
+        x = left + width * fx
+        start = x - line.width_px * fx
+        for run_text, font in line.runs:  # backgrounds behind the runs: the run's extent x the line box
+            run_w = text_width_px(run_text, font)
+            if font.background:
+                etree.SubElement(group, f"{{{SVG_NS}}}rect", {
+                    "x": _num(start), "y": _num(y), "width": _num(run_w), "height": _num(line.height_px),
+                    "fill": font.background})
+            start += run_w
+        text = etree.SubElement(group, f"{{{SVG_NS}}}text", {"x": _num(x), "y": _num(baseline), "text-anchor": anchor})
         text.set("{http://www.w3.org/XML/1998/namespace}space", "preserve")
         _font_attributes(text, first)
         merged: list[tuple[str, Font]] = []

@@ -93,3 +93,44 @@ def test_mermaid_labels_take_the_style_sheets_font_and_colour(tmp_path):
         left, right, top, bottom = ink(image, (0, 0, 255), (0, 0, 100, 50))
         assert abs((left + right) / 2 - 50) <= 1.5 and 26 <= top and bottom <= 34, (left, right, top, bottom)
     assert b'font-size="16"' in svg
+
+
+#: what a browser draws nothing of, and says nothing about: mermaid's empty edge label, Illustrator's private
+#: data in a <switch> (its requiredExtensions fails: the <g> after it is drawn, green); a web font the file loads
+#: (@font-face with a URL: composer reads none, the text is drawn in the installed font); a label's background
+#: (mermaid's .edgeLabel: #ffff00 behind the run, over its line box: line-height 1.5 at 16 px, y 10..34)
+QUIET = (
+    f'<svg {HEAD} xmlns:i="http://ns.adobe.com/AdobeIllustrator/10.0/" width="100" height="50" viewBox="0 0 100 50">'
+    '<style>@font-face { font-family: "Web Font"; src: url(https://fonts.example.org/web.woff2) format("woff2"); }'
+    ' .edgeLabel { background-color: #ffff00; }</style>'
+    '<foreignObject width="0" height="0"><div xmlns="http://www.w3.org/1999/xhtml"><span class="edgeLabel">'
+    '</span></div></foreignObject>'
+    '<switch><foreignObject requiredExtensions="http://ns.adobe.com/AdobeIllustrator/10.0/" width="1" height="1">'
+    '<i:pgfRef/></foreignObject><g><rect x="90" y="40" width="10" height="10" fill="#00ff00"/></g></switch>'
+    '<foreignObject x="10" y="10" width="80" height="24"><div xmlns="http://www.w3.org/1999/xhtml" '
+    'style="width: 80px; line-height: 1.5; text-align: center; font-size: 16px; font-family: \'Web Font\', '
+    'DejaVu Sans;"><span class="edgeLabel">HEH</span></div></foreignObject></svg>')
+
+
+def test_what_a_browser_draws_nothing_of_is_silent_and_a_label_background_is_drawn(tmp_path):
+    png, pdf, messages, svg = compose(tmp_path, (100, 50), {"q": (QUIET, (0, 0), (100, 50))})
+    assert not [m for m in messages if "foreignObject" in m], messages
+    fonts = [m for m in messages if "@font-face" in m]
+    assert len(fonts) == 1 and "'Web Font'" in fonts[0] and "art/q.svg" in fonts[0], messages
+    for image in (png, pdf):
+        assert tuple(image[45, 95][:3]) == (0, 255, 0), image[45, 95]
+        left, right, top, bottom = ink(image, (255, 255, 0), (0, 0, 100, 50))
+        assert top == 10 and bottom == 34 and abs((left + right) / 2 - 50) <= 1.5, (left, right, top, bottom)
+        assert tuple(image[12, 50][:3]) == (255, 255, 0)  # above the capitals, inside the line box
+    assert b"fonts.example.org" not in svg and b"pgfRef" not in svg
+
+
+def test_the_family_drawn_is_the_first_of_the_list_the_system_has():
+    """As Chromium walks a font-family list (mermaid's ``"trebuchet ms", verdana, arial, sans-serif``): a family
+    fontconfig lacks (its match is fontconfig's last resort) is passed over; DejaVu Sans (installed with
+    fonts-dejavu-core, as CI installs it) is taken; a generic family ends the walk."""
+    from composer.text.html import browser_stack
+
+    assert browser_stack('"No Such Family 1", \'No Such Family 2\', DejaVu Sans, sans-serif') == "DejaVu Sans, sans-serif"
+    assert browser_stack('"No Such Family 1", serif') == "serif"
+    assert browser_stack("No Such Family 1") == "No Such Family 1"  # none: as written, for the later passes

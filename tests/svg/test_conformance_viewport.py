@@ -169,3 +169,21 @@ def test_a_plain_drawing_is_cut_at_its_viewport_and_spares_its_neighbours(tmp_pa
         assert png[10, x, 3] < 10 and near(pdf[10, x], WHITE), (x, png[10, x], pdf[10, x])
     for x in (41, 50, 59):
         assert near(png[10, x], (*BLUE, 255)) and near(pdf[10, x], BLUE), (x, png[10, x], pdf[10, x])
+
+
+def test_a_file_without_a_size_is_an_image_of_the_default_size_and_a_zero_size_draws_nothing(tmp_path):
+    """No width, height or viewBox (or negative ones): a browser draws an image of the file at the default
+    object size, 300 x 150 CSS px (CSS Images 3, 5.2); fitted in a 60 x 30 pt box that is scale 0.2, so the
+    100 x 200 px rect covers x 0..20 and is cut at the viewport's bottom, 150 px: y 0..30, not 40. A zero
+    width disables the file's rendering (SVG 2, 8.2): nothing drawn, nothing refused."""
+    unsized = f'<svg {HEAD}><rect width="100" height="200" fill="#0000ff"/></svg>'
+    negative = f'<svg {HEAD} width="-50" height="-100"><rect width="100" height="200" fill="#0000ff"/></svg>'
+    zero = f'<svg {HEAD} width="0" height="0"><rect width="100" height="200" fill="#ff0000"/></svg>'
+    png, pdf, _, _ = compose(tmp_path, (200, 40), {"u": (unsized, (0, 0), (60, 30)), "n": (negative, (70, 0), (60, 30)),
+                                                   "z": (zero, (140, 0), (60, 30))})
+    for dx in (0, 70):
+        for x, y in ((dx + 2, 2), (dx + 18, 28)):
+            assert near(png[y, x], (*BLUE, 255)) and near(pdf[y, x], BLUE), (x, y, png[y, x], pdf[y, x])
+        for x, y in ((dx + 22, 10), (dx + 10, 32), (dx + 10, 38)):
+            assert png[y, x, 3] < 10 and near(pdf[y, x], WHITE), (x, y, png[y, x], pdf[y, x])
+    assert png[:, 140:, 3].max() < 10 and near(pdf[20, 170], WHITE)
