@@ -201,10 +201,8 @@ def rewrite_references(job: Import) -> None:
         return f"url(#{new}){fallback}" if new else (fallback.strip() or "none")
 
     seen: set[str] = set()
-    for el in job.root.iter():
-        if not isinstance(el.tag, str):
-            continue
-        for attr, value in el.attrib.items():
+    for el in job.root.iter(etree.Element):
+        for attr, value in el.items():
             if attr == "id":
                 if value in seen:  # a repeated id: references go to the first, as in a browser
                     del el.attrib[attr]
@@ -234,7 +232,7 @@ def remove_empty_uses(job: Import) -> None:
     """Remove every ``<use>`` left without a ``#id`` to draw: it draws nothing, and cairosvg takes a
     ``<use>`` without ``href`` for the whole document, recursing forever."""
     for use in list(job.root.iter(svg_tag("use"))):
-        if not any((use.get(attr) or "").startswith("#") for attr in _HREFS):
+        if not ((use.get(_HREFS[0]) or "").startswith("#") or (use.get(_HREFS[1]) or "").startswith("#")):
             use.getparent().remove(use)
 
 
@@ -362,11 +360,15 @@ def inline_used_styles(root: etree._Element) -> None:
 
     if root.find(f".//{svg_tag('style')}") is None:
         return
-    by_id = {el.get("id"): el for el in root.iter() if isinstance(el.tag, str) and el.get("id")}
-    targets = set()  # what the <use>s draw
+    by_id = {el.get("id"): el for el in [root, *root.iterfind(".//*[@id]")] if el.get("id")}
+    targets = set()  # what the <use>s draw (a scatter's 100,000 markers: no generator per use)
     for use in root.iter(svg_tag("use")):
-        href = next((v for v in (use.get(a) for a in _HREFS) if v and v.startswith("#")), None)
-        if href is not None and href[1:] in by_id:
+        href = use.get(_HREFS[0])
+        if not (href and href.startswith("#")):
+            href = use.get(_HREFS[1])
+            if not (href and href.startswith("#")):
+                continue
+        if href[1:] in by_id:
             targets.add(by_id[href[1:]])
     if not targets:
         return

@@ -31,6 +31,9 @@ the PNG and at 300 dpi for the PDF (svg2pdf rasterizes a filtered element at abo
 dpi), one work unit per :data:`NS_PER_UNIT` (1 us) of the CPU time measured per pixel (:data:`FILTER_NS`). They
 are counted where the canvas is composed (the panel's size and the dpi are known there), not when a file is read.
 
+The PNG's own pixels count :data:`CANVAS_PIXEL_NS` each (a poster-sized canvas at 600 dpi is seconds of work
+before anything is drawn on it).
+
 Not modelled (each a known way to take longer than estimated): the pixels a large filled shape covers
 (2,000 full-canvas rects take 1.1 s at 300 dpi on a 100 pt canvas and count 24,000 units), raster images,
 and a single path of tens of thousands of crossing segments (a noisy 100,000-point line: 8 s of PNG for
@@ -75,8 +78,26 @@ _PAINTS = frozenset({"linearGradient", "radialGradient", "stop"})
 NOT_IN_PLACE = frozenset({"defs", "symbol", "marker", "pattern", "clipPath", "mask", "filter"})
 
 
+class _Uses:
+    """Stands, in :func:`_canvas_work`'s walk, for an element's plain ``<use>`` children counted together."""
+
+
+#: an element with this many children or more has its plain ``<use>`` children counted in one pass
+_MANY_CHILDREN = 256
+_XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
+_USE_TAG = "{http://www.w3.org/2000/svg}use"
+#: tag -> its local name (a canvas has a few dozen tags and hundreds of thousands of elements)
+_LOCAL_NAMES: dict[Any, str] = {}
+
+
 def _local(el: etree._Element) -> str:
-    return el.tag.rpartition("}")[2] if isinstance(el.tag, str) else ""
+    tag = el.tag
+    local = _LOCAL_NAMES.get(tag)
+    if local is None:
+        local = tag.rpartition("}")[2] if isinstance(tag, str) else ""
+        if len(_LOCAL_NAMES) < 4096:
+            _LOCAL_NAMES[tag] = local
+    return local
 
 
 def vertices(el: etree._Element) -> int:
@@ -110,12 +131,12 @@ def _references(el: etree._Element) -> list[tuple[str, int]]:
     """(target id, times) for every ``#id`` reference of ``el``: hrefs, and ``url(#id)`` in any
     attribute (a marker once per vertex, at most: start, mid and end)."""
     refs: list[tuple[str, int]] = []
-    for attr, value in el.attrib.items():
-        name = attr.rpartition("}")[2]
-        if name == "href":
+    for attr, value in el.items():
+        if attr.endswith("href") and (len(attr) == 4 or attr[-5] == "}"):
             if value.startswith("#"):
                 refs.append((value[1:], 1))
         elif "url(" in value:
+            name = attr.rpartition("}")[2]
             for match in _URL.finditer(value):
                 marker = "marker" in name or (name == "style" and "marker" in value)
                 refs.append((match.group(2), vertices(el) + 1 if marker else 1))
@@ -159,8 +180,15 @@ def expand(start: etree._Element, successors: Callable[[etree._Element], Sequenc
                 if on_cycle is not None:
                     on_cycle(stack, child)
             else:
-                on_path.add(key)
-                stack.append((child, successors(child), 0, own(child)))
+                following, work = successors(child), own(child)
+                if all(id(s[0]) in cost for s in following):  # a leaf, or a <use> of what is counted: no frame
+                    for s in following:
+                        work = capped(work + s[1] * cost[id(s[0])])
+                    cost[key] = work
+                    stack[-1] = (el, succ, index + 1, capped(total + times * work))
+                else:
+                    on_path.add(key)
+                    stack.append((child, following, 0, work))
             continue
         stack.pop()
         on_path.discard(id(el))
@@ -179,10 +207,21 @@ def canvas_work(root: etree._Element, *, dpi: float = 300.0) -> tuple[int, dict[
     reference cycle counts once (viewers draw a cyclic reference as nothing). An element drawn through a
     ``<filter>`` also counts the filter's pixel work (:func:`filter_work`) at ``dpi`` for the PNG and at
     :data:`PDF_FILTER_DPI` for the PDF; the root's user unit is taken as 1 pt (composer's canvas). Above 300 dpi
-    the element work grows as ``dpi`` / 300 (:func:`dpi_factor`).
+    the element work grows as ``dpi`` / 300 (:func:`dpi_factor`); the PNG's pixels count too
+    (:func:`canvas_pixel_work`), in the total only.
     """
     total, tops, _ = _canvas_work(root, dpi)
     return total, tops
+
+
+def canvas_pixel_work(root: etree._Element, dpi: float) -> int:
+    """The work of the PNG's pixels themselves, whatever is drawn on them: :data:`CANVAS_PIXEL_NS` per pixel of the
+    canvas (its ``viewBox``, else ``width``/``height``, taken in pt) at ``dpi``, 0 for a canvas of no known size."""
+    canvas = _canvas_pt(root)
+    if canvas is None:
+        return 0
+    pixels = math.ceil(canvas[0] * dpi / 72.0) * math.ceil(canvas[1] * dpi / 72.0)
+    return math.ceil(pixels * CANVAS_PIXEL_NS / NS_PER_UNIT)
 
 
 def dpi_factor(dpi: float) -> float:
@@ -197,9 +236,9 @@ def _canvas_work(root: etree._Element, dpi: float, stop_at: int | None = None,
     """:func:`canvas_work` and, per top-level id drawing filters, ``(their work, the costliest one)``. With
     ``stop_at``, the filters are not costed, or not all, once the total is past it (it is then over budget)."""
     # every element's proxy is kept alive while this runs: lxml reuses a freed proxy's id()
-    elements = [el for el in root.iter() if isinstance(el.tag, str)]
+    elements = list(root.iter(etree.Element))
     ids: dict[str, etree._Element] = {}
-    for el in elements:
+    for el in [root, *root.iterfind(".//*[@id]")]:  # document order: the first of an id is the one referenced
         ident = el.get("id")
         if ident and ident not in ids:
             ids[ident] = el
@@ -207,14 +246,51 @@ def _canvas_work(root: etree._Element, dpi: float, stop_at: int | None = None,
 
     def successors(el: etree._Element) -> list[tuple[etree._Element, int, str]]:
         """(successor, times, how: ``child``, ``use`` for a ``<use>``'s target, ``ref`` for another reference)"""
-        out = [(child, 1, "child") for child in el if isinstance(child.tag, str) and _local(child) not in NOT_IN_PLACE]
+        out = [(child, 1, "child") for child in el if _local(child) not in NOT_IN_PLACE and isinstance(child.tag, str)]
+        if not el.attrib:
+            return out
         for target_id, times in _references(el):
             target = ids.get(target_id)
             if target is not None and _local(target) not in _PAINTS:
                 out.append((target, times, "use" if _local(el) == "use" and times == 1 else "ref"))
         return out
 
-    expand(root, successors, cost)
+    uses_own = _Uses()  # stands for the plain <use> children of an element, counted together (below)
+    cost[id(uses_own)] = ELEMENT_WORK  # a <use>'s own work: no vertices
+
+    def work_successors(el: etree._Element) -> list[tuple[Any, int, str]]:
+        """:func:`successors`, with the plain ``<use>`` children of an element of many children (a scatter's
+        100,000 markers) counted by target, in one pass instead of one step of the walk each: a ``<use>`` with no
+        child, no ``d``/``points``, one href and no ``url()`` in any attribute draws its target plus its own work."""
+        if el is root or len(el) < _MANY_CHILDREN:
+            return successors(el)
+        out: list[tuple[Any, int, str]] = []
+        targets: dict[str, int] = {}
+        plain = 0
+        for child in el:
+            if child.tag == _USE_TAG and not len(child):
+                xlink, href = child.get(_XLINK_HREF), child.get("href")
+                if (xlink is None) != (href is None) and child.get("d") is None and child.get("points") is None \
+                        and "url(" not in " ".join(child.values()):
+                    link = xlink or href or ""
+                    targets[link] = targets.get(link, 0) + 1
+                    plain += 1
+                    continue
+            if _local(child) not in NOT_IN_PLACE and isinstance(child.tag, str):
+                out.append((child, 1, "child"))
+        if plain:
+            out.append((uses_own, plain, "uses"))
+        for link, count in targets.items():
+            target = ids.get(link[1:]) if link.startswith("#") else None
+            if target is not None and _local(target) not in _PAINTS:
+                out.append((target, count, "use"))
+        for target_id, times in _references(el) if el.attrib else ():
+            target = ids.get(target_id)
+            if target is not None and _local(target) not in _PAINTS:
+                out.append((target, times, "ref"))
+        return out
+
+    expand(root, work_successors, cost)
 
     def top_id(child: etree._Element) -> str:
         return child.get("id", f"<{_local(child)}>")
@@ -222,7 +298,7 @@ def _canvas_work(root: etree._Element, dpi: float, stop_at: int | None = None,
     factor = dpi_factor(dpi)
     tops = {top_id(child): math.ceil(cost[id(child)] * factor) for child in root
             if isinstance(child.tag, str) and id(child) in cost}  # defs and the like: counted where used
-    total = math.ceil(cost[id(root)] * factor)
+    total = math.ceil(cost[id(root)] * factor) + canvas_pixel_work(root, dpi)
     filtered = _filtered(root, elements, ids)
     heavy: dict[str, tuple[int, FilterCost]] = {}
     if not filtered or (stop_at is not None and total > stop_at):
@@ -306,6 +382,9 @@ def over_budget(root: etree._Element, names: Mapping[str, str], *, limit: int = 
 PDF_FILTER_DPI = 300.0
 #: nanoseconds of export per work unit: a unit of filter work is as long as a unit of drawing (1 us of CPU time)
 NS_PER_UNIT = 1_000
+#: nanoseconds of CPU per pixel of the PNG, whatever it shows (the pixmap filled, composited and encoded): a blank
+#: 1000 x 1000 pt canvas at 300 dpi (17.4 million pixels) took 0.39 s, a 2000 x 2000 pt one 1.62 s (22 and 23 ns)
+CANVAS_PIXEL_NS = 25
 #: the PDF's filter region is not clipped to the canvas as the PNG's is: svg2pdf rasterizes the filtered layer's
 #: whole box (measured: a blur on a region 10 canvases wide takes 10 s in the PDF, 0.2 s in the PNG; the time
 #: stops growing past about 15 canvases); it is clipped at this many canvases around the canvas, more than that
@@ -613,6 +692,8 @@ def _filtered(root: etree._Element, elements: Sequence[etree._Element], ids: Map
     drawn through one: its ``filter`` from its inline style, else from a ``<style>`` rule (matched by
     :class:`composer.svg.css.StyleSheet`, only when a sheet names a filter), else its attribute. Empty, and
     quick, for a canvas without filters."""
+    if next(root.iter("{http://www.w3.org/2000/svg}filter", "filter"), None) is None:
+        return {}  # no <filter> to be drawn through
     sheets = [el for el in elements if _local(el) == "style" and "filter" in (el.text or "")]
     by_css: dict[etree._Element, dict[str, str]] = {}
     if sheets:

@@ -15,6 +15,7 @@ from lxml import etree
 from composer.errors import SvgError
 from composer.pipeline import build
 from composer.svg.budget import (
+    CANVAS_PIXEL_NS,
     ELEMENT_WORK,
     FILTER_NS,
     MAX_FIGURE_WORK,
@@ -50,11 +51,31 @@ def test_work_counts_elements_vertices_and_every_use_expanded():
     assert tops["b"] == E + (E + 2 * V)
     assert tops["c"] == E + (E + 2 * V) + 3 * (E + (E + 2 * V))
     assert tops["d"] == E + (E + 2 * V) + (E + 3 * T)
-    assert total == E + tops["a"] + tops["b"] + tops["c"] + tops["d"]  # <defs> counts only where it is used
+    # and the PNG's pixels: the 10 x 10 pt canvas is 42 x 42 px at 300 dpi (41.67 rounded up)
+    pixels = math.ceil(42 * 42 * CANVAS_PIXEL_NS / NS_PER_UNIT)
+    elements = E + tops["a"] + tops["b"] + tops["c"] + tops["d"]  # <defs> counts only where it is used
+    assert total == elements + pixels
     assert "<defs>" not in tops
-    # at 600 dpi the element work doubles (the PNG's share grows with the pixels); below 300 it stays
-    assert canvas_work(etree.fromstring(svg.encode()), dpi=600.0)[0] == 2 * total
-    assert canvas_work(etree.fromstring(svg.encode()), dpi=100.0)[0] == total
+    # at 600 dpi the element work doubles (the PNG's share grows with the pixels), and the pixels are 84 x 84;
+    # at 100 dpi the element work stays, and the pixels are 14 x 14
+    assert canvas_work(etree.fromstring(svg.encode()), dpi=600.0)[0] == 2 * elements + math.ceil(
+        84 * 84 * CANVAS_PIXEL_NS / NS_PER_UNIT)
+    assert canvas_work(etree.fromstring(svg.encode()), dpi=100.0)[0] == elements + math.ceil(
+        14 * 14 * CANVAS_PIXEL_NS / NS_PER_UNIT)
+
+
+def test_many_uses_in_one_group_count_as_each_would():
+    """A group of 301 children (past the 256 where plain <use> children are counted together): 200 plain uses of a
+    5-vertex path, 50 clipped by a style's url() (each also draws the clip path and its rect), 50 rects and a use
+    of a missing id (its own work only), each counted as the rule says."""
+    E, V = ELEMENT_WORK, VERTEX_WORK
+    children = ('<use xlink:href="#m"/>' * 200 + '<use xlink:href="#m" style="clip-path: url(#c)"/>' * 50
+                + '<rect width="1" height="1"/>' * 50 + '<use xlink:href="#gone"/>')
+    svg = (f'<svg {S} viewBox="0 0 10 10"><defs><path id="m" d="M0 0 L1 1 L2 0 L3 1 L4 0"/>'
+           f'<clipPath id="c"><rect width="5" height="5"/></clipPath></defs><g id="g">{children}</g></svg>')
+    path, clip, rect = E + 5 * V, E + (E + 2 * V), E + 2 * V
+    assert canvas_work(etree.fromstring(svg.encode()))[1]["g"] == (E + 200 * (E + path) + 50 * (E + path + clip)
+                                                                  + 50 * rect + E)
 
 
 def test_what_defs_hold_unused_costs_nothing():
@@ -64,7 +85,8 @@ def test_what_defs_hold_unused_costs_nothing():
         f'<g id="l{i}">' + f'<use xlink:href="#l{i - 1}"/>' * 10 + "</g>" for i in range(1, 8))
     hidden = f'<svg {S} width="10" height="10" viewBox="0 0 10 10"><defs>{tree}</defs><rect width="5" height="5"/></svg>'
     root = sanitize(etree.fromstring(hidden.encode()), source="hidden.svg", base_dir=Path("."), project_root=Path("."))
-    assert canvas_work(root)[0] == ELEMENT_WORK + (ELEMENT_WORK + 2 * VERTEX_WORK)  # the root and its rect
+    pixels = math.ceil(42 * 42 * CANVAS_PIXEL_NS / NS_PER_UNIT)  # 10 x 10 pt at 300 dpi: 42 x 42 px
+    assert canvas_work(root)[0] == ELEMENT_WORK + (ELEMENT_WORK + 2 * VERTEX_WORK) + pixels  # the root and its rect
     used = hidden.replace("</defs>", '</defs><use xlink:href="#l7"/>')
     with pytest.raises(SvgError, match="expands to more than"):
         sanitize(etree.fromstring(used.encode()), source="used.svg", base_dir=Path("."), project_root=Path("."))

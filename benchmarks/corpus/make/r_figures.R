@@ -32,8 +32,8 @@ base <- list(
   base_lines_lty_lwd = function() { plot(0, 0, type = "n", xlim = c(0, 10), ylim = c(0, 7)); for (i in 1:6) abline(h = i, lty = i, lwd = i / 2) },
   base_text_fonts = function() { plot.new(); for (i in 1:4) text(.5, i / 5, paste("font", i, "Sphinx of black quartz"), font = i, cex = 1.4) }
 )
-# svglite: all ggplots + 2 base plots; pdf(): 6 ggplots + all base; cairo_pdf(): 6 ggplots + 3 base; svg(): 4 + 1
-for (n in names(gg)) { svglite(file.path("r-svglite", paste0(n, ".svg")), width = 5, height = 3.5); print(gg[[n]]); invisible(dev.off()) }
+# svglite: all ggplots but the hex bins (92 KB of rects) + 2 base plots; pdf(): 6 ggplots + all base; cairo_pdf(): 6 ggplots + 3 base; svg(): 4 + 1
+for (n in setdiff(names(gg), "hex_legend_bottom")) { svglite(file.path("r-svglite", paste0(n, ".svg")), width = 5, height = 3.5); print(gg[[n]]); invisible(dev.off()) }
 for (n in names(base)[c(3, 4)]) { svglite(file.path("r-svglite", paste0(n, ".svg")), width = 6, height = 5); base[[n]](); invisible(dev.off()) }
 for (n in names(gg)[c(1, 3, 5, 8, 11, 12)]) { pdf(file.path("r-pdf", paste0(n, ".pdf")), width = 5, height = 3.5); print(gg[[n]]); invisible(dev.off()) }
 for (n in names(base)) { pdf(file.path("r-pdf", paste0(n, ".pdf")), width = 6, height = 5); base[[n]](); invisible(dev.off()) }
