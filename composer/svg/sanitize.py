@@ -71,7 +71,7 @@ from urllib.parse import unquote, urlsplit
 import tinycss2
 from lxml import etree
 
-from composer.errors import ComposerWarning, SvgError
+from composer.errors import ComposerWarning, ImportFeature, SvgError
 from composer.svg.budget import MAX_FILE_WORK, NOT_IN_PLACE, Frame, expand, vertices
 from composer.svg.conditions import conditions_pass
 from composer.svg.css import inline_style_sheets
@@ -99,6 +99,8 @@ REMOVED = frozenset({
     "script", "foreignObject", "set", "animate", "animateMotion", "animateTransform", "animateColor",
     "discard", "handler", "listener", "iframe", "embed", "object", "audio", "video", "canvas", "metadata",
 })
+#: SMIL animation elements (SVG 2, 19): a browser plays them, composer draws the drawing as it stands
+ANIMATIONS = frozenset({"set", "animate", "animateMotion", "animateTransform", "animateColor", "discard"})
 #: elements whose href may name an image file or a data: URI.
 IMAGE_ELEMENTS = frozenset({"image", "feImage"})
 #: paint servers: referencing one draws no geometry of its own.
@@ -155,6 +157,7 @@ def sanitize(root: etree._Element, *, source: str, base_dir: Path | None, projec
     budget = _budget or _Budget()
     project_root = project_root.resolve()
     html = 0  # <foreignObject>s removed: what they hold is not drawn, one warning says so
+    animations = 0  # SMIL animation elements removed: the drawing as it stands before any, one warning says so
     stack = [root]
     while stack:
         el = stack.pop()
@@ -166,6 +169,7 @@ def sanitize(root: etree._Element, *, source: str, base_dir: Path | None, projec
             _keep_html_text(el, source=source)  # drawn as SVG text at import (composer.text.html)
         elif el is not root and (namespace != SVG_NS or local in REMOVED or not _ASCII_NAME.match(local)):
             html += namespace == SVG_NS and local == "foreignObject" and _shows_something(el)
+            animations += namespace == SVG_NS and local in ANIMATIONS
             _remove(el)
             continue
         for attr in list(el.attrib):
@@ -188,11 +192,18 @@ def sanitize(root: etree._Element, *, source: str, base_dir: Path | None, projec
         if local != "foreignObject":
             stack.extend(reversed(list(el)))
     if html:
-        warnings.warn(ComposerWarning(
+        feature = "<foreignObject> holding HTML other than text"
+        detail = f"{html} not drawn"
+        warnings.warn(ImportFeature(
             f"{source}: {html} <foreignObject> not drawn: they hold HTML other than text (an image, a table, a "
             "list, a form, an inner document...), which composer does not draw; their SVG fallback is drawn "
-            "where the file has one (in a <switch>); save the drawing with its content as SVG"),
-            stacklevel=2)
+            "where the file has one (in a <switch>); save the drawing with its content as SVG", panel="",
+            file=source, feature=feature, detail=detail), stacklevel=2)
+    if animations:
+        feature = "SMIL animation"
+        detail = f"{animations} animation element{'s' * (animations > 1)} left out: drawn as it stands before any"
+        warnings.warn(ImportFeature(f"{source}: {feature} ({detail}); a browser plays it", panel="", file=source,
+                                    feature=feature, detail=detail), stacklevel=2)
     inline_style_sheets(root)  # rules the engine cannot match, applied as a browser applies them
     resolve_symbol_percentages(root)  # what the engine resolves against another viewport
     _spend(root, budget, source)
