@@ -928,7 +928,6 @@ def _as_written(figure: Figure, feature: ImportFeature) -> str:
     """The file of ``feature`` as the layout names it (``../assets/web.svg``) when it is its panel's file,
     else as the import named it."""
     import os
-
     from pathlib import PurePath
 
     for panel in figure.panels:
