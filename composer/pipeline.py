@@ -728,8 +728,6 @@ class _Read:
         previous: the last build's manifest (layout files only, with the cache), or None.
         opened: what a Python layout and each ``values()`` opened (:func:`composer.sandbox.audit.run_recorded`):
             (who, files).
-        features: what reading the imported files recorded of features composer draws differently from a
-            browser (:class:`composer.errors.ImportFeature`: the sanitizer's), for the check.
     """
 
     source: _Source
@@ -742,7 +740,6 @@ class _Read:
     digests: dict[Path, str | None]
     previous: dict[str, Any] | None
     opened: list[tuple[str, Opened]] = dataclasses.field(default_factory=list)
-    features: list[ImportFeature] = dataclasses.field(default_factory=list)
 
     @property
     def last_seconds(self) -> dict[str, float]:
@@ -795,8 +792,7 @@ def _read(source: _Source, out_dir: Path, opts: BuildOptions) -> _Read:
     # the files values() opens (in its worker), and those the panel modules' own code opens as they are
     # imported here (module-level code: DATA = json.load(open(...))); the inputs composer reads itself are
     # dropped from both later (_untracked)
-    features: list[ImportFeature] = []  # what reading each file left out that a browser draws, for the check
-    with collecting() as by_values, recording(known=digests) as on_import, _recording([], features):
+    with collecting() as by_values, recording(known=digests) as on_import:
         inputs = read_figure_inputs(project, figure, source.file, source.functions, timeout_s=opts.timeout_s)
     opened += [*by_values, ("importing the panel modules", on_import)]
     on_import_read = {manifest.display_path(Path(p), project.root): d  # relative: a moved project keeps its keys
@@ -807,7 +803,7 @@ def _read(source: _Source, out_dir: Path, opts: BuildOptions) -> _Read:
     keys = panel_keys(figure, inputs, boxes, groups, sources, digests, in_code=set(source.functions),
                        opened=on_import_read)
     previous = manifest.load(out_dir, source.name) if opts.cache and source.layout_path is not None else None
-    return _Read(source, inputs, typeset, engine, boxes, groups, keys, digests, previous, opened, features)
+    return _Read(source, inputs, typeset, engine, boxes, groups, keys, digests, previous, opened)
 
 
 def _lookup(read: _Read, panel_cache: PanelCache, opts: BuildOptions) -> dict[str, RenderedPanel]:
@@ -939,7 +935,7 @@ def _compose(read: _Read, rendered: Mapping[str, RenderedPanel], opts: BuildOpti
     """
     inputs, typeset = read.inputs, read.typeset
     progress.stage("composing")
-    features = list(read.features)  # what reading and importing each file drew differently, for the check
+    features: list[ImportFeature] = []  # what the import of each file draws differently, for the check
     with _recording(issued, features):
         svg = compose(inputs, rendered, typeset, dpi=opts.dpi)  # filters are costed at the PNG's dpi
         for clipped in clipped_text_warnings(inputs.figure, svg):  # check reports it too, as outside-canvas

@@ -26,7 +26,6 @@ it makes an SVG document the size of its box), its tests, its entry in the layou
 from __future__ import annotations
 
 import os
-import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -36,7 +35,7 @@ from typing import Any, ClassVar, Protocol
 
 from lxml import etree
 
-from composer.errors import DataError, ImportFeature, LayoutError, SvgError
+from composer.errors import DataError, LayoutError, SvgError
 from composer.kinds import Registry
 from composer.kinds.outputs import PdfPage
 from composer.layout import sources as tables
@@ -227,30 +226,11 @@ def read_project_file(panel: Panel, reading: Reading, read: Callable[[Path, str,
     layout_dir = Path(reading.file).parent if os.path.isabs(reading.file) else (reading.root / reading.file).parent
     shown = os.path.relpath(panel.source, layout_dir)
     try:
-        with _of_panel(panel.name):
-            return read(path, display, shown)
+        return read(path, display, shown)
     except SvgError as exc:
         detail = exc.message if exc.file == display else str(exc)  # name a nested image file
         raise SvgError(f"{shown!r} is not usable: {detail}", file=reading.file,
                        key=f"{panel.key}.{panel.kind}") from None
-
-
-@contextmanager
-def _of_panel(name: str) -> Iterator[None]:
-    """Each :class:`~composer.errors.ImportFeature` the block warns of without a panel (the sanitizer's:
-    it knows files, not figures) is issued again as the panel ``name``'s; other warnings pass unchanged."""
-    with warnings.catch_warnings(record=True) as log:
-        warnings.simplefilter("always")
-        try:
-            yield
-        finally:
-            caught = list(log)
-    for w in caught:
-        message = w.message
-        if isinstance(message, ImportFeature) and not message.panel:
-            message = ImportFeature(str(message), panel=name, file=message.file, feature=message.feature,
-                                    detail=message.detail)
-        warnings.warn_explicit(message, w.category, w.filename, w.lineno, source=w.source)
 
 
 @contextmanager
