@@ -61,6 +61,16 @@ def use_fonts(folder: Path) -> None:
                     f"<dir>{folder.resolve()}</dir></fontconfig>\n")
     atexit.register(conf.unlink)
     os.environ["FONTCONFIG_FILE"] = str(conf)
+    # and to matplotlib, as an installed font is (it scans the system's folders): composer lays imported text
+    # out in the fonts matplotlib has (composer.text.pin), so without this the suite's text is never pinned
+    from matplotlib import font_manager
+
+    for file in sorted(folder.iterdir()):
+        if file.suffix.lower() in (".ttf", ".otf", ".ttc"):
+            try:
+                font_manager.fontManager.addfont(str(file))
+            except (OSError, RuntimeError, ValueError):
+                pass  # a font matplotlib cannot read (a colour bitmap font): fontconfig's alone
 
 
 def reference_width_px(png: Path) -> int:

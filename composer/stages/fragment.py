@@ -144,6 +144,17 @@ def inline_used_style_rules(job: Import) -> None:
     inline_used_styles(job.root)
 
 
+def report_sanitized(job: Import) -> None:
+    """What the sanitizer noted of the file (:func:`composer.svg.sanitize.noted`: ``<foreignObject>`` HTML not
+    drawn, web fonts not loaded), warned once each as a record of this panel the check reports
+    (:class:`~composer.errors.ImportFeature`), and taken off the root."""
+    from composer.svg.sanitize import noted
+
+    for feature, detail, message in noted(job.root, source=job.source):
+        warnings.warn(ImportFeature(message, panel=job.name, file=job.source, feature=feature, detail=detail),
+                      stacklevel=3)
+
+
 def draw_foreign_objects(job: Import) -> None:
     """:func:`_draw_foreign_objects`: the text of each ``<foreignObject>`` as SVG ``<text>``."""
     _draw_foreign_objects(job.root)
@@ -190,10 +201,8 @@ def rewrite_references(job: Import) -> None:
         return f"url(#{new}){fallback}" if new else (fallback.strip() or "none")
 
     seen: set[str] = set()
-    for el in job.root.iter():
-        if not isinstance(el.tag, str):
-            continue
-        for attr, value in el.attrib.items():
+    for el in job.root.iter(etree.Element):
+        for attr, value in el.items():
             if attr == "id":
                 if value in seen:  # a repeated id: references go to the first, as in a browser
                     del el.attrib[attr]
@@ -223,7 +232,7 @@ def remove_empty_uses(job: Import) -> None:
     """Remove every ``<use>`` left without a ``#id`` to draw: it draws nothing, and cairosvg takes a
     ``<use>`` without ``href`` for the whole document, recursing forever."""
     for use in list(job.root.iter(svg_tag("use"))):
-        if not any((use.get(attr) or "").startswith("#") for attr in _HREFS):
+        if not ((use.get(_HREFS[0]) or "").startswith("#") or (use.get(_HREFS[1]) or "").startswith("#")):
             use.getparent().remove(use)
 
 
@@ -277,6 +286,7 @@ def make_group(job: Import) -> None:
 #: :func:`import_fragment` runs them, the ``foreign`` ones only for files made elsewhere
 PASSES: tuple[Pass, ...] = (
     Pass("drop-metadata", drop_metadata),
+    Pass("report-sanitized", report_sanitized, foreign=True),  # what reading the file left out
     Pass("apply-conditional-css", apply_conditional_css, foreign=True),  # before any rule is read
     Pass("resolve-custom-properties", resolve_custom_properties, foreign=True),  # after @media, before use
     Pass("inline-used-styles", inline_used_style_rules),  # before scoping
@@ -350,11 +360,15 @@ def inline_used_styles(root: etree._Element) -> None:
 
     if root.find(f".//{svg_tag('style')}") is None:
         return
-    by_id = {el.get("id"): el for el in root.iter() if isinstance(el.tag, str) and el.get("id")}
-    targets = set()  # what the <use>s draw
+    by_id = {el.get("id"): el for el in [root, *root.iterfind(".//*[@id]")] if el.get("id")}
+    targets = set()  # what the <use>s draw (a scatter's 100,000 markers: no generator per use)
     for use in root.iter(svg_tag("use")):
-        href = next((v for v in (use.get(a) for a in _HREFS) if v and v.startswith("#")), None)
-        if href is not None and href[1:] in by_id:
+        href = use.get(_HREFS[0])
+        if not (href and href.startswith("#")):
+            href = use.get(_HREFS[1])
+            if not (href and href.startswith("#")):
+                continue
+        if href[1:] in by_id:
             targets.add(by_id[href[1:]])
     if not targets:
         return

@@ -16,8 +16,8 @@ cost of one element:
 Calibration (``benchmarks/use_budget.py``, which prints the units against the seconds the engine takes for
 real and hostile files; docs/design.md "Budgets"): the constants are the costliest kind of each measured
 (thin stroked polylines for a vertex, ``<use>`` chains for an element, short text lines for a character), so
-the estimate is at or above the engine's CPU time for what was measured, by 1.0 to about 3.5 times (a
-matplotlib scatter's tiny markers and small rects are over-counted most). :data:`MAX_FIGURE_WORK` is 30 s
+the estimate is within 0.95 to 3.6 times the engine's CPU time for what was measured (a matplotlib scatter's
+tiny markers and small rects are over-counted most). :data:`MAX_FIGURE_WORK` is 30 s
 of that estimate: a figure the engine draws in 10 s of CPU time or less (under 10 s wall on 2 cores, the
 PDF and PNG drawn side by side) is never refused, and an accepted one takes at most about 30 s of CPU,
 a quarter of the export timeout (120 s, ``composer.sandbox.isolate.DEFAULT_TIMEOUT_S``): the margin for
@@ -31,10 +31,16 @@ the PNG and at 300 dpi for the PDF (svg2pdf rasterizes a filtered element at abo
 dpi), one work unit per :data:`NS_PER_UNIT` (1 us) of the CPU time measured per pixel (:data:`FILTER_NS`). They
 are counted where the canvas is composed (the panel's size and the dpi are known there), not when a file is read.
 
-Not modelled (each a known way to take longer than estimated): the pixels a large filled shape covers
-(2,000 full-canvas rects take 1.1 s at 300 dpi on a 100 pt canvas and count 24,000 units), raster images,
-and a single path of tens of thousands of crossing segments (a noisy 100,000-point line: 8 s of PNG for
-400,000 units; the rasterizer's cost per segment grows with the segments of the same path).
+The PNG's own pixels count :data:`CANVAS_PIXEL_NS` each (a poster-sized canvas at 600 dpi is seconds of work
+before anything is drawn on it), and a rect, image, circle or ellipse the pixels it covers, :data:`FILL_PIXEL_NS`
+each (:func:`_fill_work`: 2,000 full-canvas rects took 1.3 s at 300 dpi on a 100 pt canvas, and counted 26,005
+units before, 1,244,353 now).
+
+Not modelled (each a known way to take longer than estimated): the pixels a large filled *path* covers
+(its extent is not read), raster images (decoding, resampling), a ``<use>`` that scales what it draws (the
+pixels are taken where the shape stands), and a single path of tens of thousands of crossing segments (a
+noisy 100,000-point line: 9 s of PNG for 600,014 units; the rasterizer's cost per segment grows with the
+segments of the same path).
 """
 
 from __future__ import annotations
@@ -75,8 +81,26 @@ _PAINTS = frozenset({"linearGradient", "radialGradient", "stop"})
 NOT_IN_PLACE = frozenset({"defs", "symbol", "marker", "pattern", "clipPath", "mask", "filter"})
 
 
+class _Uses:
+    """Stands, in :func:`_canvas_work`'s walk, for an element's plain ``<use>`` children counted together."""
+
+
+#: an element with this many children or more has its plain ``<use>`` children counted in one pass
+_MANY_CHILDREN = 256
+_XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
+_USE_TAG = "{http://www.w3.org/2000/svg}use"
+#: tag -> its local name (a canvas has a few dozen tags and hundreds of thousands of elements)
+_LOCAL_NAMES: dict[Any, str] = {}
+
+
 def _local(el: etree._Element) -> str:
-    return el.tag.rpartition("}")[2] if isinstance(el.tag, str) else ""
+    tag = el.tag
+    local = _LOCAL_NAMES.get(tag)
+    if local is None:
+        local = tag.rpartition("}")[2] if isinstance(tag, str) else ""
+        if len(_LOCAL_NAMES) < 4096:
+            _LOCAL_NAMES[tag] = local
+    return local
 
 
 def vertices(el: etree._Element) -> int:
@@ -110,12 +134,12 @@ def _references(el: etree._Element) -> list[tuple[str, int]]:
     """(target id, times) for every ``#id`` reference of ``el``: hrefs, and ``url(#id)`` in any
     attribute (a marker once per vertex, at most: start, mid and end)."""
     refs: list[tuple[str, int]] = []
-    for attr, value in el.attrib.items():
-        name = attr.rpartition("}")[2]
-        if name == "href":
+    for attr, value in el.items():
+        if attr.endswith("href") and (len(attr) == 4 or attr[-5] == "}"):
             if value.startswith("#"):
                 refs.append((value[1:], 1))
         elif "url(" in value:
+            name = attr.rpartition("}")[2]
             for match in _URL.finditer(value):
                 marker = "marker" in name or (name == "style" and "marker" in value)
                 refs.append((match.group(2), vertices(el) + 1 if marker else 1))
@@ -159,8 +183,15 @@ def expand(start: etree._Element, successors: Callable[[etree._Element], Sequenc
                 if on_cycle is not None:
                     on_cycle(stack, child)
             else:
-                on_path.add(key)
-                stack.append((child, successors(child), 0, own(child)))
+                following, work = successors(child), own(child)
+                if all(id(s[0]) in cost for s in following):  # a leaf, or a <use> of what is counted: no frame
+                    for s in following:
+                        work = capped(work + s[1] * cost[id(s[0])])
+                    cost[key] = work
+                    stack[-1] = (el, succ, index + 1, capped(total + times * work))
+                else:
+                    on_path.add(key)
+                    stack.append((child, following, 0, work))
             continue
         stack.pop()
         on_path.discard(id(el))
@@ -179,10 +210,86 @@ def canvas_work(root: etree._Element, *, dpi: float = 300.0) -> tuple[int, dict[
     reference cycle counts once (viewers draw a cyclic reference as nothing). An element drawn through a
     ``<filter>`` also counts the filter's pixel work (:func:`filter_work`) at ``dpi`` for the PNG and at
     :data:`PDF_FILTER_DPI` for the PDF; the root's user unit is taken as 1 pt (composer's canvas). Above 300 dpi
-    the element work grows as ``dpi`` / 300 (:func:`dpi_factor`).
+    the element work grows as ``dpi`` / 300 (:func:`dpi_factor`); the PNG's pixels count too
+    (:func:`canvas_pixel_work`), in the total only.
     """
     total, tops, _ = _canvas_work(root, dpi)
     return total, tops
+
+
+def canvas_pixel_work(root: etree._Element, dpi: float) -> int:
+    """The work of the PNG's pixels themselves, whatever is drawn on them: :data:`CANVAS_PIXEL_NS` per pixel of the
+    canvas (its ``viewBox``, else ``width``/``height``, taken in pt) at ``dpi``, 0 for a canvas of no known size."""
+    canvas = _canvas_pt(root)
+    if canvas is None:
+        return 0
+    pixels = math.ceil(canvas[0] * dpi / 72.0) * math.ceil(canvas[1] * dpi / 72.0)
+    return math.ceil(pixels * CANVAS_PIXEL_NS / NS_PER_UNIT)
+
+
+#: elements whose size is in their attributes: what they cover is counted (:func:`_fill_work`)
+_SIZED = ("rect", "image", "circle", "ellipse")
+_SVG = "{http://www.w3.org/2000/svg}"
+
+
+def _det(m: Matrix) -> float:
+    return abs(m[0] * m[3] - m[1] * m[2])
+
+
+def _fill_work(root: etree._Element, dpi: float) -> dict[int, int]:
+    """``id(element)`` -> the work of the PNG pixels it covers, for each rect, image, circle and ellipse covering a
+    unit's worth or more: its area (``width`` x ``height``, the circle's or ellipse's box) under the transforms and
+    nested ``<svg>`` viewBoxes from the root to where it stands (a ``<use>`` that scales it is not followed), at
+    ``dpi``, at most the canvas's pixels, :data:`FILL_PIXEL_NS` each. Percentages are not resolved (not counted)."""
+    canvas = _canvas_pt(root)
+    if canvas is None:
+        return {}
+    scale2 = (dpi / 72.0) ** 2
+    canvas_px = canvas[0] * canvas[1] * scale2
+    dets: dict[int, float] = {}
+
+    def own_det(node: etree._Element) -> float:
+        try:
+            det = _det(parse_transform(node.get("transform"))) if node.get("transform") else 1.0
+        except ValueError:
+            det = 1.0
+        if node is not root and _local(node) == "svg":  # a nested viewport: its viewBox onto its size
+            box, size = _numbers(node.get("viewBox")), (_numbers(node.get("width")), _numbers(node.get("height")))
+            if len(box) == 4 and box[2] > 0 and box[3] > 0 and size[0] and size[1] \
+                    and "%" not in (node.get("width") or "") + (node.get("height") or ""):
+                det *= size[0][0] / box[2] * size[1][0] / box[3]
+        return det
+
+    def to_root(node: etree._Element) -> float:
+        chain = []
+        while node is not None and id(node) not in dets:
+            chain.append(node)
+            node = node.getparent()
+        det = dets[id(node)] if node is not None else 1.0
+        for step in reversed(chain):
+            det *= own_det(step) if step is not root else 1.0
+            dets[id(step)] = det
+        return det
+
+    out: dict[int, int] = {}
+    for el in root.iter(*(_SVG + tag for tag in _SIZED)):
+        kind = _local(el)
+        if kind in ("rect", "image"):
+            w, h = el.get("width") or "", el.get("height") or ""
+            area = _first(w) * _first(h) if "%" not in w + h else 0.0
+        elif kind == "circle":
+            r = el.get("r") or ""
+            area = 4 * _first(r) ** 2 if "%" not in r else 0.0
+        else:
+            rx, ry = el.get("rx") or "", el.get("ry") or ""
+            area = 4 * _first(rx) * _first(ry) if "%" not in rx + ry else 0.0
+        if area <= 0 or not math.isfinite(area):
+            continue
+        px = min(area * to_root(el) * scale2, canvas_px)
+        units = int(px * FILL_PIXEL_NS / NS_PER_UNIT)
+        if units:
+            out[id(el)] = units
+    return out
 
 
 def dpi_factor(dpi: float) -> float:
@@ -197,9 +304,9 @@ def _canvas_work(root: etree._Element, dpi: float, stop_at: int | None = None,
     """:func:`canvas_work` and, per top-level id drawing filters, ``(their work, the costliest one)``. With
     ``stop_at``, the filters are not costed, or not all, once the total is past it (it is then over budget)."""
     # every element's proxy is kept alive while this runs: lxml reuses a freed proxy's id()
-    elements = [el for el in root.iter() if isinstance(el.tag, str)]
+    elements = list(root.iter(etree.Element))
     ids: dict[str, etree._Element] = {}
-    for el in elements:
+    for el in [root, *root.iterfind(".//*[@id]")]:  # document order: the first of an id is the one referenced
         ident = el.get("id")
         if ident and ident not in ids:
             ids[ident] = el
@@ -207,14 +314,53 @@ def _canvas_work(root: etree._Element, dpi: float, stop_at: int | None = None,
 
     def successors(el: etree._Element) -> list[tuple[etree._Element, int, str]]:
         """(successor, times, how: ``child``, ``use`` for a ``<use>``'s target, ``ref`` for another reference)"""
-        out = [(child, 1, "child") for child in el if isinstance(child.tag, str) and _local(child) not in NOT_IN_PLACE]
+        out = [(child, 1, "child") for child in el if _local(child) not in NOT_IN_PLACE and isinstance(child.tag, str)]
+        if not el.attrib:
+            return out
         for target_id, times in _references(el):
             target = ids.get(target_id)
             if target is not None and _local(target) not in _PAINTS:
                 out.append((target, times, "use" if _local(el) == "use" and times == 1 else "ref"))
         return out
 
-    expand(root, successors, cost)
+    uses_own = _Uses()  # stands for the plain <use> children of an element, counted together (below)
+    cost[id(uses_own)] = ELEMENT_WORK  # a <use>'s own work: no vertices
+
+    def work_successors(el: etree._Element) -> list[tuple[Any, int, str]]:
+        """:func:`successors`, with the plain ``<use>`` children of an element of many children (a scatter's
+        100,000 markers) counted by target, in one pass instead of one step of the walk each: a ``<use>`` with no
+        child, no ``d``/``points``, one href and no ``url()`` in any attribute draws its target plus its own work."""
+        if el is root or len(el) < _MANY_CHILDREN:
+            return successors(el)
+        out: list[tuple[Any, int, str]] = []
+        targets: dict[str, int] = {}
+        plain = 0
+        for child in el:
+            if child.tag == _USE_TAG and not len(child):
+                xlink, href = child.get(_XLINK_HREF), child.get("href")
+                if (xlink is None) != (href is None) and child.get("d") is None and child.get("points") is None \
+                        and "url(" not in " ".join(child.values()):
+                    link = xlink or href or ""
+                    targets[link] = targets.get(link, 0) + 1
+                    plain += 1
+                    continue
+            if _local(child) not in NOT_IN_PLACE and isinstance(child.tag, str):
+                out.append((child, 1, "child"))
+        if plain:
+            out.append((uses_own, plain, "uses"))
+        for link, count in targets.items():
+            target = ids.get(link[1:]) if link.startswith("#") else None
+            if target is not None and _local(target) not in _PAINTS:
+                out.append((target, count, "use"))
+        for target_id, times in _references(el) if el.attrib else ():
+            target = ids.get(target_id)
+            if target is not None and _local(target) not in _PAINTS:
+                out.append((target, times, "ref"))
+        return out
+
+    fill = _fill_work(root, dpi)
+    expand(root, work_successors, cost,
+           own=(lambda el: element_work(el) + fill.get(id(el), 0)) if fill else element_work)
 
     def top_id(child: etree._Element) -> str:
         return child.get("id", f"<{_local(child)}>")
@@ -222,7 +368,7 @@ def _canvas_work(root: etree._Element, dpi: float, stop_at: int | None = None,
     factor = dpi_factor(dpi)
     tops = {top_id(child): math.ceil(cost[id(child)] * factor) for child in root
             if isinstance(child.tag, str) and id(child) in cost}  # defs and the like: counted where used
-    total = math.ceil(cost[id(root)] * factor)
+    total = math.ceil(cost[id(root)] * factor) + canvas_pixel_work(root, dpi)
     filtered = _filtered(root, elements, ids)
     heavy: dict[str, tuple[int, FilterCost]] = {}
     if not filtered or (stop_at is not None and total > stop_at):
@@ -306,6 +452,12 @@ def over_budget(root: etree._Element, names: Mapping[str, str], *, limit: int = 
 PDF_FILTER_DPI = 300.0
 #: nanoseconds of export per work unit: a unit of filter work is as long as a unit of drawing (1 us of CPU time)
 NS_PER_UNIT = 1_000
+#: nanoseconds of CPU per pixel of the PNG a filled rect, image, circle or ellipse covers (:func:`_fill_work`): 2,000
+#: half-transparent rects (or circles) covering a 100 x 100 pt canvas took 1.1 to 1.3 s at 300 dpi (3.2 ns a pixel)
+FILL_PIXEL_NS = 3.5
+#: nanoseconds of CPU per pixel of the PNG, whatever it shows (the pixmap filled, composited and encoded): a blank
+#: 1000 x 1000 pt canvas at 300 dpi (17.4 million pixels) took 0.39 s, a 2000 x 2000 pt one 1.62 s (22 and 23 ns)
+CANVAS_PIXEL_NS = 25
 #: the PDF's filter region is not clipped to the canvas as the PNG's is: svg2pdf rasterizes the filtered layer's
 #: whole box (measured: a blur on a region 10 canvases wide takes 10 s in the PDF, 0.2 s in the PNG; the time
 #: stops growing past about 15 canvases); it is clipped at this many canvases around the canvas, more than that
@@ -613,6 +765,8 @@ def _filtered(root: etree._Element, elements: Sequence[etree._Element], ids: Map
     drawn through one: its ``filter`` from its inline style, else from a ``<style>`` rule (matched by
     :class:`composer.svg.css.StyleSheet`, only when a sheet names a filter), else its attribute. Empty, and
     quick, for a canvas without filters."""
+    if next(root.iter("{http://www.w3.org/2000/svg}filter", "filter"), None) is None:
+        return {}  # no <filter> to be drawn through
     sheets = [el for el in elements if _local(el) == "style" and "filter" in (el.text or "")]
     by_css: dict[etree._Element, dict[str, str]] = {}
     if sheets:

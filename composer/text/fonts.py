@@ -38,7 +38,7 @@ from typing import cast
 
 from lxml import etree
 
-from composer.errors import ComposerWarning, LayoutError
+from composer.errors import ComposerWarning, ImportFeature, LayoutError
 from composer.svg import css
 from composer.units import PX_PER_UNIT
 
@@ -287,6 +287,13 @@ def text_elements(root: etree._Element):
         el = wrapper.etree_element
         props = dict(inherited)
         declared = _declared(el, wrapper, sheet)
+        for name, value in list(declared.items()):  # CSS-wide keywords: every one of these is inherited
+            keyword = value.strip().lower()
+            if keyword in ("inherit", "unset"):
+                del declared[name]  # the parent's, as if not set
+            elif keyword == "initial" and name != "font-size":
+                del declared[name]
+                props.pop(name, None)  # the property's default
         if "font-size" in declared:
             props["font-size"] = _font_size(declared.pop("font-size"), inherited["font-size"])
         props.update(declared)
@@ -472,7 +479,8 @@ def check_missing_glyphs(root: etree._Element, *, imported: Mapping[str, str]) -
         imported: group id -> file name, for panels imported from files.
 
     Returns:
-        The messages, each also issued as a :class:`ComposerWarning`: the file, each character as
+        The messages, each also issued as an :class:`ImportFeature` (feature ``characters its fonts lack``,
+        read by ``compose check``): the file, each character as
         ``U+XXXX`` with the character, the font the file names, and the font drawn instead (or that it is
         drawn as a box, with the fix).
     """
@@ -480,13 +488,13 @@ def check_missing_glyphs(root: etree._Element, *, imported: Mapping[str, str]) -
 
     from composer.text.metrics import missing_glyphs
 
-    def owner_of(el: etree._Element) -> str:
+    def owner_of(el: etree._Element) -> str:  # the group id of the imported panel holding el
         for anc in el.iterancestors():
             if anc.get("id") in imported:
-                return imported[anc.get("id")]
+                return anc.get("id", "")
         return ""
 
-    by_owner: dict[str, dict[str, tuple[str, str, str, set[str]]]] = {}  # owner -> font -> (family, w, s, chars)
+    by_owner: dict[str, dict[str, tuple[str, str, str, set[str]]]] = {}  # group -> font -> (family, w, s, chars)
     for tf in svg_text_fonts(root, owner_of):
         if not tf.owner:
             continue
@@ -500,7 +508,7 @@ def check_missing_glyphs(root: etree._Element, *, imported: Mapping[str, str]) -
         entry = by_owner.setdefault(tf.owner, {}).setdefault(name, (name, tf.weight, tf.style, set()))
         entry[3].update(lacking)
     issued = []
-    for owner, fonts in by_owner.items():
+    for group, fonts in by_owner.items():
         parts, boxes = [], False
         for name, weight, style, chars in fonts.values():
             drawn: dict[str, list[str]] = {}
@@ -514,11 +522,13 @@ def check_missing_glyphs(root: etree._Element, *, imported: Mapping[str, str]) -
                 said.append(f"{', '.join(drawn[''])} in no installed font: drawn as "
                             f"{'an empty box' if len(drawn['']) == 1 else 'empty boxes'}")
             parts.append(f"font {name!r} has no glyph for " + "; ".join(said))
-        msg = f"{owner}: " + "; ".join(parts)
+        detail = "; ".join(parts)
+        msg = f"{imported[group]}: {detail}"
         if boxes:
             msg += ("; install a font that has them (e.g. fonts-noto-color-emoji for emoji), or convert the file's "
                     "text to paths where it was made")
-        warnings.warn(ComposerWarning(msg), stacklevel=2)
+        warnings.warn(ImportFeature(msg, panel=group.removeprefix("panel-"), file=imported[group],
+                                    feature="characters its fonts lack", detail=detail), stacklevel=2)
         issued.append(msg)
     return issued
 
@@ -553,8 +563,10 @@ def parse_families(value: str) -> tuple[str, ...]:
 
 
 def css_weight(value: str) -> str:
+    """``bold`` for a CSS ``font-weight`` of 550 and more (``bold``, ``bolder``, a number from 550 to 1000), as
+    cairosvg reads it; ``normal`` for any other (a number out of CSS's 1-1000 is invalid: ignored)."""
     value = value.strip()
-    if value in ("bold", "bolder") or value.isdigit() and int(value) >= 550:
+    if value in ("bold", "bolder") or value.isdigit() and 550 <= int(value) <= 1000:
         return "bold"
     return "normal"
 
@@ -565,7 +577,9 @@ def css_style(value: str) -> str:
 
 
 _FONT_PROPS = ("font-family", "font-weight", "font-style", "font-size", "text-anchor", "letter-spacing",
-               "word-spacing", "writing-mode", "direction")
+               "word-spacing", "writing-mode", "direction", "font-variant", "font-kerning", "kerning",
+               "font-stretch", "font-feature-settings", "font-variation-settings", "text-transform",
+               "font-size-adjust")
 
 
 def _parse_declarations(text: str) -> dict[str, str]:
@@ -590,7 +604,11 @@ def _font_shorthand(value: str) -> dict[str, str]:
     m = re.match(r"\s*((?:[\w-]+\s+)*?)[\d.]+(?:px|pt|em|%|mm|in)?(?:/[\d.]+\w*)?\s+(.+)$", value)
     if not m:
         return {}
-    out = {"font-family": m.group(2)}
+    # the shorthand resets what it does not say to its initial value (CSS Fonts 4, 2.8): a bold parent's
+    # `font: 50px Sans` is regular, and kerned
+    out = {"font-style": "normal", "font-weight": "normal", "font-variant": "normal", "font-stretch": "normal",
+           "font-kerning": "auto", "font-feature-settings": "normal", "font-variation-settings": "normal",
+           "font-size-adjust": "none", "font-family": m.group(2)}
     size = re.search(r"([0-9.]+(?:px|pt|em|%|mm|in)?)(?:/[\d.]+\w*)?\s+" + re.escape(m.group(2)) + "$", value)
     if size:
         out["font-size"] = size.group(1)
@@ -603,13 +621,13 @@ def _font_shorthand(value: str) -> dict[str, str]:
 
 
 def _declared(el: etree._Element, wrapper, sheet: css.StyleSheet) -> dict[str, str]:
-    """Font properties set on ``el`` itself: attributes < ``<style>`` rules < ``style``."""
+    """Font properties set on ``el`` itself: presentation attributes < ``<style>`` rules < ``style``."""
     out: dict[str, str] = {}
     for name in _FONT_PROPS:
         if el.get(name):
             out[name] = el.get(name, "")
-    if el.get("font"):
-        out.update(_font_shorthand(el.get("font", "")))
+    # no `font` attribute: a shorthand is no presentation attribute (SVG 2, 6.6: the list has none), and
+    # Chromium and resvg draw `<text font="bold 64px Sans">` in the inherited font
     if sheet:
         for decls in sheet.matched(wrapper):
             out.update(decls)

@@ -53,6 +53,18 @@ _NOT_PINNED = ("dx", "dy", "rotate", "textLength", "lengthAdjust")
 _HORIZONTAL = frozenset({"lr", "lr-tb", "rl", "rl-tb", "horizontal-tb", "initial", "inherit", "unset"})
 
 
+#: properties that change the glyphs or advances a renderer draws, with the values matplotlib's layout
+#: (kerning on, the regular or bold face, no features) draws alike: any other value (small caps, kerning
+#: off, a variable font's axes, a weight between the faces such as 650 or ``lighter``, a condensed
+#: stretch, uppercase) is left to the renderers
+_LAYOUT_DEFAULTS = (
+    ("font-variant", "normal"), ("font-kerning", "auto", "normal"), ("kerning", "auto"),
+    ("font-stretch", "normal", "100%"), ("font-feature-settings", "normal"), ("font-variation-settings", "normal"),
+    ("text-transform", "none"), ("font-size-adjust", "none"),
+    ("font-weight", "normal", "bold", "400", "700"),
+)
+
+
 def _plain_anchor(props: dict[str, str]) -> str | None:
     """The ``text-anchor`` of a run drawn glyph after glyph from left to right with no extra spacing
     (``letter-spacing`` and ``word-spacing`` normal or 0, ``writing-mode`` horizontal, ``direction``
@@ -63,6 +75,9 @@ def _plain_anchor(props: dict[str, str]) -> str | None:
         return None
     if props.get("writing-mode", "horizontal-tb").strip().lower() not in _HORIZONTAL or \
             props.get("direction", "ltr").strip().lower() == "rtl":
+        return None
+    if any(props.get(name, default).strip().lower() not in (default, *also)
+           for name, default, *also in _LAYOUT_DEFAULTS):
         return None
     anchor = props.get("text-anchor", "start")
     return anchor if anchor in ("start", "middle", "end") else None
@@ -93,8 +108,8 @@ def pin_text_positions(root: etree._Element, *, scope: Callable[[etree._Element]
         x = el.get("x")
         if x is None and etree.QName(el).localname == "text":
             x = "0"  # a <text> starts at x = 0 (matplotlib's rotated text: transform="translate() rotate()")
-        if x is None or not _NUMBER.fullmatch(x):
-            continue
+        if x is None or not _NUMBER.fullmatch(x) or el.get("y") is not None and not _NUMBER.fullmatch(el.get("y", "")):
+            continue  # a list of y gives characters positions of their own: each starts a text chunk
         anchor = _plain_anchor(props)
         if anchor is None:
             continue
@@ -105,9 +120,14 @@ def pin_text_positions(root: etree._Element, *, scope: Callable[[etree._Element]
             text = _collapse(text)
         families = parse_families(props.get("font-family", "sans-serif"))
         weight, style = css_weight(props.get("font-weight", "")), css_style(props.get("font-style", ""))
-        if matplotlib_font(families, weight, style) is None:
+        found = matplotlib_font(families, weight, style)
+        if found is None:
             continue
+        if kind == "imported" and (weight, style) != ("normal", "normal") and is_variable(found.file):
+            continue  # the engine sets a variable font's axes for the weight or slant; matplotlib draws its default
         prop = FontProperties(family=list(families), size=props["font-size"], weight=weight, style=style)  # type: ignore[arg-type]  # one of STYLES
+        if kind == "imported" and needs_shaping(text):
+            continue  # laid out by the renderers' shaping (bidi, joining, clusters), which one x per character breaks
         if kind == "imported" and missing_glyphs(text, prop):
             prop = _with_fallbacks(text, prop, families, weight, style)
             if prop is None:
@@ -126,6 +146,49 @@ def pin_text_positions(root: etree._Element, *, scope: Callable[[etree._Element]
         el.set("style", (style_attr + "; " if style_attr else "") + "text-anchor: start")
         count += 1
     return count
+
+
+@cache
+def is_variable(file: str) -> bool:
+    """True for a variable font (an OpenType ``fvar`` table): a renderer draws its bold or oblique by setting
+    its axes (``wght``, ``slnt``), with other advances than the default instance matplotlib lays out."""
+    from fontTools.ttLib import TTFont, TTLibError  # type: ignore[import-untyped]  # matplotlib's dependency
+
+    try:
+        with TTFont(file, fontNumber=0, lazy=True) as font:
+            return "fvar" in font
+    except (OSError, TTLibError):
+        return False
+
+
+#: blocks of scripts whose characters are not drawn one glyph per character from left to right: Hebrew to
+#: NKo and Arabic supplements (right to left, joined), the Indic scripts to Sinhala, Thai, Lao, Tibetan,
+#: Myanmar, Hangul Jamo (composed into syllables), Khmer, Mongolian, Arabic presentation forms
+_SHAPED_BLOCKS = ((0x0590, 0x08FF), (0x0900, 0x0DFF), (0x0E00, 0x0FFF), (0x1000, 0x109F), (0x1100, 0x11FF),
+                  (0x1780, 0x18AF), (0xA8E0, 0xA8FF), (0xFB1D, 0xFDFF), (0xFE70, 0xFEFF), (0x10800, 0x10FFF),
+                  (0x1E800, 0x1EFFF))
+
+
+def needs_shaping(text: str) -> bool:
+    """True when ``text`` holds a character a renderer places by shaping rather than one glyph after the
+    other from left to right: a right-to-left character (bidi class R or AL: drawn right to left by the
+    Unicode bidi algorithm even in left-to-right text), a character of a script of
+    :data:`_SHAPED_BLOCKS`, a combining mark (categories Mn, Mc, Me) or a format character (ZWJ in an
+    emoji sequence, a variation selector's neighbour: category Cf). One x per character would draw such
+    text in logical order, unjoined (Chromium draws ``مرحبا`` joined, right to left)."""
+    import unicodedata
+
+    for ch in text:
+        code = ord(ch)
+        if code < 0x0300:
+            continue
+        if unicodedata.bidirectional(ch) in ("R", "AL") or unicodedata.category(ch) in ("Mn", "Mc", "Me", "Cf"):
+            return True
+        if any(lo <= code <= hi for lo, hi in _SHAPED_BLOCKS):
+            return True
+        if 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF:  # variation selectors
+            return True
+    return False
 
 
 def _with_fallbacks(text: str, prop, families: tuple[str, ...], weight: str, style: str):
@@ -159,6 +222,8 @@ def _continues(el: etree._Element) -> bool:
     run without its own x), so its anchor would align more than ``el``."""
     if (el.tail or "").strip():
         return True
+    if el.tail and el.getnext() is not None and etree.QName(el).localname == "tspan":
+        return True  # white space between two runs of a <text> is a space of this chunk (collapsed, not dropped)
     sibling = el.getnext()
     while sibling is not None:
         if not isinstance(sibling.tag, str):

@@ -15,7 +15,9 @@ from lxml import etree
 from composer.errors import SvgError
 from composer.pipeline import build
 from composer.svg.budget import (
+    CANVAS_PIXEL_NS,
     ELEMENT_WORK,
+    FILL_PIXEL_NS,
     FILTER_NS,
     MAX_FIGURE_WORK,
     MAX_FILE_WORK,
@@ -50,11 +52,58 @@ def test_work_counts_elements_vertices_and_every_use_expanded():
     assert tops["b"] == E + (E + 2 * V)
     assert tops["c"] == E + (E + 2 * V) + 3 * (E + (E + 2 * V))
     assert tops["d"] == E + (E + 2 * V) + (E + 3 * T)
-    assert total == E + tops["a"] + tops["b"] + tops["c"] + tops["d"]  # <defs> counts only where it is used
+    # and the PNG's pixels: the 10 x 10 pt canvas is 42 x 42 px at 300 dpi (41.67 rounded up)
+    pixels = math.ceil(42 * 42 * CANVAS_PIXEL_NS / NS_PER_UNIT)
+    elements = E + tops["a"] + tops["b"] + tops["c"] + tops["d"]  # <defs> counts only where it is used
+    assert total == elements + pixels
     assert "<defs>" not in tops
-    # at 600 dpi the element work doubles (the PNG's share grows with the pixels); below 300 it stays
-    assert canvas_work(etree.fromstring(svg.encode()), dpi=600.0)[0] == 2 * total
-    assert canvas_work(etree.fromstring(svg.encode()), dpi=100.0)[0] == total
+    # at 600 dpi the element work doubles (the PNG's share grows with the pixels), and the pixels are 84 x 84;
+    # at 100 dpi the element work stays, and the pixels are 14 x 14
+    assert canvas_work(etree.fromstring(svg.encode()), dpi=600.0)[0] == 2 * elements + math.ceil(
+        84 * 84 * CANVAS_PIXEL_NS / NS_PER_UNIT)
+    assert canvas_work(etree.fromstring(svg.encode()), dpi=100.0)[0] == elements + math.ceil(
+        14 * 14 * CANVAS_PIXEL_NS / NS_PER_UNIT)
+
+
+def test_many_uses_in_one_group_count_as_each_would():
+    """A group of 301 children (past the 256 where plain <use> children are counted together): 200 plain uses of a
+    5-vertex path, 50 clipped by a style's url() (each also draws the clip path and its rect), 50 rects and a use
+    of a missing id (its own work only), each counted as the rule says."""
+    E, V = ELEMENT_WORK, VERTEX_WORK
+    children = ('<use xlink:href="#m"/>' * 200 + '<use xlink:href="#m" style="clip-path: url(#c)"/>' * 50
+                + '<rect width="1" height="1"/>' * 50 + '<use xlink:href="#gone"/>')
+    svg = (f'<svg {S} viewBox="0 0 10 10"><defs><path id="m" d="M0 0 L1 1 L2 0 L3 1 L4 0"/>'
+           f'<clipPath id="c"><rect width="5" height="5"/></clipPath></defs><g id="g">{children}</g></svg>')
+    cover = int(25 * (300 / 72) ** 2 * FILL_PIXEL_NS / NS_PER_UNIT)  # the clip's 5 x 5 pt rect (a 1 x 1 pt: none)
+    path, clip, rect = E + 5 * V, E + (E + 2 * V + cover), E + 2 * V
+    assert canvas_work(etree.fromstring(svg.encode()))[1]["g"] == (E + 200 * (E + path) + 50 * (E + path + clip)
+                                                                  + 50 * rect + E)
+
+
+def test_what_a_filled_shape_covers_counts_its_pixels():
+    """Issue #23: 2,000 full-canvas rects took 1.3 s and counted 26,005 units. Each rect, image, circle and ellipse
+    counts the PNG pixels it covers (at 300 dpi, 300/72 px a pt), at most the canvas's, each time it is drawn: on
+    the 100 x 100 pt canvas a full rect covers 173,611 px; scaled by 2 it is capped there; a circle of r 10 covers
+    its 20 x 20 pt box; a 50 x 20 pt image; a rect of 10 x 10 in a nested <svg> mapping a 10 x 10 viewBox onto
+    100 x 100 pt covers the canvas again."""
+    E, V = ELEMENT_WORK, VERTEX_WORK
+
+    def cover(area_pt: float) -> int:
+        return int(min(area_pt, 100 * 100) * (300 / 72) ** 2 * FILL_PIXEL_NS / NS_PER_UNIT)
+
+    svg = (f'<svg {S} width="100pt" height="100pt" viewBox="0 0 100 100">'
+           '<defs><rect id="r" width="100" height="100" fill="#369" fill-opacity="0.5"/></defs>'
+           '<g id="uses">' + '<use xlink:href="#r"/>' * 1000 + '</g>'
+           '<g id="scaled" transform="scale(2)"><rect width="100" height="100"/></g>'
+           '<g id="shapes"><circle r="10"/><image width="50" height="20"/></g>'
+           '<g id="nested"><svg width="100" height="100" viewBox="0 0 10 10"><rect width="10" height="10"/></svg></g>'
+           '</svg>')
+    tops = canvas_work(etree.fromstring(svg.encode()))[1]
+    assert cover(100 * 100) == 607  # 173,611 px x 3.5 ns
+    assert tops["uses"] == E + 1000 * (E + (E + 2 * V + cover(100 * 100)))
+    assert tops["scaled"] == E + (E + 2 * V + cover(200 * 200))
+    assert tops["shapes"] == E + (E + 4 * V + cover(20 * 20)) + (E + cover(50 * 20))
+    assert tops["nested"] == E + E + (E + 2 * V + cover(100 * 100))
 
 
 def test_what_defs_hold_unused_costs_nothing():
@@ -64,7 +113,9 @@ def test_what_defs_hold_unused_costs_nothing():
         f'<g id="l{i}">' + f'<use xlink:href="#l{i - 1}"/>' * 10 + "</g>" for i in range(1, 8))
     hidden = f'<svg {S} width="10" height="10" viewBox="0 0 10 10"><defs>{tree}</defs><rect width="5" height="5"/></svg>'
     root = sanitize(etree.fromstring(hidden.encode()), source="hidden.svg", base_dir=Path("."), project_root=Path("."))
-    assert canvas_work(root)[0] == ELEMENT_WORK + (ELEMENT_WORK + 2 * VERTEX_WORK)  # the root and its rect
+    pixels = math.ceil(42 * 42 * CANVAS_PIXEL_NS / NS_PER_UNIT)  # 10 x 10 pt at 300 dpi: 42 x 42 px
+    cover = int(25 * (300 / 72) ** 2 * FILL_PIXEL_NS / NS_PER_UNIT)  # the 5 x 5 pt rect's pixels
+    assert canvas_work(root)[0] == ELEMENT_WORK + (ELEMENT_WORK + 2 * VERTEX_WORK + cover) + pixels  # root, rect
     used = hidden.replace("</defs>", '</defs><use xlink:href="#l7"/>')
     with pytest.raises(SvgError, match="expands to more than"):
         sanitize(etree.fromstring(used.encode()), source="used.svg", base_dir=Path("."), project_root=Path("."))
@@ -130,13 +181,41 @@ MARKER = ("M 0 0.5 C 0.13 0.5 0.26 0.45 0.35 0.35 C 0.45 0.26 0.5 0.13 0.5 0 C 0
           "C -0.5 0.13 -0.45 0.26 -0.35 0.35 C -0.26 0.45 -0.13 0.5 0 0.5 z")
 
 
-def test_a_matplotlib_sized_scatter_is_accepted(tmp_path):
-    """20,000 uses of one circle marker, built: within both budgets."""
-    uses = "".join(f'<use xlink:href="#m" x="{i % 100}" y="{i // 200}"/>' for i in range(20_000))
-    svg = f'<svg {S} width="100" height="100" viewBox="0 0 100 100"><defs><path id="m" d="{MARKER}"/></defs>{uses}</svg>'
-    root = project(tmp_path, {"scatter": svg})
-    build("fig", root=root, formats=("svg",), cache=False)
-    assert (root / "build" / "fig.svg").exists()
+def test_a_scatter_the_old_count_refused_is_built_and_drawn(tmp_path):
+    """Issue #23: a matplotlib scatter of 63,000 points (its SVG: a <use> of the circle marker per point, 1 + 32
+    units each of the old count, 2,016,001 against its 2,000,000: the fewest points it refused) is built. The
+    points (s=1: r 0.5 pt) lie on a grid 0.2 data units apart filling x 0 to 40 and y 0 to 31.4 of axes spanning
+    0 to 100 on the whole 100 x 100 pt panel (no margins): the left 40 % of the canvas is #1f77b4 from 2 to 38 pt
+    across, 70 to 98 pt down, in the PNG and in pdfium's render of the PDF (72 dpi: 1 px a pt); the right half
+    white."""
+    from conftest import pdf_pixels, read_png
+    root = layout_project(tmp_path, '''
+[panels.s]
+render = "dots:scatter"
+at = ["0pt", "0pt"]
+size = ["100pt", "100pt"]
+raster = false
+''', head='width = "100pt"\nheight = "100pt"\n')
+    (root / "panels").mkdir()
+    (root / "panels" / "dots.py").write_text('''
+import numpy as np
+
+
+def scatter(fig, data):
+    ax = fig.add_axes((0, 0, 1, 1))
+    i = np.arange(63_000)
+    ax.scatter((i % 200) * 0.2, (i // 200) * 0.1, s=1, linewidths=0, color="#1f77b4")
+    ax.set_xlim(0, 100)
+    ax.set_ylim(0, 100)
+    ax.axis("off")
+''', encoding="utf-8")
+    build("fig", root=root, formats=("pdf", "png"), cache=False, dpi=72.0)
+    png = read_png(root / "build" / "fig.png")[..., :3].astype(int)
+    pdf = pdf_pixels(root / "build" / "fig.pdf", dpi=72.0)
+    for pixels in (png, pdf):
+        assert pixels.shape[:2] == (100, 100)
+        assert abs(pixels[70:98, 2:38] - (0x1F, 0x77, 0xB4)).max() <= 6  # the points, solid
+        assert pixels[:, 50:].min() >= 250 and pixels[:60, :].min() >= 250  # right and above them: white
 
 
 def test_a_100000_point_vector_scatter_is_within_the_figure_budget():

@@ -44,6 +44,11 @@ GLYPHS = (f'<svg {HEAD} width="300" height="100" viewBox="0 0 300 100">'
           '<text x="10" y="85" style="font-family: Arial; font-size: 30px">H \U0001F600</text>'
           '</svg>')
 
+#: Hebrew mem (wide, ink down to the baseline) then yod (narrow, ink near the top only), in logical order
+SCRIPTS = (f'<svg {HEAD} width="300" height="70" viewBox="0 0 300 70">'
+           f'<text x="10" y="50" font-family="{DEJAVU}" font-size="40">\u05de\u05d9</text>'
+           '</svg>')
+
 
 def fc(pattern: str, what: str) -> str:
     """fontconfig's answer for ``pattern`` (``%{family[0]}``, ``%{file}``)."""
@@ -98,8 +103,9 @@ def expected_run(face: Face, text: str, x: float, baseline: float, size: float) 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    png, pdf, messages, svg = compose(tmp_path_factory.mktemp("text"), (300, 230),
-                                      {"sizes": (SIZES, (0, 0), (300, 130)), "glyphs": (GLYPHS, (0, 130), (300, 100))})
+    png, pdf, messages, svg = compose(tmp_path_factory.mktemp("text"), (300, 300),
+                                      {"sizes": (SIZES, (0, 0), (300, 130)), "glyphs": (GLYPHS, (0, 130), (300, 100)),
+                                       "scripts": (SCRIPTS, (0, 230), (300, 70))})
     return {"png": on_white(png), "pdf": pdf}, messages
 
 
@@ -184,3 +190,20 @@ def test_an_emoji_the_font_lacks_is_drawn_from_fontconfigs_fallback(built, outpu
     left, top, right, bottom = ink_box(images[output], int(x) - 2, 180, 300, 230)
     assert close((left, right), (x + x0, x + x1), 2.5), (left, right, x + x0, x + x1)
     assert close((top, bottom), (215 - y1, 215 - y0), 2.5), (top, bottom, 215 - y1, 215 - y0)
+
+
+@pytest.mark.parametrize("output", ["png", "pdf"])
+def test_right_to_left_text_is_drawn_right_to_left(built, dejavu, output):
+    """Hebrew is drawn right to left (the Unicode bidi algorithm, in every browser): the first character
+    (mem) on the right, yod on the left. Pinned one x per character in logical order it came out left to
+    right, mem first. Yod has no ink near the baseline; mem has."""
+    images, _ = built
+    rgb = images[output]
+    yod, mem = dejavu.advance("\u05d9", 40), dejavu.advance("\u05de", 40)
+    near_baseline = slice(230 + 50 - 6, 230 + 50)  # the bottom 6 px above the baseline
+
+    def ink(x0: float, x1: float) -> int:
+        return int((rgb[near_baseline, int(x0) + 1:int(x1) - 1].min(axis=2) < 128).sum())
+
+    assert ink(10, 10 + yod) == 0, ink(10, 10 + yod)  # yod, on the left: nothing at the baseline
+    assert ink(10 + yod, 10 + yod + mem) > 20, ink(10 + yod, 10 + yod + mem)  # mem's foot, on the right
