@@ -18,9 +18,9 @@ the PNG and PDF, while a browser showing the composed SVG drew the file's colour
   ``var(--x, red)`` is used when ``--x`` is not defined; a cycle, or no value and no fallback, makes the
   declaration invalid at computed-value time: an inherited property then inherits, another takes its
   initial value). So does a value longer than :data:`MAX_VARIABLE_CHARS` (Chromium's limit) or one that
-  goes through more than :data:`MAX_VARIABLE_DEPTH` custom properties. To do so the style sheets are applied to the elements first
-  (:func:`composer.svg.css.inline_style_sheets`), as the engine's matcher would apply them, so the
-  cascade decides which declaration holds the ``var()``.
+  goes through more than :data:`MAX_VARIABLE_DEPTH` custom properties. To do so the style sheets are
+  applied to the elements first (:func:`composer.svg.css.inline_style_sheets`), as the engine's matcher
+  would apply them, so the cascade decides which declaration holds the ``var()``.
 
 Not modelled: a ``<use>``'s custom properties reaching the copy of what it draws (a browser's shadow
 tree inherits them from the ``<use>``; here what the definition's own ancestors define is used), and

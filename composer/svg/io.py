@@ -143,7 +143,8 @@ def expand_internal_entities(data: bytes, *, source: str) -> bytes:
 
     Raises:
         SvgError: an external entity (``SYSTEM``/``PUBLIC``), a parameter entity (``%``), an entity that
-            refers to itself, entities nested more than :data:`MAX_ENTITY_DEPTH` deep, more than :data:`MAX_ENTITY_EXPANSION` characters added, or a document
+            refers to itself, entities nested more than :data:`MAX_ENTITY_DEPTH` deep, more than
+            :data:`MAX_ENTITY_EXPANSION` characters added, or a document
             whose encoding cannot be read.
     """
     text = _decoded(data)
