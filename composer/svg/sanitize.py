@@ -99,6 +99,8 @@ REMOVED = frozenset({
     "script", "foreignObject", "set", "animate", "animateMotion", "animateTransform", "animateColor",
     "discard", "handler", "listener", "iframe", "embed", "object", "audio", "video", "canvas", "metadata",
 })
+#: SMIL animation elements (SVG 2, 19): a browser plays them, composer draws the drawing as it stands
+ANIMATIONS = frozenset({"set", "animate", "animateMotion", "animateTransform", "animateColor", "discard"})
 #: elements whose href may name an image file or a data: URI.
 IMAGE_ELEMENTS = frozenset({"image", "feImage"})
 #: paint servers: referencing one draws no geometry of its own.
@@ -156,6 +158,7 @@ def sanitize(root: etree._Element, *, source: str, base_dir: Path | None, projec
     project_root = project_root.resolve()
     html = 0  # <foreignObject>s removed: what they hold is not drawn, one warning says so
     fonts: list[str] = []  # the families of each sheet's @font-face rules dropped
+    animations = 0  # SMIL animation elements removed: the drawing as it stands before any, one note says so
     stack = [root]
     while stack:
         el = stack.pop()
@@ -167,6 +170,7 @@ def sanitize(root: etree._Element, *, source: str, base_dir: Path | None, projec
             _keep_html_text(el, source=source)  # drawn as SVG text at import (composer.text.html)
         elif el is not root and (namespace != SVG_NS or local in REMOVED or not _ASCII_NAME.match(local)):
             html += namespace == SVG_NS and local == "foreignObject" and _shows_something(el)
+            animations += namespace == SVG_NS and local in ANIMATIONS
             _remove(el)
             continue
         for attr in list(el.attrib):
@@ -192,6 +196,9 @@ def sanitize(root: etree._Element, *, source: str, base_dir: Path | None, projec
         note(root, "html", str(html), source=source, nested=_depth > 0)
     if fonts:
         note(root, "fonts", ", ".join(dict.fromkeys(fonts)), source=source, nested=_depth > 0)
+    if animations:
+        note(root, "animation", f"{animations} animation element{'s' * (animations > 1)}", source=source,
+             nested=_depth > 0)
     inline_style_sheets(root)  # rules the engine cannot match, applied as a browser applies them
     resolve_symbol_percentages(root)  # what the engine resolves against another viewport
     _spend(root, budget, source)
@@ -542,6 +549,9 @@ _NOTED = {
              "HTML other than text (an image, a table, a list, a form, an inner document...), which composer does "
              "not draw; their SVG fallback is drawn where the file has one (in a <switch>); save the drawing with "
              "its content as SVG"),
+    "animation": ("SMIL animation", "{detail} left out: drawn as it stands before any",
+                  "{source}: SMIL animation ({detail}) left out: drawn as it stands before any; a browser plays "
+                  "it"),
     "fonts": ("web fonts (@font-face)", "{detail} not loaded",
               "{source}: <style> loads web fonts (@font-face {detail}); composer reads no "
               "URL or embedded font file: their text is drawn in the installed font fontconfig gives for the "
