@@ -500,8 +500,8 @@ def _light(tokens: Iterable[tinycss2.ast.Node]) -> str:
         elif token.type == "function":
             out.append(f"{token.name}({_light(token.arguments)})")
         elif token.type in ("() block", "[] block", "{} block"):
-            open_, close = {"() block": "()", "[] block": "[]", "{} block": "{}"}[token.type]
-            out.append(open_ + _light(token.content) + close)
+            brackets = {"() block": "()", "[] block": "[]", "{} block": "{}"}[token.type]
+            out.append(brackets[0] + _light(token.content) + brackets[1])
         else:
             out.append(token.serialize())
     return "".join(out)
