@@ -125,6 +125,7 @@ def main() -> None:
             pdfs += sorted(Path(given).rglob("*.pdf"))
         print(f"{'page':24} {'PNG~pdfium':>11} {'PNG~poppler':>11} | {'PDF as':9} {'pdfium':>11} {'poppler':>11} "
               f"{'text':>5} {'bytes':>8}")
+        by_producer: dict[str, list[tuple[float, float, float, float, bool]]] = {}
         for pdf in pdfs:
             alone_pdfium, alone_poppler, alone_text = pdfium_render(pdf), poppler_render(pdf), text_of(pdf)
             for as_object in (True, False):
@@ -140,9 +141,19 @@ def main() -> None:
                            difference(poppler_render(out_pdf), alone_poppler)]
                 same_text = text_of(out_pdf) == alone_text
                 kind = "object" if as_object else "converted"
+                if as_object:
+                    by_producer.setdefault(pdf.parent.name, []).append(
+                        (cells[0][0], cells[1][0], viewers[0][0], viewers[1][0], same_text))
                 print(f"{pdf.name[:24]:24} {first} | {kind:9} "
                       + " ".join(f"{m:5.2f}/{t:5.1f}" for m, t in viewers)
                       + f" {'same' if same_text else 'lost':>5} {len(out_pdf):8d}")
+        print("\nmeans per folder (composer's defaults): PNG ~ pdfium, ~ poppler | PDF in pdfium, in poppler | "
+              "text kept")
+        for producer, rows in sorted(by_producer.items()):
+            means = [sum(r[i] for r in rows) / len(rows) for i in range(4)]
+            kept = sum(r[4] for r in rows)
+            print(f"{producer:24} {len(rows):3} files  {means[0]:5.2f} {means[1]:5.2f} | {means[2]:5.2f} "
+                  f"{means[3]:5.2f} | {kept}/{len(rows)}")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import json
+import math
 import os
 import random
 import shutil
@@ -24,7 +25,7 @@ import pytest
 from composer.errors import ComposerError, ProjectError
 from composer.pipeline import build
 from composer.svg.io import temp_names, write_files_atomically
-from conftest import DEMO, run_compose
+from conftest import DEMO, _descendants, run_compose
 
 OUTPUTS = ("demo.svg", "demo.pdf", "demo.png")
 TRIALS = 20
@@ -81,24 +82,97 @@ def references(tmp_path_factory) -> tuple[dict[str, dict[str, bytes]], float]:
     return refs, min(durations)
 
 
+_TICK_S = 1 / os.sysconf("SC_CLK_TCK")  # the unit of the CPU times in /proc/PID/stat
+POLL_S = 0.002  # how often a trial looks at its builds' progress
+
+
+def cpu_s(pid: int) -> float:
+    """The CPU time (user + system, s) the build ``pid`` has used so far with its workers: every process
+    below it (zombies included) with what the children it reaped used (/proc/PID/stat utime, stime,
+    cutime, cstime: proc(5)). A measure of the build's progress that load does not stretch, as it does
+    the wall clock."""
+    total = 0
+    for proc in {pid, *_descendants(pid)}:
+        try:
+            fields = Path(f"/proc/{proc}/stat").read_text().rsplit(") ", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # it ended meanwhile (and its time went to the process that reaped it)
+        total += sum(int(field) for field in fields[11:15])
+    return total * _TICK_S
+
+
+def temp_outputs(out: Path) -> bool:
+    """An output's temporary file is in ``out``: the build is writing (see write_files_atomically)."""
+    try:
+        return any(name.startswith(".demo.") and name.endswith(".tmp") for name in os.listdir(out))
+    except OSError:
+        return False
+
+
 class Chain:
-    """One project copy killed again and again; remembers its outputs before each trial."""
+    """One project copy killed again and again; remembers its outputs before each trial.
+
+    A trial's kill moment is a point of the build's own progress, not of the wall clock: when its CPU time
+    reaches a share of a whole build's (:meth:`at_cpu`), or a delay after its first temporary output
+    appeared (:meth:`after_writing_began`), so a busy machine, which makes every build slower, moves no
+    kill from the writing to the drawing.
+    """
 
     def __init__(self, root: Path):
         self.root, self.out = root, root / "build"
         self.previous = outputs(self.out)
         self.proc: subprocess.Popen | None = None
         self.which = "A"
+        self.cpu_target_s: float | None = None  # kill once the build used this much CPU
+        self.write_delay_s: float | None = None  # or this long after its first temporary output appeared
+        self.writing_since: float | None = None  # its first temporary output was seen
+        self.written_at: float | None = None  # and then none any more (renamed into place)
+        self.cpu_used_s = 0.0  # a whole build's CPU time, once it ended (os.wait4)
+        self.finished_at: float | None = None
+
+    def at_cpu(self, cpu_target_s: float) -> None:
+        self.cpu_target_s, self.write_delay_s = cpu_target_s, None
+
+    def after_writing_began(self, delay_s: float) -> None:
+        self.cpu_target_s, self.write_delay_s = None, delay_s
 
     def start(self, which: str) -> None:
         self.which = which
         variant(self.root, which)
+        self.writing_since = self.written_at = self.finished_at = None
         self.proc = subprocess.Popen(command(self.root), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                      start_new_session=True)
 
+    def running(self) -> bool:
+        """The build runs; once it ended, reaped here (its CPU time in ``cpu_used_s``)."""
+        if self.proc.returncode is not None:
+            return False
+        pid, status, usage = os.wait4(self.proc.pid, os.WNOHANG)
+        if pid == 0:
+            return True
+        self.proc.returncode = os.waitstatus_to_exitcode(status)
+        self.cpu_used_s = usage.ru_utime + usage.ru_stime
+        self.finished_at = time.monotonic()
+        return False
+
+    def watch(self) -> bool:
+        """One look at the build's progress: note when its writing began and ended; True when its kill
+        is due."""
+        if self.written_at is None:
+            writing = temp_outputs(self.out)
+            if self.writing_since is None and writing:
+                self.writing_since = time.monotonic()
+            elif self.writing_since is not None and not writing:
+                self.written_at = time.monotonic()
+        if self.cpu_target_s is not None:
+            return cpu_s(self.proc.pid) >= self.cpu_target_s
+        if self.write_delay_s is not None and self.writing_since is not None:
+            return time.monotonic() >= self.writing_since + self.write_delay_s
+        return False
+
     def kill(self) -> bool:
         """SIGKILL the build and its panel workers; False if it had already finished."""
-        running = self.proc.poll() is None
+        running = self.running()
         if running:
             os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait(timeout=60)
@@ -123,13 +197,32 @@ class Chain:
         self.previous = now
 
 
+def run_side_by_side(chains: list[Chain], seen: dict[str, int] | None = None) -> None:
+    """Watch the chains' builds until each ended or was killed at its moment (``seen["finished"]`` counts
+    the builds that ended before their moment)."""
+    live = list(chains)
+    while live:
+        for chain in list(live):
+            if not chain.running():
+                live.remove(chain)
+                if seen is not None:
+                    seen["finished"] += 1
+            elif chain.watch():
+                if not chain.kill() and seen is not None:  # it ended meanwhile
+                    seen["finished"] += 1
+                live.remove(chain)
+        time.sleep(POLL_S)
+
+
 @pytest.mark.e2e
 def test_killing_a_build_at_random_moments_never_leaves_a_partial_output(references, tmp_path):
     """20 trials in two chains of 10 (two builds at a time, one per core, to halve the wall time).
 
-    The kill delay comes from a seeded RNG: for half the trials uniform over the
-    build's duration, for the other half over its last fifth and a little past
-    it (rasterizing and writing, where a partial output could appear).
+    Each kill lands at a seeded random point of the build's own progress (see :class:`Chain`): for half
+    the trials anywhere in its work (a share of a whole build's CPU time, uniform over 0 to 1), for a
+    quarter in its last fifth and a little past it (0.8 to 1.1: rasterizing and writing), for a quarter
+    while it writes (a delay after its first temporary output appeared, uniform over 0 to 1.5 times the
+    writing's measured length), where a partial output could appear.
     """
     refs, _ = references
     chains = []
@@ -137,29 +230,31 @@ def test_killing_a_build_at_random_moments_never_leaves_a_partial_output(referen
         root = tmp_path / f"chain{i}" / "demo"
         shutil.copytree(DEMO, root)
         chains.append(Chain(root))
-    # calibrate: the duration of two builds side by side, as in the trials
-    started = time.monotonic()
+    # calibrate: two builds side by side, as in the trials: a whole build's CPU time, and how long it
+    # writes (from its first temporary output seen to none seen any more)
     for chain in chains:
+        chain.at_cpu(math.inf)
         chain.start("A")
-    for chain in chains:
-        assert chain.proc.wait(timeout=120) == 0
-    duration = time.monotonic() - started
+    run_side_by_side(chains)
+    assert all(chain.proc.returncode == 0 for chain in chains)
+    build_cpu_s = min(chain.cpu_used_s for chain in chains)
+    writing_s = max([POLL_S] + [chain.written_at - chain.writing_since for chain in chains
+                                if chain.writing_since is not None and chain.written_at is not None])
+    assert build_cpu_s > 0.1, build_cpu_s
     shutil.rmtree(chains[1].out)  # chain 0 starts from good outputs, chain 1 from none
     for chain in chains:
         chain.previous = outputs(chain.out)
     rng = random.Random(SEED)
     seen = {"absent": 0, "old": 0, "new": 0, "temps": 0, "finished": 0}
     for step in range(TRIALS // 2):
-        delays = []
         for i, chain in enumerate(chains):
-            trial = 2 * step + i
-            late = trial % 4 >= 2
-            delays.append(rng.uniform(0.8 * duration, 1.1 * duration) if late else rng.uniform(0, duration))
+            kind = (2 * step + i) % 4  # 0, 1: anywhere; 2: late; 3: while writing
+            if kind == 3:
+                chain.after_writing_began(rng.uniform(0, 1.5) * writing_s)
+            else:
+                chain.at_cpu(rng.uniform(0.8, 1.1) * build_cpu_s if kind == 2 else rng.uniform(0, 1) * build_cpu_s)
             chain.start("BA"[step % 2])
-        started = time.monotonic()
-        for i in sorted(range(2), key=lambda k: delays[k]):
-            time.sleep(max(0.0, started + delays[i] - time.monotonic()))
-            seen["finished"] += not chains[i].kill()
+        run_side_by_side(chains, seen)
         for i, chain in enumerate(chains):
             chain.check(refs, 2 * step + i, seen)
     # a complete build afterwards: right outputs, and the killed builds' temporary files are gone

@@ -104,12 +104,14 @@ def watch(name: str, *, root: str | Path = ".", out: str | Path | None = None,
     out_dir = Path(out) if out is not None else project.root / "build"
     opts = manifest.options(formats, dpi, engine, pdf_standard)
     builds = 0
+    threads_before = _threads()  # this process's threads before any watcher: the caller's own
 
     before: dict[Path, tuple[int, int] | None] = {}  # the inputs as the last build started with them
 
     def run(changed: tuple[str, ...]) -> bool:
         nonlocal builds, before
-        _wait_for_one_thread()  # the watcher's thread ends: the build forks its workers from one thread
+        _wait_for_watcher_threads(threads_before)  # the closed watcher's thread ends: the build forks its
+        # workers from the threads the caller runs (one, in compose watch)
         before = _snapshot(project, name, out_dir)
         started = time.perf_counter()
         try:
@@ -230,11 +232,14 @@ def _threads() -> int | None:
     return None
 
 
-def _wait_for_one_thread(limit_s: float = 2.0) -> None:
-    """Wait (at most ``limit_s`` seconds) until this process runs one thread: a closed watcher's
-    thread ends within its timeout (200 ms), not at once."""
+def _wait_for_watcher_threads(threads_before: int | None, limit_s: float = 2.0) -> None:
+    """Wait (at most ``limit_s`` seconds) until this process runs no more threads than
+    ``threads_before``, those it ran before :func:`watch` started any watcher (one in ``compose watch``): a
+    closed watcher's thread ends within its timeout (200 ms), not at once. (Waiting for one thread in all
+    made a watch called from a program running threads of its own, such as a notebook's kernel, wait the
+    whole ``limit_s`` before each rebuild.)"""
     deadline = time.monotonic() + limit_s
-    while (_threads() or 1) > 1 and time.monotonic() < deadline:
+    while (_threads() or 0) > (threads_before or 1) and time.monotonic() < deadline:
         time.sleep(0.01)
 
 

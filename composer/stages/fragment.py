@@ -144,6 +144,17 @@ def inline_used_style_rules(job: Import) -> None:
     inline_used_styles(job.root)
 
 
+def report_sanitized(job: Import) -> None:
+    """What the sanitizer noted of the file (:func:`composer.svg.sanitize.noted`: ``<foreignObject>`` HTML not
+    drawn, web fonts not loaded), warned once each as a record of this panel the check reports
+    (:class:`~composer.errors.ImportFeature`), and taken off the root."""
+    from composer.svg.sanitize import noted
+
+    for feature, detail, message in noted(job.root, source=job.source):
+        warnings.warn(ImportFeature(message, panel=job.name, file=job.source, feature=feature, detail=detail),
+                      stacklevel=3)
+
+
 def draw_foreign_objects(job: Import) -> None:
     """:func:`_draw_foreign_objects`: the text of each ``<foreignObject>`` as SVG ``<text>``."""
     _draw_foreign_objects(job.root)
@@ -275,6 +286,7 @@ def make_group(job: Import) -> None:
 #: :func:`import_fragment` runs them, the ``foreign`` ones only for files made elsewhere
 PASSES: tuple[Pass, ...] = (
     Pass("drop-metadata", drop_metadata),
+    Pass("report-sanitized", report_sanitized, foreign=True),  # what reading the file left out
     Pass("apply-conditional-css", apply_conditional_css, foreign=True),  # before any rule is read
     Pass("resolve-custom-properties", resolve_custom_properties, foreign=True),  # after @media, before use
     Pass("inline-used-styles", inline_used_style_rules),  # before scoping

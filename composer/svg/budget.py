@@ -16,8 +16,8 @@ cost of one element:
 Calibration (``benchmarks/use_budget.py``, which prints the units against the seconds the engine takes for
 real and hostile files; docs/design.md "Budgets"): the constants are the costliest kind of each measured
 (thin stroked polylines for a vertex, ``<use>`` chains for an element, short text lines for a character), so
-the estimate is at or above the engine's CPU time for what was measured, by 1.0 to about 3.5 times (a
-matplotlib scatter's tiny markers and small rects are over-counted most). :data:`MAX_FIGURE_WORK` is 30 s
+the estimate is within 0.95 to 3.6 times the engine's CPU time for what was measured (a matplotlib scatter's
+tiny markers and small rects are over-counted most). :data:`MAX_FIGURE_WORK` is 30 s
 of that estimate: a figure the engine draws in 10 s of CPU time or less (under 10 s wall on 2 cores, the
 PDF and PNG drawn side by side) is never refused, and an accepted one takes at most about 30 s of CPU,
 a quarter of the export timeout (120 s, ``composer.sandbox.isolate.DEFAULT_TIMEOUT_S``): the margin for

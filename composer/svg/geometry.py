@@ -62,5 +62,29 @@ def bezier_point(nodes: Sequence[Point], t: float) -> Point:
 
 def flatten_bezier(nodes: Sequence[Point], steps: int) -> list[Point]:
     """``steps`` points along a Bezier curve at t = 1/steps, 2/steps, ..., 1 (the start left out,
-    the end included): its chords from the start approximate the curve."""
-    return [bezier_point(nodes, k / steps) for k in range(1, steps + 1)]
+    the end included): its chords from the start approximate the curve.
+
+    Quadratics and cubics (what SVG paths draw) take :func:`bezier_point`'s de Casteljau steps written
+    out, the same operations in the same order (so the same floats), at a third of its time: the check
+    flattens every glyph outline of a figure's text (:mod:`composer.svg.measure`).
+    """
+    ts = [k / steps for k in range(1, steps + 1)]
+    if len(nodes) == 4:
+        (x0, y0), (x1, y1), (x2, y2), (x3, y3) = nodes
+        out = []
+        for t in ts:
+            s = 1 - t
+            ax, ay, bx, by, cx, cy = s * x0 + t * x1, s * y0 + t * y1, s * x1 + t * x2, s * y1 + t * y2, \
+                s * x2 + t * x3, s * y2 + t * y3
+            dx, dy, ex, ey = s * ax + t * bx, s * ay + t * by, s * bx + t * cx, s * by + t * cy
+            out.append((s * dx + t * ex, s * dy + t * ey))
+        return out
+    if len(nodes) == 3:
+        (x0, y0), (x1, y1), (x2, y2) = nodes
+        out = []
+        for t in ts:
+            s = 1 - t
+            ax, ay, bx, by = s * x0 + t * x1, s * y0 + t * y1, s * x1 + t * x2, s * y1 + t * y2
+            out.append((s * ax + t * bx, s * ay + t * by))
+        return out
+    return [bezier_point(nodes, t) for t in ts]

@@ -47,6 +47,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 
+import cssselect2
 from lxml import etree
 
 from composer.svg import css
@@ -288,6 +289,12 @@ def shape_points(el: etree._Element, tag: str) -> list[tuple[float, float]]:
 # ─── style cascade ────────────────────────────────────────────────────────
 
 @lru_cache(maxsize=4096)
+def _weighed_declarations(text: str) -> css.Declarations:
+    """:func:`_declarations` with ``" !important"`` kept (:func:`composer.svg.css.weighed_declarations`)."""
+    return tuple(d for d in css.weighed_declarations(text) if d[0] in _PROPS)
+
+
+@lru_cache(maxsize=4096)
 def _declarations(text: str) -> css.Declarations:
     """The declarations of a ``style`` attribute or rule body that the check reads (cached: panels
     repeat the same few style strings thousands of times)."""
@@ -505,11 +512,17 @@ class _Walker:
     def __init__(self, root: etree._Element, result: Scene):
         self.root, self.out = root, result
         self.ids = {el.get("id"): el for el in root.iter() if isinstance(el.tag, str) and el.get("id")}
-        sheet = css.StyleSheet(root, _declarations)
+        sheet = css.StyleSheet(root, _weighed_declarations)
         result.notes.extend(f"{note} by the check" for note in sheet.notes)
-        #: what the <style> rules set on each element they apply to (matched in the document tree, as
-        #: renderers do: content drawn through a <use> is styled where it is defined)
-        self.rule_styles = sheet.by_element(root)
+        #: the declarations of the <style> rules that apply to each element, lowest precedence first
+        #: (matched in the document tree, as renderers do: content drawn through a <use> is styled where
+        #: it is defined), ``!important`` kept for the cascade with the element's ``style``
+        self.rule_styles: dict[etree._Element, list[css.Declarations]] = {}
+        if sheet:
+            for wrapper in cssselect2.ElementWrapper.from_xml_root(root).iter_subtree():
+                found = sheet.matched(wrapper)
+                if found:
+                    self.rule_styles[wrapper.etree_element] = found
         self.glyph_boxes: dict[str, BBox | None] = {}
         self.runs: dict[etree._Element, TextRun] = {}  # keyed by the element: keeps lxml's proxy alive
 
@@ -554,11 +567,14 @@ class _Walker:
             self.walk(child, m, style, alpha, top, depth, artist, via_use)
 
     def _own_style(self, el: etree._Element) -> dict[str, str]:
-        """Presentation attributes, then matching ``<style>`` rules, then inline ``style``."""
+        """Presentation attributes, then matching ``<style>`` rules, then inline ``style``, then the rules'
+        ``!important`` declarations, then the ``style``'s (CSS Cascade 4, 6.4: :func:`composer.svg.css.cascade`)."""
         style = {name: el.get(name) for name in _PROPS if el.get(name) is not None}
-        style.update(self.rule_styles.get(el, ()))
+        rules = self.rule_styles.get(el)
         inline = el.get("style")
-        if inline:
+        if rules:
+            style.update((k, v) for k, (v, _) in css.cascade(rules, inline or "").items() if k in _PROPS)
+        elif inline:
             style.update(_declarations(inline))
         return style
 

@@ -68,8 +68,18 @@ class Converted:
 
 def to_srgb(img: Image.Image) -> Converted | None:
     """The pixels of the decoded picture ``img`` in sRGB, or None when they already are (see the module
-    docstring for what counts). ``img``'s ``info`` is read (``icc_profile``, ``srgb``, ``gamma``,
-    ``chromaticity``: Pillow's names for the file's colour data); ``img`` is not changed."""
+    docstring for what counts) or LittleCMS cannot apply the file's profile (it is ignored, as a
+    browser ignores a profile it cannot use). ``img``'s ``info`` is read (``icc_profile``, ``srgb``,
+    ``gamma``, ``chromaticity``: Pillow's names for the file's colour data); ``img`` is not changed."""
+    from PIL import ImageCms
+
+    try:
+        return _to_srgb(img)
+    except (ImageCms.PyCMSError, OSError, ValueError):
+        return None
+
+
+def _to_srgb(img: Image.Image) -> Converted | None:
     from PIL import ImageCms
 
     info = img.info

@@ -59,3 +59,36 @@ def test_a_change_seen_through_the_manifest_is_named_as_a_thing(reason, shown):
     from composer.cli.watch import _what_changed
 
     assert _what_changed(reason) == shown
+
+
+def test_a_watch_called_beside_threads_of_its_own_waits_only_for_the_watchers(monkeypatch):
+    """Before each rebuild the watch waits for the closed watcher's thread to end, not for the process to
+    run one thread: a program calling :func:`composer.cli.watch.watch` beside threads of its own (a
+    notebook's kernel, a test runner) waited the whole limit before each rebuild (2 s)."""
+    import threading
+    import types
+
+    import composer.cli.watch as watch_module
+
+    hold, go = threading.Event(), threading.Event()
+    callers = threading.Thread(target=hold.wait, daemon=True)  # a thread of the calling program
+    callers.start()
+    before = watch_module._threads()
+    watcher = threading.Thread(target=go.wait, daemon=True)  # the watcher's thread, closed but not yet ended
+    watcher.start()
+    waits = []
+
+    def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        assert len(waits) <= 3, "still waiting once the watcher's thread ended"
+        go.set()
+        watcher.join()
+
+    monkeypatch.setattr(watch_module, "time", types.SimpleNamespace(sleep=sleep, monotonic=time.monotonic))
+    try:
+        watch_module._wait_for_watcher_threads(before, limit_s=60)
+        assert 1 <= len(waits) <= 3 and not watcher.is_alive() and callers.is_alive()
+    finally:
+        hold.set()
+        go.set()
+        callers.join()

@@ -1,8 +1,9 @@
-"""A pdf panel in the PDF output is the page itself, as a PDF viewer draws it (issue #23, item 3).
+"""A pdf panel in the PDF and the PNG is the page itself, as a PDF viewer draws it (issue #23, item 3).
 
 The PDF output draws a pdf panel whose fonts are all embedded from its own page, kept as a PDF object
-(Typst embeds the page), so its text stays text (``pdftotext`` reads it; pdfium finds its text objects at
-their size times the fit) and its vectors are the file's own; the SVG and the PNG draw the converted page.
+(Typst embeds the page), so its text stays text (``pdftotext`` reads it; pdfium finds its text objects)
+and its vectors are the file's own; the PNG draws the page with Typst's PDF renderer; the SVG draws the
+converted page (pdftocairo), its text as outlines.
 The page is made here by matplotlib's PDF backend with TrueType text (``pdf.fonttype = 42``): 200 x 100 pt,
 a blue square and "Panel text" at 20 pt. It is placed in a box of 100 x 50 pt at (20, 10) pt: scale 0.5.
 
@@ -119,7 +120,7 @@ def test_pdfium_draws_the_panel_in_composer_s_pdf_as_it_draws_the_page_alone(bui
     assert np.abs(composed[right] - alone[:h, :w][right]).mean() < 1.0
 
 
-def test_the_png_draws_the_converted_page_alike_and_both_keep_the_shape_over_the_panel(built):
+def test_the_png_draws_the_page_as_pdfium_does_and_both_keep_the_shape_over_the_panel(built):
     root, pdf = built
     png = np.asarray(Image.open(root / "build" / "fig.png").convert("RGB"), dtype=float)
     rendered = pdfium_image((root / "build" / "fig.pdf").read_bytes(), DPI, "RGB")
@@ -128,7 +129,7 @@ def test_the_png_draws_the_converted_page_alike_and_both_keep_the_shape_over_the
     composed = panel_of(gray)
     h, w = min(composed.shape[0], alone.shape[0]), min(composed.shape[1], alone.shape[1])
     right = (slice(20, h), slice(30, w))
-    assert np.abs(composed[right] - alone[:h, :w][right]).mean() < 6.0  # anti-aliasing of two renderers
+    assert np.abs(composed[right] - alone[:h, :w][right]).mean() < 6.0  # text anti-aliasing of two renderers
     # the blue square: page x 10..70, y 10..70 pt from the bottom -> canvas (25..55, 25..55) pt at scale 0.5
     for image in (png, rendered):
         r, g, b = image[round(45 * DPI / 72), round(45 * DPI / 72)]
@@ -153,11 +154,12 @@ def test_a_page_whose_font_is_not_embedded_is_drawn_converted_and_pdf_a_too(tmp_
                                                check=True).stdout
 
 
-def test_the_pdf_with_the_page_is_deterministic(built, tmp_path):
+def test_the_pdf_and_png_with_the_page_are_deterministic(built, tmp_path):
     root, pdf = built
     again = project(tmp_path, pdf)
-    build("fig", root=again, formats=("pdf",), dpi=DPI, jobs=1)
-    assert (again / "build" / "fig.pdf").read_bytes() == (root / "build" / "fig.pdf").read_bytes()
+    build("fig", root=again, formats=("pdf", "png"), dpi=DPI, jobs=1)
+    for name in ("fig.pdf", "fig.png"):
+        assert (again / "build" / name).read_bytes() == (root / "build" / name).read_bytes()
 
 
 def images_pdf() -> bytes:

@@ -152,13 +152,41 @@ MARKER = ("M 0 0.5 C 0.13 0.5 0.26 0.45 0.35 0.35 C 0.45 0.26 0.5 0.13 0.5 0 C 0
           "C -0.5 0.13 -0.45 0.26 -0.35 0.35 C -0.26 0.45 -0.13 0.5 0 0.5 z")
 
 
-def test_a_matplotlib_sized_scatter_is_accepted(tmp_path):
-    """20,000 uses of one circle marker, built: within both budgets."""
-    uses = "".join(f'<use xlink:href="#m" x="{i % 100}" y="{i // 200}"/>' for i in range(20_000))
-    svg = f'<svg {S} width="100" height="100" viewBox="0 0 100 100"><defs><path id="m" d="{MARKER}"/></defs>{uses}</svg>'
-    root = project(tmp_path, {"scatter": svg})
-    build("fig", root=root, formats=("svg",), cache=False)
-    assert (root / "build" / "fig.svg").exists()
+def test_a_scatter_the_old_count_refused_is_built_and_drawn(tmp_path):
+    """Issue #23: a matplotlib scatter of 63,000 points (its SVG: a <use> of the circle marker per point, 1 + 32
+    units each of the old count, 2,016,001 against its 2,000,000: the fewest points it refused) is built. The
+    points (s=1: r 0.5 pt) lie on a grid 0.2 data units apart filling x 0 to 40 and y 0 to 31.4 of axes spanning
+    0 to 100 on the whole 100 x 100 pt panel (no margins): the left 40 % of the canvas is #1f77b4 from 2 to 38 pt
+    across, 70 to 98 pt down, in the PNG and in pdfium's render of the PDF (72 dpi: 1 px a pt); the right half
+    white."""
+    from conftest import pdf_pixels, read_png
+    root = layout_project(tmp_path, '''
+[panels.s]
+render = "dots:scatter"
+at = ["0pt", "0pt"]
+size = ["100pt", "100pt"]
+raster = false
+''', head='width = "100pt"\nheight = "100pt"\n')
+    (root / "panels").mkdir()
+    (root / "panels" / "dots.py").write_text('''
+import numpy as np
+
+
+def scatter(fig, data):
+    ax = fig.add_axes((0, 0, 1, 1))
+    i = np.arange(63_000)
+    ax.scatter((i % 200) * 0.2, (i // 200) * 0.1, s=1, linewidths=0, color="#1f77b4")
+    ax.set_xlim(0, 100)
+    ax.set_ylim(0, 100)
+    ax.axis("off")
+''', encoding="utf-8")
+    build("fig", root=root, formats=("pdf", "png"), cache=False, dpi=72.0)
+    png = read_png(root / "build" / "fig.png")[..., :3].astype(int)
+    pdf = pdf_pixels(root / "build" / "fig.pdf", dpi=72.0)
+    for pixels in (png, pdf):
+        assert pixels.shape[:2] == (100, 100)
+        assert abs(pixels[70:98, 2:38] - (0x1F, 0x77, 0xB4)).max() <= 6  # the points, solid
+        assert pixels[:, 50:].min() >= 250 and pixels[:60, :].min() >= 250  # right and above them: white
 
 
 def test_a_100000_point_vector_scatter_is_within_the_figure_budget():

@@ -80,3 +80,13 @@ def test_paint_and_its_helpers():
     assert paint("lab(50 0 0)") is None  # not a colour the engine draws either
     assert stroke_width_px("-1") == 1.0 and stroke_width_px(None) == 1.0
     assert thinnest_scale((2.0, 0.0, 0.0, 3.0, 0.0, 0.0)) == pytest.approx(2.0)
+
+
+@pytest.mark.parametrize("rule, inline, expected", [
+    ("stroke-width: 0.1 !important", "stroke-width: 2", 0.1),  # an important rule beats the element's style
+    ("stroke-width: 0.1", "stroke-width: 2", 2.0),  # a normal one does not
+    ("stroke-width: 0.1 !important", "stroke-width: 2 !important", 2.0),  # the style's own important wins
+])
+def test_important_declarations_cascade_as_the_engine_applies_them(rule, inline, expected):
+    found = strokes(f'<path class="k" d="M0 0 L9 9" stroke="black" style="{inline}"/>', style=f".k {{ {rule} }}")
+    assert found[0][1] == pytest.approx(expected)

@@ -309,3 +309,12 @@ def test_a_converted_picture_says_what_it_was():
     assert shown.mime == "image/png" and "ProPhoto RGB" in shown.changed
     with Image.open(io.BytesIO(shown.data)) as img:
         assert img.getpixel((0, 0))[:3] == (146, 146, 146)
+
+
+def test_a_profile_littlecms_cannot_read_is_ignored_as_browsers_ignore_it():
+    """A PNG whose iCCP holds no ICC profile (a broken writer's): drawn as its values, the file kept."""
+    from composer.svg.images import displayed_raster
+
+    data = png_file(np.full((4, 4, 3), BROWN), 2, chunks=[iccp(b"not an ICC profile" * 8)])
+    shown = displayed_raster(data, max_pixels=10_000)
+    assert shown.data == data and shown.changed == ""

@@ -82,9 +82,10 @@ def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[floa
         pdf_standard: one of :data:`PDF_STANDARDS` (PDF/A: ``"a-2b"``...), or None.
         folder: an otherwise empty folder holding ``svg`` as ``canvas.svg``, made and removed by the
             caller (so a worker killed at its timeout leaves nothing behind); None: one of its own.
-        pdf_pages: pdf panels the PDF draws from their own page, kept as a PDF object (Typst embeds the
-            page: its fonts, text and vectors as they are), when the standard allows it (not PDF/A) and
-            the panel's group is only placed (:func:`layered_document`); the PNG draws the converted group.
+        pdf_pages: pdf panels the PDF and the PNG draw from their own page, when the panel's group is only
+            placed (:func:`layered_document`): the PDF keeps it as a PDF object (Typst embeds the page: its
+            fonts, text and vectors as they are; not in PDF/A, which embeds no PDF), the PNG draws it with
+            Typst's PDF renderer (hayro), as a PDF viewer draws it; the SVG keeps the converted group.
 
     Returns:
         kind -> bytes; the PNG without resolution metadata (the caller adds it).
@@ -112,13 +113,13 @@ def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[floa
                         font_paths=_without_last_resort(font_folders(), folder) if has_text else [])
     compiler = typst.Compiler(root=folder, font_paths=fonts)
     inputs = {"title": title} if title else {}
+    layered = layered_document(svg, pdf_pages, size_pt, folder) if pdf_pages else None
     try:
         for kind in kinds:
             if kind == "pdf":
-                layered = None
-                if pdf_pages and not (pdf_standard or "").startswith("a-"):  # PDF/A embeds no PDF (Typst)
-                    layered = layered_document(svg, pdf_pages, size_pt, folder)
-                result = compiler.compile(input=layered or document, format="pdf", timestamp=PDF_DATE,
+                embeds = layered is not None and not (pdf_standard or "").startswith("a-")  # PDF/A: no PDF (Typst)
+                result = compiler.compile(input=layered if embeds and layered else document, format="pdf",
+                                          timestamp=PDF_DATE,
                                           sys_inputs=inputs,
                                           pdf_standards=[pdf_standard] if pdf_standard else [])  # type: ignore[list-item]
                 if isinstance(result, bytes) and not (pdf_standard or "").startswith("a-"):  # PDF/A forbids it
@@ -129,6 +130,9 @@ def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[floa
                 if reduced is not None:
                     Path(folder, "canvas-png.svg").write_bytes(reduced)
                     drawn = document.replace(b'#image("canvas.svg"', b'#image("canvas-png.svg"')
+                if layered is not None:  # the pdf panels' pages, between layers of the canvas the PNG draws
+                    drawn = (layered if reduced is None else
+                             layered_document(reduced, pdf_pages, size_pt, folder, prefix="png-")) or drawn
                 result = compiler.compile(input=drawn, format="png", ppi=dpi, sys_inputs=inputs)
             else:
                 raise ValueError(f"the resvg engine does not write {kind}")
@@ -157,13 +161,14 @@ _DEFINITIONS = {"defs", "style", "clipPath", "mask", "marker", "symbol", "patter
                 "radialGradient", "filter", "metadata", "title", "desc"}
 
 
-def layered_document(svg: bytes, pages: Sequence[PdfPage], size_pt: tuple[float, float], folder: str) -> bytes | None:
+def layered_document(svg: bytes, pages: Sequence[PdfPage], size_pt: tuple[float, float], folder: str, *,
+                     prefix: str = "") -> bytes | None:
     """A Typst document drawing the canvas as layers, each pdf panel of ``pages`` drawn from its own page.
 
     The canvas's top-level elements are cut, in document order, at each pdf panel's group: the elements
     between two of them are one layer, an SVG of the whole canvas (its root's attributes, every
-    top-level definition and style sheet) written to ``folder`` as ``layer-K.svg``; each panel's page is
-    written as ``page-K.pdf`` and placed where its group's transform puts its viewBox (its crop box). So
+    top-level definition and style sheet) written to ``folder`` as ``PREFIXlayer-K.svg``; each panel's page
+    is written as ``PREFIXpage-K.pdf`` and placed where its group's transform puts its viewBox (its crop box). So
     the stacking order is the canvas's: what is drawn after a panel (labels, arrows, texts) stays over it.
 
     A group is drawn from its page only when it is a top-level ``<g>`` whose transform is a translation
@@ -205,7 +210,7 @@ def layered_document(svg: bytes, pages: Sequence[PdfPage], size_pt: tuple[float,
         doc.text = root.text
         for el in definitions + layer:
             doc.append(_copy(el))
-        name = f"layer-{count['layer']}.svg"
+        name = f"{prefix}layer-{count['layer']}.svg"
         count["layer"] += 1
         Path(folder, name).write_bytes(etree.tostring(doc, encoding="UTF-8", xml_declaration=True))
         lines.append(f'#place(top + left, image("{name}", width: {width_pt:.6f}pt, height: {height_pt:.6f}pt, '
@@ -216,7 +221,7 @@ def layered_document(svg: bytes, pages: Sequence[PdfPage], size_pt: tuple[float,
         if i in placed:
             flush()
             page, (x_pt, y_pt, w_pt, h_pt) = placed[i]
-            name = f"page-{count['page']}.pdf"
+            name = f"{prefix}page-{count['page']}.pdf"
             count["page"] += 1
             Path(folder, name).write_bytes(page.data)
             lines.append(f'#place(top + left, dx: {x_pt:.6f}pt, dy: {y_pt:.6f}pt, image("{name}", page: {page.page}, '
