@@ -26,9 +26,10 @@ Cases (``--only`` picks some):
 
     .venv/bin/python benchmarks/use_budget.py [--runs 1] [--only elements,filters,real,hostile]
 
-The summary line gives the smallest and largest estimate/measure ratio over the exported cases of more than
-0.2 s: the limit (:data:`composer.svg.budget.MAX_FIGURE_WORK`, 30 s) refuses nothing that takes under 30 s / the
-largest ratio, and accepts nothing estimated over 30 s (a quarter of the 120 s export timeout).
+The summary line gives the smallest and largest estimate/measure ratio over the exported cases of 0.5 s or more
+(below, fixed costs the model leaves out, font loading and the like, dominate): the limit
+(:data:`composer.svg.budget.MAX_FIGURE_WORK`, 30 s) refuses nothing that takes under 30 s / the largest ratio, and
+accepts nothing estimated over 30 s (a quarter of the 120 s export timeout).
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ def element_cases() -> Iterator[tuple[str, str]]:
     yield "2,000 lines of text (15 characters)", texts(2_000)
     yield "noisy line, 10,000 vertices", noisy_line(10_000, 10)
     yield "noisy line, 100,000 vertices (not modelled)", noisy_line(100_000, 10)
-    yield "2,000 full-canvas rects (not modelled)", full_rects(2_000)
+    yield "2,000 full-canvas rects", full_rects(2_000)
     for side in (1000, 2000):
         yield (f"a blank {side} x {side} pt canvas",
                f'<svg xmlns="http://www.w3.org/2000/svg" width="{side}pt" height="{side}pt" '
@@ -250,13 +251,13 @@ def main() -> None:
                 print(f"| {name[:58]:58} | {units:11,} | {'-':>6} | {'-':>6} | {type(exc).__name__:>18} |")
                 continue
             ratio = units / 1e6 / max(png + pdf, 1e-6)
-            if png + pdf >= 0.2 and "not modelled" not in name:
+            if png + pdf >= 0.5 and "not modelled" not in name:
                 ratios.append((ratio, name))
             print(f"| {name[:58]:58} | {units:11,} | {png:6.2f} | {pdf:6.2f} | {ratio:18.2f} |", flush=True)
     if ratios:
         low, high = min(ratios), max(ratios)
         limit_s = MAX_FIGURE_WORK / 1e6
-        print(f"\nestimate / measure over the {len(ratios)} cases of 0.2 s or more: {low[0]:.2f} ({low[1]}) to "
+        print(f"\nestimate / measure over the {len(ratios)} cases of 0.5 s or more: {low[0]:.2f} ({low[1]}) to "
               f"{high[0]:.2f} ({high[1]}): the {limit_s:g} s budget refuses none of these kinds under "
               f"{limit_s / high[0]:.1f} s of CPU and accepts up to {limit_s / low[0]:.0f} s")
     print(f"load average {os.getloadavg()[0]:.1f}")

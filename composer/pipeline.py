@@ -614,12 +614,13 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
         hits = _lookup(read, panel_cache, opts)
         lap("read")
         fresh, render_seconds = _render(read, hits, opts, progress, output)
+        if opts.write:  # and the files the panels' and values()' own code read, the output folder's too
+            code_read = [*(p for _, o in read.opened for p in o.read), *(p for r in fresh.values() for p in r.opened),
+                         *(p for r in hits.values() for p in r.opened)]
+            refuse_overwriting_inputs(_planned_outputs(read, out_dir, opts), [project.root / p for p in code_read],
+                                      root=project.root, layout=source.layout_path, opened=True)
         fresh = {n: _opened_by_panel(read, out_dir, n, p) for n, p in fresh.items()}
         rendered = {**hits, **fresh}
-        if opts.write:  # and the files the panels' and values()' own code read
-            opened = {(project.root / p).resolve(): d for p, d in _opened_files(read, out_dir, rendered).items()}
-            refuse_overwriting_inputs(_planned_outputs(read, out_dir, opts), opened, root=project.root,
-                                      layout=source.layout_path, opened=True)
         issued = _values_warnings(read, out_dir)
         issued += _panel_warnings(read.inputs, rendered)  # every ComposerWarning of this build, in order
         lap("render")

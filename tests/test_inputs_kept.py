@@ -90,3 +90,31 @@ def test_the_api_refuses_an_out_onto_an_input_and_builds_elsewhere(tmp_path):
     result = build("fig", root=root, out=root / "out", formats=("svg",))
     assert b"#2a9d8f" in result.outputs["svg"].read_bytes()
     assert {p: d for p, d in snapshot(root).items() if not p.startswith(("out/", "build/"))} == before
+
+
+def test_an_output_onto_a_file_the_panel_code_reads_is_refused(tmp_path):
+    """A panel function that reads ``notes/fig.svg`` itself (the layout does not name it; the build records it as
+    read): ``--out notes`` would replace it with the figure. Refused after the panel is drawn, before any write."""
+    root = layout_project(tmp_path, '''
+[panels.p]
+render = "reader:draw"
+at = ["0pt", "0pt"]
+size = ["40pt", "30pt"]
+''', head='width = "40pt"\nheight = "30pt"\n')
+    (root / "panels").mkdir()
+    (root / "panels" / "reader.py").write_text('''
+from pathlib import Path
+
+
+def draw(fig, data):
+    ax = fig.add_subplot()
+    ax.set_title(str(len(Path("notes/fig.svg").read_text())))
+''', encoding="utf-8")
+    (root / "notes").mkdir()
+    (root / "notes" / "fig.svg").write_text(SVG, encoding="utf-8")
+    before = snapshot(root)
+    done = run_compose(["fig", "--root", root, "--out", "notes", "--format", "svg"], cwd=root)
+    assert done.returncode == 1
+    assert done.stderr.strip().startswith("compose: error: notes/fig.svg: the figure's SVG would be written onto "
+                                          "this file, a file the figure's code reads; nothing was written")
+    assert snapshot(root) == before

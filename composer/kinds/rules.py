@@ -65,7 +65,7 @@ for _rule in (
     Rule("import-feature", "warning", "a feature of an imported file that composer draws differently from a "
                                       "browser or cannot draw, once per file and feature, as the import recorded "
                                       "it (a CSS transform SVG cannot express, fonts not installed drawn in "
-                                      "fontconfig's match)"),
+                                      "fontconfig's match, SMIL animation, a <foreignObject> of HTML)"),
 ):
     RULES.add(_rule)
 

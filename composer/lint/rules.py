@@ -928,9 +928,13 @@ def _as_written(figure: Figure, feature: ImportFeature) -> str:
     """The file of ``feature`` as the layout names it (``../assets/web.svg``) when it is its panel's file,
     else as the import named it."""
     import os
+    from pathlib import PurePath
 
     for panel in figure.panels:
-        if panel.name == feature.panel and panel.source and str(panel.source) == feature.file:
+        if panel.name != feature.panel or not panel.source:
+            continue
+        own, named = PurePath(str(panel.source)).parts, PurePath(feature.file).parts
+        if named and own[-len(named):] == named:  # absolute, or relative to the project, as the import says
             return os.path.relpath(panel.source, figure.path.parent)
     return feature.file
 

@@ -99,6 +99,8 @@ REMOVED = frozenset({
     "script", "foreignObject", "set", "animate", "animateMotion", "animateTransform", "animateColor",
     "discard", "handler", "listener", "iframe", "embed", "object", "audio", "video", "canvas", "metadata",
 })
+#: SMIL animation elements (SVG 2, 19): a browser plays them, composer draws the drawing as it stands
+ANIMATIONS = frozenset({"set", "animate", "animateMotion", "animateTransform", "animateColor", "discard"})
 #: elements whose href may name an image file or a data: URI.
 IMAGE_ELEMENTS = frozenset({"image", "feImage"})
 #: paint servers: referencing one draws no geometry of its own.
@@ -155,6 +157,8 @@ def sanitize(root: etree._Element, *, source: str, base_dir: Path | None, projec
     budget = _budget or _Budget()
     project_root = project_root.resolve()
     html = 0  # <foreignObject>s removed: what they hold is not drawn, one warning says so
+    fonts: list[str] = []  # the families of each sheet's @font-face rules dropped
+    animations = 0  # SMIL animation elements removed: the drawing as it stands before any, one note says so
     stack = [root]
     while stack:
         el = stack.pop()
@@ -166,6 +170,7 @@ def sanitize(root: etree._Element, *, source: str, base_dir: Path | None, projec
             _keep_html_text(el, source=source)  # drawn as SVG text at import (composer.text.html)
         elif el is not root and (namespace != SVG_NS or local in REMOVED or not _ASCII_NAME.match(local)):
             html += namespace == SVG_NS and local == "foreignObject" and _shows_something(el)
+            animations += namespace == SVG_NS and local in ANIMATIONS
             _remove(el)
             continue
         for attr in list(el.attrib):
@@ -183,16 +188,17 @@ def sanitize(root: etree._Element, *, source: str, base_dir: Path | None, projec
                 _check_urls(el.get(attr), source=source, where=f"<{local} {name}>")
         if local == "style" and el.text:
             el.text = _drop_font_faces(_drop_imports(el.text, source=source, base_dir=base_dir,
-                                                     project_root=project_root), source=source)
+                                                     project_root=project_root), source=source, fonts=fonts)
             _check_css(el.text, source=source, where="<style>", declarations=False)
         if local != "foreignObject":
             stack.extend(reversed(list(el)))
     if html:
-        warnings.warn(ComposerWarning(
-            f"{source}: {html} <foreignObject> not drawn: they hold HTML other than text (an image, a table, a "
-            "list, a form, an inner document...), which composer does not draw; their SVG fallback is drawn "
-            "where the file has one (in a <switch>); save the drawing with its content as SVG"),
-            stacklevel=2)
+        note(root, "html", str(html), source=source, nested=_depth > 0)
+    if fonts:
+        note(root, "fonts", ", ".join(dict.fromkeys(fonts)), source=source, nested=_depth > 0)
+    if animations:
+        note(root, "animation", f"{animations} animation element{'s' * (animations > 1)}", source=source,
+             nested=_depth > 0)
     inline_style_sheets(root)  # rules the engine cannot match, applied as a browser applies them
     resolve_symbol_percentages(root)  # what the engine resolves against another viewport
     _spend(root, budget, source)
@@ -508,11 +514,12 @@ def _drop_imports(css: str, *, source: str, base_dir: Path | None, project_root:
     return tinycss2.serialize(kept)
 
 
-def _drop_font_faces(css: str, *, source: str) -> str:
+def _drop_font_faces(css: str, *, source: str, fonts: list[str]) -> str:
     """The stylesheet without its ``@font-face`` rules, with one warning naming their families: a browser
     downloads or decodes the font a rule names (``url(https://fonts.gstatic.com/...)``, a ``data:`` font);
     composer reads no URL and its engines load no web font, so the text is drawn in the installed font
     fontconfig gives for the family (:func:`composer.stages.fragment.name_missing_families`), not refused.
+    Each sheet's families are added to ``fonts``, noted once per file by :func:`sanitize`.
     """
     if "@" not in css or "font-face" not in css.lower():
         return css
@@ -527,10 +534,51 @@ def _drop_font_faces(css: str, *, source: str) -> str:
         kept.append(node)
     if families:
         named = ", ".join(repr(f) for f in dict.fromkeys(families))
-        warnings.warn(ComposerWarning(f"{source}: <style> loads web fonts (@font-face {named}); composer reads no URL "
-                                      "or embedded font file: their text is drawn in the installed font fontconfig "
-                                      "gives for the family; install the font to draw it"), stacklevel=4)
+        fonts.append(named)
     return tinycss2.serialize(kept)
+
+
+#: the root attribute in which :func:`sanitize` leaves what the import reports (:func:`noted`): one line per
+#: note, ``kind\tdetail``; the import stage, which knows the panel, warns each as a record the check reads
+#: (:class:`composer.errors.ImportFeature`)
+NOTES = "data-composer-notes"
+#: kind -> (the feature, as the check names it for every file; what was done in this file; the warning)
+_NOTED = {
+    "html": ("HTML other than text in <foreignObject>", "{detail} not drawn",
+             "{source}: {detail} <foreignObject> not drawn: they hold "
+             "HTML other than text (an image, a table, a list, a form, an inner document...), which composer does "
+             "not draw; their SVG fallback is drawn where the file has one (in a <switch>); save the drawing with "
+             "its content as SVG"),
+    "animation": ("SMIL animation", "{detail} left out: drawn as it stands before any",
+                  "{source}: SMIL animation ({detail}) left out: drawn as it stands before any; a browser plays "
+                  "it"),
+    "fonts": ("web fonts (@font-face)", "{detail} not loaded",
+              "{source}: <style> loads web fonts (@font-face {detail}); composer reads no "
+              "URL or embedded font file: their text is drawn in the installed font fontconfig gives for the "
+              "family; install the font to draw it"),
+}
+
+
+def note(root: etree._Element, kind: str, detail: str, *, source: str, nested: bool) -> None:
+    """Leave a note (a kind of :data:`_NOTED` and its detail) of what the file draws differently from a browser
+    on its root (:data:`NOTES`), for the import to report; in an SVG image inside the file (``nested``),
+    which is not imported on its own, warn at once."""
+    if nested:
+        warnings.warn(ComposerWarning(_NOTED[kind][2].format(source=source, detail=detail)), stacklevel=3)
+        return
+    line = kind + "\t" + detail.replace("\t", " ").replace("\n", " ")
+    root.set(NOTES, "\n".join(filter(None, [root.get(NOTES), line])))
+
+
+def noted(root: etree._Element, *, source: str) -> list[tuple[str, str, str]]:
+    """The notes :func:`note` left on the root, as ``(feature, detail, warning)``, taken off it."""
+    out = []
+    for line in root.attrib.pop(NOTES, "").split("\n"):
+        kind, _, detail = line.partition("\t")
+        if kind in _NOTED:
+            feature, done, message = _NOTED[kind]
+            out.append((feature, done.format(detail=detail), message.format(source=source, detail=detail)))
+    return out
 
 
 def _check_css(css: str, *, source: str, where: str, declarations: bool) -> None:

@@ -112,3 +112,20 @@ def test_a_figure_without_photos_keeps_the_engine_bytes():
     crisp = re.sub(rb'<g image-rendering="optimizeQuality">.*?</g>', b"", SVG, flags=re.DOTALL)
     pdf = export(crisp, ["pdf"])["pdf"]
     assert interpolate_photos(pdf, crisp) is pdf
+
+
+def test_a_style_sheet_rule_marks_cells_too():
+    """``image-rendering`` set by a ``<style>`` rule (as an imported file may): the cells stay crisp, the photo
+    (the same size, other samples) is smoothed."""
+    import pikepdf
+
+    svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="80pt" height="40pt" viewBox="0 0 80 40">'
+           f'<style>.cells {{ image-rendering: pixelated }}</style>'
+           f'<image width="40" height="40" preserveAspectRatio="none" href="{uri(pair(0, 255))}"/>'
+           f'<g class="cells"><image x="40" width="40" height="40" preserveAspectRatio="none" '
+           f'href="{uri(pair(100, 255))}"/></g></svg>').encode()
+    pdf = pikepdf.open(io.BytesIO(export(svg, ["pdf"])["pdf"]))
+    keys = sorted((int(np.asarray(pikepdf.PdfImage(o).as_pil_image().convert("L"))[0, 0]),
+                   bool(o.get("/Interpolate", False)))
+                  for o in pdf.objects if isinstance(o, pikepdf.Stream) and o.get("/Subtype") == "/Image")
+    assert keys == [(0, True), (100, False)], keys

@@ -134,3 +134,30 @@ def test_the_family_drawn_is_the_first_of_the_list_the_system_has():
     assert browser_stack('"No Such Family 1", \'No Such Family 2\', DejaVu Sans, sans-serif') == "DejaVu Sans, sans-serif"
     assert browser_stack('"No Such Family 1", serif') == "serif"
     assert browser_stack("No Such Family 1") == "No Such Family 1"  # none: as written, for the later passes
+
+
+def test_compose_check_reports_what_is_not_drawn_once_per_file(tmp_path):
+    """The HTML left out and the web fonts not loaded are import-feature findings of their panel (the check
+    reports what a file draws differently from a browser), once each, whatever their count in the file."""
+    import warnings as _warnings
+
+    from composer.pipeline import check
+
+    art = (f'<svg {HEAD} width="40" height="20" viewBox="0 0 40 20"><style>@font-face {{ font-family: Web; '
+           'src: url(https://fonts.example.org/w.woff2); }</style>'
+           + '<foreignObject width="40" height="20"><div xmlns="http://www.w3.org/1999/xhtml"><img src="a.png"/>'
+             '</div></foreignObject>' * 2 + '<rect width="4" height="4"/></svg>')
+    root = tmp_path / "proj"
+    (root / "layouts").mkdir(parents=True)
+    (root / "art").mkdir()
+    (root / "art" / "h.svg").write_text(art.replace("{{", "{").replace("}}", "}"), encoding="utf-8")
+    (root / "layouts" / "fig.toml").write_text('[figure]\nwidth = "40pt"\nheight = "20pt"\n[panels.h]\n'
+                                               'svg = "../art/h.svg"\nat = ["0pt", "0pt"]\nsize = ["40pt", "20pt"]\n')
+    with _warnings.catch_warnings():
+        _warnings.simplefilter("ignore")
+        report = check("fig", root=root)
+    found = [f for f in report.findings if f.rule == "import-feature"]
+    problems = sorted(f.problem for f in found)
+    assert len(found) == 2, problems
+    assert "HTML other than text in <foreignObject> (2 not drawn)" in problems[0]
+    assert "web fonts (@font-face) ('Web' not loaded)" in problems[1]

@@ -21,7 +21,7 @@ from __future__ import annotations
 import io
 import math
 
-from composer.stages.export.pdfimages import NEAREST, _rendering
+from composer.stages.export.pdfimages import NEAREST, _rendering, sheet_rendering
 
 #: the smallest whole shrink factor worth a reduction (below it resvg's bicubic filter does not alias)
 MIN_FACTOR = 2
@@ -46,8 +46,9 @@ def reduced_photos(svg: bytes, *, dpi: float, size_pt: tuple[float, float]) -> b
         unit_pt = 0.75
     device_per_unit = unit_pt * dpi / 72
     changed = False
+    sheet = sheet_rendering(root)
     for el in root.iter(svg_tag("image")):
-        if any(up.tag == svg_tag("clipPath") for up in el.iterancestors()) or _rendering(el) in NEAREST:
+        if any(up.tag == svg_tag("clipPath") for up in el.iterancestors()) or _rendering(el, sheet) in NEAREST:
             continue
         try:
             image = inline_image(el)

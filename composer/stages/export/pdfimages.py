@@ -9,8 +9,8 @@ viewer to smooth the image, as an SVG renderer smooths an ``<image>`` whose ``im
 ``auto`` or ``optimizeQuality``.
 
 Which images: every PNG or JPEG ``<image>`` of the composed SVG (and of SVG pictures inlined in it)
-whose ``image-rendering`` (an inherited property: the attribute or the ``style`` declaration on it or
-an ancestor) is not ``optimizeSpeed``, ``pixelated`` or ``crisp-edges``. Those stay as they are, so
+whose ``image-rendering`` (an inherited property: the ``style`` declaration, a ``<style>`` rule or the
+attribute, on it or an ancestor) is not ``optimizeSpeed``, ``pixelated`` or ``crisp-edges``. Those stay as they are, so
 data cells (matplotlib's ``interpolation="none"``, enlarged by :mod:`composer.svg.images`) and image
 panels shown beyond their pixels stay crisp. An XObject is matched to its ``<image>`` by its pixel
 size; when a smooth and a crisp picture share a size, by its samples, and when those cannot be
@@ -64,6 +64,7 @@ def _pictures(root: etree._Element, depth: int) -> Iterator[Picture]:
 
     from composer.svg.io import parse_svg
 
+    sheet = sheet_rendering(root)
     for el in root.iter("{http://www.w3.org/2000/svg}image"):
         ref = next((el.get(a) for a in _HREFS if el.get(a) is not None), "")
         m = _DATA.match(ref or "")
@@ -85,17 +86,33 @@ def _pictures(root: etree._Element, depth: int) -> Iterator[Picture]:
                 width_px, height_px = img.size
         except Exception:  # noqa: BLE001 - Pillow raises many kinds for broken data; nothing is drawn then
             continue
-        yield Picture(data, width_px, height_px, _rendering(el) not in NEAREST)
+        yield Picture(data, width_px, height_px, _rendering(el, sheet) not in NEAREST)
 
 
-def _rendering(el: etree._Element) -> str:
-    """The ``image-rendering`` that applies to ``el``: its own or the nearest ancestor's (``style`` wins
-    over the attribute), ``auto`` when none says."""
+def sheet_rendering(root: etree._Element) -> dict[etree._Element, str]:
+    """element -> the ``image-rendering`` the document's ``<style>`` rules give it (the cascade's winner:
+    :class:`composer.svg.css.StyleSheet`); empty without a style sheet."""
+    if next(root.iter("{http://www.w3.org/2000/svg}style"), None) is None:
+        return {}
+    from composer.svg.css import StyleSheet, declarations
+
+    sheet = StyleSheet(root, lambda text: tuple(d for d in declarations(text) if d[0] == "image-rendering"))
+    return {el: style["image-rendering"] for el, style in sheet.by_element(root).items()
+            if "image-rendering" in style}
+
+
+def _rendering(el: etree._Element, sheet: dict[etree._Element, str] | None = None) -> str:
+    """The ``image-rendering`` that applies to ``el``: its own or the nearest ancestor's, each element's
+    from its ``style``, else a ``<style>`` rule (``sheet``: :func:`sheet_rendering`), else its attribute
+    (CSS's order: inline, author rules, presentation attributes); ``auto`` when none says."""
     node: etree._Element | None = el
     while node is not None:
         found = _STYLE.findall(node.get("style", ""))
         if found and found[-1] != "inherit":
             return found[-1]
+        ruled = (sheet or {}).get(node, "inherit")
+        if ruled != "inherit":
+            return ruled
         value = (node.get("image-rendering") or "").strip()
         if value and value != "inherit":
             return value
