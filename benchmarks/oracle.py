@@ -329,12 +329,13 @@ def plan(entry: Entry) -> Plan:
             doc.close()
         dpi = plan_dpi(w, h)
         return Plan(w, h, dpi, dpi / CSS_PPI)
-    from PIL import Image, ImageOps
+    from PIL import Image
 
-    with Image.open(io.BytesIO(data)) as img:
+    with Image.open(io.BytesIO(data)) as img:  # the header alone: composer decodes the pixels, and judges them
         ppi = stated_ppi(img)
-        transposed = ImageOps.exif_transpose(img)
-        width_px, height_px = transposed.size
+        width_px, height_px = img.size
+        if img.getexif().get(0x0112) in (5, 6, 7, 8):  # EXIF Orientation: turned a quarter
+            width_px, height_px = height_px, width_px
     per_in = ppi or CSS_PPI
     w, h = width_px * 72 / per_in, height_px * 72 / per_in
     dpi = plan_dpi(w, h, per_in)

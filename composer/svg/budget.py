@@ -32,12 +32,15 @@ dpi), one work unit per :data:`NS_PER_UNIT` (1 us) of the CPU time measured per 
 are counted where the canvas is composed (the panel's size and the dpi are known there), not when a file is read.
 
 The PNG's own pixels count :data:`CANVAS_PIXEL_NS` each (a poster-sized canvas at 600 dpi is seconds of work
-before anything is drawn on it).
+before anything is drawn on it), and a rect, image, circle or ellipse the pixels it covers, :data:`FILL_PIXEL_NS`
+each (:func:`_fill_work`: 2,000 full-canvas rects took 1.3 s at 300 dpi on a 100 pt canvas, and counted 26,005
+units before, 1,244,353 now).
 
-Not modelled (each a known way to take longer than estimated): the pixels a large filled shape covers
-(2,000 full-canvas rects take 1.1 s at 300 dpi on a 100 pt canvas and count 24,000 units), raster images,
-and a single path of tens of thousands of crossing segments (a noisy 100,000-point line: 8 s of PNG for
-400,000 units; the rasterizer's cost per segment grows with the segments of the same path).
+Not modelled (each a known way to take longer than estimated): the pixels a large filled *path* covers
+(its extent is not read), raster images (decoding, resampling), a ``<use>`` that scales what it draws (the
+pixels are taken where the shape stands), and a single path of tens of thousands of crossing segments (a
+noisy 100,000-point line: 9 s of PNG for 600,014 units; the rasterizer's cost per segment grows with the
+segments of the same path).
 """
 
 from __future__ import annotations
@@ -224,6 +227,71 @@ def canvas_pixel_work(root: etree._Element, dpi: float) -> int:
     return math.ceil(pixels * CANVAS_PIXEL_NS / NS_PER_UNIT)
 
 
+#: elements whose size is in their attributes: what they cover is counted (:func:`_fill_work`)
+_SIZED = ("rect", "image", "circle", "ellipse")
+_SVG = "{http://www.w3.org/2000/svg}"
+
+
+def _det(m: Matrix) -> float:
+    return abs(m[0] * m[3] - m[1] * m[2])
+
+
+def _fill_work(root: etree._Element, dpi: float) -> dict[int, int]:
+    """``id(element)`` -> the work of the PNG pixels it covers, for each rect, image, circle and ellipse covering a
+    unit's worth or more: its area (``width`` x ``height``, the circle's or ellipse's box) under the transforms and
+    nested ``<svg>`` viewBoxes from the root to where it stands (a ``<use>`` that scales it is not followed), at
+    ``dpi``, at most the canvas's pixels, :data:`FILL_PIXEL_NS` each. Percentages are not resolved (not counted)."""
+    canvas = _canvas_pt(root)
+    if canvas is None:
+        return {}
+    scale2 = (dpi / 72.0) ** 2
+    canvas_px = canvas[0] * canvas[1] * scale2
+    dets: dict[int, float] = {}
+
+    def own_det(node: etree._Element) -> float:
+        try:
+            det = _det(parse_transform(node.get("transform"))) if node.get("transform") else 1.0
+        except ValueError:
+            det = 1.0
+        if node is not root and _local(node) == "svg":  # a nested viewport: its viewBox onto its size
+            box, size = _numbers(node.get("viewBox")), (_numbers(node.get("width")), _numbers(node.get("height")))
+            if len(box) == 4 and box[2] > 0 and box[3] > 0 and size[0] and size[1] \
+                    and "%" not in (node.get("width") or "") + (node.get("height") or ""):
+                det *= size[0][0] / box[2] * size[1][0] / box[3]
+        return det
+
+    def to_root(node: etree._Element) -> float:
+        chain = []
+        while node is not None and id(node) not in dets:
+            chain.append(node)
+            node = node.getparent()
+        det = dets[id(node)] if node is not None else 1.0
+        for step in reversed(chain):
+            det *= own_det(step) if step is not root else 1.0
+            dets[id(step)] = det
+        return det
+
+    out: dict[int, int] = {}
+    for el in root.iter(*(_SVG + tag for tag in _SIZED)):
+        kind = _local(el)
+        if kind in ("rect", "image"):
+            w, h = el.get("width") or "", el.get("height") or ""
+            area = _first(w) * _first(h) if "%" not in w + h else 0.0
+        elif kind == "circle":
+            r = el.get("r") or ""
+            area = 4 * _first(r) ** 2 if "%" not in r else 0.0
+        else:
+            rx, ry = el.get("rx") or "", el.get("ry") or ""
+            area = 4 * _first(rx) * _first(ry) if "%" not in rx + ry else 0.0
+        if area <= 0 or not math.isfinite(area):
+            continue
+        px = min(area * to_root(el) * scale2, canvas_px)
+        units = int(px * FILL_PIXEL_NS / NS_PER_UNIT)
+        if units:
+            out[id(el)] = units
+    return out
+
+
 def dpi_factor(dpi: float) -> float:
     """How much more the element work of a canvas costs at ``dpi`` than at 300 (the calibration's): 1 at or below
     300 dpi (what does not grow with the pixels, parsing and the PDF, dominates there), ``dpi`` / 300 above (the
@@ -290,7 +358,9 @@ def _canvas_work(root: etree._Element, dpi: float, stop_at: int | None = None,
                 out.append((target, times, "ref"))
         return out
 
-    expand(root, work_successors, cost)
+    fill = _fill_work(root, dpi)
+    expand(root, work_successors, cost,
+           own=(lambda el: element_work(el) + fill.get(id(el), 0)) if fill else element_work)
 
     def top_id(child: etree._Element) -> str:
         return child.get("id", f"<{_local(child)}>")
@@ -382,6 +452,9 @@ def over_budget(root: etree._Element, names: Mapping[str, str], *, limit: int = 
 PDF_FILTER_DPI = 300.0
 #: nanoseconds of export per work unit: a unit of filter work is as long as a unit of drawing (1 us of CPU time)
 NS_PER_UNIT = 1_000
+#: nanoseconds of CPU per pixel of the PNG a filled rect, image, circle or ellipse covers (:func:`_fill_work`): 2,000
+#: half-transparent rects (or circles) covering a 100 x 100 pt canvas took 1.1 to 1.3 s at 300 dpi (3.2 ns a pixel)
+FILL_PIXEL_NS = 3.5
 #: nanoseconds of CPU per pixel of the PNG, whatever it shows (the pixmap filled, composited and encoded): a blank
 #: 1000 x 1000 pt canvas at 300 dpi (17.4 million pixels) took 0.39 s, a 2000 x 2000 pt one 1.62 s (22 and 23 ns)
 CANVAS_PIXEL_NS = 25

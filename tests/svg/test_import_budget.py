@@ -17,6 +17,7 @@ from composer.pipeline import build
 from composer.svg.budget import (
     CANVAS_PIXEL_NS,
     ELEMENT_WORK,
+    FILL_PIXEL_NS,
     FILTER_NS,
     MAX_FIGURE_WORK,
     MAX_FILE_WORK,
@@ -73,9 +74,36 @@ def test_many_uses_in_one_group_count_as_each_would():
                 + '<rect width="1" height="1"/>' * 50 + '<use xlink:href="#gone"/>')
     svg = (f'<svg {S} viewBox="0 0 10 10"><defs><path id="m" d="M0 0 L1 1 L2 0 L3 1 L4 0"/>'
            f'<clipPath id="c"><rect width="5" height="5"/></clipPath></defs><g id="g">{children}</g></svg>')
-    path, clip, rect = E + 5 * V, E + (E + 2 * V), E + 2 * V
+    cover = int(25 * (300 / 72) ** 2 * FILL_PIXEL_NS / NS_PER_UNIT)  # the clip's 5 x 5 pt rect (a 1 x 1 pt: none)
+    path, clip, rect = E + 5 * V, E + (E + 2 * V + cover), E + 2 * V
     assert canvas_work(etree.fromstring(svg.encode()))[1]["g"] == (E + 200 * (E + path) + 50 * (E + path + clip)
                                                                   + 50 * rect + E)
+
+
+def test_what_a_filled_shape_covers_counts_its_pixels():
+    """Issue #23: 2,000 full-canvas rects took 1.3 s and counted 26,005 units. Each rect, image, circle and ellipse
+    counts the PNG pixels it covers (at 300 dpi, 300/72 px a pt), at most the canvas's, each time it is drawn: on
+    the 100 x 100 pt canvas a full rect covers 173,611 px; scaled by 2 it is capped there; a circle of r 10 covers
+    its 20 x 20 pt box; a 50 x 20 pt image; a rect of 10 x 10 in a nested <svg> mapping a 10 x 10 viewBox onto
+    100 x 100 pt covers the canvas again."""
+    E, V = ELEMENT_WORK, VERTEX_WORK
+
+    def cover(area_pt: float) -> int:
+        return int(min(area_pt, 100 * 100) * (300 / 72) ** 2 * FILL_PIXEL_NS / NS_PER_UNIT)
+
+    svg = (f'<svg {S} width="100pt" height="100pt" viewBox="0 0 100 100">'
+           '<defs><rect id="r" width="100" height="100" fill="#369" fill-opacity="0.5"/></defs>'
+           '<g id="uses">' + '<use xlink:href="#r"/>' * 1000 + '</g>'
+           '<g id="scaled" transform="scale(2)"><rect width="100" height="100"/></g>'
+           '<g id="shapes"><circle r="10"/><image width="50" height="20"/></g>'
+           '<g id="nested"><svg width="100" height="100" viewBox="0 0 10 10"><rect width="10" height="10"/></svg></g>'
+           '</svg>')
+    tops = canvas_work(etree.fromstring(svg.encode()))[1]
+    assert cover(100 * 100) == 607  # 173,611 px x 3.5 ns
+    assert tops["uses"] == E + 1000 * (E + (E + 2 * V + cover(100 * 100)))
+    assert tops["scaled"] == E + (E + 2 * V + cover(200 * 200))
+    assert tops["shapes"] == E + (E + 4 * V + cover(20 * 20)) + (E + cover(50 * 20))
+    assert tops["nested"] == E + E + (E + 2 * V + cover(100 * 100))
 
 
 def test_what_defs_hold_unused_costs_nothing():
@@ -86,7 +114,8 @@ def test_what_defs_hold_unused_costs_nothing():
     hidden = f'<svg {S} width="10" height="10" viewBox="0 0 10 10"><defs>{tree}</defs><rect width="5" height="5"/></svg>'
     root = sanitize(etree.fromstring(hidden.encode()), source="hidden.svg", base_dir=Path("."), project_root=Path("."))
     pixels = math.ceil(42 * 42 * CANVAS_PIXEL_NS / NS_PER_UNIT)  # 10 x 10 pt at 300 dpi: 42 x 42 px
-    assert canvas_work(root)[0] == ELEMENT_WORK + (ELEMENT_WORK + 2 * VERTEX_WORK) + pixels  # the root and its rect
+    cover = int(25 * (300 / 72) ** 2 * FILL_PIXEL_NS / NS_PER_UNIT)  # the 5 x 5 pt rect's pixels
+    assert canvas_work(root)[0] == ELEMENT_WORK + (ELEMENT_WORK + 2 * VERTEX_WORK + cover) + pixels  # root, rect
     used = hidden.replace("</defs>", '</defs><use xlink:href="#l7"/>')
     with pytest.raises(SvgError, match="expands to more than"):
         sanitize(etree.fromstring(used.encode()), source="used.svg", base_dir=Path("."), project_root=Path("."))
