@@ -121,10 +121,13 @@ def apply_conditional_css(job: Import) -> None:
 def resolve_custom_properties(job: Import) -> None:
     """``var()`` replaced by the value it computes to on each element
     (:func:`composer.svg.cssconditions.resolve_custom_properties`): the engines read no custom property,
-    and drew ``fill: var(--main)`` black."""
+    and drew ``fill: var(--main)`` black; then ``light-dark(L, D)`` as ``L``
+    (:func:`composer.svg.cssconditions.resolve_light_dark`), which they drew black too."""
     from composer.svg.cssconditions import resolve_custom_properties as resolve
+    from composer.svg.cssconditions import resolve_light_dark
 
     resolve(job.root)
+    resolve_light_dark(job.root)  # after var(), whose values may hold it
 
 
 def _own_size_px(root: etree._Element, source: str) -> tuple[float, float]:
@@ -396,24 +399,25 @@ def inline_used_styles(root: etree._Element) -> None:
 def name_generic_families(root: etree._Element) -> None:
     """Put the installed font a generic family stands for before it, in a file with ``<text>``.
 
-    A browser draws ``font-family: sans-serif`` (Inkscape's default) in the font the system's
-    fontconfig gives for it, and text without any family in its default (serif, CSS Fonts 4,
-    5.1: the user agent's choice); the engine's usvg maps the generic names to Arial, Times New
-    Roman and Courier New and, where those are not installed, draws nothing, without a word. So
-    each generic name in a ``font-family`` (attribute, ``style``, ``<style>`` rule) becomes
-    ``'DejaVu Sans', sans-serif`` (the font fontconfig, else matplotlib, gives for it, then the
-    generic name, which a browser without that font still resolves), and the root of a file
-    that names no family for its text gets the one ``serif`` stands for.
+    Chromium draws ``font-family: sans-serif`` (Inkscape's default) in its default font for it, Arial,
+    as fontconfig binds it to an installed face (Liberation Sans), and text without any family in its
+    standard font (Times New Roman: Liberation Serif; CSS Fonts 4, 5.1: the user agent's choice;
+    :func:`composer.text.fonts.generic_font`, fontconfig's own generic match where those have no
+    face); the engine's usvg maps the generic names to Arial, Times New Roman and Courier New and,
+    where those are not installed, draws nothing, without a word. So each generic name in a
+    ``font-family`` (attribute, ``style``, ``<style>`` rule) becomes ``'Liberation Sans', sans-serif``
+    (the installed font, then the generic name, which a browser without that font still resolves),
+    and the root of a file that names no family for its text gets the one ``serif`` stands for.
     """
     if root.find(f".//{svg_tag('text')}") is None:
         return
-    from composer.text.fonts import GENERIC_FAMILIES, fontconfig_font, matplotlib_font
+    from composer.text.fonts import GENERIC_FAMILIES, generic_font
 
     named: dict[str, str] = {}
     for generic in GENERIC_FAMILIES:
-        found = fontconfig_font(generic) or matplotlib_font((generic,))
-        if found is not None and found.family:
-            named[generic] = found.family
+        found = generic_font(generic)
+        if found:
+            named[generic] = found
 
     def stack(value: str) -> str:
         out = []
@@ -463,46 +467,79 @@ def _restack_font_families(root: etree._Element, stack: Callable[[str], str]) ->
 
 
 def name_missing_families(root: etree._Element, *, source: str, panel: str = "") -> None:
-    """Name the font fontconfig draws a missing family with in its place, in a file with ``<text>``, with
-    one warning per file naming both (an :class:`~composer.errors.ImportFeature` of ``panel``).
+    """Draw each family a file's text names that is not installed as Chromium here draws it, in a file with
+    ``<text>``, with one warning per file naming each family and what is drawn for it (an
+    :class:`~composer.errors.ImportFeature` of ``panel``).
 
-    draw.io writes its labels in ``Helvetica``, Illustrator in ``ArialMT``: fonts a Linux machine rarely
-    has. Browsers and cairosvg ask fontconfig, which draws them in its match (Helvetica: Nimbus Sans, the
-    metric twin its aliases name; else its default); the engine's usvg, given no such name, would draw
-    another font, so the export stopped. The first family of a list that neither fontconfig nor
-    matplotlib (whose fonts the engine has too) has becomes the font drawn for it (``'Nimbus Sans'``):
-    every output draws what a browser here draws, and the warning keeps the file's own name.
+    draw.io writes its labels in ``Helvetica``, Illustrator in ``ArialMT``, R in ``Arial``: fonts a Linux
+    machine rarely has. Chromium asks fontconfig, and draws its match when fontconfig binds the family to
+    it strongly, the metric-compatible face (Arial: Liberation Sans; Helvetica: Nimbus Sans); otherwise
+    (Verdana, Trebuchet MS, ArialMT: fontconfig's weak answer is DejaVu Sans) it goes on with the next
+    family of the list, and with none left, its standard font (Times New Roman, so Liberation Serif)
+    (:func:`composer.text.fonts.browser_font`). The engine's usvg, given a name it lacks, would draw
+    another font. So, from the first family of each ``font-family`` list: a family fontconfig or
+    matplotlib (whose fonts the engine has too) has stays; a missing one with a metric-compatible face
+    is replaced by it (``'Nimbus Sans'``); a missing one without is dropped, and the next is looked at;
+    a list left empty becomes the standard font (``'Liberation Serif', serif``). Every output then draws
+    what Chromium here draws, and the warning keeps the file's own names.
     """
     if root.find(f".//{svg_tag('text')}") is None:
         return
     from matplotlib import font_manager
 
-    from composer.text.fonts import GENERIC_FAMILIES, fontconfig_font
+    from composer.text.fonts import GENERIC_FAMILIES, browser_font, fontconfig_font, generic_font
 
     shipped = {font.name.casefold() for font in font_manager.fontManager.ttflist}  # no findfont: it logs
-    swaps: dict[str, str] = {}  # missing family (casefolded) -> the installed one drawn for it
-    spelt: dict[str, str] = {}  # casefolded -> as the file first writes it
+    swaps: dict[str, str | None] = {}  # missing family (casefolded) -> the face drawn for it, "" installed,
+    spelt: dict[str, str] = {}  # None: no face stands in (dropped); casefolded -> as the file first writes it
+    standard: list[str] = []  # the standard font, when some list was left with no family
+
+    def quoted(family: str) -> str:
+        return "'" + family.replace("'", "\\'") + "'"
 
     def stack(value: str) -> str:
-        parts = [part.strip() for part in value.split(",")]
-        first = parts[0].strip("'\"").strip() if parts else ""
-        key = first.casefold()
-        if not first or key in GENERIC_FAMILIES:
+        parts = [part.strip() for part in value.split(",") if part.strip()]
+        out = list(parts)
+        while out:
+            first = out[0].strip("'\"").strip()
+            key = first.casefold()
+            if not first or key in GENERIC_FAMILIES:
+                break
+            if key not in swaps:
+                spelt[key] = first
+                match = fontconfig_font(first)
+                if key in shipped or match is None or match.family.casefold() == key:
+                    swaps[key] = ""  # installed (or, without fontconfig, nothing can be told)
+                else:
+                    drawn = browser_font(first)
+                    swaps[key] = drawn.family if drawn is not None and drawn.family else None
+            swap = swaps[key]
+            if swap == "":
+                break
+            if swap is None:
+                out.pop(0)  # Chromium goes on with the next family
+                continue
+            # in its place: the file's name kept after it would only make matplotlib (laying the text out) warn
+            out[0] = quoted(swap)
+            break
+        if out == parts:
             return value
-        if key not in swaps:
-            spelt[key] = first
-            drawn = fontconfig_font(first)
-            has = key in shipped or (drawn is not None and drawn.family.casefold() == key)
-            swaps[key] = drawn.family if drawn is not None and drawn.family and not has else ""
-        if not swaps[key] or swaps[key].casefold() == key:
-            return value
-        # in its place: the file's name kept after it would only make matplotlib (laying the text out) warn
-        return ", ".join(["'" + swaps[key].replace("'", "\\'") + "'", *parts[1:]])
+        if not out:
+            family = generic_font("serif")
+            if family is None:
+                return value
+            standard[:] = [family]
+            out = [quoted(family), "serif"]
+        return ", ".join(out)
 
     _restack_font_families(root, stack)
-    said = sorted(f"{spelt[k]!r} as {v!r}" for k, v in swaps.items() if v)
+    said = [f"{spelt[k]!r} as {v!r}" for k, v in sorted(swaps.items()) if v]
+    dropped = [repr(spelt[k]) for k, v in sorted(swaps.items()) if v is None]
+    if dropped:
+        said.append(f"{', '.join(dropped)} not at all (no metric-compatible face here: the next font of the "
+                    "list is drawn" + (f", else the standard font {standard[0]!r}" if standard else "") + ")")
     if said:
-        detail = f"drawn as browsers here draw them (fontconfig's match): {', '.join(said)}"
+        detail = f"drawn as Chromium here draws them: {'; '.join(said)}"
         warnings.warn(ImportFeature(
             f"{source}: fonts not installed, {detail}; install the fonts, or convert the file's text to paths, to "
             "draw the file's own", panel=panel, file=source, feature="fonts not installed", detail=detail),

@@ -96,6 +96,20 @@ class Match:
     synthetic: str = ""
 
 
+class _FcValueUnion(ctypes.Union):
+    _fields_ = [("s", ctypes.c_char_p), ("i", ctypes.c_int), ("d", ctypes.c_double), ("p", ctypes.c_void_p)]
+
+
+class _FcValue(ctypes.Structure):
+    """fontconfig's ``FcValue`` (fontconfig.h): a type tag and a union."""
+
+    _fields_ = [("type", ctypes.c_int), ("u", _FcValueUnion)]
+
+
+_FC_TYPE_STRING = 3
+_FC_BINDING_WEAK = 0
+
+
 class _FontConfig:
     """The few libfontconfig calls cairo's toy font API makes (ctypes)."""
 
@@ -122,6 +136,12 @@ class _FontConfig:
         ):
             func = getattr(lib, fn)
             func.restype, func.argtypes = res, args
+        try:  # fontconfig 2.12.5 (2017) and later
+            get = lib.FcPatternGetWithBinding
+            get.restype, get.argtypes = ci, [vp, cp, ci, ctypes.POINTER(_FcValue), ctypes.POINTER(ci)]
+            self.bindings = True
+        except AttributeError:
+            self.bindings = False
         self.lib = lib
         self.config = lib.FcInitLoadConfigAndFonts()
 
@@ -160,6 +180,29 @@ class _FontConfig:
             lib.FcPatternDestroy(found)
 
 
+    def strong_families(self, family: str) -> tuple[str, ...] | None:
+        """The families fontconfig's configuration binds ``family`` to strongly (``binding="same"`` or
+        ``"strong"``: the metric-compatible aliases of ``30-metric-aliases.conf``, Arial -> Liberation Sans,
+        Arimo...), the family itself first; None when this fontconfig cannot say."""
+        if not self.bindings:
+            return None
+        lib = self.lib
+        pattern = lib.FcPatternCreate()
+        try:
+            lib.FcPatternAddString(pattern, b"family", family.encode("utf-8"))
+            lib.FcConfigSubstitute(self.config, pattern, _FC_MATCH_PATTERN)
+            out, i = [], 0
+            value, binding = _FcValue(), ctypes.c_int()
+            while lib.FcPatternGetWithBinding(pattern, b"family", i, ctypes.byref(value),
+                                              ctypes.byref(binding)) == _FC_RESULT_MATCH:
+                if value.type == _FC_TYPE_STRING and binding.value != _FC_BINDING_WEAK and value.u.s:
+                    out.append(value.u.s.decode("utf-8", "replace"))
+                i += 1
+            return tuple(out)
+        finally:
+            lib.FcPatternDestroy(pattern)
+
+
 @lru_cache(maxsize=1)
 def _fontconfig() -> _FontConfig | None:
     try:
@@ -177,6 +220,51 @@ def fontconfig_font(family: str, weight: str = "normal", style: str = "normal") 
         return None
     slant = {"italic": _FC_SLANT_ITALIC, "oblique": _FC_SLANT_OBLIQUE}.get(style, _FC_SLANT_ROMAN)
     return fc.match(family, weight == "bold", slant)
+
+
+#: the fonts Chromium on Linux draws the generic families with (its default font settings:
+#: ``IDS_SERIF_FONT_FAMILY`` ... in ``locale_settings_linux.grd``; the standard font, for text naming no
+#: family or only families it cannot draw, is the serif one), each then looked up as :func:`browser_font` does
+CHROMIUM_GENERIC_FONTS = {"serif": "Times New Roman", "sans-serif": "Arial", "monospace": "Monospace",
+                          "cursive": "Comic Sans MS", "fantasy": "Impact"}
+CHROMIUM_STANDARD_FONT = "Times New Roman"
+
+
+@cache
+def browser_font(family: str, weight: str = "normal", style: str = "normal") -> Match | None:
+    """The installed font Chromium on Linux draws ``family`` with, or None when it draws the next family of
+    the list instead.
+
+    Chromium (Skia's fontconfig font manager, ``SkFontMgr_fontconfig::matchFamilyStyle``) asks fontconfig
+    for the family, and takes the match only when its family is the one asked for or one fontconfig binds
+    it to strongly (:meth:`_FontConfig.strong_families`: Arial -> Liberation Sans, Helvetica -> Nimbus Sans,
+    Times New Roman -> Liberation Serif, the metric-compatible faces); fontconfig's weak answers
+    (Verdana, Trebuchet MS or an unknown name -> DejaVu Sans) it refuses, and goes on with the next
+    family. Where this fontconfig cannot tell bindings, its match is taken (what cairosvg draws).
+    """
+    fc = _fontconfig()
+    match = fontconfig_font(family, weight, style)
+    if fc is None or match is None:
+        return match
+    strong = fc.strong_families(family)
+    if strong is None:
+        return match
+    return match if match.family.casefold() in {f.casefold() for f in strong} else None
+
+
+@cache
+def generic_font(generic: str) -> str | None:
+    """The installed family Chromium draws a CSS generic family (``sans-serif``...) with here: its default
+    font for it (:data:`CHROMIUM_GENERIC_FONTS`) as :func:`browser_font` finds it, else, for ``cursive`` and
+    ``fantasy`` (Comic Sans MS and Impact have no face here), the standard font (Chromium draws them so on
+    this machine); where none has a face, fontconfig's own match for the generic name, then matplotlib's."""
+    for name in (CHROMIUM_GENERIC_FONTS.get(generic, CHROMIUM_STANDARD_FONT),
+                 *((CHROMIUM_STANDARD_FONT,) if generic in ("cursive", "fantasy") else ())):
+        found = browser_font(name)
+        if found is not None and found.family:
+            return found.family
+    found = fontconfig_font(generic) or matplotlib_font((generic,))
+    return found.family if found is not None and found.family else None
 
 
 @cache
