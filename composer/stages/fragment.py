@@ -121,10 +121,13 @@ def apply_conditional_css(job: Import) -> None:
 def resolve_custom_properties(job: Import) -> None:
     """``var()`` replaced by the value it computes to on each element
     (:func:`composer.svg.cssconditions.resolve_custom_properties`): the engines read no custom property,
-    and drew ``fill: var(--main)`` black."""
+    and drew ``fill: var(--main)`` black; then ``light-dark(L, D)`` as ``L``
+    (:func:`composer.svg.cssconditions.resolve_light_dark`), which they drew black too."""
     from composer.svg.cssconditions import resolve_custom_properties as resolve
+    from composer.svg.cssconditions import resolve_light_dark
 
     resolve(job.root)
+    resolve_light_dark(job.root)  # after var(), whose values may hold it
 
 
 def _own_size_px(root: etree._Element, source: str) -> tuple[float, float]:

@@ -20,6 +20,7 @@ the PNG and PDF, while a browser showing the composed SVG drew the file's colour
   initial value). To do so the style sheets are applied to the elements first
   (:func:`composer.svg.css.inline_style_sheets`), as the engine's matcher would apply them, so the
   cascade decides which declaration holds the ``var()``.
+- :func:`resolve_light_dark`: ``light-dark(L, D)`` is ``L``, as a browser in the light colour scheme draws it.
 
 Not modelled: a ``<use>``'s custom properties reaching the copy of what it draws (a browser's shadow
 tree inherits them from the ``<use>``; here what the definition's own ancestors define is used), and
@@ -38,7 +39,7 @@ from composer.svg.css import inline_style_sheets, weighed_declarations
 from composer.svg.io import SVG_NS
 
 __all__ = ["INHERITED", "KNOWN_PROPERTIES", "flatten_conditional_rules", "flatten_document", "media_matches",
-           "resolve_custom_properties", "supports"]
+           "resolve_custom_properties", "resolve_light_dark", "supports"]
 
 #: CSS px per unit of a length in a media query (CSS Values 4, 6.2; ``em``/``rem``: the initial font size, 16 px)
 _PX = {"px": 1.0, "in": 96.0, "cm": 96 / 2.54, "mm": 96 / 25.4, "q": 96 / 101.6, "pt": 96 / 72, "pc": 16.0,
@@ -481,3 +482,46 @@ def resolve_custom_properties(root: etree._Element) -> int:
     visit(root, {})
     return count
 
+
+
+# ------------------------------------------------------------------ light-dark()
+
+_LIGHT_DARK = re.compile(r"light-dark\(", re.IGNORECASE)
+
+
+def _light(tokens: Iterable[tinycss2.ast.Node]) -> str:
+    """``tokens`` serialized with every ``light-dark(L, D)`` replaced by ``L``."""
+    out: list[str] = []
+    for token in tokens:
+        if token.type == "function" and token.lower_name == "light-dark":
+            args = token.arguments
+            comma = next((i for i, t in enumerate(args) if t.type == "literal" and t.value == ","), len(args))
+            out.append(_light(args[:comma]).strip())
+        elif token.type == "function":
+            out.append(f"{token.name}({_light(token.arguments)})")
+        elif token.type in ("() block", "[] block", "{} block"):
+            brackets = {"() block": "()", "[] block": "[]", "{} block": "{}"}[token.type]
+            out.append(brackets[0] + _light(token.content) + brackets[1])
+        else:
+            out.append(token.serialize())
+    return "".join(out)
+
+
+def resolve_light_dark(root: etree._Element) -> int:
+    """Replace every ``light-dark(L, D)`` colour (CSS Color 5, 7.2; new draw.io exports write every fill
+    and stroke so) by ``L``, the colour a browser with the light colour scheme draws (the scheme the
+    ``@media`` queries are evaluated in, :data:`_DISCRETE`): in ``style`` attributes, presentation
+    attributes and ``<style>`` sheets. The engines read no ``light-dark()`` and drew such shapes black.
+    Returns how many values changed."""
+    count = 0
+    for el in root.iter():
+        if not isinstance(el.tag, str):
+            continue
+        for attr, value in el.attrib.items():
+            if "light-dark" in value.lower() and _LIGHT_DARK.search(value):
+                el.set(attr, _light(tinycss2.parse_component_value_list(value)))
+                count += 1
+        if el.tag == f"{{{SVG_NS}}}style" and el.text and _LIGHT_DARK.search(el.text):
+            el.text = _light(tinycss2.parse_component_value_list(el.text))
+            count += 1
+    return count

@@ -485,11 +485,13 @@ def layout_foreign_object(fo: etree._Element, style_of: Callable[[etree._Element
             left, width = x + (box_w - item_w) * fx, item_w
             top = y + (box_h - block_h) * fy
             break
-        left, width = x, block.width_px if block.width_px is not None else width
+        if block.width_px is not None:
+            width = block.width_px
+        elif block.shrink:  # shrink-to-fit (CSS 2.1, 10.3.5): the widest line, within the room it has
+            width = min(widest, width)
+        left = x
     else:
         top = y
-        if chain and chain[-1].shrink and chain[-1].width_px is None:
-            width = widest
     group = _write(fo, lines, state, left, top, width)
     overflow = (style_of(fo).get("overflow") or fo.get("overflow") or "hidden").strip().lower()
     if overflow not in ("visible", "auto") and fo_w is not None and _user(fo.get("height")) is not None:

@@ -124,3 +124,18 @@ def test_custom_properties_supports_and_media_are_applied_as_a_browser_applies_t
     # the @supports block that fails draws no red stroke around the magenta rect
     assert near(png[8, 31], (255, 0, 255, 255)) and near(pdf[8, 31], (255, 0, 255))
     assert b"var(" not in svg and b"@media" not in svg and b"@supports" not in svg
+
+
+def test_light_dark_colours_are_the_light_schemes(tmp_path):
+    """New draw.io exports write every fill and stroke as ``light-dark(L, D)`` (CSS Color 5) beside a plain
+    attribute; a browser in the light scheme draws L (the engines drew black). In a style attribute and in
+    a style sheet rule, with a var() inside the dark branch: orange (255, 128, 0) and blue in the PNG and
+    in pdfium's render of the PDF."""
+    art = (f'<svg {HEAD} viewBox="0 0 20 10" style="color-scheme: light dark"><style>.b {{ fill: '
+           'light-dark(#0000ff, var(--dark, #111111)) }}</style>'
+           '<rect width="10" height="10" fill="#dae8fc" style="fill: light-dark(rgb(255, 128, 0), rgb(29, 41, 59))"/>'
+           '<rect class="b" x="10" width="10" height="10"/></svg>').replace("{{", "{").replace("}}", "}")
+    png, pdf, _, svg = compose(tmp_path, (20, 10), {"d": (art, (0, 0), (20, 10))})
+    for x, colour in ((5, (255, 128, 0)), (15, (0, 0, 255))):
+        assert near(png[5, x], (*colour, 255)) and near(pdf[5, x], colour), (x, png[5, x], pdf[5, x])
+    assert b"light-dark" not in svg
