@@ -677,6 +677,9 @@ def _planned_outputs(read: _Read, out_dir: Path, opts: BuildOptions) -> dict[Pat
                             for file in outputs.files(panel.name, opts.formats).values()})
     if read.source.layout_path is not None:
         planned[manifest.manifest_path(folder, name)] = "the build's manifest"
+    # where each file lands: its folder resolved (os.replace writes through a symlinked folder, such as an out/NAME
+    # linked to the data folder under --panels, but replaces a symlinked file itself, never its target)
+    planned = {path.parent.resolve() / path.name: what for path, what in planned.items()}
     planned[cache_dir(read.source.project.root).parent.resolve()] = "composer's cache folder"
     return planned
 
