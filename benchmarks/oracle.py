@@ -45,10 +45,10 @@ rule fails gallery figures made only of composer's own paths and glyph outlines 
 (Skia and tiny-skia antialias thin strokes and small glyphs differently), with the allowance they score
 0.0-0.1 %; a moved, missing or recoloured shape stays a difference. A file passes with at most
 :data:`MAX_DIFFERENT` (0.5 %) of its pixels different in both comparisons. When pdfium's drawing of
-composer's PDF differs, poppler draws it too, and the PDF passes when either agrees (pdfium draws every
-stroke thinner than a device pixel as an opaque pixel-wide line: svglite's grey panel borders come out black
-in pdfium alone). For a PDF file, composer passes when it agrees with either pdfium or poppler; where the
-two disagree with each other by the same rule, the verdict says so.
+composer's PDF differs (and its PNG does not), poppler draws it too, and the PDF passes when either agrees
+(pdfium draws every stroke thinner than a device pixel as an opaque pixel-wide line: svglite's grey panel
+borders come out black in pdfium alone). For a PDF file, composer passes when it agrees with either pdfium or
+poppler; where the two disagree with each other by the same rule, the verdict says so.
 
 Verdicts: ``pass``; ``differs`` (with the share of pixels that differ in the PNG and in the PDF); ``refused``
 (composer's one error line); ``crashed`` (composer raised anything else: the exception's line); ``other
@@ -329,12 +329,13 @@ def plan(entry: Entry) -> Plan:
             doc.close()
         dpi = plan_dpi(w, h)
         return Plan(w, h, dpi, dpi / CSS_PPI)
-    from PIL import Image, ImageOps
+    from PIL import Image
 
-    with Image.open(io.BytesIO(data)) as img:
+    with Image.open(io.BytesIO(data)) as img:  # the header alone: composer decodes the pixels, and judges them
         ppi = stated_ppi(img)
-        transposed = ImageOps.exif_transpose(img)
-        width_px, height_px = transposed.size
+        width_px, height_px = img.size
+        if img.getexif().get(0x0112) in (5, 6, 7, 8):  # EXIF Orientation: turned a quarter
+            width_px, height_px = height_px, width_px
     per_in = ppi or CSS_PPI
     w, h = width_px * 72 / per_in, height_px * 72 / per_in
     dpi = plan_dpi(w, h, per_in)
@@ -499,23 +500,25 @@ def differing(a: np.ndarray, b: np.ndarray, *, edge_px: int = EDGE_PX) -> np.nda
     Only the pixels the strict rule marks can differ under the wider one (a pixel's own counterpart is in
     the range), so the ranges are taken at those alone.
     """
-    a16, b16 = a.astype(np.int16), b.astype(np.int16)
-    strict = np.zeros(a.shape[:2], bool)
-    for c in range(a.shape[2]):
-        strict |= np.abs(a16[..., c] - b16[..., c]) > TOLERANCE
+    a8, b8 = np.ascontiguousarray(a, np.uint8), np.ascontiguousarray(b, np.uint8)
+    over = (np.maximum(a8, b8) - np.minimum(a8, b8)) > TOLERANCE  # (H, W, 4) bools, one byte each
+    strict = over.view(np.uint32)[..., 0] != 0  # any of the four channels
     if edge_px == 0 or not strict.any():
         return strict
+    a16, b16 = a8.astype(np.int16), b8.astype(np.int16)
     ys, xs = np.nonzero(strict)
-    h, w = a.shape[:2]
+    r = edge_px
+    width = a.shape[1] + 2 * r
+    at = (ys + r) * width + (xs + r)  # the candidates in the padded images, one 8-byte pixel each
     out = np.zeros(len(ys), bool)
     for p, q in ((a16, b16), (b16, a16)):
         value = p[ys, xs]
-        low, high = value.copy(), value.copy()
-        low[:] = np.iinfo(np.int16).max
-        high[:] = np.iinfo(np.int16).min
-        for dy in range(-edge_px, edge_px + 1):
-            for dx in range(-edge_px, edge_px + 1):
-                near = q[np.clip(ys + dy, 0, h - 1), np.clip(xs + dx, 0, w - 1)]
+        pixels = np.pad(q, ((r, r), (r, r), (0, 0)), mode="edge").view(np.uint64).reshape(-1)
+        low = np.full_like(value, np.iinfo(np.int16).max)
+        high = np.full_like(value, np.iinfo(np.int16).min)
+        for dy in range(-r, r + 1):
+            for dx in range(-r, r + 1):
+                near = pixels[at + (dy * width + dx)].view(np.int16).reshape(-1, 4)
                 np.minimum(low, near, out=low)
                 np.maximum(high, near, out=high)
         out |= (np.maximum(value - high, low - value) > TOLERANCE).any(axis=1)
@@ -660,8 +663,9 @@ def assess(entry: Entry, p: Plan, built: Built, oracles: dict[str, np.ndarray], 
            tmp: Path) -> Outcome:
     """The verdict of composer's outputs ``built`` against ``oracles`` (name -> premultiplied RGBA of the
     canvas, the file at the margin: ``chromium``, or ``pdfium`` and ``poppler``): ``other size``, ``pass``
-    or ``differs``; composer's PDF is drawn by poppler too when pdfium's drawing differs (``tmp`` holds that
-    drawing), and passes when either agrees; each failing comparison's image is written under ``diff_dir``."""
+    or ``differs``; composer's PDF is drawn by poppler too when pdfium's drawing of it differs and its PNG
+    does not (``tmp`` holds that drawing), and passes when either agrees; each failing comparison's image is
+    written under ``diff_dir``."""
     note = ""
     if "pdfium" in oracles and "poppler" in oracles:
         cut = common(oracles["pdfium"], oracles["poppler"], p.whole_px)
@@ -674,7 +678,9 @@ def assess(entry: Entry, p: Plan, built: Built, oracles: dict[str, np.ndarray], 
                            f"the canvas {p.pixels[0]}x{p.pixels[1]} px", build_s=built.seconds, note=note)
     results = [compare("png", built.png, oracles, p.whole_px), compare("pdf", built.pdf, oracles, p.whole_px)]
     drawn = [built.png, built.pdf]
-    if not results[1][0].ok:  # pdfium draws a stroke thinner than a pixel a pixel wide and opaque: poppler too
+    if results[0][0].ok and not results[1][0].ok:
+        # pdfium draws a stroke thinner than a pixel a pixel wide and opaque: poppler too (not when the PNG
+        # differs already: the verdict stands, and the subprocess is a tenth of a second)
         try:
             by_poppler = render_poppler(built.pdf_path, p.dpi, tmp)
         except RuntimeError:

@@ -7,16 +7,17 @@ knows exactly what each page draws and where (PDF coordinates: origin bottom-lef
 from __future__ import annotations
 
 
-def hand_pdf(pages: list[bytes], *, encrypt: bool = False) -> bytes:
-    """A PDF with one page per content stream (200 x 100 pt), Helvetica as font F1, written as bytes."""
+def hand_pdf(pages: list[bytes], *, encrypt: bool = False, resources: bytes = b"") -> bytes:
+    """A PDF with one page per content stream (200 x 100 pt), Helvetica as font F1, written as bytes;
+    ``resources``: more entries of every page's resource dictionary (``/Shading << ... >>``)."""
     n = len(pages)
     objs: list[bytes] = [b"<< /Type /Catalog /Pages 2 0 R >>",
                          b"<< /Type /Pages /Kids [%s] /Count %d >>"
                          % (b" ".join(b"%d 0 R" % (4 + 2 * i) for i in range(n)), n),
                          b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
     for i, content in enumerate(pages):
-        objs.append(b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Resources << /Font << /F1 3 0 R >> >> "
-                    b"/Contents %d 0 R >>" % (5 + 2 * i))
+        objs.append(b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Resources << /Font << /F1 3 0 R >>%s >> "
+                    b"/Contents %d 0 R >>" % (resources, 5 + 2 * i))
         objs.append(b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")
     if encrypt:  # the standard security handler with an O and U that no password matches
         objs.append(b"<< /Filter /Standard /V 1 /R 2 /O <" + b"41" * 32 + b"> /U <" + b"42" * 32 + b"> /P -4 >>")

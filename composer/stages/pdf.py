@@ -309,14 +309,14 @@ def page_texts(path: Path, page: int) -> tuple[PageText, ...]:
         found: list[PageText] = []
         forms: dict[int, tuple[float, float, float, float]] = {}  # level -> linear part of its form's map
         for obj in sheet.get_objects(max_depth=16):
+            if obj.type not in (raw.FPDF_PAGEOBJ_FORM, raw.FPDF_PAGEOBJ_TEXT):
+                continue  # paths, images, shadings: no text; pdfium gives a shading (``sh``) no matrix
             a, b, c, d, _, _ = obj.get_matrix().get()
             linear = (a, b, c, d)
             if obj.level > 0 and obj.level - 1 in forms:
                 linear = _then(linear, forms[obj.level - 1])
             if obj.type == raw.FPDF_PAGEOBJ_FORM:
                 forms[obj.level] = linear
-                continue
-            if obj.type != raw.FPDF_PAGEOBJ_TEXT:
                 continue
             if raw.FPDFTextObj_GetTextRenderMode(obj.raw) == raw.FPDF_TEXTRENDERMODE_INVISIBLE:
                 continue

@@ -34,6 +34,7 @@ import numpy as np
 from lxml import etree
 
 from composer.errors import ComposerWarning
+from composer.svg.css import declarations
 from composer.svg.geometry import BBox, map_bbox
 from composer.svg.io import XLINK_NS, href, svg_tag
 from composer.svg.srgb import to_srgb
@@ -153,7 +154,8 @@ class RasterInfo:
 
 
 def raster_report(root: etree._Element) -> list[RasterInfo]:
-    """Every ``<image>`` with a PNG or JPEG ``data:`` URI in the canvas ``root``, in document order."""
+    """Every drawn ``<image>`` with a PNG or JPEG ``data:`` URI in the canvas ``root``, in document order
+    (one under ``display: none`` is not drawn)."""
     return [info for _, info, _ in _images(root)]
 
 
@@ -185,10 +187,13 @@ def finish_rasters(root: etree._Element, target_ppi: float) -> list[str]:
 
 
 def _images(root: etree._Element):
-    """``(element, info, picture)`` for every PNG or JPEG ``<image>`` drawn at a positive size."""
+    """``(element, info, picture)`` for every PNG or JPEG ``<image>`` drawn at a positive size (not in a
+    ``<clipPath>``, not under ``display: none``)."""
     for el in root.iter(svg_tag("image")):
         if any(up.tag == svg_tag("clipPath") for up in el.iterancestors()):
             continue  # an image is no clipping shape (SVG 1.1, 14.3.5): never painted, its pixels do not matter
+        if not _displayed(el):
+            continue  # display: none on it or above (Inkscape's hidden layers, a tracing template): never painted
         try:
             image = inline_image(el)
         except ImageUnreadable:
@@ -205,6 +210,19 @@ def _images(root: etree._Element):
                           height_pt, ppi(image.width_px, image.height_px, width_pt, height_pt), _nearest(el),
                           _cells(el))
         yield el, info, image
+
+
+def _displayed(el: etree._Element) -> bool:
+    """False when ``el`` or an ancestor has ``display: none`` (attribute, or its ``style``, which wins):
+    SVG 1.1, 11.5, such an element and all its descendants are not rendered."""
+    for node in (el, *el.iterancestors()):
+        value = node.get("display", "")
+        for name, declared in declarations(node.get("style") or ""):
+            if name == "display":
+                value = declared
+        if value.strip().lower() == "none":
+            return False
+    return True
 
 
 def _nearest(el: etree._Element) -> bool:

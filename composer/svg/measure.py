@@ -69,7 +69,7 @@ _NOT_DRAWN = {"defs", "clipPath", "mask", "marker", "symbol", "pattern", "linear
 _SHAPES = {"path", "line", "polyline", "polygon", "rect", "circle", "ellipse"}
 _INHERITED = {"stroke", "stroke-width", "stroke-opacity", "fill", "fill-opacity", "font-size", "visibility",
               "font-family", "font-weight", "font-style", "text-anchor", "color"}
-_PROPS = _INHERITED | {"opacity", "display", "vector-effect"}
+_PROPS = _INHERITED | {"opacity", "display", "vector-effect", "font"}
 #: matplotlib glyph ids: "<PostScript name>-<glyph index in hex>", e.g. DejaVuSans-13, DejaVuSans-Oblique-5b
 _GLYPH_ID = re.compile(r"^([A-Za-z][\w]*(?:-[A-Za-z][\w]*)*)-([0-9a-f]+)$")
 MAX_USE_DEPTH = 16
@@ -405,8 +405,34 @@ def font_size_px(value: str | None, parent_px: float = MEDIUM_PX) -> float:
         return MEDIUM_PX * _FONT_KEYWORDS[text]
     if text in ("larger", "smaller"):
         return parent_px * RELATIVE_SIZE_RATIO if text == "larger" else parent_px / RELATIVE_SIZE_RATIO
-    size = _relative_length(text, parent_px, MEDIUM_PX)
+    size = _relative_length(text, parent_px, parent_px)
     return size if size is not None and size >= 0 else parent_px
+
+
+@lru_cache(maxsize=1024)
+def _font_shorthand(value: str) -> dict[str, str]:
+    """The longhands a ``font`` shorthand sets (CSS Fonts 4, 2.8: ``[style] [variant] [weight] [stretch]
+    size[/line-height] family``): ``font-size``, ``font-family``, ``font-style``, ``font-weight``; {} when it
+    names no size (a system font such as ``caption``, or not a font), as the engine then ignores it."""
+    words = value.replace("/", " / ").split()
+    for i, word in enumerate(words):
+        lower = word.lower()
+        if lower in _FONT_KEYWORDS or lower in ("larger", "smaller") or (
+                _LENGTH.fullmatch(lower) and not lower.replace(".", "", 1).isdigit()):
+            out = {"font-size": word}
+            rest = words[i + 1:]
+            if rest[:1] == ["/"]:
+                rest = rest[2:]
+            if rest:
+                out["font-family"] = " ".join(rest)
+            for before in words[:i]:
+                b = before.lower()
+                if b in ("italic", "oblique"):
+                    out["font-style"] = b
+                elif b in ("bold", "bolder", "lighter") or b.isdigit():
+                    out["font-weight"] = b
+            return out
+    return {}
 
 
 def _relative_length(text: str, em_px: float, percent_of_px: float) -> float | None:
@@ -540,6 +566,8 @@ class _Walker:
         own = self._own_style(el)
         if own.get("display", "").strip() == "none":
             return
+        if "font" in own:  # the shorthand sets the longhands it names (CSS Fonts 4, 2.8); later ones win
+            own = {**_font_shorthand(own["font"]), **{k: v for k, v in own.items() if k != "font"}}
         style = {**inherited, **{k: v for k, v in own.items() if k in _INHERITED and v.strip().lower() != "inherit"}}
         if "font-size" in own:  # computed here, so an em or a percentage is of the parent's size
             style["font-size"] = repr(font_size_px(own["font-size"], font_size_px(inherited.get("font-size"))))

@@ -201,3 +201,16 @@ size = ["200pt", "100pt"]
         assert row[45] < 30 and row[55] > 225, (row[45], row[55])
         # smoothed (/Interpolate true): between the centres of pixels 0 (x 116.7) and 1 (x 150), not 255
         assert 60 < row[140] < 235, row[140]
+
+
+def test_the_panel_alone_keeps_the_page_too(tmp_path):
+    # compose NAME --panels: the panel cut out of the canvas is wrapped in a group that moves it to the origin
+    pdf = page_pdf()
+    root = project(tmp_path, pdf)
+    build("fig", root=root, formats=("pdf",), dpi=DPI, jobs=1, panels=True)
+    alone_pdf = (root / "build" / "fig" / "p.pdf").read_bytes()
+    text = subprocess.run(["pdftotext", "-", "-"], input=alone_pdf, capture_output=True, check=True).stdout.decode()
+    assert "Panel text" in text
+    composed, alone = pdfium_gray(alone_pdf, DPI), pdfium_gray(pdf, 72)  # both 200 x 100 px
+    h, w = min(composed.shape[0], alone.shape[0]), min(composed.shape[1], alone.shape[1])
+    assert np.abs(composed[:h, :w] - alone[:h, :w]).mean() < 1.0

@@ -90,3 +90,17 @@ def test_paint_and_its_helpers():
 def test_important_declarations_cascade_as_the_engine_applies_them(rule, inline, expected):
     found = strokes(f'<path class="k" d="M0 0 L9 9" stroke="black" style="{inline}"/>', style=f".k {{ {rule} }}")
     assert found[0][1] == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("own, expected", [
+    ('font-size="7.5pt"', 10.0), ('font-size="0.5em"', 5.0), ('font-size="50%"', 5.0), ('font-size="1ex"', 5.0),
+    ('font-size="small"', 16 * 8 / 9), ('font-size="larger"', 12.0), ('font-size="smaller"', 10 / 1.2),
+    ('style="font: italic bold 3px/1.2 DejaVu Sans"', 3.0), ('style="font: 2mm serif"', 2 / 25.4 * 96),
+    ('font-size="inherit"', 10.0), ('font-size="0.25rem"', 4.0),
+])
+def test_text_sizes_in_every_syntax(own, expected):
+    # the parent's size is 10 px: em, ex (half an em here), % and larger/smaller are of it (CSS Fonts 4)
+    svg = (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100"><g id="panel-p" font-size="10">'
+           f'<text x="5" y="50" {own}>small</text></g></svg>').encode()
+    (run,) = scene(svg).texts
+    assert run.size_pt == pytest.approx(expected)

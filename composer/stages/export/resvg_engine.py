@@ -183,6 +183,7 @@ def layered_document(svg: bytes, pages: Sequence[PdfPage], size_pt: tuple[float,
 
     root = parse_svg(svg, source="canvas")
     by_group = {page.group: page for page in pages}
+    _unwrap_moves(root, set(by_group))
     placed: dict[int, tuple[PdfPage, tuple[float, float, float, float]]] = {}
     children = [child for child in root if isinstance(child.tag, str)]
     for i, child in enumerate(children):
@@ -230,6 +231,26 @@ def layered_document(svg: bytes, pages: Sequence[PdfPage], size_pt: tuple[float,
             layer.append(child)
     flush()
     return ("\n".join(lines) + "\n").encode()
+
+
+def _unwrap_moves(root: Any, groups: set[str]) -> None:
+    """A top-level ``<g>`` that only moves what it holds (a ``transform`` and nothing else, as
+    :mod:`composer.stages.panels` wraps a panel cut out of the canvas) and holds one of ``groups`` is
+    replaced by its children, its transform written before each child's own: the same drawing, with the
+    pdf panel's group at the top level where :func:`layered_document` finds it."""
+    from lxml import etree
+
+    for wrapper in list(root):
+        if (not isinstance(wrapper.tag, str) or etree.QName(wrapper).localname != "g"
+                or set(wrapper.attrib) != {"transform"}
+                or not any(child.get("id") in groups for child in wrapper if isinstance(child.tag, str))):
+            continue
+        at = root.index(wrapper)
+        for i, child in enumerate(list(wrapper)):
+            if isinstance(child.tag, str):
+                child.set("transform", f"{wrapper.get('transform')} {child.get('transform') or ''}".strip())
+            root.insert(at + i, child)
+        root.remove(wrapper)
 
 
 def _copy(el: Any) -> Any:

@@ -4,7 +4,10 @@ The inputs stage converts the page with ``pdftocairo`` (poppler-utils;
 :mod:`composer.stages.pdf`, cached in ``build/.cache/pdf``: glyphs become
 outlines) and sanitizes the result as an ``svg`` panel's file; composing
 fits it in the box like an ``svg`` panel. Its own key ``page`` (1-based)
-goes to ``Panel.options``.
+goes to ``Panel.options``. The PDF and PNG outputs draw the page itself in
+the converted group's place when every font it uses is embedded
+(:meth:`PdfSource.pdf_page`, docs/design.md "PDF panels"), and ``compose
+check`` reads the page's text sizes from the PDF (:meth:`PdfSource.texts`).
 """
 
 from __future__ import annotations
