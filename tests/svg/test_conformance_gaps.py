@@ -27,3 +27,18 @@ def test_a_utf16_file_is_sized_as_it_is_parsed(codec, tmp_path):
     assert png.shape[:2] == (15, 30)
     for x, colour in ((7, (255, 0, 0)), (22, (0, 0, 255))):
         assert near(png[7, x], (*colour, 255)) and near(pdf[7, x], colour), (x, png[7, x], pdf[7, x])
+
+
+def test_a_picture_by_web_address_is_left_out_and_the_rest_drawn(tmp_path):
+    """draw.io's connect-shapes.svg links a picture by https: (refused before, the whole file). A browser
+    showing an SVG as an image loads no external resource and draws the rest: the green rect at the left,
+    nothing (transparent) where the picture would be at the right; one warning names the address."""
+    url = "https://example.org/logo.png"
+    art = (f'<svg {HEAD} width="20" height="10"><rect width="10" height="10" fill="#00ff00"/>'
+           f'<image x="10" width="10" height="10" href="{url}"/><image x="10" width="5" height="5" '
+           f'xlink:href="{url}"/></svg>')
+    png, pdf, caught, _ = compose(tmp_path, (20, 10), {"a": (art, (0, 0), (20, 10))})
+    assert near(png[5, 5], (0, 255, 0, 255)) and near(pdf[5, 5], (0, 255, 0))
+    assert png[5, 15, 3] == 0 and near(pdf[5, 15], (255, 255, 255))
+    said = [w for w in caught if url in w]
+    assert len(said) == 1 and "2 images" in said[0] and "download it into the project" in said[0], caught
