@@ -586,13 +586,15 @@ def check_missing_glyphs(root: etree._Element, *, imported: Mapping[str, str]) -
     for tf in svg_text_fonts(root, owner_of):
         if not tf.owner:
             continue
+        first = matplotlib_font(tf.families, tf.weight, tf.style)
+        if first is None:
+            continue  # no font of the list is one matplotlib has: its characters cannot be told here
         prop = FontProperties(family=list(tf.families), weight=tf.weight, style=tf.style)  # type: ignore[arg-type]
         lacking = {ch for ch in missing_glyphs("".join(sorted(tf.chars)), prop) if not ch.isspace()
                    and unicodedata.category(ch) not in ("Cc", "Cf")}  # controls, joiners, selectors draw nothing
         if not lacking:
             continue
-        first = matplotlib_font(tf.families, tf.weight, tf.style)
-        name = first.family if first is not None else tf.families[0]
+        name = first.family
         entry = by_owner.setdefault(tf.owner, {}).setdefault(name, (name, tf.weight, tf.style, set()))
         entry[3].update(lacking)
     issued = []
