@@ -121,6 +121,10 @@ def _entities(source: str, why: str = "") -> SvgError:
 
 #: most characters internal entities may add to a document when expanded (a billion laughs adds 3e9)
 MAX_ENTITY_EXPANSION = 1_000_000
+#: deepest nesting of entities within entities (``<!ENTITY e1 "&e0;">``, ``<!ENTITY e2 "&e1;">``...): libxml2's
+#: own limit (Chromium's XML parser: "Maximum entity nesting depth exceeded" past 40 without XML_PARSE_HUGE).
+#: A chain of 3,000 ran Python out of stack (a RecursionError's traceback) before this bound.
+MAX_ENTITY_DEPTH = 40
 _DOCTYPE = re.compile(r"<!DOCTYPE\s+[^\[>]*\[(?P<subset>.*?)\]\s*>", re.DOTALL)
 _ENTITY_DECL = re.compile(r"""<!ENTITY\s+(?P<param>%\s+)?(?P<name>[^\s%"'<>]+)\s+"""
                           r"""(?P<rest>(?:"[^"]*"|'[^']*'|[^>"'])*)>""")
@@ -139,7 +143,8 @@ def expand_internal_entities(data: bytes, *, source: str) -> bytes:
 
     Raises:
         SvgError: an external entity (``SYSTEM``/``PUBLIC``), a parameter entity (``%``), an entity that
-            refers to itself, more than :data:`MAX_ENTITY_EXPANSION` characters added, or a document
+            refers to itself, entities nested more than :data:`MAX_ENTITY_DEPTH` deep, more than
+            :data:`MAX_ENTITY_EXPANSION` characters added, or a document
             whose encoding cannot be read.
     """
     text = _decoded(data)
@@ -166,6 +171,9 @@ def expand_internal_entities(data: bytes, *, source: str) -> bytes:
             return sizes[name]
         if name in seen:
             raise _entities(source, f"that refer to themselves ({' -> '.join((*seen, name))})")
+        if len(seen) >= MAX_ENTITY_DEPTH:
+            raise _entities(source, f"nested more than {MAX_ENTITY_DEPTH} deep (&{seen[0]}; goes through "
+                            f"{seen[1]}, {seen[2]}, ...), past what a browser's XML parser expands")
         value = values[name]
         total = len(_ENTITY_REF.sub("", value))
         for ref in _ENTITY_REF.findall(value):
