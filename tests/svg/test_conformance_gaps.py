@@ -4,8 +4,12 @@ and on pdfium's render of the PDF (72 dpi, 1 pt = 1 px), against values worked o
 
 from __future__ import annotations
 
+import io
+import logging
+
 import pytest
 from conformance_helpers import HEAD, compose, near
+from PIL import Image
 
 from composer.stages.export import canvas_size_pt
 
@@ -50,8 +54,6 @@ def test_a_font_list_speaks_once_in_composers_voice_never_in_matplotlibs_log(tmp
     one at every lookup (1,540 lines in one corpus run). None is logged now; a list whose first family is
     missing gets the one warning of the file. The text is drawn: dark ink in the box of each word (PNG
     and PDF), none beside it."""
-    import logging
-
     mpl_list = ("'DejaVu Sans', 'Bitstream Vera Sans', 'Computer Modern Sans Serif', 'Lucida Grande', 'Verdana', "
                 "'Geneva', 'Lucid', 'Arial', 'Helvetica', 'Avant Garde', sans-serif")
     art = (f'<svg {HEAD} width="80" height="40"><text x="2" y="16" style="font: 14px {mpl_list}">Mm</text>'
@@ -64,3 +66,34 @@ def test_a_font_list_speaks_once_in_composers_voice_never_in_matplotlibs_log(tmp
     for top, bottom in ((4, 17), (24, 37)):  # each line's glyphs, 14 px high at its baseline
         assert png[top:bottom, 2:24, 3].max() > 200 and pdf[top:bottom, 2:24].min() < 60
         assert png[top:bottom, 50:, 3].max() == 0 and pdf[top:bottom, 50:].min() > 250
+
+
+def _ultra_hdr_jpeg() -> bytes:
+    """An Ultra HDR JPEG as a phone writes one: an SDR base image (a flat (200, 30, 30) red, 40 x 20), an MPF
+    index (APP2) and a gain map (flat grey, 20 x 10) after it, and the ``hdrgm`` XMP (APP1) that marks the
+    file (Google's Ultra HDR format 1.0). Made with Pillow's MPO writer, the XMP spliced in after SOI: the
+    MPF offsets are relative to its own header, which moves with the base image."""
+    out = io.BytesIO()
+    Image.new("RGB", (40, 20), (200, 30, 30)).save(out, "MPO", save_all=True, quality=95,
+                                                   append_images=[Image.new("RGB", (20, 10), (128, 128, 128))])
+    xmp = (b'http://ns.adobe.com/xap/1.0/\x00<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf='
+           b'"http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:hdrgm='
+           b'"http://ns.adobe.com/hdr-gain-map/1.0/" hdrgm:Version="1.0"/></rdf:RDF></x:xmpmeta>')
+    data = out.getvalue()
+    return data[:2] + b"\xff\xe1" + (len(xmp) + 2).to_bytes(2, "big") + xmp + data[2:]
+
+
+def test_an_ultra_hdr_jpeg_is_drawn_as_its_base_image(tmp_path):
+    """photos/ultrahdr.jpg of the corpus is refused truthfully (Pillow's test file ends after the base
+    image's scan header: no pixels to draw). A whole Ultra HDR JPEG is drawn as its SDR base image, as
+    Chromium draws it: red (200, 30, 30) over the whole picture, never the gain map's grey, in the PNG and
+    in the PDF."""
+    data = _ultra_hdr_jpeg()
+    with Image.open(io.BytesIO(data)) as img:  # the file is what it claims: a JPEG with a second image
+        assert img.format == "JPEG" and img.size == (40, 20) and data.count(b"\xff\xd8\xff") >= 2
+    (tmp_path / "proj" / "art").mkdir(parents=True)
+    (tmp_path / "proj" / "art" / "photo.jpg").write_bytes(data)
+    art = f'<svg {HEAD} width="40" height="20"><image width="40" height="20" href="photo.jpg"/></svg>'
+    png, pdf, _, _ = compose(tmp_path, (40, 20), {"a": (art, (0, 0), (40, 20))})
+    for y, x in ((2, 2), (10, 20), (17, 37)):
+        assert near(png[y, x], (200, 30, 30, 255)) and near(pdf[y, x], (200, 30, 30)), (y, x, png[y, x], pdf[y, x])
