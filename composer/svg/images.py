@@ -36,6 +36,7 @@ from lxml import etree
 from composer.errors import ComposerWarning
 from composer.svg.css import declarations
 from composer.svg.geometry import BBox, map_bbox
+from composer.svg.ids import original_id
 from composer.svg.io import XLINK_NS, href, svg_tag
 from composer.svg.srgb import to_srgb
 from composer.svg.transform import IDENTITY, Matrix, axis_scales, multiply, parse_transform, translation
@@ -166,7 +167,7 @@ def finish_rasters(root: etree._Element, target_ppi: float) -> list[str]:
     Returns:
         The warning messages (also issued as :class:`ComposerWarning`).
     """
-    issued = []
+    below: dict[tuple, list[str]] = {}  # what a warning says -> the ids of the images it is said of
     for el, info, image in _images(root):
         if info.ppi >= target_ppi * PPI_TOLERANCE:
             continue
@@ -178,12 +179,32 @@ def finish_rasters(root: etree._Element, target_ppi: float) -> list[str]:
         why = (f"enlarging its cells {factor}x would exceed {MAX_UPSAMPLED_PIXELS} pixels" if info.cells else
                "composer does not invent pixels; give the image more pixels (or, for data cells, draw it with "
                "interpolation=\"none\")")
-        msg = (f"{info.owner or 'canvas'}: image {info.element_id or ''} has {info.width_px}x{info.height_px} px "
-               f"over {info.width_pt / 72 * 25.4:.1f}x{info.height_pt / 72 * 25.4:.1f} mm = {info.ppi:.0f} ppi, "
+        key = (_owner_words(info.owner), info.width_px, info.height_px, f"{info.width_pt / 72 * 25.4:.1f}",
+               f"{info.height_pt / 72 * 25.4:.1f}", f"{info.ppi:.0f}", why)
+        below.setdefault(key, []).append(_own_id(info.element_id))
+    issued = []
+    for (owner, width_px, height_px, width_mm, height_mm, ppi_text, why), ids in below.items():
+        named = [i for i in ids if i]
+        what = (f"{len(ids)} images of" if len(ids) > 1 else f"image {named[0]} has" if named else "image has")
+        msg = (f"{owner}: {what} {width_px}x{height_px} px over {width_mm}x{height_mm} mm = {ppi_text} ppi, "
                f"below raster_ppi {target_ppi:g}; {why}")
         warnings.warn(ComposerWarning(" ".join(msg.split())), stacklevel=2)
         issued.append(msg)
     return issued
+
+
+def _owner_words(owner: str) -> str:
+    """A top-level element's id in the layout's words: ``panel-tikz`` is ``panel tikz`` (the name the
+    layout gave it); no id is the canvas."""
+    if not owner:
+        return "canvas"
+    return "panel " + owner[len("panel-"):] if owner.startswith("panel-") else owner
+
+
+def _own_id(element_id: str) -> str:
+    """An image's id as its file wrote it, or "" for one composer numbered (an imported file's ids
+    become ``panel--N`` in document order: a number the user's file does not hold)."""
+    return "" if re.search(r"--\d+$", element_id) else original_id(element_id)
 
 
 def _images(root: etree._Element):
