@@ -677,6 +677,9 @@ def _planned_outputs(read: _Read, out_dir: Path, opts: BuildOptions) -> dict[Pat
                             for file in outputs.files(panel.name, opts.formats).values()})
     if read.source.layout_path is not None:
         planned[manifest.manifest_path(folder, name)] = "the build's manifest"
+    # where each file lands: its folder resolved (os.replace writes through a symlinked folder, such as an out/NAME
+    # linked to the data folder under --panels, but replaces a symlinked file itself, never its target)
+    planned = {path.parent.resolve() / path.name: what for path, what in planned.items()}
     planned[cache_dir(read.source.project.root).parent.resolve()] = "composer's cache folder"
     return planned
 
@@ -963,9 +966,9 @@ def _compose(read: _Read, rendered: Mapping[str, RenderedPanel], opts: BuildOpti
 
 
 def _export(svg: bytes, kinds: list[str], read: _Read, opts: BuildOptions, *, title: str) -> dict[str, bytes]:
-    """The one call of the export stage (:func:`composer.stages.export.export`): ``kinds`` -> bytes; a PDF
-    is given the pdf panels' own pages (:func:`_pdf_pages`)."""
-    pages = _pdf_pages(read) if "pdf" in kinds else ()
+    """The one call of the export stage (:func:`composer.stages.export.export`): ``kinds`` -> bytes; the PDF
+    and PNG (and what is made from it) are given the pdf panels' own pages (:func:`_pdf_pages`)."""
+    pages = _pdf_pages(read) if kinds else ()
     return export(svg, kinds, engine=read.engine, dpi=opts.dpi, title=title, pdf_standard=opts.pdf_standard,
                   source=read.inputs.file, timeout_s=opts.timeout_s, jobs=opts.jobs, pdf_pages=pages)
 
@@ -1007,7 +1010,10 @@ def _export_outputs(read: _Read, svg: bytes, extra: Mapping[str, bytes], out_dir
     """Step 5: export the asked formats; PDF/PNG/... only when the SVG they were made from changed.
 
     An export is skipped when the last build's manifest records it made from
-    the same SVG bytes with the same engine and options, and the file is
+    the same SVG bytes with the same engine, options and composer
+    (:func:`composer.incremental.manifest.composer_fingerprint`: a new composer
+    may export the same SVG otherwise), from the same pages of the pdf panels
+    a PDF or PNG draws as they are (:func:`_pdf_pages`), and the file is
     still the one it wrote. With ``opts.svg_first`` the SVG is written before
     the exports run.
 
@@ -1026,11 +1032,16 @@ def _export_outputs(read: _Read, svg: bytes, extra: Mapping[str, bytes], out_dir
     if outputs.CANVAS in names:
         records[outputs.CANVAS] = {"file": names[outputs.CANVAS], "sha256": svg_digest}
     exports = []
+    made_by = manifest.composer_fingerprint()
+    pages = None  # the pdf panels' pages a PDF or PNG draws, read once if one is asked
     for kind, file in names.items():
         if kind == outputs.CANVAS:
             continue
         uses = outputs.FORMATS[kind].options  # the options its bytes depend on
+        if pages is None:
+            pages = [f"{p.group} {p.page} {manifest.bytes_digest(p.data)}" for p in _pdf_pages(read)]
         record = {"file": file, "svg_sha256": svg_digest, "engine": outputs.engine_for(kind, read.engine),
+                  "composer": made_by, **({"pdf_pages": pages} if pages else {}),
                   **({"dpi": float(opts.dpi)} if "dpi" in uses else {}),
                   **({"pdf_standard": opts.pdf_standard} if "pdf_standard" in uses and opts.pdf_standard else {})}
         prev = old.get(kind, {})

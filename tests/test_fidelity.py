@@ -277,7 +277,7 @@ def test_smoothed_image_below_target_is_reported_not_resampled():
     uri = "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
     root = etree.fromstring(f'<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">'
                             f'<g id="panel-p"><image id="im" width="72" height="72" xlink:href="{uri}"/></g></svg>')
-    with pytest.warns(ComposerWarning, match=r"panel-p: image im has 10x10 px over 25.4x25.4 mm = 10 ppi, "
+    with pytest.warns(ComposerWarning, match=r"panel p: image im has 10x10 px over 25.4x25.4 mm = 10 ppi, "
                                              r"below raster_ppi 300"):
         finish_rasters(root, 300)
     assert root.find(".//{http://www.w3.org/2000/svg}image").get("{http://www.w3.org/1999/xlink}href") == uri

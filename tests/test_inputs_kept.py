@@ -80,6 +80,25 @@ def test_panels_alone_onto_an_imported_file_are_refused(tmp_path):
     assert snapshot(root) == before
 
 
+def test_panels_alone_through_a_symlinked_folder_are_refused_and_a_symlinked_output_is_replaced(tmp_path):
+    """``OUT/NAME`` a symlink to the data folder: ``--panels`` writes ``OUT/fig/drawing.svg`` through it, onto
+    ``data/drawing.svg``, the file panel ``drawing`` imports (it was replaced by the panel alone, exit 0): refused.
+    An output file that is itself a symlink to an input (``OUT/fig.svg`` -> ``data/drawing.svg``) is replaced as a
+    link, its target kept, so that build goes through and leaves every input as it was."""
+    root = project(tmp_path, drawing="data/drawing.svg")
+    (root / "out").mkdir()
+    (root / "out" / "fig").symlink_to(root / "data", target_is_directory=True)
+    before = snapshot(root)
+    with pytest.raises(ProjectError, match=r"^data/drawing\.svg: panel 'drawing' alone would be written onto this"):
+        build("fig", root=root, out=root / "out", formats=("svg",), panels=True, cache=False)
+    assert snapshot(root) == before
+    (root / "out" / "fig").unlink()
+    (root / "out" / "fig.svg").symlink_to(root / "data" / "drawing.svg")
+    build("fig", root=root, out=root / "out", formats=("svg",), cache=False)
+    assert not (root / "out" / "fig.svg").is_symlink() and b"#2a9d8f" in (root / "out" / "fig.svg").read_bytes()
+    assert (root / "data" / "drawing.svg").read_text(encoding="utf-8") == SVG
+
+
 def test_the_api_refuses_an_out_onto_an_input_and_builds_elsewhere(tmp_path):
     root = project(tmp_path)
     before = snapshot(root)

@@ -17,9 +17,10 @@ the PNG and PDF, while a browser showing the composed SVG drew the file's colour
   the value it computes to on each element (CSS Variables 1: custom properties inherit; a fallback
   ``var(--x, red)`` is used when ``--x`` is not defined; a cycle, or no value and no fallback, makes the
   declaration invalid at computed-value time: an inherited property then inherits, another takes its
-  initial value). To do so the style sheets are applied to the elements first
-  (:func:`composer.svg.css.inline_style_sheets`), as the engine's matcher would apply them, so the
-  cascade decides which declaration holds the ``var()``.
+  initial value). So does a value longer than :data:`MAX_VARIABLE_CHARS` (Chromium's limit) or one that
+  goes through more than :data:`MAX_VARIABLE_DEPTH` custom properties. To do so the style sheets are
+  applied to the elements first (:func:`composer.svg.css.inline_style_sheets`), as the engine's matcher
+  would apply them, so the cascade decides which declaration holds the ``var()``.
 - :func:`resolve_light_dark`: ``light-dark(L, D)`` is ``L``, as a browser in the light colour scheme draws it.
 
 Not modelled: a ``<use>``'s custom properties reaching the copy of what it draws (a browser's shadow
@@ -372,6 +373,18 @@ def flatten_document(root: etree._Element, *, width_px: float, height_px: float)
 
 _VAR = re.compile(r"var\(", re.IGNORECASE)
 
+#: longest value a ``var()`` substitution may produce, in characters: Chromium's limit on a variable's value
+#: (``CSSVariableData::kMaxVariableBytes``, 2 MiB). CSS Variables 1, 3.3 ("Safely Handling Overly-Long
+#: Variables") asks for such a limit, past which the value is invalid at computed-value time: without it
+#: ``--v1: var(--v0) var(--v0)`` doubled forty times (a few hundred bytes of CSS) asked for 2**40 characters
+#: and the build was killed for want of memory.
+MAX_VARIABLE_CHARS = 2 * 1024 * 1024
+
+#: most custom properties one value may go through (``--a: var(--b)``, ``--b: var(--c)``, ...) before it is
+#: taken as invalid at computed-value time, like a cycle: a chain of 3,000 declared last-first ran Python out
+#: of stack (a RecursionError's traceback) while resolving it.
+MAX_VARIABLE_DEPTH = 64
+
 
 def _substitute(tokens: Iterable[tinycss2.ast.Node], lookup: Callable[[str], str | None]) -> str | None:
     """``tokens`` serialized with every ``var(--name[, fallback])`` replaced (CSS Variables 1, 3), or None
@@ -404,7 +417,8 @@ def _substitute(tokens: Iterable[tinycss2.ast.Node], lookup: Callable[[str], str
                        + {"() block": ")", "[] block": "]", "{} block": "}"}[token.type])
         else:
             out.append(token.serialize())
-    return "".join(out)
+    text = "".join(out)
+    return text if len(text) <= MAX_VARIABLE_CHARS else None
 
 
 def _uses_variables(root: etree._Element) -> bool:
@@ -444,8 +458,8 @@ def resolve_custom_properties(root: etree._Element) -> int:
                     return inherited.get(name)
                 if name in done:
                     return done[name]
-                if name in resolving:  # a cycle: invalid at computed-value time
-                    return None
+                if name in resolving or len(resolving) >= MAX_VARIABLE_DEPTH:  # a cycle (or too deep a chain):
+                    return None                                             # invalid at computed-value time
                 resolving.add(name)
                 raw = own_raw[name].removesuffix(" !important")
                 value = _substitute(tinycss2.parse_component_value_list(raw), lookup) if _VAR.search(raw) else raw

@@ -36,9 +36,10 @@ from lxml import etree
 from composer.errors import ComposerWarning
 from composer.svg.css import declarations
 from composer.svg.geometry import BBox, map_bbox
+from composer.svg.ids import original_id
 from composer.svg.io import XLINK_NS, href, svg_tag
 from composer.svg.srgb import to_srgb
-from composer.svg.transform import Matrix, axis_scales, cumulative
+from composer.svg.transform import IDENTITY, Matrix, axis_scales, multiply, parse_transform, translation
 from composer.units import CSS_PT_PER_UNIT, length_px
 
 #: largest image (pixels) the enlargement may produce; above it the image is left as it is and reported.
@@ -166,7 +167,7 @@ def finish_rasters(root: etree._Element, target_ppi: float) -> list[str]:
     Returns:
         The warning messages (also issued as :class:`ComposerWarning`).
     """
-    issued = []
+    below: dict[tuple, list[str]] = {}  # what a warning says -> the ids of the images it is said of
     for el, info, image in _images(root):
         if info.ppi >= target_ppi * PPI_TOLERANCE:
             continue
@@ -178,31 +179,57 @@ def finish_rasters(root: etree._Element, target_ppi: float) -> list[str]:
         why = (f"enlarging its cells {factor}x would exceed {MAX_UPSAMPLED_PIXELS} pixels" if info.cells else
                "composer does not invent pixels; give the image more pixels (or, for data cells, draw it with "
                "interpolation=\"none\")")
-        msg = (f"{info.owner or 'canvas'}: image {info.element_id or ''} has {info.width_px}x{info.height_px} px "
-               f"over {info.width_pt / 72 * 25.4:.1f}x{info.height_pt / 72 * 25.4:.1f} mm = {info.ppi:.0f} ppi, "
+        key = (_owner_words(info.owner), info.width_px, info.height_px, f"{info.width_pt / 72 * 25.4:.1f}",
+               f"{info.height_pt / 72 * 25.4:.1f}", f"{info.ppi:.0f}", why)
+        below.setdefault(key, []).append(_own_id(info.element_id))
+    issued = []
+    for (owner, width_px, height_px, width_mm, height_mm, ppi_text, why), ids in below.items():
+        named = [i for i in ids if i]
+        what = (f"{len(ids)} images of" if len(ids) > 1 else f"image {named[0]} has" if named else "image has")
+        msg = (f"{owner}: {what} {width_px}x{height_px} px over {width_mm}x{height_mm} mm = {ppi_text} ppi, "
                f"below raster_ppi {target_ppi:g}; {why}")
         warnings.warn(ComposerWarning(" ".join(msg.split())), stacklevel=2)
         issued.append(msg)
     return issued
 
 
+def _owner_words(owner: str) -> str:
+    """A top-level element's id in the layout's words: ``panel-tikz`` is ``panel tikz`` (the name the
+    layout gave it); no id is the canvas."""
+    if not owner:
+        return "canvas"
+    return "panel " + owner[len("panel-"):] if owner.startswith("panel-") else owner
+
+
+def _own_id(element_id: str) -> str:
+    """An image's id as its file wrote it, or "" for one composer numbered (an imported file's ids
+    become ``panel--N`` in document order: a number the user's file does not hold)."""
+    return "" if re.search(r"--\d+$", element_id) else original_id(element_id)
+
+
 def _images(root: etree._Element):
     """``(element, info, picture)`` for every PNG or JPEG ``<image>`` drawn at a positive size (not in a
-    ``<clipPath>``, not under ``display: none``)."""
+    ``<clipPath>``, not under ``display: none``), measured where it is drawn: in place, and at every
+    ``<use>`` that shows it or a group holding it (pdftocairo writes each image of a PDF page in
+    ``<defs>``, shown by a scaled ``<use>``). An image drawn at several sizes is reported at its
+    smallest ppi."""
+    places = _Places(root)
     for el in root.iter(svg_tag("image")):
         if any(up.tag == svg_tag("clipPath") for up in el.iterancestors()):
             continue  # an image is no clipping shape (SVG 1.1, 14.3.5): never painted, its pixels do not matter
-        if not _displayed(el):
-            continue  # display: none on it or above (Inkscape's hidden layers, a tracing template): never painted
+        maps = places.maps(el)
+        if not maps:
+            continue  # display: none on it or above (Inkscape's hidden layers), or a definition no <use> shows
         try:
             image = inline_image(el)
         except ImageUnreadable:
             continue
         if image.mime not in _RASTER_MIMES:
             continue
-        width_pt, height_pt, _ = drawn_box(el, cumulative(el), image)
-        if width_pt <= 0 or height_pt <= 0:
+        sizes = [(w, h) for w, h, _ in (drawn_box(el, m, image) for m in maps) if w > 0 and h > 0]
+        if not sizes:
             continue
+        width_pt, height_pt = min(sizes, key=lambda wh: ppi(image.width_px, image.height_px, *wh))
         owner = el
         while owner.getparent() is not None and owner.getparent().getparent() is not None:
             owner = owner.getparent()
@@ -212,17 +239,61 @@ def _images(root: etree._Element):
         yield el, info, image
 
 
-def _displayed(el: etree._Element) -> bool:
-    """False when ``el`` or an ancestor has ``display: none`` (attribute, or its ``style``, which wins):
-    SVG 1.1, 11.5, such an element and all its descendants are not rendered."""
-    for node in (el, *el.iterancestors()):
-        value = node.get("display", "")
-        for name, declared in declarations(node.get("style") or ""):
-            if name == "display":
-                value = declared
-        if value.strip().lower() == "none":
-            return False
-    return True
+#: elements whose content is drawn only where a ``<use>`` shows it (SVG 1.1, 5.3.1 and 5.5)
+_NOT_IN_PLACE = ("defs", "symbol")
+#: ``<use>`` of ``<use>`` deeper than this is not followed (a reference cycle, or a hostile file)
+_MAX_USE_DEPTH = 8
+#: places an element is drawn, at most (a file that shows one picture more often is measured at these)
+_MAX_PLACES = 1000
+
+
+class _Places:
+    """Where each element of a canvas is drawn: the maps from its user units (its own ``transform``
+    applied) to the canvas's, one per place: in its parent (unless the parent is a ``<defs>`` or
+    ``<symbol>``), and at each ``<use>`` referencing it (the ``<use>``'s map, then its ``x``/``y``).
+    An element under ``display: none``, or shown only by such a ``<use>``, has none. (A ``<symbol>``'s
+    viewBox is not applied: its content is measured in the symbol's own units.)"""
+
+    def __init__(self, root: etree._Element) -> None:
+        self.ids = {el.get("id"): el for el in root.iter() if isinstance(el.tag, str) and el.get("id")}
+        self.uses: dict[etree._Element, list[etree._Element]] = {}
+        for use in root.iter(svg_tag("use")):
+            ref = href(use).strip()
+            target = self.ids.get(ref[1:]) if ref.startswith("#") else None
+            if target is not None:
+                self.uses.setdefault(target, []).append(use)
+        self.known: dict[etree._Element, list[Matrix]] = {}
+
+    def maps(self, el: etree._Element, depth: int = 0) -> list[Matrix]:
+        """The maps of every place ``el`` is drawn (see the class)."""
+        if el in self.known:
+            return self.known[el]
+        self.known[el] = []  # a cycle through this element adds no place
+        if depth > _MAX_USE_DEPTH or not _displayed_itself(el):
+            return []
+        own = parse_transform(el.get("transform"))
+        parent = el.getparent()
+        outer: list[Matrix] = []
+        if parent is None:
+            outer.append(IDENTITY)
+        elif etree.QName(parent).localname not in _NOT_IN_PLACE:
+            outer += self.maps(parent, depth)
+        for use in self.uses.get(el, ()):
+            shift = translation(length_px(use.get("x")), length_px(use.get("y")))
+            outer += [multiply(m, shift) for m in self.maps(use, depth + 1)]
+        found = [multiply(m, own) for m in outer[:_MAX_PLACES]]
+        self.known[el] = found
+        return found
+
+
+def _displayed_itself(el: etree._Element) -> bool:
+    """False when ``el`` has ``display: none`` (its attribute, or its ``style``, which wins): SVG 1.1,
+    11.5, such an element and all its descendants are not rendered."""
+    value = el.get("display", "")
+    for name, declared in declarations(el.get("style") or ""):
+        if name == "display":
+            value = declared
+    return value.strip().lower() != "none"
 
 
 def _nearest(el: etree._Element) -> bool:

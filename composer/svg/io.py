@@ -121,6 +121,10 @@ def _entities(source: str, why: str = "") -> SvgError:
 
 #: most characters internal entities may add to a document when expanded (a billion laughs adds 3e9)
 MAX_ENTITY_EXPANSION = 1_000_000
+#: deepest nesting of entities within entities (``<!ENTITY e1 "&e0;">``, ``<!ENTITY e2 "&e1;">``...): libxml2's
+#: own limit (Chromium's XML parser: "Maximum entity nesting depth exceeded" past 40 without XML_PARSE_HUGE).
+#: A chain of 3,000 ran Python out of stack (a RecursionError's traceback) before this bound.
+MAX_ENTITY_DEPTH = 40
 _DOCTYPE = re.compile(r"<!DOCTYPE\s+[^\[>]*\[(?P<subset>.*?)\]\s*>", re.DOTALL)
 _ENTITY_DECL = re.compile(r"""<!ENTITY\s+(?P<param>%\s+)?(?P<name>[^\s%"'<>]+)\s+"""
                           r"""(?P<rest>(?:"[^"]*"|'[^']*'|[^>"'])*)>""")
@@ -139,7 +143,8 @@ def expand_internal_entities(data: bytes, *, source: str) -> bytes:
 
     Raises:
         SvgError: an external entity (``SYSTEM``/``PUBLIC``), a parameter entity (``%``), an entity that
-            refers to itself, more than :data:`MAX_ENTITY_EXPANSION` characters added, or a document
+            refers to itself, entities nested more than :data:`MAX_ENTITY_DEPTH` deep, more than
+            :data:`MAX_ENTITY_EXPANSION` characters added, or a document
             whose encoding cannot be read.
     """
     text = _decoded(data)
@@ -166,6 +171,9 @@ def expand_internal_entities(data: bytes, *, source: str) -> bytes:
             return sizes[name]
         if name in seen:
             raise _entities(source, f"that refer to themselves ({' -> '.join((*seen, name))})")
+        if len(seen) >= MAX_ENTITY_DEPTH:
+            raise _entities(source, f"nested more than {MAX_ENTITY_DEPTH} deep (&{seen[0]}; goes through "
+                            f"{seen[1]}, {seen[2]}, ...), past what a browser's XML parser expands")
         value = values[name]
         total = len(_ENTITY_REF.sub("", value))
         for ref in _ENTITY_REF.findall(value):
@@ -213,32 +221,6 @@ def _decoded(data: bytes) -> str | None:
         return data.decode(declared.group(1).decode("ascii") if declared else "utf-8")
     except (LookupError, UnicodeDecodeError):
         return None
-
-
-#: the first bytes of a document without a byte-order mark in a wider encoding (XML 1.0, appendix F)
-_UNMARKED = ((b"<\x00?\x00", "utf-16-le"), (b"\x00<\x00?", "utf-16-be"))
-
-
-def document_text(data: bytes) -> str:
-    """The text of SVG bytes (the whole document or only its start), decoded as :func:`parse_svg`
-    reads it: by its byte-order mark (UTF-8, UTF-16, UTF-32), else by UTF-16's ``<?`` without one
-    (XML 1.0, appendix F), else by the encoding its XML declaration names, else as UTF-8; bytes
-    invalid in that encoding (or a character cut at the end of a start) become U+FFFD.
-
-    For readers that look at the text with patterns (the root's size,
-    :func:`composer.svg.viewbox.canvas_size`) so they see what the parser sees.
-    """
-    for bom, codec in ((b"\xef\xbb\xbf", "utf-8"), *_BOMS):
-        if data.startswith(bom):
-            return data[len(bom):].decode(codec, "replace")
-    for start, codec in _UNMARKED:
-        if data.startswith(start):
-            return data.decode(codec, "replace")
-    declared = _DECLARED.match(data[:400])
-    try:
-        return data.decode(declared.group(1).decode("ascii") if declared else "utf-8", "replace")
-    except LookupError:
-        return data.decode("utf-8", "replace")
 
 
 def _as_ascii(data: bytes) -> bytes:

@@ -89,49 +89,43 @@ class _Line:
     height_px: float = 0.0
 
 
-#: a family no system has: what fontconfig answers for it is its last resort, the font of a family it lacks
-_NO_SUCH_FAMILY = "composer-no-such-family"
-
-
 @cache
 def browser_stack(value: str) -> str:
-    """A CSS ``font-family`` list from the family a browser here draws: the first one fontconfig has, by
-    name or through one of its aliases (``arial`` -> Liberation Sans, ``Helvetica`` -> Nimbus Sans: its match
-    is not its last resort), or a generic family; the list as written when none is (``"trebuchet ms",
-    verdana, arial, sans-serif`` -> ``arial, sans-serif`` where only the aliases of Arial are installed).
-    So the text is measured and drawn in the same font, the one Chromium picks walking the list."""
-    from composer.text.fonts import GENERIC_FAMILIES
+    """A CSS ``font-family`` list from the family Chromium here draws: the first one it takes
+    (:func:`composer.text.fonts.browser_font`: installed, or bound strongly to a metric-compatible face,
+    ``arial`` -> Liberation Sans, ``Helvetica`` -> Nimbus Sans), or a generic family; the list as written
+    when it takes none (``"trebuchet ms", verdana, arial, sans-serif`` -> ``arial, sans-serif``). So the
+    text is measured in the font it is drawn in, once the import names it
+    (:func:`composer.stages.fragment.name_missing_families`)."""
+    from composer.text.fonts import GENERIC_FAMILIES, browser_font
 
     parts = [part.strip() for part in re.split(r",(?=(?:[^\"']|\"[^\"]*\"|'[^']*')*$)", value) if part.strip()]
-    fallback = fontconfig_font(_NO_SUCH_FAMILY)
     for i, part in enumerate(parts):
         name = part.strip("'\"").strip()
-        if name.casefold() in GENERIC_FAMILIES:
-            return ", ".join(parts[i:])
-        match = fontconfig_font(name)
-        if match is None:
-            return value
-        if match.family.casefold() == name.casefold() or (fallback is not None and match.file != fallback.file):
+        if name.casefold() in GENERIC_FAMILIES or browser_font(name) is not None:
             return ", ".join(parts[i:])
     return value
 
 
 @cache
 def _face(family: str, weight: str, style: str):
-    """matplotlib's FT2Font of the face fontconfig gives for a CSS family list (its first family, as
-    :func:`browser_stack` leaves it first; fontconfig's default for none), or None."""
+    """matplotlib's FT2Font of the face Chromium here draws a CSS family list with (its first family it takes,
+    a generic family's default, else the standard font: :mod:`composer.text.fonts`), or None."""
     from matplotlib import font_manager
+
+    from composer.text.fonts import CHROMIUM_STANDARD_FONT, GENERIC_FAMILIES, browser_font, generic_font
 
     bold = "bold" if weight in ("bold", "bolder") or (weight.isdigit() and int(weight) >= 600) else "normal"
     italic = "italic" if style in ("italic", "oblique") else "normal"
-    families = parse_families(family) or ("serif",)
     match = None
-    for name in families:
-        match = fontconfig_font(name, bold, italic)
+    for name in (*(parse_families(family) or ()), CHROMIUM_STANDARD_FONT):
+        if name.casefold() in GENERIC_FAMILIES:
+            name = generic_font(name.casefold()) or name
+        match = browser_font(name, bold, italic)
         if match is not None:
             break
     if match is None:
-        match = matplotlib_font(tuple(families), bold, italic) or matplotlib_font(("DejaVu Sans",))
+        match = fontconfig_font(family, bold, italic) or matplotlib_font(("DejaVu Sans",))
     if match is None:
         return None
     return font_manager.get_font(match.file)

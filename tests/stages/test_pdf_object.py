@@ -214,3 +214,25 @@ def test_the_panel_alone_keeps_the_page_too(tmp_path):
     composed, alone = pdfium_gray(alone_pdf, DPI), pdfium_gray(pdf, 72)  # both 200 x 100 px
     h, w = min(composed.shape[0], alone.shape[0]), min(composed.shape[1], alone.shape[1])
     assert np.abs(composed[:h, :w] - alone[:h, :w]).mean() < 1.0
+
+
+def test_a_new_composer_or_a_new_page_exports_again_though_the_svg_is_the_same(tmp_path, monkeypatch):
+    import composer.pipeline as pipeline
+    from composer.incremental import manifest
+
+    root = project(tmp_path, page_pdf())
+    calls: list[tuple[str, ...]] = []
+    real = pipeline.export
+
+    def counted(svg, kinds, **kw):
+        calls.append(tuple(kinds))
+        return real(svg, kinds, **kw)
+
+    monkeypatch.setattr(pipeline, "export", counted)
+    build("fig", root=root, formats=("svg", "pdf"), dpi=DPI, jobs=1)
+    build("fig", root=root, formats=("svg", "pdf"), dpi=DPI, jobs=1)
+    assert len(calls) == 1  # the same SVG, engine, options, composer and pages: not exported again
+    fingerprint = manifest.composer_fingerprint()
+    monkeypatch.setattr(manifest, "composer_fingerprint", lambda: fingerprint + "-new")
+    build("fig", root=root, formats=("svg", "pdf"), dpi=DPI, jobs=1)
+    assert len(calls) == 2  # a new composer may draw the same SVG otherwise (a pdf panel's page kept, now)

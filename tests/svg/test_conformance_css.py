@@ -126,6 +126,25 @@ def test_custom_properties_supports_and_media_are_applied_as_a_browser_applies_t
     assert b"var(" not in svg and b"@media" not in svg and b"@supports" not in svg
 
 
+def test_overly_long_and_overly_deep_variables_are_invalid_not_a_crash(tmp_path):
+    """CSS Variables 1, 3.3: a value past the browser's length limit is invalid at computed-value time.
+    ``--v{i}: var(--v{i-1}) var(--v{i-1})`` forty times asks for 2**40 characters (the build was killed
+    for want of memory); a chain of 3,000 properties declared last-first ran Python out of stack. The
+    rect whose fill is ``var(--nope, #0000ff)`` beside the bomb (its stroke-width invalid) is blue; the fill
+    reached through the 3,000 chain is invalid and inherits the initial black, as a cycle does (Chromium
+    resolves so long a chain; no file draws one). PNG and pdfium's render of the PDF."""
+    BLUE = (0, 0, 255)
+    bomb = "".join(f"--v{i}: var(--v{i - 1}) var(--v{i - 1});" for i in range(1, 41))
+    chain = "".join(f"--w{i}: var(--w{i - 1});" for i in range(2999, 0, -1))
+    art = (f'<svg {HEAD} viewBox="0 0 40 20"><style>:root{{--v0: 1px;{bomb}{chain}--w0: #ff0000}}'
+           '.b{fill: var(--nope, #0000ff); stroke-width: var(--v40)} .c{fill: var(--w2999)}</style>'
+           '<rect class="b" x="2" y="2" width="16" height="16"/><rect class="c" x="22" y="2" width="16" height="16"/>'
+           '</svg>')
+    png, pdf, _, _ = compose(tmp_path, (40, 20), {"a": (art, (0, 0), (40, 20))})
+    assert near(png[10, 10], (*BLUE, 255)) and near(pdf[10, 10], BLUE), (png[10, 10], pdf[10, 10])
+    assert near(png[10, 30], (0, 0, 0, 255)) and near(pdf[10, 30], (0, 0, 0)), (png[10, 30], pdf[10, 30])
+
+
 def test_light_dark_colours_are_the_light_schemes(tmp_path):
     """New draw.io exports write every fill and stroke as ``light-dark(L, D)`` (CSS Color 5) beside a plain
     attribute; a browser in the light scheme draws L (the engines drew black). In a style attribute and in

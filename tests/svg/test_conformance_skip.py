@@ -103,9 +103,12 @@ def test_real_dangers_stay_refused_in_one_line(tmp_path, body, expect):
 def test_internal_entities_are_expanded_and_outside_or_unbounded_ones_refused(tmp_path):
     """As browsers and resvg do, an internal entity is expanded: in an attribute (the fill) and as elements
     (a rect, twice); the rects cover x 0..10 and 10..20 in blue (PNG and pdfium's render of the PDF). An
-    external entity (it would read a file), a parameter entity, a cycle and a billion laughs (3e9
-    characters, past the 1e6 bound) stay refused in one line."""
-    art = (f'<!DOCTYPE svg [<!ENTITY c "#0000ff"><!ENTITY r "<rect width=\'10\' height=\'20\' fill=\'&c;\'/>">]>'
+    external entity (it would read a file), a parameter entity, a cycle, a billion laughs (3e9
+    characters, past the 1e6 bound) and a chain of 3,000 entities, each the next one's text (past libxml2's
+    nesting depth of 40; a RecursionError's traceback before), stay refused in one line; the blue is reached
+    through a chain of 20, which browsers expand."""
+    chain = '<!ENTITY c0 "#0000ff">' + "".join(f'<!ENTITY c{i} "&c{i - 1};">' for i in range(1, 20))
+    art = (f'<!DOCTYPE svg [{chain}<!ENTITY c "&c19;"><!ENTITY r "<rect width=\'10\' height=\'20\' fill=\'&c;\'/>">]>'
            f'<svg {HEAD} viewBox="0 0 20 20">&r;<g transform="translate(10 0)">&r;</g></svg>')
     png, pdf, _, svg = compose(tmp_path, (20, 20), {"p": (art, (0, 0), (20, 20))})
     for x in (2, 8, 12, 18):
@@ -113,7 +116,9 @@ def test_internal_entities_are_expanded_and_outside_or_unbounded_ones_refused(tm
     assert b"ENTITY" not in svg
     laughs = "".join(f'<!ENTITY l{i} "{("&l" + str(i - 1) + ";") * 10}">' for i in range(1, 10))
     for decl, use in (('<!ENTITY e SYSTEM "/etc/hostname">', "&e;"), ('<!ENTITY % p "x">', ""),
-                      ('<!ENTITY a "&b;"><!ENTITY b "&a;">', "&a;"), ('<!ENTITY l0 "lol">' + laughs, "&l9;")):
+                      ('<!ENTITY a "&b;"><!ENTITY b "&a;">', "&a;"), ('<!ENTITY l0 "lol">' + laughs, "&l9;"),
+                      ('<!ENTITY e0 "x">' + "".join(f'<!ENTITY e{i} "&e{i - 1};">' for i in range(1, 3000)),
+                       "&e2999;")):
         art = f'<!DOCTYPE svg [{decl}]><svg {HEAD} viewBox="0 0 20 20"><text>{use}</text></svg>'
         with pytest.raises(ComposerError, match="declares XML entities") as caught:
             compose(tmp_path / str(len(decl)), (20, 20), {"p": (art, (0, 0), (20, 20))})

@@ -71,7 +71,7 @@ size = ["100pt", "50pt"]
 def test_only_the_drawn_image_is_reported(hidden):
     _, messages = hidden
     rasters = [m for m in messages if "below raster_ppi" in m]
-    assert len(rasters) == 1 and "panel-shown" in rasters[0] and "4x4 px" in rasters[0]
+    assert len(rasters) == 1 and "panel shown: image has" in rasters[0] and "4x4 px" in rasters[0]
 
 
 def test_the_hidden_image_is_not_drawn_in_the_png_and_the_pdf(hidden):

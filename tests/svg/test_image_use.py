@@ -85,3 +85,24 @@ def test_the_image_is_drawn_where_the_use_puts_it_in_the_png_and_the_pdf(used):
         assert rgb.shape[:2] == (50, 100)
         assert rgb[22, 22] == pytest.approx([255, 0, 0], abs=2)
         assert rgb[40, 60] == pytest.approx([255, 255, 255], abs=2)
+
+
+def test_a_raster_warning_names_the_panel_as_the_layout_does_once_for_equal_images():
+    """Four equal pictures of one panel (a TikZ PDF's four 46 x 25 px images, numbered ``tikz--66`` ...
+    by composer) were four warnings, each naming ``panel-tikz`` and an id the file does not hold: one
+    warning now, in the layout's words. 10 px over 72 units (1 in = 25.4 mm) is 10 ppi."""
+    from lxml import etree
+
+    from composer.svg.images import finish_rasters
+
+    uri = png_uri((255, 0, 0))
+    images = "".join(f'<image id="p--{i}" y="{80 * i}" width="72" height="72" xlink:href="{uri}"/>'
+                     for i in range(1, 5))
+    root = etree.fromstring(f'<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">'
+                            f'<g id="panel-p">{images}</g></svg>')
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        issued = finish_rasters(root, 300)
+    assert len(issued) == 1 and len(caught) == 1
+    assert str(caught[0].message).startswith("panel p: 4 images of 10x10 px over 25.4x25.4 mm = 10 ppi, "
+                                             "below raster_ppi 300;")
