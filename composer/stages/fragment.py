@@ -851,7 +851,9 @@ def _keep_viewport(root: etree._Element, group_id: str) -> etree._Element:
     sizes, of ``userSpaceOnUse`` gradient, pattern, mask and filter regions, of ``transform-origin``;
     every ``preserveAspectRatio`` mode, ``slice`` (cropped) included; the clip at the viewport's edge.
     The root keeps its other attributes: ``transform``, ``display``, presentation attributes,
-    ``style``, ``class`` and its (prefixed) ``id``, so that CSS rules naming the root still match it
+    ``style`` (but an ``overflow`` in it: a file alone is cut at its viewport, so the root's style says
+    ``overflow: hidden`` when a style sheet of the file mentions overflow), ``class``
+    and its (prefixed) ``id``, so that CSS rules naming the root still match it
     (:func:`scope_css`). Its group effects (``opacity``, ``clip-path``, ``mask``, ``filter``, as
     attributes or in its ``style``) move onto a ``<g>`` around it, in the same user space (the
     viewBox's): the engine's usvg applies ``opacity`` of a nested ``<svg>`` twice, and so does it
@@ -874,12 +876,15 @@ def _keep_viewport(root: etree._Element, group_id: str) -> etree._Element:
                 moved.append((prop, value))
             elif prop == "background-color":
                 background = value
-            else:
+            elif prop != "overflow":  # a file alone is cut at its viewport, whatever its root's overflow
                 kept.append((prop, value))
         if kept:
             root.set("style", "; ".join(f"{prop}: {value}" for prop, value in kept))
         else:
             del root.attrib["style"]
+    if any(style.text and "overflow" in style.text for style in root.iter(svg_tag("style"))):
+        # a rule such as svg { overflow: visible } would match the kept root and uncut it: its own style wins
+        root.set("style", "; ".join(filter(None, (root.get("style"), "overflow: hidden"))))
     group = etree.Element(svg_tag("g"), id=group_id)
     holder = group
     if effects or moved:

@@ -187,3 +187,18 @@ def test_a_file_without_a_size_is_an_image_of_the_default_size_and_a_zero_size_d
         for x, y in ((dx + 22, 10), (dx + 10, 32), (dx + 10, 38)):
             assert png[y, x, 3] < 10 and near(pdf[y, x], WHITE), (x, y, png[y, x], pdf[y, x])
     assert png[:, 140:, 3].max() < 10 and near(pdf[20, 170], WHITE)
+
+
+def test_a_root_whose_style_says_overflow_visible_is_still_cut_at_its_viewport(tmp_path):
+    """A file alone is cut at its viewport whatever its root's ``overflow``: the attribute was honoured,
+    but ``style="overflow: visible"`` on the root, or a rule ``svg { overflow: visible }``, carried onto
+    the kept viewport and the file's off-page rect (-10..30 in a 20 x 20 viewBox) painted 10 pt around
+    its box. Boxes 20 x 20 pt at (10, 10) and (40, 10) at scale 1: red exactly x 10..30 and 40..60, y 10..30."""
+    rect = '<rect x="-10" y="-10" width="40" height="40" fill="#ff0000"/>'
+    styled = f'<svg {HEAD} viewBox="0 0 20 20" style="overflow: visible; fill: #00ff00">{rect}</svg>'
+    ruled = f'<svg {HEAD} viewBox="0 0 20 20"><style>svg {{ overflow: visible }}</style>{rect}</svg>'
+    png, pdf, _, _ = compose(tmp_path, (70, 40), {"s": (styled, (10, 10), (20, 20)), "r": (ruled, (40, 10), (20, 20))})
+    for x, y in ((11, 11), (28, 28), (41, 11), (58, 28)):
+        assert near(png[y, x], (*RED, 255)) and near(pdf[y, x], RED), (x, y, png[y, x], pdf[y, x])
+    for x, y in ((5, 5), (8, 20), (35, 20), (20, 33), (50, 5), (65, 20), (50, 35)):
+        assert png[y, x, 3] < 10 and near(pdf[y, x], WHITE), (x, y, png[y, x], pdf[y, x])
