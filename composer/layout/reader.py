@@ -216,8 +216,10 @@ class Reader:
             raise self.err(key, f"{value!r} has transparency; give the colour opaque and use an opacity key")
         return to_hex(rgba)
 
-    def file_path(self, value: Any, key: str, suffixes: tuple[str, ...]) -> Path:
-        """A path relative to the layout file; must exist and have a known suffix."""
+    def file_path(self, value: Any, key: str, suffixes: tuple[str, ...],
+                  key_for: Callable[[str], str] | None = None) -> Path:
+        """A path relative to the layout file; must exist and have a known suffix. ``key_for`` names the
+        key that takes a file of another suffix (``".pdf"`` -> ``"pdf"``), said in the refusal."""
         text = self.string(value, key)
         try:
             path = (self.path.parent / text).resolve()
@@ -225,7 +227,9 @@ class Reader:
         except (OSError, ValueError) as exc:  # a NUL byte, a name too long, a symlink loop
             raise self.err(key, f"{text!r} is not a usable path: {exc}") from None
         if path.suffix.lower() not in suffixes:
-            raise self.err(key, f"{text!r} has an unsupported type; supported: {', '.join(suffixes)}")
+            other = key_for(path.suffix) if key_for else ""
+            hint = f"; a {path.suffix} file is drawn by {other} = {text!r}" if other else ""
+            raise self.err(key, f"{text!r} has an unsupported type; supported: {', '.join(suffixes)}{hint}")
         if not found:
             raise self.err(key, f"{text!r} not found (looked for {path})")
         self.files.append(path)
@@ -316,7 +320,7 @@ class Reader:
                 if not ok:
                     raise self.err(key, f"{value!r}: a point along a side is side@fraction with side one of "
                                         f"{', '.join(SIDES)} and fraction from 0 to 1, e.g. \"{element}.e@0.25\"")
-            return Position(ref=(element, anchor), dx_pt=dx, dy_pt=dy, key=key)
+            return Position(ref=(element, anchor), dx_pt=dx, dy_pt=dy, key=key, text=value)
         x, y = self.pair(value, key, signed=True)
         return Position(x_pt=x, y_pt=y, dx_pt=dx, dy_pt=dy, key=key)
 
@@ -341,7 +345,7 @@ class Reader:
         if not NAME.match(panel) or not ident or any(c.isspace() or c in "#" for c in ident):
             raise self.err(key, f"{value!r} is not an element of an imported SVG; write \"panel#id\" or "
                                 f"\"panel#id.anchor\" with anchor one of {', '.join(COMPASS)} or side@fraction")
-        return Position(ref=(f"{panel}#{ident}", anchor), dx_pt=dx, dy_pt=dy, key=key)
+        return Position(ref=(f"{panel}#{ident}", anchor), dx_pt=dx, dy_pt=dy, key=key, text=value)
 
     def points(self, value: Any, key: str) -> tuple[Position, ...]:
         if not isinstance(value, list) or not value:

@@ -88,13 +88,27 @@ class SourceTable:
 SOURCE_TABLES: Registry[SourceTable] = Registry("panel source")
 
 
+#: the file value types made by :func:`file_type`, by name -> the suffixes they take
+_FILE_SUFFIXES: dict[str, tuple[str, ...]] = {}
+
+
 def file_type(name: str, suffixes: tuple[str, ...], pattern: str, what: str) -> ValueType:
     """A value type for a file a source reads: a path relative to the layout file that exists and has one of
     ``suffixes`` (:meth:`composer.layout.reader.Reader.file_path`, which records it in ``Figure.files``);
-    ``pattern`` is the schema's regular expression for it, ``what`` says it in the schema (``"an SVG file"``)."""
+    ``pattern`` is the schema's regular expression for it, ``what`` says it in the schema (``"an SVG file"``).
+    A file of another source's type is refused naming that source's key (:func:`source_key_for`)."""
     shown = "path to " + "/".join(f"`{x}`" for x in suffixes[:2])
-    return ValueType(name, shown, lambda reader, value, key: reader.file_path(value, key, suffixes), {
+    _FILE_SUFFIXES[name] = suffixes
+    return ValueType(name, shown, lambda reader, value, key: reader.file_path(value, key, suffixes, source_key_for), {
         "type": "string", "pattern": pattern, "description": f"{what}, relative to the layout file"})
+
+
+def source_key_for(suffix: str) -> str:
+    """The key of the registered source whose files have ``suffix`` (``".pdf"`` -> ``"pdf"``), "" when none."""
+    for table in SOURCE_TABLES:
+        if suffix.lower() in _FILE_SUFFIXES.get(table.key.type, ()):
+            return table.key.name
+    return ""
 
 
 def register(table: SourceTable) -> None:
