@@ -478,7 +478,7 @@ def resolve_custom_properties(root: etree._Element) -> int:
                     important = value.endswith(" !important")
                     text = value.removesuffix(" !important")
                     resolved = _substitute(tinycss2.parse_component_value_list(text), computed.get)
-                    if resolved is None:
+                    if resolved is None or not resolved.strip():  # an empty value (--a: ;) is invalid here too
                         if name not in INHERITED:
                             continue  # its initial value: as if not declared (a presentation attribute aside)
                         resolved = "inherit"
