@@ -358,14 +358,16 @@ def _canvas_work(root: etree._Element, dpi: float, stop_at: int | None = None,
                 out.append((target, times, "ref"))
         return out
 
-    fill = _fill_work(root, dpi)
+    # the work below is scaled by dpi_factor; the pixels a shape covers are counted at ``dpi`` already, so they
+    # enter divided by it (scaled twice, a 100 mm canvas at 7600 dpi counted 25 times its pixels' work)
+    factor = dpi_factor(dpi)
+    fill = {key: math.ceil(work / factor) for key, work in _fill_work(root, dpi).items()}
     expand(root, work_successors, cost,
            own=(lambda el: element_work(el) + fill.get(id(el), 0)) if fill else element_work)
 
     def top_id(child: etree._Element) -> str:
         return child.get("id", f"<{_local(child)}>")
 
-    factor = dpi_factor(dpi)
     tops = {top_id(child): math.ceil(cost[id(child)] * factor) for child in root
             if isinstance(child.tag, str) and id(child) in cost}  # defs and the like: counted where used
     total = math.ceil(cost[id(root)] * factor) + canvas_pixel_work(root, dpi)

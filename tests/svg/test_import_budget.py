@@ -106,6 +106,18 @@ def test_what_a_filled_shape_covers_counts_its_pixels():
     assert tops["nested"] == E + E + (E + 2 * V + cover(100 * 100))
 
 
+def test_the_pixels_a_shape_covers_grow_with_the_dpi_once():
+    """Above 300 dpi the element work grows as dpi / 300; the pixels a shape covers are already counted at the
+    dpi, so they grow as (dpi / 300) ** 2 and not once more (a 100 mm canvas at 7600 dpi was counted 25 times
+    its pixels: a blank figure the engine draws in about 25 s was refused as 114 s). A full 100 x 100 pt rect at
+    1200 dpi covers (100 x 1200 / 72) ** 2 px, 3.5 ns each; the rect itself costs 4 times its 300 dpi work."""
+    E, V = ELEMENT_WORK, VERTEX_WORK
+    svg = f'<svg {S} width="100pt" height="100pt" viewBox="0 0 100 100"><rect id="r" width="100" height="100"/></svg>'
+    covered = (100 * 1200 / 72) ** 2 * FILL_PIXEL_NS / NS_PER_UNIT  # 972,222 units
+    tops = canvas_work(etree.fromstring(svg.encode()), dpi=1200.0)[1]
+    assert tops["r"] == pytest.approx(4 * (E + 2 * V) + covered, abs=4)
+
+
 def test_what_defs_hold_unused_costs_nothing():
     """A 1.5 KB file drawing one rect, with a 10**7-element <use> tree in <defs> that nothing references: it
     is accepted (it was refused as over budget), and the same tree used once is refused."""
