@@ -320,7 +320,7 @@ class Reader:
                 if not ok:
                     raise self.err(key, f"{value!r}: a point along a side is side@fraction with side one of "
                                         f"{', '.join(SIDES)} and fraction from 0 to 1, e.g. \"{element}.e@0.25\"")
-            return Position(ref=(element, anchor), dx_pt=dx, dy_pt=dy, key=key)
+            return Position(ref=(element, anchor), dx_pt=dx, dy_pt=dy, key=key, text=value)
         x, y = self.pair(value, key, signed=True)
         return Position(x_pt=x, y_pt=y, dx_pt=dx, dy_pt=dy, key=key)
 
@@ -345,7 +345,7 @@ class Reader:
         if not NAME.match(panel) or not ident or any(c.isspace() or c in "#" for c in ident):
             raise self.err(key, f"{value!r} is not an element of an imported SVG; write \"panel#id\" or "
                                 f"\"panel#id.anchor\" with anchor one of {', '.join(COMPASS)} or side@fraction")
-        return Position(ref=(f"{panel}#{ident}", anchor), dx_pt=dx, dy_pt=dy, key=key)
+        return Position(ref=(f"{panel}#{ident}", anchor), dx_pt=dx, dy_pt=dy, key=key, text=value)
 
     def points(self, value: Any, key: str) -> tuple[Position, ...]:
         if not isinstance(value, list) or not value:

@@ -4,7 +4,7 @@ grid track (:class:`composer.layout.reader.Reader` makes them; the figure model 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from composer.layout.vocabulary import RELATIONS
 
@@ -20,6 +20,8 @@ class Position:
             resolved by :mod:`composer.stages.geometry`.
         dx_pt, dy_pt: offset added after resolving, +y down.
         key: the layout key path this came from, for error messages.
+        text: the point as the layout wrote it (``"cell#electrode"``), for messages; "" for a point
+            composer made. Not compared: two points written differently but equal are equal.
     """
 
     x_pt: float = 0.0
@@ -28,6 +30,7 @@ class Position:
     dx_pt: float = 0.0
     dy_pt: float = 0.0
     key: str = ""
+    text: str = field(default="", compare=False)
 
     def written(self) -> str:
         """The reference as the user wrote it, for messages: ``right_of = "zz"`` (a relation names
@@ -37,7 +40,7 @@ class Position:
         if self.ref is None:
             return f"{name} = [x, y]"
         element, anchor = self.ref
-        shown = element if name in RELATIONS else f"{element}.{anchor}"
+        shown = element if name in RELATIONS else self.text or f"{element}.{anchor}"
         return f'{name} = "{shown}"'
 
 

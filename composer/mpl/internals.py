@@ -22,7 +22,8 @@ Items:
   (:data:`FONT_FAMILY_NOT_FOUND`, :data:`FONT_WEIGHT_NOT_FOUND`,
   :data:`MATHTEXT_NO_GLYPH`, :data:`GLYPH_MISSING`): log records of
   ``matplotlib.font_manager`` and ``matplotlib.mathtext`` and the
-  ``UserWarning`` of ``matplotlib._text_helpers.warn_on_missing_glyph``.
+  ``UserWarning`` of ``matplotlib._text_helpers.warn_on_missing_glyph``; :func:`quiet_family_lookups`
+  filters the first by that wording.
 - :func:`pyplot_on`: pyplot's figure list (``matplotlib._pylab_helpers.Gcf.figs``,
   the active figure last) and the backend pyplot makes new figures with
   (``matplotlib.pyplot._backend_mod``, a ``matplotlib.backend_bases._Backend``
@@ -52,6 +53,7 @@ matplotlib is imported inside the functions: importing this module is free.
 
 from __future__ import annotations
 
+import logging
 import re
 import traceback
 from collections.abc import Iterator
@@ -95,6 +97,29 @@ def text_missing_char(message: str) -> str | None:
     """The character of a ``Glyph N (...) missing from font(s)`` warning, else None."""
     match = GLYPH_MISSING.match(message)
     return chr(int(match.group(1))) if match else None
+
+
+class _FamilyNotFound(logging.Filter):
+    """Drops matplotlib's ``findfont: Font family ... not found`` records (:func:`family_not_found`)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return family_not_found(record.getMessage()) is None
+
+
+@contextmanager
+def quiet_family_lookups() -> Iterator[None]:
+    """Inside the block, matplotlib logs no ``findfont: Font family 'X' not found.`` (it logs one for each
+    family of a list it lacks, at every lookup: an imported file's ``font-family`` names ten, most absent,
+    and measuring its text logged 1,540 lines in one corpus run). For composer's own lookups, whose callers
+    say what is missing in composer's voice (:func:`composer.text.fonts.check_svg_fonts`: an imported
+    file's missing fonts, once per file). Other records of matplotlib's font manager pass."""
+    logger = logging.getLogger("matplotlib.font_manager")
+    quiet = _FamilyNotFound()
+    logger.addFilter(quiet)
+    try:
+        yield
+    finally:
+        logger.removeFilter(quiet)
 
 
 def fallback_font_paths(prop: Any) -> list[str]:

@@ -19,6 +19,7 @@ from lxml import etree
 
 from composer.errors import SvgError
 from composer.layout.model import Figure, Panel
+from composer.mpl.internals import quiet_family_lookups
 from composer.stages import draw, guides
 from composer.stages.fragment import import_fragment
 from composer.stages.geometry import Box, Geometry, content_bottom_pt, guide_rooms, imported_svgs, resolve
@@ -184,10 +185,11 @@ def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Type
                 for p in figure.panels if source_of(p).imported}
     kinds = {f"panel-{p.name}": "imported" if source_of(p).imported else "laid-out" for p in figure.panels}
     kinds.update({ident: "laid-out" for ident in guide_ids})  # matplotlib's, like a render panel
-    outline_unrendered_fonts(root, scope=lambda el: _top_level_kind(el, kinds))
-    check_svg_fonts(root, file=file, imported=imported)
-    check_missing_glyphs(root, imported=imported)
-    pin_text_positions(root, scope=lambda el: _top_level_kind(el, kinds))
+    with quiet_family_lookups():  # check_svg_fonts says, once per file, what matplotlib would log at each lookup
+        outline_unrendered_fonts(root, scope=lambda el: _top_level_kind(el, kinds))
+        check_svg_fonts(root, file=file, imported=imported)
+        check_missing_glyphs(root, imported=imported)
+        pin_text_positions(root, scope=lambda el: _top_level_kind(el, kinds))
     heavy = over_budget(root, {f"panel-{p.name}": f"panel {p.name!r}" + (f" ({imported[f'panel-{p.name}']})"
                                                                           if f"panel-{p.name}" in imported else "")
                                for p in figure.panels}, dpi=dpi)

@@ -223,6 +223,32 @@ def _decoded(data: bytes) -> str | None:
         return None
 
 
+#: the first bytes of a document without a byte-order mark in a wider encoding (XML 1.0, appendix F)
+_UNMARKED = ((b"<\x00?\x00", "utf-16-le"), (b"\x00<\x00?", "utf-16-be"))
+
+
+def document_text(data: bytes) -> str:
+    """The text of SVG bytes (the whole document or only its start), decoded as :func:`parse_svg`
+    reads it: by its byte-order mark (UTF-8, UTF-16, UTF-32), else by UTF-16's ``<?`` without one
+    (XML 1.0, appendix F), else by the encoding its XML declaration names, else as UTF-8; bytes
+    invalid in that encoding (or a character cut at the end of a start) become U+FFFD.
+
+    For readers that look at the text with patterns (the root's size,
+    :func:`composer.svg.viewbox.canvas_size`) so they see what the parser sees.
+    """
+    for bom, codec in ((b"\xef\xbb\xbf", "utf-8"), *_BOMS):
+        if data.startswith(bom):
+            return data[len(bom):].decode(codec, "replace")
+    for start, codec in _UNMARKED:
+        if data.startswith(start):
+            return data.decode(codec, "replace")
+    declared = _DECLARED.match(data[:400])
+    try:
+        return data.decode(declared.group(1).decode("ascii") if declared else "utf-8", "replace")
+    except LookupError:
+        return data.decode("utf-8", "replace")
+
+
 def _as_ascii(data: bytes) -> bytes:
     """``data`` decoded by its byte-order mark (UTF-16/32) and re-encoded, or ``b""``."""
     head = data[:4]

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 
@@ -774,5 +775,8 @@ def text_extent(text: str, family: str, weight: str, style: str, size: float) ->
     except ValueError:
         return None
     shown = text.replace("$", r"\$")  # plain text, not mathtext
-    width, height, descent = text_to_path.get_text_width_height_descent(shown, prop, ismath=False)
+    with warnings.catch_warnings():  # a character the font lacks is said once per file, in composer's voice
+        # (composer.text.fonts.check_missing_glyphs), not as matplotlib's UserWarning pointing here
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from font", category=UserWarning)
+        width, height, descent = text_to_path.get_text_width_height_descent(shown, prop, ismath=False)
     return float(width), float(height - descent), float(descent)

@@ -24,9 +24,12 @@ References, each checked (the ``href``/``xlink:href`` of any element, and
     ``#id`` (inside the file) is kept. An ``<image>`` or ``<feImage>`` that
     names a PNG, JPEG or SVG file by a relative or absolute path *inside the
     project root* is inlined as a ``data:`` URI (an SVG image is sanitized in
-    turn); a ``data:`` URI of those types is checked the same way. Everything
-    else is refused with a one-line :class:`SvgError` naming the file and the
-    href: ``http:``/``https:``/``file:`` and any other scheme or ``//host``,
+    turn); a ``data:`` URI of those types is checked the same way. A picture
+    by a web address (``http:``, ``https:``, ``//host``) is drawn as nothing, as
+    a browser shows an SVG image (it loads no external resource), with one note
+    for the import to warn (:func:`noted`). Everything else is refused with a
+    one-line :class:`SvgError` naming the file and the href: ``file:`` and any
+    other scheme, ``//host`` or ``http:`` outside an ``<image>``/``<feImage>``,
     files outside the project root, missing files, other image types, links to
     another file from CSS, and ``@import`` of a URL or a file outside the project
     (an ``@import`` of a file inside it is dropped with a warning, as resvg applies
@@ -159,6 +162,7 @@ def sanitize(root: etree._Element, *, source: str, base_dir: Path | None, projec
     html = 0  # <foreignObject>s removed: what they hold is not drawn, one warning says so
     fonts: list[str] = []  # the families of each sheet's @font-face rules dropped
     animations = 0  # SMIL animation elements removed: the drawing as it stands before any, one note says so
+    remote: list[str] = []  # the web addresses of pictures not drawn (no URL is fetched), one note says so
     stack = [root]
     while stack:
         el = stack.pop()
@@ -181,7 +185,7 @@ def sanitize(root: etree._Element, *, source: str, base_dir: Path | None, projec
                 del el.attrib[attr]  # a hyperlink: not followed when drawing; not kept in the figure
             elif name == "href":
                 _check_href(el, attr, local, source=source, base_dir=base_dir, project_root=project_root,
-                            budget=budget, depth=_depth)
+                            budget=budget, depth=_depth, remote=remote)
             elif name == "style":
                 _check_css(el.get(attr), source=source, where=f"<{local} style>", declarations=True)
             elif "url(" in el.get(attr).lower():
@@ -196,6 +200,10 @@ def sanitize(root: etree._Element, *, source: str, base_dir: Path | None, projec
         note(root, "html", str(html), source=source, nested=_depth > 0)
     if fonts:
         note(root, "fonts", ", ".join(dict.fromkeys(fonts)), source=source, nested=_depth > 0)
+    if remote:
+        shown = ", ".join(repr(u if len(u) <= 80 else u[:77] + "...") for u in dict.fromkeys(remote[:3]))
+        note(root, "remote", f"{len(remote)} image{'s' * (len(remote) > 1)} ({shown}{', ...' * (len(remote) > 3)})",
+             source=source, nested=_depth > 0)
     if animations:
         note(root, "animation", f"{animations} animation element{'s' * (animations > 1)}", source=source,
              nested=_depth > 0)
@@ -285,7 +293,13 @@ def _refused(source: str, where: str, href: str, why: str) -> SvgError:
 
 
 def _check_href(el: etree._Element, attr: str, local: str, *, source: str, base_dir: Path | None, project_root: Path,
-                budget: _Budget, depth: int) -> None:
+                budget: _Budget, depth: int, remote: list[str]) -> None:
+    """Check, and where allowed inline, the reference ``attr`` of ``el`` (see the module docstring). A picture
+    by a web address (``http:``, ``https:``, ``//host``) is drawn as nothing, its address added to ``remote``.
+
+    Raises:
+        SvgError: a reference refused (another scheme, ``file:``, a path outside the project...).
+    """
     href = (el.get(attr) or "").strip()
     where = f"<{local} {'xlink:href' if attr.startswith('{') else 'href'}>"
     if href.startswith("#"):
@@ -303,6 +317,10 @@ def _check_href(el: etree._Element, attr: str, local: str, *, source: str, base_
                                          budget=budget, depth=depth))
         except ImageUnreadable as exc:
             skip_image(el, attr, f"{source}: {where} holds a data: image that {exc}")
+        return
+    if local in IMAGE_ELEMENTS and (scheme in ("http", "https") or (not scheme and parts.netloc)):
+        del el.attrib[attr]  # as a browser shows an SVG image: no external resource is loaded, the rest drawn
+        remote.append(href)
         return
     if scheme or parts.netloc:
         raise _refused(source, where, href, f"{(scheme + ':') if scheme else '//host'} links are never followed "
@@ -549,6 +567,10 @@ _NOTED = {
              "HTML other than text (an image, a table, a list, a form, an inner document...), which composer does "
              "not draw; their SVG fallback is drawn where the file has one (in a <switch>); save the drawing with "
              "its content as SVG"),
+    "remote": ("pictures linked by a web address", "{detail} not drawn",
+               "{source}: {detail} linked by a web address not drawn: composer reads no URL (nor does a browser "
+               "showing the file as an image), and draws the rest; to include a picture, download it into the "
+               "project and link it by a relative path, or inline it as a data: URI"),
     "animation": ("SMIL animation", "{detail} left out: drawn as it stands before any",
                   "{source}: SMIL animation ({detail}) left out: drawn as it stands before any; a browser plays "
                   "it"),

@@ -16,7 +16,7 @@ from lxml import etree
 from composer.errors import SvgError
 from composer.svg.css import declarations
 from composer.svg.io import SVG_NS as _SVG_NS
-from composer.svg.io import svg_tag
+from composer.svg.io import document_text, svg_tag
 from composer.units import CSS_PT_PER_UNIT, PX_PER_UNIT, fmt
 
 
@@ -85,7 +85,9 @@ class CanvasSize:
     view_box: ViewBox | None
 
 
-_ROOT_TAG = re.compile(rb"<svg\b[^>]*>", re.S)
+_ROOT_TAG = re.compile(r"<svg\b[^>]*>", re.S)
+#: bytes decoded first to find the root's start tag (the whole document only when it is not there)
+_HEAD_BYTES = 1 << 16
 _ATTR = r"""(?<![\w:-]){}\s*=\s*(["'])(.*?)\1"""
 #: CSS absolute lengths in pt (CSS Values 3, section 5.2: 1 in = 96 px = 72 pt); a bare number is px.
 _PT_PER = {"": CSS_PT_PER_UNIT["px"], **CSS_PT_PER_UNIT}
@@ -97,19 +99,20 @@ def canvas_size(svg: bytes, *, source: str = "canvas") -> CanvasSize:
     """The size at which an SVG document is exported and shown: its root's ``width`` and ``height``.
 
     Read from the root's start tag alone (``svg`` may be only the start of the document), so a large
-    file is not parsed. A bare number or px is a CSS px (1/96 in), ``mm``, ``cm``, ``in``, ``pt``,
-    ``pc`` and ``q`` are CSS's absolute units (:data:`composer.units.CSS_PT_PER_UNIT`, any case); a root
-    without width or height (or with a percentage) takes its viewBox's size in px, as SVG 2, 8.2 (the
+    file is not parsed; the bytes are decoded as the parser reads them (:func:`composer.svg.io.document_text`:
+    a UTF-16 file's root is found as a UTF-8 one's). A bare number or px is a CSS px (1/96 in), ``mm``,
+    ``cm``, ``in``, ``pt``, ``pc`` and ``q`` are CSS's absolute units (:data:`composer.units.CSS_PT_PER_UNIT`,
+    any case); a root without width or height (or with a percentage) takes its viewBox's size in px, as SVG 2, 8.2 (the
     initial viewport) does for a standalone file.
 
     Raises:
         SvgError: no root ``<svg>``, no size from either, or a side not above 0 and at most
             :data:`MAX_CANVAS_PT`.
     """
-    root = _ROOT_TAG.search(svg)
+    root = _ROOT_TAG.search(document_text(svg[:_HEAD_BYTES])) or _ROOT_TAG.search(document_text(svg))
     if root is None:
         raise SvgError("no <svg> root element", file=source)
-    tag = root.group(0).decode("utf-8", "replace")
+    tag = root.group(0)
 
     def attr(name: str) -> str | None:
         m = re.search(_ATTR.format(name), tag, re.S)

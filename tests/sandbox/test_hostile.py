@@ -95,12 +95,8 @@ REFUSED = [
             ("secret.png", "is outside the project")),
     Hostile("image_symlink_outside", f'{HEAD}<image href="innocent.png" width="40" height="20"/></svg>',
             ("'innocent.png'", "is outside the project")),
-    Hostile("image_http", f'{HEAD}<image href="http://127.0.0.1:{{port}}/x.png" width="40" height="20"/></svg>',
-            ("<image href> refers to 'http://127.0.0.1:", "http: links are never followed")),
-    Hostile("image_https", f'{HEAD}<image href="https://127.0.0.1:{{port}}/x.png"/></svg>',
-            ("'https://127.0.0.1:", "https: links are never followed")),
-    Hostile("image_protocol_relative", f'{HEAD}<image href="//127.0.0.1:{{port}}/x.png"/></svg>',
-            ("'//127.0.0.1:", "//host links are never followed")),
+    Hostile("image_ftp", f'{HEAD}<image href="ftp://127.0.0.1:{{port}}/x.png" width="40" height="20"/></svg>',
+            ("<image href> refers to 'ftp://127.0.0.1:", "ftp: links are never followed")),
     Hostile("use_http", f'{HEAD}<use xlink:href="http://127.0.0.1:{{port}}/s.svg#icon"/></svg>',
             ("<use xlink:href> refers to 'http://127.0.0.1:",)),
     Hostile("use_javascript", f'{HEAD}<use href="javascript:alert(1)"/></svg>', ("'javascript:alert(1)'",)),
@@ -243,6 +239,28 @@ def test_hostile_svg_is_refused(case: Hostile, project, network, capsys):
     assert SECRET not in err
     assert snapshot(root) == before
     no_secret_in(snapshot(root))
+    assert accepted() == []
+
+
+@pytest.mark.parametrize("link", ["http://127.0.0.1:{port}/x.png", "https://127.0.0.1:{port}/x.png",
+                                  "//127.0.0.1:{port}/x.png"])
+def test_a_picture_by_web_address_is_not_fetched_and_the_rest_is_drawn(link, project, network):
+    """An <image> by a web address is drawn as nothing, as a browser shows the SVG as an image (it loads no
+    external resource): no connection is made, the rest of the file is kept, and the file's root carries
+    the note the import warns once (composer.svg.sanitize.noted)."""
+    from composer.svg.sanitize import noted
+
+    port, accepted = network
+    root = project["root"]
+    href = link.format(port=port)
+    use_hostile(root, f'{HEAD}<rect id="kept" width="4" height="4"/><image href="{href}" width="40" '
+                'height="20"/></svg>'.encode())
+    clean = etree.fromstring(load_svg(root / "assets" / "hostile.svg", project_root=root, source="h.svg"))
+    image = clean.find("svg:image", SVG_NS)
+    assert image is not None and "href" not in image.attrib and clean.find("svg:rect[@id='kept']", SVG_NS) is not None
+    [(feature, detail, message)] = noted(clean, source="h.svg")
+    assert feature == "pictures linked by a web address" and href in detail and href in message
+    assert message.startswith("h.svg: 1 image (") and "download it into the project" in message
     assert accepted() == []
 
 

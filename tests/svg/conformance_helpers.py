@@ -20,17 +20,19 @@ from conftest import pdf_pixels
 HEAD = 'xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"'
 
 
-def compose(tmp_path: Path, canvas_pt: tuple[float, float], panels: dict[str, tuple[str, tuple, tuple]],
+def compose(tmp_path: Path, canvas_pt: tuple[float, float], panels: dict[str, tuple[str | bytes, tuple, tuple]],
             *, engine: str = "resvg") -> tuple[np.ndarray, np.ndarray, list[str], bytes]:
     """Compose svg panels ``name -> (file text, (x, y) pt, (width, height) pt)`` on a transparent
-    canvas; return (PNG RGBA, PDF rendered by pdfium on white as RGB, warnings, composed SVG)."""
+    canvas (a text is written as UTF-8, bytes as they are); return (PNG RGBA, PDF rendered by pdfium on
+    white as RGB, warnings, composed SVG)."""
     root = tmp_path / "proj"
     (root / "layouts").mkdir(parents=True, exist_ok=True)
     (root / "art").mkdir(exist_ok=True)
     toml = (f'[figure]\nwidth = "{canvas_pt[0]}pt"\nheight = "{canvas_pt[1]}pt"\nbackground = "none"\n'
             f'engine = "{engine}"\n')
     for name, (text, at, size) in panels.items():
-        (root / "art" / f"{name}.svg").write_text(text, encoding="utf-8")
+        path = root / "art" / f"{name}.svg"
+        path.write_bytes(text) if isinstance(text, bytes) else path.write_text(text, encoding="utf-8")
         toml += (f'[panels.{name}]\nsvg = "../art/{name}.svg"\nat = ["{at[0]}pt", "{at[1]}pt"]\n'
                  f'size = ["{size[0]}pt", "{size[1]}pt"]\n')
     (root / "layouts" / "fig.toml").write_text(toml, encoding="utf-8")

@@ -65,6 +65,32 @@ def test_work_counts_elements_vertices_and_every_use_expanded():
         14 * 14 * CANVAS_PIXEL_NS / NS_PER_UNIT)
 
 
+def test_a_path_written_without_separators_counts_every_vertex(tmp_path):
+    """``M0-0L12.3-45L...``: numbers glued by their signs and command letters, no space or comma (an optimizer's
+    output, or a hostile file) were one token, one vertex: 100,000 segments used 40 times took 22 s of CPU to draw
+    while the budget counted 40 elements. The same path written compactly, with glued decimals (``.5.5``), and
+    spaced out counts the same vertices (one per segment and the move, within one), and the bomb is refused in one line
+    before anything is exported."""
+    segments = [(i % 97 + 0.5, -(i % 89) - 0.25) for i in range(20_000)]
+    spaced = "M 0 0 L " + " ".join(f"{x} {y}" for x, y in segments)  # as editors write it: L implicit
+    compact = "M0-0" + "".join(f"L{x}{y}" for x, y in segments)
+    glued = "M.5.5" + "".join(f"L{x - int(x):.1f}".lstrip("0") + ".5" for x, _ in segments)  # L.5.5: two numbers
+
+    def counted(d: str) -> int:
+        return canvas_work(etree.fromstring(f'<svg {S} viewBox="0 0 10 10"><path d="{d}"/></svg>'.encode()),
+                           dpi=1.0)[1]["<path>"] - ELEMENT_WORK
+
+    for d in (spaced, compact, glued):  # the letters of the spaced one are tokens too: one vertex more
+        assert abs(counted(d) - VERTEX_WORK * (len(segments) + 1)) <= VERTEX_WORK, d[:40]
+    uses = "".join(f'<use href="#p" x="{i}"/>' for i in range(MAX_FILE_WORK // (VERTEX_WORK * 20_000) + 1))
+    bomb = f'<svg {S} viewBox="0 0 50 50"><defs><path id="p" d="{compact}" stroke="#000"/></defs>{uses}</svg>'
+    root = project(tmp_path, {"bomb": bomb})
+    with pytest.raises(SvgError, match="expands to more than") as caught:
+        build("fig", root=root, formats=("svg", "pdf", "png"), cache=False)
+    assert "\n" not in str(caught.value) and "bomb.svg" in str(caught.value)
+    assert not (root / "build").exists() or not list((root / "build").glob("fig.*"))
+
+
 def test_many_uses_in_one_group_count_as_each_would():
     """A group of 301 children (past the 256 where plain <use> children are counted together): 200 plain uses of a
     5-vertex path, 50 clipped by a style's url() (each also draws the clip path and its rect), 50 rects and a use
@@ -104,6 +130,18 @@ def test_what_a_filled_shape_covers_counts_its_pixels():
     assert tops["scaled"] == E + (E + 2 * V + cover(200 * 200))
     assert tops["shapes"] == E + (E + 4 * V + cover(20 * 20)) + (E + cover(50 * 20))
     assert tops["nested"] == E + E + (E + 2 * V + cover(100 * 100))
+
+
+def test_the_pixels_a_shape_covers_grow_with_the_dpi_once():
+    """Above 300 dpi the element work grows as dpi / 300; the pixels a shape covers are already counted at the
+    dpi, so they grow as (dpi / 300) ** 2 and not once more (a 100 mm canvas at 7600 dpi was counted 25 times
+    its pixels: a blank figure the engine draws in about 25 s was refused as 114 s). A full 100 x 100 pt rect at
+    1200 dpi covers (100 x 1200 / 72) ** 2 px, 3.5 ns each; the rect itself costs 4 times its 300 dpi work."""
+    E, V = ELEMENT_WORK, VERTEX_WORK
+    svg = f'<svg {S} width="100pt" height="100pt" viewBox="0 0 100 100"><rect id="r" width="100" height="100"/></svg>'
+    covered = (100 * 1200 / 72) ** 2 * FILL_PIXEL_NS / NS_PER_UNIT  # 972,222 units
+    tops = canvas_work(etree.fromstring(svg.encode()), dpi=1200.0)[1]
+    assert tops["r"] == pytest.approx(4 * (E + 2 * V) + covered, abs=4)
 
 
 def test_what_defs_hold_unused_costs_nothing():
