@@ -130,6 +130,14 @@ def resolve_custom_properties(job: Import) -> None:
     resolve_light_dark(job.root)  # after var(), whose values may hold it
 
 
+def resolve_css_colors(job: Import) -> None:
+    """CSS Color 4 colours (``oklch()``, ``lab()``, ``rgb(255 0 0 / 50%)``...) the engines drew black, in the
+    sRGB a browser draws them in (:func:`composer.svg.csscolor.resolve_css_colors`)."""
+    from composer.svg.csscolor import resolve_css_colors as resolve
+
+    resolve(job.root)
+
+
 def _own_size_px(root: etree._Element, source: str) -> tuple[float, float]:
     """The file's own viewport in CSS px: its width and height, else its viewBox's (300 x 150 for neither)."""
     width, height = length_px(root.get("width"), default=0.0), length_px(root.get("height"), default=0.0)
@@ -292,6 +300,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("report-sanitized", report_sanitized, foreign=True),  # what reading the file left out
     Pass("apply-conditional-css", apply_conditional_css, foreign=True),  # before any rule is read
     Pass("resolve-custom-properties", resolve_custom_properties, foreign=True),  # after @media, before use
+    Pass("resolve-css-colors", resolve_css_colors, foreign=True),  # after var() and light-dark(), which hold them
     Pass("inline-used-styles", inline_used_style_rules),  # before scoping
     Pass("resolve-switches", resolve_switches, foreign=True),  # before ids are named: dropped children's go
     Pass("draw-foreign-objects", draw_foreign_objects, foreign=True),  # the chosen ones; CSS not yet scoped

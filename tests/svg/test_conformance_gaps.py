@@ -7,6 +7,7 @@ One build (the module's fixture) composes every case as a panel of one canvas:
     r  a picture linked by https:            at (40, 0),  20 x 10
     h  an Ultra HDR JPEG in an <image>        at (90, 0),  40 x 20
     f  text in matplotlib's font list         at (0, 20),  80 x 40
+    c  CSS Color 4 colours, 8 strips of 5 px  at (90, 30), 40 x 10
 """
 
 from __future__ import annotations
@@ -30,6 +31,19 @@ MPL_FONTS = ("'DejaVu Sans', 'Bitstream Vera Sans', 'Computer Modern Sans Serif'
              "'Geneva', 'Lucid', 'Arial', 'Helvetica', 'Avant Garde', sans-serif")
 FONTS = (f'<svg {HEAD} width="80" height="40"><text x="2" y="16" style="font: 14px {MPL_FONTS}">Mm</text>'
          '<text x="2" y="36" style="font-family: Verdana, sans-serif; font-size: 14px">Ww</text></svg>')
+#: each strip's colour, and the sRGB it is, worked out by hand from CSS Color 4's definitions: the oklch,
+#: oklab, lab and lch values are CSS's own coordinates of #ff0000 (its section 9/10 examples: red is
+#: lab(54.29 80.8 69.89), oklch(0.628 0.2577 29.23)); L* = 50 is the grey 119 (CIE: Y = ((50 + 16) / 116)^3
+#: = 0.1842, sRGB-encoded 0.4663 * 255); rgb(0 0 255 / 50%) over the white of the PDF page is 128, 128, 255
+#: (in the transparent PNG: alpha 128)
+COLOURS = (("oklch(0.628 0.2577 29.23)", (255, 0, 0)), ("oklab(0.628 0.2249 0.1258)", (255, 0, 0)),
+           ("lab(54.29 80.8 69.89)", (255, 0, 0)), ("lch(54.29 106.84 40.85)", (255, 0, 0)),
+           ("lab(50 0 0)", (119, 119, 119)), ("color(srgb 0 0.5 1)", (0, 128, 255)), ("hwb(120 0% 0%)", (0, 255, 0)),
+           ("rgb(0 0 255 / 50%)", (128, 128, 255)))
+CSS4 = (f'<svg {HEAD} width="40" height="10"><style>.s7 {{ fill: {COLOURS[7][0]} }}</style>'
+        + "".join(f'<rect x="{5 * i}" width="5" height="10" style="fill: {c}"/>' for i, (c, _) in enumerate(COLOURS[:6]))
+        + f'<rect x="30" width="5" height="10" fill="{COLOURS[6][0]}"/><rect class="s7" x="35" width="5" height="10"/>'
+        + "</svg>")
 PHOTO = f'<svg {HEAD} width="40" height="20"><image width="40" height="20" href="photo.jpg"/></svg>'
 
 
@@ -69,7 +83,8 @@ def built(tmp_path_factory):
     try:
         png, pdf, caught, _ = compose(tmp, (140, 60), {
             "u": (UTF16.encode("utf-16"), (0, 0), (30, 15)), "r": (REMOTE, (40, 0), (20, 10)),
-            "h": (PHOTO, (90, 0), (40, 20)), "f": (FONTS, (0, 20), (80, 40))})
+            "h": (PHOTO, (90, 0), (40, 20)), "f": (FONTS, (0, 20), (80, 40)),
+            "c": (CSS4, (90, 30), (40, 10))})
     finally:
         log.removeHandler(records)
     return png, pdf, caught, records.messages
@@ -128,3 +143,13 @@ def test_an_ultra_hdr_jpeg_is_drawn_as_its_base_image(built):
     png, pdf, _, _ = built
     for y, x in ((2, 92), (10, 110), (17, 127)):
         assert near(png[y, x], (200, 30, 30, 255)) and near(pdf[y, x], (200, 30, 30)), (y, x, png[y, x], pdf[y, x])
+
+
+def test_css_color_4_colours_are_drawn_in_the_srgb_they_name(built):
+    """Panel c: each strip (a style attribute, a presentation attribute, a style sheet rule) in its colour
+    in the PNG and in the PDF; the engines drew all but hwb() black."""
+    png, pdf, _, _ = built
+    for i, (css, rgb) in enumerate(COLOURS):
+        x = 92 + 5 * i
+        want_png = (*rgb, 255) if i < 7 else (0, 0, 255, 128)
+        assert near(png[35, x], want_png, tol=3) and near(pdf[35, x], rgb, tol=3), (css, png[35, x], pdf[35, x])
