@@ -33,7 +33,7 @@ def _demo(tmp_path: Path) -> Path:
 
 def _own(err: str) -> list[str]:
     """stderr without the demo's own warning (its photo panel is below 300 ppi)."""
-    return [line for line in err.splitlines() if "panel-photo" not in line]
+    return [line for line in err.splitlines() if "panel photo: " not in line]
 
 
 def test_help_lists_each_command_once(capsys):

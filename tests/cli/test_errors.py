@@ -352,7 +352,7 @@ def test_unbroken_copy_builds(project, capsys):
     status, out, err = run(capsys, ["demo", "--root", str(project), "--no-cache"])
     assert status == 0, err
     # the one warning: the demo's 30 x 20 px photo prints at 51 ppi (composer reports, never resamples, it)
-    assert [line for line in err.splitlines() if not line.startswith("compose: warning: panel-photo: image ")] == []
+    assert [line for line in err.splitlines() if not line.startswith("compose: warning: panel photo: image ")] == []
     assert "built demo" in out
 
 

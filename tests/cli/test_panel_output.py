@@ -62,7 +62,7 @@ def _compose(root, *args):
     """stdout and stderr merged, as a terminal shows them."""
     done = run_compose(["demo", "--root", root, "--format", "svg", *args], merged=True)
     assert done.returncode == 0, done.stdout
-    return [line for line in done.stdout.splitlines() if "compose: warning: panel-photo" not in line]
+    return [line for line in done.stdout.splitlines() if "compose: warning: panel photo: " not in line]
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
@@ -167,7 +167,7 @@ def test_watch_and_serve_show_a_failing_panels_output_after_its_error(tmp_path, 
     finally:
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=60)
-    lines = [line for line in without_frames(err) if "panel-photo" not in line]
+    lines = [line for line in without_frames(err) if "panel photo: " not in line]
     first = next(i for i, line in enumerate(lines) if line.startswith("compose: error: "))
     assert "demo:heat raised ValueError: bad" in lines[first]
     assert lines[first + 1:first + 1 + len(EXPECTED)] == EXPECTED, lines
