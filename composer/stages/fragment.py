@@ -38,7 +38,7 @@ from composer.svg.conditions import conditions_pass
 from composer.svg.css import declarations, inline_style_sheets, qualified_rules, selector_texts, weighed_declarations
 from composer.svg.elements import rule_transforms
 from composer.svg.ids import SEPARATOR, document_order, prefixed
-from composer.svg.io import XLINK_NS, svg_tag
+from composer.svg.io import XLINK_NS, remove_keeping_tail, svg_tag
 from composer.svg.measure import is_glyph_definition
 from composer.svg.transform import css_transform_to_svg, cumulative, scale_of
 from composer.svg.viewbox import BACKGROUND, ViewBox, user_number, view_box, zero_size
@@ -607,10 +607,10 @@ def _resolve_switches(root: etree._Element) -> None:
         chosen = next((child for child in children if conditions_pass(child)), None)
         for child in children:
             if child is not chosen:
-                _remove_keeping_tail(child)
+                remove_keeping_tail(child)
     for el in list(root.iter(*_CONDITIONAL)):
         if el.getparent() is not None and not conditions_pass(el):
-            _remove_keeping_tail(el)
+            remove_keeping_tail(el)
     for el in root.iter():
         if isinstance(el.tag, str):
             for attr in _CONDITIONS:
@@ -657,24 +657,10 @@ def _draw_foreign_objects(root: etree._Element) -> None:
             continue
         group = layout_foreign_object(fo, style_of, inherited, taken)
         if group is None:
-            _remove_keeping_tail(fo)
+            remove_keeping_tail(fo)
             continue
         group.tail = fo.tail
         fo.getparent().replace(fo, group)
-
-
-def _remove_keeping_tail(el: etree._Element) -> None:
-    """Remove ``el`` and its content, keeping the text after it (inside a ``<text>``, it is drawn)."""
-    parent = el.getparent()
-    if parent is None:
-        return
-    if el.tail:
-        previous = el.getprevious()
-        if previous is not None:
-            previous.tail = (previous.tail or "") + el.tail
-        else:
-            parent.text = (parent.text or "") + el.tail
-    parent.remove(el)
 
 
 def _resolve_font_sizes(root: etree._Element) -> None:

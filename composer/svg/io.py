@@ -405,3 +405,19 @@ def _fsync_dir(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def remove_keeping_tail(el: etree._Element) -> None:
+    """Remove ``el`` and its content from its parent, keeping the text that follows it (``el.tail``, which lxml
+    stores on the element: inside a ``<text>`` it is drawn), appended to the previous sibling's tail or the
+    parent's text. An element without a parent is left as it is."""
+    parent = el.getparent()
+    if parent is None:
+        return
+    if el.tail:
+        previous = el.getprevious()
+        if previous is not None:
+            previous.tail = (previous.tail or "") + el.tail
+        else:
+            parent.text = (parent.text or "") + el.tail
+    parent.remove(el)

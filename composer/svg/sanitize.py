@@ -79,7 +79,7 @@ from composer.svg.budget import MAX_FILE_WORK, NOT_IN_PLACE, Frame, expand, vert
 from composer.svg.conditions import conditions_pass
 from composer.svg.css import inline_style_sheets
 from composer.svg.images import ImageTooLarge, ImageUnreadable, displayed_raster, gunzipped, skip_image
-from composer.svg.io import MAX_SVG_BYTES, SVG_NS, XLINK_NS, parse_svg, read_limited
+from composer.svg.io import MAX_SVG_BYTES, SVG_NS, XLINK_NS, parse_svg, read_limited, remove_keeping_tail
 from composer.svg.viewbox import resolve_symbol_percentages
 
 #: budget of expanded work per imported file, in :mod:`composer.svg.budget`'s units (see module docstring).
@@ -167,7 +167,7 @@ def sanitize(root: etree._Element, *, source: str, base_dir: Path | None, projec
     while stack:
         el = stack.pop()
         if not isinstance(el.tag, str):  # comments and PIs were removed by the parser; entity refs refused
-            _remove(el)
+            remove_keeping_tail(el)
             continue
         namespace, _, local = el.tag[1:].partition("}") if el.tag.startswith("{") else ("", "", el.tag)
         if el is not root and namespace == SVG_NS and local == "foreignObject" and is_text_only(el):
@@ -175,7 +175,7 @@ def sanitize(root: etree._Element, *, source: str, base_dir: Path | None, projec
         elif el is not root and (namespace != SVG_NS or local in REMOVED or not _ASCII_NAME.match(local)):
             html += namespace == SVG_NS and local == "foreignObject" and _shows_something(el)
             animations += namespace == SVG_NS and local in ANIMATIONS
-            _remove(el)
+            remove_keeping_tail(el)
             continue
         for attr in list(el.attrib):
             name = attr.rpartition("}")[2]
@@ -271,20 +271,6 @@ def _keep_html_text(fo: etree._Element, *, source: str) -> None:
                            declarations=True)
             elif "url(" in (el.get(attr) or "").lower():
                 del el.attrib[attr]
-
-
-def _remove(el: etree._Element) -> None:
-    """Remove ``el`` and its content, keeping the text that follows it."""
-    parent = el.getparent()
-    if parent is None:
-        return
-    if el.tail:
-        previous = el.getprevious()
-        if previous is not None:
-            previous.tail = (previous.tail or "") + el.tail
-        else:
-            parent.text = (parent.text or "") + el.tail
-    parent.remove(el)
 
 
 def _refused(source: str, where: str, href: str, why: str) -> SvgError:
@@ -752,7 +738,7 @@ def _break_cycle(cycle: _Cycle) -> tuple[str, str, str]:
         del el.attrib[attr]
         what = f"its href #{target} is dropped"
     else:
-        _remove(el)
+        remove_keeping_tail(el)
         what = "it is drawn as nothing"
     return shown, what, str(cycle)
 
