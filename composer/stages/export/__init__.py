@@ -170,7 +170,7 @@ def canvas_size_pt(svg: bytes, *, source: str = "canvas") -> tuple[float, float]
 def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dpi: float = 300.0,
            title: str = "", pdf_standard: str | None = None, source: str = "canvas",
            timeout_s: float | None = DEFAULT_TIMEOUT_S, jobs: int = 1,
-           pdf_pages: Sequence[PdfPage] = ()) -> dict[str, bytes]:
+           pdf_pages: Sequence[PdfPage] = (), pdf_svg: bytes | None = None) -> dict[str, bytes]:
     """Export the composed SVG to each of ``kinds``, each engine's work in forked workers.
 
     Each format is written as its entry in :data:`composer.kinds.outputs.FORMATS` says: drawn by the
@@ -195,6 +195,9 @@ def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dp
         pdf_pages: pdf panels the PDF draws from their own page (:class:`composer.kinds.outputs.PdfPage`;
             the resvg engine, plain PDF: docs/design.md, "PDF panels"); every other output draws the
             panel's converted group.
+        pdf_svg: the canvas the PDF draws instead of ``svg`` (its text as ``<text>``:
+            :class:`composer.stages.compose.Composed`), by the engines that honour it (resvg; cairosvg draws
+            ``svg``); None: ``svg``.
 
     Returns:
         kind -> bytes, for every asked kind.
@@ -231,7 +234,7 @@ def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dp
     folder = tempfile.mkdtemp(prefix="composer-export-")
     Path(folder, "canvas.svg").write_bytes(svg)
     job = Job(svg=svg, size_pt=size_pt, dpi=dpi, title=title, pdf_standard=pdf_standard, source=source,
-              folder=folder, pdf_pages=tuple(pdf_pages))
+              folder=folder, pdf_pages=tuple(pdf_pages), pdf_svg=pdf_svg)
     calls: dict[str, Callable[[], dict[str, bytes]]] = {}  # label -> the engine call, run in a worker
     logs: dict[str, Path] = {}  # label -> the file the engine's stderr goes to while it draws
     for name, part in _plan(kinds, engine, jobs):
