@@ -21,13 +21,12 @@ and the ``color()`` spaces with their own primaries (``display-p3``, ``a98-rgb``
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 
 import tinycss2
 import tinycss2.color4
 from lxml import etree
 
-from composer.svg.io import SVG_NS
+from composer.svg.csstokens import rewrite_tree
 
 __all__ = ["resolve_css_colors", "srgb_of"]
 
@@ -88,37 +87,12 @@ def _written(token: tinycss2.ast.FunctionBlock) -> str | None:
     return f"rgba({channels[0]}, {channels[1]}, {channels[2]}, {float(f'{alpha:.4f}'):g})"
 
 
-def _converted(tokens: Iterable[tinycss2.ast.Node]) -> str:
-    out: list[str] = []
-    for token in tokens:
-        if token.type == "function":
-            written = _written(token) if _FUNCTIONS.match(token.name + "(") else None
-            out.append(written if written is not None else f"{token.name}({_converted(token.arguments)})")
-        elif token.type in ("() block", "[] block", "{} block"):
-            pair = {"() block": "()", "[] block": "[]", "{} block": "{}"}[token.type]
-            out.append(pair[0] + _converted(token.content) + pair[1])
-        else:
-            out.append(token.serialize())
-    return "".join(out)
+def _rewrite(token: tinycss2.ast.FunctionBlock) -> str | None:
+    return _written(token) if _FUNCTIONS.match(token.name + "(") else None
 
 
 def resolve_css_colors(root: etree._Element) -> int:
     """Replace each CSS Color 4 colour the engines cannot read (see the module docstring) by the sRGB
     colour it names, in every attribute (presentation attributes and ``style``) and ``<style>`` sheet.
     Returns how many values changed."""
-    count = 0
-    for el in root.iter():
-        if not isinstance(el.tag, str):
-            continue
-        for attr, value in el.attrib.items():
-            if not attr.endswith("href") and _FUNCTIONS.search(value):
-                new = _converted(tinycss2.parse_component_value_list(value))
-                if new != value:
-                    el.set(attr, new)
-                    count += 1
-        if el.tag == f"{{{SVG_NS}}}style" and el.text and _FUNCTIONS.search(el.text):
-            new = _converted(tinycss2.parse_component_value_list(el.text))
-            if new != el.text:
-                el.text = new
-                count += 1
-    return count
+    return rewrite_tree(root, _FUNCTIONS, _rewrite)

@@ -37,6 +37,7 @@ import tinycss2
 from lxml import etree
 
 from composer.svg.css import inline_style_sheets, weighed_declarations
+from composer.svg.csstokens import rewrite_tree, rewritten
 from composer.svg.io import SVG_NS
 
 __all__ = ["INHERITED", "KNOWN_PROPERTIES", "flatten_conditional_rules", "flatten_document", "media_matches",
@@ -503,22 +504,13 @@ def resolve_custom_properties(root: etree._Element) -> int:
 _LIGHT_DARK = re.compile(r"light-dark\(", re.IGNORECASE)
 
 
-def _light(tokens: Iterable[tinycss2.ast.Node]) -> str:
-    """``tokens`` serialized with every ``light-dark(L, D)`` replaced by ``L``."""
-    out: list[str] = []
-    for token in tokens:
-        if token.type == "function" and token.lower_name == "light-dark":
-            args = token.arguments
-            comma = next((i for i, t in enumerate(args) if t.type == "literal" and t.value == ","), len(args))
-            out.append(_light(args[:comma]).strip())
-        elif token.type == "function":
-            out.append(f"{token.name}({_light(token.arguments)})")
-        elif token.type in ("() block", "[] block", "{} block"):
-            brackets = {"() block": "()", "[] block": "[]", "{} block": "{}"}[token.type]
-            out.append(brackets[0] + _light(token.content) + brackets[1])
-        else:
-            out.append(token.serialize())
-    return "".join(out)
+def _light(token: tinycss2.ast.FunctionBlock) -> str | None:
+    """``light-dark(L, D)`` as ``L`` (its own functions rewritten too); any other function kept."""
+    if token.lower_name != "light-dark":
+        return None
+    args = token.arguments
+    comma = next((i for i, t in enumerate(args) if t.type == "literal" and t.value == ","), len(args))
+    return rewritten(args[:comma], _light).strip()
 
 
 def resolve_light_dark(root: etree._Element) -> int:
@@ -527,15 +519,4 @@ def resolve_light_dark(root: etree._Element) -> int:
     ``@media`` queries are evaluated in, :data:`_DISCRETE`): in ``style`` attributes, presentation
     attributes and ``<style>`` sheets. The engines read no ``light-dark()`` and drew such shapes black.
     Returns how many values changed."""
-    count = 0
-    for el in root.iter():
-        if not isinstance(el.tag, str):
-            continue
-        for attr, value in el.attrib.items():
-            if "light-dark" in value.lower() and _LIGHT_DARK.search(value):
-                el.set(attr, _light(tinycss2.parse_component_value_list(value)))
-                count += 1
-        if el.tag == f"{{{SVG_NS}}}style" and el.text and _LIGHT_DARK.search(el.text):
-            el.text = _light(tinycss2.parse_component_value_list(el.text))
-            count += 1
-    return count
+    return rewrite_tree(root, _LIGHT_DARK, _light)
