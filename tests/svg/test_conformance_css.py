@@ -207,3 +207,20 @@ def test_display_p3_and_color_mix_colours_are_drawn_in_the_srgb_they_name(tmp_pa
         x = 10 * i + 5
         assert near(png[5, x], colour, 2) and near(pdf[5, x], colour, 2), (fill, png[5, x], pdf[5, x], colour)
     assert b"color-mix" not in svg and b"display-p3" not in svg
+
+
+def test_custom_properties_of_a_use_reach_the_copy_it_draws(tmp_path):
+    """A ``<use>`` draws its target in a shadow tree that inherits from the ``<use>`` (SVG 2, 5.6.3), custom
+    properties included: two ``<use>`` of one rect, one symbol, each handing ``--c`` its own colour, draw
+    teal (42, 157, 143) and orange (231, 111, 81), the symbol blue; the target in place keeps its
+    fallback (grey 128). composer resolved each ``var()`` where the definition stands: every square grey."""
+    art = (f'<svg {HEAD} viewBox="0 0 40 10"><defs><symbol id="s" viewBox="0 0 10 10">'
+           '<rect width="10" height="10" style="fill: var(--c, #808080)"/></symbol></defs>'
+           '<rect id="r" width="10" height="10" style="fill: var(--c, #808080)"/>'
+           '<use href="#r" x="10" style="--c: #2a9d8f"/><use xlink:href="#r" x="20" style="--c: #e76f51"/>'
+           '<g style="--c: #0000ff"><use href="#s" x="30" width="10" height="10"/></g></svg>')
+    png, pdf, _, svg = compose(tmp_path, (40, 10), {"u": (art, (0, 0), (40, 10))})
+    png = on_white(png)
+    for x, colour in ((5, (128, 128, 128)), (15, (42, 157, 143)), (25, (231, 111, 81)), (35, (0, 0, 255))):
+        assert near(png[5, x], colour) and near(pdf[5, x], colour), (x, png[5, x], pdf[5, x], colour)
+    assert b"var(" not in svg
