@@ -313,3 +313,33 @@ def test_a_turned_page_is_drawn_turned_as_every_pdf_viewer_shows_it(turned):
     # a is the page itself in the PDF (its text is text), b the converted page (its text outlines)
     text = subprocess.run(["pdftotext", "-", "-"], input=pdf, capture_output=True, check=True).stdout.decode()
     assert "Kept" in text and "Conv" not in text
+
+
+def test_the_png_draws_the_page_on_the_pixels_its_place_covers_not_half_a_pixel_off(tmp_path):
+    # a 100 x 20 pt page with a black line 0.5 pt wide along y = 10 pt (PDF, y up), placed at (3.3, 2.7) pt
+    # at 2 px a pt: the line's centre is at 2.7 + (20 - 10) = 12.7 pt, 25.4 px down, so it covers rows 24.9 to
+    # 25.9: a tenth of row 24, nine tenths of row 25, nothing of rows 23 and 26. (Typst drew the page's texture
+    # from its own corner, nearest-neighbour, 0.4 px away: half of row 24, half of row 25.)
+    import pikepdf
+
+    pdf = pikepdf.new()
+    page = pdf.add_blank_page(page_size=(100, 20))
+    page.Contents = pdf.make_stream(b"0 G 0.5 w 10 10 m 90 10 l S")
+    out = io.BytesIO()
+    pdf.save(out, deterministic_id=True)
+    root = layout_project(tmp_path, '''
+[panels.p]
+pdf = "../figs/page.pdf"
+at = ["3.3pt", "2.7pt"]
+size = ["100pt", "20pt"]
+''', head='width = "110pt"\nheight = "30pt"\nbackground = "white"\n')
+    (root / "figs").mkdir()
+    (root / "figs" / "page.pdf").write_bytes(out.getvalue())
+    build("fig", root=root, formats=("pdf", "png"), dpi=DPI, jobs=1)
+    png = np.asarray(Image.open(root / "build" / "fig.png").convert("L"), dtype=float)
+    rendered = pdfium_gray((root / "build" / "fig.pdf").read_bytes(), DPI)
+    expected = {23: 255.0, 24: 255 * 0.9, 25: 255 * 0.1, 26: 255.0}  # white less the line's share of the row
+    for image, name in ((png, "PNG"), (rendered, "PDF")):
+        column = image[20:30, 100]  # x = 50 pt, the middle of the line
+        for row, grey in expected.items():
+            assert abs(image[row, 100] - grey) < 26, (name, row, column)
