@@ -145,12 +145,12 @@ class ElementChange:
 
     @property
     def moved(self) -> bool:
-        """Its top-left corner is elsewhere."""
+        """Whether its top-left corner is elsewhere."""
         return abs(self.dx_pt) > TOLERANCE_PT or abs(self.dy_pt) > TOLERANCE_PT
 
     @property
     def resized(self) -> bool:
-        """Its width or height changed."""
+        """Whether its width or height changed."""
         return abs(self.dwidth_pt) > TOLERANCE_PT or abs(self.dheight_pt) > TOLERANCE_PT
 
     @property
@@ -166,7 +166,7 @@ class PixelChange:
     Attributes:
         dpi: their resolution. width_px, height_px: the compared area (the larger of each side).
         changed: pixels whose colour differs (over white); removed: those where the revision had more
-            ink (drawn :data:`REMOVED_RGB`); added: those where the figure now has more (:data:`ADDED_RGB`).
+            ink (drawn ``REMOVED_RGB``); added: those where the figure now has more (``ADDED_RGB``).
         box_px: the smallest box holding every changed pixel, ``(x, y, width, height)`` px; None: none.
     """
 
@@ -190,7 +190,7 @@ class FigureDiff:
         added, removed: names of elements only now, and only at the revision.
         pixels: the pixels that differ (:class:`PixelChange`).
         image: where the diff image was written (None: not written).
-        png: the diff image's bytes (the figure now faded to :data:`FADE` grey, changed pixels coloured).
+        png: the diff image's bytes (the figure now faded to ``FADE`` grey, changed pixels coloured).
     """
 
     name: str
@@ -206,12 +206,12 @@ class FigureDiff:
 
     @property
     def changed(self) -> bool:
-        """The figure changed: its composed SVGs differ (equal inputs give equal bytes)."""
+        """Whether the figure changed, that is whether its composed SVGs differ (equal inputs give equal bytes)."""
         return self.before.svg_sha256 != self.after.svg_sha256
 
     @property
     def resized_canvas(self) -> bool:
-        """The canvas's width or height changed."""
+        """Whether the canvas's width or height changed."""
         return (abs(self.before.width_pt - self.after.width_pt) > TOLERANCE_PT
                 or abs(self.before.height_pt - self.after.height_pt) > TOLERANCE_PT)
 
@@ -240,7 +240,7 @@ class FigureDiff:
         out += [f"element removed: {name}" for name in self.removed]
         p = self.pixels
         where = f": {self.image}" if self.image is not None else ""
-        out.append(f"pixels: {p.changed:,} of {p.width_px * p.height_px:,} changed at {amount(p.dpi, 'pt')} dpi "
+        out.append(f"pixels: {p.changed:,} of {p.width_px * p.height_px:,} changed at {p.dpi:g} dpi "
                    f"({p.removed:,} removed, {p.added:,} added){where}")
         return out
 
@@ -345,7 +345,7 @@ def compare_pixels(before_png: bytes, after_png: bytes, dpi: float) -> tuple[Pix
 
     Returns:
         ``(pixels, png)``: the :class:`PixelChange`, and the diff image as PNG bytes: the current figure
-        in grey faded to :data:`FADE` of its ink, changed pixels in :data:`REMOVED_RGB` or :data:`ADDED_RGB`.
+        in grey faded to ``FADE`` of its ink, changed pixels in ``REMOVED_RGB`` or ``ADDED_RGB``.
     """
     import numpy as np
 

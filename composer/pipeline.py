@@ -142,9 +142,9 @@ class BuildResult:
         fitted_height: the canvas height a ``height = "auto"`` figure was built
             with, in the unit of its width (``"96.25mm"``); "" otherwise and for
             an up-to-date figure.
-        elements: with :attr:`BuildOptions.elements`, every named element of the figure with its
+        elements: with ``BuildOptions.elements``, every named element of the figure with its
             box as composed (:func:`composer.stages.named.figure_elements`); else empty.
-        texts: with :attr:`BuildOptions.elements`, every text of the figure by a stable name
+        texts: with ``BuildOptions.elements``, every text of the figure by a stable name
             (:func:`composer.stages.named.figure_texts`); else empty.
 
     ``outputs`` also holds ``debug-svg``/``debug-png`` for the overlay.
