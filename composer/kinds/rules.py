@@ -62,12 +62,12 @@ for _rule in (
     Rule("color-vision", "warning", "two palette colours, distinguishable with normal colour vision, closer "
                                     "than `cvd_min_distance` for a simulated colour-vision deficiency"),
     Rule("figure-size", "error", "the canvas is wider or taller than the journal of the preset prints"),
-    Rule("alt-text", "warning", "the preset's journal asks for alt text with every figure (PNAS) and the layout "
-                                "has no `[figure] alt`"),
     Rule("import-feature", "warning", "a feature of an imported file that composer draws differently from a "
                                       "browser or cannot draw, once per file and feature, as the import recorded "
                                       "it (a CSS transform SVG cannot express, fonts not installed drawn in "
                                       "fontconfig's match, SMIL animation, a <foreignObject> of HTML)"),
+    Rule("alt-text", "warning", "the preset's journal asks for alt text with every figure (PNAS) and the layout "
+                                "has no `[figure] alt`"),
 ):
     RULES.add(_rule)
 
