@@ -80,6 +80,10 @@ class Job:
             that cannot draws their converted groups, as every other output does.
         pdf_svg: the canvas a PDF output draws, its outlined text written as ``<text>``
             (:mod:`composer.text.realtext`), or None (the PDF draws ``svg``).
+        alt: the figure's description for readers who cannot see it (the PDF's tagged figure ``/Alt``,
+            the PNG's ``Description``), ``""`` for none.
+        provenance: the build's provenance record as JSON text (the PDF's XMP, the PNG's ``iTXt``), ``""``
+            for none.
     """
 
     svg: bytes
@@ -91,6 +95,8 @@ class Job:
     folder: str | None = None
     pdf_pages: tuple[PdfPage, ...] = ()
     pdf_svg: bytes | None = None
+    alt: str = ""
+    provenance: str = ""
 
 
 #: an engine's drawing: ``write(job, kinds)`` -> kind -> bytes, for each of ``kinds`` (formats it writes)

@@ -81,6 +81,8 @@ class Preset:
         max_height: tallest figure, as a length, or None.
         label: panel-label style, or None (the journal prescribes none).
         source: the guideline pages the numbers come from.
+        requires_alt: the journal asks for alt text with every figure: ``compose check`` warns of a figure
+            without ``[figure] alt`` (rule ``alt-text``). Set only where a source says so.
     """
 
     name: str
@@ -91,6 +93,7 @@ class Preset:
     max_height: str | None
     label: LabelStyle | None
     source: str
+    requires_alt: bool = False
 
 
 BOLD_LOWER = LabelStyle("lower", "bold")
@@ -135,11 +138,16 @@ PRESETS: dict[str, Preset] = {
     # (3.42 in), 1.5 columns 11.4 cm (4.5 in), 2 columns 17.8 cm (7 in); text 6 to
     # 8 pt at final size; halftones at least 300 ppi; panels labelled with capital
     # letters (A, B, C).
+    # Alt text: PNAS publishes alt text with every figure from volume 123 (2026) on, written by the
+    # authors at submission (composer issue #24, "Why", citing the PNAS author center,
+    # pnas.org/author-center/submitting-your-manuscript; that page was not among the stored copies
+    # when this was written: re-check it). No other preset's source asks for alt text.
     "pnas": Preset(
         name="pnas", title="PNAS",
         widths={"single": "87mm", "onehalf": "114mm", "double": "178mm"},
         min_font_pt=6.0, min_ppi=300.0, max_height=None, label=BOLD_UPPER,
-        source="PNAS: 'Digital Art Guidelines'"),
+        source="PNAS: 'Digital Art Guidelines'; PNAS author center (alt text from volume 123)",
+        requires_alt=True),
     # IEEE Author Center, "Size Requirements for Graphics"
     # (ieeeauthorcenter.ieee.org/.../size-requirements-for-graphics/): "one column
     # width (3.5 inches, 88.9 millimeters, or 21 picas) or two columns width

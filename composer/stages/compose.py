@@ -22,6 +22,7 @@ from composer.errors import SvgError
 from composer.layout.model import Figure, Panel
 from composer.mpl.internals import quiet_family_lookups
 from composer.stages import draw, guides
+from composer.stages.describe import alt_text, describe
 from composer.stages.fragment import import_fragment
 from composer.stages.geometry import Box, Geometry, content_bottom_pt, guide_rooms, imported_svgs, resolve
 from composer.stages.inkscape import label_elements
@@ -94,9 +95,9 @@ def clipped_key_path(figure: Figure, message: str) -> str:
 
 
 def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Typeset | None = None, *,
-            dpi: float = 300.0) -> bytes:
+            dpi: float = 300.0, provenance: str | None = None) -> bytes:
     """The canvas SVG of :func:`compose_documents` (its ``svg``)."""
-    return compose_documents(inputs, rendered, typeset, dpi=dpi).svg
+    return compose_documents(inputs, rendered, typeset, dpi=dpi, provenance=provenance).svg
 
 
 class Composed(NamedTuple):
@@ -114,12 +115,14 @@ class Composed(NamedTuple):
 
 
 def compose_documents(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Typeset | None = None, *,
-                      dpi: float = 300.0) -> Composed:
+                      dpi: float = 300.0, provenance: str | None = None) -> Composed:
     """Compose the canvas SVG from inputs and rendered panels (pure).
 
     Args:
         dpi: the PNG's resolution, at which filters are costed in the drawing-work budget
             (:func:`composer.svg.budget.over_budget`).
+        provenance: the build's provenance record as JSON text, written into ``<metadata>``, or None
+            (:func:`composer.stages.describe.describe`, which also writes the alt texts).
 
     Returns:
         The SVG document's bytes (``svg``; and ``pdf_svg``, see :class:`Composed`): root
@@ -217,6 +220,7 @@ def compose_documents(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typ
                                for p in figure.panels}, dpi=dpi)
     if heavy:
         raise SvgError(heavy, file=file)
+    describe(root, alt_text(inputs), provenance)
     pdf_svg = write_svg(realtext.pdf_document(root)) if spec.text == "selectable" else None
     realtext.strip_notes(root)
     return Composed(write_svg(root), pdf_svg)

@@ -138,7 +138,7 @@ def character_of(font_file: str, index: int, chars: str) -> bool:
     one character the character map sends to the glyph (several: each in the map, a ligature the engine's
     shaping forms again), none in a private-use area, and the glyph's PostScript name, when it is a
     standard one (the Adobe Glyph List, ``uniXXXX``), naming the same characters."""
-    from fontTools import agl  # type: ignore[import-untyped]  # matplotlib's dependency
+    from fontTools import agl
 
     if not chars or any(_private(c) or c in "\r\n\t" for c in chars):
         return False

@@ -39,6 +39,7 @@ PLANTED = {
     "color-vision": ("color_vision", "shape green"),
     "figure-size": ("figure_size", "canvas"),
     "import-feature": ("import_feature", "panel web: "),
+    "alt-text": ("alt_text", "figure.alt"),
 }
 
 
