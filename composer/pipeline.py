@@ -90,7 +90,7 @@ from composer.stages.export import (
 from composer.stages.geometry import Box, panel_boxes
 from composer.stages.guides import kinds_of
 from composer.stages.inputs import Inputs, Project, read_figure_inputs
-from composer.stages.named import figure_elements
+from composer.stages.named import Element, NamedText, figure_elements, figure_texts
 from composer.stages.panels import panel_documents
 from composer.stages.render import RenderedPanel, save_panel
 from composer.stages.sources import source_of
@@ -142,6 +142,10 @@ class BuildResult:
         fitted_height: the canvas height a ``height = "auto"`` figure was built
             with, in the unit of its width (``"96.25mm"``); "" otherwise and for
             an up-to-date figure.
+        elements: with :attr:`BuildOptions.elements`, every named element of the figure with its
+            box as composed (:func:`composer.stages.named.figure_elements`); else empty.
+        texts: with :attr:`BuildOptions.elements`, every text of the figure by a stable name
+            (:func:`composer.stages.named.figure_texts`); else empty.
 
     ``outputs`` also holds ``debug-svg``/``debug-png`` for the overlay.
     """
@@ -159,6 +163,8 @@ class BuildResult:
     warnings: tuple[str, ...] = ()
     output: dict[str, str] = dataclasses.field(default_factory=dict)
     fitted_height: str = ""
+    elements: tuple[Element, ...] = ()
+    texts: tuple[NamedText, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -180,6 +186,11 @@ class BuildOptions:
         write: write the outputs under the output folder (False: return their bytes only).
         svg_first: write the SVG before the PDF and PNG are exported (``--watch``).
         panels: also write every panel alone at its box size, ``OUT/NAME/PANEL.FORMAT`` (``--panels``).
+        panel_cache: the panel cache folder to read and fill (None: the project's own,
+            :func:`composer.incremental.cache.cache_dir`); ``compose diff`` builds an old revision of the
+            project in a git worktree with the project's cache, so unchanged panels are not drawn again.
+        elements: also list the figure's named elements with their boxes and its texts into
+            :attr:`BuildResult.elements` and :attr:`BuildResult.texts` (``compose diff``).
     """
 
     formats: tuple[str, ...] = FORMATS
@@ -195,6 +206,8 @@ class BuildOptions:
     write: bool = True
     svg_first: bool = False
     panels: bool = False
+    panel_cache: Path | None = None
+    elements: bool = False
 
 
 @dataclass(frozen=True)
@@ -354,6 +367,38 @@ def build_figure(project: Project, figure: Figure, file: str, options: BuildOpti
     out_dir = Path(out) if out is not None else project.root / "build"
     source = _Source(project, figure.name, None, figure, file, dict(functions or {}))
     built = _run(lambda: source, out_dir, options, progress, "built in code", {"check": time.perf_counter() - started})
+    return built.result, built.made
+
+
+def build_layout(name: str, options: BuildOptions, *, root: str | Path = ".", out: str | Path | None = None,
+                 progress: Progress | None = None) -> tuple[BuildResult, dict[str, bytes]]:
+    """Build figure ``name`` of the project at ``root`` as ``options`` say, with no no-op test, and
+    return the bytes of its outputs too (``compose diff`` builds two revisions so, writing nothing:
+    ``options.write`` False).
+
+    Args:
+        name: the figure, ``layouts/NAME.toml`` (or ``.py``).
+        options: how it is built (:class:`BuildOptions`); checked here as :func:`build` checks its own.
+        out: the output folder (default ``ROOT/build``): written to only with ``options.write``; its
+            manifest, when there is one, lets an export be skipped (its output then missing from the bytes
+            returned), so a caller that needs every output's bytes gives a folder without one.
+
+    Returns:
+        ``(result, made)``: the :class:`BuildResult` and format -> bytes of every output made.
+
+    Raises:
+        ComposerError: any user-fixable problem (a layout error names its file, line and key).
+    """
+    check_outputs(options.formats, options.dpi)
+    check_timeout(options.timeout_s)
+    check_jobs(options.jobs)
+    check_chosen(options.engine, options.pdf_standard)
+    started = time.perf_counter()
+    project = Project.at(root)
+    out_dir = Path(out) if out is not None else project.root / "build"
+    with _located(project):
+        built = _run(lambda: _Source.layout(project, name), out_dir, options, progress, "asked",
+                     {"check": time.perf_counter() - started})
     return built.result, built.made
 
 
@@ -610,7 +655,7 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
         if opts.write:
             refuse_overwriting_inputs(_planned_outputs(read, out_dir, opts), read.digests, root=project.root,
                                       layout=source.layout_path)
-        panel_cache = PanelCache(cache_dir(project.root), root=project.root)
+        panel_cache = PanelCache(opts.panel_cache or cache_dir(project.root), root=project.root)
         hits = _lookup(read, panel_cache, opts)
         lap("read")
         fresh, render_seconds = _render(read, hits, opts, progress, output)
@@ -634,7 +679,8 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
                              repaired=tuple(n for n, k in read.keys.items() if k in panel_cache.repaired),
                              seconds=seconds, render_seconds=render_seconds, warnings=tuple(issued),
                              output=output,
-                             fitted_height=figure.spec.height_text if figure.spec.height_auto else "")
+                             fitted_height=figure.spec.height_text if figure.spec.height_auto else "",
+                             **(_named(read, rendered, svg) if opts.elements else {}))
         made: dict[str, bytes] = {}
         records: dict[str, dict[str, Any]] = {}
         files: dict[Path, bytes] = {}
@@ -662,6 +708,15 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
         paths.update({"debug-svg": out_dir / f"{source.name}.debug.svg",
                       "debug-png": out_dir / f"{source.name}.debug.png"})
     return _Built(dataclasses.replace(result, outputs=paths, written=tuple(written)), made)
+
+
+def _named(read: _Read, rendered: Mapping[str, RenderedPanel], svg: bytes) -> dict[str, Any]:
+    """:attr:`BuildResult.elements` and :attr:`BuildResult.texts` of a composed figure (``svg``)."""
+    geometry = figure_geometry(read.inputs, rendered, read.typeset)
+    figure = read.inputs.figure
+    elements = figure_elements(figure, geometry, panel_label_boxes(read.inputs, geometry))
+    texts = figure_texts(figure, svg, {n: panel.svg for n, panel in rendered.items()})
+    return {"elements": tuple(elements), "texts": tuple(texts)}
 
 
 def _planned_outputs(read: _Read, out_dir: Path, opts: BuildOptions) -> dict[Path, str]:

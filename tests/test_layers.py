@@ -32,7 +32,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("text", "mpl"),
     ("stages", "incremental", "lint"),
     ("pipeline",),
-    ("api",),
+    ("api", "diff"),
     ("cli",),
     ("__init__",),
 )

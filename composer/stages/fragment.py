@@ -489,14 +489,22 @@ def name_missing_families(root: etree._Element, *, source: str, panel: str = "")
     another font. So, from the first family of each ``font-family`` list: a family fontconfig or
     matplotlib (whose fonts the engine has too) has stays; a missing one with a metric-compatible face
     is replaced by it (``'Nimbus Sans'``); a missing one without is dropped, and the next is looked at;
-    a list left empty becomes the standard font (``'Liberation Serif', serif``). Every output then draws
-    what Chromium here draws, and the warning keeps the file's own names.
+    a list left empty becomes the standard font (``'Liberation Serif', serif``). fontconfig's generic
+    names (``Sans``, Inkscape 0.4x's default; ``Serif``, ``Monospace``) are not missing fonts: Chromium
+    draws fontconfig's match for them (DejaVu Sans), and so does every output, without a warning. Every
+    output then draws what Chromium here draws, and the warning keeps the file's own names.
     """
     if root.find(f".//{svg_tag('text')}") is None:
         return
     from matplotlib import font_manager
 
-    from composer.text.fonts import GENERIC_FAMILIES, browser_font, fontconfig_font, generic_font
+    from composer.text.fonts import (
+        FONTCONFIG_GENERIC_NAMES,
+        GENERIC_FAMILIES,
+        browser_font,
+        fontconfig_font,
+        generic_font,
+    )
 
     shipped = {font.name.casefold() for font in font_manager.fontManager.ttflist}  # no findfont: it logs
     swaps: dict[str, str | None] = {}  # missing family (casefolded) -> the face drawn for it, "" installed,
@@ -513,6 +521,11 @@ def name_missing_families(root: etree._Element, *, source: str, panel: str = "")
             first = out[0].strip("'\"").strip()
             key = first.casefold()
             if not first or key in GENERIC_FAMILIES:
+                break
+            if key in FONTCONFIG_GENERIC_NAMES:  # Sans, Serif, Monospace: fontconfig's match, whatever it is
+                drawn = browser_font(first)
+                if drawn is not None and drawn.family:
+                    out[0] = quoted(drawn.family)
                 break
             if key not in swaps:
                 spelt[key] = first

@@ -45,6 +45,7 @@ from typing import Any
 from composer.errors import SvgError
 from composer.kinds.outputs import Job, PdfPage
 from composer.stages.export.downscale import reduced_photos
+from composer.stages.export.pagegrid import on_pixel_grid
 from composer.stages.export.pdfimages import interpolate_photos
 
 #: the PDF's creation and modification date: fixed, so equal inputs give equal bytes
@@ -131,8 +132,8 @@ def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[floa
                     Path(folder, "canvas-png.svg").write_bytes(reduced)
                     drawn = document.replace(b'#image("canvas.svg"', b'#image("canvas-png.svg"')
                 if layered is not None:  # the pdf panels' pages, between layers of the canvas the PNG draws
-                    drawn = (layered if reduced is None else
-                             layered_document(reduced, pdf_pages, size_pt, folder, prefix="png-")) or drawn
+                    drawn = layered_document(reduced or svg, pdf_pages, size_pt, folder, prefix="png-",
+                                             dpi=dpi) or drawn
                 result = compiler.compile(input=drawn, format="png", ppi=dpi, sys_inputs=inputs)
             else:
                 raise ValueError(f"the resvg engine does not write {kind}")
@@ -162,7 +163,7 @@ _DEFINITIONS = {"defs", "style", "clipPath", "mask", "marker", "symbol", "patter
 
 
 def layered_document(svg: bytes, pages: Sequence[PdfPage], size_pt: tuple[float, float], folder: str, *,
-                     prefix: str = "") -> bytes | None:
+                     prefix: str = "", dpi: float | None = None) -> bytes | None:
     """A Typst document drawing the canvas as layers, each pdf panel of ``pages`` drawn from its own page.
 
     The canvas's top-level elements are cut, in document order, at each pdf panel's group: the elements
@@ -170,6 +171,8 @@ def layered_document(svg: bytes, pages: Sequence[PdfPage], size_pt: tuple[float,
     top-level definition and style sheet) written to ``folder`` as ``PREFIXlayer-K.svg``; each panel's page
     is written as ``PREFIXpage-K.pdf`` and placed where its group's transform puts its viewBox (its crop box). So
     the stacking order is the canvas's: what is drawn after a panel (labels, arrows, texts) stays over it.
+    For a PNG at ``dpi``, each page is drawn padded to the whole device pixels it touches
+    (:func:`composer.stages.export.pagegrid.on_pixel_grid`), so Typst's texture of it lands pixel on pixel.
 
     A group is drawn from its page only when it is a top-level ``<g>`` whose transform is a translation
     and a positive scale per axis (as :func:`composer.svg.viewbox.place` writes) and which carries no other
@@ -224,8 +227,13 @@ def layered_document(svg: bytes, pages: Sequence[PdfPage], size_pt: tuple[float,
             page, (x_pt, y_pt, w_pt, h_pt) = placed[i]
             name = f"{prefix}page-{count['page']}.pdf"
             count["page"] += 1
-            Path(folder, name).write_bytes(page.data)
-            lines.append(f'#place(top + left, dx: {x_pt:.6f}pt, dy: {y_pt:.6f}pt, image("{name}", page: {page.page}, '
+            data, number = page.data, page.page
+            padded = on_pixel_grid(data, number, (x_pt, y_pt, w_pt, h_pt), dpi) if dpi else None
+            if padded is not None:
+                data, number = padded[0], 1
+                x_pt, y_pt, w_pt, h_pt = padded[1]
+            Path(folder, name).write_bytes(data)
+            lines.append(f'#place(top + left, dx: {x_pt:.6f}pt, dy: {y_pt:.6f}pt, image("{name}", page: {number}, '
                          f'width: {w_pt:.6f}pt, height: {h_pt:.6f}pt, fit: "stretch"))')
         elif etree.QName(child).localname not in _DEFINITIONS:
             layer.append(child)
