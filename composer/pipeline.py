@@ -80,6 +80,7 @@ from composer.sandbox.parallel import RenderTask, available_cores, render_all
 from composer.stages.align import align_plot_areas
 from composer.stages.aspect import draw_locked
 from composer.stages.compose import clipped_key_path, compose, figure_geometry, fit_height, panel_label_boxes
+from composer.stages.describe import AltText, alt_text
 from composer.stages.draft import draw_panel, warm_up
 from composer.stages.export import (
     check_chosen,
@@ -142,9 +143,9 @@ class BuildResult:
         fitted_height: the canvas height a ``height = "auto"`` figure was built
             with, in the unit of its width (``"96.25mm"``); "" otherwise and for
             an up-to-date figure.
-        elements: with :attr:`BuildOptions.elements`, every named element of the figure with its
+        elements: with ``BuildOptions.elements``, every named element of the figure with its
             box as composed (:func:`composer.stages.named.figure_elements`); else empty.
-        texts: with :attr:`BuildOptions.elements`, every text of the figure by a stable name
+        texts: with ``BuildOptions.elements``, every text of the figure by a stable name
             (:func:`composer.stages.named.figure_texts`); else empty.
 
     ``outputs`` also holds ``debug-svg``/``debug-png`` for the overlay.
@@ -670,7 +671,8 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
         issued += _panel_warnings(read.inputs, rendered)  # every ComposerWarning of this build, in order
         lap("render")
         read = dataclasses.replace(read, inputs=fit_height(read.inputs, rendered, read.typeset))  # height = "auto"
-        svg, report, extra = _compose(read, rendered, opts, issued, progress)
+        described = _Described(alt_text(read.inputs), None)
+        svg, report, extra = _compose(read, rendered, opts, issued, progress, described)
         lap("compose")
         figure = read.inputs.figure
         result = BuildResult(outputs={}, report=report, reason=reason,
@@ -686,7 +688,7 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
         files: dict[Path, bytes] = {}
         written: list[str] = []
         if opts.formats:  # none: compose (and check) only
-            made, records, files, written = _export_outputs(read, svg, extra, out_dir, opts, progress)
+            made, records, files, written = _export_outputs(read, svg, extra, out_dir, opts, progress, described)
             lap("export")
         if report is not None:  # the rules measured on the files: what this build made, else what one made
             report = _check_outputs(read, svg, made, out_dir, opts, report)
@@ -988,8 +990,17 @@ def _opened_files(read: _Read, out_dir: Path, rendered: Mapping[str, RenderedPan
     return dict(sorted(found.items()))
 
 
+@dataclass(frozen=True)
+class _Described:
+    """What the outputs say about the figure (:mod:`composer.stages.describe`): its alt texts, filled, and
+    the build's provenance record as JSON text (None: ``[figure] provenance = false``)."""
+
+    alt: AltText
+    provenance: str | None
+
+
 def _compose(read: _Read, rendered: Mapping[str, RenderedPanel], opts: BuildOptions, issued: list[str],
-             progress: Progress) -> tuple[bytes, Report | None, dict[str, bytes]]:
+             progress: Progress, described: _Described) -> tuple[bytes, Report | None, dict[str, bytes]]:
     """Step 4: the canvas SVG, the check report (``opts.check``) and the overlay (``opts.debug``).
 
     Returns:
@@ -999,7 +1010,8 @@ def _compose(read: _Read, rendered: Mapping[str, RenderedPanel], opts: BuildOpti
     progress.stage("composing")
     features: list[ImportFeature] = []  # what the import of each file draws differently, for the check
     with _recording(issued, features):
-        svg = compose(inputs, rendered, typeset, dpi=opts.dpi)  # filters are costed at the PNG's dpi
+        svg = compose(inputs, rendered, typeset, dpi=opts.dpi,  # filters are costed at the PNG's dpi
+                      provenance=described.provenance)
         for clipped in clipped_text_warnings(inputs.figure, svg):  # check reports it too, as outside-canvas
             warnings.warn(ComposerWarning(f"{inputs.file}: {clipped_key_path(inputs.figure, clipped)}"), stacklevel=2)
     report = None
@@ -1023,12 +1035,15 @@ def _compose(read: _Read, rendered: Mapping[str, RenderedPanel], opts: BuildOpti
     return svg, report, extra
 
 
-def _export(svg: bytes, kinds: list[str], read: _Read, opts: BuildOptions, *, title: str) -> dict[str, bytes]:
+def _export(svg: bytes, kinds: list[str], read: _Read, opts: BuildOptions, *, title: str, alt: str = "",
+            provenance: str | None = None) -> dict[str, bytes]:
     """The one call of the export stage (:func:`composer.stages.export.export`): ``kinds`` -> bytes; the PDF
-    and PNG (and what is made from it) are given the pdf panels' own pages (:func:`_pdf_pages`)."""
+    and PNG (and what is made from it) are given the pdf panels' own pages (:func:`_pdf_pages`), the
+    figure's description (``alt``) and the provenance record."""
     pages = _pdf_pages(read) if kinds else ()
     return export(svg, kinds, engine=read.engine, dpi=opts.dpi, title=title, pdf_standard=opts.pdf_standard,
-                  source=read.inputs.file, timeout_s=opts.timeout_s, jobs=opts.jobs, pdf_pages=pages)
+                  source=read.inputs.file, timeout_s=opts.timeout_s, jobs=opts.jobs, pdf_pages=pages, alt=alt,
+                  provenance=provenance or "")
 
 
 def _pdf_pages(read: _Read) -> tuple[PdfPage, ...]:
@@ -1054,8 +1069,11 @@ def _panel_files(read: _Read, svg: bytes, out_dir: Path, opts: BuildOptions) -> 
     name = read.source.name
     files: dict[Path, bytes] = {}
     docs = panel_documents(svg, list(read.inputs.figure.panels), read.boxes, source=read.inputs.file)
+    alts = {p.name: p.alt for p in read.inputs.figure.panels}
+    filled = {n: t for n, _, t in alt_text(read.inputs).panels}
     for panel, doc in docs.items():
-        made = _export(doc, [k for k in opts.formats if k != outputs.CANVAS], read, opts, title=f"{name} {panel}")
+        made = _export(doc, [k for k in opts.formats if k != outputs.CANVAS], read, opts, title=f"{name} {panel}",
+                       alt=filled.get(panel, "") if alts.get(panel) else "")
         if outputs.CANVAS in opts.formats:
             made[outputs.CANVAS] = doc
         files.update({out_dir / name / file: made[kind] for kind, file in outputs.files(panel, opts.formats).items()})
@@ -1063,8 +1081,8 @@ def _panel_files(read: _Read, svg: bytes, out_dir: Path, opts: BuildOptions) -> 
 
 
 def _export_outputs(read: _Read, svg: bytes, extra: Mapping[str, bytes], out_dir: Path, opts: BuildOptions,
-                    progress: Progress) -> tuple[dict[str, bytes], dict[str, dict[str, Any]], dict[Path, bytes],
-                                                 list[str]]:
+                    progress: Progress, described: _Described
+                    ) -> tuple[dict[str, bytes], dict[str, dict[str, Any]], dict[Path, bytes], list[str]]:
     """Step 5: export the asked formats; PDF/PNG/... only when the SVG they were made from changed.
 
     An export is skipped when the last build's manifest records it made from
@@ -1117,7 +1135,8 @@ def _export_outputs(read: _Read, svg: bytes, extra: Mapping[str, bytes], out_dir
         files = {}
     if exports:
         progress.stage(f"exporting {', '.join(exports)}")
-    made = _export(svg, exports, read, opts, title=name)
+    made = _export(svg, exports, read, opts, title=name, alt=described.alt.description,
+                   provenance=described.provenance)
     if outputs.CANVAS in names:
         made[outputs.CANVAS] = svg
     written = [outputs.CANVAS] if early else []

@@ -78,6 +78,10 @@ class Job:
         folder: a folder of the export stage's holding the SVG as ``canvas.svg`` (None: none made).
         pdf_pages: the pdf panels a PDF output draws from their own page (:class:`PdfPage`); an engine
             that cannot draws their converted groups, as every other output does.
+        alt: the figure's description for readers who cannot see it (the PDF's tagged figure ``/Alt``,
+            the PNG's ``Description``), ``""`` for none.
+        provenance: the build's provenance record as JSON text (the PDF's XMP, the PNG's ``iTXt``), ``""``
+            for none.
     """
 
     svg: bytes
@@ -88,6 +92,8 @@ class Job:
     source: str = "canvas"
     folder: str | None = None
     pdf_pages: tuple[PdfPage, ...] = ()
+    alt: str = ""
+    provenance: str = ""
 
 
 #: an engine's drawing: ``write(job, kinds)`` -> kind -> bytes, for each of ``kinds`` (formats it writes)

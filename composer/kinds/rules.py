@@ -78,6 +78,8 @@ for _rule in (
                                       "browser or cannot draw, once per file and feature, as the import recorded "
                                       "it (a CSS transform SVG cannot express, fonts not installed drawn in "
                                       "fontconfig's match, SMIL animation, a <foreignObject> of HTML)"),
+    Rule("alt-text", "warning", "the preset's journal asks for alt text with every figure (PNAS) and the layout "
+                                "has no `[figure] alt`"),
 ):
     RULES.add(_rule)
 

@@ -459,6 +459,10 @@ TABLES: list[Table] = [
                                 "install) or `\"cairosvg\"` (needs the cairosvg package and the cairo library); "
                                 "`compose --engine` overrides it", default=outputs.DEFAULT_ENGINE),
         Key("preset", "preset", "a journal's print limits and panel-label style (`compose check`)"),
+        Key("alt", "template", "alt text: what the figure shows, for a reader who cannot see it (`{fields}` "
+                               "allowed): the SVG's `<title>` (and, with the panels' `alt`, its `<desc>`), the "
+                               "PDF's tagged figure (`/Alt`), the PNG's `Description`; a preset that asks for "
+                               "alt text (PNAS) makes `compose check` warn without it", convert=Reader.string),
     )),
     Table("check", "[check]", "Limits for `compose check`, over composer's defaults and the preset's.", (
         Key("min_font_size", "length", "smallest text size at final size", default="5pt", note=" or the preset's"),
@@ -518,6 +522,9 @@ TABLES: list[Table] = [
               Key("label", "panel_label", "panel label drawn at its top-left (`\"a\"`); with `[figure] labels`, "
                                           "replaces the panel's letter, and `false` skips the panel"),
               Key("title", "template", "a title drawn after the label (`{fields}` allowed)", convert=Reader.string),
+              Key("alt", "template", "alt text of the panel (`{fields}` allowed): the panel group's `<title>` "
+                                     "and `aria-label` in the SVG, and a line of the figure's description "
+                                     "(SVG `<desc>`, PDF `/Alt`, PNG `Description`)", convert=Reader.string),
               Key("params", "table", "keyword arguments for the renderer", default={}, convert=Reader.params),
               Key("data", "data_file", "a data file for this panel instead of the figure's"),
               Key("overlap", "bool", "the panel may overlap others (an inset)", default=False),

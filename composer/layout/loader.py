@@ -467,6 +467,7 @@ def _figure_spec(r: _Reader, raw: Any, check_raw: Any = None) -> FigureSpec:
     raster_ppi = t.get("raster_ppi")
     text_mode = t.get("text")
     engine = t.get("engine")
+    alt = _alt(r, t.get("alt"), "figure.alt")
     t.done()
     label = TextStyle(font=font, size_pt=label_size, weight=label_weight, color=label_color or t.default("label_color"),
                       mathtext=str(r.rcparams.get("mathtext.fontset", "dejavusans")),
@@ -476,7 +477,7 @@ def _figure_spec(r: _Reader, raw: Any, check_raw: Any = None) -> FigureSpec:
                       label=label, label_offset_pt=label_offset, raster_ppi=raster_ppi, colors=dict(r.colors),
                       rcparams=dict(r.rcparams), preset=preset.name if preset else None, text=text_mode,
                       engine=engine, labels=labels, label_order=label_order or (), label_at=label_at,
-                      height_auto=height_auto, margin_pt=margin,
+                      height_auto=height_auto, margin_pt=margin, alt=alt,
                       check=_check_limits(r, check_raw, preset))
 
 
@@ -644,6 +645,7 @@ def _panel(r: _Reader, name: str, raw: Any, spec: FigureSpec) -> Panel:
     if isinstance(label, str) and journal_label:
         label = journal_label.format(label)  # the journal's style: a / A / (a)
     title = t.get("title")
+    alt = _alt(r, t.get("alt"), f"{key}.alt")
     taken = {k: t.get(k) if k in chosen.takes else t.default(k) for k in sources.SHARED_KEYS}
     overlap = t.get("overlap")
     aspect, aspect_of, aspect_align = _aspect(r, t, place)
@@ -651,7 +653,14 @@ def _panel(r: _Reader, name: str, raw: Any, spec: FigureSpec) -> Panel:
     return Panel(name=name, kind=kind, source=source, place=place, size_pt=size, label=label, title=title,
                  params=taken["params"], data=taken["data"], overlap=overlap, raster=taken["raster"],
                  empty=taken["empty"], key=key, options=options, aspect=aspect, aspect_of=aspect_of,
-                 aspect_align=aspect_align)
+                 aspect_align=aspect_align, alt=alt)
+
+
+def _alt(r: _Reader, text: str | None, key: str) -> str | None:
+    """An ``alt`` as written: None when absent; a blank one is refused (it would say nothing to a reader)."""
+    if text is not None and not text.strip():
+        raise r.err(key, f"{text!r} is blank; write what it shows (a sentence), or remove the key")
+    return text
 
 
 def _refuse_untaken(r: _Reader, t: _Table, chosen: sources.SourceTable,

@@ -222,6 +222,8 @@ class FigureSpec:
             :mod:`composer.text.fonts` and :mod:`composer.mpl.savesvg`.
         engine: the export engine, ``"resvg"`` or ``"cairosvg"``
             (:mod:`composer.stages.export`); ``compose --engine`` overrides it.
+        alt: the figure's alt text as written (a template: ``{fields}`` are filled by
+            :func:`composer.stages.describe.alt_text`), or None.
     """
 
     width_pt: float
@@ -247,6 +249,7 @@ class FigureSpec:
     label_at: str = default("figure", "label_at")
     height_auto: bool = False
     margin_pt: float | None = None
+    alt: str | None = None
 
     @property
     def unit(self) -> str:
@@ -268,6 +271,7 @@ class Panel:
         place: where the panel goes; size_pt: (width, height) of the box, or
             None when a grid cell gives it.
         label, title: panel label (``"a"``) and the title drawn after it.
+        alt: the panel's alt text as written (a template), or None.
         params: keyword arguments for the renderer.
         data: a panel-specific data file overriding the figure's, or None.
         overlap: True when the panel may overlap others (an inset).
@@ -299,6 +303,7 @@ class Panel:
     aspect: float | None = None
     aspect_of: str = default("panel", "aspect_of")
     aspect_align: str = "center"
+    alt: str | None = None
 
 
 @dataclass(frozen=True)

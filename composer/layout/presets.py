@@ -99,6 +99,8 @@ class Preset:
             (line art, combination art), not for photographs inside it (:attr:`min_ppi`).
         max_file_mb: largest figure file, in MB of 10^6 bytes (the unit as journals write it;
             the stricter reading of "MB"), or None.
+        requires_alt: the journal asks for alt text with every figure: ``compose check`` warns of a figure
+            without ``[figure] alt`` (rule ``alt-text``). Set only where a source says so.
     """
 
     name: str
@@ -118,7 +120,7 @@ class Preset:
     min_output_dpi: float | None = None
     max_output_dpi: float | None = None
     max_file_mb: float | None = None
-
+    requires_alt: bool = False
 
 
 BOLD_LOWER = LabelStyle("lower", "bold")
@@ -180,11 +182,16 @@ PRESETS: dict[str, Preset] = {
     # (3.42 in), 1.5 columns 11.4 cm (4.5 in), 2 columns 17.8 cm (7 in); text 6 to
     # 8 pt at final size; halftones at least 300 ppi; panels labelled with capital
     # letters (A, B, C).
+    # Alt text: PNAS publishes alt text with every figure from volume 123 (2026) on, written by the
+    # authors at submission (composer issue #24, "Why", citing the PNAS author center,
+    # pnas.org/author-center/submitting-your-manuscript; that page was not among the stored copies
+    # when this was written: re-check it). No other preset's source asks for alt text.
     "pnas": Preset(
         name="pnas", title="PNAS",
         widths={"single": "87mm", "onehalf": "114mm", "double": "178mm"},
         min_font_pt=6.0, min_ppi=300.0, max_height=None, label=BOLD_UPPER,
-        source="PNAS: 'Digital Art Guidelines'"),
+        source="PNAS: 'Digital Art Guidelines'; PNAS author center (alt text from volume 123)",
+        requires_alt=True),
     # IEEE Author Center, "Size Requirements for Graphics"
     # (ieeeauthorcenter.ieee.org/.../size-requirements-for-graphics/): "one column
     # width (3.5 inches, 88.9 millimeters, or 21 picas) or two columns width

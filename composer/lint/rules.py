@@ -897,6 +897,19 @@ def _figure_size(ctx: _Context) -> None:
                 ctx.limits.max_height_pt / 72 * 25.4, "mm")
 
 
+def _alt_text(ctx: _Context) -> None:
+    """``alt-text``: a preset whose journal asks for alt text (:attr:`composer.layout.presets.Preset.requires_alt`)
+    and no ``[figure] alt``."""
+    from composer.layout import presets
+
+    spec = ctx.figure.spec
+    if spec.preset is None or not presets.PRESETS[spec.preset].requires_alt or spec.alt:
+        return
+    title = presets.PRESETS[spec.preset].title
+    ctx.add("alt-text", "figure.alt", f"{title} asks for alt text with every figure; add [figure] alt = \"...\": what "
+                                  "the figure shows, for a reader who cannot see it")
+
+
 def lint(figure: Figure, geometry: Geometry, svg: bytes, *, file: str,
          substituted: Mapping[str, str] | None = None, elements: Sequence[Element] | None = None,
          file_texts: Mapping[str, Sequence[tuple[float, str]]] | None = None,
@@ -947,6 +960,7 @@ def lint(figure: Figure, geometry: Geometry, svg: bytes, *, file: str,
     _colour_vision(ctx)
     _figure_size(ctx)
     _font_families(ctx)
+    _alt_text(ctx)
     for where, message in sorted((substituted or {}).items()):
         ctx.add("font-substituted", (names.named(where.split("\t")[0]),), message)
     _import_features(ctx, features)

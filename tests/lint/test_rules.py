@@ -43,6 +43,7 @@ PLANTED = {
     "output-format": ("output_format", "build/output_format.png"),
     "output-dpi": ("output_dpi", "build/output_dpi.png"),
     "file-size": ("file_size", "build/file_size.svg"),
+    "alt-text": ("alt_text", "figure.alt"),
 }
 #: rules measured on the files a build wrote: rule -> (formats, dpi) the planted layout is built with first
 BUILT = {"output-format": (("png",), 300.0), "output-dpi": (("png",), 300.0), "file-size": (("svg",), 100.0)}

@@ -437,7 +437,7 @@ def test_compose_all_refuses_a_bad_pdf_standard_once(tmp_path):
     proc = run_compose(["build", "--all", "--root", root, "--pdf-standard", "zz"])
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines() == ["compose: error: unknown pdf standard 'zz'; valid standards are "
-                                                "1.4, 1.5, 1.6, 1.7, 2.0, a-1b, a-2b, a-2u, a-3b, a-3u, a-4"]
+                                                "1.4, 1.5, 1.6, 1.7, 2.0, a-1b, a-2b, a-2u, a-3b, a-3u, a-4, ua-1"]
 
 
 @pytest.mark.parametrize("dpi", [150, 600])

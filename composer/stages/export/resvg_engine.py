@@ -53,13 +53,18 @@ from composer.stages.export.pdfimages import interpolate_photos
 PDF_DATE = datetime.datetime(2000, 1, 1, tzinfo=datetime.UTC)
 
 #: PDF standards the engine writes (``--pdf-standard``); Typst's names.
-PDF_STANDARDS = ("1.4", "1.5", "1.6", "1.7", "2.0", "a-1b", "a-2b", "a-2u", "a-3b", "a-3u", "a-4")
+PDF_STANDARDS = ("1.4", "1.5", "1.6", "1.7", "2.0", "a-1b", "a-2b", "a-2u", "a-3b", "a-3u", "a-4", "ua-1")
 
 #: the page: exactly the canvas, no margin, transparent where the SVG paints nothing.
 _DOCUMENT = """#set document(title: sys.inputs.at("title", default: none))
 #set page(width: {width_pt}pt, height: {height_pt}pt, margin: 0pt, fill: none)
 #image("canvas.svg", width: {width_pt}pt, height: {height_pt}pt, fit: "stretch")
 """
+#: with alt text, the whole page is one tagged figure carrying it (Typst writes a tagged PDF: a ``/Figure``
+#: structure element with ``/Alt``, ``/MarkInfo``, ``/Lang``, the content marked); a block of the page's
+#: size, so nothing moves (pdfium draws the page pixel for pixel as without it: tests/stages/export)
+_ALT_FIGURE = ('#show: body => figure(alt: sys.inputs.at("alt"), block(width: {width_pt:.6f}pt, '
+               'height: {height_pt:.6f}pt, body))\n')
 
 def available() -> str | None:
     """None when the engine can run here, else one line saying why and the fix."""
@@ -72,7 +77,7 @@ def available() -> str | None:
 
 def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[float, float], title: str = "",
             pdf_standard: str | None = None, source: str = "canvas", folder: str | None = None,
-            pdf_pages: Sequence[PdfPage] = ()) -> dict[str, bytes]:
+            pdf_pages: Sequence[PdfPage] = (), alt: str = "") -> dict[str, bytes]:
     """Export SVG bytes to each of ``kinds`` (``pdf``, ``png``) from one usvg parse.
 
     Args:
@@ -87,6 +92,9 @@ def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[floa
             placed (:func:`layered_document`): the PDF keeps it as a PDF object (Typst embeds the page: its
             fonts, text and vectors as they are; not in PDF/A, which embeds no PDF), the PNG draws it with
             Typst's PDF renderer (hayro), as a PDF viewer draws it; the SVG keeps the converted group.
+        alt: the figure's description (:attr:`composer.stages.describe.AltText.description`): the PDF's
+            page is one tagged figure with this ``/Alt`` (:data:`_ALT_FIGURE`); ``""``: none. PDF/UA-1
+            (``pdf_standard="ua-1"``) needs it.
 
     Returns:
         kind -> bytes; the PNG without resolution metadata (the caller adds it).
@@ -100,7 +108,7 @@ def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[floa
         with tempfile.TemporaryDirectory(prefix="composer-export-") as own:
             Path(own, "canvas.svg").write_bytes(svg)
             return convert(svg, kinds, dpi=dpi, size_pt=size_pt, title=title, pdf_standard=pdf_standard,
-                           source=source, folder=own, pdf_pages=pdf_pages)
+                           source=source, folder=own, pdf_pages=pdf_pages, alt=alt)
     has_text = b"<text" in svg
     if has_text:
         check_fonts(text_fonts(svg, source), file=source)
@@ -119,9 +127,12 @@ def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[floa
         for kind in kinds:
             if kind == "pdf":
                 embeds = layered is not None and not (pdf_standard or "").startswith("a-")  # PDF/A: no PDF (Typst)
-                result = compiler.compile(input=layered if embeds and layered else document, format="pdf",
+                drawn = layered if embeds and layered else document
+                if alt:
+                    drawn = _with_alt(drawn, size_pt)
+                result = compiler.compile(input=drawn, format="pdf",
                                           timestamp=PDF_DATE,
-                                          sys_inputs=inputs,
+                                          sys_inputs={**inputs, "alt": alt} if alt else inputs,
                                           pdf_standards=[pdf_standard] if pdf_standard else [])  # type: ignore[list-item]
                 if isinstance(result, bytes) and not (pdf_standard or "").startswith("a-"):  # PDF/A forbids it
                     result = interpolate_photos(result, svg)
@@ -146,11 +157,21 @@ def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[floa
     return out
 
 
+def _with_alt(document: bytes, size_pt: tuple[float, float]) -> bytes:
+    """``document`` (:data:`_DOCUMENT` or :func:`layered_document`'s) with everything after its page set-up
+    wrapped in one figure carrying ``sys.inputs.alt`` (:data:`_ALT_FIGURE`)."""
+    head, page, body = document.partition(b"\n#set page(")
+    line, _, rest = body.partition(b"\n")
+    rule = _ALT_FIGURE.format(width_pt=size_pt[0], height_pt=size_pt[1]).encode()
+    return head + page + line + b"\n" + rule + rest
+
+
 def write(job: Job, kinds: tuple[str, ...]) -> dict[str, bytes]:
     """The engine's entry in :data:`composer.kinds.outputs.ENGINES`: :func:`convert` for one export job
     (looked up when called, so a test that replaces :func:`convert` replaces the engine's drawing)."""
     return convert(job.svg, kinds, dpi=job.dpi, size_pt=job.size_pt, title=job.title,
-                   pdf_standard=job.pdf_standard, source=job.source, folder=job.folder, pdf_pages=job.pdf_pages)
+                   pdf_standard=job.pdf_standard, source=job.source, folder=job.folder, pdf_pages=job.pdf_pages,
+                   alt=job.alt)
 
 
 #: attributes a pdf panel's group may carry and still be drawn from its page: anything else (an opacity,
