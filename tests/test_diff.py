@@ -155,6 +155,8 @@ def test_the_diff_image_highlights_where_the_texts_changed(diffed):
     for box in (title.before, title.after, count.before, count.after):
         expected[px(box)] = True
     assert not ((removed | added) & ~expected).any()  # nothing else is coloured: the panel is unchanged
+    where = dict(found.pixels.where)  # the report says so too: in the two texts' boxes, nowhere else
+    assert list(where) == ["text count", "a.title"] and sum(where.values()) == found.pixels.changed
     assert removed[px(title.before)].any() and added[px(title.after)].any()
     old, new = px(count.before), px(count.after)
     assert count.before.x_pt + count.before.width_pt < count.after.x_pt  # apart: each box has one colour
