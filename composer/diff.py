@@ -20,7 +20,9 @@ in ``.gitignore``) are not in it: the build at that revision then fails on them,
 the revision.
 
 Composer's outputs are deterministic (docs/design.md), so equal inputs give equal SVG bytes: the
-figure changed exactly when the two SVGs differ (:attr:`FigureDiff.changed`).
+figure changed exactly when the two SVGs differ (:attr:`FigureDiff.changed`). Both sides are drawn by
+the composer that runs (the revision gives the project's files, not composer's code): a change found is
+one of the figure's inputs.
 """
 
 from __future__ import annotations
