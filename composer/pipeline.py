@@ -63,7 +63,7 @@ from composer.layout.loader import load_layout
 from composer.layout.model import Figure, FigureSpec
 from composer.layout.positions import locate
 from composer.layout.sources import table as source_table
-from composer.lint.rules import Report, clipped_text_warnings, font_findings, lint
+from composer.lint.rules import Report, clipped_text_warnings, font_findings, lint, output_findings, with_outputs
 from composer.mpl.fontlog import font_substitutions
 from composer.progress import Progress
 from composer.sandbox.audit import Opened, collecting, recording
@@ -690,6 +690,9 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
         if opts.formats:  # none: compose (and check) only
             made, records, files, written = _export_outputs(read, svg, extra, out_dir, opts, progress, described)
             lap("export")
+        if report is not None:  # the rules measured on the files: what this build made, else what one made
+            report = _check_outputs(read, svg, made, out_dir, opts, report)
+            result = dataclasses.replace(result, report=report)
         if opts.panels and opts.write:
             placed = figure_geometry(read.inputs, rendered, read.typeset).panels  # aspect_of = "plot": as drawn
             files.update(_panel_files(dataclasses.replace(read, boxes=placed), svg, out_dir, opts))
@@ -1146,6 +1149,45 @@ def _export_outputs(read: _Read, svg: bytes, extra: Mapping[str, bytes], out_dir
             files[path] = made[kind]
             written.append(kind)
     return made, records, files, written
+
+
+def _check_outputs(read: _Read, svg: bytes, made: Mapping[str, bytes], out_dir: Path, opts: BuildOptions,
+                   report: Report) -> Report:
+    """The check's report with the rules measured on output files (:func:`composer.lint.rules.output_findings`).
+
+    A build with ``--check`` measures the outputs it asked for: the bytes it made, or the file on disk when
+    the export was skipped as up to date (the manifest's record says it is this SVG's). ``compose check``
+    (no formats) measures the files in ``out_dir`` that the last build's manifest records as made from this
+    very SVG and that are still the bytes it wrote; it notes when the preset sets output limits and no such
+    file is there.
+    """
+    name = read.source.name
+    limits = read.inputs.figure.spec.check
+    files: dict[str, tuple[str, bytes]] = {}
+    shown = read.source.project.display
+    if opts.formats:
+        for kind, file in outputs.files(name, opts.formats).items():
+            path = out_dir / file
+            data = made.get(kind)
+            if data is None and path.is_file():
+                data = path.read_bytes()
+            if data is not None:
+                files[kind] = (shown(path), data)
+    else:
+        digest = manifest.bytes_digest(svg)
+        for kind, record in ((read.previous or {}).get("outputs", {})).items():
+            if kind not in outputs.FORMATS or record.get("svg_sha256", record.get("sha256")) != digest:
+                continue
+            path = out_dir / str(record.get("file", ""))
+            if record.get("sha256") and manifest.file_digest(path) == record["sha256"]:
+                files[kind] = (shown(path), path.read_bytes())
+    size_pt = (read.inputs.figure.spec.width_pt, read.inputs.figure.spec.height_pt)
+    notes: list[str] = []
+    output_rules = (limits.formats, limits.max_file_mb, limits.min_output_dpi, limits.max_output_dpi)
+    if not files and any(v is not None for v in output_rules):
+        notes.append("the output files were not measured (none built from this canvas): compose build "
+                     f"{name} --check measures them")
+    return with_outputs(report, output_findings(limits, files, size_pt), notes)
 
 
 def _store(read: _Read, panel_cache: PanelCache, texts: TextCache | None, hits: Mapping[str, RenderedPanel],

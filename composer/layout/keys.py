@@ -471,6 +471,9 @@ TABLES: list[Table] = [
             note=" or the preset's"),
         Key("cvd_min_distance", "positive", "smallest CAM02-UCS distance between palette colours under "
                                             "simulated colour-vision deficiency", default=10),
+        Key("max_file_mb", "positive", "largest output file (each of SVG, PDF, PNG, TIFF...), in MB of "
+                                       "10^6 bytes, as `compose build --check` writes it", shown="the preset's "
+                                       "(PLOS 10, Cell 20, ICML 20), else none"),
         Key("allow_overlap", "name_pairs", "element pairs that are meant to overlap"),
         Key("ignore", "panel_rules", "rules not reported for a panel or guide (by name, or `legend[0]`): "
                                      "`{photo = [\"outside-panel\"]}` (an "

@@ -489,7 +489,12 @@ def _check_limits(r: _Reader, raw: Any, preset: presets.Preset | None) -> CheckL
             limits, source=f"{preset.name} preset",
             min_font_pt=preset.min_font_pt if preset.min_font_pt is not None else limits.min_font_pt,
             min_ppi=preset.min_ppi if preset.min_ppi is not None else limits.min_ppi,
-            max_height_pt=to_pt(preset.max_height) if preset.max_height else None)
+            max_height_pt=to_pt(preset.max_height) if preset.max_height else None,
+            min_width_pt=to_pt(preset.min_width) if preset.min_width else None,
+            max_font_pt=preset.max_font_pt, fonts=preset.fonts, formats=preset.formats,
+            tiff_compression=preset.tiff_compression, tiff_alpha=preset.tiff_alpha,
+            min_output_dpi=preset.min_output_dpi, max_output_dpi=preset.max_output_dpi,
+            max_file_mb=preset.max_file_mb, journal=preset.title)
     if raw is None:
         return limits
     t = r.section(raw, "check", "check")
@@ -498,6 +503,7 @@ def _check_limits(r: _Reader, raw: Any, preset: presets.Preset | None) -> CheckL
         "min_line_pt": t.get("min_line_width", default=None),
         "min_ppi": t.get("min_ppi", default=None),
         "cvd_min_distance": t.get("cvd_min_distance", default=None),
+        "max_file_mb": t.get("max_file_mb", default=None),
         "allow_overlap": t.get("allow_overlap", default=None),
         "ignore": t.get("ignore", default=None),
     }

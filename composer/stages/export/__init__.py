@@ -1,4 +1,4 @@
-"""Export stage: the composed SVG -> PDF, PNG, TIFF and EPS, through one of two engines.
+"""Export stage: the composed SVG -> PDF, PNG, TIFF, EPS and PPTX, through one of two engines.
 
 ======== =================================== ============================== ===========================
 engine   draws with                          writes                         needs
@@ -27,7 +27,8 @@ started there would be missing, its locks perhaps held, in every worker
 forked after it. The one file it reads, the SVG, is written here into a
 folder this process removes, so a worker killed at its timeout leaves nothing
 behind. Every PNG gets ``pHYs`` (= dpi) and ``sRGB``
-(:mod:`composer.stages.export.png`); TIFF is the PNG's pixels.
+(:mod:`composer.stages.export.png`); TIFF is the PNG's pixels; PPTX a slide holding the SVG with the
+PNG as its fallback (:mod:`composer.stages.export.pptx`).
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ from composer.kinds.outputs import (
 from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, WorkerFailure
 from composer.stages.export import cairosvg_engine, pdfmeta, resvg_engine
 from composer.stages.export import png as _png
+from composer.stages.export import pptx as _pptx
 from composer.svg.viewbox import canvas_size
 
 __all__ = ["DEFAULT_ENGINE", "MAX_DPI", "MAX_PIXELS", "canvas_size_pt", "check_chosen", "check_dpi", "check_engine",
@@ -100,6 +102,7 @@ def _tiff(png: bytes, job: Job) -> bytes:
 FORMATS.bind("png", finish=_png_finish)
 FORMATS.bind("pdf", finish=_pdf_finish)
 FORMATS.bind("tiff", convert=_tiff)
+FORMATS.bind("pptx", convert=lambda png, job: _pptx.to_pptx(png, job))
 ENGINES.bind("resvg", available=lambda: resvg_engine.available(),
              write=lambda job, kinds: resvg_engine.write(job, kinds))
 ENGINES.bind("cairosvg", available=lambda: cairosvg_engine.available(),
