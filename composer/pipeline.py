@@ -1199,7 +1199,8 @@ def _check_outputs(read: _Read, svg: bytes, made: Mapping[str, bytes], out_dir: 
                 files[kind] = (shown(path), path.read_bytes())
     size_pt = (read.inputs.figure.spec.width_pt, read.inputs.figure.spec.height_pt)
     notes: list[str] = []
-    output_rules = (limits.formats, limits.max_file_mb, limits.min_output_dpi, limits.max_output_dpi)
+    output_rules = (limits.formats, limits.max_file_mb, limits.min_output_dpi, limits.max_output_dpi,
+                    limits.refuses_type3 or None)
     if not files and any(v is not None for v in output_rules):
         notes.append("the output files were not measured (none built from this canvas): compose build "
                      f"{name} --check measures them")

@@ -235,6 +235,10 @@ def test_volume_kv_pdf_text_has_every_canvas_label_and_tick_label(flagship_build
     fonts = _fonts(pdf)
     assert fonts and all(f["descendant"] == "/CIDFontType2" and f["file2"] for f in fonts), fonts
     assert not any(f["subtype"] == "/Type3" for f in fonts)
+    from composer.layout.model import CheckLimits
+    from composer.lint.rules import pdf_font_findings
+
+    assert pdf_font_findings(CheckLimits(refuses_type3=True), "volume_kv.pdf", pdf) == []  # compose check's rule
 
 
 def test_volume_kv_pdf_draws_its_png(flagship_build):
