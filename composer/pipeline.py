@@ -148,7 +148,7 @@ class BuildResult:
         texts: with ``BuildOptions.elements``, every text of the figure by a stable name
             (:func:`composer.stages.named.figure_texts`); else empty.
 
-    ``outputs`` also holds ``debug-svg``/``debug-png`` for the overlay.
+    ``outputs`` also holds ``debug-svg``/``debug-png`` for the overlay and ``debug-txt`` for the ids imported SVGs offer.
     """
 
     outputs: dict[str, Path]
@@ -708,7 +708,8 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
     paths = {kind: out_dir / file for kind, file in outputs.files(source.name, opts.formats).items()}
     if opts.debug:
         paths.update({"debug-svg": out_dir / f"{source.name}.debug.svg",
-                      "debug-png": out_dir / f"{source.name}.debug.png"})
+                      "debug-png": out_dir / f"{source.name}.debug.png",
+                      "debug-txt": out_dir / f"{source.name}.debug.txt"})
     return _Built(dataclasses.replace(result, outputs=paths, written=tuple(written)), made)
 
 
@@ -730,7 +731,7 @@ def _planned_outputs(read: _Read, out_dir: Path, opts: BuildOptions) -> dict[Pat
     planned = {folder / file: f"the figure's {kind.upper()}"
                for kind, file in outputs.files(name, opts.formats).items()}
     if opts.debug:
-        planned.update({folder / f"{name}.debug.{suffix}": "the layout overlay" for suffix in ("svg", "png")})
+        planned.update({folder / f"{name}.debug.{suffix}": "the layout overlay" for suffix in ("svg", "png", "txt")})
     if opts.panels:
         for panel in read.inputs.figure.panels:
             planned.update({folder / name / file: f"panel {panel.name!r} alone"
@@ -1004,7 +1005,9 @@ def _compose(read: _Read, rendered: Mapping[str, RenderedPanel], opts: BuildOpti
     """Step 4: the canvas SVG, the check report (``opts.check``) and the overlay (``opts.debug``).
 
     Returns:
-        ``(svg, report, extra)``: ``extra`` holds ``debug.svg``/``debug.png`` -> bytes with ``opts.debug``.
+        ``(svg, report, extra)``: ``extra`` holds ``debug.svg``/``debug.png`` (the overlay) and ``debug.txt`` (the
+        ids each imported SVG offers ``"panel#id"`` points, :func:`~composer.stages.overlay.offered_ids_listing`)
+        -> bytes with ``opts.debug``.
     """
     inputs, typeset = read.inputs, read.typeset
     progress.stage("composing")
@@ -1028,10 +1031,13 @@ def _compose(read: _Read, rendered: Mapping[str, RenderedPanel], opts: BuildOpti
                       elements=figure_elements(inputs.figure, geometry, labels), file_texts=file_texts,
                       features=features)
     if opts.debug and opts.write:
-        from composer.stages.overlay import overlay
+        from composer.stages.geometry import imported_svgs
+        from composer.stages.overlay import offered_ids_listing, overlay
 
-        extra["debug.svg"] = overlay(inputs.figure, geometry, svg, labels)
+        offered = imported_svgs(inputs.figure, inputs.documents, every=True)
+        extra["debug.svg"] = overlay(inputs.figure, geometry, svg, labels, offered)
         extra["debug.png"] = _export(extra["debug.svg"], ["png"], read, opts, title="")["png"]
+        extra["debug.txt"] = offered_ids_listing(offered).encode("utf-8")
     return svg, report, extra
 
 
