@@ -46,11 +46,13 @@ def _matplotlib_type3() -> bytes:
 
 
 def _engine_text() -> bytes:
-    from composer.stages.export.resvg_engine import convert
+    """The resvg engine's PDF of a ``<text>``, drawn in the export stage's forked worker (Typst's thread pool
+    started in the test process would hang every later export's fork)."""
+    from composer.stages.export import export
 
     svg = (b'<svg xmlns="http://www.w3.org/2000/svg" width="100pt" height="30pt" viewBox="0 0 100 30">'
            b'<text x="5" y="20" font-family="DejaVu Sans" font-size="10">Real text</text></svg>')
-    return convert(svg, ["pdf"], dpi=72, size_pt=(100, 30))["pdf"]
+    return export(svg, ["pdf"], dpi=72)["pdf"]
 
 
 @pytest.fixture(scope="module")
