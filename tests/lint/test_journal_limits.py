@@ -102,6 +102,7 @@ def test_plos_size_and_text_limits_just_pass(project):
 
 def test_plos_size_and_text_limits_just_fail(project):
     report = check("plos_fail_min", root=project)
+    assert "limits from plos preset: text 8 to 12 pt," in report.summary()
     found = {(f.rule, f.problem.split(" (")[0]): (f.measured, f.limit, f.unit) for f in report.findings}
     assert found.pop(("figure-size", "narrower than PLOS's narrowest figure")) == (
         pytest.approx(2.62 * MM_PER_IN), pytest.approx(2.63 * MM_PER_IN), "mm")
