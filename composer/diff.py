@@ -20,7 +20,9 @@ in ``.gitignore``) are not in it: the build at that revision then fails on them,
 the revision.
 
 Composer's outputs are deterministic (docs/design.md), so equal inputs give equal SVG bytes: the
-figure changed exactly when the two SVGs differ (:attr:`FigureDiff.changed`).
+figure changed exactly when the two SVGs differ (:attr:`FigureDiff.changed`). Both sides are drawn by
+the composer that runs (the revision gives the project's files, not composer's code): a change found is
+one of the figure's inputs.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import contextlib
 import dataclasses
 import hashlib
 import io
+import math
 import re
 import shutil
 import subprocess
@@ -168,6 +171,10 @@ class PixelChange:
         changed: pixels whose colour differs (over white); removed: those where the revision had more
             ink (drawn ``REMOVED_RGB``); added: those where the figure now has more (``ADDED_RGB``).
         box_px: the smallest box holding every changed pixel, ``(x, y, width, height)`` px; None: none.
+        where: ``(element name, changed pixels in its box)`` for every named element with changed pixels
+            in its box at the revision or now (the boxes of :func:`~composer.stages.named.figure_elements`,
+            each widened to whole pixels), in that list's order; boxes overlap (a label over its panel),
+            so a pixel may count for two.
     """
 
     dpi: float
@@ -177,6 +184,7 @@ class PixelChange:
     removed: int
     added: int
     box_px: tuple[int, int, int, int] | None
+    where: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -242,6 +250,8 @@ class FigureDiff:
         where = f": {self.image}" if self.image is not None else ""
         out.append(f"pixels: {p.changed:,} of {p.width_px * p.height_px:,} changed at {p.dpi:g} dpi "
                    f"({p.removed:,} removed, {p.added:,} added){where}")
+        if p.where:
+            out.append("changed pixels in the box of: " + ", ".join(f"{name} ({n:,})" for name, n in p.where))
         return out
 
     def as_dict(self) -> dict[str, Any]:
@@ -334,8 +344,10 @@ def compare_elements(before: Sequence[Element], after: Sequence[Element]
     return (changes, [e.name for e in after if e.name not in old], [e.name for e in before if e.name not in new])
 
 
-def compare_pixels(before_png: bytes, after_png: bytes, dpi: float) -> tuple[PixelChange, bytes]:
-    """Compare two PNGs of one figure drawn at ``dpi`` and draw the diff image.
+def compare_pixels(before_png: bytes, after_png: bytes, dpi: float,
+                   boxes: Sequence[tuple[str, Sequence[Box]]] = ()) -> tuple[PixelChange, bytes]:
+    """Compare two PNGs of one figure drawn at ``dpi`` and draw the diff image; ``boxes``: each named
+    element's boxes (pt), to say in which the changed pixels lie (:attr:`PixelChange.where`).
 
     Each is put over white; the area compared is the larger width by the larger height, each image in
     its top-left corner (canvas coordinates start there), white beyond its edge. A pixel changed when
@@ -363,8 +375,19 @@ def compare_pixels(before_png: bytes, after_png: bytes, dpi: float) -> tuple[Pix
     ys, xs = np.nonzero(changed)
     box = (None if xs.size == 0 else
            (int(xs.min()), int(ys.min()), int(xs.max() - xs.min() + 1), int(ys.max() - ys.min() + 1)))
+    where = []
+    scale = dpi / 72.0
+    for name, held in boxes:
+        inside = np.zeros(changed.shape, dtype=bool)
+        for b in held:
+            x0, y0 = max(int(b.x_pt * scale), 0), max(int(b.y_pt * scale), 0)
+            x1, y1 = math.ceil((b.x_pt + b.width_pt) * scale), math.ceil((b.y_pt + b.height_pt) * scale)
+            inside[y0:max(y1, y0 + 1), x0:max(x1, x0 + 1)] = True  # a line's box of no height: one pixel
+        count = int((changed & inside).sum())
+        if count:
+            where.append((name, count))
     pixels = PixelChange(dpi=float(dpi), width_px=int(width), height_px=int(height), changed=int(changed.sum()),
-                         removed=int(removed.sum()), added=int(added.sum()), box_px=box)
+                         removed=int(removed.sum()), added=int(added.sum()), box_px=box, where=tuple(where))
     return pixels, _png(image, dpi)
 
 
@@ -451,13 +474,23 @@ def diff_figure(name: str, rev: str = "HEAD", *, root: str | Path = ".", out: st
     texts = compare_texts(then[1].texts, now[1].texts)
     elements, added, removed = compare_elements(then[1].elements, now[1].elements)
     drawn = drawn_alike(then[2], now[2], dpi, timeout_s=timeout_s, jobs=options.jobs)
-    pixels, png = compare_pixels(*drawn, dpi)
+    pixels, png = compare_pixels(*drawn, dpi, boxes=_boxes(then[1].elements, now[1].elements))
     image = out_dir / f"{name}.diff.png" if write else None
     if image is not None:
         with deferred_interrupt():
             write_files_atomically({image: png})
     return FigureDiff(name=name, before=before, after=after, texts=tuple(texts), elements=tuple(elements),
                       added=tuple(added), removed=tuple(removed), pixels=pixels, image=image, png=png)
+
+
+def _boxes(before: Sequence[Element], after: Sequence[Element]) -> list[tuple[str, list[Box]]]:
+    """Each element's boxes at the revision and now, by name: those of ``after`` in its order, then those only
+    in ``before``."""
+    held: dict[str, list[Box]] = {}
+    for e in (*after, *before):
+        if e.box is not None and e.box not in held.setdefault(e.name, []):
+            held[e.name].append(e.box)
+    return [(name, boxes) for name, boxes in held.items() if boxes]
 
 
 def _side(label: str, commit: str, name: str, root: Path, out: Path, options: BuildOptions, progress: Progress,
@@ -498,8 +531,6 @@ def drawn_alike(before_svg: bytes, after_svg: bytes, dpi: float, *, timeout_s: f
     Raises:
         SvgError: the engine could not draw one of them.
     """
-    import math
-
     from composer.stages.export import export
 
     sizes = [_canvas(svg)[:2] for svg in (before_svg, after_svg)]

@@ -135,6 +135,12 @@ def test_the_diff_image_highlights_where_the_texts_changed(diffed):
     removed = np.all(rgb == REMOVED_RGB, axis=2)
     added = np.all(rgb == ADDED_RGB, axis=2)
     assert removed.sum() == found.pixels.removed and added.sum() == found.pixels.added
+    import io
+
+    from PIL import Image
+
+    with Image.open(io.BytesIO(found.png)) as library:  # the library's image, made apart: the same pixels
+        assert (np.asarray(library.convert("RGB")) == rgb).all()
 
     def px(box, margin=1):  # a box in pt -> the pixel slice holding it, a pixel of margin round it
         scale = DPI / 72.0
@@ -149,6 +155,8 @@ def test_the_diff_image_highlights_where_the_texts_changed(diffed):
     for box in (title.before, title.after, count.before, count.after):
         expected[px(box)] = True
     assert not ((removed | added) & ~expected).any()  # nothing else is coloured: the panel is unchanged
+    where = dict(found.pixels.where)  # the report says so too: in the two texts' boxes, nowhere else
+    assert list(where) == ["text count", "a.title"] and sum(where.values()) == found.pixels.changed
     assert removed[px(title.before)].any() and added[px(title.after)].any()
     old, new = px(count.before), px(count.after)
     assert count.before.x_pt + count.before.width_pt < count.after.x_pt  # apart: each box has one colour
@@ -191,6 +199,16 @@ def test_an_error_at_a_revision_is_one_line_naming_it(repo, cli):
     assert _git(repo, "worktree", "list").count("\n") == 1
     unknown = cli(["diff", "fig", "v9", "--root", repo / "figs"])
     assert unknown.returncode == 1 and "'v9': no such commit" in unknown.stderr
+    layout = repo / "figs" / "layouts" / "fig.toml"
+    committed = layout.read_text()
+    try:  # the working tree's layout broken: the error is the build of now's
+        layout.write_text(committed.replace('font_size = "7pt"', 'font_size = "7parsecs"'))
+        now = cli(["diff", "fig", "--root", repo / "figs", "--dpi", "50", "-j", "1"])
+    finally:
+        layout.write_text(committed)
+    assert now.returncode == 1
+    assert now.stderr.strip().splitlines() == [now.stderr.strip()]
+    assert now.stderr.startswith("compose: error: now: layouts/fig.toml:5:1: figure.font_size: '7parsecs' ")
 
 
 def test_renumbered_panel_texts_are_no_change():

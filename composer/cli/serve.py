@@ -112,13 +112,14 @@ class DiffRunner:
     Ctrl-C stops it as it stops the preview, and it removes its git worktree.
 
     Attributes:
-        root: the project. state_dir: the preview's state folder. dpi: of the diff image.
+        root: the project. state_dir: the preview's state folder. dpi: of the diff image (192: two pixels per
+            CSS pixel at the page's 100 %, sharp on a high-density screen and when zoomed in twice).
         jobs, timeout_s: as the preview's builds take them.
     """
 
     root: Path
     state_dir: Path
-    dpi: float = 96.0
+    dpi: float = 192.0
     jobs: int | None = None
     timeout_s: float | None = None
     locks: dict[str, threading.Lock] = dataclasses.field(default_factory=dict, compare=False)

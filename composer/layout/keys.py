@@ -520,7 +520,8 @@ TABLES: list[Table] = [
               *_placement("nw"),
               Key("size", "size", "the panel's box; required unless a `cell` gives it"),
               Key("label", "panel_label", "panel label drawn at its top-left (`\"a\"`); with `[figure] labels`, "
-                                          "replaces the panel's letter, and `false` skips the panel"),
+                                          "replaces the panel's letter, and `false` skips the panel; two panels "
+                                          "cannot carry one label"),
               Key("title", "template", "a title drawn after the label (`{fields}` allowed)", convert=Reader.string),
               Key("alt", "template", "alt text of the panel (`{fields}` allowed): the panel group's `<title>` "
                                      "and `aria-label` in the SVG, and a line of the figure's description "
