@@ -79,7 +79,13 @@ from composer.sandbox.isolate import (
 from composer.sandbox.parallel import RenderTask, available_cores, render_all
 from composer.stages.align import align_plot_areas
 from composer.stages.aspect import draw_locked
-from composer.stages.compose import clipped_key_path, compose, figure_geometry, fit_height, panel_label_boxes
+from composer.stages.compose import (
+    clipped_key_path,
+    compose_documents,
+    figure_geometry,
+    fit_height,
+    panel_label_boxes,
+)
 from composer.stages.describe import AltText, alt_text
 from composer.stages.draft import draw_panel, warm_up
 from composer.stages.export import (
@@ -88,11 +94,11 @@ from composer.stages.export import (
     check_engine,
     export,
 )
-from composer.stages.geometry import Box, panel_boxes
-from composer.stages.guides import kinds_of
+from composer.stages.geometry import Box, guide_rooms, panel_boxes
+from composer.stages.guides import draw_guides, kinds_of
 from composer.stages.inputs import Inputs, Project, read_figure_inputs
 from composer.stages.named import Element, NamedText, figure_elements, figure_texts
-from composer.stages.panels import panel_documents
+from composer.stages.panels import panel_documents, panel_pdf_document
 from composer.stages.render import RenderedPanel, save_panel
 from composer.stages.sources import source_of
 from composer.stages.typeset import Typeset, text_cache, typeset_figure
@@ -672,7 +678,7 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
         lap("render")
         read = dataclasses.replace(read, inputs=fit_height(read.inputs, rendered, read.typeset))  # height = "auto"
         described = _Described(alt_text(read.inputs), None)
-        svg, report, extra = _compose(read, rendered, opts, issued, progress, described)
+        svg, pdf_svg, report, extra = _compose(read, rendered, opts, issued, progress, described)
         lap("compose")
         figure = read.inputs.figure
         result = BuildResult(outputs={}, report=report, reason=reason,
@@ -688,7 +694,8 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
         files: dict[Path, bytes] = {}
         written: list[str] = []
         if opts.formats:  # none: compose (and check) only
-            made, records, files, written = _export_outputs(read, svg, extra, out_dir, opts, progress, described)
+            made, records, files, written = _export_outputs(read, svg, extra, out_dir, opts, progress, described,
+                                                            pdf_svg=pdf_svg)
             lap("export")
         if report is not None:  # the rules measured on the files: what this build made, else what one made
             report = _check_outputs(read, svg, made, out_dir, opts, report)
@@ -717,7 +724,10 @@ def _named(read: _Read, rendered: Mapping[str, RenderedPanel], svg: bytes) -> di
     geometry = figure_geometry(read.inputs, rendered, read.typeset)
     figure = read.inputs.figure
     elements = figure_elements(figure, geometry, panel_label_boxes(read.inputs, geometry))
-    texts = figure_texts(figure, svg, {n: panel.svg for n, panel in rendered.items()})
+    rooms = guide_rooms(figure, read.typeset.text_sizes, read.typeset.shape_sizes, file=read.inputs.file)
+    guides = draw_guides(figure, rendered, file=read.inputs.file, rooms=rooms)  # as compose drew them (memoised)
+    texts = figure_texts(figure, svg, {n: panel.svg for n, panel in rendered.items()},
+                         {i: drawn.svg for i, drawn in enumerate(guides) if drawn is not None})
     return {"elements": tuple(elements), "texts": tuple(texts)}
 
 
@@ -1000,18 +1010,21 @@ class _Described:
 
 
 def _compose(read: _Read, rendered: Mapping[str, RenderedPanel], opts: BuildOptions, issued: list[str],
-             progress: Progress, described: _Described) -> tuple[bytes, Report | None, dict[str, bytes]]:
+             progress: Progress, described: _Described
+             ) -> tuple[bytes, bytes | None, Report | None, dict[str, bytes]]:
     """Step 4: the canvas SVG, the check report (``opts.check``) and the overlay (``opts.debug``).
 
     Returns:
-        ``(svg, report, extra)``: ``extra`` holds ``debug.svg``/``debug.png`` -> bytes with ``opts.debug``.
+        ``(svg, pdf_svg, report, extra)``: ``pdf_svg`` the canvas the PDF draws, its text as text
+        (:class:`composer.stages.compose.Composed`; None: the PDF draws ``svg``); ``extra`` holds
+        ``debug.svg``/``debug.png`` -> bytes with ``opts.debug``.
     """
     inputs, typeset = read.inputs, read.typeset
     progress.stage("composing")
     features: list[ImportFeature] = []  # what the import of each file draws differently, for the check
     with _recording(issued, features):
-        svg = compose(inputs, rendered, typeset, dpi=opts.dpi,  # filters are costed at the PNG's dpi
-                      provenance=described.provenance)
+        svg, pdf_svg = compose_documents(inputs, rendered, typeset, dpi=opts.dpi,  # filters costed at the PNG's dpi
+                                         provenance=described.provenance)
         for clipped in clipped_text_warnings(inputs.figure, svg):  # check reports it too, as outside-canvas
             warnings.warn(ComposerWarning(f"{inputs.file}: {clipped_key_path(inputs.figure, clipped)}"), stacklevel=2)
     report = None
@@ -1032,18 +1045,19 @@ def _compose(read: _Read, rendered: Mapping[str, RenderedPanel], opts: BuildOpti
 
         extra["debug.svg"] = overlay(inputs.figure, geometry, svg, labels)
         extra["debug.png"] = _export(extra["debug.svg"], ["png"], read, opts, title="")["png"]
-    return svg, report, extra
+    return svg, pdf_svg, report, extra
 
 
 def _export(svg: bytes, kinds: list[str], read: _Read, opts: BuildOptions, *, title: str, alt: str = "",
-            provenance: str | None = None) -> dict[str, bytes]:
+            provenance: str | None = None, pdf_svg: bytes | None = None) -> dict[str, bytes]:
     """The one call of the export stage (:func:`composer.stages.export.export`): ``kinds`` -> bytes; the PDF
     and PNG (and what is made from it) are given the pdf panels' own pages (:func:`_pdf_pages`), the
-    figure's description (``alt``) and the provenance record."""
+    figure's description (``alt``) and the provenance record; the PDF ``pdf_svg`` when there is one (real
+    text: :class:`composer.stages.compose.Composed`)."""
     pages = _pdf_pages(read) if kinds else ()
     return export(svg, kinds, engine=read.engine, dpi=opts.dpi, title=title, pdf_standard=opts.pdf_standard,
                   source=read.inputs.file, timeout_s=opts.timeout_s, jobs=opts.jobs, pdf_pages=pages, alt=alt,
-                  provenance=provenance or "")
+                  provenance=provenance or "", pdf_svg=pdf_svg)
 
 
 def _pdf_pages(read: _Read) -> tuple[PdfPage, ...]:
@@ -1072,8 +1086,9 @@ def _panel_files(read: _Read, svg: bytes, out_dir: Path, opts: BuildOptions) -> 
     alts = {p.name: p.alt for p in read.inputs.figure.panels}
     filled = {n: t for n, _, t in alt_text(read.inputs).panels}
     for panel, doc in docs.items():
+        pdf_doc = panel_pdf_document(doc) if read.inputs.figure.spec.text == "selectable" else None
         made = _export(doc, [k for k in opts.formats if k != outputs.CANVAS], read, opts, title=f"{name} {panel}",
-                       alt=filled.get(panel, "") if alts.get(panel) else "")
+                       alt=filled.get(panel, "") if alts.get(panel) else "", pdf_svg=pdf_doc)
         if outputs.CANVAS in opts.formats:
             made[outputs.CANVAS] = doc
         files.update({out_dir / name / file: made[kind] for kind, file in outputs.files(panel, opts.formats).items()})
@@ -1081,7 +1096,7 @@ def _panel_files(read: _Read, svg: bytes, out_dir: Path, opts: BuildOptions) -> 
 
 
 def _export_outputs(read: _Read, svg: bytes, extra: Mapping[str, bytes], out_dir: Path, opts: BuildOptions,
-                    progress: Progress, described: _Described
+                    progress: Progress, described: _Described, *, pdf_svg: bytes | None = None
                     ) -> tuple[dict[str, bytes], dict[str, dict[str, Any]], dict[Path, bytes], list[str]]:
     """Step 5: export the asked formats; PDF/PNG/... only when the SVG they were made from changed.
 
@@ -1119,7 +1134,8 @@ def _export_outputs(read: _Read, svg: bytes, extra: Mapping[str, bytes], out_dir
         record = {"file": file, "svg_sha256": svg_digest, "engine": outputs.engine_for(kind, read.engine),
                   "composer": made_by, **({"pdf_pages": pages} if pages else {}),
                   **({"dpi": float(opts.dpi)} if "dpi" in uses else {}),
-                  **({"pdf_standard": opts.pdf_standard} if "pdf_standard" in uses and opts.pdf_standard else {})}
+                  **({"pdf_standard": opts.pdf_standard} if "pdf_standard" in uses and opts.pdf_standard else {}),
+                  **({"pdf_svg_sha256": manifest.bytes_digest(pdf_svg)} if kind == "pdf" and pdf_svg else {})}
         prev = old.get(kind, {})
         if ({k: v for k, v in prev.items() if k != "sha256"} == record and prev.get("sha256")
                 and manifest.file_digest(out_dir / record["file"]) == prev["sha256"]):
@@ -1136,7 +1152,7 @@ def _export_outputs(read: _Read, svg: bytes, extra: Mapping[str, bytes], out_dir
     if exports:
         progress.stage(f"exporting {', '.join(exports)}")
     made = _export(svg, exports, read, opts, title=name, alt=described.alt.description,
-                   provenance=described.provenance)
+                   provenance=described.provenance, pdf_svg=pdf_svg)
     if outputs.CANVAS in names:
         made[outputs.CANVAS] = svg
     written = [outputs.CANVAS] if early else []

@@ -29,7 +29,7 @@ MM = 72.0 / 25.4
 PANEL = '''
 def line(fig, data):
     ax = fig.add_subplot()
-    ax.plot([0, 1, 2], [0, 1, 4])
+    ax.plot([0, 1, 2], [0, 1, 4], label="data")
     ax.set_xticks([0, 1, 2])
     ax.set_yticks([0, 4])
 '''
@@ -51,6 +51,10 @@ title = "{title}"
 name = "count"
 text = "n = {n}"
 at = ["{x}", "10mm"]
+
+[[legend]]
+from = ["a"]
+at = ["31mm", "24mm"]
 '''
 
 BEFORE = {"width": "50.8mm", "title": "Before", "n": "12", "x": "34mm"}
@@ -177,6 +181,8 @@ def test_the_panel_texts_are_named_by_their_ticks(repo):
     assert [panel[f"a: ytick_{i}"] for i in (1, 2)] == ["0", "4"]
     canvas = {t.key: t.text for t in result.texts if t.kind == "canvas"}
     assert canvas == {"count": "n = 14", "a.label": "a", "a.title": "After"}
+    guide = [(t.key.split(": ")[0], t.text) for t in result.texts if t.kind == "guide"]
+    assert guide == [("legend[0]", "data")]  # the [[legend]]'s entry, drawn by matplotlib from panel a's line
     assert not (repo / "elsewhere").exists()
 
 

@@ -452,9 +452,12 @@ TABLES: list[Table] = [
         Key("raster_ppi", "positive", "pixels per inch, at final size, of every embedded raster: matplotlib's "
                                       "images and rasterized artists, and data-cell images enlarged to it",
             default=300),
-        Key("text", "text_mode", "`\"paths\"`: every glyph an outline, the same in every viewer; `\"editable\"`: "
+        Key("text", "text_mode", "`\"selectable\"`: every glyph an outline in the SVG and PNG, the same in every "
+                                 "viewer, and real text in the PDF (selectable, searchable, its fonts embedded as "
+                                 "TrueType subsets), each character where its outline is; `\"paths\"`: outlines in "
+                                 "the PDF too, no font in it (a journal that asks for outlined text); `\"editable\"`: "
                                  "`<text>` with a font stack for Inkscape and Illustrator (mathtext stays outlines)",
-            default="paths"),
+            default="selectable"),
         Key("engine", "engine", "the engine that draws PDF and PNG: `\"resvg\"` (resvg and svg2pdf, nothing to "
                                 "install) or `\"cairosvg\"` (needs the cairosvg package and the cairo library); "
                                 "`compose --engine` overrides it", default=outputs.DEFAULT_ENGINE),

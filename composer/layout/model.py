@@ -216,7 +216,8 @@ class FigureSpec:
         preset: the journal preset named by ``preset = "nature"`` (see
             :mod:`composer.layout.presets`), or None.
         check: the limits ``compose check`` applies.
-        text: ``"paths"`` (every glyph an outline: the same in every
+        text: ``"selectable"`` (every glyph an outline in the SVG and PNG, real text in the PDF:
+            :mod:`composer.text.realtext`), ``"paths"`` (every glyph an outline everywhere: the same in every
             renderer) or ``"editable"`` (``<text>`` with a font stack, for
             Inkscape and Illustrator; mathtext stays outlines); see
             :mod:`composer.text.fonts` and :mod:`composer.mpl.savesvg`.

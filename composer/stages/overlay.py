@@ -30,6 +30,7 @@ from composer.stages import draw
 from composer.stages.geometry import Box, Geometry
 from composer.stages.named import figure_elements
 from composer.svg.io import parse_svg, svg_tag, write_svg
+from composer.text import realtext
 from composer.text.metrics import typeset
 from composer.units import PT_PER_UNIT, fmt
 
@@ -228,4 +229,5 @@ def overlay(figure: Figure, geometry: Geometry, svg: bytes,
                      bold=True)
         else:
             pen.text(item.name, (item.box.x_pt + 0.4, item.box.y_pt + 0.4), "nw", item.color, NAME_PT, bold=True)
+    realtext.strip_notes(root)
     return write_svg(root)
