@@ -154,7 +154,7 @@ class BuildResult:
         texts: with ``BuildOptions.elements``, every text of the figure by a stable name
             (:func:`composer.stages.named.figure_texts`); else empty.
 
-    ``outputs`` also holds ``debug-svg``/``debug-png`` for the overlay.
+    ``outputs`` also holds ``debug-svg``/``debug-png`` for the overlay, ``debug-txt`` for the ids SVG panels offer.
     """
 
     outputs: dict[str, Path]
@@ -715,7 +715,8 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
     paths = {kind: out_dir / file for kind, file in outputs.files(source.name, opts.formats).items()}
     if opts.debug:
         paths.update({"debug-svg": out_dir / f"{source.name}.debug.svg",
-                      "debug-png": out_dir / f"{source.name}.debug.png"})
+                      "debug-png": out_dir / f"{source.name}.debug.png",
+                      "debug-txt": out_dir / f"{source.name}.debug.txt"})
     return _Built(dataclasses.replace(result, outputs=paths, written=tuple(written)), made)
 
 
@@ -740,7 +741,7 @@ def _planned_outputs(read: _Read, out_dir: Path, opts: BuildOptions) -> dict[Pat
     planned = {folder / file: f"the figure's {kind.upper()}"
                for kind, file in outputs.files(name, opts.formats).items()}
     if opts.debug:
-        planned.update({folder / f"{name}.debug.{suffix}": "the layout overlay" for suffix in ("svg", "png")})
+        planned.update({folder / f"{name}.debug.{suffix}": "the layout overlay" for suffix in ("svg", "png", "txt")})
     if opts.panels:
         for panel in read.inputs.figure.panels:
             planned.update({folder / name / file: f"panel {panel.name!r} alone"
@@ -1017,7 +1018,8 @@ def _compose(read: _Read, rendered: Mapping[str, RenderedPanel], opts: BuildOpti
     Returns:
         ``(svg, pdf_svg, report, extra)``: ``pdf_svg`` the canvas the PDF draws, its text as text
         (:class:`composer.stages.compose.Composed`; None: the PDF draws ``svg``); ``extra`` holds
-        ``debug.svg``/``debug.png`` -> bytes with ``opts.debug``.
+        ``debug.svg``/``debug.png`` (the overlay) and ``debug.txt`` (the ids each imported SVG offers
+        ``"panel#id"`` points, :func:`~composer.stages.overlay.offered_ids_listing`) -> bytes with ``opts.debug``.
     """
     inputs, typeset = read.inputs, read.typeset
     progress.stage("composing")
@@ -1041,10 +1043,13 @@ def _compose(read: _Read, rendered: Mapping[str, RenderedPanel], opts: BuildOpti
                       elements=figure_elements(inputs.figure, geometry, labels), file_texts=file_texts,
                       features=features)
     if opts.debug and opts.write:
-        from composer.stages.overlay import overlay
+        from composer.stages.geometry import imported_svgs
+        from composer.stages.overlay import offered_ids_listing, overlay
 
-        extra["debug.svg"] = overlay(inputs.figure, geometry, svg, labels)
+        offered = imported_svgs(inputs.figure, inputs.documents, every=True)
+        extra["debug.svg"] = overlay(inputs.figure, geometry, svg, labels, offered)
         extra["debug.png"] = _export(extra["debug.svg"], ["png"], read, opts, title="")["png"]
+        extra["debug.txt"] = offered_ids_listing(offered).encode("utf-8")
     return svg, pdf_svg, report, extra
 
 
