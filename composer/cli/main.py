@@ -141,7 +141,8 @@ def _build_parser(prog: str = "compose build") -> argparse.ArgumentParser:
                              "building); exit 1 on an error")
     parser.add_argument("--debug", action="store_true",
                         help="also write the layout overlay build/NAME.debug.svg and .png (boxes, gutters, "
-                             "anchors, names); the real outputs are unchanged")
+                             "anchors, names, the ids of imported SVGs) and build/NAME.debug.txt (those ids); "
+                             "the real outputs are unchanged")
     _jobs(parser)
     parser.add_argument("--panels", action="store_true",
                         help="also write every panel alone at its final size, without its label, as "

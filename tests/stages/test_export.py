@@ -357,7 +357,7 @@ def test_tiff_of_a_canvas_with_a_background_is_rgb(demo_build, engine):
 
 def test_export_refuses_bad_arguments_in_one_line():
     svg = MASK.encode()
-    for kinds, dpi, match in ((["jpg"], 300, r"unknown export format 'jpg'; valid formats are pdf, png, tiff, eps"),
+    for kinds, dpi, match in ((["jpg"], 300, r"unknown export format 'jpg'; valid formats are pdf, png, tiff, eps, pptx"),
                               (["png"], 0, r"dpi 0 must be a number from 1 to 12000"),
                               (["png"], float("inf"), r"dpi inf must be"),
                               (["png"], float("nan"), r"dpi nan must be")):
