@@ -1203,6 +1203,10 @@ def _check_outputs(read: _Read, svg: bytes, made: Mapping[str, bytes], out_dir: 
     """
     name = read.source.name
     limits = read.inputs.figure.spec.check
+    output_rules = (limits.formats, limits.max_file_mb, limits.min_output_dpi, limits.max_output_dpi,
+                    limits.tiff_compression)
+    if all(v is None for v in output_rules) and limits.tiff_alpha:
+        return report  # nothing is asked of the files: none is read
     files: dict[str, tuple[str, bytes]] = {}
     shown = read.source.project.display
     if opts.formats:
@@ -1223,8 +1227,7 @@ def _check_outputs(read: _Read, svg: bytes, made: Mapping[str, bytes], out_dir: 
                 files[kind] = (shown(path), path.read_bytes())
     size_pt = (read.inputs.figure.spec.width_pt, read.inputs.figure.spec.height_pt)
     notes: list[str] = []
-    output_rules = (limits.formats, limits.max_file_mb, limits.min_output_dpi, limits.max_output_dpi)
-    if not files and any(v is not None for v in output_rules):
+    if not files:
         notes.append("the output files were not measured (none built from this canvas): compose build "
                      f"{name} --check measures them")
     return with_outputs(report, output_findings(limits, files, size_pt), notes)

@@ -70,7 +70,7 @@ def _outputs(parser: argparse.ArgumentParser) -> None:
                              + ", ".join(f"{f.name} ({f.doc})" for f in outputs.FORMATS)
                              + f" (default: {','.join(outputs.DEFAULT_FORMATS)})")
     parser.add_argument("--dpi", type=float, default=300.0,
-                        help="PNG and TIFF resolution in dots per inch (default: 300)")
+                        help="PNG and TIFF resolution (and the PPTX's fallback PNG's) in dots per inch (default: 300)")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                         help="stop a panel function or an export that runs longer than this (default: 120)")
     parser.add_argument("--engine", default=None, choices=outputs.engine_names(),

@@ -55,6 +55,9 @@ LAYOUTS = {
     # eLife: elife.cls's full width, 6 cm + 4.5 cm of margin off letter paper less 1.3 cm: 187.9 mm
     "elife_pass": _layout("187.9mm", "20mm", "elife"),
     "elife_fail": _layout("188mm", "20mm", "elife"),
+    # IEEE: "The maximum depth of a graphic is 9 inches"
+    "ieee_pass": _layout("ieee.single", "9in", "ieee"),
+    "ieee_fail": _layout("ieee.single", "9.01in", "ieee"),
     # built: PLOS as TIFF and PNG at 300 dpi, Science as a PNG at 600 dpi
     "plos_files": _layout("2.63in", "0.5in", "plos"),
     "science_files": _layout("55mm", "10mm", "science"),
@@ -102,6 +105,7 @@ def test_plos_size_and_text_limits_just_pass(project):
 
 def test_plos_size_and_text_limits_just_fail(project):
     report = check("plos_fail_min", root=project)
+    assert "limits from plos preset: text 8 to 12 pt," in report.summary()
     found = {(f.rule, f.problem.split(" (")[0]): (f.measured, f.limit, f.unit) for f in report.findings}
     assert found.pop(("figure-size", "narrower than PLOS's narrowest figure")) == (
         pytest.approx(2.62 * MM_PER_IN), pytest.approx(2.63 * MM_PER_IN), "mm")
@@ -194,3 +198,16 @@ def test_file_size_limits(tmp_path, preset, mb):
     over = [f for f in output_findings(limits, {"eps": ("f.eps", at_limit + b"%")}, (216, 72)) if f.rule == "file-size"]
     assert [(f.element, f.limit, f.unit) for f in over] == [("f.eps", mb, "MB")]
     assert over[0].measured == pytest.approx(mb + 1e-6)
+
+
+def test_ieee_height_and_line_art_dpi(project, built):
+    assert check("ieee_pass", root=project).findings == ()
+    (tall,) = check("ieee_fail", root=project).findings
+    assert (tall.rule, tall.measured, tall.limit) == ("figure-size", pytest.approx(9.01 * MM_PER_IN),
+                                                      pytest.approx(9 * MM_PER_IN))
+    # IEEE's ">600dpi" for line art against a real PNG (the Science build's canvas, 55 mm wide)
+    limits = _limits(project, "ieee_pass")
+    size = (55 / MM_PER_IN * 72, 10 / MM_PER_IN * 72)
+    assert output_findings(limits, {"png": ("f.png", built["science"]["png"].read_bytes())}, size) == []
+    (low,) = output_findings(limits, {"png": ("f.png", _exported(built["science"]["svg"], "png", 599))}, size)
+    assert (low.rule, low.limit) == ("output-dpi", 600)
