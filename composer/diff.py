@@ -20,7 +20,9 @@ in ``.gitignore``) are not in it: the build at that revision then fails on them,
 the revision.
 
 Composer's outputs are deterministic (docs/design.md), so equal inputs give equal SVG bytes: the
-figure changed exactly when the two SVGs differ (:attr:`FigureDiff.changed`).
+figure changed exactly when the two SVGs differ (:attr:`FigureDiff.changed`). Both sides are drawn by
+the composer that runs (the revision gives the project's files, not composer's code): a change found is
+one of the figure's inputs.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import contextlib
 import dataclasses
 import hashlib
 import io
+import math
 import re
 import shutil
 import subprocess
@@ -145,12 +148,12 @@ class ElementChange:
 
     @property
     def moved(self) -> bool:
-        """Its top-left corner is elsewhere."""
+        """Whether its top-left corner is elsewhere."""
         return abs(self.dx_pt) > TOLERANCE_PT or abs(self.dy_pt) > TOLERANCE_PT
 
     @property
     def resized(self) -> bool:
-        """Its width or height changed."""
+        """Whether its width or height changed."""
         return abs(self.dwidth_pt) > TOLERANCE_PT or abs(self.dheight_pt) > TOLERANCE_PT
 
     @property
@@ -166,8 +169,12 @@ class PixelChange:
     Attributes:
         dpi: their resolution. width_px, height_px: the compared area (the larger of each side).
         changed: pixels whose colour differs (over white); removed: those where the revision had more
-            ink (drawn :data:`REMOVED_RGB`); added: those where the figure now has more (:data:`ADDED_RGB`).
+            ink (drawn ``REMOVED_RGB``); added: those where the figure now has more (``ADDED_RGB``).
         box_px: the smallest box holding every changed pixel, ``(x, y, width, height)`` px; None: none.
+        where: ``(element name, changed pixels in its box)`` for every named element with changed pixels
+            in its box at the revision or now (the boxes of :func:`~composer.stages.named.figure_elements`,
+            each widened to whole pixels), in that list's order; boxes overlap (a label over its panel),
+            so a pixel may count for two.
     """
 
     dpi: float
@@ -177,6 +184,7 @@ class PixelChange:
     removed: int
     added: int
     box_px: tuple[int, int, int, int] | None
+    where: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -190,7 +198,7 @@ class FigureDiff:
         added, removed: names of elements only now, and only at the revision.
         pixels: the pixels that differ (:class:`PixelChange`).
         image: where the diff image was written (None: not written).
-        png: the diff image's bytes (the figure now faded to :data:`FADE` grey, changed pixels coloured).
+        png: the diff image's bytes (the figure now faded to ``FADE`` grey, changed pixels coloured).
     """
 
     name: str
@@ -206,12 +214,12 @@ class FigureDiff:
 
     @property
     def changed(self) -> bool:
-        """The figure changed: its composed SVGs differ (equal inputs give equal bytes)."""
+        """Whether the figure changed, that is whether its composed SVGs differ (equal inputs give equal bytes)."""
         return self.before.svg_sha256 != self.after.svg_sha256
 
     @property
     def resized_canvas(self) -> bool:
-        """The canvas's width or height changed."""
+        """Whether the canvas's width or height changed."""
         return (abs(self.before.width_pt - self.after.width_pt) > TOLERANCE_PT
                 or abs(self.before.height_pt - self.after.height_pt) > TOLERANCE_PT)
 
@@ -240,12 +248,15 @@ class FigureDiff:
         out += [f"element removed: {name}" for name in self.removed]
         p = self.pixels
         where = f": {self.image}" if self.image is not None else ""
-        out.append(f"pixels: {p.changed:,} of {p.width_px * p.height_px:,} changed at {amount(p.dpi, 'pt')} dpi "
+        out.append(f"pixels: {p.changed:,} of {p.width_px * p.height_px:,} changed at {p.dpi:g} dpi "
                    f"({p.removed:,} removed, {p.added:,} added){where}")
+        if p.where:
+            out.append("changed pixels in the box of: " + ", ".join(f"{name} ({n:,})" for name, n in p.where))
         return out
 
     def as_dict(self) -> dict[str, Any]:
-        """The report as plain data (``compose diff --json``): lengths in pt to 0.001, sorted keys."""
+        """The report as plain data (``compose diff --json``, the preview's Diff toggle): lengths in pt to
+        0.001; ``unit``: the one messages use (the figure's ``[figure] width``'s)."""
         def box(b: Box) -> list[float]:
             return [round(v, 3) for v in (b.x_pt, b.y_pt, b.width_pt, b.height_pt)]
 
@@ -255,6 +266,7 @@ class FigureDiff:
 
         return {
             "name": self.name, "changed": self.changed, "before": side(self.before), "after": side(self.after),
+            "unit": self.after.unit,
             "texts": [{"key": t.key, "kind": t.kind, "before": t.before, "after": t.after,
                        "numbers": [list(n) for n in t.numbers]} for t in self.texts],
             "elements": [{"name": e.name, "key": e.key, "kind": e.kind, "before_pt": box(e.before),
@@ -332,8 +344,10 @@ def compare_elements(before: Sequence[Element], after: Sequence[Element]
     return (changes, [e.name for e in after if e.name not in old], [e.name for e in before if e.name not in new])
 
 
-def compare_pixels(before_png: bytes, after_png: bytes, dpi: float) -> tuple[PixelChange, bytes]:
-    """Compare two PNGs of one figure drawn at ``dpi`` and draw the diff image.
+def compare_pixels(before_png: bytes, after_png: bytes, dpi: float,
+                   boxes: Sequence[tuple[str, Sequence[Box]]] = ()) -> tuple[PixelChange, bytes]:
+    """Compare two PNGs of one figure drawn at ``dpi`` and draw the diff image; ``boxes``: each named
+    element's boxes (pt), to say in which the changed pixels lie (:attr:`PixelChange.where`).
 
     Each is put over white; the area compared is the larger width by the larger height, each image in
     its top-left corner (canvas coordinates start there), white beyond its edge. A pixel changed when
@@ -343,7 +357,7 @@ def compare_pixels(before_png: bytes, after_png: bytes, dpi: float) -> tuple[Pix
 
     Returns:
         ``(pixels, png)``: the :class:`PixelChange`, and the diff image as PNG bytes: the current figure
-        in grey faded to :data:`FADE` of its ink, changed pixels in :data:`REMOVED_RGB` or :data:`ADDED_RGB`.
+        in grey faded to ``FADE`` of its ink, changed pixels in ``REMOVED_RGB`` or ``ADDED_RGB``.
     """
     import numpy as np
 
@@ -361,8 +375,19 @@ def compare_pixels(before_png: bytes, after_png: bytes, dpi: float) -> tuple[Pix
     ys, xs = np.nonzero(changed)
     box = (None if xs.size == 0 else
            (int(xs.min()), int(ys.min()), int(xs.max() - xs.min() + 1), int(ys.max() - ys.min() + 1)))
+    where = []
+    scale = dpi / 72.0
+    for name, held in boxes:
+        inside = np.zeros(changed.shape, dtype=bool)
+        for b in held:
+            x0, y0 = max(int(b.x_pt * scale), 0), max(int(b.y_pt * scale), 0)
+            x1, y1 = math.ceil((b.x_pt + b.width_pt) * scale), math.ceil((b.y_pt + b.height_pt) * scale)
+            inside[y0:max(y1, y0 + 1), x0:max(x1, x0 + 1)] = True  # a line's box of no height: one pixel
+        count = int((changed & inside).sum())
+        if count:
+            where.append((name, count))
     pixels = PixelChange(dpi=float(dpi), width_px=int(width), height_px=int(height), changed=int(changed.sum()),
-                         removed=int(removed.sum()), added=int(added.sum()), box_px=box)
+                         removed=int(removed.sum()), added=int(added.sum()), box_px=box, where=tuple(where))
     return pixels, _png(image, dpi)
 
 
@@ -435,7 +460,7 @@ def diff_figure(name: str, rev: str = "HEAD", *, root: str | Path = ".", out: st
     project = Project.at(root)
     project.layout_path(name)  # no such figure now: said before git runs
     out_dir = Path(out) if out is not None else project.root / "build"
-    options = BuildOptions(formats=("svg", "png"), dpi=dpi, timeout_s=timeout_s, jobs=jobs or available_cores(),
+    options = BuildOptions(formats=("svg",), dpi=dpi, timeout_s=timeout_s, jobs=jobs or available_cores(),
                            write=False, elements=True, panel_cache=cache_dir(project.root).resolve())
     make = progress or Progress
     top, prefix = _repository(project.root)
@@ -448,7 +473,8 @@ def diff_figure(name: str, rev: str = "HEAD", *, root: str | Path = ".", out: st
     before, after = dataclasses.replace(then[0], label=rev), now[0]
     texts = compare_texts(then[1].texts, now[1].texts)
     elements, added, removed = compare_elements(then[1].elements, now[1].elements)
-    pixels, png = compare_pixels(then[2], now[2], dpi)
+    drawn = drawn_alike(then[2], now[2], dpi, timeout_s=timeout_s, jobs=options.jobs)
+    pixels, png = compare_pixels(*drawn, dpi, boxes=_boxes(then[1].elements, now[1].elements))
     image = out_dir / f"{name}.diff.png" if write else None
     if image is not None:
         with deferred_interrupt():
@@ -457,9 +483,19 @@ def diff_figure(name: str, rev: str = "HEAD", *, root: str | Path = ".", out: st
                       added=tuple(added), removed=tuple(removed), pixels=pixels, image=image, png=png)
 
 
+def _boxes(before: Sequence[Element], after: Sequence[Element]) -> list[tuple[str, list[Box]]]:
+    """Each element's boxes at the revision and now, by name: those of ``after`` in its order, then those only
+    in ``before``."""
+    held: dict[str, list[Box]] = {}
+    for e in (*after, *before):
+        if e.box is not None and e.box not in held.setdefault(e.name, []):
+            held[e.name].append(e.box)
+    return [(name, boxes) for name, boxes in held.items() if boxes]
+
+
 def _side(label: str, commit: str, name: str, root: Path, out: Path, options: BuildOptions, progress: Progress,
           *, hide: Path | None = None) -> tuple[Revision, BuildResult, bytes]:
-    """Build one side: ``(revision, result, png)``. An error is raised again as one line starting with
+    """Build one side: ``(revision, result, svg)``. An error is raised again as one line starting with
     ``label``, the temporary tree's folder (``hide``) left out of its words. The warnings of a build of
     the past (``hide`` given) are not issued: they were the past's (a build now issues its own)."""
     try:
@@ -476,7 +512,48 @@ def _side(label: str, commit: str, name: str, root: Path, out: Path, options: Bu
     side = Revision(label=label, commit=commit, width_pt=width_pt, height_pt=height_pt, unit=unit,
                     svg_sha256=hashlib.sha256(made["svg"]).hexdigest(), rendered=result.rendered,
                     cached=result.cached)
-    return side, result, made["png"]
+    return side, result, made["svg"]
+
+
+def drawn_alike(before_svg: bytes, after_svg: bytes, dpi: float, *, timeout_s: float | None = DEFAULT_TIMEOUT_S,
+                jobs: int = 1) -> tuple[bytes, bytes]:
+    """Both composed SVGs as PNGs on one canvas, so that what did not change gives the same pixels.
+
+    A PNG is a whole number of pixels wide, so an export scales a canvas of 55.9 mm and one of 57 mm at
+    100 dpi by slightly different factors (220/220.08 and 224/224.41): every edge would move a fraction
+    of a pixel and the whole figure would look changed. Each SVG is put on a canvas of the larger width
+    and height of the two, rounded up to whole pixels at ``dpi`` (its own drawing where it was, the rest
+    transparent: white in the comparison), and exported by the default engine
+    (:func:`composer.stages.export.export`), so both are drawn at exactly ``dpi`` / 72 px per pt.
+    (The panels of PDF pages are drawn from their converted SVG on both sides, as the figure's SVG holds
+    them.)
+
+    Raises:
+        SvgError: the engine could not draw one of them.
+    """
+    from composer.stages.export import export
+
+    sizes = [_canvas(svg)[:2] for svg in (before_svg, after_svg)]
+    width_px = math.ceil(max(w for w, _ in sizes) * dpi / 72.0 - 1e-6)
+    height_px = math.ceil(max(h for _, h in sizes) * dpi / 72.0 - 1e-6)
+    width_pt, height_pt = width_px * 72.0 / dpi, height_px * 72.0 / dpi
+    drawn = [export(_on_canvas(svg, width_pt, height_pt), ["png"], dpi=dpi, timeout_s=timeout_s, jobs=jobs,
+                    source="compose diff")["png"] for svg in (before_svg, after_svg)]
+    return drawn[0], drawn[1]
+
+
+def _on_canvas(svg: bytes, width_pt: float, height_pt: float) -> bytes:
+    """A composed SVG on a canvas of ``width_pt`` x ``height_pt`` from the same top-left corner (its
+    viewBox is in pt, as composer writes it: only the root's size and viewBox change)."""
+    from lxml import etree
+
+    from composer.units import fmt
+
+    root = etree.fromstring(svg, etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True))
+    root.set("width", f"{fmt(width_pt)}pt")
+    root.set("height", f"{fmt(height_pt)}pt")
+    root.set("viewBox", f"0 0 {fmt(width_pt)} {fmt(height_pt)}")
+    return etree.tostring(root, xml_declaration=True, encoding="utf-8")
 
 
 def _canvas(svg: bytes) -> tuple[float, float, str]:

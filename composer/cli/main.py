@@ -70,7 +70,7 @@ def _outputs(parser: argparse.ArgumentParser) -> None:
                              + ", ".join(f"{f.name} ({f.doc})" for f in outputs.FORMATS)
                              + f" (default: {','.join(outputs.DEFAULT_FORMATS)})")
     parser.add_argument("--dpi", type=float, default=300.0,
-                        help="PNG and TIFF resolution in dots per inch (default: 300)")
+                        help="PNG and TIFF resolution (and the PPTX's fallback PNG's) in dots per inch (default: 300)")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                         help="stop a panel function or an export that runs longer than this (default: 120)")
     parser.add_argument("--engine", default=None, choices=outputs.engine_names(),
@@ -141,7 +141,8 @@ def _build_parser(prog: str = "compose build") -> argparse.ArgumentParser:
                              "building); exit 1 on an error")
     parser.add_argument("--debug", action="store_true",
                         help="also write the layout overlay build/NAME.debug.svg and .png (boxes, gutters, "
-                             "anchors, names); the real outputs are unchanged")
+                             "anchors, names, the ids of imported SVGs) and build/NAME.debug.txt (those ids); "
+                             "the real outputs are unchanged")
     _jobs(parser)
     parser.add_argument("--panels", action="store_true",
                         help="also write every panel alone at its final size, without its label, as "

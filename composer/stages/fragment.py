@@ -166,6 +166,28 @@ def report_sanitized(job: Import) -> None:
                       stacklevel=3)
 
 
+def outline_embedded_text(job: Import) -> None:
+    """Text in a font the file embeds (``@font-face`` with a ``data:`` URL) drawn as the browser draws it, as
+    the face's outlines (:func:`composer.text.embedded.outline_embedded_text`); a text whose layout that does
+    not model is left to the installed stand-in, said in one warning
+    (:class:`~composer.errors.ImportFeature`)."""
+    from composer.svg.fontfaces import taken_faces
+    from composer.text.embedded import outline_embedded_text as outline
+
+    faces = taken_faces(job.root)
+    if not faces:
+        return
+    _, left = outline(job.root, faces)
+    if left:
+        more = f" and {len(left) - _NAMED_IN_WARNING} more" if len(left) > _NAMED_IN_WARNING else ""
+        detail = "; ".join(left[:_NAMED_IN_WARNING]) + more
+        feature = "text in an embedded font laid out in a way composer does not draw"
+        warnings.warn(ImportFeature(
+            f"{job.source}: {feature}: {detail}; it is drawn in the installed font fontconfig gives for the family "
+            "instead; convert the file's text to paths to draw it in its own", panel=job.name, file=job.source,
+            feature=feature, detail=detail), stacklevel=3)
+
+
 def draw_foreign_objects(job: Import) -> None:
     """:func:`_draw_foreign_objects`: the text of each ``<foreignObject>`` as SVG ``<text>``."""
     _draw_foreign_objects(job.root)
@@ -306,6 +328,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("draw-foreign-objects", draw_foreign_objects, foreign=True),  # the chosen ones; CSS not yet scoped
     Pass("resolve-css-transforms", resolve_css_transforms, foreign=True),  # ids as written, for the warning
     Pass("resolve-font-sizes", resolve_font_sizes, foreign=True),  # the file's own style sheet, unscoped
+    Pass("outline-embedded-text", outline_embedded_text, foreign=True),  # sizes resolved; CSS not yet scoped
     Pass("name-ids", name_ids),
     Pass("rewrite-references", rewrite_references),
     Pass("scope-style-sheets", scope_style_sheets),

@@ -96,8 +96,9 @@ def _shape_box(geometry: Geometry, i: int) -> Box | None:
     return box if box is not None else _points_box(geometry.shape_points[i])
 
 
-#: the kinds of text :func:`figure_texts` lists: canvas text the layout asks for, text a panel's code drew
-TEXT_KINDS = ("canvas", "panel")
+#: the kinds of text :func:`figure_texts` lists: canvas text the layout asks for, text a panel's code drew,
+#: text of a guide (``[[legend]]``, ``[[colorbar]]``) matplotlib drew from the panels' records
+TEXT_KINDS = ("canvas", "panel", "guide")
 
 _TICK = re.compile(r"^[xy]tick_\d+$")
 
@@ -110,7 +111,9 @@ class NamedText:
         key: canvas text by its layout key as :class:`Element` names it (``title``, ``text[2]``,
             ``a.label``, ``a.title``, ``node.text``, ``arrow[1].label``); text a panel's code drew by
             the panel and matplotlib's id of its tick (``a: xtick_3``) or of the text itself
-            (``a: text_12``, an axis label or any other text), which matplotlib numbers in drawing order.
+            (``a: text_12``, an axis label or any other text), which matplotlib numbers in drawing order;
+            a guide's text by the guide's key as :class:`Element` names it and matplotlib's id
+            (``legend[0]: text_2``, ``bar: xtick_1``).
         kind: one of :data:`TEXT_KINDS`.
         text: the string drawn, as written (``$...$`` mathtext included); fields filled.
     """
@@ -120,11 +123,14 @@ class NamedText:
     text: str
 
 
-def figure_texts(figure: Figure, svg: bytes, panel_svgs: Mapping[str, bytes]) -> list[NamedText]:
+def figure_texts(figure: Figure, svg: bytes, panel_svgs: Mapping[str, bytes],
+                 guide_svgs: Mapping[int, bytes] | None = None) -> list[NamedText]:
     """Every text of a composed figure: the canvas's (read from the composed ``svg``: the string each
     text element carries in ``aria-label``, :mod:`composer.stages.draw`), in document order, then each
     render panel's in layout order (read from the panel's own SVG as matplotlib saved it,
-    ``panel_svgs``: panel name -> bytes, :attr:`composer.stages.render.RenderedPanel.svg`).
+    ``panel_svgs``: panel name -> bytes, :attr:`composer.stages.render.RenderedPanel.svg`), then each
+    guide's in layout order (``guide_svgs``: index in ``figure.guides`` -> the SVG matplotlib drew it as,
+    :class:`composer.stages.guides.Drawn`).
 
     matplotlib writes each text as ``<g id="text_N">`` holding, before its glyphs, a comment with the
     string (glyphs as paths), or a ``<text>`` element (``svg.fonttype = "none"``); a tick label's group
@@ -142,6 +148,10 @@ def figure_texts(figure: Figure, svg: bytes, panel_svgs: Mapping[str, bytes]) ->
         data = panel_svgs.get(panel.name)
         if data is not None:
             found += [NamedText(f"{panel.name}: {key}", "panel", text) for key, text in _panel_texts(data)]
+    for i, guide in enumerate(figure.guides):
+        data = (guide_svgs or {}).get(i)
+        if data is not None:
+            found += [NamedText(f"{guide.name or guide.key}: {key}", "guide", text) for key, text in _panel_texts(data)]
     return found
 
 

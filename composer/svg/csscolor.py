@@ -23,13 +23,16 @@ literal (``currentcolor``, ``var()``); they stay as written.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import tinycss2
 import tinycss2.ast
-from coloraide import Color
 from lxml import etree
 
 from composer.svg.csstokens import rewrite_tree
+
+if TYPE_CHECKING:
+    from coloraide import Color
 
 __all__ = ["resolve_css_colors", "srgb_of"]
 
@@ -49,6 +52,8 @@ def _color(value: str | tinycss2.ast.Node) -> Color | None:
     (a keyword such as ``currentcolor``, ``var()``, a relative colour, an unparsable value)."""
     if not isinstance(value, str) and value.type == "function" and value.lower_name == "color-mix":
         return _mixed(value)
+    from coloraide import Color
+
     text = value if isinstance(value, str) else value.serialize()
     try:
         return Color(text.strip())
