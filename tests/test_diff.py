@@ -290,3 +290,20 @@ def test_the_preview_answers_its_diff_toggle(repo, tmp_path):
 
     with Image.open(io.BytesIO(png)) as img:  # 57 x 38.1 mm at 50 dpi: 112.2 x 75 px, whole pixels
         assert img.size == (113, 75) == (report["pixels"]["width_px"], report["pixels"]["height_px"])
+
+
+def test_ticks_added_and_a_label_changed_are_told_apart():
+    """Ticks 0, 1, 2 become 0, 0.5, 1, 1.5, 2 (every later tick renumbered) and the x label changes: two
+    ticks added and one text changed, each under its key now; a canvas text matched by key."""
+    def panel(*texts):
+        return [NamedText(f"a: {key}", "panel", text) for key, text in texts]
+
+    before = [NamedText("title", "canvas", "n = 3"),
+              *panel(("xtick_1", "0"), ("xtick_2", "1"), ("xtick_3", "2"), ("text_4", "time"))]
+    after = [NamedText("title", "canvas", "n = 5"),
+             *panel(("xtick_1", "0"), ("xtick_2", "0.5"), ("xtick_3", "1"), ("xtick_4", "1.5"), ("xtick_5", "2"),
+                    ("text_6", "time (s)"))]
+    changes = [(c.key, c.before, c.after, c.numbers) for c in compare_texts(before, after)]
+    assert changes == [("title", "n = 3", "n = 5", (("3", "5"),)), ("a: xtick_2", None, "0.5", ()),
+                       ("a: xtick_4", None, "1.5", ()), ("a: text_6", "time", "time (s)", ())]
+

@@ -176,7 +176,9 @@ class Report:
         lim = self.limits
         counts = (f"{len(self.errors)} error{'s' * (len(self.errors) != 1)}, "
                   f"{len(self.warnings)} warning{'s' * (len(self.warnings) != 1)}")
-        return (f"compose check {self.figure}: {counts} (limits from {lim.source}: text >= {_num(lim.min_font_pt)} pt, "
+        text = (f"text {_num(lim.min_font_pt)} to {_num(lim.max_font_pt)} pt" if lim.max_font_pt is not None
+                else f"text >= {_num(lim.min_font_pt)} pt")
+        return (f"compose check {self.figure}: {counts} (limits from {lim.source}: {text}, "
                 f"lines >= {_num(lim.min_line_pt)} pt, rasters >= {_num(lim.min_ppi)} ppi, "
                 f"colour distance >= {_num(lim.cvd_min_distance)} CAM02-UCS)")
 
@@ -478,13 +480,17 @@ def fonts_in_use(figure: Figure) -> dict[str, str]:
 def _font_families(ctx: _Context) -> None:
     """``font-family``: a font the figure's text is set in (:func:`fonts_in_use`) that the preset's journal
     does not take."""
+    from composer.text.metrics import font_families
+
     limits = ctx.limits
     if limits.fonts is None:
         return
     for font, key in fonts_in_use(ctx.figure).items():
-        if not limits.takes_font(font):
-            ctx.add("font-family", key, f"font {font!r} is not one {limits.journal or 'the preset'} takes; "
-                                        f"use {' or '.join(limits.fonts)}")
+        # every family of a list: the first sets the text, the others draw the characters it lacks
+        for family in font_families(font):
+            if not limits.takes_font(family):
+                ctx.add("font-family", key, f"font {family!r} is not one {limits.journal or 'the preset'} takes; "
+                                            f"use {' or '.join(limits.fonts)}")
 
 
 def _line_widths(ctx: _Context) -> None:
