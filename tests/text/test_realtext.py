@@ -62,7 +62,7 @@ at = ["55mm", "36mm"]
 anchor = "w"
 """
 
-HEAD = 'width = "85mm"\nheight = "44mm"\nfont_size = "7pt"\n'
+HEAD = 'width = "85mm"\nheight = "44mm"\nfont_size = "7pt"\nprovenance = false\n'  # equal bytes in both modes
 WRITTEN = ["north", "south", "east", "low", "mid", "top", "velocityfine", "offset", "a", "Speedtrace",
            "Captionwithoffice", "Turnednote", "mass", "unit"]
 
