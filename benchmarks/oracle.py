@@ -29,9 +29,10 @@ its longer side has fewer than :data:`MIN_SIDE_PX` px; either halved while the c
 The oracle, the file alone:
 
 - an SVG, PNG or JPEG as Debian's Chromium draws it: an ``<img>`` of the file at its CSS size, the margin
-  from the corner of a transparent page, at device scale factor dpi / 96 for a drawing and 1 for an image
-  (one headless browser for the whole run, driven by Playwright, the flags of ``tests/crossrender.py``: no
-  network services, sRGB colour profile);
+  from the corner of a transparent page, at dpi / 96 device pixels per CSS px for a drawing and 1 for an
+  image (the page's CSS ``zoom`` at a device scale factor of 1: :meth:`Browser.draw`), one headless
+  browser for the whole run, driven by Playwright, the flags of ``tests/crossrender.py`` (no network
+  services, sRGB colour profile);
 - a PDF's first page as pdfium (pypdfium2, at an exact scale: :func:`render_pdfium`) and as poppler
   (``pdftocairo -png -transp``) draw it.
 
@@ -361,7 +362,7 @@ def premultiplied(image) -> np.ndarray:
 # ─── the oracle ───────────────────────────────────────────────────────────────────────────────────────────
 
 class Browser:
-    """One headless Chromium for the whole run (Playwright), one page per device scale factor, reused.
+    """One headless Chromium for the whole run (Playwright), one page at device scale factor 1, reused.
 
     :meth:`draw` shows a file as an ``<img>`` at a CSS size on a transparent page and returns the screenshot.
     Use as a context manager; Chromium and Playwright's driver end with it.
@@ -387,7 +388,7 @@ class Browser:
         self._playwright = self._manager.start()
         self._browser: Any = self._playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
                                                          args=CHROMIUM_ARGS)
-        self._pages: dict[float, Any] = {}
+        self._the_page: Any = None
 
     def __enter__(self) -> Browser:
         return self
@@ -403,36 +404,43 @@ class Browser:
             self._browser = None
             self._tmp.cleanup()
 
-    def _page(self, scale: float):
-        page = self._pages.get(scale)
-        if page is None:
-            context = self._browser.new_context(device_scale_factor=scale, viewport={"width": 100, "height": 100})
+    def _page(self):
+        if self._the_page is None:
+            context = self._browser.new_context(device_scale_factor=1, viewport={"width": 100, "height": 100})
             page = context.new_page()
             page.set_default_timeout(BROWSER_TIMEOUT_S * 1000)
             page.goto(self._index.as_uri())
-            self._pages[scale] = page
-        return page
+            self._the_page = page
+        return self._the_page
 
     def draw(self, path: Path, css_px: tuple[float, float], scale: float, margin_css_px: float) -> bytes:
-        """The screenshot (PNG bytes, RGBA) of ``path`` drawn by an ``<img>`` of ``css_px`` at device scale
-        factor ``scale``, ``margin_css_px`` from the page's top left corner on a transparent page of
-        ceil(css + 2 margins) x scale pixels.
+        """The screenshot (PNG bytes, RGBA) of ``path`` drawn by an ``<img>`` of ``css_px`` at ``scale``
+        device pixels per CSS px, ``margin_css_px`` from the page's top left corner on a transparent page of
+        ceil((css + 2 margins) x scale) pixels.
+
+        The scale is the page's CSS ``zoom`` at a device scale factor of 1, not an emulated device scale
+        factor: with ``device_scale_factor`` Chromium snaps the ``<img>`` to whole CSS px before scaling,
+        so a file 31.36 x 13.47 CSS px wide was drawn stretched onto 31 x 13 (at 16 device px a CSS px, its
+        far edges 6 and 8 device px in from where the file puts them); zoomed, the box is snapped to whole
+        device pixels, as on a screen of that density. Lengths that follow the device scale factor follow
+        the zoom alike (a ``non-scaling-stroke`` of 2 stays 2 CSS px: ``tests/test_oracle.py``).
 
         Raises:
             RuntimeError: Chromium cannot decode or draw the file (its message).
         """
-        page = self._page(scale)
+        page = self._page()
         w, h = css_px
-        page.set_viewport_size({"width": math.ceil(w + 2 * margin_css_px - 1e-6),
-                                "height": math.ceil(h + 2 * margin_css_px - 1e-6)})
-        error = page.evaluate("""async ([src, w, h, m]) => {
+        page.set_viewport_size({"width": math.ceil((w + 2 * margin_css_px) * scale - 1e-6),
+                                "height": math.ceil((h + 2 * margin_css_px) * scale - 1e-6)})
+        error = page.evaluate("""async ([src, w, h, m, zoom]) => {
+            document.documentElement.style.zoom = String(zoom);
             const img = document.getElementById('i');
             img.removeAttribute('src');
             img.style.width = w + 'px'; img.style.height = h + 'px'; img.style.margin = m + 'px';
             img.src = src;
             try { await img.decode(); } catch (e) { return String(e); }
             return '';
-        }""", [path.resolve().as_uri(), w, h, margin_css_px])
+        }""", [path.resolve().as_uri(), w, h, margin_css_px, scale])
         if error:
             raise RuntimeError(f"Chromium cannot draw it: {error}")
         return page.screenshot(omit_background=True, type="png")
@@ -441,7 +449,11 @@ class Browser:
 def render_pdfium(pdf: bytes, dpi: float) -> np.ndarray:
     """Page 1 of a PDF as pdfium draws it at exactly ``dpi`` on a transparent bitmap of ceil(size) px,
     premultiplied RGBA. (pypdfium2's ``render`` stretches the page to whole pixels: up to a pixel's shift at
-    the far edges, which moves every line there. A rotated page is drawn so all the same.)"""
+    the far edges, which moves every line there. A rotated page is drawn so all the same.) The bitmap is in
+    pdfium's own byte order, BGRA: with ``FPDF_REVERSE_BYTE_ORDER`` on a transparent bitmap pdfium paints an
+    axis-aligned rectangle of fill opacity 0.5 over another one without blending (alpha 0.5 where both are,
+    not 0.75: ``tests/test_oracle.py``), which made Inkscape's cube of translucent faces 31 % lighter in
+    pdfium than composer's PDF draws on a page."""
     import pypdfium2 as pdfium
     import pypdfium2.raw as raw
 
@@ -454,10 +466,10 @@ def render_pdfium(pdf: bytes, dpi: float) -> np.ndarray:
         else:
             w_pt, h_pt = page.get_size()
             w, h = math.ceil(w_pt * scale - 1e-6), math.ceil(h_pt * scale - 1e-6)
-            bitmap = pdfium.PdfBitmap.new_native(w, h, raw.FPDFBitmap_BGRA, rev_byteorder=True)
+            bitmap = pdfium.PdfBitmap.new_native(w, h, raw.FPDFBitmap_BGRA, rev_byteorder=False)
             bitmap.fill_rect((255, 255, 255, 0), 0, 0, w, h)
             raw.FPDF_RenderPageBitmapWithMatrix(bitmap, page, raw.FS_MATRIX(scale, 0, 0, scale, 0, 0),
-                                                raw.FS_RECTF(0, 0, w, h), raw.FPDF_ANNOT | raw.FPDF_REVERSE_BYTE_ORDER)
+                                                raw.FS_RECTF(0, 0, w, h), raw.FPDF_ANNOT)
             out = premultiplied(bitmap.to_pil())
         page.close()
     finally:
