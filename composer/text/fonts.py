@@ -228,6 +228,9 @@ def fontconfig_font(family: str, weight: str = "normal", style: str = "normal") 
 CHROMIUM_GENERIC_FONTS = {"serif": "Times New Roman", "sans-serif": "Arial", "monospace": "Monospace",
                           "cursive": "Comic Sans MS", "fantasy": "Impact"}
 CHROMIUM_STANDARD_FONT = "Times New Roman"
+#: family names whose fontconfig match Chromium takes whatever it is (Skia's ``SkFontConfigInterface_direct``,
+#: ``IsFallbackFontAllowed``): fontconfig's own basic names
+FONTCONFIG_FALLBACK_NAMES = frozenset({"sans", "serif", "monospace"})
 
 
 @cache
@@ -240,11 +243,14 @@ def browser_font(family: str, weight: str = "normal", style: str = "normal") -> 
     it to strongly (:meth:`_FontConfig.strong_families`: Arial -> Liberation Sans, Helvetica -> Nimbus Sans,
     Times New Roman -> Liberation Serif, the metric-compatible faces); fontconfig's weak answers
     (Verdana, Trebuchet MS or an unknown name -> DejaVu Sans) it refuses, and goes on with the next
-    family. Where this fontconfig cannot tell bindings, its match is taken (what cairosvg draws).
+    family. Where this fontconfig cannot tell bindings, its match is taken (what cairosvg draws). For the
+    names fontconfig itself stands behind, ``Sans``, ``Serif`` and ``Monospace`` (any case: Skia's
+    ``IsFallbackFontAllowed``), its match is taken whatever it is: an old Inkscape's ``font-family:Sans`` is
+    drawn in DejaVu Sans here, never in the standard (serif) font.
     """
     fc = _fontconfig()
     match = fontconfig_font(family, weight, style)
-    if fc is None or match is None:
+    if fc is None or match is None or family.strip().casefold() in FONTCONFIG_FALLBACK_NAMES:
         return match
     strong = fc.strong_families(family)
     if strong is None:
