@@ -198,3 +198,35 @@ def test_pdfium_blends_translucent_rectangles_over_each_other_on_a_transparent_p
     assert drawn[100 - 40, 40, 3] == 191 and drawn[100 - 20, 20, 3] in (127, 128)  # both rectangles, one
     assert drawn[100 - 75, 25, 3] == 191 and drawn[100 - 65, 10, 3] in (127, 128)  # both triangles, one
     assert tuple(drawn[100 - 40, 40, :3]) == (0, 0, 191)  # blue, premultiplied
+
+
+@pytest.mark.e2e
+def test_a_pdf_drawn_otherwise_by_pdf_viewers_alone_is_judged_against_chromiums_own_pdf(tmp_path):
+    """Three lines 0.25 CSS px wide (0.5 device px at 192 dpi): composer's PNG agrees with Chromium's screen,
+    but pdfium and poppler draw a stroke thinner than a pixel a pixel wide and opaque, in composer's PDF as in
+    any PDF of the file. Judged against Chromium's own PDF of the file, drawn by pdfium, composer's PDF
+    passes, with a note. A PDF with the lines 3 CSS px lower (Chromium's PDF of that file) does not."""
+    pytest.importorskip("playwright.sync_api")
+    if not Path(oracle.CHROMIUM).exists():
+        pytest.skip(f"{oracle.CHROMIUM} is not installed (.ci/run installs it)")
+
+    def lines(dy: float) -> bytes:
+        return ('<svg xmlns="http://www.w3.org/2000/svg" width="400" height="40" viewBox="0 0 400 40">'
+                + "".join(f'<path d="M10 {y + dy} H390" stroke="#000000" stroke-width="0.25"/>' for y in (8, 20, 32))
+                + "</svg>").encode()
+
+    (tmp_path / "hair").mkdir()
+    (tmp_path / "hair" / "lines.svg").write_bytes(lines(0))
+    (tmp_path / "moved.svg").write_bytes(lines(3))
+    report = oracle.run(oracle.collect([tmp_path / "hair"], []), jobs=1)
+    [outcome] = report.outcomes
+    assert outcome.verdict == "pass" and "Chromium's own PDF" in outcome.note, (outcome.why, outcome.note)
+    png, pdf = outcome.comparisons
+    assert png.oracle == "chromium" and png.ok and pdf.oracle == "chromium's pdf" and pdf.ok
+    p = oracle.plan(outcome.entry)
+    assert (p.dpi, p.scale) == (192.0, 2.0)
+    with oracle.Browser() as browser:
+        wrong = browser.print_pdf(tmp_path / "moved.svg", p.css_px, p.scale)
+        judged = oracle.printed_check(oracle.Outcome(outcome.entry, "differs", outcome.comparisons, why="PDF",
+                                                     pdf=wrong), p, browser, None)
+    assert judged.verdict == "differs" and judged.pdf == b""
