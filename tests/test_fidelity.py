@@ -487,7 +487,7 @@ def test_unknown_format_lists_all(tmp_path):
     from composer.pipeline import build
 
     shutil.copytree(FIDELITY, tmp_path / "p")
-    with pytest.raises(ComposerError, match=r"unknown format 'gif'; valid formats are svg, pdf, png, tiff, eps"):
+    with pytest.raises(ComposerError, match=r"unknown format 'gif'; valid formats are svg, pdf, png, tiff, eps, pptx"):
         build("fidelity", root=tmp_path / "p", formats=("gif",))
 
 

@@ -21,6 +21,7 @@ from composer.errors import SvgError
 from composer.layout.model import Figure, Panel
 from composer.mpl.internals import quiet_family_lookups
 from composer.stages import draw, guides
+from composer.stages.describe import alt_text, describe
 from composer.stages.fragment import import_fragment
 from composer.stages.geometry import Box, Geometry, content_bottom_pt, guide_rooms, imported_svgs, resolve
 from composer.stages.inkscape import label_elements
@@ -92,12 +93,14 @@ def clipped_key_path(figure: Figure, message: str) -> str:
 
 
 def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Typeset | None = None, *,
-            dpi: float = 300.0) -> bytes:
+            dpi: float = 300.0, provenance: str | None = None) -> bytes:
     """Compose the canvas SVG from inputs and rendered panels (pure).
 
     Args:
         dpi: the PNG's resolution, at which filters are costed in the drawing-work budget
             (:func:`composer.svg.budget.over_budget`).
+        provenance: the build's provenance record as JSON text, written into ``<metadata>``, or None
+            (:func:`composer.stages.describe.describe`, which also writes the alt texts).
 
     Returns:
         The SVG document's bytes: root ``width``/``height`` in the layout's
@@ -195,6 +198,7 @@ def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Type
                                for p in figure.panels}, dpi=dpi)
     if heavy:
         raise SvgError(heavy, file=file)
+    describe(root, alt_text(inputs), provenance)
     return write_svg(root)
 
 

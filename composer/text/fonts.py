@@ -228,9 +228,10 @@ def fontconfig_font(family: str, weight: str = "normal", style: str = "normal") 
 CHROMIUM_GENERIC_FONTS = {"serif": "Times New Roman", "sans-serif": "Arial", "monospace": "Monospace",
                           "cursive": "Comic Sans MS", "fantasy": "Impact"}
 CHROMIUM_STANDARD_FONT = "Times New Roman"
-#: family names whose fontconfig match Chromium takes whatever it is (Skia's ``SkFontConfigInterface_direct``,
-#: ``IsFallbackFontAllowed``): fontconfig's own basic names
-FONTCONFIG_FALLBACK_NAMES = frozenset({"sans", "serif", "monospace"})
+#: the family names for which Chromium takes fontconfig's match whatever it is (casefolded; Skia's
+#: ``IsFallbackFontAllowed``): fontconfig's generic names, not CSS's (``sans-serif`` is CSS's, and Chromium
+#: maps it to its own default font, :data:`CHROMIUM_GENERIC_FONTS`).
+FONTCONFIG_GENERIC_NAMES = frozenset({"sans", "serif", "monospace"})
 
 
 @cache
@@ -243,14 +244,14 @@ def browser_font(family: str, weight: str = "normal", style: str = "normal") -> 
     it to strongly (:meth:`_FontConfig.strong_families`: Arial -> Liberation Sans, Helvetica -> Nimbus Sans,
     Times New Roman -> Liberation Serif, the metric-compatible faces); fontconfig's weak answers
     (Verdana, Trebuchet MS or an unknown name -> DejaVu Sans) it refuses, and goes on with the next
-    family. Where this fontconfig cannot tell bindings, its match is taken (what cairosvg draws). For the
-    names fontconfig itself stands behind, ``Sans``, ``Serif`` and ``Monospace`` (any case: Skia's
-    ``IsFallbackFontAllowed``), its match is taken whatever it is: an old Inkscape's ``font-family:Sans`` is
-    drawn in DejaVu Sans here, never in the standard (serif) font.
+    family. Except for fontconfig's own generic names ``Sans``, ``Serif`` and ``Monospace`` (any case;
+    Inkscape 0.4x wrote ``font-family:Sans``), whose match it takes whatever it is (Skia's
+    ``IsFallbackFontAllowed``, ``src/ports/SkFontConfigInterface_direct.cpp``). Where this fontconfig
+    cannot tell bindings, its match is taken (what cairosvg draws).
     """
     fc = _fontconfig()
     match = fontconfig_font(family, weight, style)
-    if fc is None or match is None or family.strip().casefold() in FONTCONFIG_FALLBACK_NAMES:
+    if fc is None or match is None or family.casefold() in FONTCONFIG_GENERIC_NAMES:
         return match
     strong = fc.strong_families(family)
     if strong is None:
