@@ -69,6 +69,7 @@ nothing can be run (no file, no Chromium for SVG and images).
 from __future__ import annotations
 
 import argparse
+import base64
 import collections
 import csv
 import fnmatch
@@ -368,7 +369,10 @@ def premultiplied(image) -> np.ndarray:
 class Browser:
     """One headless Chromium for the whole run (Playwright), one page at device scale factor 1, reused.
 
-    :meth:`draw` shows a file as an ``<img>`` at a CSS size on a transparent page and returns the screenshot.
+    :meth:`draw` shows a file as an ``<img>`` at a CSS size on a transparent page and returns the screenshot,
+    taken by the DevTools protocol's ``Page.captureScreenshot`` with ``optimizeForSpeed`` (a faster PNG
+    encoder in Chromium, the same pixels: measured on every SVG and image of the corpus against Playwright's
+    ``page.screenshot(omit_background=True)``, identical, at about two thirds of Chromium's CPU time).
     Use as a context manager; Chromium and Playwright's driver end with it.
 
     Raises:
@@ -409,12 +413,17 @@ class Browser:
             self._tmp.cleanup()
 
     def _page(self):
+        """The page (device scale factor 1: :meth:`draw` zooms it) and its DevTools session (background
+        transparent)."""
         if self._the_page is None:
             context = self._browser.new_context(device_scale_factor=1, viewport={"width": 100, "height": 100})
             page = context.new_page()
             page.set_default_timeout(BROWSER_TIMEOUT_S * 1000)
             page.goto(self._index.as_uri())
-            self._the_page = page
+            session = context.new_cdp_session(page)
+            # what page.screenshot(omit_background=True) sets before each screenshot: no white page behind
+            session.send("Emulation.setDefaultBackgroundColorOverride", {"color": {"r": 0, "g": 0, "b": 0, "a": 0}})
+            self._the_page = (page, session)
         return self._the_page
 
     def draw(self, path: Path, css_px: tuple[float, float], scale: float, margin_css_px: float) -> bytes:
@@ -432,10 +441,11 @@ class Browser:
         Raises:
             RuntimeError: Chromium cannot decode or draw the file (its message).
         """
-        page = self._page()
+        page, session = self._page()
         w, h = css_px
-        page.set_viewport_size({"width": math.ceil((w + 2 * margin_css_px) * scale - 1e-6),
-                                "height": math.ceil((h + 2 * margin_css_px) * scale - 1e-6)})
+        viewport = {"width": math.ceil((w + 2 * margin_css_px) * scale - 1e-6),
+                    "height": math.ceil((h + 2 * margin_css_px) * scale - 1e-6)}
+        page.set_viewport_size(viewport)
         error = page.evaluate("""async ([src, w, h, m, zoom]) => {
             document.documentElement.style.zoom = String(zoom);
             const img = document.getElementById('i');
@@ -447,7 +457,11 @@ class Browser:
         }""", [path.resolve().as_uri(), w, h, margin_css_px, scale])
         if error:
             raise RuntimeError(f"Chromium cannot draw it: {error}")
-        return page.screenshot(omit_background=True, type="png")
+        # the viewport, in device pixels at device scale factor 1, with Chromium's faster PNG encoding
+        shot = session.send("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True,
+                                                       "captureBeyondViewport": False,
+                                                       "clip": {"x": 0, "y": 0, **viewport, "scale": 1}})
+        return base64.b64decode(shot["data"])
 
 
     def print_pdf(self, path: Path, css_px: tuple[float, float], scale: float) -> bytes:
@@ -458,7 +472,7 @@ class Browser:
         Raises:
             RuntimeError: Chromium cannot decode or print the file (its message).
         """
-        page = self._page()
+        page, _ = self._page()
         w, h = css_px
         error = page.evaluate("""async ([src, w, h, zoom]) => {
             document.documentElement.style.zoom = String(zoom);

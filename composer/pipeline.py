@@ -56,6 +56,8 @@ from composer.incremental.cache import (
     text_cache_path,
 )
 from composer.incremental.keys import input_digests, panel_keys
+from composer.incremental.provenance import Provenance
+from composer.incremental.provenance import gather as gather_provenance
 from composer.incremental.record import manifest_contents
 from composer.kinds import outputs
 from composer.kinds.outputs import PdfPage
@@ -79,7 +81,13 @@ from composer.sandbox.isolate import (
 from composer.sandbox.parallel import RenderTask, available_cores, render_all
 from composer.stages.align import align_plot_areas
 from composer.stages.aspect import draw_locked
-from composer.stages.compose import clipped_key_path, compose, figure_geometry, fit_height, panel_label_boxes
+from composer.stages.compose import (
+    clipped_key_path,
+    compose_documents,
+    figure_geometry,
+    fit_height,
+    panel_label_boxes,
+)
 from composer.stages.describe import AltText, alt_text
 from composer.stages.draft import draw_panel, warm_up
 from composer.stages.export import (
@@ -92,7 +100,7 @@ from composer.stages.geometry import Box, guide_rooms, panel_boxes
 from composer.stages.guides import draw_guides, kinds_of
 from composer.stages.inputs import Inputs, Project, read_figure_inputs
 from composer.stages.named import Element, NamedText, figure_elements, figure_texts
-from composer.stages.panels import panel_documents
+from composer.stages.panels import panel_documents, panel_pdf_document
 from composer.stages.render import RenderedPanel, save_panel
 from composer.stages.sources import source_of
 from composer.stages.typeset import Typeset, text_cache, typeset_figure
@@ -148,7 +156,7 @@ class BuildResult:
         texts: with ``BuildOptions.elements``, every text of the figure by a stable name
             (:func:`composer.stages.named.figure_texts`); else empty.
 
-    ``outputs`` also holds ``debug-svg``/``debug-png`` for the overlay.
+    ``outputs`` also holds ``debug-svg``/``debug-png`` for the overlay, ``debug-txt`` for the ids SVG panels offer.
     """
 
     outputs: dict[str, Path]
@@ -671,8 +679,8 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
         issued += _panel_warnings(read.inputs, rendered)  # every ComposerWarning of this build, in order
         lap("render")
         read = dataclasses.replace(read, inputs=fit_height(read.inputs, rendered, read.typeset))  # height = "auto"
-        described = _Described(alt_text(read.inputs), None)
-        svg, report, extra = _compose(read, rendered, opts, issued, progress, described)
+        described = _describe(read, out_dir, rendered)
+        svg, pdf_svg, report, extra = _compose(read, rendered, opts, issued, progress, described)
         lap("compose")
         figure = read.inputs.figure
         result = BuildResult(outputs={}, report=report, reason=reason,
@@ -688,7 +696,8 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
         files: dict[Path, bytes] = {}
         written: list[str] = []
         if opts.formats:  # none: compose (and check) only
-            made, records, files, written = _export_outputs(read, svg, extra, out_dir, opts, progress, described)
+            made, records, files, written = _export_outputs(read, svg, extra, out_dir, opts, progress, described,
+                                                            pdf_svg=pdf_svg)
             lap("export")
         if report is not None:  # the rules measured on the files: what this build made, else what one made
             report = _check_outputs(read, svg, made, out_dir, opts, report)
@@ -701,14 +710,15 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
                 _store(read, panel_cache, texts, hits, fresh)
             return _Built(result, made)
         with deferred_interrupt():  # Ctrl-C: all of it or none of it
-            wrote_all = _write(read, out_dir, opts, files, records, render_seconds, issued, rendered)
+            wrote_all = _write(read, out_dir, opts, files, records, render_seconds, issued, rendered, described)
             if wrote_all and opts.cache and opts.store:
                 _store(read, panel_cache, texts, hits, fresh)  # after the outputs: a failed write leaves the caches
         lap("write")
     paths = {kind: out_dir / file for kind, file in outputs.files(source.name, opts.formats).items()}
     if opts.debug:
         paths.update({"debug-svg": out_dir / f"{source.name}.debug.svg",
-                      "debug-png": out_dir / f"{source.name}.debug.png"})
+                      "debug-png": out_dir / f"{source.name}.debug.png",
+                      "debug-txt": out_dir / f"{source.name}.debug.txt"})
     return _Built(dataclasses.replace(result, outputs=paths, written=tuple(written)), made)
 
 
@@ -733,7 +743,7 @@ def _planned_outputs(read: _Read, out_dir: Path, opts: BuildOptions) -> dict[Pat
     planned = {folder / file: f"the figure's {kind.upper()}"
                for kind, file in outputs.files(name, opts.formats).items()}
     if opts.debug:
-        planned.update({folder / f"{name}.debug.{suffix}": "the layout overlay" for suffix in ("svg", "png")})
+        planned.update({folder / f"{name}.debug.{suffix}": "the layout overlay" for suffix in ("svg", "png", "txt")})
     if opts.panels:
         for panel in read.inputs.figure.panels:
             planned.update({folder / name / file: f"panel {panel.name!r} alone"
@@ -996,25 +1006,46 @@ def _opened_files(read: _Read, out_dir: Path, rendered: Mapping[str, RenderedPan
 @dataclass(frozen=True)
 class _Described:
     """What the outputs say about the figure (:mod:`composer.stages.describe`): its alt texts, filled, and
-    the build's provenance record as JSON text (None: ``[figure] provenance = false``)."""
+    the build's provenance record (:mod:`composer.incremental.provenance`; None: ``[figure] provenance =
+    false``)."""
 
     alt: AltText
-    provenance: str | None
+    record: Provenance | None
+
+    @property
+    def provenance(self) -> str | None:
+        """The record as the outputs hold it (JSON text), or None."""
+        return self.record.to_json() if self.record is not None else None
+
+
+def _describe(read: _Read, out_dir: Path, rendered: Mapping[str, RenderedPanel]) -> _Described:
+    """The alt texts and, unless the layout leaves it out, the provenance of this build: the input digests
+    :func:`_read` took (no file hashed again), the files panel code opened, the git state."""
+    figure = read.inputs.figure
+    record = None
+    if figure.spec.provenance:
+        record = gather_provenance(read.source.project.root, figure, read.source.layout_path, read.digests,
+                                   _opened_files(read, out_dir, rendered))
+    return _Described(alt_text(read.inputs), record)
 
 
 def _compose(read: _Read, rendered: Mapping[str, RenderedPanel], opts: BuildOptions, issued: list[str],
-             progress: Progress, described: _Described) -> tuple[bytes, Report | None, dict[str, bytes]]:
+             progress: Progress, described: _Described
+             ) -> tuple[bytes, bytes | None, Report | None, dict[str, bytes]]:
     """Step 4: the canvas SVG, the check report (``opts.check``) and the overlay (``opts.debug``).
 
     Returns:
-        ``(svg, report, extra)``: ``extra`` holds ``debug.svg``/``debug.png`` -> bytes with ``opts.debug``.
+        ``(svg, pdf_svg, report, extra)``: ``pdf_svg`` the canvas the PDF draws, its text as text
+        (:class:`composer.stages.compose.Composed`; None: the PDF draws ``svg``); ``extra`` holds
+        ``debug.svg``/``debug.png`` (the overlay) and ``debug.txt`` (the ids each imported SVG offers
+        ``"panel#id"`` points, :func:`~composer.stages.overlay.offered_ids_listing`) -> bytes with ``opts.debug``.
     """
     inputs, typeset = read.inputs, read.typeset
     progress.stage("composing")
     features: list[ImportFeature] = []  # what the import of each file draws differently, for the check
     with _recording(issued, features):
-        svg = compose(inputs, rendered, typeset, dpi=opts.dpi,  # filters are costed at the PNG's dpi
-                      provenance=described.provenance)
+        svg, pdf_svg = compose_documents(inputs, rendered, typeset, dpi=opts.dpi,  # filters costed at the PNG's dpi
+                                         provenance=described.provenance)
         for clipped in clipped_text_warnings(inputs.figure, svg):  # check reports it too, as outside-canvas
             warnings.warn(ComposerWarning(f"{inputs.file}: {clipped_key_path(inputs.figure, clipped)}"), stacklevel=2)
     report = None
@@ -1031,22 +1062,26 @@ def _compose(read: _Read, rendered: Mapping[str, RenderedPanel], opts: BuildOpti
                       elements=figure_elements(inputs.figure, geometry, labels), file_texts=file_texts,
                       features=features)
     if opts.debug and opts.write:
-        from composer.stages.overlay import overlay
+        from composer.stages.geometry import imported_svgs
+        from composer.stages.overlay import offered_ids_listing, overlay
 
-        extra["debug.svg"] = overlay(inputs.figure, geometry, svg, labels)
+        offered = imported_svgs(inputs.figure, inputs.documents, every=True)
+        extra["debug.svg"] = overlay(inputs.figure, geometry, svg, labels, offered)
         extra["debug.png"] = _export(extra["debug.svg"], ["png"], read, opts, title="")["png"]
-    return svg, report, extra
+        extra["debug.txt"] = offered_ids_listing(offered).encode("utf-8")
+    return svg, pdf_svg, report, extra
 
 
 def _export(svg: bytes, kinds: list[str], read: _Read, opts: BuildOptions, *, title: str, alt: str = "",
-            provenance: str | None = None) -> dict[str, bytes]:
+            provenance: str | None = None, pdf_svg: bytes | None = None) -> dict[str, bytes]:
     """The one call of the export stage (:func:`composer.stages.export.export`): ``kinds`` -> bytes; the PDF
     and PNG (and what is made from it) are given the pdf panels' own pages (:func:`_pdf_pages`), the
-    figure's description (``alt``) and the provenance record."""
+    figure's description (``alt``) and the provenance record; the PDF ``pdf_svg`` when there is one (real
+    text: :class:`composer.stages.compose.Composed`)."""
     pages = _pdf_pages(read) if kinds else ()
     return export(svg, kinds, engine=read.engine, dpi=opts.dpi, title=title, pdf_standard=opts.pdf_standard,
                   source=read.inputs.file, timeout_s=opts.timeout_s, jobs=opts.jobs, pdf_pages=pages, alt=alt,
-                  provenance=provenance or "")
+                  provenance=provenance or "", pdf_svg=pdf_svg)
 
 
 def _pdf_pages(read: _Read) -> tuple[PdfPage, ...]:
@@ -1075,8 +1110,9 @@ def _panel_files(read: _Read, svg: bytes, out_dir: Path, opts: BuildOptions) -> 
     alts = {p.name: p.alt for p in read.inputs.figure.panels}
     filled = {n: t for n, _, t in alt_text(read.inputs).panels}
     for panel, doc in docs.items():
+        pdf_doc = panel_pdf_document(doc) if read.inputs.figure.spec.text == "selectable" else None
         made = _export(doc, [k for k in opts.formats if k != outputs.CANVAS], read, opts, title=f"{name} {panel}",
-                       alt=filled.get(panel, "") if alts.get(panel) else "")
+                       alt=filled.get(panel, "") if alts.get(panel) else "", pdf_svg=pdf_doc)
         if outputs.CANVAS in opts.formats:
             made[outputs.CANVAS] = doc
         files.update({out_dir / name / file: made[kind] for kind, file in outputs.files(panel, opts.formats).items()})
@@ -1084,7 +1120,7 @@ def _panel_files(read: _Read, svg: bytes, out_dir: Path, opts: BuildOptions) -> 
 
 
 def _export_outputs(read: _Read, svg: bytes, extra: Mapping[str, bytes], out_dir: Path, opts: BuildOptions,
-                    progress: Progress, described: _Described
+                    progress: Progress, described: _Described, *, pdf_svg: bytes | None = None
                     ) -> tuple[dict[str, bytes], dict[str, dict[str, Any]], dict[Path, bytes], list[str]]:
     """Step 5: export the asked formats; PDF/PNG/... only when the SVG they were made from changed.
 
@@ -1122,7 +1158,8 @@ def _export_outputs(read: _Read, svg: bytes, extra: Mapping[str, bytes], out_dir
         record = {"file": file, "svg_sha256": svg_digest, "engine": outputs.engine_for(kind, read.engine),
                   "composer": made_by, **({"pdf_pages": pages} if pages else {}),
                   **({"dpi": float(opts.dpi)} if "dpi" in uses else {}),
-                  **({"pdf_standard": opts.pdf_standard} if "pdf_standard" in uses and opts.pdf_standard else {})}
+                  **({"pdf_standard": opts.pdf_standard} if "pdf_standard" in uses and opts.pdf_standard else {}),
+                  **({"pdf_svg_sha256": manifest.bytes_digest(pdf_svg)} if kind == "pdf" and pdf_svg else {})}
         prev = old.get(kind, {})
         if ({k: v for k, v in prev.items() if k != "sha256"} == record and prev.get("sha256")
                 and manifest.file_digest(out_dir / record["file"]) == prev["sha256"]):
@@ -1139,7 +1176,7 @@ def _export_outputs(read: _Read, svg: bytes, extra: Mapping[str, bytes], out_dir
     if exports:
         progress.stage(f"exporting {', '.join(exports)}")
     made = _export(svg, exports, read, opts, title=name, alt=described.alt.description,
-                   provenance=described.provenance)
+                   provenance=described.provenance, pdf_svg=pdf_svg)
     if outputs.CANVAS in names:
         made[outputs.CANVAS] = svg
     written = [outputs.CANVAS] if early else []
@@ -1166,6 +1203,10 @@ def _check_outputs(read: _Read, svg: bytes, made: Mapping[str, bytes], out_dir: 
     """
     name = read.source.name
     limits = read.inputs.figure.spec.check
+    output_rules = (limits.formats, limits.max_file_mb, limits.min_output_dpi, limits.max_output_dpi,
+                    limits.tiff_compression)
+    if all(v is None for v in output_rules) and limits.tiff_alpha:
+        return report  # nothing is asked of the files: none is read
     files: dict[str, tuple[str, bytes]] = {}
     shown = read.source.project.display
     if opts.formats:
@@ -1186,8 +1227,7 @@ def _check_outputs(read: _Read, svg: bytes, made: Mapping[str, bytes], out_dir: 
                 files[kind] = (shown(path), path.read_bytes())
     size_pt = (read.inputs.figure.spec.width_pt, read.inputs.figure.spec.height_pt)
     notes: list[str] = []
-    output_rules = (limits.formats, limits.max_file_mb, limits.min_output_dpi, limits.max_output_dpi)
-    if not files and any(v is not None for v in output_rules):
+    if not files:
         notes.append("the output files were not measured (none built from this canvas): compose build "
                      f"{name} --check measures them")
     return with_outputs(report, output_findings(limits, files, size_pt), notes)
@@ -1213,7 +1253,7 @@ def _unchanged(read: _Read) -> bool:
 
 def _write(read: _Read, out_dir: Path, opts: BuildOptions, files: dict[Path, bytes],
            records: Mapping[str, Any], render_seconds: Mapping[str, float], issued: list[str],
-           rendered: Mapping[str, RenderedPanel]) -> bool:
+           rendered: Mapping[str, RenderedPanel], described: _Described) -> bool:
     """Step 6: write the outputs, and (a layout file's) manifest, all atomically together.
 
     The manifest is written only when no input changed while it was read
@@ -1228,9 +1268,12 @@ def _write(read: _Read, out_dir: Path, opts: BuildOptions, files: dict[Path, byt
     if manifest_file is not None and consistent:
         group_seconds = {n: s / len(g.split("+")) for g, s in render_seconds.items() for n in g.split("+")}
         recorded = manifest.options(opts.formats, opts.dpi, opts.engine, opts.pdf_standard)
-        files[manifest_file] = manifest.dumps(manifest_contents(
+        contents = manifest_contents(
             source.project, read.inputs.figure, recorded, read.digests, records, read.keys, group_seconds,
-            read.last_seconds, issued, _opened_files(read, out_dir, rendered)))
+            read.last_seconds, issued, _opened_files(read, out_dir, rendered))
+        if described.record is not None:  # the outputs name the commit: a new commit makes them stale
+            contents["git"] = {"commit": described.record.commit}
+        files[manifest_file] = manifest.dumps(contents)
     write_files_atomically(files, stale=tuple(outputs.files(source.name).values()))  # unchanged ones' too
     if manifest_file is not None and not consistent and manifest_file.exists():
         manifest_file.unlink()

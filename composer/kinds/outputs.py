@@ -78,6 +78,8 @@ class Job:
         folder: a folder of the export stage's holding the SVG as ``canvas.svg`` (None: none made).
         pdf_pages: the pdf panels a PDF output draws from their own page (:class:`PdfPage`); an engine
             that cannot draws their converted groups, as every other output does.
+        pdf_svg: the canvas a PDF output draws, its outlined text written as ``<text>``
+            (:mod:`composer.text.realtext`), or None (the PDF draws ``svg``).
         alt: the figure's description for readers who cannot see it (the PDF's tagged figure ``/Alt``,
             the PNG's ``Description``), ``""`` for none.
         provenance: the build's provenance record as JSON text (the PDF's XMP, the PNG's ``iTXt``), ``""``
@@ -92,6 +94,7 @@ class Job:
     source: str = "canvas"
     folder: str | None = None
     pdf_pages: tuple[PdfPage, ...] = ()
+    pdf_svg: bytes | None = None
     alt: str = ""
     provenance: str = ""
 

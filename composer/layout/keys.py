@@ -452,9 +452,12 @@ TABLES: list[Table] = [
         Key("raster_ppi", "positive", "pixels per inch, at final size, of every embedded raster: matplotlib's "
                                       "images and rasterized artists, and data-cell images enlarged to it",
             default=300),
-        Key("text", "text_mode", "`\"paths\"`: every glyph an outline, the same in every viewer; `\"editable\"`: "
+        Key("text", "text_mode", "`\"selectable\"`: every glyph an outline in the SVG and PNG, the same in every "
+                                 "viewer, and real text in the PDF (selectable, searchable, its fonts embedded as "
+                                 "TrueType subsets), each character where its outline is; `\"paths\"`: outlines in "
+                                 "the PDF too, no font in it (a journal that asks for outlined text); `\"editable\"`: "
                                  "`<text>` with a font stack for Inkscape and Illustrator (mathtext stays outlines)",
-            default="paths"),
+            default="selectable"),
         Key("engine", "engine", "the engine that draws PDF and PNG: `\"resvg\"` (resvg and svg2pdf, nothing to "
                                 "install) or `\"cairosvg\"` (needs the cairosvg package and the cairo library); "
                                 "`compose --engine` overrides it", default=outputs.DEFAULT_ENGINE),
@@ -463,6 +466,11 @@ TABLES: list[Table] = [
                                "allowed): the SVG's `<title>` (and, with the panels' `alt`, its `<desc>`), the "
                                "PDF's tagged figure (`/Alt`), the PNG's `Description`; a preset that asks for "
                                "alt text (PNAS) makes `compose check` warn without it", convert=Reader.string),
+        Key("provenance", "bool", "write where the figure comes from into the SVG's `<metadata>`, the PDF's XMP "
+                                  "and the PNG's `iTXt`: composer's version, the git commit and whether the "
+                                  "figure's inputs are as committed, the sha256 of every input "
+                                  "(`compose provenance FILE` reads it back); `false` leaves it out",
+            default=True),
     )),
     Table("check", "[check]", "Limits for `compose check`, over composer's defaults and the preset's.", (
         Key("min_font_size", "length", "smallest text size at final size", default="5pt", note=" or the preset's"),

@@ -216,7 +216,8 @@ class FigureSpec:
         preset: the journal preset named by ``preset = "nature"`` (see
             :mod:`composer.layout.presets`), or None.
         check: the limits ``compose check`` applies.
-        text: ``"paths"`` (every glyph an outline: the same in every
+        text: ``"selectable"`` (every glyph an outline in the SVG and PNG, real text in the PDF:
+            :mod:`composer.text.realtext`), ``"paths"`` (every glyph an outline everywhere: the same in every
             renderer) or ``"editable"`` (``<text>`` with a font stack, for
             Inkscape and Illustrator; mathtext stays outlines); see
             :mod:`composer.text.fonts` and :mod:`composer.mpl.savesvg`.
@@ -224,6 +225,8 @@ class FigureSpec:
             (:mod:`composer.stages.export`); ``compose --engine`` overrides it.
         alt: the figure's alt text as written (a template: ``{fields}`` are filled by
             :func:`composer.stages.describe.alt_text`), or None.
+        provenance: write the build's provenance into the outputs (``[figure] provenance``;
+            :mod:`composer.incremental.provenance`).
     """
 
     width_pt: float
@@ -250,6 +253,7 @@ class FigureSpec:
     height_auto: bool = False
     margin_pt: float | None = None
     alt: str | None = None
+    provenance: bool = default("figure", "provenance")
 
     @property
     def unit(self) -> str:

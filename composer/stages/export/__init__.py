@@ -85,9 +85,12 @@ def _png_finish(png: bytes, job: Job) -> bytes:
 
 def _pdf_finish(pdf: bytes, job: Job) -> bytes:
     """Every engine's PDF carries the alt text as a tagged figure (the resvg engine's is tagged by Typst; a
-    PDF without structure, cairo's, is tagged here: :func:`composer.stages.export.pdfmeta.tag_as_figure`)."""
+    PDF without structure, cairo's, is tagged here: :func:`composer.stages.export.pdfmeta.tag_as_figure`) and
+    the provenance record in its XMP (:func:`composer.stages.export.pdfmeta.with_provenance`)."""
     if job.alt:
         pdf = pdfmeta.tag_as_figure(pdf, job.alt)
+    if job.provenance:
+        pdf = pdfmeta.with_provenance(pdf, job.provenance)
     return pdf
 
 
@@ -187,7 +190,8 @@ def canvas_size_pt(svg: bytes, *, source: str = "canvas") -> tuple[float, float]
 def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dpi: float = 300.0,
            title: str = "", pdf_standard: str | None = None, source: str = "canvas",
            timeout_s: float | None = DEFAULT_TIMEOUT_S, jobs: int = 1,
-           pdf_pages: Sequence[PdfPage] = (), alt: str = "", provenance: str = "") -> dict[str, bytes]:
+           pdf_pages: Sequence[PdfPage] = (), alt: str = "", provenance: str = "",
+           pdf_svg: bytes | None = None) -> dict[str, bytes]:
     """Export the composed SVG to each of ``kinds``, each engine's work in forked workers.
 
     Each format is written as its entry in :data:`composer.kinds.outputs.FORMATS` says: drawn by the
@@ -216,6 +220,9 @@ def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dp
             ``Description``); ``""``: none.
         provenance: the build's provenance record, JSON text (the PDF's XMP, the PNG's
             :data:`PNG_PROVENANCE`); ``""``: none.
+        pdf_svg: the canvas the PDF draws instead of ``svg`` (its text as ``<text>``:
+            :class:`composer.stages.compose.Composed`), by the engines that honour it (resvg; cairosvg draws
+            ``svg``); None: ``svg``.
 
     Returns:
         kind -> bytes, for every asked kind.
@@ -255,7 +262,7 @@ def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dp
     folder = tempfile.mkdtemp(prefix="composer-export-")
     Path(folder, "canvas.svg").write_bytes(svg)
     job = Job(svg=svg, size_pt=size_pt, dpi=dpi, title=title, pdf_standard=pdf_standard, source=source,
-              folder=folder, pdf_pages=tuple(pdf_pages), alt=alt, provenance=provenance)
+              folder=folder, pdf_pages=tuple(pdf_pages), alt=alt, provenance=provenance, pdf_svg=pdf_svg)
     calls: dict[str, Callable[[], dict[str, bytes]]] = {}  # label -> the engine call, run in a worker
     logs: dict[str, Path] = {}  # label -> the file the engine's stderr goes to while it draws
     for name, part in _plan(kinds, engine, jobs):

@@ -47,6 +47,7 @@ from composer.kinds.outputs import Job, PdfPage
 from composer.stages.export.downscale import reduced_photos
 from composer.stages.export.pagegrid import on_pixel_grid
 from composer.stages.export.pdfimages import interpolate_photos
+from composer.text import realtext
 
 #: the PDF's creation and modification date: fixed, so equal inputs give equal bytes
 #: (the same instant cairosvg's PDFs were pinned to).
@@ -77,7 +78,7 @@ def available() -> str | None:
 
 def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[float, float], title: str = "",
             pdf_standard: str | None = None, source: str = "canvas", folder: str | None = None,
-            pdf_pages: Sequence[PdfPage] = (), alt: str = "") -> dict[str, bytes]:
+            pdf_pages: Sequence[PdfPage] = (), alt: str = "", pdf_svg: bytes | None = None) -> dict[str, bytes]:
     """Export SVG bytes to each of ``kinds`` (``pdf``, ``png``) from one usvg parse.
 
     Args:
@@ -95,6 +96,9 @@ def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[floa
         alt: the figure's description (:attr:`composer.stages.describe.AltText.description`): the PDF's
             page is one tagged figure with this ``/Alt`` (:data:`_ALT_FIGURE`); ``""``: none. PDF/UA-1
             (``pdf_standard="ua-1"``) needs it.
+        pdf_svg: the canvas the PDF draws instead of ``svg``, its text as ``<text>`` naming its font files
+            (:mod:`composer.text.realtext`): those files come before every other font (:func:`text_fonts_first`),
+            so each character is drawn from the very file matplotlib outlined it from.
 
     Returns:
         kind -> bytes; the PNG without resolution metadata (the caller adds it).
@@ -108,7 +112,7 @@ def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[floa
         with tempfile.TemporaryDirectory(prefix="composer-export-") as own:
             Path(own, "canvas.svg").write_bytes(svg)
             return convert(svg, kinds, dpi=dpi, size_pt=size_pt, title=title, pdf_standard=pdf_standard,
-                           source=source, folder=own, pdf_pages=pdf_pages, alt=alt)
+                           source=source, folder=own, pdf_pages=pdf_pages, alt=alt, pdf_svg=pdf_svg)
     has_text = b"<text" in svg
     if has_text:
         check_fonts(text_fonts(svg, source), file=source)
@@ -123,14 +127,23 @@ def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[floa
     compiler = typst.Compiler(root=folder, font_paths=fonts)
     inputs = {"title": title} if title else {}
     layered = layered_document(svg, pdf_pages, size_pt, folder) if pdf_pages else None
+    pdf_compiler, pdf_document, pdf_layered = compiler, document, layered
+    real_fonts = realtext.font_files(pdf_svg) if pdf_svg is not None and "pdf" in kinds else []
+    if pdf_svg is not None and real_fonts and "pdf" in kinds:
+        Path(folder, "canvas-pdf.svg").write_bytes(pdf_svg)
+        pdf_document = document.replace(b'#image("canvas.svg"', b'#image("canvas-pdf.svg"')
+        pdf_layered = layered_document(pdf_svg, pdf_pages, size_pt, folder, prefix="pdf-") if pdf_pages else None
+        pdf_compiler = typst.Compiler(root=folder, font_paths=typst.Fonts(
+            include_system_fonts=False, include_embedded_fonts=False,
+            font_paths=text_fonts_first(real_fonts, folder) + _without_last_resort(font_folders(), folder)))
     try:
         for kind in kinds:
             if kind == "pdf":
-                embeds = layered is not None and not (pdf_standard or "").startswith("a-")  # PDF/A: no PDF (Typst)
-                drawn = layered if embeds and layered else document
+                embeds = pdf_layered is not None and not (pdf_standard or "").startswith("a-")  # PDF/A: no PDF
+                drawn = pdf_layered if embeds and pdf_layered else pdf_document
                 if alt:
                     drawn = _with_alt(drawn, size_pt)
-                result = compiler.compile(input=drawn, format="pdf",
+                result = pdf_compiler.compile(input=drawn, format="pdf",
                                           timestamp=PDF_DATE,
                                           sys_inputs={**inputs, "alt": alt} if alt else inputs,
                                           pdf_standards=[pdf_standard] if pdf_standard else [])  # type: ignore[list-item]
@@ -171,7 +184,7 @@ def write(job: Job, kinds: tuple[str, ...]) -> dict[str, bytes]:
     (looked up when called, so a test that replaces :func:`convert` replaces the engine's drawing)."""
     return convert(job.svg, kinds, dpi=job.dpi, size_pt=job.size_pt, title=job.title,
                    pdf_standard=job.pdf_standard, source=job.source, folder=job.folder, pdf_pages=job.pdf_pages,
-                   alt=job.alt)
+                   alt=job.alt, pdf_svg=job.pdf_svg)
 
 
 #: attributes a pdf panel's group may carry and still be drawn from its page: anything else (an opacity,
@@ -310,6 +323,36 @@ def font_folders() -> list[str]:
               os.path.expanduser("~/.fonts"), os.path.expanduser("~/.local/share/fonts"))
     folders = {os.path.dirname(f.fname) for f in font_manager.fontManager.ttflist}
     return sorted(d for d in folders if not any(d == s or d.startswith(s + os.sep) for s in system))
+
+
+def text_fonts_first(files: Sequence[str], workdir: str) -> list[str]:
+    """Font folders for a PDF with real text (:mod:`composer.text.realtext`): a folder of ``workdir``
+    holding links to exactly ``files`` (the files matplotlib drew its outlines from), then the system's
+    folders (:func:`system_font_folders`). Typst takes the first font of a family and style it finds,
+    in the order of its folders when it scans no system fonts itself (measured: with
+    ``include_system_fonts`` the system's DejaVu Sans 2.37 is taken over matplotlib's 2.35 whatever the
+    folders), so the real text is drawn from the same file as the outlines it replaces."""
+    linked = tempfile.mkdtemp(prefix="fonts-text-", dir=workdir)
+    for i, path in enumerate(files):
+        os.symlink(path, os.path.join(linked, f"{i:03d}-{os.path.basename(path)}"))
+    return [linked, *system_font_folders()]
+
+
+def system_font_folders() -> list[str]:
+    """The system's font folders that exist, as matplotlib lists them (``font_manager.X11FontDirectories``,
+    ``OSXFontDirectories``, ``MSUserFontDirectories``, and Windows' own ``%WINDIR%\\Fonts``): the folders
+    Typst's own system scan reads (fontconfig's default ``<dir>`` entries on Linux)."""
+    from matplotlib import font_manager
+
+    folders = [*font_manager.X11FontDirectories, *font_manager.OSXFontDirectories,
+               *getattr(font_manager, "MSUserFontDirectories", []),
+               os.path.join(os.environ.get("WINDIR", "C:\\Windows"), "Fonts")]
+    seen: list[str] = []
+    for folder in folders:
+        path = os.path.normpath(os.path.expanduser(folder))
+        if os.path.isdir(path) and path not in seen:
+            seen.append(path)
+    return seen
 
 
 @lru_cache(maxsize=1)
