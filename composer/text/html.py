@@ -562,7 +562,10 @@ def _write(fo: etree._Element, lines: list[_Line], state: _Computed, left: float
                     "x": _num(start), "y": _num(y), "width": _num(run_w), "height": _num(line.height_px),
                     "fill": font.background})
             start += run_w
-        text = etree.SubElement(group, f"{{{SVG_NS}}}text", {"x": _num(x), "y": _num(baseline), "text-anchor": anchor})
+        # HTML text is painted with its colour, never stroked (CSS ``stroke`` does not apply to it): no stroke
+        # is inherited from the SVG around the foreignObject (mermaid's ``.hot>*{stroke:#333!important}``)
+        text = etree.SubElement(group, f"{{{SVG_NS}}}text", {"x": _num(x), "y": _num(baseline), "text-anchor": anchor,
+                                                              "stroke": "none"})
         text.set("{http://www.w3.org/XML/1998/namespace}space", "preserve")
         _font_attributes(text, first)
         merged: list[tuple[str, Font]] = []
