@@ -480,13 +480,17 @@ def fonts_in_use(figure: Figure) -> dict[str, str]:
 def _font_families(ctx: _Context) -> None:
     """``font-family``: a font the figure's text is set in (:func:`fonts_in_use`) that the preset's journal
     does not take."""
+    from composer.text.metrics import font_families
+
     limits = ctx.limits
     if limits.fonts is None:
         return
     for font, key in fonts_in_use(ctx.figure).items():
-        if not limits.takes_font(font):
-            ctx.add("font-family", key, f"font {font!r} is not one {limits.journal or 'the preset'} takes; "
-                                        f"use {' or '.join(limits.fonts)}")
+        # every family of a list: the first sets the text, the others draw the characters it lacks
+        for family in font_families(font):
+            if not limits.takes_font(family):
+                ctx.add("font-family", key, f"font {family!r} is not one {limits.journal or 'the preset'} takes; "
+                                            f"use {' or '.join(limits.fonts)}")
 
 
 def _line_widths(ctx: _Context) -> None:
