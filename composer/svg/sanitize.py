@@ -224,7 +224,7 @@ HTML_TEXT_ELEMENTS = frozenset({
 })
 _MATHML_NS = "http://www.w3.org/1998/Math/MathML"
 #: the attributes kept on those elements (what styles the text; links, handlers and the rest are dropped)
-_HTML_ATTRIBUTES = frozenset({"style", "class", "id", "face", "color", "size", "dir", "lang"})
+_HTML_ATTRIBUTES = frozenset({"style", "class", "id", "face", "color", "size", "dir", "lang", "align"})
 
 
 def is_text_only(fo: etree._Element) -> bool:
