@@ -442,10 +442,10 @@ def font_sizes_to_resolve(root: etree._Element) -> list[tuple[etree._Element, fl
     ``em`` and ``%`` only, is computed alike everywhere. Any other is not: the engine's usvg takes a
     document's root as 12 px where a browser takes 16 (``medium``), and its keywords as steps of 1.2 from
     the parent (``x-large`` 1.44 times the parent, 24 px in a browser; ``usvg::Options::font_size``,
-    ``convert_named_font_size``). So every ``<text>``, ``<tspan>`` and ``<textPath>`` whose size rests on
-    the root's default, a keyword, ``larger``/``smaller`` or ``rem`` is listed, outside ``<defs>`` and
-    ``<symbol>`` (there the ``<use>`` decides what they inherit). Declarations are read as
-    :func:`text_elements` reads them (attributes < ``<style>`` rules < ``style``).
+    ``convert_named_font_size``), and ``ex`` and ``ch`` as half an em. So every ``<text>``, ``<tspan>`` and
+    ``<textPath>`` whose size rests on the root's default, a keyword, ``larger``/``smaller``, ``rem``, ``ex`` or
+    ``ch`` is listed, outside ``<defs>`` and ``<symbol>`` (there the ``<use>`` decides what they inherit).
+    Declarations are read as :func:`text_elements` reads them (attributes < ``<style>`` rules < ``style``).
     """
     import cssselect2
 
@@ -465,8 +465,9 @@ def font_sizes_to_resolve(root: etree._Element) -> list[tuple[etree._Element, fl
         if declared is not None:
             value = declared.strip().lower().removesuffix("!important").strip()
             m = _SIZE_VALUE.fullmatch(value)
-            if value in _SIZE_KEYWORDS or value in ("larger", "smaller") or m and m.group(2).lower() == "rem":
-                absolute = False
+            if value in _SIZE_KEYWORDS or value in ("larger", "smaller") or m and m.group(2).lower() in ("rem", "ex",
+                                                                                                     "ch"):
+                absolute = False  # usvg takes ex and ch as half an em, a browser from the font
             elif m and float(m.group(1)) >= 0 and m.group(2).lower() not in ("em", "ex", "ch", "%"):
                 absolute = True  # a length: the same in every renderer (em and % keep the parent's state)
             size = _font_size(declared, size, family)  # ex and ch: of the parent's font
