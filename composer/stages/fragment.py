@@ -480,17 +480,17 @@ def name_missing_families(root: etree._Element, *, source: str, panel: str = "")
     ``<text>``, with one warning per file naming each family and what is drawn for it (an
     :class:`~composer.errors.ImportFeature` of ``panel``).
 
-    draw.io writes its labels in ``Helvetica``, Illustrator in ``ArialMT``, R in ``Arial``: fonts a Linux
-    machine rarely has. Chromium asks fontconfig, and draws its match when fontconfig binds the family to
-    it strongly, the metric-compatible face (Arial: Liberation Sans; Helvetica: Nimbus Sans); otherwise
-    (Verdana, Trebuchet MS, ArialMT: fontconfig's weak answer is DejaVu Sans) it goes on with the next
-    family of the list, and with none left, its standard font (Times New Roman, so Liberation Serif)
-    (:func:`composer.text.fonts.browser_font`). The engine's usvg, given a name it lacks, would draw
-    another font. So, from the first family of each ``font-family`` list: a family fontconfig or
-    matplotlib (whose fonts the engine has too) has stays; a missing one with a metric-compatible face
-    is replaced by it (``'Nimbus Sans'``); a missing one without is dropped, and the next is looked at;
-    a list left empty becomes the standard font (``'Liberation Serif', serif``). Every output then draws
-    what Chromium here draws, and the warning keeps the file's own names.
+    draw.io writes its labels in ``Helvetica``, Illustrator in ``ArialMT``, R in ``Arial``: fonts a Linux machine
+    rarely has. Chromium asks fontconfig, and draws its match when it is the family asked for or a metric-compatible
+    face of Skia's table (Arial: Liberation Sans), retrying with Blink's alternate name (Helvetica: Arial, so
+    Liberation Sans); otherwise (Verdana, Trebuchet MS, ArialMT: fontconfig's answer is DejaVu Sans) it goes on with
+    the next family of the list, and with none left, its standard font (Times New Roman, so Liberation Serif)
+    (:func:`composer.text.fonts.browser_font`). The engine's usvg, given a name it lacks, would draw another font.
+    So, from the first family of each ``font-family`` list: a family fontconfig or matplotlib (whose fonts the
+    engine has too) has stays; a missing one with a metric-compatible face is replaced by it (``'Liberation
+    Sans'``); a missing one without is dropped, and the next is looked at; a list left empty becomes the standard
+    font (``'Liberation Serif', serif``). Every output then draws what Chromium here draws, and the warning keeps
+    the file's own names.
     """
     if root.find(f".//{svg_tag('text')}") is None:
         return

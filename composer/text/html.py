@@ -378,6 +378,7 @@ class _Node:
     decl: dict[str, str]
     display: str
     kids: list[Kid] = field(default_factory=list)
+    picture: tuple[str, float | None, float | None] | None = None  # an <img>: its src, width and height attributes
 
     def length(self, name: str, percent_of: float | None) -> float | None:
         return _length(self.decl.get(name), font_px=self.state.size_px, percent_of=percent_of)
@@ -408,6 +409,10 @@ def _tree(el: etree._Element, parent: _Computed, style_of: Callable[[etree._Elem
     if display != "inline":
         state.background = ""  # a block paints its own box, not a band behind each of its lines
     node = _Node(el, state, decl, display)
+    if local(el) == "img":  # a replaced element: an atomic box of its own size, no content
+        href = el.get("src") or ""
+        node.picture = (href, _user(el.get("width")), _user(el.get("height")))
+        return node
     if el.text:
         node.kids.append((el.text, state))
     for child in el:
@@ -487,22 +492,35 @@ class _Rect:
 
 
 @dataclass
+class _Image:
+    """A picture (an ``<img>``) drawn into its box, stretched as ``object-fit: fill`` draws it."""
+
+    x: float
+    y: float
+    width: float
+    height: float
+    href: str
+
+
+@dataclass
 class _Frag:
     """A laid-out box: its border box's size, what it draws (from the border box's top left), and the
     baselines of its first and last line boxes (None: it has none)."""
 
     width: float
     height: float
-    items: list[_Text | _Rect] = field(default_factory=list)
+    items: list[_Text | _Rect | _Image] = field(default_factory=list)
     first_baseline: float | None = None
     last_baseline: float | None = None
 
 
-def _moved(items: list[_Text | _Rect], dx: float, dy: float) -> list[_Text | _Rect]:
-    out: list[_Text | _Rect] = []
+def _moved(items: list[_Text | _Rect | _Image], dx: float, dy: float) -> list[_Text | _Rect | _Image]:
+    out: list[_Text | _Rect | _Image] = []
     for item in items:
         if isinstance(item, _Text):
             out.append(_Text(item.x + dx, item.y + dy, item.runs, item.anchor))
+        elif isinstance(item, _Image):
+            out.append(_Image(item.x + dx, item.y + dy, item.width, item.height, item.href))
         else:
             out.append(_Rect(item.x + dx, item.y + dy, item.width, item.height, item.fill))
     return out
@@ -557,7 +575,7 @@ def _pieces(kids: list[Kid], block_state: _Computed) -> list[_Piece]:
                     else:
                         glued = bool(out) and out[-1].kind in ("word", "atomic")
                         out.append(_Piece("word", text=part, state=here, glued=glued))
-        elif kid.display in _ATOMIC or kid.block_level:
+        elif kid.display in _ATOMIC or kid.block_level or kid.picture is not None:
             out.append(_Piece("atomic", node=kid, state=kid.state))
         else:
             for sub in kid.kids:
@@ -757,6 +775,20 @@ def _half_leaded(ascent: float, descent: float, line_height: float) -> tuple[flo
 
 # ---- sizes (CSS 2.1, 10.3; CSS Sizing 3, 5) -----------------------------------------------------------------
 
+def _picture_size(node: _Node, width: float | None, height: float | None) -> tuple[float, float]:
+    """A picture's used (width, height) in px from what CSS gives (None: ``auto``): the other from its
+    ``width``/``height`` attributes' ratio, else those attributes (HTML's presentational hints), else 0
+    (composer does not decode the picture for its natural size)."""
+    assert node.picture is not None
+    _, attr_w, attr_h = node.picture
+    ratio = attr_w / attr_h if attr_w and attr_h else None
+    if width is None and height is not None and ratio:
+        width = height * ratio
+    if height is None and width is not None and ratio:
+        height = width / ratio
+    return (width if width is not None else attr_w or 0.0), (height if height is not None else attr_h or 0.0)
+
+
 def _contribution(node: _Node, percent_of: float | None) -> tuple[float, float]:
     """(min-content, max-content) outer widths of a box in px: its content's, or its ``width``, with its
     padding, borders and margins."""
@@ -781,7 +813,11 @@ def _contribution(node: _Node, percent_of: float | None) -> tuple[float, float]:
 
 
 def _content_sizes(node: _Node) -> tuple[float, float]:
-    """(min-content, max-content) widths of a box's content in px."""
+    """(min-content, max-content) widths of a box's content in px (a picture's: its natural width, its
+    ``width`` attribute; none when its ``width`` is a percentage, which it may shrink to, CSS Sizing 3, 5.2.2)."""
+    if node.picture is not None:
+        natural = _picture_size(node, None, None)[0]
+        return (0.0 if (node.decl.get("width") or "").strip().endswith("%") else natural), natural
     if node.display in ("flex", "inline-flex"):
         items = [_contribution(item, None) for item in _flex_items(node)]
         if (node.decl.get("flex-direction") or "row").strip().startswith("column"):
@@ -928,7 +964,15 @@ def _lay_box(node: _Node, room: float, room_height: float | None, shrink: bool =
     height = node.length("height", room_height)
     if height is not None and border_box:
         height = max(0.0, height - inner_y)
-    if node.display in ("flex", "inline-flex"):
+    if node.picture is not None:
+        natural_w, natural_h = _picture_size(node, node.length("width", room), node.length("height", room_height))
+        if node.length("width", room) is None:
+            width = natural_w
+        if height is None:
+            height = natural_h
+        content = _Frag(width=width, height=height, items=[_Image(0.0, 0.0, width, height, node.picture[0])]
+                        if node.picture[0] and width > 0 and height > 0 and node.state.visible else [])
+    elif node.display in ("flex", "inline-flex"):
         content = _lay_flex(node, width, height)
     elif node.display in ("table", "inline-table"):
         content = _lay_table(node, width, height)
@@ -944,7 +988,8 @@ def _lay_box(node: _Node, room: float, room_height: float | None, shrink: bool =
         frag.items.append(_Rect(0.0, 0.0, frag.width, frag.height, background))
     dx, dy = padding[3] + border[3], padding[0] + border[0]
     frag.items.extend(_moved(content.items, dx, dy))
-    if node.display not in _ATOMIC or (node.decl.get("overflow") or "visible").strip() == "visible":
+    if node.picture is None and (node.display not in _ATOMIC
+                                 or (node.decl.get("overflow") or "visible").strip() == "visible"):
         frag.first_baseline = None if content.first_baseline is None else content.first_baseline + dy
         frag.last_baseline = None if content.last_baseline is None else content.last_baseline + dy
     return frag
@@ -1221,18 +1266,26 @@ def layout_foreign_object(fo: etree._Element, style_of: Callable[[etree._Element
         if child.tail:
             root.kids.append((child.tail, root_state))
     frag = _lay_flow(root, fo_w if fo_w is not None else _INFINITE, fo_h)
-    texts = [item for item in frag.items if isinstance(item, _Text) and "".join(t for t, _ in item.runs).strip()]
-    if not texts:
+    shown = [item for item in frag.items if isinstance(item, _Image)
+             or isinstance(item, _Text) and "".join(t for t, _ in item.runs).strip()]
+    if not shown:
         return None
     group = fo.makeelement(f"{{{SVG_NS}}}g", {})
     if fo.get("transform"):
         group.set("transform", fo.get("transform", ""))
     for item in frag.items:
-        if isinstance(item, _Rect):
+        if isinstance(item, _Image):
+            image = etree.SubElement(group, f"{{{SVG_NS}}}image", {
+                "x": _num(fo_x + item.x), "y": _num(fo_y + item.y), "width": _num(item.width),
+                "height": _num(item.height), "preserveAspectRatio": "none"})
+            image.set("{http://www.w3.org/1999/xlink}href", item.href)
+            _shielded(image, [])
+        elif isinstance(item, _Rect):
             if item.width > 0 and item.height > 0:
-                etree.SubElement(group, f"{{{SVG_NS}}}rect", {
+                rect = etree.SubElement(group, f"{{{SVG_NS}}}rect", {
                     "x": _num(fo_x + item.x), "y": _num(fo_y + item.y), "width": _num(item.width),
-                    "height": _num(item.height), "fill": item.fill})
+                    "height": _num(item.height)})
+                _shielded(rect, [("fill", item.fill), ("fill-opacity", "1")])
         elif "".join(t for t, _ in item.runs).strip():
             _write_text(group, item, fo_x, fo_y)
     overflow = (own.get("overflow") or fo.get("overflow") or "hidden").strip().lower()
@@ -1308,15 +1361,35 @@ def _clip(group: etree._Element, x: float, y: float, width: float, height: float
     group.append(inner)
 
 
+#: what a file's style sheet could set on the elements drawn here and a browser's HTML would not take from it
+#: (mermaid's ``.edgeLabel rect { opacity: 0.5 }`` is for its own rects, not a label's background): written
+#: in each one's ``style``, which wins over the sheet's rules
+_SHIELD = "stroke: none; opacity: 1; filter: none; transform: none; mask: none"
+
+
+def _shielded(el: etree._Element, declarations: list[tuple[str, str]]) -> None:
+    el.set("style", "; ".join([f"{name}: {value}" for name, value in declarations] + [_SHIELD]))
+
+
 def _font_attributes(el: etree._Element, font: Font, against: Font | None = None) -> None:
+    """The font of a ``<text>`` (every property) or a ``<tspan>`` (those unlike its text's, ``against``),
+    in its ``style``: over any rule of the file's style sheet, as the HTML's own properties are."""
+    declarations = []
     for attr, value, base in (("font-family", font.family, against.family if against else None),
-                              ("font-size", _num(font.size_px), _num(against.size_px) if against else None),
-                              ("font-weight", font.weight, against.weight if against else "normal"),
-                              ("font-style", font.style, against.style if against else "normal"),
+                              ("font-size", _num(font.size_px) + "px",
+                               _num(against.size_px) + "px" if against else None),
+                              ("font-weight", font.weight, against.weight if against else None),
+                              ("font-style", font.style, against.style if against else None),
                               ("fill", font.color, against.color if against else None),
-                              ("text-decoration", font.decoration, against.decoration if against else "")):
+                              ("text-decoration", font.decoration or "none",
+                               (against.decoration or "none") if against else None)):
         if value and value != base:
-            el.set(attr, value)
+            declarations.append((attr, value))
+    if against is None:
+        declarations += [("fill-opacity", "1"), ("letter-spacing", "normal"), ("word-spacing", "normal")]
+        _shielded(el, declarations)
+    elif declarations:
+        el.set("style", "; ".join(f"{name}: {value}" for name, value in declarations))
 
 
 def _num(value: float) -> str:

@@ -18,8 +18,8 @@ XHTML = 'xmlns="http://www.w3.org/1999/xhtml"'
 
 ART = (
     f'<svg {HEAD} id="m" width="300" height="100" viewBox="0 0 300 100"><style>'
-    '#m .labelBkg { background-color: rgba(0, 0, 255, 0.5); } #m .edgeLabel p { background-color: #00ff00; '
-    'margin: 0; }</style>'
+    '#m .labelBkg { background-color: rgba(0, 0, 255, 0.5); } #m .edgeLabel p { background-color: '
+    'hsl(-240, 100%, 50%); margin: 0; } #m .edgeLabel rect { opacity: 0.5; }</style>'
     # (a) mermaid's journey label: a table as large as the foreignObject (width and height 100 %) whose cell
     # centres the line (text-align: center; vertical-align: middle): the 19 px line box sits (41 - 19) / 2 = 11
     # px down, its baseline 15 px lower, at y 26; the capitals' middle on x 60
@@ -34,10 +34,20 @@ ART = (
     '</foreignObject>'
     # (c) mermaid's edge label: a <p> inside a <span> (a block in an inline) painting its own opaque background
     # over the cell's translucent one, both as wide as the shrink-to-fit cell (the text's width, 34 px) and as
-    # tall as the 24 px line (line-height 1.5)
+    # tall as the 24 px line (line-height 1.5); its colour is hsl(-240, 100%, 50%), green (the hue taken modulo
+    # 360); the sheet's rule for the file's own rects in .edgeLabel (opacity 0.5) is not the HTML's
+    '<g class="edgeLabel">'
     f'<foreignObject x="140" y="55" width="100" height="24"><div {XHTML} class="labelBkg" style="display: '
     'table-cell; white-space: nowrap; line-height: 1.5; text-align: center; font-family: DejaVu Sans; '
-    'font-size: 16px;"><span class="edgeLabel"><p>HEH</p></span></div></foreignObject>'
+    'font-size: 16px;"><span class="edgeLabel"><p>HEH</p></span></div></foreignObject></g>'
+    # (f) mermaid's picture in a label (flowchart3): an <img> made a block, 100 % wide, in a shrink-to-fit cell:
+    # the cell takes the picture's width attribute (20 px; a percentage width gives no min-content), the
+    # picture that width and, from its attributes' ratio, as tall: a magenta square at (250, 50, 20, 20)
+    f'<foreignObject x="250" y="50" width="40" height="40"><div {XHTML} style="display: table-cell; '
+    'line-height: 1.5; text-align: center;"><span><p style="margin: 0"><img width="20" height="20" '
+    'style="display: flex; width: 100%;" src="data:image/svg+xml,%3Csvg xmlns=%22http://www.w3.org/2000/svg%22 '
+    'viewBox=%220 0 10 10%22%3E%3Crect width=%2210%22 height=%2210%22 fill=%22%23ff00ff%22/%3E%3C/svg%3E"/>'
+    '</p></span></div></foreignObject>'
     # (d) 4ex of the parent's 16 px DejaVu Sans: its x-height, 1120/2048 em, four times: 35 px, whose capitals
     # are 1493/2048 of that, 25.5 px tall (half an em per ex would give 32 px, capitals 23.3 px)
     '<g font-family="DejaVu Sans" font-size="16"><text x="140" y="40" font-size="4ex" fill="#00aa00">H</text></g>'
@@ -74,6 +84,12 @@ def test_a_block_inside_an_inline_paints_its_background_over_the_cell(built, whi
         assert abs(int(image[y, x][0]) - 0) <= 2 and int(image[y, x][1]) >= 253 and int(image[y, x][2]) <= 2, \
             (x, y, image[y, x])
     assert image[60, 180][:3].tolist() != [0, 255, 0]  # right of the 34 px cell: nothing painted
+
+
+@pytest.mark.parametrize("which", ["png", "pdf"])
+def test_a_picture_in_a_label_is_drawn_in_its_box(built, which):
+    image = built[0] if which == "png" else built[1]
+    assert ink(image, (255, 0, 255), (245, 45, 300, 100)) == (250, 270, 50, 70)
 
 
 @pytest.mark.parametrize("which", ["png", "pdf"])
