@@ -321,9 +321,7 @@ def plan(entry: Entry) -> Plan:
         doc = pdfium.PdfDocument(data)
         try:
             page = doc[0]
-            w, h = page.get_size()
-            if page.get_rotation() in (90, 270):
-                w, h = h, w
+            w, h = page.get_size()  # as the page is shown: pdfium's size is turned by its /Rotate already
             page.close()
         finally:
             doc.close()
@@ -441,7 +439,8 @@ class Browser:
 def render_pdfium(pdf: bytes, dpi: float) -> np.ndarray:
     """Page 1 of a PDF as pdfium draws it at exactly ``dpi`` on a transparent bitmap of ceil(size) px,
     premultiplied RGBA. (pypdfium2's ``render`` stretches the page to whole pixels: up to a pixel's shift at
-    the far edges, which moves every line there. A rotated page is drawn so all the same.)"""
+    the far edges, which moves every line there. A page's ``/Rotate`` is applied by pdfium on this path too, and
+    its size is the turned one.)"""
     import pypdfium2 as pdfium
     import pypdfium2.raw as raw
 
@@ -449,16 +448,13 @@ def render_pdfium(pdf: bytes, dpi: float) -> np.ndarray:
     try:
         page = doc[0]
         scale = dpi / 72
-        if page.get_rotation():
-            out = premultiplied(page.render(scale=scale, fill_color=(255, 255, 255, 0), maybe_alpha=True).to_pil())
-        else:
-            w_pt, h_pt = page.get_size()
-            w, h = math.ceil(w_pt * scale - 1e-6), math.ceil(h_pt * scale - 1e-6)
-            bitmap = pdfium.PdfBitmap.new_native(w, h, raw.FPDFBitmap_BGRA, rev_byteorder=True)
-            bitmap.fill_rect((255, 255, 255, 0), 0, 0, w, h)
-            raw.FPDF_RenderPageBitmapWithMatrix(bitmap, page, raw.FS_MATRIX(scale, 0, 0, scale, 0, 0),
-                                                raw.FS_RECTF(0, 0, w, h), raw.FPDF_ANNOT | raw.FPDF_REVERSE_BYTE_ORDER)
-            out = premultiplied(bitmap.to_pil())
+        w_pt, h_pt = page.get_size()
+        w, h = math.ceil(w_pt * scale - 1e-6), math.ceil(h_pt * scale - 1e-6)
+        bitmap = pdfium.PdfBitmap.new_native(w, h, raw.FPDFBitmap_BGRA, rev_byteorder=True)
+        bitmap.fill_rect((255, 255, 255, 0), 0, 0, w, h)
+        raw.FPDF_RenderPageBitmapWithMatrix(bitmap, page, raw.FS_MATRIX(scale, 0, 0, scale, 0, 0),
+                                            raw.FS_RECTF(0, 0, w, h), raw.FPDF_ANNOT | raw.FPDF_REVERSE_BYTE_ORDER)
+        out = premultiplied(bitmap.to_pil())
         page.close()
     finally:
         doc.close()

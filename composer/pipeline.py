@@ -63,7 +63,7 @@ from composer.layout.loader import load_layout
 from composer.layout.model import Figure, FigureSpec
 from composer.layout.positions import locate
 from composer.layout.sources import table as source_table
-from composer.lint.rules import Report, clipped_text_warnings, font_findings, lint
+from composer.lint.rules import Report, clipped_text_warnings, font_findings, lint, output_findings, with_outputs
 from composer.mpl.fontlog import font_substitutions
 from composer.progress import Progress
 from composer.sandbox.audit import Opened, collecting, recording
@@ -79,7 +79,14 @@ from composer.sandbox.isolate import (
 from composer.sandbox.parallel import RenderTask, available_cores, render_all
 from composer.stages.align import align_plot_areas
 from composer.stages.aspect import draw_locked
-from composer.stages.compose import clipped_key_path, compose, figure_geometry, fit_height, panel_label_boxes
+from composer.stages.compose import (
+    clipped_key_path,
+    compose_documents,
+    figure_geometry,
+    fit_height,
+    panel_label_boxes,
+)
+from composer.stages.describe import AltText, alt_text
 from composer.stages.draft import draw_panel, warm_up
 from composer.stages.export import (
     check_chosen,
@@ -87,11 +94,11 @@ from composer.stages.export import (
     check_engine,
     export,
 )
-from composer.stages.geometry import Box, panel_boxes
-from composer.stages.guides import kinds_of
+from composer.stages.geometry import Box, guide_rooms, panel_boxes
+from composer.stages.guides import draw_guides, kinds_of
 from composer.stages.inputs import Inputs, Project, read_figure_inputs
-from composer.stages.named import figure_elements
-from composer.stages.panels import panel_documents
+from composer.stages.named import Element, NamedText, figure_elements, figure_texts
+from composer.stages.panels import panel_documents, panel_pdf_document
 from composer.stages.render import RenderedPanel, save_panel
 from composer.stages.sources import source_of
 from composer.stages.typeset import Typeset, text_cache, typeset_figure
@@ -142,8 +149,12 @@ class BuildResult:
         fitted_height: the canvas height a ``height = "auto"`` figure was built
             with, in the unit of its width (``"96.25mm"``); "" otherwise and for
             an up-to-date figure.
+        elements: with ``BuildOptions.elements``, every named element of the figure with its
+            box as composed (:func:`composer.stages.named.figure_elements`); else empty.
+        texts: with ``BuildOptions.elements``, every text of the figure by a stable name
+            (:func:`composer.stages.named.figure_texts`); else empty.
 
-    ``outputs`` also holds ``debug-svg``/``debug-png`` for the overlay.
+    ``outputs`` also holds ``debug-svg``/``debug-png`` for the overlay, ``debug-txt`` for the ids SVG panels offer.
     """
 
     outputs: dict[str, Path]
@@ -159,6 +170,8 @@ class BuildResult:
     warnings: tuple[str, ...] = ()
     output: dict[str, str] = dataclasses.field(default_factory=dict)
     fitted_height: str = ""
+    elements: tuple[Element, ...] = ()
+    texts: tuple[NamedText, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -180,6 +193,11 @@ class BuildOptions:
         write: write the outputs under the output folder (False: return their bytes only).
         svg_first: write the SVG before the PDF and PNG are exported (``--watch``).
         panels: also write every panel alone at its box size, ``OUT/NAME/PANEL.FORMAT`` (``--panels``).
+        panel_cache: the panel cache folder to read and fill (None: the project's own,
+            :func:`composer.incremental.cache.cache_dir`); ``compose diff`` builds an old revision of the
+            project in a git worktree with the project's cache, so unchanged panels are not drawn again.
+        elements: also list the figure's named elements with their boxes and its texts into
+            :attr:`BuildResult.elements` and :attr:`BuildResult.texts` (``compose diff``).
     """
 
     formats: tuple[str, ...] = FORMATS
@@ -195,6 +213,8 @@ class BuildOptions:
     write: bool = True
     svg_first: bool = False
     panels: bool = False
+    panel_cache: Path | None = None
+    elements: bool = False
 
 
 @dataclass(frozen=True)
@@ -354,6 +374,38 @@ def build_figure(project: Project, figure: Figure, file: str, options: BuildOpti
     out_dir = Path(out) if out is not None else project.root / "build"
     source = _Source(project, figure.name, None, figure, file, dict(functions or {}))
     built = _run(lambda: source, out_dir, options, progress, "built in code", {"check": time.perf_counter() - started})
+    return built.result, built.made
+
+
+def build_layout(name: str, options: BuildOptions, *, root: str | Path = ".", out: str | Path | None = None,
+                 progress: Progress | None = None) -> tuple[BuildResult, dict[str, bytes]]:
+    """Build figure ``name`` of the project at ``root`` as ``options`` say, with no no-op test, and
+    return the bytes of its outputs too (``compose diff`` builds two revisions so, writing nothing:
+    ``options.write`` False).
+
+    Args:
+        name: the figure, ``layouts/NAME.toml`` (or ``.py``).
+        options: how it is built (:class:`BuildOptions`); checked here as :func:`build` checks its own.
+        out: the output folder (default ``ROOT/build``): written to only with ``options.write``; its
+            manifest, when there is one, lets an export be skipped (its output then missing from the bytes
+            returned), so a caller that needs every output's bytes gives a folder without one.
+
+    Returns:
+        ``(result, made)``: the :class:`BuildResult` and format -> bytes of every output made.
+
+    Raises:
+        ComposerError: any user-fixable problem (a layout error names its file, line and key).
+    """
+    check_outputs(options.formats, options.dpi)
+    check_timeout(options.timeout_s)
+    check_jobs(options.jobs)
+    check_chosen(options.engine, options.pdf_standard)
+    started = time.perf_counter()
+    project = Project.at(root)
+    out_dir = Path(out) if out is not None else project.root / "build"
+    with _located(project):
+        built = _run(lambda: _Source.layout(project, name), out_dir, options, progress, "asked",
+                     {"check": time.perf_counter() - started})
     return built.result, built.made
 
 
@@ -610,7 +662,7 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
         if opts.write:
             refuse_overwriting_inputs(_planned_outputs(read, out_dir, opts), read.digests, root=project.root,
                                       layout=source.layout_path)
-        panel_cache = PanelCache(cache_dir(project.root), root=project.root)
+        panel_cache = PanelCache(opts.panel_cache or cache_dir(project.root), root=project.root)
         hits = _lookup(read, panel_cache, opts)
         lap("read")
         fresh, render_seconds = _render(read, hits, opts, progress, output)
@@ -625,7 +677,8 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
         issued += _panel_warnings(read.inputs, rendered)  # every ComposerWarning of this build, in order
         lap("render")
         read = dataclasses.replace(read, inputs=fit_height(read.inputs, rendered, read.typeset))  # height = "auto"
-        svg, report, extra = _compose(read, rendered, opts, issued, progress)
+        described = _Described(alt_text(read.inputs), None)
+        svg, pdf_svg, report, extra = _compose(read, rendered, opts, issued, progress, described)
         lap("compose")
         figure = read.inputs.figure
         result = BuildResult(outputs={}, report=report, reason=reason,
@@ -634,14 +687,19 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
                              repaired=tuple(n for n, k in read.keys.items() if k in panel_cache.repaired),
                              seconds=seconds, render_seconds=render_seconds, warnings=tuple(issued),
                              output=output,
-                             fitted_height=figure.spec.height_text if figure.spec.height_auto else "")
+                             fitted_height=figure.spec.height_text if figure.spec.height_auto else "",
+                             **(_named(read, rendered, svg) if opts.elements else {}))
         made: dict[str, bytes] = {}
         records: dict[str, dict[str, Any]] = {}
         files: dict[Path, bytes] = {}
         written: list[str] = []
         if opts.formats:  # none: compose (and check) only
-            made, records, files, written = _export_outputs(read, svg, extra, out_dir, opts, progress)
+            made, records, files, written = _export_outputs(read, svg, extra, out_dir, opts, progress, described,
+                                                            pdf_svg=pdf_svg)
             lap("export")
+        if report is not None:  # the rules measured on the files: what this build made, else what one made
+            report = _check_outputs(read, svg, made, out_dir, opts, report)
+            result = dataclasses.replace(result, report=report)
         if opts.panels and opts.write:
             placed = figure_geometry(read.inputs, rendered, read.typeset).panels  # aspect_of = "plot": as drawn
             files.update(_panel_files(dataclasses.replace(read, boxes=placed), svg, out_dir, opts))
@@ -657,8 +715,21 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
     paths = {kind: out_dir / file for kind, file in outputs.files(source.name, opts.formats).items()}
     if opts.debug:
         paths.update({"debug-svg": out_dir / f"{source.name}.debug.svg",
-                      "debug-png": out_dir / f"{source.name}.debug.png"})
+                      "debug-png": out_dir / f"{source.name}.debug.png",
+                      "debug-txt": out_dir / f"{source.name}.debug.txt"})
     return _Built(dataclasses.replace(result, outputs=paths, written=tuple(written)), made)
+
+
+def _named(read: _Read, rendered: Mapping[str, RenderedPanel], svg: bytes) -> dict[str, Any]:
+    """:attr:`BuildResult.elements` and :attr:`BuildResult.texts` of a composed figure (``svg``)."""
+    geometry = figure_geometry(read.inputs, rendered, read.typeset)
+    figure = read.inputs.figure
+    elements = figure_elements(figure, geometry, panel_label_boxes(read.inputs, geometry))
+    rooms = guide_rooms(figure, read.typeset.text_sizes, read.typeset.shape_sizes, file=read.inputs.file)
+    guides = draw_guides(figure, rendered, file=read.inputs.file, rooms=rooms)  # as compose drew them (memoised)
+    texts = figure_texts(figure, svg, {n: panel.svg for n, panel in rendered.items()},
+                         {i: drawn.svg for i, drawn in enumerate(guides) if drawn is not None})
+    return {"elements": tuple(elements), "texts": tuple(texts)}
 
 
 def _planned_outputs(read: _Read, out_dir: Path, opts: BuildOptions) -> dict[Path, str]:
@@ -670,7 +741,7 @@ def _planned_outputs(read: _Read, out_dir: Path, opts: BuildOptions) -> dict[Pat
     planned = {folder / file: f"the figure's {kind.upper()}"
                for kind, file in outputs.files(name, opts.formats).items()}
     if opts.debug:
-        planned.update({folder / f"{name}.debug.{suffix}": "the layout overlay" for suffix in ("svg", "png")})
+        planned.update({folder / f"{name}.debug.{suffix}": "the layout overlay" for suffix in ("svg", "png", "txt")})
     if opts.panels:
         for panel in read.inputs.figure.panels:
             planned.update({folder / name / file: f"panel {panel.name!r} alone"
@@ -930,18 +1001,32 @@ def _opened_files(read: _Read, out_dir: Path, rendered: Mapping[str, RenderedPan
     return dict(sorted(found.items()))
 
 
+@dataclass(frozen=True)
+class _Described:
+    """What the outputs say about the figure (:mod:`composer.stages.describe`): its alt texts, filled, and
+    the build's provenance record as JSON text (None: ``[figure] provenance = false``)."""
+
+    alt: AltText
+    provenance: str | None
+
+
 def _compose(read: _Read, rendered: Mapping[str, RenderedPanel], opts: BuildOptions, issued: list[str],
-             progress: Progress) -> tuple[bytes, Report | None, dict[str, bytes]]:
+             progress: Progress, described: _Described
+             ) -> tuple[bytes, bytes | None, Report | None, dict[str, bytes]]:
     """Step 4: the canvas SVG, the check report (``opts.check``) and the overlay (``opts.debug``).
 
     Returns:
-        ``(svg, report, extra)``: ``extra`` holds ``debug.svg``/``debug.png`` -> bytes with ``opts.debug``.
+        ``(svg, pdf_svg, report, extra)``: ``pdf_svg`` the canvas the PDF draws, its text as text
+        (:class:`composer.stages.compose.Composed`; None: the PDF draws ``svg``); ``extra`` holds
+        ``debug.svg``/``debug.png`` (the overlay) and ``debug.txt`` (the ids each imported SVG offers
+        ``"panel#id"`` points, :func:`~composer.stages.overlay.offered_ids_listing`) -> bytes with ``opts.debug``.
     """
     inputs, typeset = read.inputs, read.typeset
     progress.stage("composing")
     features: list[ImportFeature] = []  # what the import of each file draws differently, for the check
     with _recording(issued, features):
-        svg = compose(inputs, rendered, typeset, dpi=opts.dpi)  # filters are costed at the PNG's dpi
+        svg, pdf_svg = compose_documents(inputs, rendered, typeset, dpi=opts.dpi,  # filters costed at the PNG's dpi
+                                         provenance=described.provenance)
         for clipped in clipped_text_warnings(inputs.figure, svg):  # check reports it too, as outside-canvas
             warnings.warn(ComposerWarning(f"{inputs.file}: {clipped_key_path(inputs.figure, clipped)}"), stacklevel=2)
     report = None
@@ -958,19 +1043,26 @@ def _compose(read: _Read, rendered: Mapping[str, RenderedPanel], opts: BuildOpti
                       elements=figure_elements(inputs.figure, geometry, labels), file_texts=file_texts,
                       features=features)
     if opts.debug and opts.write:
-        from composer.stages.overlay import overlay
+        from composer.stages.geometry import imported_svgs
+        from composer.stages.overlay import offered_ids_listing, overlay
 
-        extra["debug.svg"] = overlay(inputs.figure, geometry, svg, labels)
+        offered = imported_svgs(inputs.figure, inputs.documents, every=True)
+        extra["debug.svg"] = overlay(inputs.figure, geometry, svg, labels, offered)
         extra["debug.png"] = _export(extra["debug.svg"], ["png"], read, opts, title="")["png"]
-    return svg, report, extra
+        extra["debug.txt"] = offered_ids_listing(offered).encode("utf-8")
+    return svg, pdf_svg, report, extra
 
 
-def _export(svg: bytes, kinds: list[str], read: _Read, opts: BuildOptions, *, title: str) -> dict[str, bytes]:
+def _export(svg: bytes, kinds: list[str], read: _Read, opts: BuildOptions, *, title: str, alt: str = "",
+            provenance: str | None = None, pdf_svg: bytes | None = None) -> dict[str, bytes]:
     """The one call of the export stage (:func:`composer.stages.export.export`): ``kinds`` -> bytes; the PDF
-    and PNG (and what is made from it) are given the pdf panels' own pages (:func:`_pdf_pages`)."""
+    and PNG (and what is made from it) are given the pdf panels' own pages (:func:`_pdf_pages`), the
+    figure's description (``alt``) and the provenance record; the PDF ``pdf_svg`` when there is one (real
+    text: :class:`composer.stages.compose.Composed`)."""
     pages = _pdf_pages(read) if kinds else ()
     return export(svg, kinds, engine=read.engine, dpi=opts.dpi, title=title, pdf_standard=opts.pdf_standard,
-                  source=read.inputs.file, timeout_s=opts.timeout_s, jobs=opts.jobs, pdf_pages=pages)
+                  source=read.inputs.file, timeout_s=opts.timeout_s, jobs=opts.jobs, pdf_pages=pages, alt=alt,
+                  provenance=provenance or "", pdf_svg=pdf_svg)
 
 
 def _pdf_pages(read: _Read) -> tuple[PdfPage, ...]:
@@ -996,8 +1088,12 @@ def _panel_files(read: _Read, svg: bytes, out_dir: Path, opts: BuildOptions) -> 
     name = read.source.name
     files: dict[Path, bytes] = {}
     docs = panel_documents(svg, list(read.inputs.figure.panels), read.boxes, source=read.inputs.file)
+    alts = {p.name: p.alt for p in read.inputs.figure.panels}
+    filled = {n: t for n, _, t in alt_text(read.inputs).panels}
     for panel, doc in docs.items():
-        made = _export(doc, [k for k in opts.formats if k != outputs.CANVAS], read, opts, title=f"{name} {panel}")
+        pdf_doc = panel_pdf_document(doc) if read.inputs.figure.spec.text == "selectable" else None
+        made = _export(doc, [k for k in opts.formats if k != outputs.CANVAS], read, opts, title=f"{name} {panel}",
+                       alt=filled.get(panel, "") if alts.get(panel) else "", pdf_svg=pdf_doc)
         if outputs.CANVAS in opts.formats:
             made[outputs.CANVAS] = doc
         files.update({out_dir / name / file: made[kind] for kind, file in outputs.files(panel, opts.formats).items()})
@@ -1005,8 +1101,8 @@ def _panel_files(read: _Read, svg: bytes, out_dir: Path, opts: BuildOptions) -> 
 
 
 def _export_outputs(read: _Read, svg: bytes, extra: Mapping[str, bytes], out_dir: Path, opts: BuildOptions,
-                    progress: Progress) -> tuple[dict[str, bytes], dict[str, dict[str, Any]], dict[Path, bytes],
-                                                 list[str]]:
+                    progress: Progress, described: _Described, *, pdf_svg: bytes | None = None
+                    ) -> tuple[dict[str, bytes], dict[str, dict[str, Any]], dict[Path, bytes], list[str]]:
     """Step 5: export the asked formats; PDF/PNG/... only when the SVG they were made from changed.
 
     An export is skipped when the last build's manifest records it made from
@@ -1043,7 +1139,8 @@ def _export_outputs(read: _Read, svg: bytes, extra: Mapping[str, bytes], out_dir
         record = {"file": file, "svg_sha256": svg_digest, "engine": outputs.engine_for(kind, read.engine),
                   "composer": made_by, **({"pdf_pages": pages} if pages else {}),
                   **({"dpi": float(opts.dpi)} if "dpi" in uses else {}),
-                  **({"pdf_standard": opts.pdf_standard} if "pdf_standard" in uses and opts.pdf_standard else {})}
+                  **({"pdf_standard": opts.pdf_standard} if "pdf_standard" in uses and opts.pdf_standard else {}),
+                  **({"pdf_svg_sha256": manifest.bytes_digest(pdf_svg)} if kind == "pdf" and pdf_svg else {})}
         prev = old.get(kind, {})
         if ({k: v for k, v in prev.items() if k != "sha256"} == record and prev.get("sha256")
                 and manifest.file_digest(out_dir / record["file"]) == prev["sha256"]):
@@ -1059,7 +1156,8 @@ def _export_outputs(read: _Read, svg: bytes, extra: Mapping[str, bytes], out_dir
         files = {}
     if exports:
         progress.stage(f"exporting {', '.join(exports)}")
-    made = _export(svg, exports, read, opts, title=name)
+    made = _export(svg, exports, read, opts, title=name, alt=described.alt.description,
+                   provenance=described.provenance, pdf_svg=pdf_svg)
     if outputs.CANVAS in names:
         made[outputs.CANVAS] = svg
     written = [outputs.CANVAS] if early else []
@@ -1072,6 +1170,45 @@ def _export_outputs(read: _Read, svg: bytes, extra: Mapping[str, bytes], out_dir
             files[path] = made[kind]
             written.append(kind)
     return made, records, files, written
+
+
+def _check_outputs(read: _Read, svg: bytes, made: Mapping[str, bytes], out_dir: Path, opts: BuildOptions,
+                   report: Report) -> Report:
+    """The check's report with the rules measured on output files (:func:`composer.lint.rules.output_findings`).
+
+    A build with ``--check`` measures the outputs it asked for: the bytes it made, or the file on disk when
+    the export was skipped as up to date (the manifest's record says it is this SVG's). ``compose check``
+    (no formats) measures the files in ``out_dir`` that the last build's manifest records as made from this
+    very SVG and that are still the bytes it wrote; it notes when the preset sets output limits and no such
+    file is there.
+    """
+    name = read.source.name
+    limits = read.inputs.figure.spec.check
+    files: dict[str, tuple[str, bytes]] = {}
+    shown = read.source.project.display
+    if opts.formats:
+        for kind, file in outputs.files(name, opts.formats).items():
+            path = out_dir / file
+            data = made.get(kind)
+            if data is None and path.is_file():
+                data = path.read_bytes()
+            if data is not None:
+                files[kind] = (shown(path), data)
+    else:
+        digest = manifest.bytes_digest(svg)
+        for kind, record in ((read.previous or {}).get("outputs", {})).items():
+            if kind not in outputs.FORMATS or record.get("svg_sha256", record.get("sha256")) != digest:
+                continue
+            path = out_dir / str(record.get("file", ""))
+            if record.get("sha256") and manifest.file_digest(path) == record["sha256"]:
+                files[kind] = (shown(path), path.read_bytes())
+    size_pt = (read.inputs.figure.spec.width_pt, read.inputs.figure.spec.height_pt)
+    notes: list[str] = []
+    output_rules = (limits.formats, limits.max_file_mb, limits.min_output_dpi, limits.max_output_dpi)
+    if not files and any(v is not None for v in output_rules):
+        notes.append("the output files were not measured (none built from this canvas): compose build "
+                     f"{name} --check measures them")
+    return with_outputs(report, output_findings(limits, files, size_pt), notes)
 
 
 def _store(read: _Read, panel_cache: PanelCache, texts: TextCache | None, hits: Mapping[str, RenderedPanel],

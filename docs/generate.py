@@ -509,7 +509,8 @@ def composer_adds(root: Path, name: str) -> str:
              + [p.get("title", "") for p in doc.get("panels", {}).values()])
     size = f"{spec.width_text} x {spec.height_text}" if not spec.height_auto else f"{spec.width_text} wide"
     adds = [f"fonts at final size ({spec.font_size_pt:g} pt)",
-            "vector text (glyph outlines)" if spec.text == "paths" else "editable vector text",
+            {"paths": "vector text (glyph outlines)", "editable": "editable vector text"}.get(
+                spec.text, "vector text (glyph outlines; selectable text in the PDF)"),
             f"print size {size} checked by `compose check`"]
     if spec.labels:
         adds.append("automatic panel labels")

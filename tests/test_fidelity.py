@@ -56,7 +56,7 @@ def _build(root, formats=("svg",), **kw):
 def test_text_mode_is_checked(tmp_path):
     root = _project(tmp_path, '[figure]\nwidth = "20mm"\nheight = "10mm"\ntext = "outlines"\n')
     with pytest.raises(LayoutError, match=r"figure.text: 'outlines' is not a valid value; supported values are "
-                                          r"'paths', 'editable'"):
+                                          r"'selectable', 'paths', 'editable'"):
         _build(root)
 
 
@@ -138,15 +138,16 @@ def _pdf_text(pdf: bytes) -> str:
     return re.sub(r"\s+", " ", text)
 
 
-def test_editable_pdf_text_is_text_and_paths_pdf_text_is_outlines(fidelity_builds):
+def test_editable_and_selectable_pdf_text_is_text(fidelity_builds):
     """Text that is text in the PDF, which neither a rasterized page nor outlines can give: pdfium extracts
-    the layout's words from the editable build (the rich [[text]] without its formula, panel titles,
-    matplotlib's title and tick labels); from the paths build, only the imported SVG's own <text>."""
-    editable_text = _pdf_text(fidelity_builds["fidelity_editable"][1])
-    for words in ("Bold, italic and red text", "math: ≈ 0.5", "imshow 56×56", "pcolormesh", "Bold title", "0.5",
-                  "imported SVG text"):
-        assert words in editable_text, (words, editable_text)
-    assert _pdf_text(fidelity_builds["fidelity"][1]).strip() == "imported SVG text"
+    the layout's words (the rich [[text]], panel titles, matplotlib's title and tick labels, the imported
+    SVG's own <text>) from the editable build and from the default build (``text = "selectable"``: outlines
+    in the SVG, real text in the PDF; ``text = "paths"``: tests/text/test_realtext.py)."""
+    for build, math in (("fidelity_editable", ("math: ≈ 0.5",)), ("fidelity", ("math: α", "∑", "βk ≈ 0.5"))):
+        text = _pdf_text(fidelity_builds[build][1])  # editable: the formula outlines; selectable: text too
+        for words in ("Bold, italic and red text", "imshow 56×56", "pcolormesh", "Bold title", "0.5",
+                      "imported SVG text", *math):
+            assert words in text, (build, words, text)
 
 
 def test_editable_build_is_deterministic(fidelity_builds, tmp_path):
@@ -487,7 +488,7 @@ def test_unknown_format_lists_all(tmp_path):
     from composer.pipeline import build
 
     shutil.copytree(FIDELITY, tmp_path / "p")
-    with pytest.raises(ComposerError, match=r"unknown format 'gif'; valid formats are svg, pdf, png, tiff, eps"):
+    with pytest.raises(ComposerError, match=r"unknown format 'gif'; valid formats are svg, pdf, png, tiff, eps, pptx"):
         build("fidelity", root=tmp_path / "p", formats=("gif",))
 
 

@@ -32,7 +32,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("text", "mpl"),
     ("stages", "incremental", "lint"),
     ("pipeline",),
-    ("api",),
+    ("api", "diff"),
     ("cli",),
     ("__init__",),
 )
@@ -238,6 +238,7 @@ STAGES = (
     "inkscape",
     "mplfiles",
     "sources",       # panel sources (composer/stages/sources/): each draws its panel for the compose stage
+    "describe",      # the alt texts and the provenance, written into the canvas by the compose stage
     "compose",
     "overlay",
     "panels",

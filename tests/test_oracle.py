@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import io
+import math
 import sys
 from pathlib import Path
 
@@ -72,6 +73,28 @@ def test_plan_compares_a_drawing_at_a_power_of_two_and_an_image_at_its_own_pixel
     assert plans["d/q.jpg"] == oracle.Plan(22.5, 15.0, 96.0, 1.0)
     assert plans["d/s.svg"].margin_px == 96 and plans["d/s.svg"].pixels == (672, 512)
 
+
+
+def test_a_turned_pdf_page_is_planned_and_drawn_at_the_size_it_is_shown(tmp_path):
+    # a 100 x 50 pt media box with /Rotate 90 is shown 50 x 100 pt (a viewer's page, turned clockwise); a red
+    # mark over its media box's lower left corner (x 0..20, y 0..10 pt, y up) is shown at the top left, over
+    # x 0..10, y 0..20 pt (y down)
+    import pikepdf
+
+    pdf = pikepdf.new()
+    page = pdf.add_blank_page(page_size=(100, 50))
+    page.Contents = pdf.make_stream(b"1 0 0 rg 0 0 20 10 re f")
+    page.Rotate = 90
+    (tmp_path / "d").mkdir()
+    pdf.save(tmp_path / "d" / "turned.pdf")
+    (entry,) = oracle.collect([tmp_path], [])
+    p = oracle.plan(entry)
+    assert (p.width_pt, p.height_pt) == pytest.approx((50, 100))
+    drawn = oracle.render_pdfium((tmp_path / "d" / "turned.pdf").read_bytes(), p.dpi)
+    px = p.dpi / 72
+    assert drawn.shape[:2] == (math.ceil(100 * px), math.ceil(50 * px))  # whole pixels of the bitmap
+    assert tuple(drawn[round(15 * px), round(5 * px)]) == (255, 0, 0, 255)  # the mark, shown at the top left
+    assert drawn[round(5 * px), round(40 * px), 3] == 0  # nothing at the top right (the mark unturned)
 
 def test_the_metric_forgives_an_edge_a_pixel_away_and_counts_a_moved_shape():
     a = np.zeros((40, 40, 4), np.uint8)

@@ -5,7 +5,8 @@ One command word per action, then its figure NAME (``compose COMMAND --help``: i
 ``--root DIR``) into ``build/`` (``--all``: every figure; ``--check``: then check each for print;
 ``--debug``: also the layout overlay; ``--deps``: the files it depends on); ``compose check NAME`` only
 checks (it writes nothing); ``compose watch NAME`` rebuilds on every change; ``compose serve NAME`` is
-the live preview; ``compose list``, ``compose new NAME``, ``compose schema``, ``compose clean``.
+the live preview; ``compose list``, ``compose new NAME``, ``compose schema``, ``compose clean``;
+``compose diff NAME [REV]`` compares the figure with its state at a git revision (:mod:`composer.diff`).
 ``compose NAME...`` (a first argument that is no command word) is short for ``compose build NAME...``;
 a figure named like a command (``list``) is built with ``compose build list``. The old spellings
 (``compose all``, ``compose --all``, ``compose NAME --watch``, ``compose NAME --serve``) work for one
@@ -140,7 +141,8 @@ def _build_parser(prog: str = "compose build") -> argparse.ArgumentParser:
                              "building); exit 1 on an error")
     parser.add_argument("--debug", action="store_true",
                         help="also write the layout overlay build/NAME.debug.svg and .png (boxes, gutters, "
-                             "anchors, names); the real outputs are unchanged")
+                             "anchors, names, the ids of imported SVGs) and build/NAME.debug.txt (those ids); "
+                             "the real outputs are unchanged")
     _jobs(parser)
     parser.add_argument("--panels", action="store_true",
                         help="also write every panel alone at its final size, without its label, as "
@@ -601,6 +603,50 @@ def _build_every(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _diff(argv: list[str]) -> int:
+    """``compose diff NAME [REV]``: the figure at a git revision against the figure now
+    (:func:`composer.diff.diff_figure`); its report on stdout; exit 1 with ``--fail-on-change`` when
+    it changed."""
+    parser = _Parser(
+        prog="compose diff",
+        description="Build a figure as it was at a git revision (default HEAD) and as it is now (the working "
+                    "tree), list the texts and numbers that changed and the elements that moved or changed size, "
+                    "and write build/NAME.diff.png: the figure now, faded, with the pixels that changed in "
+                    "vermillion (ink removed) and blue (ink added). Both builds share the panel cache; nothing "
+                    "else is written. Exit 0, or 1 with --fail-on-change when the figure changed (a paper's CI).")
+    parser.add_argument("name", help="figure name: layouts/NAME.toml")
+    parser.add_argument("rev", nargs="?", default="HEAD", help="the git revision to compare with (default: HEAD)")
+    _common(parser)
+    parser.add_argument("--out", default=None, help="folder of NAME.diff.png (default: ROOT/build)")
+    parser.add_argument("--dpi", type=float, default=None,
+                        help="resolution of the pixel comparison and the diff image (default: 150)")
+    parser.add_argument("--fail-on-change", action="store_true", help="exit 1 when the figure changed")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    _jobs(parser)
+    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                        help="stop a panel function or an export that runs longer than this (default: 120)")
+    args = parser.parse_args(argv)
+    _figure_name(args)
+    check_jobs(args.jobs)
+    check_timeout(args.timeout)
+    import json
+
+    from composer.diff import DEFAULT_DPI, diff_figure
+    from composer.progress import for_terminal
+
+    found = diff_figure(args.name, args.rev, root=args.root, out=args.out,
+                        dpi=DEFAULT_DPI if args.dpi is None else args.dpi, jobs=args.jobs, timeout_s=_timeout(args),
+                        progress=for_terminal)
+    if args.json:
+        print(json.dumps(found.as_dict(), indent=1, sort_keys=True))
+    else:
+        lines = found.lines()
+        if found.image is not None:  # the image's path as every command shows its outputs
+            lines = [line.replace(f": {found.image}", f": {_paths([found.image])}") for line in lines]
+        print("\n".join(lines), flush=True)
+    return 1 if args.fail_on_change and found.changed else 0
+
+
 def _watch_parser() -> argparse.ArgumentParser:
     """The parser of ``compose watch``."""
     parser = _Parser(
@@ -728,6 +774,7 @@ COMMANDS: dict[str, Callable[[list[str]], int]] = {
     "new": _new,
     "schema": _schema,
     "clean": _clean,
+    "diff": _diff,
 }
 
 #: old command words (kept one release): each still works and says what to type instead.
@@ -743,6 +790,7 @@ SUMMARY = (
     ("new NAME", "write a starter figure that builds at once"),
     ("schema", "print the JSON Schema of layout files (--markdown: the layout reference)"),
     ("clean [NAME]", "delete a figure's (or every figure's) outputs, manifest and cache entries"),
+    ("diff NAME [REV]", "what changed since a git revision (default HEAD): texts, moves, build/NAME.diff.png"),
 )
 
 

@@ -37,7 +37,8 @@ until checked: a list of ``{"rule", "level", "element" (the subject as text), "e
 Routes: ``/`` (the figure's page; with ``--all`` an index of every figure), ``/NAME/`` (a figure's
 page), ``/NAME.svg`` (the file in the output folder) and ``/NAME.debug.svg`` (the overlay),
 ``/events`` (server-sent events: the state of every figure, as JSON, whenever one changes) and
-``/state.json`` (the same, once).
+``/state.json`` (the same, once); ``/NAME.diff.json`` (the figure now against its last commit, asked
+by the page's Diff toggle: :class:`DiffRunner`) and ``/NAME.diff.png`` (its image).
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ import json
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import threading
@@ -92,6 +94,61 @@ class Options:
     timeout_s: float | None
     engine: str | None
     pdf_standard: str | None
+
+
+#: the program of a diff process: ``compose``'s main, with Ctrl-C handled again
+_DIFF_MAIN = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+              "from composer.cli.main import main; sys.exit(main(sys.argv[1:]))")
+
+
+@dataclass(frozen=True)
+class DiffRunner:
+    """``compose diff NAME HEAD`` for the page's Diff toggle, run by the server on request.
+
+    The server runs threads and never builds in its own process (a fork of a threaded process may
+    deadlock), so each diff is a fresh ``compose diff`` process (fork and exec at once), one at a time
+    per figure, its image written to ``STATE/NAME/NAME.diff.png``. It is in ``compose``'s process group
+    and takes Ctrl-C back (the server ignores it, and an ignored signal stays ignored across exec): a
+    Ctrl-C stops it as it stops the preview, and it removes its git worktree.
+
+    Attributes:
+        root: the project. state_dir: the preview's state folder. dpi: of the diff image (192: two pixels per
+            CSS pixel at the page's 100 %, sharp on a high-density screen and when zoomed in twice).
+        jobs, timeout_s: as the preview's builds take them.
+    """
+
+    root: Path
+    state_dir: Path
+    dpi: float = 192.0
+    jobs: int | None = None
+    timeout_s: float | None = None
+    locks: dict[str, threading.Lock] = dataclasses.field(default_factory=dict, compare=False)
+
+    def command(self, name: str) -> list[str]:
+        """The ``compose diff`` command line for figure ``name``."""
+        return [sys.executable, "-c", _DIFF_MAIN, "diff", name, "HEAD", "--root", str(self.root), "--out",
+                str(self.state_dir / name), "--json", "--dpi", f"{self.dpi:g}",
+                *(["-j", str(self.jobs)] if self.jobs else []),
+                *(["--timeout", f"{self.timeout_s:g}"] if self.timeout_s is not None else [])]
+
+    def run(self, name: str) -> dict[str, Any]:
+        """Compare figure ``name`` now with its last commit: ``{"report": FigureDiff.as_dict() or None,
+        "error": the one line of compose diff's error, or None, "image": a token of the diff image or None}``."""
+        lock = self.locks.setdefault(name, threading.Lock())
+        with lock:
+            (self.state_dir / name).mkdir(parents=True, exist_ok=True)
+            limit = None if self.timeout_s is None else 4 * self.timeout_s + 60.0  # two builds, two exports
+            try:
+                done = subprocess.run(self.command(name), capture_output=True, text=True, timeout=limit,
+                                      stdin=subprocess.DEVNULL, check=False)
+            except subprocess.TimeoutExpired:
+                return {"report": None, "error": f"compose diff {name} ran longer than {limit:g} s", "image": None}
+            lines = [line for line in done.stderr.splitlines() if line.startswith("compose: error: ")]
+            if done.returncode != 0 or not done.stdout.strip():
+                said = lines[0].removeprefix("compose: error: ") if lines else f"exit status {done.returncode}"
+                return {"report": None, "error": said, "image": None}
+            image = self.state_dir / name / f"{name}.diff.png"
+            return {"report": json.loads(done.stdout), "error": None, "image": _token(_stamp(image))}
 
 
 # ─── the size of a figure ─────────────────────────────────────────────
@@ -313,7 +370,8 @@ def _page(config: dict[str, Any]) -> bytes:
     return text.replace("/*CONFIG*/null", blob).encode("utf-8")
 
 
-def _handler(figures: _Figures, single: str | None, toggles: dict[str, bool]) -> type[BaseHTTPRequestHandler]:
+def _handler(figures: _Figures, single: str | None, toggles: dict[str, bool],
+             diff: DiffRunner | None = None) -> type[BaseHTTPRequestHandler]:
     names = set(figures.names)
     streams = threading.BoundedSemaphore(MAX_EVENT_STREAMS)  # the /events answers now running
 
@@ -356,6 +414,17 @@ def _handler(figures: _Figures, single: str | None, toggles: dict[str, bool]) ->
                 self._events()
             elif path == "/state.json":
                 self._send(json.dumps(figures.snapshot()[1]).encode(), "application/json")
+            elif path.endswith(".diff.json") and path[1:].removesuffix(".diff.json") in names and diff is not None:
+                found = diff.run(path[1:].removesuffix(".diff.json"))
+                self._send(json.dumps(found, sort_keys=True).encode(), "application/json")
+            elif path.endswith(".diff.png") and path[1:].removesuffix(".diff.png") in names and diff is not None:
+                name = path[1:].removesuffix(".diff.png")
+                try:
+                    body = (diff.state_dir / name / f"{name}.diff.png").read_bytes()
+                except OSError:
+                    self._send(b"no diff yet\n", "text/plain; charset=utf-8", 404)
+                    return
+                self._send(body, "image/png")
             elif path.endswith(".svg") and path[1:-4].removesuffix(".debug") in names:  # a figure's name only
                 name = path[1:-4].removesuffix(".debug")
                 file = (figures.state_dir / name if path.endswith(".debug.svg") else figures.out_dir) / path[1:]
@@ -432,8 +501,9 @@ def bind(port: int) -> ThreadingHTTPServer:
 
 
 def start_server(httpd: ThreadingHTTPServer, names: Sequence[str], out_dir: Path, state_dir: Path,
-                 single: str | None, toggles: dict[str, bool]) -> int:
-    """Fork the server process serving on ``httpd``'s socket; returns its pid.
+                 single: str | None, toggles: dict[str, bool], diff: DiffRunner | None = None) -> int:
+    """Fork the server process serving on ``httpd``'s socket; returns its pid. ``diff``: answers the page's
+    Diff toggle (None: the routes are not found).
 
     Call it from a process running one thread (it forks). The child ignores Ctrl-C (``compose``
     stops it), dies with its parent, and runs until stopped (SIGTERM).
@@ -454,7 +524,7 @@ def start_server(httpd: ThreadingHTTPServer, names: Sequence[str], out_dir: Path
             os.dup2(devnull, 0)
             figures = _Figures(names, out_dir, state_dir)
             figures.poll()
-            httpd.RequestHandlerClass = _handler(figures, single, toggles)
+            httpd.RequestHandlerClass = _handler(figures, single, toggles, diff)
             threading.Thread(target=figures.run, daemon=True).start()
             httpd.serve_forever()
         except BaseException:  # noqa: BLE001 - the server's end is never compose's
@@ -567,7 +637,9 @@ def serve(names: Sequence[str], *, root: str | Path = ".", out: str | Path | Non
     server_ended = threading.Event()  # the server's end was seen (and it was reaped): single mode
     try:
         with _terminate_is_interrupt():
-            server = start_server(httpd, names, out_dir, state_dir, names[0] if single else None, toggles or {})
+            runner = DiffRunner(project.root, state_dir, jobs=options.jobs, timeout_s=options.timeout_s)
+            server = start_server(httpd, names, out_dir, state_dir, names[0] if single else None, toggles or {},
+                                  runner)
             started(f"http://{HOST}:{httpd.server_address[1]}/")
 
             def builder(name: str, lock: Path | None) -> Builder:

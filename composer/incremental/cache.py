@@ -612,7 +612,7 @@ def _delete(remove: Callable[[], object], path: Path, removed: list[Path]) -> No
 
 # ─── typeset canvas text ─────────────────────────────────────────────────────
 
-_TEXT_MAGIC = b"composer-text-cache 3"  # 2: editable runs kept; 3: font files by content
+_TEXT_MAGIC = b"composer-text-cache 4"  # 2: editable runs kept; 3: font files by content; 4: outlined glyphs
 
 
 class TextCache:
@@ -738,7 +738,9 @@ def _block_to_json(block: Any) -> dict[str, Any]:
                        "ascent_pt": float(line.ascent_pt), "descent_pt": float(line.descent_pt),
                        "runs": [{"text": run.text, "style": dataclasses.asdict(run.style), "x_pt": float(run.x_pt),
                                  "char_x_pt": [float(x) for x in run.char_x_pt], "math_d": run.math_d}
-                                for run in line.runs]}
+                                for run in line.runs],
+                       "glyphs": [[g.font_file, g.index, g.chars, g.x_pt, g.y_pt, g.size_pt, g.fill, g.opacity]
+                                  for g in line.glyphs]}
                       for line in block.lines],
             "width_pt": float(block.width_pt), "height_pt": float(block.height_pt)}
 
@@ -746,12 +748,16 @@ def _block_to_json(block: Any) -> dict[str, Any]:
 def _block_from_json(raw: dict[str, Any]) -> Any:
     from composer.layout.model import TextStyle
     from composer.text.metrics import Line, Run, TextBlock
+    from composer.text.realtext import Glyph
 
     lines = tuple(Line(pieces=tuple((str(c), str(d)) for c, d in line["pieces"]), width_pt=float(line["width_pt"]),
                        ascent_pt=float(line["ascent_pt"]), descent_pt=float(line["descent_pt"]),
                        runs=tuple(Run(text=str(r["text"]), style=TextStyle(**r["style"]), x_pt=float(r["x_pt"]),
                                       char_x_pt=tuple(float(x) for x in r["char_x_pt"]),
                                       math_d=None if r["math_d"] is None else str(r["math_d"]))
-                                  for r in line["runs"]))
+                                  for r in line["runs"]),
+                       glyphs=tuple(Glyph(str(f), int(i), str(c), float(x), float(y), float(z),
+                                          None if fill is None else str(fill), float(o))
+                                    for f, i, c, x, y, z, fill, o in line.get("glyphs", ())))
                   for line in raw["lines"])
     return TextBlock(lines=lines, width_pt=float(raw["width_pt"]), height_pt=float(raw["height_pt"]))

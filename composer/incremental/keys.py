@@ -83,7 +83,8 @@ def panel_keys(figure: Figure, inputs: Inputs, boxes: Mapping[str, Box], groups:
                 params=call_params(func, panel, spec, file=inputs.file),
                 data=digests.get(Path(data_path).resolve()) if data_path is not None else None,
                 size_pt=(box.width_pt, box.height_pt), rc=rc_params(spec, name), raster_ppi=spec.raster_ppi,
-                font_file=font_file, rc_in_force=rc_in_force, raster=panel.raster, text_mode=spec.text,
+                font_file=font_file, rc_in_force=rc_in_force, raster=panel.raster,
+                text_mode="editable" if spec.text == "editable" else "paths",  # selectable: the same outlines
                 empty=panel.empty, opened=opened, guides=kinds_of(figure, name))
             if panel.aspect is not None and panel.aspect_of == "plot":  # drawn to that aspect within the box
                 own[name] = manifest.bytes_digest(f"{own[name]}:aspect={panel.aspect!r}:{panel.aspect_align}".encode())

@@ -78,6 +78,12 @@ class Job:
         folder: a folder of the export stage's holding the SVG as ``canvas.svg`` (None: none made).
         pdf_pages: the pdf panels a PDF output draws from their own page (:class:`PdfPage`); an engine
             that cannot draws their converted groups, as every other output does.
+        pdf_svg: the canvas a PDF output draws, its outlined text written as ``<text>``
+            (:mod:`composer.text.realtext`), or None (the PDF draws ``svg``).
+        alt: the figure's description for readers who cannot see it (the PDF's tagged figure ``/Alt``,
+            the PNG's ``Description``), ``""`` for none.
+        provenance: the build's provenance record as JSON text (the PDF's XMP, the PNG's ``iTXt``), ``""``
+            for none.
     """
 
     svg: bytes
@@ -88,6 +94,9 @@ class Job:
     source: str = "canvas"
     folder: str | None = None
     pdf_pages: tuple[PdfPage, ...] = ()
+    pdf_svg: bytes | None = None
+    alt: str = ""
+    provenance: str = ""
 
 
 #: an engine's drawing: ``write(job, kinds)`` -> kind -> bytes, for each of ``kinds`` (formats it writes)
@@ -141,6 +150,9 @@ class OutputFormat:
             bound by the export stage).
         finish: ``finish(data, job)``: applied to what an engine drew, before anything is made from it
             (PNG: its ``pHYs`` and ``sRGB`` chunks).
+        needs: the import names its making needs beyond composer's own dependencies (PPTX: ``pptx``),
+            looked for (not imported) before any work, with :attr:`install` saying what to install.
+        install: what to install when one of :attr:`needs` is missing, for the message.
     """
 
     name: str
@@ -151,6 +163,18 @@ class OutputFormat:
     made_from: str | None = None
     convert: Convert | None = None
     finish: Convert | None = None
+    needs: tuple[str, ...] = ()
+    install: str = ""
+
+    def missing(self) -> str | None:
+        """None when every module of :attr:`needs` can be imported here, else the one line saying what to
+        install (the modules are looked for, not imported: the no-op build stays light)."""
+        import importlib.util
+
+        absent = [m for m in self.needs if importlib.util.find_spec(m) is None]
+        if not absent:
+            return None
+        return f"--format {self.name} needs {', '.join(absent)}: {self.install or 'pip install ' + absent[0]}"
 
     def __post_init__(self) -> None:
         if not self.suffix:
@@ -191,6 +215,10 @@ FORMATS.add(OutputFormat("png", "pixels at --dpi", options=("dpi",), engines=("r
 FORMATS.add(OutputFormat("tiff", "LZW, the PNG's pixels", options=("dpi",), made_from="png"))
 FORMATS.add(OutputFormat("eps", "always by the cairosvg engine",
                          engines=("cairosvg",)))
+# PPTX's convert: bound by composer.stages.export (python-pptx and lxml live there)
+FORMATS.add(OutputFormat("pptx", "a slide of the figure's size holding its SVG (and the PNG fallback)",
+                         options=("dpi",), made_from="png", needs=("pptx",),
+                         install="pip install 'figure-composer[pptx]' (python-pptx)"))
 
 
 def format_names() -> tuple[str, ...]:
@@ -247,7 +275,8 @@ def check_formats(formats: Iterable[str]) -> tuple[str, ...]:
 
     Raises:
         ComposerError: a string (one name, not a tuple of them), an empty list, or an unknown name:
-            one line naming it and every valid format.
+            one line naming it and every valid format; a format whose modules are not installed
+            (:meth:`OutputFormat.missing`): one line saying what to install.
     """
     if isinstance(formats, str):  # ("svg") is "svg": a string is a sequence of letters
         raise ComposerError(f"formats is a tuple of format names, e.g. ({formats!r},), not the string {formats!r}")
@@ -257,6 +286,10 @@ def check_formats(formats: Iterable[str]) -> tuple[str, ...]:
     bad = [f for f in formats if f not in FORMATS]
     if bad:
         raise ComposerError(FORMATS.unknown(bad[0]))
+    for name in formats:
+        missing = FORMATS[name].missing()
+        if missing is not None:
+            raise ComposerError(missing)
     return formats
 
 

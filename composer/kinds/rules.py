@@ -43,8 +43,9 @@ class Rule:
 RULES: Registry[Rule] = Registry("rule")
 
 for _rule in (
-    Rule("font-size", "error", "a text whose nominal size at final size is below `min_font_size`, in canvas text "
-                               "and inside panels (a panel scaled to fit its box scales its text)"),
+    Rule("font-size", "error", "a text whose nominal size at final size is below `min_font_size`, or above the "
+                               "largest size the preset's journal prints (PLOS: 12 pt), in canvas text and inside "
+                               "panels (a panel scaled to fit its box scales its text)"),
     Rule("line-width", "error", "a stroke thinner than `min_line_width` at final size, in panels too"),
     Rule("raster-ppi", "error", "an embedded raster with fewer than `min_ppi` pixels per inch at final size"),
     Rule("overlap", "error", "text on text, a panel over a panel, a text crossing a shape's border, a label over "
@@ -61,11 +62,24 @@ for _rule in (
                                         "(panels, texts, shapes, legends and colorbars) and data anchor"),
     Rule("color-vision", "warning", "two palette colours, distinguishable with normal colour vision, closer "
                                     "than `cvd_min_distance` for a simulated colour-vision deficiency"),
-    Rule("figure-size", "error", "the canvas is wider or taller than the journal of the preset prints"),
+    Rule("figure-size", "error", "the canvas is wider, narrower or taller than the journal of the preset prints"),
+    Rule("font-family", "error", "a font the layout sets for text that the preset's journal does not take (PLOS: "
+                                 "Arial, Times or Symbol)"),
+    Rule("output-format", "error", "measured on the files a build wrote from this canvas: none of them is in a "
+                                   "format the preset's journal takes (PLOS: TIFF or EPS), or a TIFF is not "
+                                   "compressed as the journal asks (PLOS: LZW) or carries an alpha channel it "
+                                   "refuses"),
+    Rule("output-dpi", "error", "measured on the files a build wrote: a PNG or TIFF whose pixels per inch at final "
+                                "size (its pixel width over the canvas width) are outside the preset's range for "
+                                "figures drawn as pixels (Science: at least 600; PLOS: 300 to 600)"),
+    Rule("file-size", "error", "measured on the files a build wrote: an output larger than `max_file_mb` (the "
+                               "preset's: PLOS 10 MB, Cell 20 MB, ICML 20 MB)"),
     Rule("import-feature", "warning", "a feature of an imported file that composer draws differently from a "
                                       "browser or cannot draw, once per file and feature, as the import recorded "
                                       "it (a CSS transform SVG cannot express, fonts not installed drawn in "
                                       "fontconfig's match, SMIL animation, a <foreignObject> of HTML)"),
+    Rule("alt-text", "warning", "the preset's journal asks for alt text with every figure (PNAS) and the layout "
+                                "has no `[figure] alt`"),
 ):
     RULES.add(_rule)
 

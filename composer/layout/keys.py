@@ -452,13 +452,20 @@ TABLES: list[Table] = [
         Key("raster_ppi", "positive", "pixels per inch, at final size, of every embedded raster: matplotlib's "
                                       "images and rasterized artists, and data-cell images enlarged to it",
             default=300),
-        Key("text", "text_mode", "`\"paths\"`: every glyph an outline, the same in every viewer; `\"editable\"`: "
+        Key("text", "text_mode", "`\"selectable\"`: every glyph an outline in the SVG and PNG, the same in every "
+                                 "viewer, and real text in the PDF (selectable, searchable, its fonts embedded as "
+                                 "TrueType subsets), each character where its outline is; `\"paths\"`: outlines in "
+                                 "the PDF too, no font in it (a journal that asks for outlined text); `\"editable\"`: "
                                  "`<text>` with a font stack for Inkscape and Illustrator (mathtext stays outlines)",
-            default="paths"),
+            default="selectable"),
         Key("engine", "engine", "the engine that draws PDF and PNG: `\"resvg\"` (resvg and svg2pdf, nothing to "
                                 "install) or `\"cairosvg\"` (needs the cairosvg package and the cairo library); "
                                 "`compose --engine` overrides it", default=outputs.DEFAULT_ENGINE),
         Key("preset", "preset", "a journal's print limits and panel-label style (`compose check`)"),
+        Key("alt", "template", "alt text: what the figure shows, for a reader who cannot see it (`{fields}` "
+                               "allowed): the SVG's `<title>` (and, with the panels' `alt`, its `<desc>`), the "
+                               "PDF's tagged figure (`/Alt`), the PNG's `Description`; a preset that asks for "
+                               "alt text (PNAS) makes `compose check` warn without it", convert=Reader.string),
     )),
     Table("check", "[check]", "Limits for `compose check`, over composer's defaults and the preset's.", (
         Key("min_font_size", "length", "smallest text size at final size", default="5pt", note=" or the preset's"),
@@ -467,6 +474,9 @@ TABLES: list[Table] = [
             note=" or the preset's"),
         Key("cvd_min_distance", "positive", "smallest CAM02-UCS distance between palette colours under "
                                             "simulated colour-vision deficiency", default=10),
+        Key("max_file_mb", "positive", "largest output file (each of SVG, PDF, PNG, TIFF...), in MB of "
+                                       "10^6 bytes, as `compose build --check` writes it", shown="the preset's "
+                                       "(PLOS 10, Cell 20, ICML 20), else none"),
         Key("allow_overlap", "name_pairs", "element pairs that are meant to overlap"),
         Key("ignore", "panel_rules", "rules not reported for a panel or guide (by name, or `legend[0]`): "
                                      "`{photo = [\"outside-panel\"]}` (an "
@@ -513,8 +523,12 @@ TABLES: list[Table] = [
               *_placement("nw"),
               Key("size", "size", "the panel's box; required unless a `cell` gives it"),
               Key("label", "panel_label", "panel label drawn at its top-left (`\"a\"`); with `[figure] labels`, "
-                                          "replaces the panel's letter, and `false` skips the panel"),
+                                          "replaces the panel's letter, and `false` skips the panel; two panels "
+                                          "cannot carry one label"),
               Key("title", "template", "a title drawn after the label (`{fields}` allowed)", convert=Reader.string),
+              Key("alt", "template", "alt text of the panel (`{fields}` allowed): the panel group's `<title>` "
+                                     "and `aria-label` in the SVG, and a line of the figure's description "
+                                     "(SVG `<desc>`, PDF `/Alt`, PNG `Description`)", convert=Reader.string),
               Key("params", "table", "keyword arguments for the renderer", default={}, convert=Reader.params),
               Key("data", "data_file", "a data file for this panel instead of the figure's"),
               Key("overlap", "bool", "the panel may overlap others (an inset)", default=False),

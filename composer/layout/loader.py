@@ -214,8 +214,8 @@ def layout_from_dict(raw: dict[str, Any], r: _Reader, *, name: str) -> Figure:
     if spec.height_auto and spec.margin_pt is None:  # the space below: the [grid] margin's bottom, else none
         below = r.margin(top.raw["grid"].get("margin", "0pt"), "grid.margin")[2] if "grid" in top.raw else 0.0
         spec = dataclasses.replace(spec, margin_pt=below)
-    panels = _auto_labels(r, spec, tuple(_panel(r, n, v, spec)
-                                         for n, v in r.section(top.get("panels"), "panels", None).raw.items()))
+    written = tuple(_panel(r, n, v, spec) for n, v in r.section(top.get("panels"), "panels", None).raw.items())
+    panels = _unique_labels(r, written, _auto_labels(r, spec, written))
     texts = tuple(_text(r, t, f"text[{i}]", spec) for i, t in enumerate(_array(r, top.get("text"), "text")))
     shapes = tuple(_shape(r, s, f"shape[{i}]", spec) for i, s in enumerate(_array(r, top.get("shape"), "shape")))
     arrows = tuple(_arrow(r, a, f"arrow[{i}]", spec) for i, a in enumerate(_array(r, top.get("arrow"), "arrow")))
@@ -271,6 +271,29 @@ def _check_check(r: _Reader, figure: Figure) -> None:
                 close = did_you_mean(rule, RULES.names())
                 raise r.err(f"check.ignore.{panel}", f"{rule!r} is not a rule of compose check{close}; "
                                                      f"rules are {', '.join(RULES.names())}")
+
+
+def _unique_labels(r: _Reader, written: tuple[Panel, ...], labelled: tuple[Panel, ...]) -> tuple[Panel, ...]:
+    """``labelled`` (the panels with their labels, :func:`_auto_labels`), checked that no two panels carry the
+    same label: a reader of the paper could not tell which one the text means.
+
+    Raises:
+        LayoutError: at the second panel's ``label`` key when it wrote its label, else at the first's (one of
+            the two wrote it: a letter of ``[figure] labels`` is never given twice), naming both panels.
+    """
+    owner: dict[str, Panel] = {}
+    own = {p.name for p in written if isinstance(p.label, str)}
+    for p in labelled:
+        if not isinstance(p.label, str) or not p.label:
+            continue
+        first = owner.setdefault(p.label, p)
+        if first is not p:
+            at = p.name if p.name in own else first.name
+            other = first.name if at == p.name else p.name
+            raise r.err(f"panels.{at}.label", f"{p.label!r}: panel {other!r} has this label too, and two panels "
+                                              "cannot carry one label; give this one another, or label = false "
+                                              "(with [figure] labels) to leave it without")
+    return labelled
 
 
 def _auto_labels(r: _Reader, spec: FigureSpec, panels: tuple[Panel, ...]) -> tuple[Panel, ...]:
@@ -467,6 +490,7 @@ def _figure_spec(r: _Reader, raw: Any, check_raw: Any = None) -> FigureSpec:
     raster_ppi = t.get("raster_ppi")
     text_mode = t.get("text")
     engine = t.get("engine")
+    alt = _alt(r, t.get("alt"), "figure.alt")
     t.done()
     label = TextStyle(font=font, size_pt=label_size, weight=label_weight, color=label_color or t.default("label_color"),
                       mathtext=str(r.rcparams.get("mathtext.fontset", "dejavusans")),
@@ -476,7 +500,7 @@ def _figure_spec(r: _Reader, raw: Any, check_raw: Any = None) -> FigureSpec:
                       label=label, label_offset_pt=label_offset, raster_ppi=raster_ppi, colors=dict(r.colors),
                       rcparams=dict(r.rcparams), preset=preset.name if preset else None, text=text_mode,
                       engine=engine, labels=labels, label_order=label_order or (), label_at=label_at,
-                      height_auto=height_auto, margin_pt=margin,
+                      height_auto=height_auto, margin_pt=margin, alt=alt,
                       check=_check_limits(r, check_raw, preset))
 
 
@@ -488,7 +512,12 @@ def _check_limits(r: _Reader, raw: Any, preset: presets.Preset | None) -> CheckL
             limits, source=f"{preset.name} preset",
             min_font_pt=preset.min_font_pt if preset.min_font_pt is not None else limits.min_font_pt,
             min_ppi=preset.min_ppi if preset.min_ppi is not None else limits.min_ppi,
-            max_height_pt=to_pt(preset.max_height) if preset.max_height else None)
+            max_height_pt=to_pt(preset.max_height) if preset.max_height else None,
+            min_width_pt=to_pt(preset.min_width) if preset.min_width else None,
+            max_font_pt=preset.max_font_pt, fonts=preset.fonts, formats=preset.formats,
+            tiff_compression=preset.tiff_compression, tiff_alpha=preset.tiff_alpha,
+            min_output_dpi=preset.min_output_dpi, max_output_dpi=preset.max_output_dpi,
+            max_file_mb=preset.max_file_mb, journal=preset.title)
     if raw is None:
         return limits
     t = r.section(raw, "check", "check")
@@ -497,6 +526,7 @@ def _check_limits(r: _Reader, raw: Any, preset: presets.Preset | None) -> CheckL
         "min_line_pt": t.get("min_line_width", default=None),
         "min_ppi": t.get("min_ppi", default=None),
         "cvd_min_distance": t.get("cvd_min_distance", default=None),
+        "max_file_mb": t.get("max_file_mb", default=None),
         "allow_overlap": t.get("allow_overlap", default=None),
         "ignore": t.get("ignore", default=None),
     }
@@ -638,6 +668,7 @@ def _panel(r: _Reader, name: str, raw: Any, spec: FigureSpec) -> Panel:
     if isinstance(label, str) and journal_label:
         label = journal_label.format(label)  # the journal's style: a / A / (a)
     title = t.get("title")
+    alt = _alt(r, t.get("alt"), f"{key}.alt")
     taken = {k: t.get(k) if k in chosen.takes else t.default(k) for k in sources.SHARED_KEYS}
     overlap = t.get("overlap")
     aspect, aspect_of, aspect_align = _aspect(r, t, place)
@@ -645,7 +676,14 @@ def _panel(r: _Reader, name: str, raw: Any, spec: FigureSpec) -> Panel:
     return Panel(name=name, kind=kind, source=source, place=place, size_pt=size, label=label, title=title,
                  params=taken["params"], data=taken["data"], overlap=overlap, raster=taken["raster"],
                  empty=taken["empty"], key=key, options=options, aspect=aspect, aspect_of=aspect_of,
-                 aspect_align=aspect_align)
+                 aspect_align=aspect_align, alt=alt)
+
+
+def _alt(r: _Reader, text: str | None, key: str) -> str | None:
+    """An ``alt`` as written: None when absent; a blank one is refused (it would say nothing to a reader)."""
+    if text is not None and not text.strip():
+        raise r.err(key, f"{text!r} is blank; write what it shows (a sentence), or remove the key")
+    return text
 
 
 def _refuse_untaken(r: _Reader, t: _Table, chosen: sources.SourceTable,

@@ -139,6 +139,18 @@ class CheckLimits:
             not reported (``[check] ignore``).
         max_height_pt: tallest canvas the journal prints, or None.
         source: where the limits came from, for the report (``"nature preset"``).
+        min_width_pt: narrowest canvas the journal takes, or None (PLOS: 2.63 in).
+        max_font_pt: largest nominal font size at final size (pt), or None (PLOS: 12 pt).
+        fonts: the font families the journal takes for text, or None (any; see
+            :meth:`composer.layout.presets.Preset.takes_font`).
+        formats: the output formats the journal takes as figure files, or None (any).
+        tiff_compression: the compression a TIFF output must have (``"lzw"``), or None.
+        tiff_alpha: whether a TIFF output may carry an alpha channel.
+        min_output_dpi, max_output_dpi: pixels per inch of a raster output (PNG, TIFF) at final size,
+            its pixel width over the canvas width, or None.
+        max_file_mb: largest output file, in MB of 10^6 bytes, or None (``[check] max_file_mb``, else the
+            preset's: PLOS 10, Cell 20).
+        journal: the preset's journal as people name it (``"PLOS"``), for messages, or ``""``.
     """
 
     min_font_pt: float = default("check", "min_font_size")
@@ -149,6 +161,24 @@ class CheckLimits:
     ignore: tuple[tuple[str, tuple[str, ...]], ...] = ()
     max_height_pt: float | None = None
     source: str = "composer defaults"
+    min_width_pt: float | None = None
+    max_font_pt: float | None = None
+    fonts: tuple[str, ...] | None = None
+    formats: tuple[str, ...] | None = None
+    tiff_compression: str | None = None
+    tiff_alpha: bool = True
+    min_output_dpi: float | None = None
+    max_output_dpi: float | None = None
+    max_file_mb: float | None = None
+    journal: str = ""
+
+    def takes_font(self, family: str) -> bool:
+        """Whether text in ``family`` is allowed: always when no fonts are listed, else a family that is one
+        of :attr:`fonts` or starts with one and a space (``"Times"`` takes ``"Times New Roman"``)."""
+        if self.fonts is None:
+            return True
+        name = family.strip().strip("'\"").casefold()
+        return any(name == f.casefold() or name.startswith(f.casefold() + " ") for f in self.fonts)
 
 
 @dataclass(frozen=True)
@@ -186,12 +216,15 @@ class FigureSpec:
         preset: the journal preset named by ``preset = "nature"`` (see
             :mod:`composer.layout.presets`), or None.
         check: the limits ``compose check`` applies.
-        text: ``"paths"`` (every glyph an outline: the same in every
+        text: ``"selectable"`` (every glyph an outline in the SVG and PNG, real text in the PDF:
+            :mod:`composer.text.realtext`), ``"paths"`` (every glyph an outline everywhere: the same in every
             renderer) or ``"editable"`` (``<text>`` with a font stack, for
             Inkscape and Illustrator; mathtext stays outlines); see
             :mod:`composer.text.fonts` and :mod:`composer.mpl.savesvg`.
         engine: the export engine, ``"resvg"`` or ``"cairosvg"``
             (:mod:`composer.stages.export`); ``compose --engine`` overrides it.
+        alt: the figure's alt text as written (a template: ``{fields}`` are filled by
+            :func:`composer.stages.describe.alt_text`), or None.
     """
 
     width_pt: float
@@ -217,6 +250,7 @@ class FigureSpec:
     label_at: str = default("figure", "label_at")
     height_auto: bool = False
     margin_pt: float | None = None
+    alt: str | None = None
 
     @property
     def unit(self) -> str:
@@ -238,6 +272,7 @@ class Panel:
         place: where the panel goes; size_pt: (width, height) of the box, or
             None when a grid cell gives it.
         label, title: panel label (``"a"``) and the title drawn after it.
+        alt: the panel's alt text as written (a template), or None.
         params: keyword arguments for the renderer.
         data: a panel-specific data file overriding the figure's, or None.
         overlap: True when the panel may overlap others (an inset).
@@ -269,6 +304,7 @@ class Panel:
     aspect: float | None = None
     aspect_of: str = default("panel", "aspect_of")
     aspect_align: str = "center"
+    alt: str | None = None
 
 
 @dataclass(frozen=True)

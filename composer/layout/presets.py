@@ -81,6 +81,26 @@ class Preset:
         max_height: tallest figure, as a length, or None.
         label: panel-label style, or None (the journal prescribes none).
         source: the guideline pages the numbers come from.
+        min_width: narrowest figure, as a length, or None (PLOS: 2.63 in); the widest is the
+            largest of :attr:`widths`.
+        max_font_pt: largest text size at final size, or None (PLOS: 12 pt). Only where the
+            journal's range covers every text of the figure, panel labels included (Nature's
+            "Maximum text size: 7pt" is not held: its panel labels are 8 pt).
+        fonts: the font families the journal takes for text in figures, or None (any); a family
+            matches a name that starts with it and a space, so ``"Times"`` takes ``"Times New Roman"``
+            (:meth:`composer.layout.model.CheckLimits.takes_font`).
+        formats: the output formats (:data:`composer.kinds.outputs.FORMATS` names) the journal
+            takes as figure files, or None (any): at least one output checked must be one.
+        tiff_compression: the compression a TIFF figure file must have (``"lzw"``), or None.
+        tiff_alpha: whether a TIFF figure file may carry an alpha channel.
+        min_output_dpi, max_output_dpi: pixels per inch of a raster figure file (the PNG, the
+            TIFF) at final size, measured as its pixel width over the canvas width, or None.
+            These are the journal's numbers for a figure of text and lines drawn as pixels
+            (line art, combination art), not for photographs inside it (:attr:`min_ppi`).
+        max_file_mb: largest figure file, in MB of 10^6 bytes (the unit as journals write it;
+            the stricter reading of "MB"), or None.
+        requires_alt: the journal asks for alt text with every figure: ``compose check`` warns of a figure
+            without ``[figure] alt`` (rule ``alt-text``). Set only where a source says so.
     """
 
     name: str
@@ -91,6 +111,16 @@ class Preset:
     max_height: str | None
     label: LabelStyle | None
     source: str
+    min_width: str | None = None
+    max_font_pt: float | None = None
+    fonts: tuple[str, ...] | None = None
+    formats: tuple[str, ...] | None = None
+    tiff_compression: str | None = None
+    tiff_alpha: bool = True
+    min_output_dpi: float | None = None
+    max_output_dpi: float | None = None
+    max_file_mb: float | None = None
+    requires_alt: bool = False
 
 
 BOLD_LOWER = LabelStyle("lower", "bold")
@@ -114,32 +144,54 @@ PRESETS: dict[str, Preset] = {
                "'Preparing figures - our specifications'; Nature formatting guide"),
     # Science, "Preparing Your Art and Figures" (revised manuscripts,
     # sciencemag.org/site/feature/contribinfo/prep/prep_revfigs.xhtml): figures
-    # sized to 1, 2 or 3 columns, 5.5 cm, 12 cm and 18.3 cm wide; "Grayscale and
-    # color artwork should have a minimum resolution of 400 dpi"; panels labelled
-    # with bold capital letters (A, B, C). The page states no minimum font size.
+    # sized to 1, 2 or 3 columns, 5.5 cm, 12 cm and 18.3 cm wide; "Raster line art
+    # should have a minimum resolution of 600 dots per inch (dpi) and, preferably,
+    # should have a resolution of 1200 dpi. Grayscale and color artwork should have
+    # a minimum resolution of 400 dpi" (so a PNG or TIFF of the figure, text and
+    # lines drawn as pixels, at least 600 dpi: min_output_dpi; photographs in it at
+    # least 400 ppi: min_ppi); panels labelled with bold capital letters (A, B, C).
+    # The page states no minimum font size, no maximum height and no file size.
+    # Re-check: that page is science.org's archived one; a 2026 summary of the
+    # current science.org "Instructions for preparing a revised manuscript" page
+    # (K-Dense-AI/scientific-agent-skills, references/journal_requirements.md) says
+    # "at least 300 dpi" there; the current page itself was not in the stored copies.
     "science": Preset(
         name="science", title="Science",
         widths={"single": "55mm", "double": "120mm", "triple": "183mm"},
         min_font_pt=None, min_ppi=400.0, max_height=None, label=BOLD_UPPER,
+        min_output_dpi=600.0,
         source="Science: 'Preparing Your Art and Figures' (revised manuscripts)"),
     # Cell Press, "Figure guidelines" (cell.com/information-for-authors/figure-guidelines):
     # 85 mm (1 column), 114 mm (1.5 columns), 174 mm (full width); text at least
     # 6 pt at final size; color/grayscale images at least 300 dpi; panels labelled
-    # with bold capital letters (A, B, C).
+    # with bold capital letters (A, B, C); "Maximum individual file size: 20 MB"
+    # for final figures. Re-check: no stored copy of the Cell page itself was found
+    # when the file-size limit was added; it is as two copies of the page state it
+    # (K-Dense-AI/scientific-agent-skills references/journal_requirements.md, read
+    # from the page on 2026-07-23; figureguild.com/journals/cell: "Maximum file
+    # size: 20 MB per figure"). The same summary gives a recommended overall
+    # maximum of 16.5 x 20 cm, narrower than the page's own 17.4 cm width: not held
+    # here (max_height None) until the page is read again.
     "cell": Preset(
         name="cell", title="Cell",
         widths={"single": "85mm", "onehalf": "114mm", "double": "174mm"},
         min_font_pt=6.0, min_ppi=300.0, max_height=None, label=BOLD_UPPER,
+        max_file_mb=20.0,
         source="Cell Press: 'Figure guidelines'"),
     # PNAS, "Digital Art Guidelines" (pnas.org author center): 1 column 8.7 cm
     # (3.42 in), 1.5 columns 11.4 cm (4.5 in), 2 columns 17.8 cm (7 in); text 6 to
     # 8 pt at final size; halftones at least 300 ppi; panels labelled with capital
     # letters (A, B, C).
+    # Alt text: PNAS publishes alt text with every figure from volume 123 (2026) on, written by the
+    # authors at submission (composer issue #24, "Why", citing the PNAS author center,
+    # pnas.org/author-center/submitting-your-manuscript; that page was not among the stored copies
+    # when this was written: re-check it). No other preset's source asks for alt text.
     "pnas": Preset(
         name="pnas", title="PNAS",
         widths={"single": "87mm", "onehalf": "114mm", "double": "178mm"},
         min_font_pt=6.0, min_ppi=300.0, max_height=None, label=BOLD_UPPER,
-        source="PNAS: 'Digital Art Guidelines'"),
+        source="PNAS: 'Digital Art Guidelines'; PNAS author center (alt text from volume 123)",
+        requires_alt=True),
     # IEEE Author Center, "Size Requirements for Graphics"
     # (ieeeauthorcenter.ieee.org/.../size-requirements-for-graphics/): "one column
     # width (3.5 inches, 88.9 millimeters, or 21 picas) or two columns width
@@ -164,11 +216,49 @@ PRESETS: dict[str, Preset] = {
     # ICML style file (icml2025.sty, the conference's LaTeX template):
     # \setlength\textwidth{6.75in}, \setlength\columnsep{0.25in}; two columns, so a
     # column is (6.75 in - 0.25 in) / 2 = 3.25 in. No font size or label style given.
+    # ICML 2025 Author Instructions (icml.cc/Conferences/2025/AuthorInstructions):
+    # "The submission PDF has a maximum size of 50MB while the camera ready version
+    # will be limited to 20MB": the whole paper's limit, so no figure file can be
+    # larger (max_file_mb; a figure near it leaves nothing for the rest).
     "icml": Preset(
         name="icml", title="ICML",
         widths={"single": "3.25in", "double": "6.75in"},
         min_font_pt=None, min_ppi=None, max_height=None, label=None,
-        source="ICML LaTeX style file icml2025.sty (textwidth 6.75in, columnsep 0.25in)"),
+        max_file_mb=20.0,
+        source="ICML LaTeX style file icml2025.sty (textwidth 6.75in, columnsep 0.25in); "
+               "ICML 2025 Author Instructions (camera-ready PDF at most 20MB)"),
+    # PLOS, "Figures" (journals.plos.org/plosmedicine/s/figures, the same page for
+    # every PLOS journal; read as stored): "Width: 789 - 2250 pixels (at 300 dpi).
+    # Height maximum: 2625 pixels (at 300 dpi)", in inches "Minimum width 2.63",
+    # "Maximum width 7.5", "Height maximum 8.75"; "300 - 600 dpi"; "File Size <10 MB";
+    # "Text within Figures: Arial, Times, or Symbol font only in 8-12 point";
+    # "File Format: TIFF or EPS only". PLOS's own figure check, PACE
+    # (pace.apexcovantage.com/Home/Guidelines, "PLOS Figure Requirements Assessed by
+    # PACE"): "File compression (TIFF) LZW compressed", "Alpha Channels (TIFF) No
+    # alpha channels", the same dimensions and "Resolution 300-600 PPI". PLOS
+    # prescribes no column widths (a figure between the minimum and the maximum)
+    # and no panel-label style beyond a letter; the 8 pt smallest text is also the
+    # default text size a plos layout gets.
+    "plos": Preset(
+        name="plos", title="PLOS",
+        widths={"min": "2.63in", "max": "7.5in"},
+        min_font_pt=8.0, min_ppi=300.0, max_height="8.75in", label=None,
+        min_width="2.63in", max_font_pt=12.0, fonts=("Arial", "Times", "Symbol"), formats=("tiff", "eps"),
+        tiff_compression="lzw", tiff_alpha=False, min_output_dpi=300.0, max_output_dpi=600.0,
+        max_file_mb=10.0,
+        source="PLOS: 'Figures' (journals.plos.org/<journal>/s/figures); PACE: 'PLOS Figure Requirements "
+               "Assessed by PACE'"),
+    # eLife: its author guide for reviewed preprints (submit.elifesciences.org, as
+    # stored) states no figure width, text size, resolution or file size; its LaTeX
+    # class elife.cls (v1.11, 2022/06/01, the template eLife names) sets the page:
+    # letterpaper (8.5 in), geometry left=6cm, right=1.3cm, so the text column is
+    # 215.9 - 60 - 13 = 142.9 mm, and its fullwidth environment widens a figure by
+    # 4.5 cm into the margin, 187.9 mm. Only those widths: nothing else is checked.
+    "elife": Preset(
+        name="elife", title="eLife",
+        widths={"text": "142.9mm", "full": "187.9mm"},
+        min_font_pt=None, min_ppi=None, max_height=None, label=None,
+        source="eLife LaTeX class elife.cls v1.11 (letterpaper, left=6cm, right=1.3cm, fullwidth +4.5cm)"),
 }
 
 def auto_label(style: str, index: int) -> str:

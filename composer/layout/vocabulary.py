@@ -43,8 +43,9 @@ ALIGNS = ("left", "center", "right")
 #: ``[[shape]] kind``: the shape classes' names (:data:`composer.kinds.shapes.SHAPES`), the default first.
 SHAPE_KINDS = SHAPES.names()
 SYMBOLS = ("+", "x", ".", "*")
-#: ``[figure] text``: glyphs as outlines everywhere, or canvas and panel text kept as ``<text>``.
-TEXT_MODES = ("paths", "editable")
+#: ``[figure] text``: glyphs as outlines in the SVG and PNG and real text in the PDF (the default), outlines
+#: everywhere, or canvas and panel text kept as ``<text>``.
+TEXT_MODES = ("selectable", "paths", "editable")
 #: export engines, default first, as built in (the table is :data:`composer.kinds.outputs.ENGINES`: the loader
 #: reads it when it checks ``[figure] engine``, so an engine registered later is taken too).
 ENGINES = outputs.engine_names()

@@ -421,26 +421,70 @@ def _short(text: str, n: int = 24) -> str:
 
 
 def _font_sizes(ctx: _Context) -> None:
-    limit = ctx.limits.min_font_pt
-    per_panel: dict[str, list[TextRun]] = {}
+    """``font-size``: texts below ``min_font_pt``, and above ``max_font_pt`` when the preset sets one; a panel's
+    or a guide's texts are one finding per panel and side."""
+    low = ctx.limits.min_font_pt
+    high = ctx.limits.max_font_pt
+    per_panel: dict[tuple[str, bool], list[TextRun]] = {}
     for run in ctx.scene.texts:
-        if math.isnan(run.size_pt) or run.size_pt >= limit - 1e-6:
+        if math.isnan(run.size_pt):
             continue
+        large = high is not None and run.size_pt > high + 1e-6
+        if run.size_pt >= low - 1e-6 and not large:
+            continue
+        limit = high if large else low
+        assert limit is not None
         if run.top.startswith("panel-") or run.top in ctx.names.guides():  # a panel's or a guide's: one finding
-            per_panel.setdefault(run.top, []).append(run)
+            per_panel.setdefault((run.top, large), []).append(run)
         else:
             subject, _ = _describe_run(ctx, run)
-            ctx.add("font-size", (*subject, f": {_short(run.text)!r}"), "text smaller than the minimum size at print",
-                    run.size_pt, limit, "pt")
-    for top, runs in per_panel.items():
+            ctx.add("font-size", (*subject, f": {_short(run.text)!r}"), _size_problem(ctx, large), run.size_pt,
+                    limit, "pt")
+    for (top, large), runs in per_panel.items():
         element, words = ctx.names.of(top)
         name = element.key
-        smallest = min(r.size_pt for r in runs)
+        worst = max(r.size_pt for r in runs) if large else min(r.size_pt for r in runs)
         texts = ", ".join(repr(_short(r.text, 12)) for r in runs[:4]) + (", …" if len(runs) > 4 else "")
         scale = ctx.scene.panel_scale.get(name, 1.0)
         how = f" (the panel is scaled x{scale:.2f} to fit its box)" if abs(scale - 1.0) > 1e-3 else ""
         ctx.add("font-size", (*_parts(element, words), f": {len(runs)} text{'s' * (len(runs) > 1)} ({texts})"),
-                f"text smaller than the minimum size at print{how}", smallest, limit, "pt")
+                _size_problem(ctx, large) + how, worst, high if large else low, "pt")
+
+
+def _size_problem(ctx: _Context, large: bool) -> str:
+    if not large:
+        return "text smaller than the minimum size at print"
+    return f"text larger than the largest size {ctx.limits.journal or 'the preset'} prints"
+
+
+def fonts_in_use(figure: Figure) -> dict[str, str]:
+    """font family -> the layout key that sets it, for every font the figure's text is set in: each canvas
+    text's, shape text's and arrow label's font, and ``[figure] font`` when a panel label or a panel (its
+    matplotlib text, or an imported file's text composer draws) uses it; a text in the figure's font is
+    named ``figure.font``, where it is set. A figure of shapes alone sets no font."""
+    fonts: dict[str, str] = {}
+    if figure.panels:
+        fonts[figure.spec.font] = "figure.font"
+    if any(p.label for p in figure.panels):
+        fonts.setdefault(figure.spec.label.font, "figure.font")
+    own = [(t.style.font, f"{t.key}.font") for t in figure.texts]
+    own += [(s.text_style.font, f"{s.key}.text_font") for s in figure.shapes if s.text_style is not None and s.text]
+    own += [(a.label_style.font, f"{a.key}.label_font") for a in figure.arrows if a.label_style is not None and a.label]
+    for font, key in own:  # the figure's font where it is the one inherited: fixed in [figure]
+        fonts.setdefault(font, "figure.font" if font == figure.spec.font else key)
+    return fonts
+
+
+def _font_families(ctx: _Context) -> None:
+    """``font-family``: a font the figure's text is set in (:func:`fonts_in_use`) that the preset's journal
+    does not take."""
+    limits = ctx.limits
+    if limits.fonts is None:
+        return
+    for font, key in fonts_in_use(ctx.figure).items():
+        if not limits.takes_font(font):
+            ctx.add("font-family", key, f"font {font!r} is not one {limits.journal or 'the preset'} takes; "
+                                        f"use {' or '.join(limits.fonts)}")
 
 
 def _line_widths(ctx: _Context) -> None:
@@ -844,9 +888,26 @@ def _figure_size(ctx: _Context) -> None:
     if spec.width_pt > widest + 0.01:
         ctx.add("figure-size", "canvas", f"wider than {preset.title}'s widest figure", spec.width_pt / 72 * 25.4,
                 widest / 72 * 25.4, "mm")
+    narrowest = ctx.limits.min_width_pt
+    if narrowest is not None and spec.width_pt < narrowest - 0.01:
+        ctx.add("figure-size", "canvas", f"narrower than {preset.title}'s narrowest figure",
+                spec.width_pt / 72 * 25.4, narrowest / 72 * 25.4, "mm")
     if ctx.limits.max_height_pt is not None and spec.height_pt > ctx.limits.max_height_pt + 0.01:
         ctx.add("figure-size", "canvas", f"taller than {preset.title}'s tallest figure", spec.height_pt / 72 * 25.4,
                 ctx.limits.max_height_pt / 72 * 25.4, "mm")
+
+
+def _alt_text(ctx: _Context) -> None:
+    """``alt-text``: a preset whose journal asks for alt text (:attr:`composer.layout.presets.Preset.requires_alt`)
+    and no ``[figure] alt``."""
+    from composer.layout import presets
+
+    spec = ctx.figure.spec
+    if spec.preset is None or not presets.PRESETS[spec.preset].requires_alt or spec.alt:
+        return
+    title = presets.PRESETS[spec.preset].title
+    ctx.add("alt-text", "figure.alt", f"{title} asks for alt text with every figure; add [figure] alt = \"...\": what "
+                                  "the figure shows, for a reader who cannot see it")
 
 
 def lint(figure: Figure, geometry: Geometry, svg: bytes, *, file: str,
@@ -898,6 +959,8 @@ def lint(figure: Figure, geometry: Geometry, svg: bytes, *, file: str,
     _dangling(ctx)
     _colour_vision(ctx)
     _figure_size(ctx)
+    _font_families(ctx)
+    _alt_text(ctx)
     for where, message in sorted((substituted or {}).items()):
         ctx.add("font-substituted", (names.named(where.split("\t")[0]),), message)
     _import_features(ctx, features)
@@ -906,6 +969,91 @@ def lint(figure: Figure, geometry: Geometry, svg: bytes, *, file: str,
     findings = sorted(kept, key=lambda f: (order[f.level], f.rule, f.element, f.problem))
     return Report(figure=figure.name, limits=figure.spec.check, findings=tuple(findings),
                   notes=tuple(dict.fromkeys(measured.notes)) + left_out)
+
+
+#: bytes in a megabyte as journals write "MB" (the SI megabyte, the stricter of its readings)
+BYTES_PER_MB = 1_000_000
+#: TIFF tag 259 (Compression) values -> the names presets use (TIFF 6.0, section 8; Pillow's names in parentheses)
+TIFF_COMPRESSIONS = {1: "none", 5: "lzw", 7: "jpeg", 8: "deflate", 32773: "packbits", 32946: "deflate"}
+
+
+def output_findings(limits: CheckLimits, files: Mapping[str, tuple[str, bytes]],
+                    size_pt: tuple[float, float]) -> list[Finding]:
+    """The findings of the rules measured on a build's output files (pure): ``file-size``, ``output-format``,
+    ``output-dpi``.
+
+    Args:
+        limits: the figure's limits (:attr:`composer.layout.model.FigureSpec.check`: the preset's and
+            ``[check]``'s).
+        files: format name -> (file name as the report shows it, its bytes), for each output measured.
+        size_pt: the canvas's (width, height) in pt, the printed size of a raster output.
+
+    Returns:
+        The findings, in the order of ``files``; none when ``files`` is empty (nothing to measure).
+    """
+    from composer.kinds.outputs import FORMATS
+
+    found: list[Finding] = []
+    journal = limits.journal or "the preset"
+    if limits.formats is not None and files and not any(kind in limits.formats for kind in files):
+        takes = " or ".join(FORMATS[f].suffix.upper() if f in FORMATS else f.upper() for f in limits.formats)
+        found.append(Finding("output-format", ", ".join(name for name, _ in files.values()),
+                             f"{journal} takes figure files in {takes} only; build one with "
+                             f"--format {limits.formats[0]}"))
+    for kind, (name, data) in files.items():
+        if limits.max_file_mb is not None and len(data) > limits.max_file_mb * BYTES_PER_MB:
+            found.append(Finding("file-size", name, f"file larger than {journal} takes",
+                                 len(data) / BYTES_PER_MB, limits.max_file_mb, "MB"))
+        raster = _raster_facts(data) if kind in FORMATS and FORMATS[kind].raster else None
+        if raster is None:
+            continue
+        image_format, width_px, compression, alpha = raster
+        width_in = size_pt[0] / 72
+        dpi = width_px / width_in
+        # against the pixels a raster of the canvas has at the limit (round(width_in * dpi), as the export makes
+        # it): --dpi 300 passes a 300 dpi minimum whatever the rounding, --dpi 299 does not
+        if limits.min_output_dpi is not None and width_px < round(width_in * limits.min_output_dpi):
+            found.append(Finding("output-dpi", name, f"fewer pixels per inch than {journal} asks of a figure "
+                                                     "drawn as pixels (raise --dpi)", dpi, limits.min_output_dpi,
+                                 "dpi"))
+        if limits.max_output_dpi is not None and width_px > round(width_in * limits.max_output_dpi):
+            found.append(Finding("output-dpi", name, f"more pixels per inch than {journal} takes (lower --dpi)",
+                                 dpi, limits.max_output_dpi, "dpi"))
+        if image_format != "TIFF":
+            continue
+        if limits.tiff_compression is not None and compression != limits.tiff_compression:
+            found.append(Finding("output-format", name, f"TIFF compressed as {compression}; {journal} asks for "
+                                                        f"{limits.tiff_compression.upper()}"))
+        if alpha and not limits.tiff_alpha:
+            found.append(Finding("output-format", name, f"TIFF with an alpha channel, which {journal} refuses "
+                                                        "(give the figure a background)"))
+    return found
+
+
+def _raster_facts(data: bytes) -> tuple[str, int, str, bool] | None:
+    """``(format, width in pixels, TIFF compression name or "", alpha channel)`` of an image file's bytes, read
+    back with Pillow; None when they are not an image Pillow reads (a PPTX's zip)."""
+    import io
+
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(io.BytesIO(data)) as img:
+            compression = ""
+            if img.format == "TIFF":
+                code = img.tag_v2.get(259, 1)  # type: ignore[attr-defined]  # TiffImageFile's tags
+                compression = TIFF_COMPRESSIONS.get(int(code), f"code {code}")
+            return str(img.format), img.size[0], compression, "A" in img.getbands()
+    except (UnidentifiedImageError, OSError):
+        return None
+
+
+def with_outputs(report: Report, findings: Sequence[Finding], notes: Sequence[str] = ()) -> Report:
+    """``report`` with ``findings`` (:func:`output_findings`) and ``notes`` added, errors first as :func:`lint`
+    orders them."""
+    order = {"error": 0, "warning": 1}
+    merged = sorted([*report.findings, *findings], key=lambda f: (order[f.level], f.rule, f.element, f.problem))
+    return dataclasses.replace(report, findings=tuple(merged), notes=report.notes + tuple(notes))
 
 
 def _import_features(ctx: _Context, features: Sequence[ImportFeature]) -> None:

@@ -45,6 +45,10 @@ Items:
 - :func:`collection_dashes`: ``Collection._us_linestyles``, a ``LineCollection``'s ``(offset, on-off
   sequence)`` per line before line-width scaling (``get_linestyle()`` gives them scaled), which matplotlib's
   errorbar and stem legend handlers copy.
+- :func:`glyph_layout`: ``TextToPath._get_font``, ``matplotlib._text_helpers.layout`` (raqm's items:
+  ``ft_object``, ``glyph_index``, ``char``, ``x``, ``y``) and ``TextToPath.mathtext_parser.parse`` (its
+  glyphs ``(font, fontsize, code, glyph_index, x, y)``), the calls ``TextToPath.get_text_path`` makes, so
+  the glyphs it lists are the ones a ``TextPath`` outlines, where it outlines them.
 - :func:`contour_levels`: ``ContourSet._levels``, its levels with the ends an ``extend`` adds (+-1e250,
   1e-250 on a log scale), the boundaries ``Colorbar.__init__`` draws a contour set's bar with.
 
@@ -305,3 +309,30 @@ def contour_levels(contour_set: Any) -> list[float]:
     its public ``levels`` when it keeps none."""
     levels = getattr(contour_set, "_levels", None)
     return [float(v) for v in (levels if levels is not None else contour_set.levels)]
+
+
+def glyph_layout(text: str, prop: Any, ismath: bool) -> list[tuple[str, int, str, float, float, float]]:
+    """The glyphs matplotlib's ``TextPath`` outlines for ``text`` in ``prop`` (a FontProperties), as
+    ``TextToPath.get_text_path`` lays them out (the same calls, so the same fonts, fallbacks and places).
+
+    Returns:
+        One ``(font file, glyph index, character, x, y, scale)`` per glyph, in ``TextToPath``'s frame:
+        ``TextToPath.FONT_SCALE`` (100) units to the font size, y up, the origin at the start of the
+        baseline; ``scale`` is the glyph's size over the font size (mathtext's sub- and superscripts are
+        smaller). The character is the one matplotlib looked up (raqm's item, mathtext's code point in
+        the font's own character map); the rectangles of mathtext (fraction bars, roots) are not glyphs
+        and are not listed.
+    """
+    from matplotlib import _text_helpers
+    from matplotlib.textpath import text_to_path
+
+    if ismath:
+        big = prop.copy()
+        big.set_size(text_to_path.FONT_SCALE)
+        parsed = text_to_path.mathtext_parser.parse(text, text_to_path.DPI, big)
+        return [(str(font.fname), int(index), chr(int(code)), float(ox), float(oy),
+                 float(size) / text_to_path.FONT_SCALE)
+                for font, size, code, index, ox, oy in parsed.glyphs]
+    font = text_to_path._get_font(prop)  # type: ignore[attr-defined]
+    return [(str(item.ft_object.fname), int(item.glyph_index), str(item.char), float(item.x), float(item.y), 1.0)
+            for item in _text_helpers.layout(text, font)]

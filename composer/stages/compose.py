@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Mapping
+from typing import NamedTuple
 
 from lxml import etree
 
@@ -21,6 +22,7 @@ from composer.errors import SvgError
 from composer.layout.model import Figure, Panel
 from composer.mpl.internals import quiet_family_lookups
 from composer.stages import draw, guides
+from composer.stages.describe import alt_text, describe
 from composer.stages.fragment import import_fragment
 from composer.stages.geometry import Box, Geometry, content_bottom_pt, guide_rooms, imported_svgs, resolve
 from composer.stages.inkscape import label_elements
@@ -32,6 +34,7 @@ from composer.svg.budget import over_budget
 from composer.svg.images import finish_rasters
 from composer.svg.io import NSMAP, parse_svg, svg_tag, write_svg
 from composer.svg.viewbox import place, view_box
+from composer.text import realtext
 from composer.text.fonts import check_missing_glyphs, check_svg_fonts
 from composer.text.pin import outline_unrendered_fonts, pin_text_positions
 from composer.units import PT_PER_UNIT, fmt, to_pt
@@ -92,16 +95,38 @@ def clipped_key_path(figure: Figure, message: str) -> str:
 
 
 def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Typeset | None = None, *,
-            dpi: float = 300.0) -> bytes:
+            dpi: float = 300.0, provenance: str | None = None) -> bytes:
+    """The canvas SVG of :func:`compose_documents` (its ``svg``)."""
+    return compose_documents(inputs, rendered, typeset, dpi=dpi, provenance=provenance).svg
+
+
+class Composed(NamedTuple):
+    """What the compose stage makes.
+
+    Attributes:
+        svg: the canvas (:func:`compose_documents`), the SVG output and what the PNG draws.
+        pdf_svg: under ``[figure] text = "selectable"``, the same canvas with every outlined text it can
+            write as text written as ``<text>`` (:func:`composer.text.realtext.pdf_document`), which the PDF
+            draws; None otherwise (the PDF draws ``svg``).
+    """
+
+    svg: bytes
+    pdf_svg: bytes | None = None
+
+
+def compose_documents(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Typeset | None = None, *,
+                      dpi: float = 300.0, provenance: str | None = None) -> Composed:
     """Compose the canvas SVG from inputs and rendered panels (pure).
 
     Args:
         dpi: the PNG's resolution, at which filters are costed in the drawing-work budget
             (:func:`composer.svg.budget.over_budget`).
+        provenance: the build's provenance record as JSON text, written into ``<metadata>``, or None
+            (:func:`composer.stages.describe.describe`, which also writes the alt texts).
 
     Returns:
-        The SVG document's bytes: root ``width``/``height`` in the layout's
-        units, ``viewBox`` in pt (1 user unit = 1 pt), a background rect unless
+        The SVG document's bytes (``svg``; and ``pdf_svg``, see :class:`Composed`): root
+        ``width``/``height`` in the layout's units, ``viewBox`` in pt (1 user unit = 1 pt), a background rect unless
         ``background = "none"``, then panels, shapes, arrows, texts and labels,
         each a group or path with a readable id.
 
@@ -195,7 +220,10 @@ def compose(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Type
                                for p in figure.panels}, dpi=dpi)
     if heavy:
         raise SvgError(heavy, file=file)
-    return write_svg(root)
+    describe(root, alt_text(inputs), provenance)
+    pdf_svg = write_svg(realtext.pdf_document(root)) if spec.text == "selectable" else None
+    realtext.strip_notes(root)
+    return Composed(write_svg(root), pdf_svg)
 
 
 def panel_label_boxes(inputs: Inputs, geometry: Geometry) -> dict[str, tuple[Box | None, Box | None]]:

@@ -24,6 +24,7 @@ from composer.stages.geometry import Box, Route
 from composer.svg.geometry import bezier_point, flatten_bezier
 from composer.svg.io import svg_tag
 from composer.svg.measure import path_points
+from composer.text import realtext
 from composer.text.metrics import TextBlock, translate_d
 from composer.units import fmt
 
@@ -46,7 +47,9 @@ def text_element(block: TextBlock, box: Box, style: TextStyle, align: str, *, el
 
     The outlines keep no font size of their own, so the nominal size (pt) is
     written as ``data-font-size``: ``compose check`` multiplies it by every
-    transform above the element to get the size at print.
+    transform above the element to get the size at print. The glyphs the outlines draw are noted on
+    the element (:data:`composer.text.realtext.GLYPHS_ATTR`) for the PDF's real text; the compose
+    stage removes the note before the SVG is written.
     """
     if style.editable:
         return editable_text_element(block, box, style, align, element_id=element_id, label=label)
@@ -64,6 +67,9 @@ def text_element(block: TextBlock, box: Box, style: TextStyle, align: str, *, el
             path.set("fill-opacity", fmt(style.opacity))
     el.set("aria-label", label)
     el.set("data-font-size", fmt(style.size_pt))
+    glyphs = block.placed_glyphs(box.x_pt, box.y_pt, align)
+    if glyphs:  # what the PDF writes as text; never in a written file (composer.text.realtext)
+        el.set(realtext.GLYPHS_ATTR, realtext.notes(glyphs))
     return el
 
 

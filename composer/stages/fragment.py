@@ -166,6 +166,28 @@ def report_sanitized(job: Import) -> None:
                       stacklevel=3)
 
 
+def outline_embedded_text(job: Import) -> None:
+    """Text in a font the file embeds (``@font-face`` with a ``data:`` URL) drawn as the browser draws it, as
+    the face's outlines (:func:`composer.text.embedded.outline_embedded_text`); a text whose layout that does
+    not model is left to the installed stand-in, said in one warning
+    (:class:`~composer.errors.ImportFeature`)."""
+    from composer.svg.fontfaces import taken_faces
+    from composer.text.embedded import outline_embedded_text as outline
+
+    faces = taken_faces(job.root)
+    if not faces:
+        return
+    _, left = outline(job.root, faces)
+    if left:
+        more = f" and {len(left) - _NAMED_IN_WARNING} more" if len(left) > _NAMED_IN_WARNING else ""
+        detail = "; ".join(left[:_NAMED_IN_WARNING]) + more
+        feature = "text in an embedded font laid out in a way composer does not draw"
+        warnings.warn(ImportFeature(
+            f"{job.source}: {feature}: {detail}; it is drawn in the installed font fontconfig gives for the family "
+            "instead; convert the file's text to paths to draw it in its own", panel=job.name, file=job.source,
+            feature=feature, detail=detail), stacklevel=3)
+
+
 def draw_foreign_objects(job: Import) -> None:
     """:func:`_draw_foreign_objects`: the text of each ``<foreignObject>`` as SVG ``<text>``."""
     _draw_foreign_objects(job.root)
@@ -306,6 +328,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("draw-foreign-objects", draw_foreign_objects, foreign=True),  # the chosen ones; CSS not yet scoped
     Pass("resolve-css-transforms", resolve_css_transforms, foreign=True),  # ids as written, for the warning
     Pass("resolve-font-sizes", resolve_font_sizes, foreign=True),  # the file's own style sheet, unscoped
+    Pass("outline-embedded-text", outline_embedded_text, foreign=True),  # sizes resolved; CSS not yet scoped
     Pass("name-ids", name_ids),
     Pass("rewrite-references", rewrite_references),
     Pass("scope-style-sheets", scope_style_sheets),
@@ -489,14 +512,22 @@ def name_missing_families(root: etree._Element, *, source: str, panel: str = "")
     So, from the first family of each ``font-family`` list: a family fontconfig or matplotlib (whose fonts the
     engine has too) has stays; a missing one with a metric-compatible face is replaced by it (``'Liberation
     Sans'``); a missing one without is dropped, and the next is looked at; a list left empty becomes the standard
-    font (``'Liberation Serif', serif``). Every output then draws what Chromium here draws, and the warning keeps
-    the file's own names.
+    font (``'Liberation Serif', serif``). fontconfig's generic names (``Sans``, Inkscape 0.4x's default;
+    ``Serif``, ``Monospace``) are not missing fonts: Chromium draws fontconfig's match for them (DejaVu Sans), and
+    so does every output, without a warning. Every output then draws what Chromium here draws, and the warning
+    keeps the file's own names.
     """
     if root.find(f".//{svg_tag('text')}") is None:
         return
     from matplotlib import font_manager
 
-    from composer.text.fonts import GENERIC_FAMILIES, browser_font, fontconfig_font, generic_font
+    from composer.text.fonts import (
+        FONTCONFIG_GENERIC_NAMES,
+        GENERIC_FAMILIES,
+        browser_font,
+        fontconfig_font,
+        generic_font,
+    )
 
     shipped = {font.name.casefold() for font in font_manager.fontManager.ttflist}  # no findfont: it logs
     swaps: dict[str, str | None] = {}  # missing family (casefolded) -> the face drawn for it, "" installed,
@@ -513,6 +544,11 @@ def name_missing_families(root: etree._Element, *, source: str, panel: str = "")
             first = out[0].strip("'\"").strip()
             key = first.casefold()
             if not first or key in GENERIC_FAMILIES:
+                break
+            if key in FONTCONFIG_GENERIC_NAMES:  # Sans, Serif, Monospace: fontconfig's match, whatever it is
+                drawn = browser_font(first)
+                if drawn is not None and drawn.family:
+                    out[0] = quoted(drawn.family)
                 break
             if key not in swaps:
                 spelt[key] = first

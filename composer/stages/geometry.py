@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -168,12 +169,13 @@ class ImportedSvg:
 MAX_IDS_SHOWN = 12
 
 
-def imported_svgs(figure: Figure, documents: Mapping[str, bytes]) -> dict[str, ImportedSvg]:
+def imported_svgs(figure: Figure, documents: Mapping[str, bytes], *, every: bool = False) -> dict[str, ImportedSvg]:
     """The :class:`ImportedSvg` of every svg panel a ``"panel#id"`` point refers to (others are not read).
 
     Args:
         figure: the loaded layout.
         documents: panel name -> the svg panel's file bytes (sanitized, as composed).
+        every: of every svg panel instead (the ids a file offers, for ``--debug``).
 
     Raises:
         SvgError: a referred file that cannot be parsed, has no usable viewBox, or a broken ``transform``.
@@ -187,7 +189,7 @@ def imported_svgs(figure: Figure, documents: Mapping[str, bytes]) -> dict[str, I
     wanted = {pos.ref[0].partition("#")[0] for pos in refs if pos.ref is not None and "#" in pos.ref[0]}
     found = {}
     for panel in figure.panels:
-        if panel.name in wanted and sources.table(panel.kind).element_ids and panel.name in documents:
+        if (every or panel.name in wanted) and sources.table(panel.kind).element_ids and panel.name in documents:
             shown = os.path.relpath(panel.source, figure.path.parent)  # as compose names it
             root = parse_svg(documents[panel.name], source=shown)
             try:
@@ -199,6 +201,34 @@ def imported_svgs(figure: Figure, documents: Mapping[str, bytes]) -> dict[str, I
             found[panel.name] = ImportedSvg(view_box(root, source=shown), root.get("preserveAspectRatio"),
                                             boxes, shown, unmeasured)
     return found
+
+
+def element_canvas_box(svg: ImportedSvg, panel_box: Box, ident: str) -> Box:
+    """The canvas box (pt) of the element ``ident`` of an imported file (a key of ``svg.boxes``) drawn in
+    ``panel_box``, where :func:`composer.svg.viewbox.place` draws the file's viewBox (``contain``, the
+    file's ``preserveAspectRatio``)."""
+    vb = svg.view_box
+    x_pt, y_pt, w_pt, h_pt = place_view_box(etree.Element("g"), vb, x_pt=panel_box.x_pt, y_pt=panel_box.y_pt,
+                                            width_pt=panel_box.width_pt, height_pt=panel_box.height_pt,
+                                            fit="contain", aspect=svg.aspect)
+    sx, sy = w_pt / vb.width, h_pt / vb.height
+    x0, y0, x1, y1 = svg.boxes[ident]
+    return Box(x_pt + (x0 - vb.x) * sx, y_pt + (y0 - vb.y) * sy, (x1 - x0) * sx, (y1 - y0) * sy)
+
+
+#: an id an editor or exporter numbered (Inkscape's ``path35``, ``g50``, ``layer1``; ``rect-3``): it names
+#: no part of the drawing, so ``--debug`` counts such ids rather than marking each
+GENERIC_ID = re.compile(
+    r"(?:svg|g|path|rect|circle|ellipse|line|polyline|polygon|text|tspan|use|image|defs|clippath|mask|marker|"
+    r"pattern|lineargradient|radialgradient|stop|filter|fe[a-z]+|symbol|layer|metadata|namedview|title|desc|style|"
+    r"flowroot|flowregion|flowpara|switch|foreignobject|a)[-_]?\d+(?:[-_.]\d+)*", re.IGNORECASE)
+
+
+def offered_ids(svg: ImportedSvg) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The ids of an imported file's drawn elements that ``"panel#id"`` points may name, in document order:
+    (those written by hand, the generic ones :data:`GENERIC_ID` matches)."""
+    named = tuple(i for i in svg.boxes if not GENERIC_ID.fullmatch(i))
+    return named, tuple(i for i in svg.boxes if GENERIC_ID.fullmatch(i))
 
 
 def turned_size(width_pt: float, height_pt: float, rotate_deg: float) -> tuple[float, float]:
@@ -618,13 +648,7 @@ class _Resolver:
                               + (f"(its ids are {shown})" if ids else "(it has no drawn element with an id)")
                               + did_you_mean(ident, ids),
                               file=self.file, key=pos.key)
-        box, vb = self.box(panel), svg.view_box
-        x_pt, y_pt, w_pt, h_pt = place_view_box(etree.Element("g"), vb, x_pt=box.x_pt, y_pt=box.y_pt,
-                                                width_pt=box.width_pt, height_pt=box.height_pt, fit="contain",
-                                                aspect=svg.aspect)
-        sx, sy = w_pt / vb.width, h_pt / vb.height
-        x0, y0, x1, y1 = svg.boxes[ident]
-        return Box(x_pt + (x0 - vb.x) * sx, y_pt + (y0 - vb.y) * sy, (x1 - x0) * sx, (y1 - y0) * sy)
+        return element_canvas_box(svg, self.box(panel), ident)
 
     def cell(self, grid_name: str, area: str, *, key: str) -> Box:
         if (grid_name, area) in self.cells:

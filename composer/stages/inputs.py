@@ -427,12 +427,14 @@ def read_figure_inputs(project: Project, figure: Figure, file: str,
 
 def field_uses(figure: Figure) -> list[tuple[str, set[str]]]:
     """``(key path, field names)`` of every text template that uses ``{name:format}`` fields, in layout
-    order: canvas texts, shape texts, arrow labels, panel titles. A malformed template is left out (it
-    is reported, with its key, when the text is filled)."""
+    order: canvas texts, shape texts, arrow labels, panel titles, then the alt texts. A malformed template is
+    left out (it is reported, with its key, when the text is filled)."""
     templates = ([(f"{t.key}.text", t.text) for t in figure.texts]
                  + [(f"{s.key}.text", s.text) for s in figure.shapes if s.text]
                  + [(f"{a.key}.label", a.label) for a in figure.arrows if a.label]
-                 + [(f"{p.key}.title", p.title) for p in figure.panels if p.title])
+                 + [(f"{p.key}.title", p.title) for p in figure.panels if p.title]
+                 + [("figure.alt", figure.spec.alt or "")] * bool(figure.spec.alt)
+                 + [(f"{p.key}.alt", p.alt) for p in figure.panels if p.alt])
     uses = []
     for key, template in templates:
         try:

@@ -8,6 +8,8 @@ real outputs, which stay byte-identical. On a faded copy of the figure it draws:
   (green), each named at its top-left corner the way ``compose check`` names it
   (``panel rgb``, ``text eq``, ``text[2]``, ``shape node``, ``a.label``);
 - every connector's route (magenta) with its name at its middle;
+- every element of an imported SVG whose id was written by hand (teal, ``panel#id``): what a
+  ``"panel#id"`` point may name (the ids an editor numbered, ``path35``, are only counted, by the CLI);
 - every anchor: the nine compass points of each box as dots with their names,
   and each data anchor a renderer published (red, ``fmap.pixel``);
 - mosaic grids and their cells (violet, ``cell A``), and the gutters between
@@ -20,21 +22,22 @@ the PNG shows the same as the SVG.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from lxml import etree
 
 from composer.kinds.shapes import SHAPES
 from composer.layout.model import COMPASS, Figure, TextStyle
 from composer.stages import draw
-from composer.stages.geometry import Box, Geometry
+from composer.stages.geometry import Box, Geometry, ImportedSvg, element_canvas_box, offered_ids
 from composer.stages.named import figure_elements
 from composer.svg.io import parse_svg, svg_tag, write_svg
+from composer.text import realtext
 from composer.text.metrics import typeset
 from composer.units import PT_PER_UNIT, fmt
 
-PANEL, TEXT, SHAPE, ARROW, GUTTER, ANCHOR, DATA, GRID, GRID_BOX = (
-    "#2563eb", "#ea580c", "#16a34a", "#c026d3", "#f59e0b", "#334155", "#dc2626", "#94a3b8", "#7c3aed")
+PANEL, TEXT, SHAPE, ARROW, GUTTER, ANCHOR, DATA, GRID, GRID_BOX, ELEMENT = (
+    "#2563eb", "#ea580c", "#16a34a", "#c026d3", "#f59e0b", "#334155", "#dc2626", "#94a3b8", "#7c3aed", "#0d9488")
 MM = PT_PER_UNIT["mm"]
 #: opacity of the figure under the overlay
 FADE = 0.45
@@ -139,13 +142,17 @@ class _Pen:
 
 
 def overlay(figure: Figure, geometry: Geometry, svg: bytes,
-            label_boxes: dict[str, tuple[Box | None, Box | None]]) -> bytes:
+            label_boxes: dict[str, tuple[Box | None, Box | None]],
+            imported: Mapping[str, ImportedSvg] | None = None) -> bytes:
     """The debug overlay of a composed figure (pure).
 
     Args:
         figure, geometry: the layout and its resolved boxes.
         svg: the composed canvas (:func:`composer.stages.compose.compose`).
         label_boxes: panel name -> (label box, title box) as drawn.
+        imported: svg panel name -> its file's measured elements (:func:`composer.stages.geometry.imported_svgs`
+            with ``every``): each id written by hand is marked (its box, ``panel#id``), the ids an editor
+            numbered (:data:`~composer.stages.geometry.GENERIC_ID`) are not.
 
     Returns:
         SVG bytes of the same size as the figure: the figure faded, the layout on top.
@@ -208,6 +215,15 @@ def overlay(figure: Figure, geometry: Geometry, svg: bytes,
         pen.dot(point, DATA, 0.8)
         pen.text(f"{panel}.{name}", (point[0] + 1.2, point[1] - 1.2), "sw", DATA, NAME_PT - 0.4, bold=True)
 
+    # the elements of imported files that "panel#id" points may name
+    for panel, svg_file in sorted((imported or {}).items()):
+        if panel not in geometry.panels:
+            continue
+        for ident in offered_ids(svg_file)[0]:
+            box = element_canvas_box(svg_file, geometry.panels[panel], ident)
+            pen.rect(box, ELEMENT, width=0.25)
+            pen.text(f"{panel}#{ident}", (box.x_pt + 0.3, box.y_pt + box.height_pt - 0.3), "sw", ELEMENT, ANCHOR_PT)
+
     # connectors
     for i, route in enumerate(geometry.arrows):
         points = route.points
@@ -228,4 +244,24 @@ def overlay(figure: Figure, geometry: Geometry, svg: bytes,
                      bold=True)
         else:
             pen.text(item.name, (item.box.x_pt + 0.4, item.box.y_pt + 0.4), "nw", item.color, NAME_PT, bold=True)
+    realtext.strip_notes(root)
     return write_svg(root)
+
+
+def offered_ids_listing(imported: Mapping[str, ImportedSvg]) -> str:
+    """What ``build/NAME.debug.txt`` says: for each svg panel, the ids of its drawn elements a
+    ``"panel#id"`` point may name, those written by hand in full, the numbered ones an editor gave
+    (:data:`~composer.stages.geometry.GENERIC_ID`) counted with their first few::
+
+        panel scheme (art/scheme.svg): 3 ids: pump, valve, tank
+          and 81 numbered by an editor: path35, g50, rect12, ...
+    """
+    lines = []
+    for panel, svg in sorted(imported.items()):
+        named, generic = offered_ids(svg)
+        lines.append(f"panel {panel} ({svg.shown}): {len(named)} id{'s' * (len(named) != 1)}"
+                     + (f": {', '.join(named)}" if named else ""))
+        if generic:
+            lines.append(f"  and {len(generic)} numbered by an editor: {', '.join(generic[:5])}"
+                         + (", ..." if len(generic) > 5 else ""))
+    return "\n".join(lines) + ("\n" if lines else "no svg panel\n")

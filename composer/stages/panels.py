@@ -70,3 +70,11 @@ def panel_documents(canvas: bytes, panels: list[Panel], boxes: Mapping[str, Box]
                     source: str = "canvas") -> dict[str, bytes]:
     """Panel name -> :func:`panel_alone`, for every panel, in layout order."""
     return {p.name: panel_alone(canvas, p, boxes[p.name], source=source) for p in panels}
+
+
+def panel_pdf_document(doc: bytes) -> bytes:
+    """A panel document of :func:`panel_documents` as its PDF draws it: matplotlib's outlined text
+    written as ``<text>`` (:func:`composer.text.realtext.pdf_document`; a panel alone holds no canvas text)."""
+    from composer.text.realtext import pdf_document
+
+    return write_svg(pdf_document(parse_svg(doc, source="panel")))

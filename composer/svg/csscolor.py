@@ -1,75 +1,121 @@
-"""CSS Color 4 colours the export engines cannot read, written in sRGB as a browser draws them.
+"""CSS colours the export engines cannot read, written in sRGB as a browser draws them.
 
-Chromium draws ``lab()``, ``lch()``, ``oklab()``, ``oklch()``, ``color(srgb ...)`` and the other
-``color()`` spaces of XYZ, ``hwb()``, and ``rgb()``/``hsl()`` in the space-separated syntax
-(``rgb(255 0 0 / 50%)``); resvg reads only ``hwb()`` and space-separated ``hsl()`` of these, and
-cairosvg none: both drew such a fill black. :func:`resolve_css_colors` replaces each by the sRGB colour
-it names, ``#rrggbb`` (``rgba(r, g, b, a)`` when not opaque), clipped to the sRGB gamut per channel
-(as Chromium draws an out-of-gamut colour on an sRGB display).
+Chromium draws ``lab()``, ``lch()``, ``oklab()``, ``oklch()``, ``color()`` in each space of CSS Color 4
+(``srgb``, ``srgb-linear``, ``display-p3``, ``a98-rgb``, ``prophoto-rgb``, ``rec2020``, ``xyz``,
+``xyz-d50``, ``xyz-d65``), ``hwb()``, ``rgb()``/``hsl()`` in the space-separated syntax
+(``rgb(255 0 0 / 50%)``) and CSS Color 5's ``color-mix()``; resvg reads only ``hwb()`` and
+space-separated ``hsl()`` of these, and cairosvg none: both drew such a fill black.
+:func:`resolve_css_colors` replaces each by the sRGB colour it names, ``#rrggbb`` (``rgba(r, g, b, a)``
+when not opaque), clipped to the sRGB gamut per channel (as Chromium draws an out-of-gamut colour on an
+sRGB display).
 
-Parsing is tinycss2's (:func:`tinycss2.color4.parse_color`, CSS Color 4); Lab and LCh are converted
-from their D50 white to XYZ by tinycss2, adapted to D65 by the Bradford matrix of CSS Color 4 (section
-18, ``D50_to_D65``), and XYZ (D65) to sRGB by colorspacious (``XYZ1`` -> ``sRGB1``). Legacy syntaxes
-(``rgb(0%, 0%, 0%)``, ``#hex``, names) are left as written: every engine reads them, and files that use
-only them keep their bytes.
+The conversions are coloraide's (``Color(...).convert("srgb")``: CSS Color 4's own matrices and
+transfer functions, section 18, with the Bradford adaptation between D50 and D65), and so is the
+mixing of ``color-mix()`` (premultiplied alpha and the hue interpolation CSS Color 4, 12.4, names), once
+its percentages are normalized as CSS Color 5, 3.1 says. Legacy syntaxes (``rgb(0%, 0%, 0%)``,
+``#hex``, names) are left as written: every engine reads them, and files that use only them keep their
+bytes.
 
-Not converted: ``color-mix()`` and relative colours (``rgb(from ...)``), which tinycss2 does not parse,
-and the ``color()`` spaces with their own primaries (``display-p3``, ``a98-rgb``, ``prophoto-rgb``,
-``rec2020``); they stay as written.
+Not converted: relative colours (``rgb(from ...)``) and ``color-mix()`` of colours that are not all
+literal (``currentcolor``, ``var()``); they stay as written.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import tinycss2
-import tinycss2.color4
+import tinycss2.ast
 from lxml import etree
 
-from composer.svg.io import SVG_NS
+from composer.svg.csstokens import rewrite_tree
+
+if TYPE_CHECKING:
+    from coloraide import Color
 
 __all__ = ["resolve_css_colors", "srgb_of"]
 
 #: the colour functions some engine cannot read in some syntax (a quick test before parsing)
-_FUNCTIONS = re.compile(r"(?<![\w-])(?:lab|lch|oklab|oklch|color|hwb|rgba?|hsla?)\(", re.IGNORECASE)
-#: spaces converted to sRGB through XYZ (D65); Lab/LCh and xyz-d50 through XYZ (D50) first
-_VIA_D65 = {"oklab", "oklch", "xyz-d65", "xyz"}
-_VIA_D50 = {"lab", "lch", "xyz-d50"}
-#: CSS Color 4, section 18 (sample code, ``D50_to_D65``): Bradford chromatic adaptation, D50 -> D65
-_D50_TO_D65 = ((0.955473421488075, -0.02309845494876471, 0.06325924320057072),
-               (-0.0283697093338637, 1.0099953980813041, 0.021041441191917323),
-               (0.012314014864481998, -0.020507649298898964, 1.330365926242124))
+_FUNCTIONS = re.compile(r"(?<![\w-])(?:lab|lch|oklab|oklch|color|color-mix|hwb|rgba?|hsla?)\(", re.IGNORECASE)
+#: the hue interpolation methods of CSS Color 4, 12.4 (``in oklch longer hue``), as coloraide names them
+_HUE_METHODS = frozenset({"shorter", "longer", "increasing", "decreasing"})
+#: the spaces ``color-mix()`` may mix in (CSS Color 5, 3.1: rectangular and polar), as coloraide names them
+_MIX_SPACES = {"srgb": "srgb", "srgb-linear": "srgb-linear", "display-p3": "display-p3", "a98-rgb": "a98-rgb",
+               "prophoto-rgb": "prophoto-rgb", "rec2020": "rec2020", "lab": "lab", "oklab": "oklab",
+               "xyz": "xyz-d65", "xyz-d65": "xyz-d65", "xyz-d50": "xyz-d50", "hsl": "hsl", "hwb": "hwb",
+               "lch": "lch", "oklch": "oklch"}
+
+
+def _color(value: str | tinycss2.ast.Node) -> Color | None:
+    """coloraide's colour for a CSS colour (``color-mix()`` included), or None for anything else
+    (a keyword such as ``currentcolor``, ``var()``, a relative colour, an unparsable value)."""
+    if not isinstance(value, str) and value.type == "function" and value.lower_name == "color-mix":
+        return _mixed(value)
+    from coloraide import Color
+
+    text = value if isinstance(value, str) else value.serialize()
+    try:
+        return Color(text.strip())
+    except ValueError:
+        return None
+
+
+def _mixed(token: tinycss2.ast.FunctionBlock) -> Color | None:
+    """``color-mix(in SPACE [METHOD hue], C1 [P1], C2 [P2])`` (CSS Color 5, 3.1): both percentages
+    normalized to sum 100 % (an omitted one is 100 % minus the other; both omitted, 50 % each; both 0 %,
+    invalid), the mix premultiplied in SPACE, its alpha multiplied by the sum when that is below 100 %."""
+    parts: list[list[tinycss2.ast.Node]] = [[]]
+    for t in token.arguments:
+        if t.type == "literal" and t.value == ",":
+            parts.append([])
+        elif t.type not in ("whitespace", "comment"):
+            parts[-1].append(t)
+    if len(parts) != 3:
+        return None
+    words = [t.lower_value for t in parts[0] if t.type == "ident"]
+    if len(words) != len(parts[0]) or not words or words[0] != "in" or len(words) not in (2, 4):
+        return None
+    space = _MIX_SPACES.get(words[1])
+    hue = "shorter"
+    if len(words) == 4:
+        if words[3] != "hue" or words[2] not in _HUE_METHODS:
+            return None
+        hue = words[2]
+    if space is None:
+        return None
+    colors: list[Color] = []
+    shares: list[float | None] = []
+    for part in parts[1:]:
+        found = [t for t in part if t.type != "percentage"]
+        pct = [t.value for t in part if t.type == "percentage"]
+        if len(found) != 1 or len(pct) > 1 or (pct and not 0 <= pct[0] <= 100):
+            return None
+        color = _color(found[0])
+        if color is None:
+            return None
+        colors.append(color)
+        shares.append(pct[0] if pct else None)
+    first, second = shares
+    p1 = first if first is not None else (100.0 - second if second is not None else 50.0)
+    p2 = second if second is not None else 100.0 - p1
+    total = p1 + p2
+    if total <= 0:
+        return None
+    mixed = colors[0].mix(colors[1], p2 / total, space=space, premultiplied=True, hue=hue)
+    if total < 100:
+        mixed.set("alpha", mixed.alpha(nans=False) * total / 100)
+    return mixed
 
 
 def srgb_of(value: str | tinycss2.ast.Node) -> tuple[tuple[float, float, float], float] | None:
     """The ``((r, g, b), alpha)`` in sRGB, each 0..1 (not clipped), of a CSS colour, or None when it is
-    not one that is converted here (a keyword, ``currentcolor``, an unparsable value, a space with its
-    own primaries)."""
-    color = tinycss2.color4.parse_color(value)
-    if color is None or isinstance(color, str):
+    not one that is converted here (a keyword, ``currentcolor``, an unparsable value, a relative colour)."""
+    color = _color(value)
+    if color is None:
         return None
-    space = color.space
-    coordinates = tuple(c or 0.0 for c in color.coordinates)
-    if space in ("srgb", "hsl", "hwb"):
-        rgb = color.to("srgb").coordinates if space != "srgb" else coordinates
-        return (float(rgb[0] or 0), float(rgb[1] or 0), float(rgb[2] or 0)), float(color.alpha)
-    if space == "srgb-linear":
-        from colorspacious import cspace_convert
-
-        rgb = cspace_convert(coordinates, "sRGB1-linear", "sRGB1")
-        return (float(rgb[0]), float(rgb[1]), float(rgb[2])), float(color.alpha)
-    if space in _VIA_D50:
-        x, y, z = coordinates if space == "xyz-d50" else color.to("xyz-d50").coordinates
-        xyz = tuple(row[0] * x + row[1] * y + row[2] * z for row in _D50_TO_D65)
-    elif space in _VIA_D65:
-        xyz = coordinates if space.startswith("xyz") else tuple(color.to("xyz-d65").coordinates)
-    else:
-        return None
-    from colorspacious import cspace_convert
-
-    rgb = cspace_convert(xyz, "XYZ1", "sRGB1")
-    return (float(rgb[0]), float(rgb[1]), float(rgb[2])), float(color.alpha)
+    r, g, b = color.convert("srgb").coords(nans=False)
+    return (float(r), float(g), float(b)), float(color.alpha(nans=False))
 
 
 def _written(token: tinycss2.ast.FunctionBlock) -> str | None:
@@ -96,37 +142,12 @@ def _hue_out_of_turn(token: tinycss2.ast.FunctionBlock) -> bool:
     return first is not None and first.type == "number" and not 0 <= first.value < 360
 
 
-def _converted(tokens: Iterable[tinycss2.ast.Node]) -> str:
-    out: list[str] = []
-    for token in tokens:
-        if token.type == "function":
-            written = _written(token) if _FUNCTIONS.match(token.name + "(") else None
-            out.append(written if written is not None else f"{token.name}({_converted(token.arguments)})")
-        elif token.type in ("() block", "[] block", "{} block"):
-            pair = {"() block": "()", "[] block": "[]", "{} block": "{}"}[token.type]
-            out.append(pair[0] + _converted(token.content) + pair[1])
-        else:
-            out.append(token.serialize())
-    return "".join(out)
+def _rewrite(token: tinycss2.ast.FunctionBlock) -> str | None:
+    return _written(token) if _FUNCTIONS.match(token.name + "(") else None
 
 
 def resolve_css_colors(root: etree._Element) -> int:
     """Replace each CSS Color 4 colour the engines cannot read (see the module docstring) by the sRGB
     colour it names, in every attribute (presentation attributes and ``style``) and ``<style>`` sheet.
     Returns how many values changed."""
-    count = 0
-    for el in root.iter():
-        if not isinstance(el.tag, str):
-            continue
-        for attr, value in el.attrib.items():
-            if not attr.endswith("href") and _FUNCTIONS.search(value):
-                new = _converted(tinycss2.parse_component_value_list(value))
-                if new != value:
-                    el.set(attr, new)
-                    count += 1
-        if el.tag == f"{{{SVG_NS}}}style" and el.text and _FUNCTIONS.search(el.text):
-            new = _converted(tinycss2.parse_component_value_list(el.text))
-            if new != el.text:
-                el.text = new
-                count += 1
-    return count
+    return rewrite_tree(root, _FUNCTIONS, _rewrite)

@@ -23,13 +23,19 @@ the PNG and PDF, while a browser showing the composed SVG drew the file's colour
   would apply them, so the cascade decides which declaration holds the ``var()``.
 - :func:`resolve_light_dark`: ``light-dark(L, D)`` is ``L``, as a browser in the light colour scheme draws it.
 
-Not modelled: a ``<use>``'s custom properties reaching the copy of what it draws (a browser's shadow
-tree inherits them from the ``<use>``; here what the definition's own ancestors define is used), and
-``@container``, ``@scope``, ``@property`` (left as they are: the scoping of the import drops them).
+  A ``<use>`` draws a copy of its target in a shadow tree that inherits from the ``<use>`` (SVG 2, 5.6.3),
+  custom properties included: a target whose subtree holds a ``var()`` is copied into ``<defs>`` once per
+  set of custom properties its ``<use>`` elements hand it (at most :data:`MAX_USE_COPIES` copies of
+  :data:`MAX_USE_COPY_ELEMENTS` elements in all), resolved there,
+  and each ``<use>`` points to its copy.
+
+Not modelled: ``@container``, ``@scope``, ``@property`` (left as they are: the scoping of the import drops
+them).
 """
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Callable, Iterable
 
@@ -37,6 +43,7 @@ import tinycss2
 from lxml import etree
 
 from composer.svg.css import inline_style_sheets, weighed_declarations
+from composer.svg.csstokens import rewrite_tree, rewritten
 from composer.svg.io import SVG_NS
 
 __all__ = ["INHERITED", "KNOWN_PROPERTIES", "flatten_conditional_rules", "flatten_document", "media_matches",
@@ -384,6 +391,14 @@ MAX_VARIABLE_CHARS = 2 * 1024 * 1024
 #: taken as invalid at computed-value time, like a cycle: a chain of 3,000 declared last-first ran Python out
 #: of stack (a RecursionError's traceback) while resolving it.
 MAX_VARIABLE_DEPTH = 64
+#: the most copies of ``<use>`` targets made for their custom properties (each distinct set of values a
+#: ``<use>`` hands its target is one copy): past it, a ``<use>`` draws its target as the document resolves
+#: it, so that a hostile file cannot multiply its size
+MAX_USE_COPIES = 1000
+#: and the most elements those copies may hold in all
+MAX_USE_COPY_ELEMENTS = 200_000
+_HREF = "href"
+_XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
 
 
 def _substitute(tokens: Iterable[tinycss2.ast.Node], lookup: Callable[[str], str | None]) -> str | None:
@@ -442,6 +457,39 @@ def resolve_custom_properties(root: etree._Element) -> int:
         return 0
     inline_style_sheets(root, always=True)
     count = 0
+    # what each <use> draws, as written (before its own place in the document resolves it)
+    by_id = {el.get("id"): el for el in root.iter() if isinstance(el.tag, str) and el.get("id")}
+    pristine: dict[str, etree._Element] = {}
+    for use in root.iter(f"{{{SVG_NS}}}use"):
+        ref = _use_target(use)
+        if ref and ref not in pristine and ref in by_id and _uses_variables(by_id[ref]):
+            pristine[ref] = copy.deepcopy(by_id[ref])
+    copies: dict[tuple[str, tuple[tuple[str, str | None], ...]], str] = {}
+    made: list[etree._Element] = []
+    sizes = {ref: sum(1 for _ in el.iter()) for ref, el in pristine.items()}
+    copied = 0
+    expanding: set[str] = set()  # targets being copied: a <use> of one inside it is a cycle, left alone
+
+    def instantiate(use: etree._Element, ref: str, computed: dict[str, str | None]) -> None:
+        key = (ref, tuple(sorted(computed.items())))
+        nonlocal copied
+        if key not in copies:
+            if len(copies) >= MAX_USE_COPIES or copied + sizes[ref] > MAX_USE_COPY_ELEMENTS or ref in expanding:
+                return
+            copied += sizes[ref]
+            clone = copy.deepcopy(pristine[ref])
+            suffix = f"--use{len(copies) + 1}"
+            for el in clone.iter():
+                if isinstance(el.tag, str) and el.get("id"):
+                    el.set("id", el.get("id", "") + suffix)
+            copies[key] = clone.get("id", "")
+            expanding.add(ref)
+            visit(clone, computed)
+            expanding.discard(ref)
+            made.append(clone)
+        for attr in (_HREF, _XLINK_HREF):
+            if use.get(attr) is not None:
+                use.set(attr, "#" + copies[key])
 
     def visit(el: etree._Element, inherited: dict[str, str | None]) -> None:
         nonlocal count
@@ -489,12 +537,25 @@ def resolve_custom_properties(root: etree._Element) -> int:
             else:
                 del el.attrib["style"]
             count += 1
+        if el.tag == f"{{{SVG_NS}}}use":
+            ref = _use_target(el)
+            if ref in pristine:
+                instantiate(el, ref, computed)
         for child in el:
             if isinstance(child.tag, str):
                 visit(child, computed)
 
     visit(root, {})
+    if made:
+        defs = etree.SubElement(root, f"{{{SVG_NS}}}defs")
+        defs.extend(made)
     return count
+
+
+def _use_target(use: etree._Element) -> str | None:
+    """The id a ``<use>`` draws (``href`` before ``xlink:href``, SVG 2, 5.6), or None for another document."""
+    href = (use.get(_HREF) or use.get(_XLINK_HREF) or "").strip()
+    return href[1:] if href.startswith("#") and len(href) > 1 else None
 
 
 
@@ -503,22 +564,13 @@ def resolve_custom_properties(root: etree._Element) -> int:
 _LIGHT_DARK = re.compile(r"light-dark\(", re.IGNORECASE)
 
 
-def _light(tokens: Iterable[tinycss2.ast.Node]) -> str:
-    """``tokens`` serialized with every ``light-dark(L, D)`` replaced by ``L``."""
-    out: list[str] = []
-    for token in tokens:
-        if token.type == "function" and token.lower_name == "light-dark":
-            args = token.arguments
-            comma = next((i for i, t in enumerate(args) if t.type == "literal" and t.value == ","), len(args))
-            out.append(_light(args[:comma]).strip())
-        elif token.type == "function":
-            out.append(f"{token.name}({_light(token.arguments)})")
-        elif token.type in ("() block", "[] block", "{} block"):
-            brackets = {"() block": "()", "[] block": "[]", "{} block": "{}"}[token.type]
-            out.append(brackets[0] + _light(token.content) + brackets[1])
-        else:
-            out.append(token.serialize())
-    return "".join(out)
+def _light(token: tinycss2.ast.FunctionBlock) -> str | None:
+    """``light-dark(L, D)`` as ``L`` (its own functions rewritten too); any other function kept."""
+    if token.lower_name != "light-dark":
+        return None
+    args = token.arguments
+    comma = next((i for i, t in enumerate(args) if t.type == "literal" and t.value == ","), len(args))
+    return rewritten(args[:comma], _light).strip()
 
 
 def resolve_light_dark(root: etree._Element) -> int:
@@ -527,15 +579,4 @@ def resolve_light_dark(root: etree._Element) -> int:
     ``@media`` queries are evaluated in, :data:`_DISCRETE`): in ``style`` attributes, presentation
     attributes and ``<style>`` sheets. The engines read no ``light-dark()`` and drew such shapes black.
     Returns how many values changed."""
-    count = 0
-    for el in root.iter():
-        if not isinstance(el.tag, str):
-            continue
-        for attr, value in el.attrib.items():
-            if "light-dark" in value.lower() and _LIGHT_DARK.search(value):
-                el.set(attr, _light(tinycss2.parse_component_value_list(value)))
-                count += 1
-        if el.tag == f"{{{SVG_NS}}}style" and el.text and _LIGHT_DARK.search(el.text):
-            el.text = _light(tinycss2.parse_component_value_list(el.text))
-            count += 1
-    return count
+    return rewrite_tree(root, _LIGHT_DARK, _light)

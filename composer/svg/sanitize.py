@@ -78,6 +78,7 @@ from composer.errors import ComposerWarning, SvgError
 from composer.svg.budget import MAX_FILE_WORK, NOT_IN_PLACE, Frame, expand, vertices
 from composer.svg.conditions import conditions_pass
 from composer.svg.css import inline_style_sheets
+from composer.svg.fontfaces import Face, face_element
 from composer.svg.images import ImageTooLarge, ImageUnreadable, displayed_raster, gunzipped, skip_image
 from composer.svg.io import MAX_SVG_BYTES, SVG_NS, XLINK_NS, parse_svg, read_limited, remove_keeping_tail
 from composer.svg.viewbox import resolve_symbol_percentages
@@ -161,6 +162,7 @@ def sanitize(root: etree._Element, *, source: str, base_dir: Path | None, projec
     project_root = project_root.resolve()
     html = 0  # <foreignObject>s removed: what they hold is not drawn, one warning says so
     fonts: list[str] = []  # the families of each sheet's @font-face rules dropped
+    embedded: list[Face] = []  # the faces @font-face rules embed as data: URLs, handed to the import
     animations = 0  # SMIL animation elements removed: the drawing as it stands before any, one note says so
     remote: list[str] = []  # the web addresses of pictures not drawn (no URL is fetched), one note says so
     stack = [root]
@@ -193,7 +195,8 @@ def sanitize(root: etree._Element, *, source: str, base_dir: Path | None, projec
                 _check_urls(el.get(attr), source=source, where=f"<{local} {name}>")
         if local == "style" and el.text:
             el.text = _drop_font_faces(_drop_imports(el.text, source=source, base_dir=base_dir,
-                                                     project_root=project_root), source=source, fonts=fonts)
+                                                     project_root=project_root), source=source, fonts=fonts,
+                                       embedded=embedded if _depth == 0 else None)
             _check_css(el.text, source=source, where="<style>", declarations=False)
         if local != "foreignObject":
             stack.extend(reversed(list(el)))
@@ -201,6 +204,8 @@ def sanitize(root: etree._Element, *, source: str, base_dir: Path | None, projec
         note(root, "html", str(html), source=source, nested=_depth > 0)
     if fonts:
         note(root, "fonts", ", ".join(dict.fromkeys(fonts)), source=source, nested=_depth > 0)
+    for face in dict.fromkeys(embedded):  # last children of the root: composer.svg.fontfaces.taken_faces
+        root.append(face_element(face))
     if remote:
         shown = ", ".join(repr(u if len(u) <= 80 else u[:77] + "...") for u in dict.fromkeys(remote[:3]))
         note(root, "remote", f"{len(remote)} image{'s' * (len(remote) > 1)} ({shown}{', ...' * (len(remote) > 3)})",
@@ -540,22 +545,29 @@ def _drop_imports(css: str, *, source: str, base_dir: Path | None, project_root:
     return tinycss2.serialize(kept)
 
 
-def _drop_font_faces(css: str, *, source: str, fonts: list[str]) -> str:
-    """The stylesheet without its ``@font-face`` rules, with one warning naming their families: a browser
-    downloads or decodes the font a rule names (``url(https://fonts.gstatic.com/...)``, a ``data:`` font);
-    composer reads no URL and its engines load no web font, so the text is drawn in the installed font
-    fontconfig gives for the family (:func:`composer.stages.fragment.name_missing_families`), not refused.
-    Each sheet's families are added to ``fonts``, noted once per file by :func:`sanitize`.
+def _drop_font_faces(css: str, *, source: str, fonts: list[str], embedded: list[Face] | None) -> str:
+    """The stylesheet without its ``@font-face`` rules. A rule whose ``src`` is a font in a ``data:`` URL
+    hands its faces to ``embedded`` (:func:`composer.svg.fontfaces.faces_of_rule`; at most
+    :data:`~composer.svg.fontfaces.MAX_EMBEDDED_FONT_BYTES` in all), which the import draws its text in
+    (:func:`composer.text.embedded.outline_embedded_text`); ``embedded`` is None in an SVG image inside the
+    file, which is not imported on its own. Any other (``url(https://fonts.gstatic.com/...)``: composer reads
+    no URL) adds its family to ``fonts``, noted once per file by :func:`sanitize`: its text is drawn in the
+    installed font fontconfig gives for the family (:func:`composer.stages.fragment.name_missing_families`),
+    not refused.
     """
     if "@" not in css or "font-face" not in css.lower():
         return css
+    from composer.svg.fontfaces import MAX_EMBEDDED_FONT_BYTES, faces_of_rule
+
     kept, families = [], []
     for node in tinycss2.parse_stylesheet(css):
         if getattr(node, "type", "") == "at-rule" and node.lower_at_keyword == "font-face":
-            for decl in tinycss2.parse_declaration_list(node.content or [], skip_comments=True,
-                                                        skip_whitespace=True):
-                if decl.type == "declaration" and decl.lower_name == "font-family":
-                    families.append(tinycss2.serialize(decl.value).strip().strip("'\""))
+            faces, family = faces_of_rule(node)
+            size = sum(len(f.data) for f in embedded or ()) + sum(len(f.data) for f in faces)
+            if faces and embedded is not None and size <= MAX_EMBEDDED_FONT_BYTES:
+                embedded.extend(faces)
+            elif family:
+                families.append(family)
             continue
         kept.append(node)
     if families:

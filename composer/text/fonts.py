@@ -185,6 +185,10 @@ def fontconfig_font(family: str, weight: str = "normal", style: str = "normal") 
 CHROMIUM_GENERIC_FONTS = {"serif": "Times New Roman", "sans-serif": "Arial", "monospace": "Monospace",
                           "cursive": "Comic Sans MS", "fantasy": "Impact"}
 CHROMIUM_STANDARD_FONT = "Times New Roman"
+#: the family names for which Chromium takes fontconfig's match whatever it is (casefolded; Skia's
+#: ``IsFallbackFontAllowed``): fontconfig's generic names, not CSS's (``sans-serif`` is CSS's, and Chromium
+#: maps it to its own default font, :data:`CHROMIUM_GENERIC_FONTS`).
+FONTCONFIG_GENERIC_NAMES = frozenset({"sans", "serif", "monospace"})
 
 
 @cache
@@ -228,7 +232,7 @@ ALTERNATE_FAMILIES = {"courier": "Courier New", "courier new": "Courier", "times
 
 def _skia_accepts(asked: str, found: str) -> bool:
     asked, found = asked.casefold().strip(), found.casefold()
-    if asked == found or asked in ("sans", "serif", "monospace"):
+    if asked == found or asked in FONTCONFIG_GENERIC_NAMES:  # Skia's IsFallbackFontAllowed
         return True
     return any(asked in group and found in group for group in METRIC_COMPATIBLE)
 

@@ -37,12 +37,14 @@ from __future__ import annotations
 
 import logging
 import re
+import warnings
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 
 from composer.errors import LayoutError
 from composer.layout.model import TextStyle
-from composer.mpl.internals import fallback_font_paths, forget_parsed_math, mathtext_missing_char
+from composer.mpl.internals import fallback_font_paths, forget_parsed_math, glyph_layout, mathtext_missing_char
+from composer.text.realtext import Glyph
 
 #: space between the descent of one line and the ascent of the next, x line height.
 LINE_GAP = 0.2
@@ -81,13 +83,16 @@ class Run:
 @dataclass(frozen=True)
 class Line:
     """One typeset line: outline pieces ``(colour, d)`` relative to its baseline-left origin (y down);
-    ``runs`` for editable text (empty for outline-only text)."""
+    ``runs`` for editable text (empty for outline-only text); ``glyphs`` for outline-only text: every
+    glyph the pieces outline, where they outline it (:class:`composer.text.realtext.Glyph`, same origin),
+    from which the PDF writes the line as text (:mod:`composer.text.realtext`)."""
 
     pieces: tuple[tuple[str, str], ...]
     width_pt: float
     ascent_pt: float
     descent_pt: float
     runs: tuple[Run, ...] = ()
+    glyphs: tuple[Glyph, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -110,6 +115,11 @@ class TextBlock:
     def path_d(self, x_pt: float, y_pt: float, align: str) -> str:
         """All outlines as one ``d`` (whatever their colours)."""
         return " ".join(d for _, d in self.paths(x_pt, y_pt, align))
+
+    def placed_glyphs(self, x_pt: float, y_pt: float, align: str) -> list[Glyph]:
+        """Every glyph of the outlines :meth:`paths` draws, on the canvas (``align`` as there)."""
+        return [replace(g, x_pt=x0 + g.x_pt, y_pt=baseline + g.y_pt)
+                for line, x0, baseline in self.placed_lines(x_pt, y_pt, align) for g in line.glyphs]
 
     def placed_lines(self, x_pt: float, y_pt: float, align: str) -> list[tuple[Line, float, float]]:
         """Each line with the canvas point of its baseline-left origin ``(line, x_pt, baseline_pt)``,
@@ -344,6 +354,7 @@ def _line(runs: list[tuple[str, TextStyle]], style: TextStyle) -> Line:
         return _editable_line(runs, style)
     size = style.size_pt
     pieces, x = [], 0.0
+    glyphs: list[Glyph] = []
     ascent, descent = MIN_ASCENT * size, MIN_DESCENT * size
     for text, st in runs:
         prop = _prop(st)
@@ -365,10 +376,24 @@ def _line(runs: list[tuple[str, TextStyle]], style: TextStyle) -> Line:
             raise MissingGlyphs(math_missing, st.font, math=True)
         if d:
             pieces.append((st.color, d))
+            glyphs += _glyphs(text, prop, math, x, st)
         x += float(width)
         ascent = max(ascent, float(height - desc), MIN_ASCENT * st.size_pt)
         descent = max(descent, float(desc), MIN_DESCENT * st.size_pt)
-    return Line(tuple(pieces), x, ascent, descent)
+    return Line(tuple(pieces), x, ascent, descent, glyphs=tuple(glyphs))
+
+
+def _glyphs(text: str, prop, math: bool, x_pt: float, style: TextStyle) -> list[Glyph]:
+    """The glyphs ``TextPath((0, 0), text, prop)`` outlines, moved by ``x_pt`` (as :func:`_path_d` moves the
+    outline), in pt from the line's baseline-left origin, y down: matplotlib's layout of them
+    (:func:`composer.mpl.internals.glyph_layout`, 100 units to the font size, y up)."""
+    scale = style.size_pt / 100.0
+    shown = text if math else text.replace("\\$", "$")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a missing glyph was refused or reported above
+        laid = glyph_layout(shown, prop, math)
+    return [Glyph(file, index, char, x_pt + gx * scale, -gy * scale, style.size_pt * k, style.color, style.opacity)
+            for file, index, char, gx, gy, k in laid]
 
 
 def _editable_line(runs: list[tuple[str, TextStyle]], style: TextStyle) -> Line:

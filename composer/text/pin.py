@@ -152,7 +152,7 @@ def pin_text_positions(root: etree._Element, *, scope: Callable[[etree._Element]
 def is_variable(file: str) -> bool:
     """True for a variable font (an OpenType ``fvar`` table): a renderer draws its bold or oblique by setting
     its axes (``wght``, ``slnt``), with other advances than the default instance matplotlib lays out."""
-    from fontTools.ttLib import TTFont, TTLibError  # type: ignore[import-untyped]  # matplotlib's dependency
+    from fontTools.ttLib import TTFont, TTLibError  # matplotlib's dependency
 
     try:
         with TTFont(file, fontNumber=0, lazy=True) as font:

@@ -415,7 +415,7 @@ def test_unknown_format(formats, bad, project, capsys):
     before = snapshot(project)
     line = error_line(*run(capsys, ["demo", "--root", str(project), "--format", formats]))
     assert f"unknown format {bad}" in line
-    assert listed(line, "valid formats are ") == {"svg", "pdf", "png", "tiff", "eps"}
+    assert listed(line, "valid formats are ") == {"svg", "pdf", "png", "tiff", "eps", "pptx"}
     assert snapshot(project) == before
 
 

@@ -103,7 +103,7 @@ def test_a_format_added_to_the_table_is_built_by_the_library_and_the_command(toy
     assert "ppm" not in FORMATS
     assert main(["build", "toy", "--root", str(toy_project), "--format", "svg,ppm"]) == 1
     err = capsys.readouterr().err
-    assert "unknown format 'ppm'" in err and "valid formats are svg, pdf, png, tiff, eps" in err
+    assert "unknown format 'ppm'" in err and "valid formats are svg, pdf, png, tiff, eps, pptx" in err
     with pytest.raises(ComposerError, match="unknown format 'ppm'"):
         composer.build("toy", root=toy_project, formats=("ppm",))
 

@@ -39,7 +39,14 @@ PLANTED = {
     "color-vision": ("color_vision", "shape green"),
     "figure-size": ("figure_size", "canvas"),
     "import-feature": ("import_feature", "panel web: "),
+    "font-family": ("font_family", "figure.font"),
+    "output-format": ("output_format", "build/output_format.png"),
+    "output-dpi": ("output_dpi", "build/output_dpi.png"),
+    "file-size": ("file_size", "build/file_size.svg"),
+    "alt-text": ("alt_text", "figure.alt"),
 }
+#: rules measured on the files a build wrote: rule -> (formats, dpi) the planted layout is built with first
+BUILT = {"output-format": (("png",), 300.0), "output-dpi": (("png",), 300.0), "file-size": (("svg",), 100.0)}
 
 
 @pytest.fixture(scope="module")
@@ -65,9 +72,24 @@ def test_clean_figure_has_no_finding(lint_root):
     assert report.findings == () and report.ok, report.table()
 
 
+@pytest.fixture(scope="module")
+def built_root(tmp_path_factory) -> Path:
+    """A copy of the lint project whose build/ the output rules' planted layouts are built into (lint_root's
+    checks write nothing, and a test says so)."""
+    root = tmp_path_factory.mktemp("built") / "lint"
+    shutil.copytree(LINT, root)
+    return root
+
+
 @pytest.mark.parametrize("rule", sorted(PLANTED))
-def test_planted_fault_is_found_alone(lint_root, rule):
+def test_planted_fault_is_found_alone(lint_root, built_root, rule):
     layout, element = PLANTED[rule]
+    if rule in BUILT:  # measured on the files a build wrote: compose check reads them back
+        from composer.pipeline import build
+
+        formats, dpi = BUILT[rule]
+        build(layout, root=built_root, formats=formats, dpi=dpi)
+        lint_root = built_root
     report = check(layout, root=lint_root)
     assert [f.rule for f in report.findings] == [rule], report.table()
     finding = report.findings[0]

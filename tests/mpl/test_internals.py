@@ -338,3 +338,28 @@ def test_contour_levels_have_the_extension_ends_colorbar_draws():
     assert internals.contour_levels(ax.contourf(x, y, x * y, levels=[-0.5, 0, 0.5], extend="max")) == \
         [-0.5, 0.0, 0.5, 1e250]
     assert internals.contour_levels(ax.contourf(x, y, x * y, levels=[-0.5, 0, 0.5])) == [-0.5, 0.0, 0.5]
+
+
+def test_glyph_layout_lists_the_glyphs_textpath_outlines_where_it_outlines_them():
+    """Each listed glyph's outline, loaded from its font file by index and moved to its place, rebuilds
+    ``TextPath``'s vertices exactly (plain text with a raqm ligature and a kerned pair; mathtext with a
+    superscript); the characters are the ones written."""
+    from matplotlib.ft2font import FT2Font, LoadFlags
+    from matplotlib.textpath import TextPath
+
+    for text, ismath in (("To office", False), (r"$\alpha^{2}x$", True)):
+        prop = FontProperties(family="DejaVu Sans", size=10)
+        glyphs = internals.glyph_layout(text, prop, ismath)
+        rebuilt = []
+        for file, index, _, x, y, scale in glyphs:
+            font = FT2Font(file)
+            font.set_size(100, 72)
+            font.load_glyph(index, flags=LoadFlags.NO_HINTING)
+            verts, _ = font.get_path()
+            rebuilt.append(verts * scale + [x, y])
+        expected = TextPath((0, 0), text, prop=prop).vertices  # at 10 pt
+        got = np.concatenate(rebuilt) * 10 / 100  # TextToPath's 100 units to the font size
+        assert got.shape == expected.shape and np.allclose(got, expected, atol=1e-6), changed(
+            "TextToPath.get_text_path's glyph layout (_text_helpers.layout, mathtext_parser.parse's glyphs)")
+        chars = "".join(c for _, _, c, *_ in glyphs)
+        assert chars == ("To office" if not ismath else "α2x"), changed("raqm's LayoutItem.char / mathtext's code")

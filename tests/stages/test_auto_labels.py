@@ -192,6 +192,12 @@ def test_label_order_sets_the_lettering(tmp_path):
     ('labels = "b"\n', GRID, "'b' is not a valid value; supported values are 'a', 'A', '(a)', 'a)', 'i'"),
     ('labels = "a"\npreset = "science"\n', GRID, "the Science preset labels panels 'A'"),
     ('label_at = "axes"\n', GRID, "supported values are 'box', 'plot'"),
+    ("", GRID.replace("[panels.a]\n", '[panels.a]\nlabel = "x"\n').replace("[panels.c]\n", '[panels.c]\nlabel = "x"\n'),
+     "panels.c.label: 'x': panel 'a' has this label too"),  # two written labels: at the second
+    ('labels = "a"\n', GRID.replace("[panels.d]\n", '[panels.d]\nlabel = "a"\n'),
+     "panels.d.label: 'a': panel 'a' has this label too"),  # a written label one of the letters: at the written one
+    ('labels = "a"\n', GRID.replace("[panels.a]\n", '[panels.a]\nlabel = "c"\n'),
+     "panels.a.label: 'c': panel 'c' has this label too"),  # a takes a's letter: b, c, d get b, c, d
 ])
 def test_label_mistakes_are_one_line_naming_the_key(tmp_path, head, body, message):
     with pytest.raises(LayoutError) as err:

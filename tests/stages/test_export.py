@@ -357,7 +357,7 @@ def test_tiff_of_a_canvas_with_a_background_is_rgb(demo_build, engine):
 
 def test_export_refuses_bad_arguments_in_one_line():
     svg = MASK.encode()
-    for kinds, dpi, match in ((["jpg"], 300, r"unknown export format 'jpg'; valid formats are pdf, png, tiff, eps"),
+    for kinds, dpi, match in ((["jpg"], 300, r"unknown export format 'jpg'; valid formats are pdf, png, tiff, eps, pptx"),
                               (["png"], 0, r"dpi 0 must be a number from 1 to 12000"),
                               (["png"], float("inf"), r"dpi inf must be"),
                               (["png"], float("nan"), r"dpi nan must be")):
@@ -437,7 +437,7 @@ def test_compose_all_refuses_a_bad_pdf_standard_once(tmp_path):
     proc = run_compose(["build", "--all", "--root", root, "--pdf-standard", "zz"])
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines() == ["compose: error: unknown pdf standard 'zz'; valid standards are "
-                                                "1.4, 1.5, 1.6, 1.7, 2.0, a-1b, a-2b, a-2u, a-3b, a-3u, a-4"]
+                                                "1.4, 1.5, 1.6, 1.7, 2.0, a-1b, a-2b, a-2u, a-3b, a-3u, a-4, ua-1"]
 
 
 @pytest.mark.parametrize("dpi", [150, 600])

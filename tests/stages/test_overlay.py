@@ -48,7 +48,7 @@ def test_real_outputs_are_byte_identical_with_and_without_debug(tmp_path):
     shutil.copytree(DEMO, root)
     plain = build("demo", root=root, out=tmp_path / "plain", dpi=100).outputs
     debug = build("demo", root=root, out=tmp_path / "debug", dpi=100, debug=True).outputs
-    assert set(debug) == set(plain) | {"debug-svg", "debug-png"}
+    assert set(debug) == set(plain) | {"debug-svg", "debug-png", "debug-txt"}
     for kind in ("svg", "pdf", "png"):
         assert debug[kind].read_bytes() == plain[kind].read_bytes(), kind
     assert debug["debug-svg"].name == "demo.debug.svg" and debug["debug-png"].name == "demo.debug.png"
@@ -83,3 +83,33 @@ def test_gutters_between_neighbouring_panels():
     assert found["b / c"] == Box(14, 12, 10, 1)
     blocked = gutters({"a": a, "b": b, "mid": Box(11, 0, 2, 20)})
     assert not any(d.startswith("a | b") for d, _ in blocked)
+
+
+def test_debug_marks_and_lists_the_ids_an_imported_svg_offers(tmp_path):
+    """``--debug`` marks each element of an imported SVG whose id was written by hand (its box, teal, named
+    ``panel#id``) and lists the ids in ``build/NAME.debug.txt``, counting those an editor numbered
+    (``layer1``, ``rect12``): a user probed 83 generic ids with test arrows to find one. The file is
+    30 x 20 user units in a 30 x 20 mm box at (40 mm, 0): pump's box is (40, 0, 10, 10) mm."""
+    from conftest import layout_project
+
+    root = layout_project(tmp_path, '''
+[panels.two]
+svg = "../art/y.svg"
+at = ["40mm", "0mm"]
+size = ["30mm", "20mm"]
+''', head='width = "80mm"\nheight = "30mm"\n')
+    (root / "art").mkdir()
+    (root / "art" / "y.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" width="30" height="20"><g id="layer1">'
+        '<rect id="pump" width="10" height="10" fill="#c00"/><rect id="rect12" x="15" width="10" height="10"/>'
+        '<circle id="valve" cx="10" cy="15" r="4"/></g></svg>')
+    outputs = build("fig", root=root, formats=("svg",), dpi=50, debug=True, cache=False).outputs
+    assert outputs["debug-txt"].read_text().splitlines() == [
+        "panel two (../art/y.svg): 2 ids: pump, valve", "  and 2 numbered by an editor: layer1, rect12"]
+    svg = etree.fromstring(outputs["debug-svg"].read_bytes())
+    labels = {el.get("aria-label") for el in svg.iter() if el.get("aria-label")}
+    assert {"two#pump", "two#valve"} <= labels and "two#rect12" not in labels
+    mm = 72 / 25.4
+    marked = [tuple(round(float(el.get(a)) / mm, 2) for a in ("x", "y", "width", "height"))
+              for el in svg.iter("{http://www.w3.org/2000/svg}rect") if el.get("stroke") == "#0d9488"]
+    assert (40.0, 0.0, 10.0, 10.0) in marked and (46.0, 11.0, 8.0, 8.0) in marked, marked  # pump; valve r 4

@@ -236,3 +236,110 @@ def test_a_new_composer_or_a_new_page_exports_again_though_the_svg_is_the_same(t
     monkeypatch.setattr(manifest, "composer_fingerprint", lambda: fingerprint + "-new")
     build("fig", root=root, formats=("svg", "pdf"), dpi=DPI, jobs=1)
     assert len(calls) == 2  # a new composer may draw the same SVG otherwise (a pdf panel's page kept, now)
+
+
+def turned_pdf(rotate: int, *, embedded: bool) -> bytes:
+    """A 100 x 50 pt page (its media box) shown turned ``rotate`` degrees clockwise (``/Rotate``): a red mark
+    over x 0..20, y 0..10 pt (PDF, y up: the media box's lower left corner) and a word of text in the middle,
+    in an embedded TrueType font (matplotlib, ``pdf.fonttype = 42``: the page is kept as a PDF object) or in
+    Helvetica named only (written by hand: the page is drawn converted, pdftocairo's SVG, in every output)."""
+    import pikepdf
+
+    if embedded:
+        import matplotlib
+        from matplotlib.figure import Figure
+        from matplotlib.patches import Rectangle
+
+        fig = Figure(figsize=(100 / 72, 50 / 72))
+        fig.patches.append(Rectangle((0, 0), 0.2, 0.2, transform=fig.transFigure, color="#ff0000", lw=0))
+        fig.text(0.45, 0.45, "Kept", fontsize=6, family="DejaVu Sans")
+        first = io.BytesIO()
+        with matplotlib.rc_context({"pdf.fonttype": 42}):
+            fig.savefig(first, format="pdf", metadata={"CreationDate": None})
+        pdf = pikepdf.open(io.BytesIO(first.getvalue()))
+    else:
+        pdf = pikepdf.new()
+        page = pdf.add_blank_page(page_size=(100, 50))
+        page.Resources = pikepdf.Dictionary(Font=pikepdf.Dictionary(F1=pikepdf.Dictionary(
+            Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type1, BaseFont=pikepdf.Name.Helvetica)))
+        page.Contents = pdf.make_stream(b"1 0 0 rg 0 0 20 10 re f BT /F1 6 Tf 0 g 45 22 Td (Conv) Tj ET")
+    pdf.pages[0].Rotate = rotate
+    out = io.BytesIO()
+    pdf.save(out, deterministic_id=True)
+    return out.getvalue()
+
+
+@pytest.fixture(scope="module")
+def turned(tmp_path_factory):
+    """Two turned pages, each the panel of a box of its shown size (50 x 100 pt) at 1 px a pt: ``a`` turned
+    90 degrees with its font embedded (kept as the page), ``b`` turned 270 degrees with Helvetica named only
+    (converted)."""
+    root = layout_project(tmp_path_factory.mktemp("turned"), '''
+[panels.a]
+pdf = "../figs/a.pdf"
+at = ["5pt", "5pt"]
+size = ["50pt", "100pt"]
+
+[panels.b]
+pdf = "../figs/b.pdf"
+at = ["65pt", "5pt"]
+size = ["50pt", "100pt"]
+''', head='width = "120pt"\nheight = "110pt"\nbackground = "white"\n')
+    (root / "figs").mkdir()
+    (root / "figs" / "a.pdf").write_bytes(turned_pdf(90, embedded=True))
+    (root / "figs" / "b.pdf").write_bytes(turned_pdf(270, embedded=False))
+    build("fig", root=root, formats=("svg", "pdf", "png"), dpi=72, jobs=1)
+    png = np.asarray(Image.open(root / "build" / "fig.png").convert("RGB"), dtype=float)
+    pdf = (root / "build" / "fig.pdf").read_bytes()
+    return root, png, pdfium_image(pdf, 72, "RGB"), pdf
+
+
+def test_a_turned_page_is_drawn_turned_as_every_pdf_viewer_shows_it(turned):
+    # /Rotate turns the page clockwise as shown (ISO 32000-1, 7.7.3.3, Table 30): the media box's point (x, y)
+    # (y up) of a W x H page is shown, y down, at (y, x) turned 90 degrees and at (H - y, W - x) turned 270.
+    # So the mark (x 0..20, y 0..10 of a 100 x 50 page) is shown over x 0..10, y 0..20 of a's 50 x 100 box
+    # (its top left corner) and over x 40..50, y 80..100 of b's (its bottom right corner).
+    root, png, rendered, pdf = turned
+    marks = {"a": (5 + 5, 5 + 10), "b": (65 + 45, 5 + 90)}
+    corners = {"a": [(5 + 45, 5 + 10), (5 + 5, 5 + 90), (5 + 45, 5 + 90)],
+               "b": [(65 + 5, 5 + 10), (65 + 45, 5 + 10), (65 + 5, 5 + 90)]}
+    assert png.shape[:2] == rendered.shape[:2] == (110, 120)
+    for image, name in ((png, "PNG"), (rendered, "PDF")):
+        for panel, (x, y) in marks.items():
+            r, g, b = image[y, x]
+            assert r > 200 and g < 60 and b < 60, (name, panel, (r, g, b))
+            for cx, cy in corners[panel]:
+                assert image[cy, cx].min() > 200, (name, panel, (cx, cy), image[cy, cx])
+    # a is the page itself in the PDF (its text is text), b the converted page (its text outlines)
+    text = subprocess.run(["pdftotext", "-", "-"], input=pdf, capture_output=True, check=True).stdout.decode()
+    assert "Kept" in text and "Conv" not in text
+
+
+def test_the_png_draws_the_page_on_the_pixels_its_place_covers_not_half_a_pixel_off(tmp_path):
+    # a 100 x 20 pt page with a black line 0.5 pt wide along y = 10 pt (PDF, y up), placed at (3.3, 2.7) pt
+    # at 2 px a pt: the line's centre is at 2.7 + (20 - 10) = 12.7 pt, 25.4 px down, so it covers rows 24.9 to
+    # 25.9: a tenth of row 24, nine tenths of row 25, nothing of rows 23 and 26. (Typst drew the page's texture
+    # from its own corner, nearest-neighbour, 0.4 px away: half of row 24, half of row 25.)
+    import pikepdf
+
+    pdf = pikepdf.new()
+    page = pdf.add_blank_page(page_size=(100, 20))
+    page.Contents = pdf.make_stream(b"0 G 0.5 w 10 10 m 90 10 l S")
+    out = io.BytesIO()
+    pdf.save(out, deterministic_id=True)
+    root = layout_project(tmp_path, '''
+[panels.p]
+pdf = "../figs/page.pdf"
+at = ["3.3pt", "2.7pt"]
+size = ["100pt", "20pt"]
+''', head='width = "110pt"\nheight = "30pt"\nbackground = "white"\n')
+    (root / "figs").mkdir()
+    (root / "figs" / "page.pdf").write_bytes(out.getvalue())
+    build("fig", root=root, formats=("pdf", "png"), dpi=DPI, jobs=1)
+    png = np.asarray(Image.open(root / "build" / "fig.png").convert("L"), dtype=float)
+    rendered = pdfium_gray((root / "build" / "fig.pdf").read_bytes(), DPI)
+    expected = {23: 255.0, 24: 255 * 0.9, 25: 255 * 0.1, 26: 255.0}  # white less the line's share of the row
+    for image, name in ((png, "PNG"), (rendered, "PDF")):
+        column = image[20:30, 100]  # x = 50 pt, the middle of the line
+        for row, grey in expected.items():
+            assert abs(image[row, 100] - grey) < 26, (name, row, column)

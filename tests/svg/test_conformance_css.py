@@ -9,7 +9,7 @@ are transparent at 72 dpi (1 pt = 1 px).
 from __future__ import annotations
 
 import pytest
-from conformance_helpers import HEAD, compose, near
+from conformance_helpers import HEAD, compose, near, on_white
 
 WHITE = (255, 255, 255)
 
@@ -162,3 +162,65 @@ def test_light_dark_colours_are_the_light_schemes(tmp_path):
     for x, colour in ((5, (255, 128, 0)), (15, (0, 0, 255))):
         assert near(png[5, x], (*colour, 255)) and near(pdf[5, x], colour), (x, png[5, x], pdf[5, x])
     assert b"light-dark" not in svg
+
+
+def _srgb_encoded(linear: float) -> int:
+    """A linear-light channel, clipped to 0..1, in sRGB's transfer function (IEC 61966-2-1), 0..255."""
+    v = min(max(linear, 0.0), 1.0)
+    return round(255 * (12.92 * v if v <= 0.0031308 else 1.055 * v ** (1 / 2.4) - 0.055))
+
+
+def _srgb_linear(encoded: float) -> float:
+    return encoded / 12.92 if encoded <= 0.04045 else ((encoded + 0.055) / 1.055) ** 2.4
+
+
+#: linear display-p3 to linear sRGB, both D65: CSS Color 4's lin_P3_to_XYZ then XYZ_to_lin_sRGB (section 18)
+_P3_TO_SRGB = ((1.2249401762805598, -0.22494017628055996, 0.0),
+               (-0.04205695470968816, 1.0420569547096882, 0.0),
+               (-0.019637554590334432, -0.07863604555063186, 1.0982736001409663))
+
+
+def test_display_p3_and_color_mix_colours_are_drawn_in_the_srgb_they_name(tmp_path):
+    """``color(display-p3 ...)`` (CSS Color 4) and ``color-mix()`` (CSS Color 5), which Chromium draws and
+    both engines drew black: each square in the sRGB colour worked out here, in the PNG and in pdfium's
+    render of the PDF.
+    - display-p3 (0.2, 0.6, 0.3): linearized with sRGB's curve (display-p3 shares it), through the
+      primaries' matrix, clipped, encoded: (0, 156, 66);
+    - ``color-mix(in srgb, #ff0000 50%, #0000ff)``: half of each channel, (128, 0, 128);
+    - ``color-mix(in srgb, red 20%, blue 20%)``: percentages summing to 40 % scale to 50/50 and leave the
+      mix 40 % opaque (CSS Color 5, 3.1): (128, 0, 128) at alpha 0.4 over white, (204, 153, 204);
+    - ``color-mix(in srgb-linear, #000 25%, #fff)``: 75 % of white in linear light, encoded: 225."""
+    p3 = (0.2, 0.6, 0.3)
+    lin = [_srgb_linear(c) for c in p3]
+    want_p3 = tuple(_srgb_encoded(sum(m * c for m, c in zip(row, lin))) for row in _P3_TO_SRGB)
+    fills = [("color(display-p3 0.2 0.6 0.3)", want_p3),
+             ("color-mix(in srgb, #ff0000 50%, #0000ff)", (128, 0, 128)),
+             ("color-mix(in srgb, red 20%, blue 20%)", (204, 153, 204)),
+             ("color-mix(in srgb-linear, #000 25%, #fff)", (_srgb_encoded(0.75),) * 3)]
+    art = (f'<svg {HEAD} viewBox="0 0 {10 * len(fills)} 10">'
+           + "".join(f'<rect x="{10 * i}" width="10" height="10" style="fill: {fill}"/>'
+                     for i, (fill, _) in enumerate(fills)) + '</svg>')
+    png, pdf, _, svg = compose(tmp_path, (10 * len(fills), 10), {"c": (art, (0, 0), (10 * len(fills), 10))})
+    png = on_white(png)
+    assert want_p3 == (0, 156, 66), want_p3
+    for i, (fill, colour) in enumerate(fills):
+        x = 10 * i + 5
+        assert near(png[5, x], colour, 2) and near(pdf[5, x], colour, 2), (fill, png[5, x], pdf[5, x], colour)
+    assert b"color-mix" not in svg and b"display-p3" not in svg
+
+
+def test_custom_properties_of_a_use_reach_the_copy_it_draws(tmp_path):
+    """A ``<use>`` draws its target in a shadow tree that inherits from the ``<use>`` (SVG 2, 5.6.3), custom
+    properties included: two ``<use>`` of one rect, one symbol, each handing ``--c`` its own colour, draw
+    teal (42, 157, 143) and orange (231, 111, 81), the symbol blue; the target in place keeps its
+    fallback (grey 128). composer resolved each ``var()`` where the definition stands: every square grey."""
+    art = (f'<svg {HEAD} viewBox="0 0 40 10"><defs><symbol id="s" viewBox="0 0 10 10">'
+           '<rect width="10" height="10" style="fill: var(--c, #808080)"/></symbol></defs>'
+           '<rect id="r" width="10" height="10" style="fill: var(--c, #808080)"/>'
+           '<use href="#r" x="10" style="--c: #2a9d8f"/><use xlink:href="#r" x="20" style="--c: #e76f51"/>'
+           '<g style="--c: #0000ff"><use href="#s" x="30" width="10" height="10"/></g></svg>')
+    png, pdf, _, svg = compose(tmp_path, (40, 10), {"u": (art, (0, 0), (40, 10))})
+    png = on_white(png)
+    for x, colour in ((5, (128, 128, 128)), (15, (42, 157, 143)), (25, (231, 111, 81)), (35, (0, 0, 255))):
+        assert near(png[5, x], colour) and near(pdf[5, x], colour), (x, png[5, x], pdf[5, x], colour)
+    assert b"var(" not in svg

@@ -133,8 +133,8 @@ def test_a_font_list_speaks_once_in_composers_voice_never_in_matplotlibs_log(bui
 
 
 def test_an_ultra_hdr_jpeg_is_drawn_as_its_base_image(built):
-    """photos/ultrahdr.jpg of the corpus is refused truthfully (Pillow's test file ends after the base
-    image's scan header: no pixels to draw). A whole Ultra HDR JPEG is drawn as its SDR base image, as
+    """A whole Ultra HDR JPEG is drawn as its SDR base image (as the corpus' photos/ultrahdr-iso21496.jpg
+    and apple-gainmap.jpg are; Pillow's truncated test file, with no pixels to draw, is refused), as
     Chromium draws it: panel h red (200, 30, 30) over the whole picture, never the gain map's grey, in the
     PNG and in the PDF."""
     data = _ultra_hdr_jpeg()

@@ -21,6 +21,7 @@ import io
 import re
 import struct
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -179,8 +180,25 @@ def palette_png() -> bytes:
     return plain[:33] + chunk + plain[33:]  # after the signature (8 bytes) and IHDR (25), before PLTE
 
 
+#: a CMYK press profile (Artifex's SWOP profile, shipped by Debian's libgs-common with ghostscript, which CI
+#: installs): a CMYK JPEG that embeds it is shown through it by Chromium and pdfium, not by the formula
+SWOP = Path("/usr/share/color/icc/ghostscript/default_cmyk.icc")
+
+
+def through_swop(cmyk: tuple[int, ...]) -> tuple[int, ...]:
+    """``cmyk`` through the SWOP profile into sRGB, perceptual intent (the A2B0 table, as pdfium's LittleCMS
+    and Chromium's skcms take it), by LittleCMS directly: (114, 161, 204), where the formula without a
+    profile gives (114, 183, 229)."""
+    converted = ImageCms.profileToProfile(flat(cmyk, "CMYK", 1), ImageCms.ImageCmsProfile(str(SWOP)),
+                                          ImageCms.createProfile("sRGB"), outputMode="RGB",
+                                          renderingIntent=ImageCms.Intent.PERCEPTUAL)
+    return tuple(converted.getpixel((0, 0)))
+
+
 #: image panels read from files: name -> (file name, bytes, expected sRGB)
 FILE_CASES = {
+    "cmyk_swop": ("c.jpg", saved(flat(CMYK, "CMYK", 16), "JPEG", quality=100, icc_profile=SWOP.read_bytes()),
+                  through_swop(CMYK)),
     "prophoto_jpeg": ("a.jpg", saved(flat((128,) * 3, size=16), "JPEG", quality=100, icc_profile=PROPHOTO),
                       (146,) * 3),
     "cmyk_no_app14": ("b.jpg", without_app14(saved(flat(CMYK, "CMYK", 16), "JPEG", quality=100)), CMYK_RGB),
@@ -240,8 +258,9 @@ def test_pictures_in_an_imported_svg_come_out_in_srgb(outputs, name):
 
 @pytest.mark.parametrize("name", list(FILE_CASES))
 def test_image_panels_come_out_in_srgb(outputs, name):
-    """A ProPhoto JPEG panel and a CMYK JPEG without Adobe's APP14 marker (read as inverted CMYK, as Blink
-    and Pillow read every CMYK JPEG): the hand-worked sRGB value in the PNG and the PDF."""
+    """A ProPhoto JPEG panel, a CMYK JPEG without Adobe's APP14 marker (read as inverted CMYK, as Blink
+    and Pillow read every CMYK JPEG), and a CMYK JPEG embedding a SWOP press profile (through it): the
+    sRGB value worked out by hand (or by LittleCMS alone, for the profile's tables) in the PNG and the PDF."""
     png, pdf, _, _ = outputs
     y, x = centre(list(FILE_CASES).index(name), 1)
     want = FILE_CASES[name][2]

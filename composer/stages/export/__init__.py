@@ -1,4 +1,4 @@
-"""Export stage: the composed SVG -> PDF, PNG, TIFF and EPS, through one of two engines.
+"""Export stage: the composed SVG -> PDF, PNG, TIFF, EPS and PPTX, through one of two engines.
 
 ======== =================================== ============================== ===========================
 engine   draws with                          writes                         needs
@@ -27,7 +27,8 @@ started there would be missing, its locks perhaps held, in every worker
 forked after it. The one file it reads, the SVG, is written here into a
 folder this process removes, so a worker killed at its timeout leaves nothing
 behind. Every PNG gets ``pHYs`` (= dpi) and ``sRGB``
-(:mod:`composer.stages.export.png`); TIFF is the PNG's pixels.
+(:mod:`composer.stages.export.png`); TIFF is the PNG's pixels; PPTX a slide holding the SVG with the
+PNG as its fallback (:mod:`composer.stages.export.pptx`).
 """
 
 from __future__ import annotations
@@ -55,8 +56,9 @@ from composer.kinds.outputs import (
     exported,
 )
 from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, WorkerFailure
-from composer.stages.export import cairosvg_engine, resvg_engine
+from composer.stages.export import cairosvg_engine, pdfmeta, resvg_engine
 from composer.stages.export import png as _png
+from composer.stages.export import pptx as _pptx
 from composer.svg.viewbox import canvas_size
 
 __all__ = ["DEFAULT_ENGINE", "MAX_DPI", "MAX_PIXELS", "canvas_size_pt", "check_chosen", "check_dpi", "check_engine",
@@ -71,9 +73,22 @@ MAX_DPI = 12000.0
 _BACKGROUND = re.compile(rb"""<rect\b[^>]*\bid=["']background["']""")
 
 
+#: the PNG's ``iTXt`` keyword of composer's provenance record (``Description`` holds the alt text)
+PNG_PROVENANCE = "composer-provenance"
+
+
 def _png_finish(png: bytes, job: Job) -> bytes:
-    """Every engine's PNG gets ``pHYs`` (= dpi) and ``sRGB`` (:func:`composer.stages.export.png.with_metadata`)."""
-    return _png.with_metadata(png, dpi=job.dpi)
+    """Every engine's PNG gets ``pHYs`` (= dpi) and ``sRGB``, and its texts: ``Description`` (the alt
+    text) and :data:`PNG_PROVENANCE` (:func:`composer.stages.export.png.with_metadata`)."""
+    return _png.with_metadata(png, dpi=job.dpi, texts={"Description": job.alt, PNG_PROVENANCE: job.provenance})
+
+
+def _pdf_finish(pdf: bytes, job: Job) -> bytes:
+    """Every engine's PDF carries the alt text as a tagged figure (the resvg engine's is tagged by Typst; a
+    PDF without structure, cairo's, is tagged here: :func:`composer.stages.export.pdfmeta.tag_as_figure`)."""
+    if job.alt:
+        pdf = pdfmeta.tag_as_figure(pdf, job.alt)
+    return pdf
 
 
 def _tiff(png: bytes, job: Job) -> bytes:
@@ -85,7 +100,9 @@ def _tiff(png: bytes, job: Job) -> bytes:
 # the built-in entries' functions (declared in composer.kinds.outputs, below the layout format), each looked
 # up when called so that a test replacing an engine module's function replaces the engine's
 FORMATS.bind("png", finish=_png_finish)
+FORMATS.bind("pdf", finish=_pdf_finish)
 FORMATS.bind("tiff", convert=_tiff)
+FORMATS.bind("pptx", convert=lambda png, job: _pptx.to_pptx(png, job))
 ENGINES.bind("resvg", available=lambda: resvg_engine.available(),
              write=lambda job, kinds: resvg_engine.write(job, kinds))
 ENGINES.bind("cairosvg", available=lambda: cairosvg_engine.available(),
@@ -170,7 +187,8 @@ def canvas_size_pt(svg: bytes, *, source: str = "canvas") -> tuple[float, float]
 def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dpi: float = 300.0,
            title: str = "", pdf_standard: str | None = None, source: str = "canvas",
            timeout_s: float | None = DEFAULT_TIMEOUT_S, jobs: int = 1,
-           pdf_pages: Sequence[PdfPage] = ()) -> dict[str, bytes]:
+           pdf_pages: Sequence[PdfPage] = (), alt: str = "", provenance: str = "",
+           pdf_svg: bytes | None = None) -> dict[str, bytes]:
     """Export the composed SVG to each of ``kinds``, each engine's work in forked workers.
 
     Each format is written as its entry in :data:`composer.kinds.outputs.FORMATS` says: drawn by the
@@ -195,6 +213,13 @@ def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dp
         pdf_pages: pdf panels the PDF draws from their own page (:class:`composer.kinds.outputs.PdfPage`;
             the resvg engine, plain PDF: docs/design.md, "PDF panels"); every other output draws the
             panel's converted group.
+        alt: the figure's description for readers who cannot see it (the PDF's tagged figure, the PNG's
+            ``Description``); ``""``: none.
+        provenance: the build's provenance record, JSON text (the PDF's XMP, the PNG's
+            :data:`PNG_PROVENANCE`); ``""``: none.
+        pdf_svg: the canvas the PDF draws instead of ``svg`` (its text as ``<text>``:
+            :class:`composer.stages.compose.Composed`), by the engines that honour it (resvg; cairosvg draws
+            ``svg``); None: ``svg``.
 
     Returns:
         kind -> bytes, for every asked kind.
@@ -217,6 +242,9 @@ def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dp
     check_timeout(timeout_s)
     kinds = tuple(k for k in valid if k in set(kinds))
     check_engine(engine, kinds, pdf_standard)
+    if pdf_standard == "ua-1" and "pdf" in kinds and not alt:
+        raise ComposerError("PDF/UA-1 needs alt text for the figure: add [figure] alt = \"...\" (what the figure "
+                            "shows, in a sentence), or export another pdf standard", file=source)
     if not kinds:
         return {}
     size_pt = canvas_size_pt(svg, source=source)
@@ -231,7 +259,7 @@ def export(svg: bytes, kinds: Iterable[str], *, engine: str = DEFAULT_ENGINE, dp
     folder = tempfile.mkdtemp(prefix="composer-export-")
     Path(folder, "canvas.svg").write_bytes(svg)
     job = Job(svg=svg, size_pt=size_pt, dpi=dpi, title=title, pdf_standard=pdf_standard, source=source,
-              folder=folder, pdf_pages=tuple(pdf_pages))
+              folder=folder, pdf_pages=tuple(pdf_pages), alt=alt, provenance=provenance, pdf_svg=pdf_svg)
     calls: dict[str, Callable[[], dict[str, bytes]]] = {}  # label -> the engine call, run in a worker
     logs: dict[str, Path] = {}  # label -> the file the engine's stderr goes to while it draws
     for name, part in _plan(kinds, engine, jobs):

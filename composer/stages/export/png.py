@@ -7,6 +7,12 @@ export opened in an editor or a journal's upload check reads as 72 dpi of an
 unknown colour space. :func:`with_metadata` inserts both after ``IHDR``
 (removing any the engine wrote), leaving the image data untouched, so the
 pixels are exactly the engine's.
+
+Texts (the figure's alt text as ``Description``, one of PNG's predefined keywords, section 11.3.4.2;
+composer's provenance as ``composer-provenance``) are ``iTXt`` chunks (section 11.3.4.5: UTF-8, a
+keyword of Latin-1), written here with the other chunks rather than through Pillow's ``PngInfo``,
+which would encode the image data again (other bytes, and time at 300 dpi); Pillow reads them back
+(``Image.open(...).text``).
 """
 
 from __future__ import annotations
@@ -14,10 +20,13 @@ from __future__ import annotations
 import io
 import struct
 import zlib
+from collections.abc import Mapping
 
 _SIGNATURE = b"\x89PNG\r\n\x1a\n"
 #: chunks :func:`with_metadata` writes itself, and the others that would contradict them
 _REPLACED = {b"pHYs", b"sRGB", b"gAMA", b"cHRM", b"iCCP"}
+#: texts longer than this (bytes of UTF-8) are stored zlib-compressed (the iTXt compression flag)
+_COMPRESS_OVER = 1024
 #: inches per metre (1 in = 0.0254 m exactly)
 _M_PER_IN = 0.0254
 #: sRGB rendering intent 0, "perceptual" (PNG 1.2, 11.3.3.5)
@@ -48,25 +57,64 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
 
 
-def with_metadata(png: bytes, *, dpi: float) -> bytes:
-    """The PNG with ``pHYs`` = ``dpi`` (as pixels per metre, rounded) and ``sRGB`` (perceptual).
+def with_metadata(png: bytes, *, dpi: float, texts: Mapping[str, str] | None = None) -> bytes:
+    """The PNG with ``pHYs`` = ``dpi`` (as pixels per metre, rounded) and ``sRGB`` (perceptual), and an
+    ``iTXt`` chunk per entry of ``texts`` (keyword -> text; empty texts are left out), after them.
 
     300 dpi is stored as round(300 / 0.0254) = 11811 pixels per metre, which
     reads back as 299.9994 dpi: PNG has no other way to say it.
 
     Raises:
-        ValueError: ``png`` is not a PNG.
+        ValueError: ``png`` is not a PNG, or a keyword is not 1 to 79 printable Latin-1 characters.
     """
     ppm = round(dpi / _M_PER_IN)
+    written = [_itxt(keyword, text) for keyword, text in (texts or {}).items() if text]
     out = [_SIGNATURE]
     for kind, data in chunks(png):
-        if kind in _REPLACED:
+        if kind in _REPLACED or (kind == b"iTXt" and data.split(b"\0", 1)[0].decode("latin-1") in (texts or {})):
             continue
         out.append(_chunk(kind, data))
         if kind == b"IHDR":
             out.append(_chunk(b"sRGB", bytes([_PERCEPTUAL])))
             out.append(_chunk(b"pHYs", struct.pack(">IIB", ppm, ppm, 1)))
+            out += written
     return b"".join(out)
+
+
+def _itxt(keyword: str, text: str) -> bytes:
+    """One ``iTXt`` chunk: ``keyword`` NUL, compression flag and method, empty language tag and translated
+    keyword, then ``text`` as UTF-8 (zlib-compressed, at level 9, when longer than :data:`_COMPRESS_OVER`)."""
+    name = keyword.encode("latin-1", "strict") if all(32 <= ord(c) <= 126 or 161 <= ord(c) <= 255
+                                                      for c in keyword) else b""
+    if not 1 <= len(name) <= 79 or name != name.strip() or b"  " in name:
+        raise ValueError(f"{keyword!r} is not a PNG text keyword (1 to 79 printable Latin-1 characters)")
+    data = text.encode("utf-8")
+    compressed = len(data) > _COMPRESS_OVER
+    body = zlib.compress(data, 9) if compressed else data
+    return _chunk(b"iTXt", name + b"\0" + bytes([int(compressed), 0]) + b"\0\0" + body)
+
+
+def texts_of(png: bytes) -> dict[str, str]:
+    """keyword -> text of every ``iTXt`` chunk of a PNG (decompressed), in file order.
+
+    Raises:
+        ValueError: not a PNG, or a chunk is cut short.
+    """
+    found: dict[str, str] = {}
+    for kind, data in chunks(png):
+        if kind != b"iTXt":
+            continue
+        keyword, _, rest = data.partition(b"\0")
+        if len(rest) < 2:
+            continue
+        flag, body = rest[0], rest[2:]
+        _, _, body = body.partition(b"\0")  # the language tag
+        _, _, body = body.partition(b"\0")  # the translated keyword
+        try:
+            found[keyword.decode("latin-1")] = (zlib.decompress(body) if flag else body).decode("utf-8")
+        except (zlib.error, UnicodeDecodeError):
+            continue
+    return found
 
 
 def dpi_of(png: bytes) -> float | None:

@@ -45,20 +45,27 @@ from typing import Any
 from composer.errors import SvgError
 from composer.kinds.outputs import Job, PdfPage
 from composer.stages.export.downscale import reduced_photos
+from composer.stages.export.pagegrid import on_pixel_grid
 from composer.stages.export.pdfimages import interpolate_photos
+from composer.text import realtext
 
 #: the PDF's creation and modification date: fixed, so equal inputs give equal bytes
 #: (the same instant cairosvg's PDFs were pinned to).
 PDF_DATE = datetime.datetime(2000, 1, 1, tzinfo=datetime.UTC)
 
 #: PDF standards the engine writes (``--pdf-standard``); Typst's names.
-PDF_STANDARDS = ("1.4", "1.5", "1.6", "1.7", "2.0", "a-1b", "a-2b", "a-2u", "a-3b", "a-3u", "a-4")
+PDF_STANDARDS = ("1.4", "1.5", "1.6", "1.7", "2.0", "a-1b", "a-2b", "a-2u", "a-3b", "a-3u", "a-4", "ua-1")
 
 #: the page: exactly the canvas, no margin, transparent where the SVG paints nothing.
 _DOCUMENT = """#set document(title: sys.inputs.at("title", default: none))
 #set page(width: {width_pt}pt, height: {height_pt}pt, margin: 0pt, fill: none)
 #image("canvas.svg", width: {width_pt}pt, height: {height_pt}pt, fit: "stretch")
 """
+#: with alt text, the whole page is one tagged figure carrying it (Typst writes a tagged PDF: a ``/Figure``
+#: structure element with ``/Alt``, ``/MarkInfo``, ``/Lang``, the content marked); a block of the page's
+#: size, so nothing moves (pdfium draws the page pixel for pixel as without it: tests/stages/export)
+_ALT_FIGURE = ('#show: body => figure(alt: sys.inputs.at("alt"), block(width: {width_pt:.6f}pt, '
+               'height: {height_pt:.6f}pt, body))\n')
 
 def available() -> str | None:
     """None when the engine can run here, else one line saying why and the fix."""
@@ -71,7 +78,7 @@ def available() -> str | None:
 
 def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[float, float], title: str = "",
             pdf_standard: str | None = None, source: str = "canvas", folder: str | None = None,
-            pdf_pages: Sequence[PdfPage] = ()) -> dict[str, bytes]:
+            pdf_pages: Sequence[PdfPage] = (), alt: str = "", pdf_svg: bytes | None = None) -> dict[str, bytes]:
     """Export SVG bytes to each of ``kinds`` (``pdf``, ``png``) from one usvg parse.
 
     Args:
@@ -86,6 +93,12 @@ def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[floa
             placed (:func:`layered_document`): the PDF keeps it as a PDF object (Typst embeds the page: its
             fonts, text and vectors as they are; not in PDF/A, which embeds no PDF), the PNG draws it with
             Typst's PDF renderer (hayro), as a PDF viewer draws it; the SVG keeps the converted group.
+        alt: the figure's description (:attr:`composer.stages.describe.AltText.description`): the PDF's
+            page is one tagged figure with this ``/Alt`` (:data:`_ALT_FIGURE`); ``""``: none. PDF/UA-1
+            (``pdf_standard="ua-1"``) needs it.
+        pdf_svg: the canvas the PDF draws instead of ``svg``, its text as ``<text>`` naming its font files
+            (:mod:`composer.text.realtext`): those files come before every other font (:func:`text_fonts_first`),
+            so each character is drawn from the very file matplotlib outlined it from.
 
     Returns:
         kind -> bytes; the PNG without resolution metadata (the caller adds it).
@@ -99,7 +112,7 @@ def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[floa
         with tempfile.TemporaryDirectory(prefix="composer-export-") as own:
             Path(own, "canvas.svg").write_bytes(svg)
             return convert(svg, kinds, dpi=dpi, size_pt=size_pt, title=title, pdf_standard=pdf_standard,
-                           source=source, folder=own, pdf_pages=pdf_pages)
+                           source=source, folder=own, pdf_pages=pdf_pages, alt=alt, pdf_svg=pdf_svg)
     has_text = b"<text" in svg
     if has_text:
         check_fonts(text_fonts(svg, source), file=source)
@@ -114,13 +127,25 @@ def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[floa
     compiler = typst.Compiler(root=folder, font_paths=fonts)
     inputs = {"title": title} if title else {}
     layered = layered_document(svg, pdf_pages, size_pt, folder) if pdf_pages else None
+    pdf_compiler, pdf_document, pdf_layered = compiler, document, layered
+    real_fonts = realtext.font_files(pdf_svg) if pdf_svg is not None and "pdf" in kinds else []
+    if pdf_svg is not None and real_fonts and "pdf" in kinds:
+        Path(folder, "canvas-pdf.svg").write_bytes(pdf_svg)
+        pdf_document = document.replace(b'#image("canvas.svg"', b'#image("canvas-pdf.svg"')
+        pdf_layered = layered_document(pdf_svg, pdf_pages, size_pt, folder, prefix="pdf-") if pdf_pages else None
+        pdf_compiler = typst.Compiler(root=folder, font_paths=typst.Fonts(
+            include_system_fonts=False, include_embedded_fonts=False,
+            font_paths=text_fonts_first(real_fonts, folder) + _without_last_resort(font_folders(), folder)))
     try:
         for kind in kinds:
             if kind == "pdf":
-                embeds = layered is not None and not (pdf_standard or "").startswith("a-")  # PDF/A: no PDF (Typst)
-                result = compiler.compile(input=layered if embeds and layered else document, format="pdf",
+                embeds = pdf_layered is not None and not (pdf_standard or "").startswith("a-")  # PDF/A: no PDF
+                drawn = pdf_layered if embeds and pdf_layered else pdf_document
+                if alt:
+                    drawn = _with_alt(drawn, size_pt)
+                result = pdf_compiler.compile(input=drawn, format="pdf",
                                           timestamp=PDF_DATE,
-                                          sys_inputs=inputs,
+                                          sys_inputs={**inputs, "alt": alt} if alt else inputs,
                                           pdf_standards=[pdf_standard] if pdf_standard else [])  # type: ignore[list-item]
                 if isinstance(result, bytes) and not (pdf_standard or "").startswith("a-"):  # PDF/A forbids it
                     result = interpolate_photos(result, svg)
@@ -131,8 +156,8 @@ def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[floa
                     Path(folder, "canvas-png.svg").write_bytes(reduced)
                     drawn = document.replace(b'#image("canvas.svg"', b'#image("canvas-png.svg"')
                 if layered is not None:  # the pdf panels' pages, between layers of the canvas the PNG draws
-                    drawn = (layered if reduced is None else
-                             layered_document(reduced, pdf_pages, size_pt, folder, prefix="png-")) or drawn
+                    drawn = layered_document(reduced or svg, pdf_pages, size_pt, folder, prefix="png-",
+                                             dpi=dpi) or drawn
                 result = compiler.compile(input=drawn, format="png", ppi=dpi, sys_inputs=inputs)
             else:
                 raise ValueError(f"the resvg engine does not write {kind}")
@@ -145,11 +170,21 @@ def convert(svg: bytes, kinds: Iterable[str], *, dpi: float, size_pt: tuple[floa
     return out
 
 
+def _with_alt(document: bytes, size_pt: tuple[float, float]) -> bytes:
+    """``document`` (:data:`_DOCUMENT` or :func:`layered_document`'s) with everything after its page set-up
+    wrapped in one figure carrying ``sys.inputs.alt`` (:data:`_ALT_FIGURE`)."""
+    head, page, body = document.partition(b"\n#set page(")
+    line, _, rest = body.partition(b"\n")
+    rule = _ALT_FIGURE.format(width_pt=size_pt[0], height_pt=size_pt[1]).encode()
+    return head + page + line + b"\n" + rule + rest
+
+
 def write(job: Job, kinds: tuple[str, ...]) -> dict[str, bytes]:
     """The engine's entry in :data:`composer.kinds.outputs.ENGINES`: :func:`convert` for one export job
     (looked up when called, so a test that replaces :func:`convert` replaces the engine's drawing)."""
     return convert(job.svg, kinds, dpi=job.dpi, size_pt=job.size_pt, title=job.title,
-                   pdf_standard=job.pdf_standard, source=job.source, folder=job.folder, pdf_pages=job.pdf_pages)
+                   pdf_standard=job.pdf_standard, source=job.source, folder=job.folder, pdf_pages=job.pdf_pages,
+                   alt=job.alt, pdf_svg=job.pdf_svg)
 
 
 #: attributes a pdf panel's group may carry and still be drawn from its page: anything else (an opacity,
@@ -162,7 +197,7 @@ _DEFINITIONS = {"defs", "style", "clipPath", "mask", "marker", "symbol", "patter
 
 
 def layered_document(svg: bytes, pages: Sequence[PdfPage], size_pt: tuple[float, float], folder: str, *,
-                     prefix: str = "") -> bytes | None:
+                     prefix: str = "", dpi: float | None = None) -> bytes | None:
     """A Typst document drawing the canvas as layers, each pdf panel of ``pages`` drawn from its own page.
 
     The canvas's top-level elements are cut, in document order, at each pdf panel's group: the elements
@@ -170,6 +205,8 @@ def layered_document(svg: bytes, pages: Sequence[PdfPage], size_pt: tuple[float,
     top-level definition and style sheet) written to ``folder`` as ``PREFIXlayer-K.svg``; each panel's page
     is written as ``PREFIXpage-K.pdf`` and placed where its group's transform puts its viewBox (its crop box). So
     the stacking order is the canvas's: what is drawn after a panel (labels, arrows, texts) stays over it.
+    For a PNG at ``dpi``, each page is drawn padded to the whole device pixels it touches
+    (:func:`composer.stages.export.pagegrid.on_pixel_grid`), so Typst's texture of it lands pixel on pixel.
 
     A group is drawn from its page only when it is a top-level ``<g>`` whose transform is a translation
     and a positive scale per axis (as :func:`composer.svg.viewbox.place` writes) and which carries no other
@@ -224,8 +261,13 @@ def layered_document(svg: bytes, pages: Sequence[PdfPage], size_pt: tuple[float,
             page, (x_pt, y_pt, w_pt, h_pt) = placed[i]
             name = f"{prefix}page-{count['page']}.pdf"
             count["page"] += 1
-            Path(folder, name).write_bytes(page.data)
-            lines.append(f'#place(top + left, dx: {x_pt:.6f}pt, dy: {y_pt:.6f}pt, image("{name}", page: {page.page}, '
+            data, number = page.data, page.page
+            padded = on_pixel_grid(data, number, (x_pt, y_pt, w_pt, h_pt), dpi) if dpi else None
+            if padded is not None:
+                data, number = padded[0], 1
+                x_pt, y_pt, w_pt, h_pt = padded[1]
+            Path(folder, name).write_bytes(data)
+            lines.append(f'#place(top + left, dx: {x_pt:.6f}pt, dy: {y_pt:.6f}pt, image("{name}", page: {number}, '
                          f'width: {w_pt:.6f}pt, height: {h_pt:.6f}pt, fit: "stretch"))')
         elif etree.QName(child).localname not in _DEFINITIONS:
             layer.append(child)
@@ -281,6 +323,36 @@ def font_folders() -> list[str]:
               os.path.expanduser("~/.fonts"), os.path.expanduser("~/.local/share/fonts"))
     folders = {os.path.dirname(f.fname) for f in font_manager.fontManager.ttflist}
     return sorted(d for d in folders if not any(d == s or d.startswith(s + os.sep) for s in system))
+
+
+def text_fonts_first(files: Sequence[str], workdir: str) -> list[str]:
+    """Font folders for a PDF with real text (:mod:`composer.text.realtext`): a folder of ``workdir``
+    holding links to exactly ``files`` (the files matplotlib drew its outlines from), then the system's
+    folders (:func:`system_font_folders`). Typst takes the first font of a family and style it finds,
+    in the order of its folders when it scans no system fonts itself (measured: with
+    ``include_system_fonts`` the system's DejaVu Sans 2.37 is taken over matplotlib's 2.35 whatever the
+    folders), so the real text is drawn from the same file as the outlines it replaces."""
+    linked = tempfile.mkdtemp(prefix="fonts-text-", dir=workdir)
+    for i, path in enumerate(files):
+        os.symlink(path, os.path.join(linked, f"{i:03d}-{os.path.basename(path)}"))
+    return [linked, *system_font_folders()]
+
+
+def system_font_folders() -> list[str]:
+    """The system's font folders that exist, as matplotlib lists them (``font_manager.X11FontDirectories``,
+    ``OSXFontDirectories``, ``MSUserFontDirectories``, and Windows' own ``%WINDIR%\\Fonts``): the folders
+    Typst's own system scan reads (fontconfig's default ``<dir>`` entries on Linux)."""
+    from matplotlib import font_manager
+
+    folders = [*font_manager.X11FontDirectories, *font_manager.OSXFontDirectories,
+               *getattr(font_manager, "MSUserFontDirectories", []),
+               os.path.join(os.environ.get("WINDIR", "C:\\Windows"), "Fonts")]
+    seen: list[str] = []
+    for folder in folders:
+        path = os.path.normpath(os.path.expanduser(folder))
+        if os.path.isdir(path) and path not in seen:
+            seen.append(path)
+    return seen
 
 
 @lru_cache(maxsize=1)

@@ -1,0 +1,205 @@
+"""Alt text and provenance, read back from the three outputs of one small build (issue #24, items 2 and 3).
+
+The figure is built once per module in a temporary project (a render panel, an svg panel, a data file
+with the value the alt text prints); each test reads what it needs from that build: the SVG's
+``<title>``/``<desc>``/``role``/panel labels (lxml), the PDF's structure tree (pikepdf) and its pixels
+(pdfium), the PNG's ``iTXt`` (Pillow).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+from pathlib import Path
+
+import pikepdf
+import pytest
+from lxml import etree
+from PIL import Image
+
+from composer.errors import ComposerError, LayoutError
+from composer.pipeline import build, check
+
+SVG = "{http://www.w3.org/2000/svg}"
+LAYOUT = """\
+[figure]
+width = "60mm"
+height = "30mm"
+data = "../data/values.json"
+alt = "Two panels; the peak is {peak:.2f} units."
+label_offset = ["1pt", "8pt"]
+
+[panels.curve]
+render = "plots:line"
+at = ["0mm", "0mm"]
+size = ["30mm", "30mm"]
+label = "a"
+alt = "A line rising to {peak:.2f}, then falling."
+
+[panels.sketch]
+svg = "../data/sketch.svg"
+at = ["30mm", "0mm"]
+size = ["30mm", "30mm"]
+alt = "A red square."
+"""
+PANELS = """\
+def line(fig, data):
+    ax = fig.add_subplot()
+    ax.plot(data["x"], data["y"])
+"""
+SKETCH = ('<svg xmlns="http://www.w3.org/2000/svg" width="30mm" height="30mm" viewBox="0 0 30 30">'
+          '<rect x="5" y="5" width="20" height="20" fill="#ff0000"/></svg>')
+#: what the layout's templates say once filled, worked out by hand (peak = 3.25)
+FIGURE_ALT = "Two panels; the peak is 3.25 units."
+CURVE_ALT = "A line rising to 3.25, then falling."
+DESCRIPTION = f"{FIGURE_ALT}\na: {CURVE_ALT}\nsketch: A red square."
+
+
+def _git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def make_project(root: Path) -> Path:
+    """The figure's project, written here: ``layouts/fig.toml``, ``panels/plots.py``, ``data/``."""
+    for folder in ("layouts", "panels", "data"):
+        (root / folder).mkdir(parents=True, exist_ok=True)
+    (root / "layouts" / "fig.toml").write_text(LAYOUT)
+    (root / "panels" / "plots.py").write_text(PANELS)
+    (root / "data" / "values.json").write_text(json.dumps({"x": [0, 1, 2], "y": [1, 3.25, 2], "peak": 3.25}))
+    (root / "data" / "sketch.svg").write_text(SKETCH)
+    return root
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """One build of the figure (SVG, PDF, PNG at 40 dpi): the project root and the three files' bytes."""
+    root = make_project(tmp_path_factory.mktemp("altprov") / "project")
+    result = build("fig", root=root, formats=("svg", "pdf", "png"), dpi=40)
+    return root, {kind: path.read_bytes() for kind, path in result.outputs.items()}
+
+
+def test_svg_has_title_desc_role_and_panel_labels(built):
+    _, out = built
+    root = etree.fromstring(out["svg"])
+    assert root.get("role") == "img"
+    assert [root[0].tag, root[1].tag] == [f"{SVG}title", f"{SVG}desc"]  # first, before anything drawn
+    assert root[0].text == FIGURE_ALT
+    assert root[1].text == DESCRIPTION
+    groups = {g.get("id"): g for g in root.iterchildren(f"{SVG}g")}
+    for panel, text in (("panel-curve", CURVE_ALT), ("panel-sketch", "A red square.")):
+        assert groups[panel].get("aria-label") == text
+        assert groups[panel][0].tag == f"{SVG}title" and groups[panel][0].text == text
+
+
+def test_pdf_structure_tree_carries_the_description(built):
+    _, out = built
+    pdf = pikepdf.open(io.BytesIO(out["pdf"]))
+    assert pdf.Root.MarkInfo.Marked is True
+    assert str(pdf.Root.Lang) == "en"
+    figures = []
+
+    def walk(node):
+        if isinstance(node, pikepdf.Dictionary):
+            if node.get("/S") == "/Figure":
+                figures.append(node)
+            kids = node.get("/K")
+            for kid in (kids if isinstance(kids, pikepdf.Array) else [kids] if kids is not None else []):
+                walk(kid)
+
+    walk(pdf.Root.StructTreeRoot)
+    assert [str(f.Alt) for f in figures] == [DESCRIPTION]
+    pdf.pages[0].contents_coalesce()
+    content = pdf.pages[0].Contents.read_bytes()
+    assert b"BDC" in content and b"EMC" in content  # the page's content is marked (an MCID of the figure)
+
+
+def test_png_description(built):
+    _, out = built
+    with Image.open(io.BytesIO(out["png"])) as img:
+        assert img.text["Description"] == DESCRIPTION
+
+
+def test_alt_changes_no_pixel_of_the_pdf(tmp_path):
+    """The tagged figure is the whole page: pdfium draws the PDF with alt text exactly as without."""
+    import numpy as np
+    import pypdfium2
+
+    from composer.stages.export import export
+
+    svg = (b'<svg xmlns="http://www.w3.org/2000/svg" width="40pt" height="20pt" viewBox="0 0 40 20">'
+           b'<rect width="40" height="20" fill="#fff"/><circle cx="10" cy="10" r="6" fill="#0050ff"/></svg>')
+    plain = export(svg, ["pdf"], dpi=72)["pdf"]
+    tagged = export(svg, ["pdf"], dpi=72, alt="A blue dot.")["pdf"]
+
+    def pixels(data: bytes):
+        doc = pypdfium2.PdfDocument(data)
+        assert len(doc) == 1
+        return np.asarray(doc[0].render(scale=3).to_pil().convert("RGB"))
+
+    assert np.array_equal(pixels(plain), pixels(tagged))
+    assert pixels(tagged)[30, 30].tolist() == [0, 80, 255]  # the dot's centre, (10 pt, 10 pt) at 3 px/pt
+
+
+def test_pdf_ua_1_with_alt_and_without(tmp_path):
+    """``--pdf-standard ua-1``: a PDF/UA-1 (XMP ``pdfuaid:part`` 1) with alt text; without, one line."""
+    from composer.stages.export import export
+
+    svg = (b'<svg xmlns="http://www.w3.org/2000/svg" width="20pt" height="20pt" viewBox="0 0 20 20">'
+           b'<rect width="20" height="20" fill="#0a0"/></svg>')
+    pdf = pikepdf.open(io.BytesIO(export(svg, ["pdf"], pdf_standard="ua-1", alt="A green square.", title="t")["pdf"]))
+    with pdf.open_metadata() as meta:
+        assert meta.get("pdfuaid:part") == "1"
+    with pytest.raises(ComposerError, match=r"PDF/UA-1 needs alt text.*\[figure\] alt"):
+        export(svg, ["pdf"], pdf_standard="ua-1")
+
+
+def test_a_preset_that_asks_for_alt_text(tmp_path):
+    """PNAS asks for alt text: check warns without ``[figure] alt`` and says nothing once it is there."""
+    root = tmp_path / "p"
+    (root / "layouts").mkdir(parents=True)
+    layout = root / "layouts" / "pnas.toml"
+    body = '[figure]\nwidth = "pnas.single"\nheight = "30mm"\npreset = "pnas"\n'
+    layout.write_text(body)
+    found = check("pnas", root=root).findings
+    assert [(f.rule, f.level, f.element) for f in found] == [("alt-text", "warning", "figure.alt")]
+    layout.write_text(body + 'alt = "An empty canvas."\n')
+    assert check("pnas", root=root).findings == ()
+
+
+def test_blank_alt_is_refused(tmp_path):
+    root = make_project(tmp_path / "p")
+    layout = root / "layouts" / "fig.toml"
+    layout.write_text(LAYOUT.replace('alt = "A red square."', 'alt = "  "'))
+    with pytest.raises(LayoutError, match=r"panels\.sketch\.alt: .* is blank"):
+        build("fig", root=root, formats=("svg",))
+    assert not (root / "build" / "fig.svg").exists()
+
+
+def test_cairosvg_pdf_is_tagged_after_the_fact():
+    """cairo writes no structure: the PDF gets a /Figure with the alt text over the page's marked content,
+    and pdfium draws it as the untagged PDF."""
+    import numpy as np
+    import pypdfium2
+
+    from composer.stages.export import export, missing
+
+    if missing("cairosvg"):
+        pytest.skip("cairosvg is not installed")
+    svg = (b'<svg xmlns="http://www.w3.org/2000/svg" width="30pt" height="20pt" viewBox="0 0 30 20">'
+           b'<rect width="30" height="20" fill="#fff"/><rect x="5" y="5" width="10" height="10" fill="#f00"/></svg>')
+    plain = export(svg, ["pdf"], engine="cairosvg")["pdf"]
+    tagged = export(svg, ["pdf"], engine="cairosvg", alt="A red square.")["pdf"]
+    assert tagged == export(svg, ["pdf"], engine="cairosvg", alt="A red square.")["pdf"]  # deterministic
+    doc = pikepdf.open(io.BytesIO(tagged))
+    figure = doc.Root.StructTreeRoot.K[0].K[0]
+    assert (figure.S, str(figure.Alt), int(figure.K)) == ("/Figure", "A red square.", 0)
+    assert doc.Root.StructTreeRoot.ParentTree.Nums[1][0].objgen == figure.objgen
+    assert doc.Root.MarkInfo.Marked is True and str(doc.Root.Lang) == "en"
+    assert doc.pages[0].Contents.read_bytes().startswith(b"/Figure <</MCID 0>> BDC")
+
+    def pixels(data: bytes):
+        return np.asarray(pypdfium2.PdfDocument(data)[0].render(scale=2).to_pil().convert("RGB"))
+
+    assert np.array_equal(pixels(plain), pixels(tagged))
+    assert pixels(tagged)[20, 20].tolist() == [255, 0, 0]  # (10 pt, 10 pt): inside the red square
