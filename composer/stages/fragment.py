@@ -189,8 +189,15 @@ def outline_embedded_text(job: Import) -> None:
 
 
 def draw_foreign_objects(job: Import) -> None:
-    """:func:`_draw_foreign_objects`: the text of each ``<foreignObject>`` as SVG ``<text>``."""
-    _draw_foreign_objects(job.root)
+    """:func:`_draw_foreign_objects`: the text of each ``<foreignObject>`` as SVG ``<text>``; the CSS its HTML
+    uses that the layout does not apply, warned once per file (:class:`~composer.errors.ImportFeature`)."""
+    unsupported = _draw_foreign_objects(job.root)
+    if unsupported:
+        detail = ", ".join(sorted(unsupported))
+        warnings.warn(ImportFeature(
+            f"{job.source}: <foreignObject> HTML uses CSS composer does not lay out ({detail}): drawn without it, "
+            "where a browser applies it", panel=job.name, file=job.source,
+            feature="CSS of <foreignObject> HTML not laid out", detail=detail), stacklevel=3)
 
 
 def resolve_css_transforms(job: Import) -> None:
@@ -658,7 +665,7 @@ _HTML_INHERITED = ("font-family", "font-size", "font-style", "font-weight", "col
                    "white-space")
 
 
-def _draw_foreign_objects(root: etree._Element) -> None:
+def _draw_foreign_objects(root: etree._Element) -> set[str]:
     """Replace each ``<foreignObject>`` (the sanitizer keeps only those holding text alone) by the SVG
     ``<text>`` a browser's layout of its HTML gives (:func:`composer.text.html.layout_foreign_object`):
     draw.io's and mermaid's labels, which the engines would not draw. Styles are the file's cascade
@@ -666,12 +673,13 @@ def _draw_foreign_objects(root: etree._Element) -> None:
     from the SVG ancestors (``font-size: 16px`` on mermaid's root) included."""
     objects = list(root.iter(svg_tag("foreignObject")))
     if not objects:
-        return
+        return set()
     import cssselect2
 
     from composer.svg.css import StyleSheet, cascade
     from composer.text.html import layout_foreign_object
 
+    unsupported: set[str] = set()
     sheet = StyleSheet(root, read=weighed_declarations)
     wrappers = {w.etree_element: w for w in cssselect2.ElementWrapper.from_xml_root(root).iter_subtree()}
     taken = {el.get("id") for el in root.iter() if isinstance(el.tag, str) and el.get("id")}
@@ -691,12 +699,13 @@ def _draw_foreign_objects(root: etree._Element) -> None:
                     inherited[prop] = value
         if fo.getparent() is None:
             continue
-        group = layout_foreign_object(fo, style_of, inherited, taken)
+        group = layout_foreign_object(fo, style_of, inherited, taken, unsupported)
         if group is None:
             remove_keeping_tail(fo)
             continue
         group.tail = fo.tail
         fo.getparent().replace(fo, group)
+    return unsupported
 
 
 def _resolve_font_sizes(root: etree._Element) -> None:

@@ -1,34 +1,45 @@
-"""Text-only HTML inside an SVG ``<foreignObject>``, laid out as a browser lays it out and written as SVG ``<text>``.
+"""Text-only HTML inside an SVG ``<foreignObject>``, laid out as Chromium lays it out and written as SVG
+``<text>``, ``<rect>`` (backgrounds) and ``<image>`` (``<img>``).
 
 draw.io writes every label as XHTML in a ``<foreignObject>`` (a flex ``<div>`` centring an inline-block
 ``<div>`` that holds the text, its font size, family and colour in inline ``style``), mermaid writes
 ``<div style="display: table-cell; text-align: center"><span><p>Start</p></span></div>`` styled by
-its ``<style>`` sheet. The export engines draw no HTML, so composer draws that text itself: what a
-browser's CSS layout would put there, for text, line breaks and inline styling (not tables, lists,
-images, forms or floats: :func:`composer.svg.sanitize.is_text_only` says which hold only what this
-module lays out).
+its ``<style>`` sheet. The export engines draw no HTML, so composer draws it itself: what a browser's
+CSS layout puts there, for the elements :func:`composer.svg.sanitize.is_text_only` admits (text, line
+breaks, inline styling, blocks, pictures; not lists, tables, forms or floats, which stay one warning).
 
-The layout (CSS 2.1, 9-10, and CSS Flexbox 1, 8-9, for the parts these producers use):
+Each element makes a box (CSS Display 3: ``display`` or the user-agent default; ``none`` makes none), laid
+out by the rules these producers' markup needs:
 
-- Lines: text is split into words at collapsible white space (``white-space: normal``/``nowrap``;
-  ``pre*`` keeps spaces and newlines), blocks and ``<br>`` end a line; a line wraps before the word
-  that would pass the wrap width, the narrowest ``width``/``max-width`` of the blocks around the
-  text (and the ``<foreignObject>``'s own width, when absolute), unless ``white-space`` forbids it.
-  Words are measured with the font fontconfig gives for the family (what a browser here draws).
-- Each line is as tall as the largest ``line-height`` of its runs (``normal``: the font's ascent +
-  descent + line gap); the baseline sits half the leading below the line's top plus the font's ascent.
-- Position: the offsets (``margin``, ``padding`` in px) of the blocks down to the text are added to
-  the ``<foreignObject>``'s ``x``/``y``; a flex container places the block as ``justify-content`` and
-  ``align-items`` say (``center``, ``flex-start``/``start``, ``flex-end``/``end``) in its content box
-  (its ``width``/``height``); otherwise the block starts at the offsets. Lines are aligned by the
-  block's ``text-align`` within the block's width (the wrap width, or the widest line for a
-  shrink-to-fit block: ``inline-block``, ``table-cell``, a flex item), written with ``text-anchor``
-  so that an engine drawing a slightly different font keeps the alignment.
+- Block flow (CSS 2.1, 9.4.1, 10.3.3, 10.6.3): block boxes stacked, as wide as their containing block
+  less their margins, unless ``width`` (px, em, % of the containing block; ``box-sizing``) or
+  ``max-width``/``min-width`` say otherwise; adjoining vertical margins collapse (between siblings and
+  through an empty block); inline content in anonymous blocks; a block inside an inline splits it.
+- Inline formatting (CSS 2.1, 9.4.2 and 10.8; CSS Text 3, 4-5): words broken at spaces as ``white-space``
+  allows (greedy, around atomic boxes too), spaces collapsed and removed at a line's ends; each line box
+  as tall as its inline boxes' line heights around their baselines, with Blink's rounding: a font's ascent
+  and descent each rounded to whole px, the half-leading floored above (``line-height: normal``: their sum
+  plus the rounded line gap); lines placed by ``text-align`` (written with ``text-anchor`` so an engine
+  drawing a slightly different font keeps the alignment), start-aligned when they overflow.
+- Atomic inlines (``inline-block``, ``<img>``): laid out inside as blocks, shrink-to-fit (CSS 2.1,
+  10.3.9: between their min- and max-content widths), on the line by ``vertical-align`` (baseline, top,
+  bottom, middle, text-top, text-bottom, sub, super, a length).
+- Flex (CSS Flexbox 1, 9, one line): items sized from their content, shrunk by ``flex-shrink`` (not below
+  their min-content) and grown by ``flex-grow``, placed by ``justify-content`` and ``align-items`` /
+  ``align-self``, overflowing both ways when centred (``unsafe``, and Chromium's default).
+- Tables (CSS 2.1, 17; ``display: table``/``table-row``/``table-cell``, anonymous tables around lone
+  cells): columns as wide as their widest cell, the table's room shared in proportion, rows as tall as
+  their tallest cell, a table's ``height`` shared among them, each cell's content placed by its
+  ``vertical-align``.
+- Text is measured by the advances of the face Chromium draws it with (:func:`text_width_px`): the first
+  family of the list it takes (:func:`composer.text.fonts.browser_font`), a fallback face for a character
+  the face lacks, the ``.notdef`` glyph when none has it.
 
-Styles come from a caller's ``style_of(element)``: the computed declarations of each element (the
-file's style sheets and ``style`` attributes, :func:`composer.stages.fragment.draw_foreign_objects`).
+What is drawn carries its properties in its ``style``, over the file's SVG rules (mermaid's ``.edgeLabel
+rect { opacity: 0.5 }`` is for its own rects, not a label's background). Styles come from a caller's
+``style_of(element)``: the computed declarations of each element (the file's style sheets and ``style``
+attributes, :func:`composer.stages.fragment.draw_foreign_objects`).
 """
-
 from __future__ import annotations
 
 import math
@@ -1234,7 +1245,8 @@ def _lay_table(node: _Node, width: float, height: float | None) -> _Frag:
 # ---- the <foreignObject> ------------------------------------------------------------------------------------
 
 def layout_foreign_object(fo: etree._Element, style_of: Callable[[etree._Element], dict[str, str]],
-                          inherited: dict[str, str], taken_ids: set[str]) -> etree._Element | None:
+                          inherited: dict[str, str], taken_ids: set[str],
+                          unsupported: set[str] | None = None) -> etree._Element | None:
     """A ``<g>`` of SVG ``<text>`` (and the ``<rect>`` of backgrounds) drawing what a browser draws for a
     text-only ``<foreignObject>`` (:func:`composer.svg.sanitize.is_text_only`; see the module docstring), or
     None when it shows no text.
@@ -1247,8 +1259,15 @@ def layout_foreign_object(fo: etree._Element, style_of: Callable[[etree._Element
             ``color``...), as its SVG ancestors give them.
         taken_ids: the document's ids; the id of the ``<clipPath>`` that cuts the text at the
             ``<foreignObject>``'s viewport (unless ``overflow: visible``) is not one of them, and is added.
+        unsupported: where given, the CSS the HTML uses that this layout draws otherwise than a browser
+            (:func:`unsupported_css`: ``float``, ``text-transform``, borders...) is added to it, for the caller's
+            one warning per file.
     """
     own = style_of(fo)
+    if unsupported is not None:
+        for el in fo.iterdescendants():
+            if isinstance(el.tag, str):
+                unsupported.update(unsupported_css(style_of(el)))
     root_state = _inherit(_Computed(), fo, {**inherited, **own})
     viewport = _viewport(fo)
     fo_x = _svg_length(fo.get("x"), viewport[0]) or 0.0
@@ -1292,6 +1311,41 @@ def layout_foreign_object(fo: etree._Element, style_of: Callable[[etree._Element
     if overflow not in ("visible", "auto") and fo_w is not None and fo_h is not None:
         _clip(group, fo_x, fo_y, fo_w, fo_h, taken_ids)
     return group
+
+
+#: CSS properties of HTML this layout does not apply (value -> whether it matters), named in the warning
+_IGNORED: dict[str, Callable[[str], bool]] = {
+    "float": lambda v: v not in ("none", ""),
+    "position": lambda v: v in ("absolute", "fixed", "sticky"),
+    "transform": lambda v: v not in ("none", ""),
+    "text-transform": lambda v: v not in ("none", ""),
+    "letter-spacing": lambda v: v not in ("normal", "0", "0px", ""),
+    "word-spacing": lambda v: v not in ("normal", "0", "0px", ""),
+    "text-indent": lambda v: bool(_length(v, font_px=16.0, percent_of=100.0)),
+    "text-shadow": lambda v: v not in ("none", ""),
+    "box-shadow": lambda v: v not in ("none", ""),
+    "writing-mode": lambda v: v not in ("horizontal-tb", "lr", "lr-tb", ""),
+    "text-overflow": lambda v: v not in ("clip", ""),
+    "-webkit-line-clamp": lambda v: v not in ("none", ""),
+    "font-variant": lambda v: v not in ("normal", ""),
+    "direction": lambda v: v not in ("ltr", ""),
+    "border-radius": lambda v: v not in ("0", "0px", ""),
+}
+
+
+def unsupported_css(decl: dict[str, str]) -> list[str]:
+    """The CSS of an HTML element's declarations that :func:`layout_foreign_object` draws otherwise than a
+    browser: the properties it does not apply (:data:`_IGNORED`, when not at their initial value), borders
+    (their room is kept, their lines not drawn), ``display`` values it lays out as blocks (``grid``)."""
+    out = [name for name, matters in _IGNORED.items()
+           if name in decl and matters(" ".join(decl[name].strip().lower().split()))]
+    if any(token in _BORDER_STYLES for name, value in decl.items()
+           if name.startswith("border") and "radius" not in name and "collapse" not in name
+           and "spacing" not in name for token in value.lower().replace(";", " ").split()):
+        out.append("border")
+    if (decl.get("display") or "").strip().lower() in ("grid", "inline-grid"):
+        out.append("display: grid")
+    return out
 
 
 def _viewport(fo: etree._Element) -> tuple[float | None, float | None]:

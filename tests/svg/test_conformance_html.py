@@ -51,9 +51,10 @@ ART = (
     # (d) 4ex of the parent's 16 px DejaVu Sans: its x-height, 1120/2048 em, four times: 35 px, whose capitals
     # are 1493/2048 of that, 25.5 px tall (half an em per ex would give 32 px, capitals 23.3 px)
     '<g font-family="DejaVu Sans" font-size="16"><text x="140" y="40" font-size="4ex" fill="#00aa00">H</text></g>'
-    # (e) families named as draw.io and graphviz name them
+    # (e) families named as draw.io and graphviz name them; CSS the layout does not apply (text-transform,
+    # a border's line), said once for the file
     f'<foreignObject x="250" y="0" width="50" height="20"><div {XHTML} style="font-family: Helvetica; '
-    'font-size: 10px">x</div></foreignObject>'
+    'font-size: 10px; text-transform: lowercase; border: 1px solid #808080">x</div></foreignObject>'
     '<text x="250" y="40" font-family="Times" font-size="10">x</text></svg>')
 
 
@@ -124,3 +125,8 @@ def test_the_composed_svg_names_those_faces(built):
              for t in etree.fromstring(built[3]).iter("{http://www.w3.org/2000/svg}text") if t.text == "x"]
     assert len(found) == 2 and any("Liberation Sans" in f for f in found) \
         and any("Liberation Serif" in f for f in found), found
+
+
+def test_css_the_layout_does_not_apply_is_said_once_for_the_file(built):
+    said = [m for m in built[2] if "CSS composer does not lay out" in m]
+    assert len(said) == 1 and "art/a.svg" in said[0] and "border, text-transform" in said[0], built[2]
