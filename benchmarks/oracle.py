@@ -65,6 +65,7 @@ nothing can be run (no file, no Chromium for SVG and images).
 from __future__ import annotations
 
 import argparse
+import base64
 import collections
 import csv
 import fnmatch
@@ -361,7 +362,10 @@ def premultiplied(image) -> np.ndarray:
 class Browser:
     """One headless Chromium for the whole run (Playwright), one page per device scale factor, reused.
 
-    :meth:`draw` shows a file as an ``<img>`` at a CSS size on a transparent page and returns the screenshot.
+    :meth:`draw` shows a file as an ``<img>`` at a CSS size on a transparent page and returns the screenshot,
+    taken by the DevTools protocol's ``Page.captureScreenshot`` with ``optimizeForSpeed`` (a faster PNG
+    encoder in Chromium, the same pixels: measured on every SVG and image of the corpus against Playwright's
+    ``page.screenshot(omit_background=True)``, identical, at about two thirds of Chromium's CPU time).
     Use as a context manager; Chromium and Playwright's driver end with it.
 
     Raises:
@@ -402,14 +406,18 @@ class Browser:
             self._tmp.cleanup()
 
     def _page(self, scale: float):
-        page = self._pages.get(scale)
-        if page is None:
+        """The page of device scale factor ``scale`` and its DevTools session (background transparent)."""
+        found = self._pages.get(scale)
+        if found is None:
             context = self._browser.new_context(device_scale_factor=scale, viewport={"width": 100, "height": 100})
             page = context.new_page()
             page.set_default_timeout(BROWSER_TIMEOUT_S * 1000)
             page.goto(self._index.as_uri())
-            self._pages[scale] = page
-        return page
+            session = context.new_cdp_session(page)
+            # what page.screenshot(omit_background=True) sets before each screenshot: no white page behind
+            session.send("Emulation.setDefaultBackgroundColorOverride", {"color": {"r": 0, "g": 0, "b": 0, "a": 0}})
+            found = self._pages[scale] = (page, session)
+        return found
 
     def draw(self, path: Path, css_px: tuple[float, float], scale: float, margin_css_px: float) -> bytes:
         """The screenshot (PNG bytes, RGBA) of ``path`` drawn by an ``<img>`` of ``css_px`` at device scale
@@ -419,10 +427,10 @@ class Browser:
         Raises:
             RuntimeError: Chromium cannot decode or draw the file (its message).
         """
-        page = self._page(scale)
+        page, session = self._page(scale)
         w, h = css_px
-        page.set_viewport_size({"width": math.ceil(w + 2 * margin_css_px - 1e-6),
-                                "height": math.ceil(h + 2 * margin_css_px - 1e-6)})
+        viewport = {"width": math.ceil(w + 2 * margin_css_px - 1e-6), "height": math.ceil(h + 2 * margin_css_px - 1e-6)}
+        page.set_viewport_size(viewport)
         error = page.evaluate("""async ([src, w, h, m]) => {
             const img = document.getElementById('i');
             img.removeAttribute('src');
@@ -433,7 +441,12 @@ class Browser:
         }""", [path.resolve().as_uri(), w, h, margin_css_px])
         if error:
             raise RuntimeError(f"Chromium cannot draw it: {error}")
-        return page.screenshot(omit_background=True, type="png")
+        # the viewport in device pixels (the clip's scale is the device scale factor: the session is not
+        # Playwright's, which emulates it), with Chromium's faster PNG encoding
+        shot = session.send("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True,
+                                                       "captureBeyondViewport": False,
+                                                       "clip": {"x": 0, "y": 0, **viewport, "scale": scale}})
+        return base64.b64decode(shot["data"])
 
 
 def render_pdfium(pdf: bytes, dpi: float) -> np.ndarray:

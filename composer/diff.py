@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import difflib
 import hashlib
 import io
 import math
@@ -296,27 +297,49 @@ def _element_line(e: ElementChange, unit: str) -> str:
 
 
 def compare_texts(before: Sequence[NamedText], after: Sequence[NamedText]) -> list[TextChange]:
-    """The texts that differ, by key: changed (both sides), added (now only), removed (revision only);
-    in the order of ``after``, then the removed ones in the order of ``before``.
+    """The texts that differ: changed (both sides), added (now only), removed (revision only).
 
-    A panel text only renumbered (matplotlib numbers texts in drawing order: one tick more renames
-    every text after it) is no change: a removed and an added text of the same panel with the same
-    string cancel out, first with first.
+    Canvas texts are matched by key (their layout keys stay). The texts matplotlib drew in one panel
+    or guide are matched by order instead, since matplotlib numbers them in drawing order (one tick
+    more renames every text after it): the two sequences of strings are aligned
+    (:class:`difflib.SequenceMatcher`, the longest matching blocks), so a tick inserted is one text
+    added, the others unchanged; a run of strings replaced by as many is that many changes, each under
+    its key now; what is left of a longer run is added or removed.
+
+    Returns:
+        The canvas's changes in the order of ``after``, then its removed texts in the order of
+        ``before``; then each panel's and guide's changes (in the order of ``after``'s, then those only
+        in ``before``), in reading order.
     """
-    old = {t.key: t for t in before}
-    new = {t.key: t for t in after}
-    changes = [TextChange(t.key, t.kind, old[t.key].text if t.key in old else None, t.text,
-                          _numbers(old[t.key].text, t.text) if t.key in old else ())
-               for t in after if t.key not in old or old[t.key].text != t.text]
-    changes += [TextChange(t.key, t.kind, t.text, None) for t in before if t.key not in new]
-    for gone in [c for c in changes if c.after is None and c.kind == "panel"]:
-        panel = gone.key.split(": ")[0]
-        twin = next((c for c in changes if c.before is None and c.kind == "panel" and c.after == gone.before
-                     and c.key.split(": ")[0] == panel), None)
-        if twin is not None:
-            changes.remove(gone)
-            changes.remove(twin)
+    canvas_old = {t.key: t for t in before if t.kind == "canvas"}
+    canvas_new = {t.key for t in after if t.kind == "canvas"}
+    changes = [_change(canvas_old.get(t.key), t) for t in after if t.kind == "canvas"
+               and (t.key not in canvas_old or canvas_old[t.key].text != t.text)]
+    changes += [_change(t, None) for t in before if t.kind == "canvas" and t.key not in canvas_new]
+    groups: dict[str, tuple[list[NamedText], list[NamedText]]] = {}
+    for side, texts in enumerate((after, before)):
+        for t in texts:
+            if t.kind != "canvas":
+                groups.setdefault(t.key.split(": ")[0], ([], []))[1 - side].append(t)
+    for old, new in groups.values():
+        matcher = difflib.SequenceMatcher(None, [t.text for t in old], [t.text for t in new], autojunk=False)
+        for tag, i0, i1, j0, j1 in matcher.get_opcodes():
+            if tag == "equal":
+                continue
+            pairs = min(i1 - i0, j1 - j0)
+            changes += [_change(old[i0 + k], new[j0 + k]) for k in range(pairs)]
+            changes += [_change(None, t) for t in new[j0 + pairs:j1]]
+            changes += [_change(t, None) for t in old[i0 + pairs:i1]]
     return changes
+
+
+def _change(old: NamedText | None, new: NamedText | None) -> TextChange:
+    """One :class:`TextChange`, under the key it has now (the revision's when it is gone)."""
+    named = new if new is not None else old
+    assert named is not None
+    numbers = _numbers(old.text, new.text) if old is not None and new is not None else ()
+    return TextChange(named.key, named.kind, old.text if old is not None else None,
+                      new.text if new is not None else None, numbers)
 
 
 def _numbers(before: str, after: str) -> tuple[tuple[str, str], ...]:

@@ -56,6 +56,8 @@ from composer.incremental.cache import (
     text_cache_path,
 )
 from composer.incremental.keys import input_digests, panel_keys
+from composer.incremental.provenance import Provenance
+from composer.incremental.provenance import gather as gather_provenance
 from composer.incremental.record import manifest_contents
 from composer.kinds import outputs
 from composer.kinds.outputs import PdfPage
@@ -677,7 +679,7 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
         issued += _panel_warnings(read.inputs, rendered)  # every ComposerWarning of this build, in order
         lap("render")
         read = dataclasses.replace(read, inputs=fit_height(read.inputs, rendered, read.typeset))  # height = "auto"
-        described = _Described(alt_text(read.inputs), None)
+        described = _describe(read, out_dir, rendered)
         svg, pdf_svg, report, extra = _compose(read, rendered, opts, issued, progress, described)
         lap("compose")
         figure = read.inputs.figure
@@ -708,7 +710,7 @@ def _build(source: _Source, out_dir: Path, opts: BuildOptions, progress: Progres
                 _store(read, panel_cache, texts, hits, fresh)
             return _Built(result, made)
         with deferred_interrupt():  # Ctrl-C: all of it or none of it
-            wrote_all = _write(read, out_dir, opts, files, records, render_seconds, issued, rendered)
+            wrote_all = _write(read, out_dir, opts, files, records, render_seconds, issued, rendered, described)
             if wrote_all and opts.cache and opts.store:
                 _store(read, panel_cache, texts, hits, fresh)  # after the outputs: a failed write leaves the caches
         lap("write")
@@ -1004,10 +1006,27 @@ def _opened_files(read: _Read, out_dir: Path, rendered: Mapping[str, RenderedPan
 @dataclass(frozen=True)
 class _Described:
     """What the outputs say about the figure (:mod:`composer.stages.describe`): its alt texts, filled, and
-    the build's provenance record as JSON text (None: ``[figure] provenance = false``)."""
+    the build's provenance record (:mod:`composer.incremental.provenance`; None: ``[figure] provenance =
+    false``)."""
 
     alt: AltText
-    provenance: str | None
+    record: Provenance | None
+
+    @property
+    def provenance(self) -> str | None:
+        """The record as the outputs hold it (JSON text), or None."""
+        return self.record.to_json() if self.record is not None else None
+
+
+def _describe(read: _Read, out_dir: Path, rendered: Mapping[str, RenderedPanel]) -> _Described:
+    """The alt texts and, unless the layout leaves it out, the provenance of this build: the input digests
+    :func:`_read` took (no file hashed again), the files panel code opened, the git state."""
+    figure = read.inputs.figure
+    record = None
+    if figure.spec.provenance:
+        record = gather_provenance(read.source.project.root, figure, read.source.layout_path, read.digests,
+                                   _opened_files(read, out_dir, rendered))
+    return _Described(alt_text(read.inputs), record)
 
 
 def _compose(read: _Read, rendered: Mapping[str, RenderedPanel], opts: BuildOptions, issued: list[str],
@@ -1184,6 +1203,10 @@ def _check_outputs(read: _Read, svg: bytes, made: Mapping[str, bytes], out_dir: 
     """
     name = read.source.name
     limits = read.inputs.figure.spec.check
+    output_rules = (limits.formats, limits.max_file_mb, limits.min_output_dpi, limits.max_output_dpi,
+                    limits.tiff_compression)
+    if all(v is None for v in output_rules) and limits.tiff_alpha:
+        return report  # nothing is asked of the files: none is read
     files: dict[str, tuple[str, bytes]] = {}
     shown = read.source.project.display
     if opts.formats:
@@ -1204,8 +1227,7 @@ def _check_outputs(read: _Read, svg: bytes, made: Mapping[str, bytes], out_dir: 
                 files[kind] = (shown(path), path.read_bytes())
     size_pt = (read.inputs.figure.spec.width_pt, read.inputs.figure.spec.height_pt)
     notes: list[str] = []
-    output_rules = (limits.formats, limits.max_file_mb, limits.min_output_dpi, limits.max_output_dpi)
-    if not files and any(v is not None for v in output_rules):
+    if not files:
         notes.append("the output files were not measured (none built from this canvas): compose build "
                      f"{name} --check measures them")
     return with_outputs(report, output_findings(limits, files, size_pt), notes)
@@ -1231,7 +1253,7 @@ def _unchanged(read: _Read) -> bool:
 
 def _write(read: _Read, out_dir: Path, opts: BuildOptions, files: dict[Path, bytes],
            records: Mapping[str, Any], render_seconds: Mapping[str, float], issued: list[str],
-           rendered: Mapping[str, RenderedPanel]) -> bool:
+           rendered: Mapping[str, RenderedPanel], described: _Described) -> bool:
     """Step 6: write the outputs, and (a layout file's) manifest, all atomically together.
 
     The manifest is written only when no input changed while it was read
@@ -1246,9 +1268,12 @@ def _write(read: _Read, out_dir: Path, opts: BuildOptions, files: dict[Path, byt
     if manifest_file is not None and consistent:
         group_seconds = {n: s / len(g.split("+")) for g, s in render_seconds.items() for n in g.split("+")}
         recorded = manifest.options(opts.formats, opts.dpi, opts.engine, opts.pdf_standard)
-        files[manifest_file] = manifest.dumps(manifest_contents(
+        contents = manifest_contents(
             source.project, read.inputs.figure, recorded, read.digests, records, read.keys, group_seconds,
-            read.last_seconds, issued, _opened_files(read, out_dir, rendered)))
+            read.last_seconds, issued, _opened_files(read, out_dir, rendered))
+        if described.record is not None:  # the outputs name the commit: a new commit makes them stale
+            contents["git"] = {"commit": described.record.commit}
+        files[manifest_file] = manifest.dumps(contents)
     write_files_atomically(files, stale=tuple(outputs.files(source.name).values()))  # unchanged ones' too
     if manifest_file is not None and not consistent and manifest_file.exists():
         manifest_file.unlink()

@@ -257,6 +257,20 @@ def pdf_pixels(pdf: bytes | Path, dpi: float = 72.0) -> np.ndarray:
     return np.asarray(image.convert("RGB")).astype(int)
 
 
+#: composer's provenance record in a composed SVG (composer.stages.describe): what it names differs between
+#: builds of other inputs (another layout file's bytes, a figure built in code) that draw the same figure
+_PROVENANCE = re.compile(rb'<metadata id="provenance"><composer:provenance xmlns:composer="[^"]*">[^<]*'
+                         rb'</composer:provenance></metadata>')
+
+
+def drawing(svg: bytes | str) -> bytes:
+    """A composed SVG without its provenance record: for comparing what two builds of different inputs drew."""
+    data = svg.encode() if isinstance(svg, str) else svg
+    stripped, count = _PROVENANCE.subn(b"", data)
+    assert count <= 1, "two provenance records"
+    return stripped
+
+
 def ids_and_refs(svg: bytes) -> tuple[list[str], set[str]]:
     """All ids of an SVG and every id referenced by href/xlink:href/url(#...) (attributes and CSS)."""
     root = etree.fromstring(svg)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -18,7 +19,10 @@ import pytest
 from lxml import etree
 from PIL import Image
 
+from composer.cli.main import main
 from composer.errors import ComposerError, LayoutError
+from composer.incremental import provenance
+from composer.incremental.manifest import file_digest, stale_reason
 from composer.pipeline import build, check
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -71,16 +75,29 @@ def make_project(root: Path) -> Path:
     return root
 
 
+def commit_all(root: Path, message: str) -> str:
+    """Commit every file of the project (``build/`` ignored); the new commit's id."""
+    _git(root, "add", "-A")
+    _git(root, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", message)
+    return _git(root, "rev-parse", "HEAD")
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    """One build of the figure (SVG, PDF, PNG at 40 dpi): the project root and the three files' bytes."""
+    """The project in a git repository of its own, committed, and one build of the figure (SVG, PDF, PNG at
+    40 dpi): the project root, the commit, and the three files' bytes."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
     root = make_project(tmp_path_factory.mktemp("altprov") / "project")
+    _git(root, "init", "-q")
+    (root / ".gitignore").write_text("build/\n")
+    commit = commit_all(root, "the figure")
     result = build("fig", root=root, formats=("svg", "pdf", "png"), dpi=40)
-    return root, {kind: path.read_bytes() for kind, path in result.outputs.items()}
+    return root, commit, {kind: path.read_bytes() for kind, path in result.outputs.items()}
 
 
 def test_svg_has_title_desc_role_and_panel_labels(built):
-    _, out = built
+    _, _, out = built
     root = etree.fromstring(out["svg"])
     assert root.get("role") == "img"
     assert [root[0].tag, root[1].tag] == [f"{SVG}title", f"{SVG}desc"]  # first, before anything drawn
@@ -93,7 +110,7 @@ def test_svg_has_title_desc_role_and_panel_labels(built):
 
 
 def test_pdf_structure_tree_carries_the_description(built):
-    _, out = built
+    _, _, out = built
     pdf = pikepdf.open(io.BytesIO(out["pdf"]))
     assert pdf.Root.MarkInfo.Marked is True
     assert str(pdf.Root.Lang) == "en"
@@ -115,7 +132,7 @@ def test_pdf_structure_tree_carries_the_description(built):
 
 
 def test_png_description(built):
-    _, out = built
+    _, _, out = built
     with Image.open(io.BytesIO(out["png"])) as img:
         assert img.text["Description"] == DESCRIPTION
 
@@ -203,3 +220,113 @@ def test_cairosvg_pdf_is_tagged_after_the_fact():
 
     assert np.array_equal(pixels(plain), pixels(tagged))
     assert pixels(tagged)[20, 20].tolist() == [255, 0, 0]  # (10 pt, 10 pt): inside the red square
+
+
+# ─── provenance ─────────────────────────────────────────────────────────────
+
+def expected_inputs(root: Path) -> list[tuple[str, str, str | None]]:
+    """(path, role, sha256) of every input, hashed here with hashlib, in the record's order."""
+    import hashlib
+
+    def sha(rel: str) -> str:
+        return hashlib.sha256((root / rel).read_bytes()).hexdigest()
+
+    return [("layouts/fig.toml", "layout", sha("layouts/fig.toml")),
+            ("data/values.json", "data", sha("data/values.json")),
+            ("panels/plots.py", "panel module", sha("panels/plots.py")),
+            ("data/sketch.svg", "imported", sha("data/sketch.svg"))]
+
+
+def test_provenance_is_the_same_record_in_all_three_files(built):
+    root, commit, out = built
+    from composer.stages.describe import svg_provenance
+    from composer.stages.export.pdfmeta import pdf_provenance
+
+    svg_text = svg_provenance(out["svg"])
+    with Image.open(io.BytesIO(out["png"])) as img:
+        png_text = img.text["composer-provenance"]  # Pillow's reading of the iTXt chunk
+    with pikepdf.open(io.BytesIO(out["pdf"])) as pdf, pdf.open_metadata() as meta:
+        xmp_text = meta.get("{urn:figure-composer:provenance:1}provenance")
+    assert svg_text == png_text == xmp_text == pdf_provenance(out["pdf"])
+    record = json.loads(svg_text)
+    assert record["git"] == {"commit": commit, "clean": True, "uncommitted": []}
+    import composer
+
+    assert record["composer"] == composer.__version__
+    assert [(i["path"], i["role"], i["sha256"]) for i in record["inputs"]] == expected_inputs(root)
+    metadata = etree.fromstring(out["svg"]).find(f"{SVG}metadata")
+    assert metadata is not None and metadata[0].tag == "{urn:figure-composer:provenance:1}provenance"
+
+
+def test_same_inputs_same_bytes(built, tmp_path):
+    """A second build of the same commit and inputs (another output folder: no no-op) gives the same bytes."""
+    root, _, out = built
+    again = build("fig", root=root, out=tmp_path / "again", formats=("svg", "pdf", "png"), dpi=40)
+    assert {k: p.read_bytes() for k, p in again.outputs.items()} == out
+
+
+def test_an_edited_data_file_is_named(built, tmp_path, capsys):
+    root, commit, out = built
+    copy = tmp_path / "copy"
+    shutil.copytree(root, copy)
+    data = copy / "data" / "values.json"
+    data.write_text(json.dumps({"x": [0, 1, 2], "y": [1, 4.5, 2], "peak": 4.5}))
+    (copy / "data" / "sketch.svg").unlink()
+    for kind in ("svg", "pdf", "png"):
+        comparison = provenance.compare(provenance.read(copy / "build" / f"fig.{kind}"), copy)
+        assert [(d.input.path, d.state) for d in comparison.differences] == [
+            ("data/values.json", "changed"), ("data/sketch.svg", "missing")]
+    assert main(["provenance", str(copy / "build" / "fig.pdf"), "--root", str(copy)]) == 0
+    said = capsys.readouterr().out
+    assert f"from commit {commit} (clean)" in said
+    assert "2 of 4 inputs differ: data/values.json (changed), data/sketch.svg (missing)" in said
+    assert main(["provenance", str(copy / "build" / "fig.png"), "--root", str(copy), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["differs"] == {"data/values.json": "changed",
+                                                             "data/sketch.svg": "missing"}
+
+
+def test_a_dirty_tree_is_said_and_a_commit_rebuilds(built, tmp_path):
+    """Built with an uncommitted data file: not clean, naming it; once committed, the manifest's commit is
+    stale and the next build says clean at the new commit."""
+    root, commit, _ = built
+    copy = tmp_path / "copy"
+    shutil.copytree(root, copy)
+    (copy / "data" / "values.json").write_text(json.dumps({"x": [0, 1, 2], "y": [1, 2.5, 2], "peak": 2.5}))
+    build("fig", root=copy, formats=("svg",), dpi=40)
+    dirty = provenance.read(copy / "build" / "fig.svg")
+    assert (dirty.commit, dirty.clean, dirty.uncommitted) == (commit, False, ("data/values.json",))
+    assert dict((i.path, i.sha256) for i in dirty.inputs)["data/values.json"] == file_digest(
+        copy / "data" / "values.json")
+    assert stale_reason(copy, "fig", None, {"formats": ["svg"], "dpi": None}) is None
+    second = commit_all(copy, "new data")
+    assert "git commit changed" in stale_reason(copy, "fig", None, {"formats": ["svg"], "dpi": None})
+    build("fig", root=copy, formats=("svg",), dpi=40)
+    clean = provenance.read(copy / "build" / "fig.svg")
+    assert (clean.commit, clean.clean, clean.uncommitted) == (second, True, ())
+
+
+def test_provenance_false_leaves_it_out(tmp_path):
+    root = make_project(tmp_path / "p")
+    layout = root / "layouts" / "fig.toml"
+    layout.write_text(LAYOUT.replace('[figure]\n', '[figure]\nprovenance = false\n', 1).replace(
+        '\n[panels.curve]', '\n[panels.curve]', 1))
+    result = build("fig", root=root, formats=("svg", "png"), dpi=20)
+    svg = result.outputs["svg"].read_bytes()
+    assert b"<metadata" not in svg and b"provenance" not in svg
+    with Image.open(result.outputs["png"]) as img:
+        assert "composer-provenance" not in img.text
+    with pytest.raises(ComposerError, match="holds no provenance"):
+        provenance.read(result.outputs["svg"])
+
+
+def test_outside_git_no_commit(tmp_path):
+    """A project in no repository: no commit, not clean (nothing to compare with)."""
+    from composer.incremental.gitstate import repository
+
+    root = make_project(tmp_path / "p")
+    if repository(root) is not None:
+        pytest.skip("the temporary folder lies inside a git repository")
+    result = build("fig", root=root, formats=("svg",), dpi=20)
+    record = provenance.read(result.outputs["svg"])
+    assert (record.commit, record.clean) == (None, None)
+    assert set(record.uncommitted) == {i.path for i in record.inputs}

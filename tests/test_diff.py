@@ -90,7 +90,7 @@ def repo(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def diffed(repo):
+def diffed(repo, tmp_path_factory):
     """``compose diff fig HEAD~1 --fail-on-change`` through the command (its result, the diff PNG), and
     the same comparison through the library (writing nothing)."""
     from tests.conftest import read_png, run_compose
@@ -99,11 +99,13 @@ def diffed(repo):
     done = run_compose(["diff", "fig", "HEAD~1", "--root", project, "--dpi", "100", "--fail-on-change", "-j", "1"])
     png = read_png(project / "build" / "fig.diff.png")
     found = diff_figure("fig", "HEAD~1", root=project, dpi=DPI, jobs=1, write=False)
-    return done, png, found
+    kept = tmp_path_factory.mktemp("kept") / "fig.diff.png"  # the command's file, before a later test writes one
+    kept.write_bytes((project / "build" / "fig.diff.png").read_bytes())
+    return done, png, found, kept
 
 
 def test_the_changed_label_and_number_are_listed(diffed):
-    done, _, found = diffed
+    done, _, found, _ = diffed
     assert done.returncode == 1, done.stderr  # --fail-on-change, and it changed
     lines = done.stdout.splitlines()
     assert lines[0].startswith("fig: HEAD~1 (") and lines[0].endswith("-> now: changed")
@@ -116,7 +118,7 @@ def test_the_changed_label_and_number_are_listed(diffed):
 
 
 def test_the_moved_element_and_its_distance(diffed):
-    done, _, found = diffed
+    done, _, found, _ = diffed
     moved = {e.name: e for e in found.elements}
     text = moved["text count"]
     assert text.dx_pt == pytest.approx(12 * MM, abs=1e-3) and text.dy_pt == pytest.approx(0, abs=1e-3)
@@ -127,13 +129,13 @@ def test_the_moved_element_and_its_distance(diffed):
 
 
 def test_the_panel_is_drawn_once_for_both_revisions(diffed):
-    _, _, found = diffed
+    _, _, found, _ = diffed
     assert found.before.cached == ("a",) and found.after.cached == ("a",)  # the library's run: both from cache
     assert found.before.commit and found.after.commit == ""
 
 
 def test_the_diff_image_highlights_where_the_texts_changed(diffed):
-    _, png, found = diffed
+    _, png, found, _ = diffed
     assert png.shape[:2] == (150, 225)  # 1.5 in tall; 57 mm = 224.4 px wide now (200 px before), whole pixels
     rgb = png[:, :, :3].astype(int)
     removed = np.all(rgb == REMOVED_RGB, axis=2)
@@ -145,6 +147,7 @@ def test_the_diff_image_highlights_where_the_texts_changed(diffed):
 
     with Image.open(io.BytesIO(found.png)) as library:  # the library's image, made apart: the same pixels
         assert (np.asarray(library.convert("RGB")) == rgb).all()
+    assert found.png == (found_file := diffed[3]).read_bytes(), found_file  # and the same bytes: deterministic
 
     def px(box, margin=1):  # a box in pt -> the pixel slice holding it, a pixel of margin round it
         scale = DPI / 72.0
@@ -287,3 +290,20 @@ def test_the_preview_answers_its_diff_toggle(repo, tmp_path):
 
     with Image.open(io.BytesIO(png)) as img:  # 57 x 38.1 mm at 50 dpi: 112.2 x 75 px, whole pixels
         assert img.size == (113, 75) == (report["pixels"]["width_px"], report["pixels"]["height_px"])
+
+
+def test_ticks_added_and_a_label_changed_are_told_apart():
+    """Ticks 0, 1, 2 become 0, 0.5, 1, 1.5, 2 (every later tick renumbered) and the x label changes: two
+    ticks added and one text changed, each under its key now; a canvas text matched by key."""
+    def panel(*texts):
+        return [NamedText(f"a: {key}", "panel", text) for key, text in texts]
+
+    before = [NamedText("title", "canvas", "n = 3"),
+              *panel(("xtick_1", "0"), ("xtick_2", "1"), ("xtick_3", "2"), ("text_4", "time"))]
+    after = [NamedText("title", "canvas", "n = 5"),
+             *panel(("xtick_1", "0"), ("xtick_2", "0.5"), ("xtick_3", "1"), ("xtick_4", "1.5"), ("xtick_5", "2"),
+                    ("text_6", "time (s)"))]
+    changes = [(c.key, c.before, c.after, c.numbers) for c in compare_texts(before, after)]
+    assert changes == [("title", "n = 3", "n = 5", (("3", "5"),)), ("a: xtick_2", None, "0.5", ()),
+                       ("a: xtick_4", None, "1.5", ()), ("a: text_6", "time", "time (s)", ())]
+

@@ -70,7 +70,7 @@ def _outputs(parser: argparse.ArgumentParser) -> None:
                              + ", ".join(f"{f.name} ({f.doc})" for f in outputs.FORMATS)
                              + f" (default: {','.join(outputs.DEFAULT_FORMATS)})")
     parser.add_argument("--dpi", type=float, default=300.0,
-                        help="PNG and TIFF resolution in dots per inch (default: 300)")
+                        help="PNG and TIFF resolution (and the PPTX's fallback PNG's) in dots per inch (default: 300)")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                         help="stop a panel function or an export that runs longer than this (default: 120)")
     parser.add_argument("--engine", default=None, choices=outputs.engine_names(),
@@ -507,6 +507,24 @@ def _clean(argv: list[str]) -> int:
     return 0
 
 
+def _provenance(argv: list[str]) -> int:
+    parser = _Parser(
+        prog="compose provenance",
+        description="Print where a figure's SVG, PDF or PNG comes from: the composer that made it, the git "
+                    "commit and whether its inputs were as committed, every input with its sha256; and name "
+                    "each input that differs in the project now (changed, missing). Exit status 1 when the file "
+                    "cannot be read or holds no provenance.")
+    parser.add_argument("file", help="a figure's output: build/NAME.svg, .pdf or .png")
+    _common(parser)
+    parser.add_argument("--json", action="store_true", help="the record and its differences as JSON")
+    args = parser.parse_args(argv)
+    from composer.incremental.provenance import compare, read
+
+    comparison = compare(read(args.file), args.root, file=args.file)
+    print(comparison.to_json() if args.json else comparison.table())
+    return 0
+
+
 def _check(argv: list[str]) -> int:
     parser = _Parser(
         prog="compose check",
@@ -775,6 +793,7 @@ COMMANDS: dict[str, Callable[[list[str]], int]] = {
     "schema": _schema,
     "clean": _clean,
     "diff": _diff,
+    "provenance": _provenance,
 }
 
 #: old command words (kept one release): each still works and says what to type instead.
@@ -790,6 +809,7 @@ SUMMARY = (
     ("new NAME", "write a starter figure that builds at once"),
     ("schema", "print the JSON Schema of layout files (--markdown: the layout reference)"),
     ("clean [NAME]", "delete a figure's (or every figure's) outputs, manifest and cache entries"),
+    ("provenance FILE", "where a figure's SVG/PDF/PNG comes from, and which of its inputs changed since"),
     ("diff NAME [REV]", "what changed since a git revision (default HEAD): texts, moves, build/NAME.diff.png"),
 )
 

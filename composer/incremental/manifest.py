@@ -34,7 +34,9 @@ slowest panel first); ``panel_names`` (every panel of the figure, render panels 
 files ``--panels`` may have written, which ``compose clean`` deletes); ``warnings`` (the
 messages of the ComposerWarnings the build issued, in order: a no-op build issues them again, see
 :func:`recorded_warnings`, so a rebuild does not look cleaner than the build
-that made the outputs).
+that made the outputs); ``git`` (``{"commit": ...}``, when the outputs carry the build's provenance,
+:mod:`composer.incremental.provenance`: they name the commit, so another commit checked out makes them
+stale even when no input changed).
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from composer.incremental.gitstate import head_commit  # standard library only
 from composer.kinds.outputs import format_names, uses_dpi  # standard library only: the table of formats
 
 #: bump when the manifest's meaning changes; an older manifest is then ignored
@@ -168,7 +171,8 @@ def _well_formed(data: dict[str, Any]) -> bool:
             and table(data.get("panels", {}), lambda v: table(v, lambda _: True)
                       and isinstance(v.get("seconds", 0.0), (int, float)))
             and isinstance(data.get("panel_names", []), list) and all(text(n) for n in data.get("panel_names", []))
-            and isinstance(data.get("warnings", []), list))
+            and isinstance(data.get("warnings", []), list)
+            and table(data.get("git", {}), lambda v: v is None or text(v)))
 
 
 def dumps(manifest: Mapping[str, Any]) -> bytes:
@@ -206,6 +210,8 @@ def stale_reason(root: str | Path, name: str, out_dir: str | Path | None,
             return f"{path} changed"
     if manifest.get("options") != dict(opts):
         return "options changed"
+    if "git" in manifest and manifest["git"].get("commit") != head_commit(root):  # the outputs name the commit
+        return "the git commit changed (the figure's provenance names it)"
     for rel, digest in manifest.get("inputs", {}).items():
         if file_digest(root / rel) != digest:
             return f"{rel} changed"

@@ -466,6 +466,11 @@ TABLES: list[Table] = [
                                "allowed): the SVG's `<title>` (and, with the panels' `alt`, its `<desc>`), the "
                                "PDF's tagged figure (`/Alt`), the PNG's `Description`; a preset that asks for "
                                "alt text (PNAS) makes `compose check` warn without it", convert=Reader.string),
+        Key("provenance", "bool", "write where the figure comes from into the SVG's `<metadata>`, the PDF's XMP "
+                                  "and the PNG's `iTXt`: composer's version, the git commit and whether the "
+                                  "figure's inputs are as committed, the sha256 of every input "
+                                  "(`compose provenance FILE` reads it back); `false` leaves it out",
+            default=True),
     )),
     Table("check", "[check]", "Limits for `compose check`, over composer's defaults and the preset's.", (
         Key("min_font_size", "length", "smallest text size at final size", default="5pt", note=" or the preset's"),

@@ -491,6 +491,7 @@ def _figure_spec(r: _Reader, raw: Any, check_raw: Any = None) -> FigureSpec:
     text_mode = t.get("text")
     engine = t.get("engine")
     alt = _alt(r, t.get("alt"), "figure.alt")
+    provenance = t.get("provenance")
     t.done()
     label = TextStyle(font=font, size_pt=label_size, weight=label_weight, color=label_color or t.default("label_color"),
                       mathtext=str(r.rcparams.get("mathtext.fontset", "dejavusans")),
@@ -500,7 +501,7 @@ def _figure_spec(r: _Reader, raw: Any, check_raw: Any = None) -> FigureSpec:
                       label=label, label_offset_pt=label_offset, raster_ppi=raster_ppi, colors=dict(r.colors),
                       rcparams=dict(r.rcparams), preset=preset.name if preset else None, text=text_mode,
                       engine=engine, labels=labels, label_order=label_order or (), label_at=label_at,
-                      height_auto=height_auto, margin_pt=margin, alt=alt,
+                      height_auto=height_auto, margin_pt=margin, alt=alt, provenance=provenance,
                       check=_check_limits(r, check_raw, preset))
 
 

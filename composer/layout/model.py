@@ -225,6 +225,8 @@ class FigureSpec:
             (:mod:`composer.stages.export`); ``compose --engine`` overrides it.
         alt: the figure's alt text as written (a template: ``{fields}`` are filled by
             :func:`composer.stages.describe.alt_text`), or None.
+        provenance: write the build's provenance into the outputs (``[figure] provenance``;
+            :mod:`composer.incremental.provenance`).
     """
 
     width_pt: float
@@ -251,6 +253,7 @@ class FigureSpec:
     height_auto: bool = False
     margin_pt: float | None = None
     alt: str | None = None
+    provenance: bool = default("figure", "provenance")
 
     @property
     def unit(self) -> str:

@@ -198,13 +198,20 @@ PRESETS: dict[str, Preset] = {
     # (7.16 inches, 182 millimeters, or 43 picas wide)".
     # IEEE "Guidelines for Author Supplied Electronic Text and Graphics": parts of a
     # figure are called out "(a), (b), (c)", "in a Times Roman font with a
-    # consistent 8-point size" (taken here as the smallest text size).
+    # consistent 8-point size" (taken here as the smallest text size); "The maximum
+    # depth of a graphic is 9 inches or 54 picas".
+    # IEEE Author Center, "Resolution and Size"
+    # (journals.ieeeauthorcenter.ieee.org/create-your-ieee-journal-article/create-graphics-for-your-article/
+    # resolution-and-size/): "IEEE standards for non-vector graphics for color and grayscale images are
+    # >300dpi. IEEE standards for black and white line art are >600dpi" (read as at least: 300 ppi for
+    # photographs in the figure, 600 dpi for the figure drawn as pixels, a PNG or TIFF of text and lines).
     "ieee": Preset(
         name="ieee", title="IEEE Transactions and Journals",
         widths={"single": "3.5in", "double": "7.16in"},
-        min_font_pt=8.0, min_ppi=None, max_height=None, label=PARENS_LOWER,
-        source="IEEE Author Center: 'Size Requirements for Graphics'; IEEE 'Guidelines for "
-               "Author Supplied Electronic Text and Graphics'"),
+        min_font_pt=8.0, min_ppi=300.0, max_height="9in", label=PARENS_LOWER,
+        min_output_dpi=600.0,
+        source="IEEE Author Center: 'Size Requirements for Graphics', 'Resolution and Size'; IEEE "
+               "'Guidelines for Author Supplied Electronic Text and Graphics'"),
     # NeurIPS style file (neurips_2023.sty, the conference's LaTeX template):
     # \newgeometry{textheight=9in, textwidth=5.5in, ...}. The formatting
     # instructions ask for legible figures but give no font size or label style.

@@ -176,7 +176,9 @@ class Report:
         lim = self.limits
         counts = (f"{len(self.errors)} error{'s' * (len(self.errors) != 1)}, "
                   f"{len(self.warnings)} warning{'s' * (len(self.warnings) != 1)}")
-        return (f"compose check {self.figure}: {counts} (limits from {lim.source}: text >= {_num(lim.min_font_pt)} pt, "
+        text = (f"text {_num(lim.min_font_pt)} to {_num(lim.max_font_pt)} pt" if lim.max_font_pt is not None
+                else f"text >= {_num(lim.min_font_pt)} pt")
+        return (f"compose check {self.figure}: {counts} (limits from {lim.source}: {text}, "
                 f"lines >= {_num(lim.min_line_pt)} pt, rasters >= {_num(lim.min_ppi)} ppi, "
                 f"colour distance >= {_num(lim.cvd_min_distance)} CAM02-UCS)")
 

@@ -72,21 +72,20 @@ def alt_text(inputs: Inputs) -> AltText:
 
 def describe(root: etree._Element, alt: AltText, provenance: str | None = None) -> None:
     """Write ``alt`` and ``provenance`` (the JSON text of the build's record, or None) into the composed
-    canvas ``root``, in place: ``<title>``, ``<desc>``, ``<metadata>`` first in the root (in this
-    order, before anything drawn), ``role="img"`` on it, and each panel's ``<title>`` and ``aria-label``
-    (see the module docstring). Nothing is written for what is absent."""
+    canvas ``root``, in place: ``<title>`` and ``<desc>`` first in the root (before anything drawn, where a
+    reader looks for them), ``<metadata id="provenance">`` last, ``role="img"`` on the root, and each panel's
+    ``<title>`` and ``aria-label`` (see the module docstring). Nothing is written for what is absent."""
     first: list[etree._Element] = []
     if alt.figure:
         first.append(_element("title", alt.figure))
     if alt.description and alt.description != alt.figure:
         first.append(_element("desc", alt.description))
-    if provenance is not None:
-        metadata = etree.Element(svg_tag("metadata"), id="provenance")
-        record = etree.SubElement(metadata, _PROVENANCE, nsmap={"composer": PROVENANCE_NS})
-        record.text = provenance
-        first.append(metadata)
     for i, element in enumerate(first):
         root.insert(i, element)
+    if provenance is not None:
+        metadata = etree.SubElement(root, svg_tag("metadata"), id="provenance")
+        record = etree.SubElement(metadata, _PROVENANCE, nsmap={"composer": PROVENANCE_NS})
+        record.text = provenance
     if alt.figure or alt.panels:
         root.set("role", "img")
     groups = {child.get("id"): child for child in root if isinstance(child.tag, str)}

@@ -19,7 +19,7 @@ from composer.errors import LayoutError
 from composer.layout.loader import load_layout
 from composer.layout.presets import auto_label
 from composer.pipeline import build
-from conftest import layout_project
+from conftest import drawing, layout_project
 
 MM = 72 / 25.4
 SVG = "{http://www.w3.org/2000/svg}"
@@ -138,7 +138,8 @@ def test_automatic_labels_are_the_typed_labels_bytes(tmp_path):
         typed = typed.replace(f"[panels.{name}]\n", f'[panels.{name}]\nlabel = "{name}"\n')
     auto = build("fig", root=project(tmp_path / "auto", GRID, 'labels = "a"\n'), formats=("svg",), cache=False)
     hand = build("fig", root=project(tmp_path / "hand", typed), formats=("svg",), cache=False)
-    assert auto.outputs["svg"].read_bytes() == hand.outputs["svg"].read_bytes()
+    # the same drawing (the provenance records name two layouts of other bytes)
+    assert drawing(auto.outputs["svg"].read_bytes()) == drawing(hand.outputs["svg"].read_bytes())
 
 
 def many(n: int) -> str:

@@ -32,6 +32,7 @@ LAYOUT = """
 [figure]
 width = "80mm"
 height = "40mm"
+alt = "A box, a blue rectangle and the word slide."
 
 [panels.left]
 svg = "box.svg"
@@ -89,6 +90,11 @@ def test_one_slide_of_the_figure_size_holding_the_picture(built):
     assert shape.shape_type == pptx.enum.shapes.MSO_SHAPE_TYPE.PICTURE
     assert (shape.left, shape.top, shape.width, shape.height) == (0, 0, emu(80), emu(40))
     assert shape.name == "slide"
+    assert shape._element.nvPicPr.cNvPr.get("descr") == "A box, a blue rectangle and the word slide."
+    with zipfile.ZipFile(built["pptx"]) as z, Image.open(io.BytesIO(z.read("docProps/thumbnail.jpeg"))) as thumb:
+        assert thumb.size == (157, 79)  # the figure's PNG (under 256 px: kept), not the template's picture
+        x, y = round(60 / 25.4 * DPI), round(18 / 25.4 * DPI)  # inside the blue rectangle
+        assert np.abs(np.asarray(thumb.convert("RGB"))[y, x].astype(int) - (3, 105, 161)).max() <= 12
 
 
 def test_the_svg_part_is_composers_svg_and_the_png_its_fallback(built):
@@ -116,7 +122,8 @@ def test_bytes_are_pinned(built):
         assert {i.date_time for i in z.infolist()} == {(1980, 1, 1, 0, 0, 0)}
         core = z.read("docProps/core.xml").decode()
     assert "2000-01-01T00:00:00Z" in core and "python-pptx" not in core
-    job = Job(svg=built["svg"].read_bytes(), size_pt=(80 / 25.4 * 72, 40 / 25.4 * 72), title="slide", dpi=DPI)
+    job = Job(svg=built["svg"].read_bytes(), size_pt=(80 / 25.4 * 72, 40 / 25.4 * 72), title="slide", dpi=DPI,
+              alt="A box, a blue rectangle and the word slide.")
     assert to_pptx(built["png"].read_bytes(), job) == data  # made again from the same SVG and PNG
 
 

@@ -85,9 +85,12 @@ def _png_finish(png: bytes, job: Job) -> bytes:
 
 def _pdf_finish(pdf: bytes, job: Job) -> bytes:
     """Every engine's PDF carries the alt text as a tagged figure (the resvg engine's is tagged by Typst; a
-    PDF without structure, cairo's, is tagged here: :func:`composer.stages.export.pdfmeta.tag_as_figure`)."""
+    PDF without structure, cairo's, is tagged here: :func:`composer.stages.export.pdfmeta.tag_as_figure`) and
+    the provenance record in its XMP (:func:`composer.stages.export.pdfmeta.with_provenance`)."""
     if job.alt:
         pdf = pdfmeta.tag_as_figure(pdf, job.alt)
+    if job.provenance:
+        pdf = pdfmeta.with_provenance(pdf, job.provenance)
     return pdf
 
 

@@ -7,6 +7,12 @@ structure Typst writes): ``/StructTreeRoot`` -> ``/Document`` -> ``/Figure`` wit
 content marked as that figure's one marked-content sequence (``/Figure <</MCID 0>> BDC ... EMC``, page
 ``/StructParents`` 0 and the parent tree pointing back), ``/MarkInfo <</Marked true>>`` and ``/Lang``.
 
+**Provenance.** composer's provenance record (JSON text, :mod:`composer.incremental.provenance`) is the
+property ``composer:provenance`` of the PDF's XMP metadata (:data:`XMP_NS`), set through pikepdf's
+``open_metadata`` (:func:`with_provenance`). Not in a PDF/A: PDF/A-1 to -4 accept an XMP property
+outside the standard schemas only with an extension schema describing it (ISO 19005-2, 6.6.2.3), which
+composer does not write; the PDF/A is left as the engine wrote it, and its SVG and PNG still hold the record.
+
 The PDF is rewritten by qpdf (:mod:`pikepdf`) with an ``/ID`` derived from its content: equal inputs,
 equal bytes.
 """
@@ -17,6 +23,58 @@ import io
 
 #: the language the tagged PDF declares (``/Lang``): composer's messages and Typst's default
 LANG = "en"
+#: the XMP namespace of composer's property (the SVG's ``<metadata>`` uses the same)
+XMP_NS = "urn:figure-composer:provenance:1"
+_PROPERTY = f"{{{XMP_NS}}}provenance"
+
+
+def _metadata_api() -> type:
+    from pikepdf.models.metadata import PdfMetadata
+
+    PdfMetadata.register_xml_namespace(XMP_NS, "composer")
+    return PdfMetadata
+
+
+def with_provenance(pdf: bytes, record: str) -> bytes:
+    """``pdf`` with ``record`` as the XMP property ``composer:provenance`` (the other metadata kept, no
+    editor or date added); ``pdf`` itself for an empty record or a PDF/A (see the module docstring).
+
+    Raises:
+        pikepdf.PdfError: ``pdf`` is not a PDF qpdf reads.
+    """
+    import pikepdf
+
+    if not record:
+        return pdf
+    _metadata_api()
+    doc = pikepdf.open(io.BytesIO(pdf))
+    with doc.open_metadata(set_pikepdf_as_editor=False, update_docinfo=False) as meta:
+        if meta.pdfa_status:
+            return pdf
+        meta[_PROPERTY] = record
+    out = io.BytesIO()
+    doc.save(out, deterministic_id=True)
+    return out.getvalue()
+
+
+def pdf_provenance(pdf: bytes) -> str | None:
+    """The ``composer:provenance`` XMP property of a PDF (:func:`with_provenance`), or None.
+
+    Raises:
+        ComposerError: not a PDF qpdf reads.
+    """
+    import pikepdf
+
+    from composer.errors import ComposerError
+
+    _metadata_api()
+    try:
+        doc = pikepdf.open(io.BytesIO(pdf))
+    except pikepdf.PdfError as exc:
+        raise ComposerError(f"not a readable PDF ({exc})") from None
+    with doc.open_metadata() as meta:
+        value = meta.get(_PROPERTY)
+    return str(value) if value is not None else None
 
 
 def tag_as_figure(pdf: bytes, alt: str) -> bytes:

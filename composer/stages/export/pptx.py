@@ -7,7 +7,8 @@ The picture is PowerPoint's own form of an SVG picture (what PowerPoint 2016+ wr
 inserted; python-pptx issue #358, MS-ODRAWXML 2.3.4.1): a ``<p:pic>`` whose ``a:blip`` embeds the PNG,
 which viewers without SVG draw, and carries the extension ``{96DAC541-7B7A-43D3-8B79-37D633B846F1}``
 whose ``asvg:svgBlip`` embeds the SVG part, which PowerPoint draws (and can ungroup into editable
-shapes: "Convert to Shape"). The SVG is composer's own bytes (the canvas, or a panel alone with
+shapes: "Convert to Shape"); its alt text (``descr``) is the figure's description (``[figure] alt``), and
+the package's thumbnail the figure's PNG. The SVG is composer's own bytes (the canvas, or a panel alone with
 ``--panels``: each panel is then a file of one slide of its size, since a presentation has one slide
 size), the PNG the one ``--dpi`` makes.
 
@@ -84,7 +85,9 @@ def to_pptx(png: bytes, job: Job) -> bytes:
     picture = slide.shapes.add_picture(io.BytesIO(png), Emu(left), Emu(top), Emu(width_emu), Emu(height_emu))
     name = job.title or "figure"
     picture.name = name
-    picture._element.nvPicPr.cNvPr.set("descr", name)  # python-pptx writes the image's file name ("image.png")
+    # PowerPoint's alt text: the figure's description ([figure] alt and the panels'), else its name (python-pptx
+    # writes the image's file name, "image.png")
+    picture._element.nvPicPr.cNvPr.set("descr", job.alt or name)
     package = prs.part.package
     svg_part = Part(package.next_partname("/ppt/media/image%d.svg"), "image/svg+xml", package, job.svg)
     svg_rid = slide.part.relate_to(svg_part, RELATIONSHIP_TYPE.IMAGE)
@@ -94,6 +97,7 @@ def to_pptx(png: bytes, job: Job) -> bytes:
     ext = etree.SubElement(ext_list, f"{{{A}}}ext", uri=SVG_EXTENSION)
     svg_blip = etree.SubElement(ext, f"{{{ASVG}}}svgBlip", nsmap={"asvg": ASVG})
     svg_blip.set(f"{{{R}}}embed", svg_rid)
+    _thumbnail(package, png)
     core = prs.core_properties
     core.title, core.author, core.last_modified_by = name, "composer", "composer"
     core.created = core.modified = PINNED
@@ -102,6 +106,25 @@ def to_pptx(png: bytes, job: Job) -> bytes:
     out = io.BytesIO()
     prs.save(out)
     return _pinned_zip(out.getvalue())
+
+
+def _thumbnail(package: object, png: bytes) -> None:
+    """The package's thumbnail (``docProps/thumbnail.jpeg``, what file browsers show): the figure's PNG, at most
+    256 px on its longer side, in place of the picture python-pptx's template carries."""
+    from PIL import Image
+
+    for part in package.iter_parts():  # type: ignore[attr-defined]  # pptx.package.Package
+        if str(part.partname) != "/docProps/thumbnail.jpeg":
+            continue
+        with Image.open(io.BytesIO(png)) as img:
+            img.load()
+            rgba = img.convert("RGBA")
+        white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+        small = Image.alpha_composite(white, rgba).convert("RGB")
+        small.thumbnail((256, 256))
+        out = io.BytesIO()
+        small.save(out, format="JPEG", quality=85)
+        part._blob = out.getvalue()  # a plain Part keeps its bytes there (pptx.opc.package.Part.blob)
 
 
 def _pinned_zip(data: bytes) -> bytes:
