@@ -260,6 +260,53 @@ def rewrite_references(job: Import) -> None:
             del el.attrib[_HREFS[1]]
 
 
+#: what a gradient or pattern takes from the paint server its ``href`` names when it lacks it (SVG 1.1,
+#: 13.2.2-13.2.3 and 13.3; SVG 2, 14.3-14.4): a gradient of the other kind lends only what both kinds have
+_LINKED_ATTRIBUTES = {
+    "linearGradient": ("gradientUnits", "gradientTransform", "spreadMethod", "x1", "y1", "x2", "y2"),
+    "radialGradient": ("gradientUnits", "gradientTransform", "spreadMethod", "cx", "cy", "r", "fx", "fy", "fr"),
+    "pattern": ("patternUnits", "patternContentUnits", "patternTransform", "x", "y", "width", "height",
+                "viewBox", "preserveAspectRatio"),
+}
+_GRADIENT_ATTRIBUTES = ("gradientUnits", "gradientTransform", "spreadMethod")
+
+
+def resolve_paint_server_links(job: Import) -> None:
+    """Write out what a gradient or pattern inherits through its ``href`` (:data:`_LINKED_ATTRIBUTES`, down
+    the whole chain of links, as Chromium collects them) onto it, where it does not say it itself.
+
+    The engine's usvg inherits the other attributes but not ``gradientTransform`` nor ``patternTransform``:
+    Illustrator's gradients share their stops and transform through an ``xlink:href`` that carries only
+    ``cx``/``cy``/``r``, and usvg drew each such gradient untransformed (bioicons' cells_side_view: the
+    highlight of seven of its nine cells missing). The ``href`` stays: stops and pattern content still come
+    through it. A link to anything but a gradient or pattern, or back into the chain, ends the walk."""
+    servers = {svg_tag(tag): tag for tag in _LINKED_ATTRIBUTES}
+    linking = [el for el in job.root.iter(*servers) if el.get(_HREFS[0]) or el.get(_HREFS[1])]
+    if not linking:
+        return
+    by_id = {el.get("id"): el for el in job.root.iter(*servers) if el.get("id")}
+    for el in linking:
+        kind = servers[el.tag]
+        inherited: dict[str, str] = {}
+        seen, at = {el}, el
+        while True:
+            href = at.get(_HREFS[0]) or at.get(_HREFS[1]) or ""
+            target = by_id.get(href[1:]) if href.startswith("#") else None
+            if target is None or target in seen:
+                break
+            other = servers[target.tag]
+            if (other == "pattern") != (kind == "pattern"):
+                break
+            for attr in _LINKED_ATTRIBUTES[kind] if other == kind else _GRADIENT_ATTRIBUTES:
+                value = target.get(attr)
+                if value is not None and el.get(attr) is None:
+                    inherited.setdefault(attr, value)
+            seen.add(target)
+            at = target
+        for attr, value in inherited.items():
+            el.set(attr, value)
+
+
 def scope_style_sheets(job: Import) -> None:
     """Scope every ``<style>`` to the panel's group (:func:`scope_css`: ``#panel-rgb`` before each
     selector, ids renamed as :func:`name_ids` renamed them), so its rules cannot reach outside."""
@@ -338,6 +385,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("outline-embedded-text", outline_embedded_text, foreign=True),  # sizes resolved; CSS not yet scoped
     Pass("name-ids", name_ids),
     Pass("rewrite-references", rewrite_references),
+    Pass("resolve-paint-server-links", resolve_paint_server_links, foreign=True),  # after dangling links go
     Pass("scope-style-sheets", scope_style_sheets),
     Pass("remove-empty-uses", remove_empty_uses),  # after references to missing ids are removed
     Pass("name-generic-families", name_generic_font_families, foreign=True),

@@ -350,9 +350,18 @@ def text_elements(root: etree._Element):
     """
     import cssselect2
 
-    if not root.xpath("boolean(descendant-or-self::*[local-name()='text' or local-name()='tspan' "
-                      "or local-name()='textPath'])"):
+    texts = list(root.iter("{*}text", "{*}tspan", "{*}textPath"))  # any namespace, as local-name() (lxml's
+    # own walk: one that finds no such name in the document's names stops at once)
+    if not texts:
         return []  # text drawn as outlines only: nothing to resolve
+    # a text's properties come from it and its ancestors only: the walk enters no other subtree (a scatter's
+    # 100,000 markers beside its tick labels are passed over, not resolved)
+    on_the_way: set[etree._Element] = set()
+    for el in texts:
+        for up in (el, *el.iterancestors()):
+            if up in on_the_way:
+                break
+            on_the_way.add(up)
     sheet = css.StyleSheet(root, _declarations)
     out = []
 
@@ -377,7 +386,8 @@ def text_elements(root: etree._Element):
         if etree.QName(el).localname in ("text", "tspan", "textPath"):
             out.append((el, props))
         for child in wrapper.iter_children():
-            walk(child, props)
+            if child.etree_element in on_the_way:
+                walk(child, props)
 
     walk(cssselect2.ElementWrapper.from_xml_root(root), {"font-size": ROOT_FONT_SIZE_PX})
     return out
@@ -453,8 +463,7 @@ def font_sizes_to_resolve(root: etree._Element) -> list[tuple[etree._Element, fl
     """
     import cssselect2
 
-    if not root.xpath("boolean(descendant-or-self::*[local-name()='text' or local-name()='tspan' "
-                      "or local-name()='textPath'])"):
+    if next(root.iter("{*}text", "{*}tspan", "{*}textPath"), None) is None:
         return []
     sheet = css.StyleSheet(root, _declarations)
     out: list[tuple[etree._Element, float]] = []

@@ -134,6 +134,19 @@ def test_plos_fonts(project, tmp_path):
     assert fonts_in_use(figure) == {"Times": "text[0].font"}  # no panel: the figure's own font sets no text
 
 
+def test_plos_font_lists(tmp_path):
+    """A font list: every family sets some text (the first, and the others the characters it lacks), so
+    each is held to PLOS's list: both are reported."""
+    (tmp_path / "layouts").mkdir()
+    (tmp_path / "layouts" / "listed.toml").write_text(_layout(
+        "3in", "1in", "plos", '[[text]]\ntext = "a"\nat = ["1in", "0.5in"]\n',
+        extra='font = "DejaVu Sans, WenQuanYi Micro Hei"'))
+    report = check("listed", root=tmp_path)
+    assert [(f.rule, f.element, f.problem.split(" is not")[0]) for f in report.findings] == [
+        ("font-family", "figure.font", "font 'DejaVu Sans'"),
+        ("font-family", "figure.font", "font 'WenQuanYi Micro Hei'")]
+
+
 def test_elife_widths(project):
     assert check("elife_pass", root=project).findings == ()
     (finding,) = check("elife_fail", root=project).findings
