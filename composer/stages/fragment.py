@@ -189,8 +189,15 @@ def outline_embedded_text(job: Import) -> None:
 
 
 def draw_foreign_objects(job: Import) -> None:
-    """:func:`_draw_foreign_objects`: the text of each ``<foreignObject>`` as SVG ``<text>``."""
-    _draw_foreign_objects(job.root)
+    """:func:`_draw_foreign_objects`: the text of each ``<foreignObject>`` as SVG ``<text>``; the CSS its HTML
+    uses that the layout does not apply, warned once per file (:class:`~composer.errors.ImportFeature`)."""
+    unsupported = _draw_foreign_objects(job.root)
+    if unsupported:
+        detail = ", ".join(sorted(unsupported))
+        warnings.warn(ImportFeature(
+            f"{job.source}: <foreignObject> HTML uses CSS composer does not lay out ({detail}): drawn without it, "
+            "where a browser applies it", panel=job.name, file=job.source,
+            feature="CSS of <foreignObject> HTML not laid out", detail=detail), stacklevel=3)
 
 
 def resolve_css_transforms(job: Import) -> None:
@@ -551,19 +558,19 @@ def name_missing_families(root: etree._Element, *, source: str, panel: str = "")
     ``<text>``, with one warning per file naming each family and what is drawn for it (an
     :class:`~composer.errors.ImportFeature` of ``panel``).
 
-    draw.io writes its labels in ``Helvetica``, Illustrator in ``ArialMT``, R in ``Arial``: fonts a Linux
-    machine rarely has. Chromium asks fontconfig, and draws its match when fontconfig binds the family to
-    it strongly, the metric-compatible face (Arial: Liberation Sans; Helvetica: Nimbus Sans); otherwise
-    (Verdana, Trebuchet MS, ArialMT: fontconfig's weak answer is DejaVu Sans) it goes on with the next
-    family of the list, and with none left, its standard font (Times New Roman, so Liberation Serif)
-    (:func:`composer.text.fonts.browser_font`). The engine's usvg, given a name it lacks, would draw
-    another font. So, from the first family of each ``font-family`` list: a family fontconfig or
-    matplotlib (whose fonts the engine has too) has stays; a missing one with a metric-compatible face
-    is replaced by it (``'Nimbus Sans'``); a missing one without is dropped, and the next is looked at;
-    a list left empty becomes the standard font (``'Liberation Serif', serif``). fontconfig's generic
-    names (``Sans``, Inkscape 0.4x's default; ``Serif``, ``Monospace``) are not missing fonts: Chromium
-    draws fontconfig's match for them (DejaVu Sans), and so does every output, without a warning. Every
-    output then draws what Chromium here draws, and the warning keeps the file's own names.
+    draw.io writes its labels in ``Helvetica``, Illustrator in ``ArialMT``, R in ``Arial``: fonts a Linux machine
+    rarely has. Chromium asks fontconfig, and draws its match when it is the family asked for or a metric-compatible
+    face of Skia's table (Arial: Liberation Sans), retrying with Blink's alternate name (Helvetica: Arial, so
+    Liberation Sans); otherwise (Verdana, Trebuchet MS, ArialMT: fontconfig's answer is DejaVu Sans) it goes on with
+    the next family of the list, and with none left, its standard font (Times New Roman, so Liberation Serif)
+    (:func:`composer.text.fonts.browser_font`). The engine's usvg, given a name it lacks, would draw another font.
+    So, from the first family of each ``font-family`` list: a family fontconfig or matplotlib (whose fonts the
+    engine has too) has stays; a missing one with a metric-compatible face is replaced by it (``'Liberation
+    Sans'``); a missing one without is dropped, and the next is looked at; a list left empty becomes the standard
+    font (``'Liberation Serif', serif``). fontconfig's generic names (``Sans``, Inkscape 0.4x's default;
+    ``Serif``, ``Monospace``) are not missing fonts: Chromium draws fontconfig's match for them (DejaVu Sans), and
+    so does every output, without a warning. Every output then draws what Chromium here draws, and the warning
+    keeps the file's own names.
     """
     if root.find(f".//{svg_tag('text')}") is None:
         return
@@ -706,7 +713,7 @@ _HTML_INHERITED = ("font-family", "font-size", "font-style", "font-weight", "col
                    "white-space")
 
 
-def _draw_foreign_objects(root: etree._Element) -> None:
+def _draw_foreign_objects(root: etree._Element) -> set[str]:
     """Replace each ``<foreignObject>`` (the sanitizer keeps only those holding text alone) by the SVG
     ``<text>`` a browser's layout of its HTML gives (:func:`composer.text.html.layout_foreign_object`):
     draw.io's and mermaid's labels, which the engines would not draw. Styles are the file's cascade
@@ -714,12 +721,13 @@ def _draw_foreign_objects(root: etree._Element) -> None:
     from the SVG ancestors (``font-size: 16px`` on mermaid's root) included."""
     objects = list(root.iter(svg_tag("foreignObject")))
     if not objects:
-        return
+        return set()
     import cssselect2
 
     from composer.svg.css import StyleSheet, cascade
     from composer.text.html import layout_foreign_object
 
+    unsupported: set[str] = set()
     sheet = StyleSheet(root, read=weighed_declarations)
     wrappers = {w.etree_element: w for w in cssselect2.ElementWrapper.from_xml_root(root).iter_subtree()}
     taken = {el.get("id") for el in root.iter() if isinstance(el.tag, str) and el.get("id")}
@@ -739,12 +747,13 @@ def _draw_foreign_objects(root: etree._Element) -> None:
                     inherited[prop] = value
         if fo.getparent() is None:
             continue
-        group = layout_foreign_object(fo, style_of, inherited, taken)
+        group = layout_foreign_object(fo, style_of, inherited, taken, unsupported)
         if group is None:
             remove_keeping_tail(fo)
             continue
         group.tail = fo.tail
         fo.getparent().replace(fo, group)
+    return unsupported
 
 
 def _resolve_font_sizes(root: etree._Element) -> None:
