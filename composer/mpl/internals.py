@@ -45,6 +45,14 @@ Items:
 - :func:`collection_dashes`: ``Collection._us_linestyles``, a ``LineCollection``'s ``(offset, on-off
   sequence)`` per line before line-width scaling (``get_linestyle()`` gives them scaled), which matplotlib's
   errorbar and stem legend handlers copy.
+- :func:`markers_written_at_once`: ``RendererSVG.draw_markers`` with its loop over the points
+  written as one string (matplotlib computes the same style and goes through its XML writer for each
+  of a scatter's 100,000 ``<use>``: 1.5 s of a 1.8 s render): byte-identical output, reading
+  ``RendererSVG``'s ``writer``, ``_convert_path``, ``_get_style_dict``, ``_get_style``, ``_markers``,
+  ``_make_id``, ``_get_clip_attrs``, ``_make_flip_transform``, ``width``/``height``, and the writer's
+  name-mangled ``__write``, ``__tags``, ``__indentation``; guarded by comparing its bytes with
+  matplotlib's own on markers of every kind the function meets, and by the source of
+  ``draw_markers`` it replaces.
 - :func:`glyph_layout`: ``TextToPath._get_font``, ``matplotlib._text_helpers.layout`` (raqm's items:
   ``ft_object``, ``glyph_index``, ``char``, ``x``, ``y``) and ``TextToPath.mathtext_parser.parse`` (its
   glyphs ``(font, fontsize, code, glyph_index, x, y)``), the calls ``TextToPath.get_text_path`` makes, so
@@ -309,6 +317,97 @@ def contour_levels(contour_set: Any) -> list[float]:
     its public ``levels`` when it keeps none."""
     levels = getattr(contour_set, "_levels", None)
     return [float(v) for v in (levels if levels is not None else contour_set.levels)]
+
+
+#: sha256 of the source of ``RendererSVG.draw_markers`` that :func:`_draw_markers` reproduces (matplotlib 3.11)
+DRAW_MARKERS_SOURCE = "678bac1a8eddd1a8d1b3ab5d34b08dd00a71e7e90d1018e989e6697f0d37bd82"
+
+
+def _draw_markers(self: Any, gc: Any, marker_path: Any, marker_trans: Any, path: Any, trans: Any,
+                  rgbFace: Any = None) -> None:
+    """``RendererSVG.draw_markers`` of matplotlib 3.11, its output byte for byte, with the ``<use>`` of
+    every point after the first written as one string: the marker's style is the same at every point
+    (``self._get_style(gc, rgbFace)``, which matplotlib computes again at each), and the writer's
+    ``element`` would write, for an empty ``<use>`` after the first, its indentation, the tag, the
+    attributes (each value quoted as ``_quote_escape_attrib`` quotes it, skipped when empty) and ``/>``."""
+    from matplotlib.backends.backend_svg import _generate_css, _quote_escape_attrib, _short_float_fmt
+    from matplotlib.transforms import Affine2D
+
+    if not len(path.vertices):
+        return
+
+    writer = self.writer
+    path_data = self._convert_path(
+        marker_path,
+        marker_trans + Affine2D().scale(1.0, -1.0),
+        simplify=False)
+    style = self._get_style_dict(gc, rgbFace)
+    dictkey = (path_data, _generate_css(style))
+    oid = self._markers.get(dictkey)
+    style = _generate_css({k: v for k, v in style.items()
+                          if k.startswith('stroke')})
+
+    if oid is None:
+        oid = self._make_id('m', dictkey)
+        writer.start('defs')
+        writer.element('path', id=oid, d=path_data, style=style)
+        writer.end('defs')
+        self._markers[dictkey] = oid
+
+    writer.start('g', **self._get_clip_attrs(gc))
+    if gc.get_url() is not None:
+        self.writer.start('a', {'xlink:href': gc.get_url(), 'target': '_blank'})
+    trans_and_flip = self._make_flip_transform(trans)
+    attrib = {'xlink:href': f'#{oid}'}
+    clip = (0, 0, self.width*72, self.height*72)
+    use_style = self._get_style(gc, rgbFace)
+    lines: list[str] | None = None
+    head = tail = ""
+    for vertices, _code in path.iter_segments(
+            trans_and_flip, clip=clip, simplify=False):
+        if len(vertices):
+            x, y = vertices[-2:]
+            if lines is None:  # the first through the writer: it closes the open <g> start tag
+                attrib['x'] = _short_float_fmt(x)
+                attrib['y'] = _short_float_fmt(y)
+                attrib['style'] = use_style
+                writer.element('use', attrib=attrib)
+                indent = writer._XMLWriter__indentation[:len(writer._XMLWriter__tags)]
+                head = f'{indent}<use xlink:href={_quote_escape_attrib(attrib["xlink:href"])} x="'
+                tail = f'" style={_quote_escape_attrib(use_style)}/>\n' if use_style else '"/>\n'
+                lines = []
+                continue
+            lines.append(f'{head}{_short_float_fmt(x)}" y="{_short_float_fmt(y)}{tail}')
+    if lines:
+        writer._XMLWriter__write("".join(lines))
+    if gc.get_url() is not None:
+        self.writer.end('a')
+    writer.end('g')
+
+
+@contextmanager
+def markers_written_at_once() -> Iterator[None]:
+    """While inside, matplotlib's SVG renderer draws markers with :func:`_draw_markers` (the same bytes, the
+    points after the first written at once); matplotlib's own ``draw_markers`` is put back on leaving. Not
+    entered (matplotlib's own is used) when the method's source is not the one reproduced."""
+    import hashlib
+    import inspect
+
+    from matplotlib.backends.backend_svg import RendererSVG
+
+    own = RendererSVG.__dict__.get("draw_markers")
+    try:
+        digest = hashlib.sha256(inspect.getsource(own).encode()).hexdigest() if own is not None else ""
+    except (OSError, TypeError):
+        digest = ""
+    if digest != DRAW_MARKERS_SOURCE:
+        yield
+        return
+    setattr(RendererSVG, "draw_markers", _draw_markers)  # noqa: B010  (a method replaced: mypy's rule)
+    try:
+        yield
+    finally:
+        setattr(RendererSVG, "draw_markers", own)  # noqa: B010
 
 
 def glyph_layout(text: str, prop: Any, ismath: bool) -> list[tuple[str, int, str, float, float, float]]:

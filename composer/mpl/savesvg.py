@@ -46,7 +46,12 @@ from contextlib import nullcontext
 from typing import Any
 
 from composer.layout.model import FigureSpec, Panel
-from composer.mpl.internals import constructor_antialiased, math_as_paths, set_mesh_antialiased
+from composer.mpl.internals import (
+    constructor_antialiased,
+    markers_written_at_once,
+    math_as_paths,
+    set_mesh_antialiased,
+)
 
 #: vector markup (SVG bytes outside embedded ``data:`` images) above which a
 #: panel's data artists are rasterized: about 6,000 scatter points (160 bytes
@@ -133,7 +138,7 @@ def smooth_photos(svg: bytes, count: int) -> bytes:
 
 def _save(fig: Any, spec: FigureSpec) -> bytes:
     buf = io.BytesIO()
-    with math_as_paths(fig) if spec.text == "editable" else nullcontext():
+    with math_as_paths(fig) if spec.text == "editable" else nullcontext(), markers_written_at_once():
         fig.savefig(buf, format="svg", metadata={"Date": None}, dpi=spec.raster_ppi)
     return buf.getvalue()
 

@@ -213,10 +213,12 @@ def _images(root: etree._Element):
     ``<use>`` that shows it or a group holding it (pdftocairo writes each image of a PDF page in
     ``<defs>``, shown by a scaled ``<use>``). An image drawn at several sizes is reported at its
     smallest ppi."""
-    places = _Places(root)
+    places: _Places | None = None  # made at the first image: a canvas without any walks its tree once here
     for el in root.iter(svg_tag("image")):
         if any(up.tag == svg_tag("clipPath") for up in el.iterancestors()):
             continue  # an image is no clipping shape (SVG 1.1, 14.3.5): never painted, its pixels do not matter
+        if places is None:
+            places = _Places(root)
         maps = places.maps(el)
         if not maps:
             continue  # display: none on it or above (Inkscape's hidden layers), or a definition no <use> shows

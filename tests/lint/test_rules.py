@@ -44,9 +44,21 @@ PLANTED = {
     "output-dpi": ("output_dpi", "build/output_dpi.png"),
     "file-size": ("file_size", "build/file_size.svg"),
     "alt-text": ("alt_text", "figure.alt"),
+    "pdf-fonts": ("pdf_fonts", "+DejaVuSans (Type 3)"),
 }
 #: rules measured on the files a build wrote: rule -> (formats, dpi) the planted layout is built with first
-BUILT = {"output-format": (("png",), 300.0), "output-dpi": (("png",), 300.0), "file-size": (("svg",), 100.0)}
+BUILT = {"output-format": (("png",), 300.0), "output-dpi": (("png",), 300.0), "file-size": (("svg",), 100.0),
+         "pdf-fonts": (("pdf",), 100.0)}
+
+
+def type3_pdf(path: Path) -> None:
+    """A plot saved by matplotlib with its default ``pdf.fonttype = 3``: its text in a Type 3 DejaVu Sans."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(2.4, 1.2))
+    fig.add_subplot().plot([0, 1], [0, 1])
+    with __import__("matplotlib").rc_context({"pdf.fonttype": 3}):
+        fig.savefig(path, format="pdf", metadata={"CreationDate": None})
 
 
 @pytest.fixture(scope="module")
@@ -78,6 +90,7 @@ def built_root(tmp_path_factory) -> Path:
     checks write nothing, and a test says so)."""
     root = tmp_path_factory.mktemp("built") / "lint"
     shutil.copytree(LINT, root)
+    type3_pdf(root / "assets" / "type3.pdf")
     return root
 
 

@@ -8,6 +8,7 @@ save) and not from the code under test.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import io
 import logging
@@ -338,6 +339,52 @@ def test_contour_levels_have_the_extension_ends_colorbar_draws():
     assert internals.contour_levels(ax.contourf(x, y, x * y, levels=[-0.5, 0, 0.5], extend="max")) == \
         [-0.5, 0.0, 0.5, 1e250]
     assert internals.contour_levels(ax.contourf(x, y, x * y, levels=[-0.5, 0, 0.5])) == [-0.5, 0.0, 0.5]
+
+
+# ------------------------------------------------------------------ markers_written_at_once: draw_markers
+
+
+def test_draw_markers_is_the_source_composer_reproduces():
+    import hashlib
+
+    from matplotlib.backends.backend_svg import RendererSVG
+
+    digest = hashlib.sha256(inspect.getsource(RendererSVG.draw_markers).encode()).hexdigest()
+    assert digest == internals.DRAW_MARKERS_SOURCE, changed("RendererSVG.draw_markers (its source)")
+
+
+def _markers_svg(fast: bool) -> bytes:
+    """Markers of every kind ``draw_markers`` is given: a uniform scatter (one marker, no edge), a line's
+    markers with a url (the ``<a>`` around them), hollow markers (stroke only), points outside the axes
+    (clipped by the figure's box), an alpha, a second axes clipped by a circle."""
+    from matplotlib.patches import Circle
+
+    with matplotlib.rc_context({"svg.hashsalt": "guard"}):
+        fig = Figure(figsize=(3, 2), dpi=72)
+        ax = fig.add_subplot(121)
+        rng = np.random.default_rng(3)
+        ax.scatter(rng.standard_normal(300), rng.standard_normal(300), s=4, linewidths=0, alpha=0.5)
+        ax.plot([0, 1, 2], [0, 1, 0], "o-", url="https://example.org/a&b")
+        ax.plot([0.5, 40], [0.5, -40], ls="none", marker="s", mfc="none", mec="r", clip_on=False)
+        ax.set_xlim(-3, 3)
+        other = fig.add_subplot(122)
+        line, = other.plot([0, 1, 2, 3], [3, 1, 2, 0], "^", ms=9)
+        line.set_clip_path(Circle((0.5, 0.5), 0.4, transform=other.transAxes))
+        buf = io.BytesIO()
+        with internals.markers_written_at_once() if fast else contextlib.nullcontext():
+            fig.savefig(buf, format="svg", metadata={"Date": None})
+    return buf.getvalue()
+
+
+def test_markers_written_at_once_write_matplotlibs_own_bytes():
+    from matplotlib.backends.backend_svg import RendererSVG
+
+    own = RendererSVG.draw_markers
+    fast = _markers_svg(True)
+    assert RendererSVG.draw_markers is own, "markers_written_at_once left its draw_markers on RendererSVG"
+    mine = _markers_svg(False)
+    assert fast.count(b"<use ") > 300 and b"<a xlink:href" in fast  # every kind was drawn
+    assert fast == mine, changed("RendererSVG.draw_markers or its XML writer: the markers' bytes differ")
 
 
 def test_glyph_layout_lists_the_glyphs_textpath_outlines_where_it_outlines_them():

@@ -196,8 +196,7 @@ def png_of(root) -> np.ndarray:
 
 def coloured(png: np.ndarray) -> np.ndarray:
     """Pixels that are neither grey nor white nor black: the colour map's (viridis, magma are never grey)."""
-    rgb = png.astype(int)
-    return (rgb.max(axis=2) - rgb.min(axis=2)) > 40
+    return (png.max(axis=2) - png.min(axis=2)) > 40  # uint8: the max is never below the min (no wrap-around)
 
 
 #: half the colorbar's outline (matplotlib's default axes.linewidth, 0.8 pt, centred on the bar's edge) hides

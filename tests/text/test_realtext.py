@@ -62,7 +62,7 @@ at = ["55mm", "36mm"]
 anchor = "w"
 """
 
-HEAD = 'width = "85mm"\nheight = "44mm"\nfont_size = "7pt"\n'
+HEAD = 'width = "85mm"\nheight = "44mm"\nfont_size = "7pt"\nprovenance = false\n'  # equal bytes in both modes
 WRITTEN = ["north", "south", "east", "low", "mid", "top", "velocityfine", "offset", "a", "Speedtrace",
            "Captionwithoffice", "Turnednote", "mass", "unit"]
 
@@ -235,6 +235,10 @@ def test_volume_kv_pdf_text_has_every_canvas_label_and_tick_label(flagship_build
     fonts = _fonts(pdf)
     assert fonts and all(f["descendant"] == "/CIDFontType2" and f["file2"] for f in fonts), fonts
     assert not any(f["subtype"] == "/Type3" for f in fonts)
+    from composer.layout.model import CheckLimits
+    from composer.lint.rules import pdf_font_findings
+
+    assert pdf_font_findings(CheckLimits(refuses_type3=True), "volume_kv.pdf", pdf) == []  # compose check's rule
 
 
 def test_volume_kv_pdf_draws_its_png(flagship_build):

@@ -38,6 +38,8 @@ _STYLE = re.compile(r"(?:^|;)\s*image-rendering\s*:\s*([\w-]+)")
 _HREFS = ("href", "{http://www.w3.org/1999/xlink}href")
 #: SVG pictures inlined inside SVG pictures, followed at most this deep (the import allows 4)
 _MAX_DEPTH = 8
+#: the start tag of an ``<image>``, with any prefix: a document without one has no picture
+_IMAGE_TAG = re.compile(rb"<(?:[\w.-]+:)?image[\s/>]")
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,8 @@ def pictures(svg: bytes) -> list[Picture]:
     is not inherited from outside, as for any image)."""
     from composer.svg.io import parse_svg
 
+    if _IMAGE_TAG.search(svg) is None:  # no <image> anywhere (a scatter's 9 MB of markers): nothing to parse
+        return []
     return list(_pictures(parse_svg(svg, source="canvas"), 0))
 
 
@@ -64,7 +68,7 @@ def _pictures(root: etree._Element, depth: int) -> Iterator[Picture]:
 
     from composer.svg.io import parse_svg
 
-    sheet = sheet_rendering(root)
+    sheet: dict[etree._Element, str] | None = None  # matched at the first picture: every element is matched
     for el in root.iter("{http://www.w3.org/2000/svg}image"):
         ref = next((el.get(a) for a in _HREFS if el.get(a) is not None), "")
         m = _DATA.match(ref or "")
@@ -86,6 +90,8 @@ def _pictures(root: etree._Element, depth: int) -> Iterator[Picture]:
                 width_px, height_px = img.size
         except Exception:  # noqa: BLE001 - Pillow raises many kinds for broken data; nothing is drawn then
             continue
+        if sheet is None:
+            sheet = sheet_rendering(root)
         yield Picture(data, width_px, height_px, _rendering(el, sheet) not in NEAREST)
 
 
