@@ -20,7 +20,7 @@ from lxml import etree
 from PIL import Image
 
 from composer.cli.main import main
-from composer.errors import ComposerError, LayoutError
+from composer.errors import ComposerError, DataError, LayoutError
 from composer.incremental import provenance
 from composer.incremental.manifest import file_digest, stale_reason
 from composer.pipeline import build, check
@@ -194,6 +194,23 @@ def test_blank_alt_is_refused(tmp_path):
     layout = root / "layouts" / "fig.toml"
     layout.write_text(LAYOUT.replace('alt = "A red square."', 'alt = "  "'))
     with pytest.raises(LayoutError, match=r"panels\.sketch\.alt: .* is blank"):
+        build("fig", root=root, formats=("svg",))
+    assert not (root / "build" / "fig.svg").exists()
+
+
+@pytest.mark.parametrize("where, char", [("layout", "\b"), ("field", "\x0b")])
+def test_an_alt_holding_a_character_xml_cannot_hold_is_refused(tmp_path, where, char):
+    """A control character (XML 1.0's Char has none but tab, newline and return), written in the layout
+    (TOML's \\u0008) or handed by a field, is one error at the alt's key: lxml raised a ValueError with a
+    traceback once the figure was composed."""
+    root = make_project(tmp_path / "p")
+    layout = root / "layouts" / "fig.toml"
+    if where == "layout":
+        layout.write_text(LAYOUT.replace('alt = "A red square."', 'alt = "A red\\u0008 square."'))
+    else:
+        (root / "data" / "values.json").write_text(json.dumps({"x": [0, 1], "y": [1, 2], "peak": 2, "name": f"a{char}b"}))
+        layout.write_text(LAYOUT.replace('alt = "A red square."', 'alt = "A red {name}."'))
+    with pytest.raises(DataError, match=rf"panels\.sketch\.alt: .* holds .*\(U\+{ord(char):04X}\)"):
         build("fig", root=root, formats=("svg",))
     assert not (root / "build" / "fig.svg").exists()
 
