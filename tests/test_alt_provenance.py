@@ -341,6 +341,16 @@ def test_provenance_false_leaves_it_out(tmp_path):
         provenance.read(result.outputs["svg"])
 
 
+def test_a_damaged_pdf_is_named_in_the_error(built, tmp_path):
+    """A PDF cut short (its first 300 bytes: no page tree) is an error naming the file as given, in words
+    that do not change from run to run (qpdf's message named the in-memory stream by its address)."""
+    cut = tmp_path / "cut short ü.pdf"
+    cut.write_bytes(built[2]["pdf"][:300])
+    with pytest.raises(ComposerError) as caught:
+        provenance.read(cut, shown="cut short ü.pdf")
+    assert str(caught.value).startswith("cut short ü.pdf: not a readable PDF (") and " at 0x" not in str(caught.value)
+
+
 def test_outside_git_no_commit(tmp_path):
     """A project in no repository: no commit, not clean (nothing to compare with)."""
     from composer.incremental.gitstate import repository
