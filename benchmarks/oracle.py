@@ -29,9 +29,10 @@ its longer side has fewer than :data:`MIN_SIDE_PX` px; either halved while the c
 The oracle, the file alone:
 
 - an SVG, PNG or JPEG as Debian's Chromium draws it: an ``<img>`` of the file at its CSS size, the margin
-  from the corner of a transparent page, at device scale factor dpi / 96 for a drawing and 1 for an image
-  (one headless browser for the whole run, driven by Playwright, the flags of ``tests/crossrender.py``: no
-  network services, sRGB colour profile);
+  from the corner of a transparent page, at dpi / 96 device pixels per CSS px for a drawing and 1 for an
+  image (the page's CSS ``zoom`` at a device scale factor of 1: :meth:`Browser.draw`), one headless
+  browser for the whole run, driven by Playwright, the flags of ``tests/crossrender.py`` (no network
+  services, sRGB colour profile);
 - a PDF's first page as pdfium (pypdfium2, at an exact scale: :func:`render_pdfium`) and as poppler
   (``pdftocairo -png -transp``) draw it.
 
@@ -47,8 +48,11 @@ rule fails gallery figures made only of composer's own paths and glyph outlines 
 :data:`MAX_DIFFERENT` (0.5 %) of its pixels different in both comparisons. When pdfium's drawing of
 composer's PDF differs (and its PNG does not), poppler draws it too, and the PDF passes when either agrees
 (pdfium draws every stroke thinner than a device pixel as an opaque pixel-wide line: svglite's grey panel
-borders come out black in pdfium alone). For a PDF file, composer passes when it agrees with either pdfium or
-poppler; where the two disagree with each other by the same rule, the verdict says so.
+borders come out black in pdfium alone). When both draw it otherwise, an SVG's or image's PDF is drawn by
+pdfium against Chromium's own PDF of the file alone, drawn by pdfium too (:func:`printed_check`: both PDF
+viewers draw Servier's 0.32 px outlines a pixel wide, in any PDF of the drawing). For a PDF file, composer
+passes when it agrees with either pdfium or poppler; where the two disagree with each other by the same rule,
+the verdict says so.
 
 Verdicts: ``pass``; ``differs`` (with the share of pixels that differ in the PNG and in the PDF); ``refused``
 (composer's one error line); ``crashed`` (composer raised anything else: the exception's line); ``other
@@ -205,6 +209,9 @@ class Outcome:
     why: str = ""
     build_s: float = 0.0
     note: str = ""
+    #: composer's PDF, kept only while a file whose PNG agrees with Chromium has a PDF that pdfium and poppler
+    #: draw otherwise: :func:`run` draws it against Chromium's own PDF of the file (:func:`printed_check`)
+    pdf: bytes = b""
 
 
 @dataclass
@@ -360,7 +367,7 @@ def premultiplied(image) -> np.ndarray:
 # ─── the oracle ───────────────────────────────────────────────────────────────────────────────────────────
 
 class Browser:
-    """One headless Chromium for the whole run (Playwright), one page per device scale factor, reused.
+    """One headless Chromium for the whole run (Playwright), one page at device scale factor 1, reused.
 
     :meth:`draw` shows a file as an ``<img>`` at a CSS size on a transparent page and returns the screenshot,
     taken by the DevTools protocol's ``Page.captureScreenshot`` with ``optimizeForSpeed`` (a faster PNG
@@ -389,7 +396,7 @@ class Browser:
         self._playwright = self._manager.start()
         self._browser: Any = self._playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
                                                          args=CHROMIUM_ARGS)
-        self._pages: dict[float, Any] = {}
+        self._the_page: Any = None
 
     def __enter__(self) -> Browser:
         return self
@@ -405,55 +412,91 @@ class Browser:
             self._browser = None
             self._tmp.cleanup()
 
-    def _page(self, scale: float):
-        """The page of device scale factor ``scale`` and its DevTools session (background transparent)."""
-        found = self._pages.get(scale)
-        if found is None:
-            context = self._browser.new_context(device_scale_factor=scale, viewport={"width": 100, "height": 100})
+    def _page(self):
+        """The page (device scale factor 1: :meth:`draw` zooms it) and its DevTools session (background
+        transparent)."""
+        if self._the_page is None:
+            context = self._browser.new_context(device_scale_factor=1, viewport={"width": 100, "height": 100})
             page = context.new_page()
             page.set_default_timeout(BROWSER_TIMEOUT_S * 1000)
             page.goto(self._index.as_uri())
             session = context.new_cdp_session(page)
             # what page.screenshot(omit_background=True) sets before each screenshot: no white page behind
             session.send("Emulation.setDefaultBackgroundColorOverride", {"color": {"r": 0, "g": 0, "b": 0, "a": 0}})
-            found = self._pages[scale] = (page, session)
-        return found
+            self._the_page = (page, session)
+        return self._the_page
 
     def draw(self, path: Path, css_px: tuple[float, float], scale: float, margin_css_px: float) -> bytes:
-        """The screenshot (PNG bytes, RGBA) of ``path`` drawn by an ``<img>`` of ``css_px`` at device scale
-        factor ``scale``, ``margin_css_px`` from the page's top left corner on a transparent page of
-        ceil(css + 2 margins) x scale pixels.
+        """The screenshot (PNG bytes, RGBA) of ``path`` drawn by an ``<img>`` of ``css_px`` at ``scale``
+        device pixels per CSS px, ``margin_css_px`` from the page's top left corner on a transparent page of
+        ceil((css + 2 margins) x scale) pixels.
+
+        The scale is the page's CSS ``zoom`` at a device scale factor of 1, not an emulated device scale
+        factor: with ``device_scale_factor`` Chromium snaps the ``<img>`` to whole CSS px before scaling,
+        so a file 31.36 x 13.47 CSS px wide was drawn stretched onto 31 x 13 (at 16 device px a CSS px, its
+        far edges 6 and 8 device px in from where the file puts them); zoomed, the box is snapped to whole
+        device pixels, as on a screen of that density. Lengths that follow the device scale factor follow
+        the zoom alike (a ``non-scaling-stroke`` of 2 stays 2 CSS px: ``tests/test_oracle.py``).
 
         Raises:
             RuntimeError: Chromium cannot decode or draw the file (its message).
         """
-        page, session = self._page(scale)
+        page, session = self._page()
         w, h = css_px
-        viewport = {"width": math.ceil(w + 2 * margin_css_px - 1e-6), "height": math.ceil(h + 2 * margin_css_px - 1e-6)}
+        viewport = {"width": math.ceil((w + 2 * margin_css_px) * scale - 1e-6),
+                    "height": math.ceil((h + 2 * margin_css_px) * scale - 1e-6)}
         page.set_viewport_size(viewport)
-        error = page.evaluate("""async ([src, w, h, m]) => {
+        error = page.evaluate("""async ([src, w, h, m, zoom]) => {
+            document.documentElement.style.zoom = String(zoom);
             const img = document.getElementById('i');
             img.removeAttribute('src');
             img.style.width = w + 'px'; img.style.height = h + 'px'; img.style.margin = m + 'px';
             img.src = src;
             try { await img.decode(); } catch (e) { return String(e); }
             return '';
-        }""", [path.resolve().as_uri(), w, h, margin_css_px])
+        }""", [path.resolve().as_uri(), w, h, margin_css_px, scale])
         if error:
             raise RuntimeError(f"Chromium cannot draw it: {error}")
-        # the viewport in device pixels (the clip's scale is the device scale factor: the session is not
-        # Playwright's, which emulates it), with Chromium's faster PNG encoding
+        # the viewport, in device pixels at device scale factor 1, with Chromium's faster PNG encoding
         shot = session.send("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True,
                                                        "captureBeyondViewport": False,
-                                                       "clip": {"x": 0, "y": 0, **viewport, "scale": scale}})
+                                                       "clip": {"x": 0, "y": 0, **viewport, "scale": 1}})
         return base64.b64decode(shot["data"])
+
+
+    def print_pdf(self, path: Path, css_px: tuple[float, float], scale: float) -> bytes:
+        """The PDF Chromium prints of ``path`` alone: an ``<img>`` of ``css_px`` at the page's corner, zoomed
+        by ``scale`` (a page of css x scale CSS px, its box snapped to whole zoomed px as on the screen of
+        :meth:`draw`), no margin, no background. Drawn at dpi / scale it has the pixels of the comparison.
+
+        Raises:
+            RuntimeError: Chromium cannot decode or print the file (its message).
+        """
+        page, _ = self._page()
+        w, h = css_px
+        error = page.evaluate("""async ([src, w, h, zoom]) => {
+            document.documentElement.style.zoom = String(zoom);
+            const img = document.getElementById('i');
+            img.removeAttribute('src');
+            img.style.width = w + 'px'; img.style.height = h + 'px'; img.style.margin = '0px';
+            img.src = src;
+            try { await img.decode(); } catch (e) { return String(e); }
+            return '';
+        }""", [path.resolve().as_uri(), w, h, scale])
+        if error:
+            raise RuntimeError(f"Chromium cannot draw it: {error}")
+        return page.pdf(width=f"{w * scale:.4f}px", height=f"{h * scale:.4f}px", page_ranges="1",
+                        margin={"top": "0", "right": "0", "bottom": "0", "left": "0"})
 
 
 def render_pdfium(pdf: bytes, dpi: float) -> np.ndarray:
     """Page 1 of a PDF as pdfium draws it at exactly ``dpi`` on a transparent bitmap of ceil(size) px,
     premultiplied RGBA. (pypdfium2's ``render`` stretches the page to whole pixels: up to a pixel's shift at
     the far edges, which moves every line there. A page's ``/Rotate`` is applied by pdfium on this path too, and
-    its size is the turned one.)"""
+    its size is the turned one.) The bitmap is in pdfium's own byte order, BGRA: with
+    ``FPDF_REVERSE_BYTE_ORDER`` on a transparent bitmap pdfium paints an axis-aligned rectangle of fill
+    opacity 0.5 over another one without blending (alpha 0.5 where both are, not 0.75: ``tests/test_oracle.py``),
+    which made Inkscape's cube of translucent faces 31 % lighter in pdfium than composer's PDF draws on a page."""
     import pypdfium2 as pdfium
     import pypdfium2.raw as raw
 
@@ -463,10 +506,10 @@ def render_pdfium(pdf: bytes, dpi: float) -> np.ndarray:
         scale = dpi / 72
         w_pt, h_pt = page.get_size()
         w, h = math.ceil(w_pt * scale - 1e-6), math.ceil(h_pt * scale - 1e-6)
-        bitmap = pdfium.PdfBitmap.new_native(w, h, raw.FPDFBitmap_BGRA, rev_byteorder=True)
+        bitmap = pdfium.PdfBitmap.new_native(w, h, raw.FPDFBitmap_BGRA, rev_byteorder=False)
         bitmap.fill_rect((255, 255, 255, 0), 0, 0, w, h)
         raw.FPDF_RenderPageBitmapWithMatrix(bitmap, page, raw.FS_MATRIX(scale, 0, 0, scale, 0, 0),
-                                            raw.FS_RECTF(0, 0, w, h), raw.FPDF_ANNOT | raw.FPDF_REVERSE_BYTE_ORDER)
+                                            raw.FS_RECTF(0, 0, w, h), raw.FPDF_ANNOT)
         out = premultiplied(bitmap.to_pil())
         page.close()
     finally:
@@ -714,7 +757,34 @@ def assess(entry: Entry, p: Plan, built: Built, oracles: dict[str, np.ndarray], 
                 target.write_bytes(diff_image(ours, oracles[c.oracle], mask))
     why = ", ".join(f"{c.output.upper()}{' by ' + c.drawn_by if c.drawn_by else ''} {c.share:.1%}"
                     + (f" (vs {c.oracle})" if entry.kind == "pdf" else "") for c in comparisons)
-    return Outcome(entry, "differs", comparisons, why=why, build_s=built.seconds, note=note)
+    kept = built.pdf_path.read_bytes() if entry.kind != "pdf" and comparisons[0].ok else b""
+    return Outcome(entry, "differs", comparisons, why=why, build_s=built.seconds, note=note, pdf=kept)
+
+
+def printed_check(outcome: Outcome, p: Plan, browser: Browser, diff_dir: Path | None) -> Outcome:
+    """The verdict of a file whose PNG agrees with Chromium and whose PDF pdfium and poppler draw otherwise
+    (:attr:`Outcome.pdf`): composer's PDF drawn by pdfium against Chromium's own PDF of the file alone
+    (:meth:`Browser.print_pdf`), drawn by pdfium at the same pixels. A PDF viewer draws a stroke thinner than
+    a device pixel a pixel wide and opaque (pdfium and poppler alike: Servier's 0.32 px outlines at 192 dpi,
+    2.0 % against Chromium's screen), in any PDF of the drawing; measured: composer's PDF and Chromium's of
+    servier/mitochondrium-blue differ by 0.20 % in pdfium. It passes when they agree, with a note; the
+    PDF's difference image is then removed. Otherwise the verdict stands."""
+    entry = outcome.entry
+    try:
+        printed = browser.print_pdf(entry.path, p.css_px, p.scale)
+        theirs = placed(render_pdfium(printed, p.dpi / p.scale), (p.pixels[1], p.pixels[0], 4), p.margin_px)
+    except Exception:  # noqa: BLE001  (Chromium or pdfium could not: the verdict stands)
+        return replace(outcome, pdf=b"")
+    found, _ = compare("pdf", render_pdfium(outcome.pdf, p.dpi), {"chromium's pdf": theirs}, p.whole_px)
+    if not found.ok:
+        return replace(outcome, pdf=b"")
+    if diff_dir is not None:
+        (diff_dir / f"{entry.shown}.pdf.diff.png").unlink(missing_ok=True)
+    note = "; ".join(filter(None, [outcome.note, f"composer's PDF as pdfium and poppler draw it differs from "
+                                                 f"Chromium's screen, as pdfium draws Chromium's own PDF of the "
+                                                 f"file it agrees ({found.share:.1%})"]))
+    return replace(outcome, verdict="pass", comparisons=(outcome.comparisons[0], found), why="", note=note,
+                   pdf=b"")
 
 
 # ─── the run ──────────────────────────────────────────────────────────────────────────────────────────────
@@ -753,23 +823,32 @@ def run(entries: list[Entry], *, jobs: int = 2, engine: str = "resvg", diff_dir:
             elif entry.kind == "pdf":
                 pending.append((entry, pool.apply_async(_job, ((entry, p, None, "", engine, diff_dir),)), ""))
         browsed = [(entry, p) for entry, p, _ in plans if p is not None and entry.kind != "pdf"]
-        if browsed:
-            with Browser() as browser:
-                for entry, p in browsed:
-                    try:
-                        shot, error = browser.draw(entry.path, p.css_px, p.scale, p.margin_px / p.scale), ""
-                    except Exception as exc:  # noqa: BLE001  (Playwright's errors: the oracle's verdict)
-                        shot, error = None, " ".join(str(exc).split())[:300]
-                    pending.append((entry, pool.apply_async(_job, ((entry, p, shot, error, engine, diff_dir),)), ""))
-        order = {e.shown: i for i, e in enumerate(entries)}
-        for entry, job, why in pending:
-            if job is None:
-                outcome = Outcome(entry, "refused", why=why)
-            else:
-                outcome = job.get()
-            report.outcomes.append(outcome)
-            if progress is not None:
-                progress(outcome)
+        planned = {entry.shown: p for entry, p, _ in plans}
+        browser = Browser() if browsed else None
+        try:
+            for entry, p in browsed:
+                assert browser is not None
+                try:
+                    shot, error = browser.draw(entry.path, p.css_px, p.scale, p.margin_px / p.scale), ""
+                except Exception as exc:  # noqa: BLE001  (Playwright's errors: the oracle's verdict)
+                    shot, error = None, " ".join(str(exc).split())[:300]
+                pending.append((entry, pool.apply_async(_job, ((entry, p, shot, error, engine, diff_dir),)), ""))
+            order = {e.shown: i for i, e in enumerate(entries)}
+            for entry, job, why in pending:
+                if job is None:
+                    outcome = Outcome(entry, "refused", why=why)
+                else:
+                    outcome = job.get()
+                if outcome.pdf:
+                    plan_of = planned[entry.shown]
+                    assert browser is not None and plan_of is not None
+                    outcome = printed_check(outcome, plan_of, browser, diff_dir)
+                report.outcomes.append(outcome)
+                if progress is not None:
+                    progress(outcome)
+        finally:
+            if browser is not None:
+                browser.close()
         report.outcomes.sort(key=lambda o: order[o.entry.shown])
     report.seconds = time.monotonic() - started
     return report

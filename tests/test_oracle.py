@@ -173,3 +173,83 @@ def test_a_run_with_chromium_passes_what_composer_draws_right_and_counts_it(tmp_
     assert oracle.table(report, "category")[2:] == ["| icon | 1 | 1 (100.0%) | 0 | 0 | 0 | 0 | 0 |",
                                                     "| png | 1 | 1 (100.0%) | 0 | 0 | 0 | 0 | 0 |",
                                                     "| **all** | 2 | 2 (100.0%) | 0 | 0 | 0 | 0 | 0 |"]
+
+
+@pytest.mark.e2e
+def test_chromium_draws_a_file_of_a_fractional_size_at_that_size_and_keeps_css_px_strokes(tmp_path):
+    """The oracle's Chromium draws a 10.5 x 6.25 CSS px file 84 x 50 device px at 8 px a CSS px (an emulated
+    device scale factor snapped the ``<img>`` to 11 x 6 CSS px first, stretching it onto 88 x 48), and a
+    ``non-scaling-stroke`` of 2 stays 2 CSS px (16 device px) as the device scale factor keeps it."""
+    pytest.importorskip("playwright.sync_api")
+    if not Path(oracle.CHROMIUM).exists():
+        pytest.skip(f"{oracle.CHROMIUM} is not installed (.ci/run installs it)")
+    (tmp_path / "box.svg").write_bytes(b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10.5 6.25">'
+                                       b'<rect width="10.5" height="6.25" fill="#ff0000"/></svg>')
+    (tmp_path / "line.svg").write_bytes(
+        b'<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10" viewBox="0 0 20 20">'
+        b'<line x1="0" y1="10" x2="20" y2="10" stroke="#0000ff" stroke-width="2"'
+        b' vector-effect="non-scaling-stroke"/></svg>')
+    with oracle.Browser() as browser:
+        box = oracle.premultiplied(browser.draw(tmp_path / "box.svg", (10.5, 6.25), 8.0, 2.0))
+        line = oracle.premultiplied(browser.draw(tmp_path / "line.svg", (10.0, 10.0), 8.0, 0.0))
+    # the page: (10.5 + 2 x 2) x 8 = 116 by (6.25 + 4) x 8 = 82 px; the rect from 2 x 8 = 16 to 16 + 84 = 100
+    # across and from 16 to 16 + 6.25 x 8 = 66 down
+    assert box.shape == (82, 116, 4)
+    inked = box[..., 3] > 127
+    assert np.flatnonzero(inked[40]).tolist() == list(range(16, 100))
+    assert np.flatnonzero(inked[:, 58]).tolist() == list(range(16, 66))
+    # the line at y = 10 user units = 5 CSS px = 40 px, 2 CSS px = 16 px wide: rows 32 to 47
+    assert np.flatnonzero(line[:, 40, 3] > 127).tolist() == list(range(32, 48))
+
+
+def test_pdfium_blends_translucent_rectangles_over_each_other_on_a_transparent_page():
+    """Two 40 x 40 pt rectangles of fill opacity 0.5 overlapping by 20 x 20, and two such triangles: where two
+    overlap the alpha is 1 - (1 - 0.5)^2 = 0.75 (191 of 255), where one is 0.5 (127 or 128), rectangles
+    and triangles alike (pdfium, told to write RGBA, painted the second rectangle over the first unblended)."""
+    import pikepdf
+
+    pdf = pikepdf.new()
+    page = pdf.add_blank_page(page_size=(100, 100))
+    page.Resources = pikepdf.Dictionary(ExtGState=pikepdf.Dictionary(
+        g0=pikepdf.Dictionary(Type=pikepdf.Name.ExtGState, ca=0.5)))
+    page.Contents = pdf.make_stream(b"/g0 gs 0 0 1 rg 10 10 40 40 re f 30 30 40 40 re f "
+                                    b"5 60 m 40 75 l 20 95 l h f 15 60 m 50 70 l 30 95 l h f")
+    out = io.BytesIO()
+    pdf.save(out)
+    drawn = oracle.render_pdfium(out.getvalue(), 72.0)  # 1 pt = 1 px; PDF y up, the image's y down
+    assert drawn.shape == (100, 100, 4)
+    assert drawn[100 - 40, 40, 3] == 191 and drawn[100 - 20, 20, 3] in (127, 128)  # both rectangles, one
+    assert drawn[100 - 75, 25, 3] == 191 and drawn[100 - 65, 10, 3] in (127, 128)  # both triangles, one
+    assert tuple(drawn[100 - 40, 40, :3]) == (0, 0, 191)  # blue, premultiplied
+
+
+@pytest.mark.e2e
+def test_a_pdf_drawn_otherwise_by_pdf_viewers_alone_is_judged_against_chromiums_own_pdf(tmp_path):
+    """Three lines 0.25 CSS px wide (0.5 device px at 192 dpi): composer's PNG agrees with Chromium's screen,
+    but pdfium and poppler draw a stroke thinner than a pixel a pixel wide and opaque, in composer's PDF as in
+    any PDF of the file. Judged against Chromium's own PDF of the file, drawn by pdfium, composer's PDF
+    passes, with a note. A PDF with the lines 3 CSS px lower (Chromium's PDF of that file) does not."""
+    pytest.importorskip("playwright.sync_api")
+    if not Path(oracle.CHROMIUM).exists():
+        pytest.skip(f"{oracle.CHROMIUM} is not installed (.ci/run installs it)")
+
+    def lines(dy: float) -> bytes:
+        return ('<svg xmlns="http://www.w3.org/2000/svg" width="400" height="40" viewBox="0 0 400 40">'
+                + "".join(f'<path d="M10 {y + dy} H390" stroke="#000000" stroke-width="0.25"/>' for y in (8, 20, 32))
+                + "</svg>").encode()
+
+    (tmp_path / "hair").mkdir()
+    (tmp_path / "hair" / "lines.svg").write_bytes(lines(0))
+    (tmp_path / "moved.svg").write_bytes(lines(3))
+    report = oracle.run(oracle.collect([tmp_path / "hair"], []), jobs=1)
+    [outcome] = report.outcomes
+    assert outcome.verdict == "pass" and "Chromium's own PDF" in outcome.note, (outcome.why, outcome.note)
+    png, pdf = outcome.comparisons
+    assert png.oracle == "chromium" and png.ok and pdf.oracle == "chromium's pdf" and pdf.ok
+    p = oracle.plan(outcome.entry)
+    assert (p.dpi, p.scale) == (192.0, 2.0)
+    with oracle.Browser() as browser:
+        wrong = browser.print_pdf(tmp_path / "moved.svg", p.css_px, p.scale)
+        judged = oracle.printed_check(oracle.Outcome(outcome.entry, "differs", outcome.comparisons, why="PDF",
+                                                     pdf=wrong), p, browser, None)
+    assert judged.verdict == "differs" and judged.pdf == b""

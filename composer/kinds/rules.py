@@ -74,6 +74,10 @@ for _rule in (
                                 "figures drawn as pixels (Science: at least 600; PLOS: 300 to 600)"),
     Rule("file-size", "error", "measured on the files a build wrote: an output larger than `max_file_mb` (the "
                                "preset's: PLOS 10 MB, Cell 20 MB, ICML 20 MB)"),
+    Rule("pdf-fonts", "error", "measured on the PDF a build wrote: a font it does not embed (the reader's "
+                               "viewer would draw another), a Type 3 font where the preset's journal rejects them "
+                               "(IEEE PDF eXpress, ICML's paper checker), or a font outside the preset's list (PLOS: "
+                               "Arial, Times or Symbol); each named as `pdffonts` lists it"),
     Rule("import-feature", "warning", "a feature of an imported file that composer draws differently from a "
                                       "browser or cannot draw, once per file and feature, as the import recorded "
                                       "it (a CSS transform SVG cannot express, fonts not installed drawn in "

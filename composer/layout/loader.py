@@ -518,7 +518,7 @@ def _check_limits(r: _Reader, raw: Any, preset: presets.Preset | None) -> CheckL
             max_font_pt=preset.max_font_pt, fonts=preset.fonts, formats=preset.formats,
             tiff_compression=preset.tiff_compression, tiff_alpha=preset.tiff_alpha,
             min_output_dpi=preset.min_output_dpi, max_output_dpi=preset.max_output_dpi,
-            max_file_mb=preset.max_file_mb, journal=preset.title)
+            max_file_mb=preset.max_file_mb, journal=preset.title, refuses_type3=preset.refuses_type3)
     if raw is None:
         return limits
     t = r.section(raw, "check", "check")

@@ -151,6 +151,7 @@ class CheckLimits:
         max_file_mb: largest output file, in MB of 10^6 bytes, or None (``[check] max_file_mb``, else the
             preset's: PLOS 10, Cell 20).
         journal: the preset's journal as people name it (``"PLOS"``), for messages, or ``""``.
+        refuses_type3: the preset's journal rejects Type 3 fonts in the PDF (IEEE, ICML: rule ``pdf-fonts``).
     """
 
     min_font_pt: float = default("check", "min_font_size")
@@ -171,6 +172,7 @@ class CheckLimits:
     max_output_dpi: float | None = None
     max_file_mb: float | None = None
     journal: str = ""
+    refuses_type3: bool = False
 
     def takes_font(self, family: str) -> bool:
         """Whether text in ``family`` is allowed: always when no fonts are listed, else a family that is one

@@ -101,6 +101,9 @@ class Preset:
             the stricter reading of "MB"), or None.
         requires_alt: the journal asks for alt text with every figure: ``compose check`` warns of a figure
             without ``[figure] alt`` (rule ``alt-text``). Set only where a source says so.
+        refuses_type3: the journal's PDF checker rejects Type 3 fonts: ``compose check`` reports one in the
+            figure's PDF as an error (rule ``pdf-fonts``; a pdf panel made by matplotlib's default
+            ``pdf.fonttype = 3`` brings them). Set only where a source says so.
     """
 
     name: str
@@ -121,6 +124,7 @@ class Preset:
     max_output_dpi: float | None = None
     max_file_mb: float | None = None
     requires_alt: bool = False
+    refuses_type3: bool = False
 
 
 BOLD_LOWER = LabelStyle("lower", "bold")
@@ -210,8 +214,12 @@ PRESETS: dict[str, Preset] = {
         widths={"single": "3.5in", "double": "7.16in"},
         min_font_pt=8.0, min_ppi=300.0, max_height="9in", label=PARENS_LOWER,
         min_output_dpi=600.0,
+        # IEEE PDF eXpress (the PDF check IEEE conferences and journals run on submissions) flags Type 3
+        # fonts, as authors report with matplotlib's default PDFs (matplotlib issues #30568, "rejected by
+        # some publishers", and #28521; composer issue #24): refuses_type3
+        refuses_type3=True,
         source="IEEE Author Center: 'Size Requirements for Graphics', 'Resolution and Size'; IEEE "
-               "'Guidelines for Author Supplied Electronic Text and Graphics'"),
+               "'Guidelines for Author Supplied Electronic Text and Graphics'; IEEE PDF eXpress (Type 3 fonts)"),
     # NeurIPS style file (neurips_2023.sty, the conference's LaTeX template):
     # \newgeometry{textheight=9in, textwidth=5.5in, ...}. The formatting
     # instructions ask for legible figures but give no font size or label style.
@@ -232,8 +240,11 @@ PRESETS: dict[str, Preset] = {
         widths={"single": "3.25in", "double": "6.75in"},
         min_font_pt=None, min_ppi=None, max_height=None, label=None,
         max_file_mb=20.0,
+        # ICML's paper checker (papercheck.icml.cc/papercheck.html) rejects Type 3 fonts
+        # (wiseodd/pub-ready-plots #32 turned pdf.fonttype = 42 on for it; matplotlib #30568, #28521)
+        refuses_type3=True,
         source="ICML LaTeX style file icml2025.sty (textwidth 6.75in, columnsep 0.25in); "
-               "ICML 2025 Author Instructions (camera-ready PDF at most 20MB)"),
+               "ICML 2025 Author Instructions (camera-ready PDF at most 20MB); ICML paper checker (Type 3 fonts)"),
     # PLOS, "Figures" (journals.plos.org/plosmedicine/s/figures, the same page for
     # every PLOS journal; read as stored): "Width: 789 - 2250 pixels (at 300 dpi).
     # Height maximum: 2625 pixels (at 300 dpi)", in inches "Minimum width 2.63",

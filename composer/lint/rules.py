@@ -480,13 +480,23 @@ def fonts_in_use(figure: Figure) -> dict[str, str]:
 def _font_families(ctx: _Context) -> None:
     """``font-family``: a font the figure's text is set in (:func:`fonts_in_use`) that the preset's journal
     does not take."""
+    from composer.text.metrics import METRIC_COMPATIBLE, font_families
+
     limits = ctx.limits
     if limits.fonts is None:
         return
     for font, key in fonts_in_use(ctx.figure).items():
-        if not limits.takes_font(font):
-            ctx.add("font-family", key, f"font {font!r} is not one {limits.journal or 'the preset'} takes; "
-                                        f"use {' or '.join(limits.fonts)}")
+        # every family of a list: the first sets the text, the others draw the characters it lacks
+        for family in font_families(font):
+            if not limits.takes_font(family):
+                # a free twin of a font the journal takes (what composer offers when that font is missing)
+                # has its metrics, not its name: the way out is the font itself
+                twins = [f for f in limits.fonts
+                         if family.casefold() in (n.casefold() for n in METRIC_COMPATIBLE.get(f.casefold(), ()))]
+                how = (f"; it has {twins[0]}'s metrics but is not {twins[0]}: install {twins[0]} and set "
+                       f"font = {twins[0]!r}" if twins else "")
+                ctx.add("font-family", key, f"font {family!r} is not one {limits.journal or 'the preset'} takes; "
+                                            f"use {' or '.join(limits.fonts)}{how}")
 
 
 def _line_widths(ctx: _Context) -> None:
@@ -982,7 +992,7 @@ TIFF_COMPRESSIONS = {1: "none", 5: "lzw", 7: "jpeg", 8: "deflate", 32773: "packb
 def output_findings(limits: CheckLimits, files: Mapping[str, tuple[str, bytes]],
                     size_pt: tuple[float, float]) -> list[Finding]:
     """The findings of the rules measured on a build's output files (pure): ``file-size``, ``output-format``,
-    ``output-dpi``.
+    ``output-dpi``, ``pdf-fonts`` (:func:`pdf_font_findings`).
 
     Args:
         limits: the figure's limits (:attr:`composer.layout.model.FigureSpec.check`: the preset's and
@@ -1006,6 +1016,8 @@ def output_findings(limits: CheckLimits, files: Mapping[str, tuple[str, bytes]],
         if limits.max_file_mb is not None and len(data) > limits.max_file_mb * BYTES_PER_MB:
             found.append(Finding("file-size", name, f"file larger than {journal} takes",
                                  len(data) / BYTES_PER_MB, limits.max_file_mb, "MB"))
+        if kind == "pdf":
+            found += pdf_font_findings(limits, name, data)
         raster = _raster_facts(data) if kind in FORMATS and FORMATS[kind].raster else None
         if raster is None:
             continue
@@ -1029,6 +1041,38 @@ def output_findings(limits: CheckLimits, files: Mapping[str, tuple[str, bytes]],
         if alpha and not limits.tiff_alpha:
             found.append(Finding("output-format", name, f"TIFF with an alpha channel, which {journal} refuses "
                                                         "(give the figure a background)"))
+    return found
+
+
+def pdf_font_findings(limits: CheckLimits, name: str, data: bytes) -> list[Finding]:
+    """``pdf-fonts``: the fonts of a PDF output (:func:`composer.lint.pdffonts.pdf_fonts`) that a reader or a
+    journal's checker would refuse: one not embedded (always: the viewer would draw another font), a Type 3
+    font when the preset's journal rejects them (:attr:`composer.layout.model.CheckLimits.refuses_type3`:
+    IEEE PDF eXpress and ICML's paper checker; matplotlib #30568, #28521), a family outside the preset's
+    list (:attr:`~composer.layout.model.CheckLimits.fonts`, :func:`composer.lint.pdffonts.takes`). Each
+    finding names the file and the font as ``pdffonts`` lists it; none for bytes that are not a PDF."""
+    import pikepdf
+
+    from composer.lint.pdffonts import pdf_fonts, takes
+
+    try:
+        fonts = pdf_fonts(data)
+    except pikepdf.PdfError:
+        return []
+    journal = limits.journal or "the preset"
+    found = []
+    for font in fonts:
+        subject = f"{name}: font {font.name} ({font.kind})"
+        if not font.embedded:
+            found.append(Finding("pdf-fonts", subject, "font not embedded: each viewer draws it in a font of its "
+                                                       "own (embed it in the pdf panel's file)"))
+        if font.kind == "Type 3" and limits.refuses_type3:
+            found.append(Finding("pdf-fonts", subject, f"Type 3 font, which {journal}'s PDF checker rejects (save "
+                                                       "the pdf panel with TrueType fonts: matplotlib's "
+                                                       "pdf.fonttype = 42)"))
+        if not takes(limits.fonts, font.family):
+            found.append(Finding("pdf-fonts", subject, f"font {font.family!r} is not one {journal} takes; use "
+                                                       f"{' or '.join(limits.fonts or ())}"))
     return found
 
 

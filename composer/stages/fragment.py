@@ -193,8 +193,15 @@ def outline_embedded_text(job: Import) -> None:
 
 
 def draw_foreign_objects(job: Import) -> None:
-    """:func:`_draw_foreign_objects`: the text of each ``<foreignObject>`` as SVG ``<text>``."""
-    _draw_foreign_objects(job.root)
+    """:func:`_draw_foreign_objects`: the text of each ``<foreignObject>`` as SVG ``<text>``; the CSS its HTML
+    uses that the layout does not apply, warned once per file (:class:`~composer.errors.ImportFeature`)."""
+    unsupported = _draw_foreign_objects(job.root)
+    if unsupported:
+        detail = ", ".join(sorted(unsupported))
+        warnings.warn(ImportFeature(
+            f"{job.source}: <foreignObject> HTML uses CSS composer does not lay out ({detail}): drawn without it, "
+            "where a browser applies it", panel=job.name, file=job.source,
+            feature="CSS of <foreignObject> HTML not laid out", detail=detail), stacklevel=3)
 
 
 def resolve_css_transforms(job: Import) -> None:
@@ -262,6 +269,53 @@ def rewrite_references(job: Import) -> None:
         if not kept and el.tag == _USE:
             empty.append(el)
     job.empty_uses = empty
+
+
+#: what a gradient or pattern takes from the paint server its ``href`` names when it lacks it (SVG 1.1,
+#: 13.2.2-13.2.3 and 13.3; SVG 2, 14.3-14.4): a gradient of the other kind lends only what both kinds have
+_LINKED_ATTRIBUTES = {
+    "linearGradient": ("gradientUnits", "gradientTransform", "spreadMethod", "x1", "y1", "x2", "y2"),
+    "radialGradient": ("gradientUnits", "gradientTransform", "spreadMethod", "cx", "cy", "r", "fx", "fy", "fr"),
+    "pattern": ("patternUnits", "patternContentUnits", "patternTransform", "x", "y", "width", "height",
+                "viewBox", "preserveAspectRatio"),
+}
+_GRADIENT_ATTRIBUTES = ("gradientUnits", "gradientTransform", "spreadMethod")
+
+
+def resolve_paint_server_links(job: Import) -> None:
+    """Write out what a gradient or pattern inherits through its ``href`` (:data:`_LINKED_ATTRIBUTES`, down
+    the whole chain of links, as Chromium collects them) onto it, where it does not say it itself.
+
+    The engine's usvg inherits the other attributes but not ``gradientTransform`` nor ``patternTransform``:
+    Illustrator's gradients share their stops and transform through an ``xlink:href`` that carries only
+    ``cx``/``cy``/``r``, and usvg drew each such gradient untransformed (bioicons' cells_side_view: the
+    highlight of seven of its nine cells missing). The ``href`` stays: stops and pattern content still come
+    through it. A link to anything but a gradient or pattern, or back into the chain, ends the walk."""
+    servers = {svg_tag(tag): tag for tag in _LINKED_ATTRIBUTES}
+    linking = [el for el in job.root.iter(*servers) if el.get(_HREFS[0]) or el.get(_HREFS[1])]
+    if not linking:
+        return
+    by_id = {el.get("id"): el for el in job.root.iter(*servers) if el.get("id")}
+    for el in linking:
+        kind = servers[el.tag]
+        inherited: dict[str, str] = {}
+        seen, at = {el}, el
+        while True:
+            href = at.get(_HREFS[0]) or at.get(_HREFS[1]) or ""
+            target = by_id.get(href[1:]) if href.startswith("#") else None
+            if target is None or target in seen:
+                break
+            other = servers[target.tag]
+            if (other == "pattern") != (kind == "pattern"):
+                break
+            for attr in _LINKED_ATTRIBUTES[kind] if other == kind else _GRADIENT_ATTRIBUTES:
+                value = target.get(attr)
+                if value is not None and el.get(attr) is None:
+                    inherited.setdefault(attr, value)
+            seen.add(target)
+            at = target
+        for attr, value in inherited.items():
+            el.set(attr, value)
 
 
 def scope_style_sheets(job: Import) -> None:
@@ -346,6 +400,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("outline-embedded-text", outline_embedded_text, foreign=True),  # sizes resolved; CSS not yet scoped
     Pass("name-ids", name_ids),
     Pass("rewrite-references", rewrite_references),
+    Pass("resolve-paint-server-links", resolve_paint_server_links, foreign=True),  # after dangling links go
     Pass("scope-style-sheets", scope_style_sheets),
     Pass("remove-empty-uses", remove_empty_uses),  # after references to missing ids are removed
     Pass("name-generic-families", name_generic_font_families, foreign=True),
@@ -518,19 +573,19 @@ def name_missing_families(root: etree._Element, *, source: str, panel: str = "")
     ``<text>``, with one warning per file naming each family and what is drawn for it (an
     :class:`~composer.errors.ImportFeature` of ``panel``).
 
-    draw.io writes its labels in ``Helvetica``, Illustrator in ``ArialMT``, R in ``Arial``: fonts a Linux
-    machine rarely has. Chromium asks fontconfig, and draws its match when fontconfig binds the family to
-    it strongly, the metric-compatible face (Arial: Liberation Sans; Helvetica: Nimbus Sans); otherwise
-    (Verdana, Trebuchet MS, ArialMT: fontconfig's weak answer is DejaVu Sans) it goes on with the next
-    family of the list, and with none left, its standard font (Times New Roman, so Liberation Serif)
-    (:func:`composer.text.fonts.browser_font`). The engine's usvg, given a name it lacks, would draw
-    another font. So, from the first family of each ``font-family`` list: a family fontconfig or
-    matplotlib (whose fonts the engine has too) has stays; a missing one with a metric-compatible face
-    is replaced by it (``'Nimbus Sans'``); a missing one without is dropped, and the next is looked at;
-    a list left empty becomes the standard font (``'Liberation Serif', serif``). fontconfig's generic
-    names (``Sans``, Inkscape 0.4x's default; ``Serif``, ``Monospace``) are not missing fonts: Chromium
-    draws fontconfig's match for them (DejaVu Sans), and so does every output, without a warning. Every
-    output then draws what Chromium here draws, and the warning keeps the file's own names.
+    draw.io writes its labels in ``Helvetica``, Illustrator in ``ArialMT``, R in ``Arial``: fonts a Linux machine
+    rarely has. Chromium asks fontconfig, and draws its match when it is the family asked for or a metric-compatible
+    face of Skia's table (Arial: Liberation Sans), retrying with Blink's alternate name (Helvetica: Arial, so
+    Liberation Sans); otherwise (Verdana, Trebuchet MS, ArialMT: fontconfig's answer is DejaVu Sans) it goes on with
+    the next family of the list, and with none left, its standard font (Times New Roman, so Liberation Serif)
+    (:func:`composer.text.fonts.browser_font`). The engine's usvg, given a name it lacks, would draw another font.
+    So, from the first family of each ``font-family`` list: a family fontconfig or matplotlib (whose fonts the
+    engine has too) has stays; a missing one with a metric-compatible face is replaced by it (``'Liberation
+    Sans'``); a missing one without is dropped, and the next is looked at; a list left empty becomes the standard
+    font (``'Liberation Serif', serif``). fontconfig's generic names (``Sans``, Inkscape 0.4x's default;
+    ``Serif``, ``Monospace``) are not missing fonts: Chromium draws fontconfig's match for them (DejaVu Sans), and
+    so does every output, without a warning. Every output then draws what Chromium here draws, and the warning
+    keeps the file's own names.
     """
     if root.find(f".//{svg_tag('text')}") is None:
         return
@@ -673,7 +728,7 @@ _HTML_INHERITED = ("font-family", "font-size", "font-style", "font-weight", "col
                    "white-space")
 
 
-def _draw_foreign_objects(root: etree._Element) -> None:
+def _draw_foreign_objects(root: etree._Element) -> set[str]:
     """Replace each ``<foreignObject>`` (the sanitizer keeps only those holding text alone) by the SVG
     ``<text>`` a browser's layout of its HTML gives (:func:`composer.text.html.layout_foreign_object`):
     draw.io's and mermaid's labels, which the engines would not draw. Styles are the file's cascade
@@ -681,12 +736,13 @@ def _draw_foreign_objects(root: etree._Element) -> None:
     from the SVG ancestors (``font-size: 16px`` on mermaid's root) included."""
     objects = list(root.iter(svg_tag("foreignObject")))
     if not objects:
-        return
+        return set()
     import cssselect2
 
     from composer.svg.css import StyleSheet, cascade
     from composer.text.html import layout_foreign_object
 
+    unsupported: set[str] = set()
     sheet = StyleSheet(root, read=weighed_declarations)
     wrappers = {w.etree_element: w for w in cssselect2.ElementWrapper.from_xml_root(root).iter_subtree()}
     taken = {el.get("id") for el in root.iter() if isinstance(el.tag, str) and el.get("id")}
@@ -706,12 +762,13 @@ def _draw_foreign_objects(root: etree._Element) -> None:
                     inherited[prop] = value
         if fo.getparent() is None:
             continue
-        group = layout_foreign_object(fo, style_of, inherited, taken)
+        group = layout_foreign_object(fo, style_of, inherited, taken, unsupported)
         if group is None:
             remove_keeping_tail(fo)
             continue
         group.tail = fo.tail
         fo.getparent().replace(fo, group)
+    return unsupported
 
 
 def _resolve_font_sizes(root: etree._Element) -> None:

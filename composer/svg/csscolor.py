@@ -121,8 +121,9 @@ def srgb_of(value: str | tinycss2.ast.Node) -> tuple[tuple[float, float, float],
 def _written(token: tinycss2.ast.FunctionBlock) -> str | None:
     """The sRGB colour ``token`` names, as every engine reads it; None to keep it as written."""
     name = token.lower_name
-    if name in ("rgb", "rgba", "hsl", "hsla") and any(t.type == "literal" and t.value == "," for t in token.arguments):
-        return None  # the legacy syntax: read by every engine
+    if name in ("rgb", "rgba", "hsl", "hsla") and any(t.type == "literal" and t.value == "," for t in token.arguments) \
+            and not (name.startswith("hsl") and _hue_out_of_turn(token)):
+        return None  # the legacy syntax: read by every engine (but usvg, a hue below 0 or from 360 on)
     found = srgb_of(token)
     if found is None:
         return None
@@ -132,6 +133,13 @@ def _written(token: tinycss2.ast.FunctionBlock) -> str | None:
     if alpha >= 1.0:
         return "#" + "".join(f"{c:02x}" for c in channels)
     return f"rgba({channels[0]}, {channels[1]}, {channels[2]}, {float(f'{alpha:.4f}'):g})"
+
+
+def _hue_out_of_turn(token: tinycss2.ast.FunctionBlock) -> bool:
+    """Whether an ``hsl()``'s hue is a number below 0 or from 360 on (mermaid writes ``hsl(-120, 100%, 50%)``:
+    blue to Chromium, which takes the hue modulo 360; usvg draws no colour for it)."""
+    first = next((t for t in token.arguments if t.type not in ("whitespace", "comment")), None)
+    return first is not None and first.type == "number" and not 0 <= first.value < 360
 
 
 def _rewrite(token: tinycss2.ast.FunctionBlock) -> str | None:

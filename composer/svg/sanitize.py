@@ -173,7 +173,8 @@ def sanitize(root: etree._Element, *, source: str, base_dir: Path | None, projec
             continue
         namespace, _, local = el.tag[1:].partition("}") if el.tag.startswith("{") else ("", "", el.tag)
         if el is not root and namespace == SVG_NS and local == "foreignObject" and is_text_only(el):
-            _keep_html_text(el, source=source)  # drawn as SVG text at import (composer.text.html)
+            _keep_html_text(el, source=source, base_dir=base_dir, project_root=project_root, budget=budget,
+                            depth=_depth, remote=remote)  # drawn as SVG text and images at import (text.html)
         elif el is not root and (namespace != SVG_NS or local in REMOVED or not _ASCII_NAME.match(local)):
             html += namespace == SVG_NS and local == "foreignObject" and _shows_something(el)
             animations += namespace == SVG_NS and local in ANIMATIONS
@@ -229,13 +230,14 @@ HTML_TEXT_ELEMENTS = frozenset({
 })
 _MATHML_NS = "http://www.w3.org/1998/Math/MathML"
 #: the attributes kept on those elements (what styles the text; links, handlers and the rest are dropped)
-_HTML_ATTRIBUTES = frozenset({"style", "class", "id", "face", "color", "size", "dir", "lang"})
+_HTML_ATTRIBUTES = frozenset({"style", "class", "id", "face", "color", "size", "dir", "lang", "align"})
 
 
 def is_text_only(fo: etree._Element) -> bool:
     """Whether a ``<foreignObject>`` holds only XHTML text elements (:data:`HTML_TEXT_ELEMENTS`), with or
-    without text (mermaid's empty edge labels draw nothing, in a browser too): an image, a table, a form, a
-    list, an inner ``<svg>``, MathML... make it False. One whose conditions fail (Illustrator's
+    without text (mermaid's empty edge labels draw nothing, in a browser too), and pictures (``<img>`` whose
+    ``src`` is a ``data:`` URI, a web address or a relative path, checked as an SVG ``<image>``'s is): a table,
+    a form, a list, an inner ``<svg>``, MathML... make it False. One whose conditions fail (Illustrator's
     ``requiredExtensions="&ns_ai;"``) is never drawn: False too."""
     if not conditions_pass(fo):
         return False
@@ -243,9 +245,18 @@ def is_text_only(fo: etree._Element) -> bool:
         if not isinstance(el.tag, str):
             continue
         qname = etree.QName(el)
+        if qname.namespace == XHTML_NS and qname.localname == "img" and _picture_source(el.get("src") or ""):
+            continue
         if qname.namespace != XHTML_NS or qname.localname not in HTML_TEXT_ELEMENTS:
             return False
     return True
+
+
+def _picture_source(src: str) -> bool:
+    """Whether an ``<img src>`` is one composer draws as an ``<image>``'s: a ``data:`` URI, a web address
+    (drawn as nothing, noted), or a relative path (inlined from inside the project)."""
+    parts = urlsplit(src.strip())
+    return parts.scheme.lower() in ("data", "http", "https", "") and bool(src.strip())
 
 
 def _shows_something(fo: etree._Element) -> bool:
@@ -262,13 +273,24 @@ def _shows_something(fo: etree._Element) -> bool:
     return False
 
 
-def _keep_html_text(fo: etree._Element, *, source: str) -> None:
+def _keep_html_text(fo: etree._Element, *, source: str, base_dir: Path | None, project_root: Path, budget: _Budget,
+                    depth: int, remote: list[str]) -> None:
     """Keep a text-only ``<foreignObject>``'s HTML with only the attributes that style its text
-    (:data:`_HTML_ATTRIBUTES`), their CSS checked as any ``style`` is (no ``url()`` outside the file)."""
+    (:data:`_HTML_ATTRIBUTES`), their CSS checked as any ``style`` is (no ``url()`` outside the file); an
+    ``<img>``'s ``src`` checked and inlined as an SVG ``<image>``'s reference is (:func:`_check_href`)."""
     for el in fo.iterdescendants():
         if not isinstance(el.tag, str):
             continue
+        if etree.QName(el).localname == "img":
+            for attr in list(el.attrib):
+                if attr not in _HTML_ATTRIBUTES | {"src", "width", "height"}:
+                    del el.attrib[attr]
+            if el.get("src"):
+                _check_href(el, "src", "image", source=source, base_dir=base_dir, project_root=project_root,
+                            budget=budget, depth=depth, remote=remote)
         for attr in list(el.attrib):
+            if etree.QName(el).localname == "img" and attr in ("src", "width", "height"):
+                continue
             if attr not in _HTML_ATTRIBUTES:
                 del el.attrib[attr]
             elif attr == "style":
@@ -540,9 +562,9 @@ def _drop_font_faces(css: str, *, source: str, fonts: list[str], embedded: list[
     kept, families = [], []
     for node in tinycss2.parse_stylesheet(css):
         if getattr(node, "type", "") == "at-rule" and node.lower_at_keyword == "font-face":
-            faces, family = faces_of_rule(node)
-            size = sum(len(f.data) for f in embedded or ()) + sum(len(f.data) for f in faces)
-            if faces and embedded is not None and size <= MAX_EMBEDDED_FONT_BYTES:
+            used = sum(len(data) for data in dict.fromkeys(f.data for f in embedded or ()))
+            faces, family = faces_of_rule(node, MAX_EMBEDDED_FONT_BYTES - used if embedded is not None else 0)
+            if faces and embedded is not None:
                 embedded.extend(faces)
             elif family:
                 families.append(family)

@@ -96,20 +96,6 @@ class Match:
     synthetic: str = ""
 
 
-class _FcValueUnion(ctypes.Union):
-    _fields_ = [("s", ctypes.c_char_p), ("i", ctypes.c_int), ("d", ctypes.c_double), ("p", ctypes.c_void_p)]
-
-
-class _FcValue(ctypes.Structure):
-    """fontconfig's ``FcValue`` (fontconfig.h): a type tag and a union."""
-
-    _fields_ = [("type", ctypes.c_int), ("u", _FcValueUnion)]
-
-
-_FC_TYPE_STRING = 3
-_FC_BINDING_WEAK = 0
-
-
 class _FontConfig:
     """The few libfontconfig calls cairo's toy font API makes (ctypes)."""
 
@@ -136,12 +122,6 @@ class _FontConfig:
         ):
             func = getattr(lib, fn)
             func.restype, func.argtypes = res, args
-        try:  # fontconfig 2.12.5 (2017) and later
-            get = lib.FcPatternGetWithBinding
-            get.restype, get.argtypes = ci, [vp, cp, ci, ctypes.POINTER(_FcValue), ctypes.POINTER(ci)]
-            self.bindings = True
-        except AttributeError:
-            self.bindings = False
         self.lib = lib
         self.config = lib.FcInitLoadConfigAndFonts()
 
@@ -180,29 +160,6 @@ class _FontConfig:
             lib.FcPatternDestroy(found)
 
 
-    def strong_families(self, family: str) -> tuple[str, ...] | None:
-        """The families fontconfig's configuration binds ``family`` to strongly (``binding="same"`` or
-        ``"strong"``: the metric-compatible aliases of ``30-metric-aliases.conf``, Arial -> Liberation Sans,
-        Arimo...), the family itself first; None when this fontconfig cannot say."""
-        if not self.bindings:
-            return None
-        lib = self.lib
-        pattern = lib.FcPatternCreate()
-        try:
-            lib.FcPatternAddString(pattern, b"family", family.encode("utf-8"))
-            lib.FcConfigSubstitute(self.config, pattern, _FC_MATCH_PATTERN)
-            out, i = [], 0
-            value, binding = _FcValue(), ctypes.c_int()
-            while lib.FcPatternGetWithBinding(pattern, b"family", i, ctypes.byref(value),
-                                              ctypes.byref(binding)) == _FC_RESULT_MATCH:
-                if value.type == _FC_TYPE_STRING and binding.value != _FC_BINDING_WEAK and value.u.s:
-                    out.append(value.u.s.decode("utf-8", "replace"))
-                i += 1
-            return tuple(out)
-        finally:
-            lib.FcPatternDestroy(pattern)
-
-
 @lru_cache(maxsize=1)
 def _fontconfig() -> _FontConfig | None:
     try:
@@ -239,24 +196,45 @@ def browser_font(family: str, weight: str = "normal", style: str = "normal") -> 
     """The installed font Chromium on Linux draws ``family`` with, or None when it draws the next family of
     the list instead.
 
-    Chromium (Skia's fontconfig font manager, ``SkFontMgr_fontconfig::matchFamilyStyle``) asks fontconfig
-    for the family, and takes the match only when its family is the one asked for or one fontconfig binds
-    it to strongly (:meth:`_FontConfig.strong_families`: Arial -> Liberation Sans, Helvetica -> Nimbus Sans,
-    Times New Roman -> Liberation Serif, the metric-compatible faces); fontconfig's weak answers
-    (Verdana, Trebuchet MS or an unknown name -> DejaVu Sans) it refuses, and goes on with the next
-    family. Except for fontconfig's own generic names ``Sans``, ``Serif`` and ``Monospace`` (any case;
-    Inkscape 0.4x wrote ``font-family:Sans``), whose match it takes whatever it is (Skia's
-    ``IsFallbackFontAllowed``, ``src/ports/SkFontConfigInterface_direct.cpp``). Where this fontconfig
-    cannot tell bindings, its match is taken (what cairosvg draws).
+    Chromium asks fontconfig for the family (Skia's ``SkFontConfigInterfaceDirect::matchFamilyName``) and
+    takes the match only when its family is the one asked for, or the two are in one class of Skia's table
+    of metric-compatible faces (:data:`METRIC_COMPATIBLE`: Arial, Arimo and Liberation Sans...), or the name
+    is fontconfig's own ``sans``, ``serif`` or ``monospace``; otherwise (Verdana or Trebuchet MS -> DejaVu
+    Sans, Helvetica -> Nimbus Sans) it refuses it, and Blink tries the family's alternate name
+    (:data:`ALTERNATE_FAMILIES`, ``FontCache::AlternateFamilyName``: Helvetica -> Arial -> Liberation Sans,
+    Times -> Times New Roman, Courier -> Courier New), then the next family of the list. Checked with
+    Chromium's own answer (DevTools' ``CSS.getPlatformFontsForNode``) on this machine.
     """
-    fc = _fontconfig()
-    match = fontconfig_font(family, weight, style)
-    if fc is None or match is None or family.casefold() in FONTCONFIG_GENERIC_NAMES:
-        return match
-    strong = fc.strong_families(family)
-    if strong is None:
-        return match
-    return match if match.family.casefold() in {f.casefold() for f in strong} else None
+    for name in (family, *((ALTERNATE_FAMILIES[family.casefold()],) if family.casefold() in ALTERNATE_FAMILIES
+                           else ())):
+        match = fontconfig_font(name, weight, style)
+        if match is None:
+            return None if _fontconfig() is not None else match
+        if _skia_accepts(name, match.family):
+            return match
+    return None
+
+
+#: Skia's classes of metric-compatible families (``SkFontConfigInterface_direct.cpp``, ``kFontEquivMap``), the
+#: Latin ones: a fontconfig match of another family of the class stands in for the one asked
+METRIC_COMPATIBLE = (
+    frozenset({"arial", "arimo", "liberation sans"}),
+    frozenset({"times new roman", "tinos", "liberation serif"}),
+    frozenset({"courier new", "cousine", "liberation mono"}),
+    frozenset({"symbol", "symbol neu"}),
+    frozenset({"cambria", "caladea"}),
+    frozenset({"calibri", "carlito"}),
+)
+#: Blink's alternate names, tried when a family has no face (``FontCache::AlternateFamilyName``)
+ALTERNATE_FAMILIES = {"courier": "Courier New", "courier new": "Courier", "times": "Times New Roman",
+                      "times new roman": "Times", "arial": "Helvetica", "helvetica": "Arial"}
+
+
+def _skia_accepts(asked: str, found: str) -> bool:
+    asked, found = asked.casefold().strip(), found.casefold()
+    if asked == found or asked in FONTCONFIG_GENERIC_NAMES:  # Skia's IsFallbackFontAllowed
+        return True
+    return any(asked in group and found in group for group in METRIC_COMPATIBLE)
 
 
 @cache
@@ -399,7 +377,8 @@ def text_elements(root: etree._Element):
                 del declared[name]
                 props.pop(name, None)  # the property's default
         if "font-size" in declared:
-            props["font-size"] = _font_size(declared.pop("font-size"), inherited["font-size"])
+            props["font-size"] = _font_size(declared.pop("font-size"), inherited["font-size"],
+                                            inherited.get("font-family", ""))
         props.update(declared)
         space = el.get("{http://www.w3.org/XML/1998/namespace}space")
         if space:
@@ -438,12 +417,13 @@ _SIZE_VALUE = re.compile(r"([-+]?[0-9]*\.?[0-9]+(?:e[-+]?\d+)?)\s*(px|pt|pc|in|m
                          re.IGNORECASE)
 
 
-def _font_size(value: str, parent: float) -> float:
+def _font_size(value: str, parent: float, family: str = "") -> float:
     """A ``font-size`` value computed as CSS (and Chromium) computes it, in px (user units) for a parent of
     ``parent`` px: keywords absolute (:data:`_SIZE_KEYWORDS`), ``larger``/``smaller`` the parent's times or
-    divided by 1.2, ``em``/``%`` of the parent, ``ex`` and ``ch`` half of it (the fallback CSS Values 4,
-    6.1.1 allows; usvg's too), ``rem`` of the root's 16 px; an invalid or negative value is ignored (the
-    parent's, inherited)."""
+    divided by 1.2, ``em``/``%`` of the parent, ``ex`` and ``ch`` of the parent's font (``family``, the
+    face Chromium draws it with: its x-height, its "0"'s advance, :func:`font_units`; half an em where no
+    face is found, the fallback CSS Values 4, 6.1.1 allows), ``rem`` of the root's 16 px; an invalid or
+    negative value is ignored (the parent's, inherited)."""
     value = value.strip().lower().removesuffix("!important").strip()
     if value in _SIZE_KEYWORDS:
         return _SIZE_KEYWORDS[value]
@@ -458,7 +438,7 @@ def _font_size(value: str, parent: float) -> float:
     if unit == "em":
         return number * parent
     if unit in ("ex", "ch"):
-        return number * parent / 2
+        return number * parent * font_units(family)[0 if unit == "ex" else 1]
     if unit == "%":
         return number * parent / 100
     if unit == "rem":
@@ -476,10 +456,10 @@ def font_sizes_to_resolve(root: etree._Element) -> list[tuple[etree._Element, fl
     ``em`` and ``%`` only, is computed alike everywhere. Any other is not: the engine's usvg takes a
     document's root as 12 px where a browser takes 16 (``medium``), and its keywords as steps of 1.2 from
     the parent (``x-large`` 1.44 times the parent, 24 px in a browser; ``usvg::Options::font_size``,
-    ``convert_named_font_size``). So every ``<text>``, ``<tspan>`` and ``<textPath>`` whose size rests on
-    the root's default, a keyword, ``larger``/``smaller`` or ``rem`` is listed, outside ``<defs>`` and
-    ``<symbol>`` (there the ``<use>`` decides what they inherit). Declarations are read as
-    :func:`text_elements` reads them (attributes < ``<style>`` rules < ``style``).
+    ``convert_named_font_size``), and ``ex`` and ``ch`` as half an em. So every ``<text>``, ``<tspan>`` and
+    ``<textPath>`` whose size rests on the root's default, a keyword, ``larger``/``smaller``, ``rem``, ``ex`` or
+    ``ch`` is listed, outside ``<defs>`` and ``<symbol>`` (there the ``<use>`` decides what they inherit).
+    Declarations are read as :func:`text_elements` reads them (attributes < ``<style>`` rules < ``style``).
     """
     import cssselect2
 
@@ -488,27 +468,31 @@ def font_sizes_to_resolve(root: etree._Element) -> list[tuple[etree._Element, fl
     sheet = css.StyleSheet(root, _declarations)
     out: list[tuple[etree._Element, float]] = []
 
-    def walk(wrapper, size: float, absolute: bool) -> None:
+    def walk(wrapper, size: float, absolute: bool, family: str) -> None:
         el = wrapper.etree_element
         local = etree.QName(el).localname
         if local in ("defs", "symbol"):
             return
-        declared = _declared(el, wrapper, sheet).get("font-size")
+        own = _declared(el, wrapper, sheet)
+        declared = own.get("font-size")
         if declared is not None:
             value = declared.strip().lower().removesuffix("!important").strip()
             m = _SIZE_VALUE.fullmatch(value)
-            if value in _SIZE_KEYWORDS or value in ("larger", "smaller") or m and m.group(2).lower() == "rem":
-                absolute = False
+            if value in _SIZE_KEYWORDS or value in ("larger", "smaller") or m and m.group(2).lower() in ("rem", "ex",
+                                                                                                     "ch"):
+                absolute = False  # usvg takes ex and ch as half an em, a browser from the font
             elif m and float(m.group(1)) >= 0 and m.group(2).lower() not in ("em", "ex", "ch", "%"):
                 absolute = True  # a length: the same in every renderer (em and % keep the parent's state)
-            size = _font_size(declared, size)
+            size = _font_size(declared, size, family)  # ex and ch: of the parent's font
+        family = own.get("font-family", family).strip() if own.get("font-family", "").strip() not in ("", "inherit") \
+            else family
         if local in ("text", "tspan", "textPath") and not absolute:
             out.append((el, size))
             absolute = True  # written on the element: its children inherit it everywhere
         for child in wrapper.iter_children():
-            walk(child, size, absolute)
+            walk(child, size, absolute, family)
 
-    walk(cssselect2.ElementWrapper.from_xml_root(root), ROOT_FONT_SIZE_PX, False)
+    walk(cssselect2.ElementWrapper.from_xml_root(root), ROOT_FONT_SIZE_PX, False, "")
     return out
 
 
@@ -658,6 +642,39 @@ def _family_matches(asked: str, match: Match) -> bool:
     if asked in GENERIC_FAMILIES:
         return True
     return asked.casefold() == match.family.casefold()
+
+
+@cache
+def font_units(family: str) -> tuple[float, float]:
+    """(x-height, advance of "0") in em of the face Chromium draws a CSS ``font-family`` list with (the first
+    family :func:`browser_font` takes, a generic family's default, else the standard font): what ``1ex`` and
+    ``1ch`` are (CSS Values 4, 6.1.1; Skia reads the x-height from the OS/2 table's ``sxHeight``, else the
+    "x" glyph's height). (0.5, 0.5) where no face is found."""
+    from matplotlib import font_manager
+    from matplotlib.ft2font import LoadFlags
+
+    match = None
+    for name in (*parse_families(family or CHROMIUM_STANDARD_FONT), CHROMIUM_STANDARD_FONT):
+        name = (generic_font(name.casefold()) or name) if name.casefold() in GENERIC_FAMILIES else name
+        match = browser_font(name)
+        if match is not None:
+            break
+    if match is None:
+        return 0.5, 0.5
+    try:
+        face = font_manager.get_font(match.file)
+    except (OSError, RuntimeError):
+        return 0.5, 0.5
+    upem = face.units_per_EM or 1000
+    table = face.get_sfnt_table("OS/2")
+    x_height = int(table["sxHeight"]) if table and "sxHeight" in table else 0
+    if not x_height and face.get_char_index(ord("x")):
+        x_height = face.load_char(ord("x"), flags=LoadFlags.NO_SCALE).height
+    zero = face.load_char(ord("0"), flags=LoadFlags.NO_SCALE).horiAdvance if face.get_char_index(ord("0")) \
+        else upem / 2
+    if not x_height:
+        return 0.5, zero / upem
+    return x_height / upem, zero / upem
 
 
 _SPLIT_FAMILIES = re.compile(r"""\s*("[^"]*"|'[^']*'|[^,]+)\s*(?:,|$)""")

@@ -134,6 +134,19 @@ def test_plos_fonts(project, tmp_path):
     assert fonts_in_use(figure) == {"Times": "text[0].font"}  # no panel: the figure's own font sets no text
 
 
+def test_plos_font_lists(tmp_path):
+    """A font list: every family sets some text (the first, and the others the characters it lacks), so
+    each is held to PLOS's list: both are reported."""
+    (tmp_path / "layouts").mkdir()
+    (tmp_path / "layouts" / "listed.toml").write_text(_layout(
+        "3in", "1in", "plos", '[[text]]\ntext = "a"\nat = ["1in", "0.5in"]\n',
+        extra='font = "DejaVu Sans, WenQuanYi Micro Hei"'))
+    report = check("listed", root=tmp_path)
+    assert [(f.rule, f.element, f.problem.split(" is not")[0]) for f in report.findings] == [
+        ("font-family", "figure.font", "font 'DejaVu Sans'"),
+        ("font-family", "figure.font", "font 'WenQuanYi Micro Hei'")]
+
+
 def test_elife_widths(project):
     assert check("elife_pass", root=project).findings == ()
     (finding,) = check("elife_fail", root=project).findings
@@ -275,3 +288,20 @@ def test_each_stated_value_just_passes_and_just_fails(stated, preset):
     if ppi is not None:
         expected.append(("raster-ppi", ppi))
     assert found == sorted(expected)
+
+
+def test_plos_names_the_font_a_metric_twin_stands_for(tmp_path):
+    """composer offers Liberation Sans when Arial is missing (the same metrics); PLOS still takes only
+    Arial: the finding says which font the twin stands for and how to get there, not only the list."""
+    (tmp_path / "layouts").mkdir()
+    for name, font in (("twin", "Liberation Sans"), ("roman", "Nimbus Roman"), ("other", "DejaVu Serif")):
+        (tmp_path / "layouts" / f"{name}.toml").write_text(_layout(
+            "3in", "1in", "plos", '[[text]]\ntext = "a"\nat = ["1in", "0.5in"]\n', extra=f'font = "{font}"'))
+    problems = {name: [f.problem for f in check(name, root=tmp_path).findings if f.rule == "font-family"]
+                for name in ("twin", "roman", "other")}
+    assert problems == {
+        "twin": ["font 'Liberation Sans' is not one PLOS takes; use Arial or Times or Symbol; it has Arial's "
+                 "metrics but is not Arial: install Arial and set font = 'Arial'"],
+        "roman": ["font 'Nimbus Roman' is not one PLOS takes; use Arial or Times or Symbol; it has Times's "
+                  "metrics but is not Times: install Times and set font = 'Times'"],
+        "other": ["font 'DejaVu Serif' is not one PLOS takes; use Arial or Times or Symbol"]}

@@ -50,11 +50,11 @@ def test_a_child_a_switch_cannot_choose_is_passed_over(tmp_path):
 
 
 def test_html_that_is_not_only_text_is_left_out_with_one_warning_naming_the_file(tmp_path):
-    # an image and a table inside <foreignObject>: composer draws no HTML but text; the switch's SVG fallback
-    # is drawn instead, and one warning names the file and says how many are not drawn
+    # a video and a table inside <foreignObject>: composer draws no HTML but text and pictures; the switch's SVG
+    # fallback is drawn instead, and one warning names the file and says how many are not drawn
     art = (f'<svg {HEAD} width="60" height="20" viewBox="0 0 60 20">'
            '<switch><foreignObject width="60" height="20"><div xmlns="http://www.w3.org/1999/xhtml">'
-           '<img src="photo.png"/>Lamp</div></foreignObject><text x="2" y="12" font-size="8">Lamp...</text></switch>'
+           '<video src="photo.webm"/>Lamp</div></foreignObject><text x="2" y="12" font-size="8">Lamp...</text></switch>'
            '<foreignObject width="10" height="10"><table xmlns="http://www.w3.org/1999/xhtml"><tr><td>x</td></tr>'
            '</table></foreignObject></svg>')
     _, _, messages, svg = compose(tmp_path, (60, 20), {"s": (art, (0, 0), (60, 20))})
