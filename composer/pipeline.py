@@ -1110,7 +1110,8 @@ def _panel_files(read: _Read, svg: bytes, out_dir: Path, opts: BuildOptions) -> 
     alts = {p.name: p.alt for p in read.inputs.figure.panels}
     filled = {n: t for n, _, t in alt_text(read.inputs).panels}
     for panel, doc in docs.items():
-        pdf_doc = panel_pdf_document(doc) if read.inputs.figure.spec.text == "selectable" else None
+        drawn_here = not source_of(next(p for p in read.inputs.figure.panels if p.name == panel)).imported
+        pdf_doc = panel_pdf_document(doc) if read.inputs.figure.spec.text == "selectable" and drawn_here else None
         made = _export(doc, [k for k in opts.formats if k != outputs.CANVAS], read, opts, title=f"{name} {panel}",
                        alt=filled.get(panel, "") if alts.get(panel) else "", pdf_svg=pdf_doc)
         if outputs.CANVAS in opts.formats:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import re
 import sys
 import tempfile
@@ -440,10 +441,17 @@ def measure_seed(text: str, function: str) -> tuple[tuple[int, int] | None, int 
     return (first + 1, last + 1), code_lines("\n".join(code[first:last + 1])), None
 
 
+@functools.lru_cache(maxsize=64)
+def _parsed(text: str) -> ast.Module:
+    """``ast.parse(text)``, once per text (a module is read for each of its panels, and again for every page
+    and count that shows it). The tree is shared: read it, never change it."""
+    return ast.parse(text)
+
+
 def _renderer_nodes(module: Path, function: str, include_values: bool) -> dict[str, ast.AST]:
     """The renderer's ``def`` and every module-level function or constant it uses, transitively (the
     module's ``values()`` too when ``include_values``): name -> node."""
-    tree = ast.parse(module.read_text(encoding="utf-8"))
+    tree = _parsed(module.read_text(encoding="utf-8"))
     top: dict[str, ast.AST] = {}
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)):

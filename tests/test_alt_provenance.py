@@ -96,6 +96,22 @@ def built(tmp_path_factory):
     return root, commit, {kind: path.read_bytes() for kind, path in result.outputs.items()}
 
 
+def figure_alts(pdf: pikepdf.Pdf) -> list[str]:
+    """The ``/Alt`` of every ``/Figure`` element of the PDF's structure tree, in tree order."""
+    found = []
+
+    def walk(node):
+        if isinstance(node, pikepdf.Dictionary):
+            if node.get("/S") == "/Figure":
+                found.append(str(node.get("/Alt")))
+            kids = node.get("/K")
+            for kid in (kids if isinstance(kids, pikepdf.Array) else [kids] if kids is not None else []):
+                walk(kid)
+
+    walk(pdf.Root.StructTreeRoot)
+    return found
+
+
 def test_svg_has_title_desc_role_and_panel_labels(built):
     _, _, out = built
     root = etree.fromstring(out["svg"])
@@ -114,18 +130,7 @@ def test_pdf_structure_tree_carries_the_description(built):
     pdf = pikepdf.open(io.BytesIO(out["pdf"]))
     assert pdf.Root.MarkInfo.Marked is True
     assert str(pdf.Root.Lang) == "en"
-    figures = []
-
-    def walk(node):
-        if isinstance(node, pikepdf.Dictionary):
-            if node.get("/S") == "/Figure":
-                figures.append(node)
-            kids = node.get("/K")
-            for kid in (kids if isinstance(kids, pikepdf.Array) else [kids] if kids is not None else []):
-                walk(kid)
-
-    walk(pdf.Root.StructTreeRoot)
-    assert [str(f.Alt) for f in figures] == [DESCRIPTION]
+    assert figure_alts(pdf) == [DESCRIPTION]
     pdf.pages[0].contents_coalesce()
     content = pdf.pages[0].Contents.read_bytes()
     assert b"BDC" in content and b"EMC" in content  # the page's content is marked (an MCID of the figure)
@@ -330,3 +335,28 @@ def test_outside_git_no_commit(tmp_path):
     record = provenance.read(result.outputs["svg"])
     assert (record.commit, record.clean) == (None, None)
     assert set(record.uncommitted) == {i.path for i in record.inputs}
+
+
+def test_a_pdf_panel_with_alt_is_still_drawn_from_its_page(tmp_path):
+    """A pdf panel's alt (its group's aria-label and <title>) leaves the page embedded as it is in the PDF:
+    its text stays text, inside the one tagged figure."""
+    import pypdfium2
+
+    from composer.stages.export import export
+
+    if shutil.which("pdftocairo") is None:
+        pytest.skip("pdftocairo (poppler-utils) is not installed")
+    root = tmp_path / "p"
+    for folder in ("layouts", "data"):
+        (root / folder).mkdir(parents=True)
+    page = (b'<svg xmlns="http://www.w3.org/2000/svg" width="40pt" height="20pt" viewBox="0 0 40 20">'
+            b'<text x="2" y="14" font-family="DejaVu Sans" font-size="10">HELLO</text></svg>')
+    (root / "data" / "page.pdf").write_bytes(export(page, ["pdf"])["pdf"])  # text as text, DejaVu embedded
+    (root / "layouts" / "fig.toml").write_text(
+        '[figure]\nwidth = "40pt"\nheight = "20pt"\nalt = "A page saying hello."\n\n'
+        '[panels.page]\npdf = "../data/page.pdf"\nat = ["0pt", "0pt"]\nsize = ["40pt", "20pt"]\n'
+        'alt = "The word HELLO."\n')
+    pdf = build("fig", root=root, formats=("pdf",)).outputs["pdf"].read_bytes()
+    doc = pypdfium2.PdfDocument(pdf)
+    assert "HELLO" in doc[0].get_textpage().get_text_range()  # the page's own text, not outlines
+    assert figure_alts(pikepdf.open(io.BytesIO(pdf))) == ["A page saying hello.\npage: The word HELLO."]

@@ -5,6 +5,7 @@ texts apart, example data labelled, no fallback numbers. Also `compose new`, `co
 from __future__ import annotations
 
 import ast
+import functools
 import importlib.util
 import json
 import re
@@ -151,7 +152,9 @@ def _generate_module():
     return module
 
 
+@functools.cache
 def _top_level_functions(module: Path) -> dict[str, ast.FunctionDef]:
+    """The module's top-level functions (parsed once per module: several figures render with one)."""
     return {node.name: node for node in ast.parse(module.read_text(encoding="utf-8")).body
             if isinstance(node, ast.FunctionDef)}
 

@@ -809,8 +809,8 @@ SUMMARY = (
     ("new NAME", "write a starter figure that builds at once"),
     ("schema", "print the JSON Schema of layout files (--markdown: the layout reference)"),
     ("clean [NAME]", "delete a figure's (or every figure's) outputs, manifest and cache entries"),
-    ("provenance FILE", "where a figure's SVG/PDF/PNG comes from, and which of its inputs changed since"),
     ("diff NAME [REV]", "what changed since a git revision (default HEAD): texts, moves, build/NAME.diff.png"),
+    ("provenance FILE", "where a figure's SVG/PDF/PNG comes from, and which of its inputs changed since"),
 )
 
 

@@ -46,11 +46,11 @@ def repository(root: str | Path) -> Path | None:
 def head_commit(root: str | Path) -> str | None:
     """The commit checked out in the repository holding ``root`` (40 hex digits), or None: no repository,
     no commit yet, or no git."""
-    top = repository(root)
-    if top is None:
-        return None
-    out = _git(top, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
-    return out.strip() or None if out else None
+    start = Path(root).resolve()
+    if not any((folder / ".git").exists() for folder in (start, *start.parents)):
+        return None  # no repository: no git call (the no-op path asks this of every figure)
+    out = _git(start, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+    return (out.strip() or None) if out else None
 
 
 def uncommitted(top: Path, paths: Iterable[Path]) -> list[Path]:

@@ -221,7 +221,8 @@ def compose_documents(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typ
     if heavy:
         raise SvgError(heavy, file=file)
     describe(root, alt_text(inputs), provenance)
-    pdf_svg = write_svg(realtext.pdf_document(root)) if spec.text == "selectable" else None
+    pdf_svg = (write_svg(realtext.pdf_document(root, lambda el: _top_level_kind(el, kinds) == "laid-out"))
+               if spec.text == "selectable" else None)
     realtext.strip_notes(root)
     return Composed(write_svg(root), pdf_svg)
 

@@ -73,8 +73,9 @@ def panel_documents(canvas: bytes, panels: list[Panel], boxes: Mapping[str, Box]
 
 
 def panel_pdf_document(doc: bytes) -> bytes:
-    """A panel document of :func:`panel_documents` as its PDF draws it: matplotlib's outlined text
-    written as ``<text>`` (:func:`composer.text.realtext.pdf_document`; a panel alone holds no canvas text)."""
+    """A render panel's document of :func:`panel_documents` as its PDF draws it: matplotlib's outlined text
+    written as ``<text>`` (:func:`composer.text.realtext.pdf_document`; a panel alone holds no canvas text;
+    an imported file's panel keeps its outlines: the caller does not ask)."""
     from composer.text.realtext import pdf_document
 
     return write_svg(pdf_document(parse_svg(doc, source="panel")))

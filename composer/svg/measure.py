@@ -581,7 +581,9 @@ class _Walker:
         if tag == "use":
             self._use(el, before, m, style, alpha, top, depth, artist or top)
             return
-        if el.get("aria-label") is not None and tag in ("path", "g"):
+        # composer's own canvas text, known by its data-font-size: an aria-label alone is any element's
+        # accessible name (a panel's alt text, a Vega-Lite mark), whose content is drawn and measured
+        if el.get("data-font-size") is not None and el.get("aria-label") is not None and tag in ("path", "g"):
             self._canvas_text(el, m, style, alpha, top)
             return
         if tag in _SHAPES:

@@ -562,9 +562,9 @@ def _drop_font_faces(css: str, *, source: str, fonts: list[str], embedded: list[
     kept, families = [], []
     for node in tinycss2.parse_stylesheet(css):
         if getattr(node, "type", "") == "at-rule" and node.lower_at_keyword == "font-face":
-            faces, family = faces_of_rule(node)
-            size = sum(len(f.data) for f in embedded or ()) + sum(len(f.data) for f in faces)
-            if faces and embedded is not None and size <= MAX_EMBEDDED_FONT_BYTES:
+            used = sum(len(data) for data in dict.fromkeys(f.data for f in embedded or ()))
+            faces, family = faces_of_rule(node, MAX_EMBEDDED_FONT_BYTES - used if embedded is not None else 0)
+            if faces and embedded is not None:
                 embedded.extend(faces)
             elif family:
                 families.append(family)

@@ -41,7 +41,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -328,12 +328,18 @@ def _translation(transform: str | None) -> tuple[float, float, float] | None:
     return e, f, a
 
 
-def panel_text(root: etree._Element) -> int:
+def panel_text(root: etree._Element, drawn_here: Callable[[etree._Element], bool] | None = None) -> int:
     """Replace the glyph ``<use>`` of every matplotlib text of ``root`` (see module docstring) by
     ``<text>`` drawn in the group's frame, flipped back upright (``transform="scale(1 -1)"``, font size
     100 x the glyph's scale: the group's own ``scale(s -s)`` makes it ``s`` x 100 pt). A group with a glyph
     that cannot be a character, or a ``<use>`` that is not a plain placement, keeps its outlines;
-    mathtext's rectangles (fraction bars) stay paths. Returns how many texts were replaced."""
+    mathtext's rectangles (fraction bars) stay paths. Returns how many texts were replaced.
+
+    Args:
+        drawn_here: for a text's group, whether matplotlib drew it in this process (a render panel, a
+            guide), so its glyph indices are those of the font file it finds here; text of an imported
+            matplotlib SVG (another machine's matplotlib, another DejaVu Sans whose glyph indices may
+            differ) stays outlines. None: every group."""
     groups: dict[etree._Element, list[etree._Element]] = {}
     for use in root.iter(svg_tag("use")):
         ref = use.get(_XLINK_HREF) or use.get("href") or ""
@@ -344,6 +350,8 @@ def panel_text(root: etree._Element) -> int:
             groups.setdefault(parent, []).append(use)
     count = 0
     for group, uses in groups.items():
+        if drawn_here is not None and not drawn_here(group):
+            continue
         a, b, c, d, _, _ = parse_transform(group.get("transform"))
         if abs(a * d - b * c) < 1e-12 or a * d - b * c > 0:
             continue  # a glyph group is flipped (matplotlib's scale(s -s)); anything else is not its text
@@ -373,14 +381,16 @@ def panel_text(root: etree._Element) -> int:
     return count
 
 
-def pdf_document(root: etree._Element) -> etree._Element:
+def pdf_document(root: etree._Element, drawn_here: Callable[[etree._Element], bool] | None = None
+                 ) -> etree._Element:
     """A copy of the composed canvas ``root`` with every outlined text it can write as text written as
-    ``<text>`` (:func:`canvas_text`, :func:`panel_text`): the document the PDF engine draws."""
+    ``<text>`` (:func:`canvas_text`, :func:`panel_text` with ``drawn_here``): the document the PDF engine
+    draws."""
     import copy
 
     doc = copy.deepcopy(root)
     canvas_text(doc)
-    panel_text(doc)
+    panel_text(doc, drawn_here)
     return doc
 
 

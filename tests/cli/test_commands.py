@@ -22,7 +22,7 @@ from composer.cli.main import main
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "tests" / "projects" / "demo"
 #: the command words, as the README's "Command line" lists them
-WORDS = ["build", "check", "watch", "serve", "list", "new", "schema", "clean", "diff"]
+WORDS = ["build", "check", "watch", "serve", "list", "new", "schema", "clean", "diff", "provenance"]
 
 
 def _demo(tmp_path: Path) -> Path:

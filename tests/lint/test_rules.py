@@ -536,3 +536,29 @@ def test_check_all_json_names_a_figure_that_cannot_be_checked(tmp_path, capsys):
     found = json.loads(capsys.readouterr().out)
     assert found["fig1"]["ok"] is True
     assert found["broken"]["ok"] is False and "is 'hieght' a misspelling of 'height'" in found["broken"]["error"]
+
+
+def test_a_panel_with_alt_text_or_an_aria_label_is_still_measured(lint_root):
+    """An ``aria-label`` is any element's accessible name: a panel's ``alt`` puts one on the panel's group,
+    and imported drawings carry them (Vega-Lite marks). The check measures what such a group draws (the
+    planted 4 pt tick labels, a 0.1 pt line of an imported SVG at scale 1), and the alt text is no text."""
+    (lint_root / "data").mkdir(exist_ok=True)
+    (lint_root / "data" / "aria.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" width="100pt" height="50pt" viewBox="0 0 100 50">'
+        '<g aria-label="a thin mark" role="graphics-symbol">'
+        '<path d="M10 25 H90" stroke="#000000" stroke-width="0.1"/></g></svg>')
+    (lint_root / "layouts" / "alt_measured.toml").write_text(
+        '[figure]\nwidth = "80mm"\nheight = "100mm"\nalt = "two panels, described"\n\n'
+        '[panels.tiny]\nrender = "lint:tiny_text"\nat = ["5mm", "5mm"]\nsize = ["50mm", "45mm"]\n'
+        'alt = "the tiny tick labels panel"\n\n'
+        '[panels.web]\nsvg = "../data/aria.svg"\nat = ["5mm", "60mm"]\nsize = ["100pt", "50pt"]\n'
+        'alt = "an imported drawing"\n')
+    report = check("alt_measured", root=lint_root)
+    sizes = [f for f in report.findings if f.rule == "font-size"]
+    assert [f.element.split(":")[0] for f in sizes] == ["panel tiny"], report.table()
+    assert sizes[0].measured == pytest.approx(4.0, abs=0.05)
+    widths = [f for f in report.findings if f.rule == "line-width"]
+    assert [f.element.split(":")[0] for f in widths] == ["panel web"], report.table()
+    assert widths[0].measured == pytest.approx(0.1, abs=0.005)
+    assert not any("described" in f.element or "tiny tick" in f.element or "imported drawing" in f.element
+                   or "thin mark" in f.element for f in report.findings), report.table()

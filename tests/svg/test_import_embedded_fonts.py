@@ -103,5 +103,5 @@ def test_a_layout_it_does_not_model_is_said_once_per_file_and_nothing_private_is
     said = [m for m in messages if "embedded font" in m]
     assert len(said) == 2 and all("'HHH' (letter-spacing)" in m for m in said), messages
     assert {"ttf.svg", "woff2.svg"} == {name for m in said for name in ("ttf.svg", "woff2.svg") if name in m}
-    assert b"urn:figure-composer" not in svg and b"font/woff2" not in svg and b"@font-face" not in svg
+    assert b"urn:figure-composer:embedded-font" not in svg and b"font/woff2" not in svg and b"@font-face" not in svg
     assert not [m for m in messages if "web fonts" in m], messages  # embedded faces are loaded, not "not loaded"

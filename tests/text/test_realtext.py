@@ -46,6 +46,11 @@ size = ["50mm", "34mm"]
 label = "a"
 title = "Speed trace"
 
+[panels.far]
+svg = "../far.svg"
+at = ["55mm", "12mm"]
+size = ["14mm", "6mm"]
+
 [[text]]
 text = "Caption with office"
 at = ["55mm", "8mm"]
@@ -89,6 +94,7 @@ def builds(tmp_path_factory):
     root = layout_project(tmp_path_factory.mktemp("realtext"), BODY, head=HEAD)
     (root / "panels").mkdir()
     (root / "panels" / "p.py").write_text(PANEL_PY)
+    _far_svg(root / "far.svg")
     (root / "layouts" / "paths.toml").write_text(
         "[figure]\n" + HEAD + 'text = "paths"\n' + BODY, encoding="utf-8")
     out = {}
@@ -96,6 +102,18 @@ def builds(tmp_path_factory):
         result = build(name, root=root, formats=("svg", "pdf", "png"), dpi=100)
         out[name] = {kind: path.read_bytes() for kind, path in result.outputs.items()}
     return out
+
+
+def _far_svg(path: Path) -> None:
+    """An SVG saved by matplotlib elsewhere (its glyphs as outlines): imported, it keeps them in the PDF too
+    (another matplotlib's font may number its glyphs otherwise)."""
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(14 / 25.4, 6 / 25.4))
+    fig.text(0.05, 0.3, "Remote")
+    with matplotlib.rc_context({"svg.fonttype": "path", "svg.hashsalt": "far"}):
+        fig.savefig(path, format="svg", metadata={"Date": None})
 
 
 def _squeezed(text: str) -> str:
@@ -149,6 +167,7 @@ def test_pdf_text_is_read_by_poppler_and_pdfium(builds, tmp_path):
         assert not missing, f"{reader} does not find {missing} in {text!r}"
         assert "α" in text, f"{reader}: mathtext's alpha (DejaVu Sans Oblique has a cmap) is not text"
         assert "office" in text and "fine" in text, f"{reader}: ligatures are not read as their letters"
+        assert "Remote" not in text, f"{reader}: an imported file's outlines were made text"
 
 
 def test_pdf_fonts_are_embedded_cid_truetype_subsets(builds):

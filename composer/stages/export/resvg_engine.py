@@ -190,7 +190,8 @@ def write(job: Job, kinds: tuple[str, ...]) -> dict[str, bytes]:
 #: attributes a pdf panel's group may carry and still be drawn from its page: anything else (an opacity,
 #: a clip, a filter, a mask) changes how the group draws, and the converted group is drawn instead
 _PLACED_ONLY = {"id", "transform", "{http://www.inkscape.org/namespaces/inkscape}label",
-                "{http://www.inkscape.org/namespaces/inkscape}groupmode"}
+                "{http://www.inkscape.org/namespaces/inkscape}groupmode",
+                "aria-label", "role"}  # the panel's alt text (composer.stages.describe): nothing drawn
 #: top-level elements that draw nothing where they stand: every layer keeps them (what the rest refers to)
 _DEFINITIONS = {"defs", "style", "clipPath", "mask", "marker", "symbol", "pattern", "linearGradient",
                 "radialGradient", "filter", "metadata", "title", "desc"}
