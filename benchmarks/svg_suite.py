@@ -41,11 +41,16 @@ MAX_DIFFERENT = 0.005
 
 
 def premultiplied(png: bytes | Path) -> np.ndarray:
+    """The PNG as (H, W, 4) premultiplied RGBA, int16 (a difference of two fits): each colour channel times
+    alpha, floored to 0..255 (computed in uint16: 255 x 255 fits), alpha as it is."""
     from PIL import Image
 
     with Image.open(io.BytesIO(png) if isinstance(png, bytes) else png) as img:
-        a = np.asarray(img.convert("RGBA")).astype(np.int32)
-    return np.concatenate([a[..., :3] * a[..., 3:4] // 255, a[..., 3:4]], axis=2)
+        a = np.asarray(img.convert("RGBA"))
+    out = np.empty(a.shape, np.int16)
+    out[..., :3] = a[..., :3].astype(np.uint16) * a[..., 3:4] // 255
+    out[..., 3] = a[..., 3]
+    return out
 
 
 def use_fonts(folder: Path) -> None:

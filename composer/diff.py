@@ -51,7 +51,7 @@ from composer.sandbox.parallel import available_cores
 from composer.stages.geometry import Box
 from composer.stages.inputs import Project
 from composer.stages.named import Element, NamedText
-from composer.units import PT_PER_UNIT, amount, layout_unit, say, say_pair
+from composer.units import PT_PER_UNIT, SAY_DECIMALS, layout_unit, say_pair
 
 #: the diff image's resolution unless asked (dots per inch): enough to see a tick label change
 DEFAULT_DPI = 150.0
@@ -280,17 +280,32 @@ class FigureDiff:
 
 
 def _element_line(e: ElementChange, unit: str) -> str:
-    """``moved panel b: 5.0 mm right, 2.0 mm down (5.4 mm); now at 80.0, 10.0 mm, 40.0 x 40.0 mm``."""
+    """``moved panel b: 5.0 mm right, 2.0 mm down (5.4 mm); now at 80.0, 10.0 mm, 40.0 x 40.0 mm``.
+
+    The numbers have the unit's usual decimals (:data:`composer.units.SAY_DECIMALS`), or as many more
+    (up to 3 more) as a move or a change of size over :data:`TOLERANCE_PT` needs to show as more than 0:
+    a box that moved 0.01 mm is said to have moved 0.01 mm, never "0.0 mm"."""
+    ppu = PT_PER_UNIT.get(unit, 1.0)
+    unit = unit if unit in PT_PER_UNIT else "pt"
+    deltas = [d for d in (e.dx_pt, e.dy_pt, e.dwidth_pt, e.dheight_pt) if abs(d) > TOLERANCE_PT]
+    decimals = SAY_DECIMALS[unit]
+    while decimals < SAY_DECIMALS[unit] + 3 and any(round(abs(d) / ppu, decimals) == 0 for d in deltas):
+        decimals += 1
+
+    def num(length_pt: float) -> str:
+        text = f"{length_pt / ppu:.{decimals}f}"
+        return text.lstrip("-") if float(text) == 0 else text
+
     parts = []
     if e.moved:
-        steps = [f"{amount(abs(d), unit)} {unit} {word[d > 0]}" for d, word in
+        steps = [f"{num(abs(d))} {unit} {word[d > 0]}" for d, word in
                  ((e.dx_pt, ("left", "right")), (e.dy_pt, ("up", "down"))) if abs(d) > TOLERANCE_PT]
-        parts.append(f"moved {', '.join(steps)} ({say(e.distance_pt, unit)})")
+        parts.append(f"moved {', '.join(steps)} ({num(e.distance_pt)} {unit})")
     if e.resized:
-        parts.append(f"resized from {say_pair(e.before.width_pt, e.before.height_pt, unit)}")
+        parts.append(f"resized from {num(e.before.width_pt)} x {num(e.before.height_pt)} {unit}")
     a = e.after
-    return (f"{' and '.join(parts)}: {e.name}, now at {amount(a.x_pt, unit)}, {say(a.y_pt, unit)}, "
-            f"{say_pair(a.width_pt, a.height_pt, unit)}")
+    return (f"{' and '.join(parts)}: {e.name}, now at {num(a.x_pt)}, {num(a.y_pt)} {unit}, "
+            f"{num(a.width_pt)} x {num(a.height_pt)} {unit}")
 
 
 # ─── the comparison (pure) ──────────────────────────────────────────────

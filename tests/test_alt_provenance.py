@@ -364,6 +364,19 @@ def test_outside_git_no_commit(tmp_path):
     assert set(record.uncommitted) == {i.path for i in record.inputs}
 
 
+def test_a_repository_before_its_first_commit_is_not_said_to_be_no_repository(tmp_path):
+    """``git init`` and no commit yet (a new paper's first build): the record has no commit, and the
+    table does not claim the figure was built outside a git repository."""
+    root = make_project(tmp_path / "p")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    result = build("fig", root=root, formats=("svg",), dpi=20)
+    record = provenance.read(result.outputs["svg"])
+    assert record.commit is None
+    head = provenance.compare(record, root, file="fig.svg").table().splitlines()[0]
+    assert head == ("fig.svg: made by composer " + record.composer
+                    + " from no git commit (built outside a git repository, or in one before its first commit)"), head
+
+
 def test_a_pdf_panel_with_alt_is_still_drawn_from_its_page(tmp_path):
     """A pdf panel's alt (its group's aria-label and <title>) leaves the page embedded as it is in the PDF:
     its text stays text, inside the one tagged figure."""

@@ -307,3 +307,17 @@ def test_ticks_added_and_a_label_changed_are_told_apart():
     assert changes == [("title", "n = 3", "n = 5", (("3", "5"),)), ("a: xtick_2", None, "0.5", ()),
                        ("a: xtick_4", None, "1.5", ()), ("a: text_6", "time", "time (s)", ())]
 
+
+
+def test_a_small_move_is_said_with_the_decimals_that_show_it():
+    """A box moved 0.01 mm (an arrow whose label got shorter) is said to have moved 0.01 mm, not "0.0 mm",
+    and its sizes before and after are told apart; a 12 mm move keeps the unit's one decimal."""
+    from composer.diff import ElementChange, _element_line
+    from composer.stages.geometry import Box
+
+    small = ElementChange("arrow[0]", "arrow[0]", "arrow", Box(10 * MM, 5 * MM, 22.5 * MM, 2.7 * MM),
+                          Box(10 * MM, 4.99 * MM, 22.48 * MM, 2.7 * MM))
+    assert _element_line(small, "mm") == ("moved 0.01 mm up (0.01 mm) and resized from 22.50 x 2.70 mm: "
+                                          "arrow[0], now at 10.00, 4.99 mm, 22.48 x 2.70 mm")
+    big = ElementChange("text t", "text[0]", "text", Box(0, 0, 5 * MM, 2 * MM), Box(12 * MM, 0, 5 * MM, 2 * MM))
+    assert _element_line(big, "mm") == "moved 12.0 mm right (12.0 mm): text t, now at 12.0, 0.0 mm, 5.0 x 2.0 mm"

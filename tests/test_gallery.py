@@ -18,6 +18,7 @@ import pytest
 from lxml import etree
 
 from composer.cli.main import main
+from composer.lint.pdffonts import pdf_fonts
 from composer.stages.inputs import Project, read_inputs
 from composer.units import to_pt
 from conftest import REPO, ids_and_refs, read_png
@@ -48,9 +49,19 @@ def clone(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def built(clone):
-    """`compose --all` in the clone: svg and a low-dpi png of every figure."""
-    status = main(["build", "--all", "--root", str(clone), "--format", "svg,png", "--dpi", str(GALLERY_DPI)])
+    """`compose --all` in the clone: svg, pdf and a low-dpi png of every figure."""
+    status = main(["build", "--all", "--root", str(clone), "--format", "svg,pdf,png", "--dpi", str(GALLERY_DPI)])
     return status, clone / "build"
+
+
+def _pdfium_text(pdf: bytes) -> str:
+    import pypdfium2 as pdfium
+
+    doc = pdfium.PdfDocument(pdf)
+    try:
+        return doc[0].get_textpage().get_text_range()
+    finally:
+        doc.close()
 
 
 def test_the_gallery_has_every_seed_figure():
@@ -65,7 +76,7 @@ def test_compose_all_builds_every_figure_from_a_fresh_clone(built):
     status, out = built
     assert status == 0
     for name in FIGURES:
-        assert (out / f"{name}.svg").is_file() and (out / f"{name}.png").is_file(), name
+        assert all((out / f"{name}.{kind}").is_file() for kind in ("svg", "pdf", "png")), name
 
 
 @pytest.mark.parametrize("name", FIGURES)
@@ -83,6 +94,18 @@ def test_gallery_figure(name, built, clone):
     assert root.get("width") == spec.width_text and root.get("height") == height
     w_pt, h_pt = to_pt(spec.width_text), to_pt(height)
     assert [float(v) for v in root.get("viewBox").split()] == pytest.approx([0, 0, w_pt, h_pt], abs=1e-3)
+    # the PDF's text is text (text = "selectable"): its fonts embedded TrueType subsets, never Type 3, and
+    # pdfium reads the figure's canvas texts (each top-level aria-label's first line, spaces left out)
+    pdf = (out / f"{name}.pdf").read_bytes()
+    fonts = pdf_fonts(pdf)
+    assert fonts and all(f.embedded and f.kind == "CID TrueType" for f in fonts), fonts
+    read = re.sub(r"\s+", "", _pdfium_text(pdf))
+    for el in root:
+        label = el.get("aria-label") if isinstance(el.tag, str) and el.get("id", "").startswith(
+            ("text-", "label-", "title-")) else None
+        if label and "$" not in label:  # the markup of rich text (<b>, <i>, <color=...>) is not drawn
+            plain = re.sub(r"</?(?:b|i|color)(?:=[^<>]*)?>", "", label.split("\n")[0])
+            assert re.sub(r"\s+", "", plain) in read, (label, read[:400])
     png = read_png(out / f"{name}.png")
     assert png.shape[:2] == (round(h_pt / 72 * GALLERY_DPI), round(w_pt / 72 * GALLERY_DPI))
     assert png[..., :3].std() > 10, "blank figure"

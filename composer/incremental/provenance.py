@@ -175,7 +175,7 @@ class Comparison:
         """The record and its differences as lines for a terminal."""
         p = self.provenance
         if p.commit is None:
-            git = "no git commit (not built in a git repository)"
+            git = "no git commit (built outside a git repository, or in one before its first commit)"
         else:
             state = "clean" if p.clean else f"{len(p.uncommitted)} uncommitted: {', '.join(p.uncommitted)}"
             git = f"commit {p.commit} ({state})"

@@ -480,7 +480,7 @@ def fonts_in_use(figure: Figure) -> dict[str, str]:
 def _font_families(ctx: _Context) -> None:
     """``font-family``: a font the figure's text is set in (:func:`fonts_in_use`) that the preset's journal
     does not take."""
-    from composer.text.metrics import font_families
+    from composer.text.metrics import METRIC_COMPATIBLE, font_families
 
     limits = ctx.limits
     if limits.fonts is None:
@@ -489,8 +489,14 @@ def _font_families(ctx: _Context) -> None:
         # every family of a list: the first sets the text, the others draw the characters it lacks
         for family in font_families(font):
             if not limits.takes_font(family):
+                # a free twin of a font the journal takes (what composer offers when that font is missing)
+                # has its metrics, not its name: the way out is the font itself
+                twins = [f for f in limits.fonts
+                         if family.casefold() in (n.casefold() for n in METRIC_COMPATIBLE.get(f.casefold(), ()))]
+                how = (f"; it has {twins[0]}'s metrics but is not {twins[0]}: install {twins[0]} and set "
+                       f"font = {twins[0]!r}" if twins else "")
                 ctx.add("font-family", key, f"font {family!r} is not one {limits.journal or 'the preset'} takes; "
-                                            f"use {' or '.join(limits.fonts)}")
+                                            f"use {' or '.join(limits.fonts)}{how}")
 
 
 def _line_widths(ctx: _Context) -> None:

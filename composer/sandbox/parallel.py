@@ -165,7 +165,9 @@ def render_all(tasks: Sequence[RenderTask], *, jobs: int, progress: Progress | N
     workers = min(jobs, len(tasks))
     if prepare is not None and tasks:
         prepare()
-    with _one_blas_thread(), capturing(live=progress.line) as printed:
+    # no task (panels all cached, or none drawn by code): nothing runs under the limit, so its cost (threadpoolctl
+    # reads every loaded library, going in and again coming out) is not paid
+    with _one_blas_thread() if tasks else contextlib.nullcontext(), capturing(live=progress.line) as printed:
         if workers <= 1 or not can_fork():
             for i, task in enumerate(tasks):
                 outcomes[i] = _run(task)

@@ -46,6 +46,7 @@ from composer.units import PX_PER_UNIT, length_px
 
 _URL_REF = re.compile(r"url\(\s*(['\"]?)#([^)'\"\s]+)\1\s*\)")
 _HREFS = ("href", f"{{{XLINK_NS}}}href")
+_USE = svg_tag("use")
 #: ``url(#id)`` and the fallback paint after it (``url(#g) green``, SVG 2, 13.2: used when #g is missing)
 _URL_FALLBACK = re.compile(_URL_REF.pattern + r"(\s+(?!url\()(?:[A-Za-z-]+\([^)]*\)|[^\s;,)]+))?")
 #: a first compound selector holding ``:root`` (``:root``, ``svg:root``, ``:root.k``), before a combinator
@@ -74,6 +75,8 @@ class Import:
         root: the document's ``<svg>`` element, rewritten in place.
         name, group_id, source, renumber, viewport, size_px: the arguments of :func:`import_fragment`.
         mapping: old id -> new id (:func:`name_ids`).
+        empty_uses: the ``<use>`` elements :func:`rewrite_references` left without a ``#id`` to draw, in
+            document order, for :func:`remove_empty_uses` (one walk of the tree for both); None before.
         group: the result (:func:`make_group`); None before.
     """
 
@@ -85,6 +88,7 @@ class Import:
     viewport: bool = False
     size_px: tuple[float, float] | None = None
     mapping: dict[str, str] = field(default_factory=dict)
+    empty_uses: list[etree._Element] | None = None
     group: etree._Element | None = None
 
 
@@ -241,7 +245,9 @@ def rewrite_references(job: Import) -> None:
         return f"url(#{new}){fallback}" if new else (fallback.strip() or "none")
 
     seen: set[str] = set()
+    empty: list[etree._Element] = []  # the <use>s left without a #id (what remove_empty_uses removes)
     for el in job.root.iter(etree.Element):
+        kept = 0  # the href attributes left naming an id: 1 href, 2 xlink:href
         for attr, value in el.items():
             if attr == "id":
                 if value in seen:  # a repeated id: references go to the first, as in a browser
@@ -252,12 +258,17 @@ def rewrite_references(job: Import) -> None:
             elif attr in _HREFS and value.startswith("#"):
                 if value[1:] in mapping:
                     el.set(attr, "#" + mapping[value[1:]])
+                    kept |= 1 if attr == "href" else 2
                 else:
                     del el.attrib[attr]
             elif "url(" in value:
                 el.set(attr, _URL_FALLBACK.sub(ref, value))
         if el.get("href") is not None and el.get(_HREFS[1]) is not None:
             del el.attrib[_HREFS[1]]
+            kept &= 1
+        if not kept and el.tag == _USE:
+            empty.append(el)
+    job.empty_uses = empty
 
 
 #: what a gradient or pattern takes from the paint server its ``href`` names when it lacks it (SVG 1.1,
@@ -318,6 +329,10 @@ def scope_style_sheets(job: Import) -> None:
 def remove_empty_uses(job: Import) -> None:
     """Remove every ``<use>`` left without a ``#id`` to draw: it draws nothing, and cairosvg takes a
     ``<use>`` without ``href`` for the whole document, recursing forever."""
+    if job.empty_uses is not None:  # found by rewrite_references, which has just walked every element
+        for use in job.empty_uses:
+            use.getparent().remove(use)
+        return
     for use in list(job.root.iter(svg_tag("use"))):
         if not ((use.get(_HREFS[0]) or "").startswith("#") or (use.get(_HREFS[1]) or "").startswith("#")):
             use.getparent().remove(use)
@@ -451,15 +466,15 @@ def inline_used_styles(root: etree._Element) -> None:
     if root.find(f".//{svg_tag('style')}") is None:
         return
     by_id = {el.get("id"): el for el in [root, *root.iterfind(".//*[@id]")] if el.get("id")}
-    targets = set()  # what the <use>s draw (a scatter's 100,000 markers: no generator per use)
-    for use in root.iter(svg_tag("use")):
+    refs: set[str] = set()  # what the <use>s name (a scatter's 100,000 markers: one name, no generator per use)
+    for use in root.iter(_USE):
         href = use.get(_HREFS[0])
         if not (href and href.startswith("#")):
             href = use.get(_HREFS[1])
             if not (href and href.startswith("#")):
                 continue
-        if href[1:] in by_id:
-            targets.add(by_id[href[1:]])
+        refs.add(href)
+    targets = {by_id[ref[1:]] for ref in refs if ref[1:] in by_id}  # what they draw
     if not targets:
         return
     sheet = StyleSheet(root, read=weighed_declarations)

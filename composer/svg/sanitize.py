@@ -225,19 +225,19 @@ XHTML_NS = "http://www.w3.org/1999/xhtml"
 #: (what :mod:`composer.text.html` lays out)
 HTML_TEXT_ELEMENTS = frozenset({
     "a", "abbr", "b", "bdi", "bdo", "big", "blockquote", "body", "br", "center", "cite", "code", "dfn", "div",
-    "em", "font", "h1", "h2", "h3", "h4", "h5", "h6", "html", "i", "kbd", "label", "mark", "p", "pre", "q", "s",
-    "samp", "small", "span", "strike", "strong", "sub", "sup", "tt", "u", "var", "wbr",
+    "em", "font", "h1", "h2", "h3", "h4", "h5", "h6", "html", "i", "kbd", "label", "li", "mark", "ol", "p", "pre",
+    "q", "s", "samp", "small", "span", "strike", "strong", "sub", "sup", "tt", "u", "ul", "var", "wbr",
 })
 _MATHML_NS = "http://www.w3.org/1998/Math/MathML"
 #: the attributes kept on those elements (what styles the text; links, handlers and the rest are dropped)
-_HTML_ATTRIBUTES = frozenset({"style", "class", "id", "face", "color", "size", "dir", "lang", "align"})
+_HTML_ATTRIBUTES = frozenset({"style", "class", "id", "face", "color", "size", "dir", "lang", "align", "start"})
 
 
 def is_text_only(fo: etree._Element) -> bool:
     """Whether a ``<foreignObject>`` holds only XHTML text elements (:data:`HTML_TEXT_ELEMENTS`), with or
     without text (mermaid's empty edge labels draw nothing, in a browser too), and pictures (``<img>`` whose
-    ``src`` is a ``data:`` URI, a web address or a relative path, checked as an SVG ``<image>``'s is): a table,
-    a form, a list, an inner ``<svg>``, MathML... make it False. One whose conditions fail (Illustrator's
+    ``src`` is a ``data:`` URI, a web address or a relative path, checked as an SVG ``<image>``'s is), lists
+    included: a table, a form, an inner ``<svg>``, MathML... make it False. One whose conditions fail (Illustrator's
     ``requiredExtensions="&ns_ai;"``) is never drawn: False too."""
     if not conditions_pass(fo):
         return False
@@ -584,7 +584,8 @@ NOTES = "data-composer-notes"
 _NOTED = {
     "html": ("HTML other than text in <foreignObject>", "{detail} not drawn",
              "{source}: {detail} <foreignObject> not drawn: they hold "
-             "HTML other than text (an image, a table, a list, a form, an inner document...), which composer does "
+             "HTML other than text (a table, a form, a video, an image by another scheme than data: or a path, an "
+             "inner document...), which composer does "
              "not draw; their SVG fallback is drawn where the file has one (in a <switch>); save the drawing with "
              "its content as SVG"),
     "remote": ("pictures linked by a web address", "{detail} not drawn",

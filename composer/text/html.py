@@ -6,7 +6,7 @@ draw.io writes every label as XHTML in a ``<foreignObject>`` (a flex ``<div>`` c
 ``<div style="display: table-cell; text-align: center"><span><p>Start</p></span></div>`` styled by
 its ``<style>`` sheet. The export engines draw no HTML, so composer draws it itself: what a browser's
 CSS layout puts there, for the elements :func:`composer.svg.sanitize.is_text_only` admits (text, line
-breaks, inline styling, blocks, pictures; not lists, tables, forms or floats, which stay one warning).
+breaks, inline styling, blocks, lists, pictures; not HTML tables, forms or floats, which stay one warning).
 
 Each element makes a box (CSS Display 3: ``display`` or the user-agent default; ``none`` makes none), laid
 out by the rules these producers' markup needs:
@@ -16,7 +16,9 @@ out by the rules these producers' markup needs:
   ``max-width``/``min-width`` say otherwise; adjoining vertical margins collapse (between siblings and
   through an empty block); inline content in anonymous blocks; a block inside an inline splits it.
 - Inline formatting (CSS 2.1, 9.4.2 and 10.8; CSS Text 3, 4-5): words broken at spaces as ``white-space``
-  allows (greedy, around atomic boxes too), spaces collapsed and removed at a line's ends; each line box
+  allows (greedy, around atomic boxes too, and where Chromium's UAX #14 breaker breaks a word: after a
+  hyphen between letters or digits, between a closing and an opening bracket), spaces collapsed and
+  removed at a line's ends; each line box
   as tall as its inline boxes' line heights around their baselines, with Blink's rounding: a font's ascent
   and descent each rounded to whole px, the half-leading floored above (``line-height: normal``: their sum
   plus the rounded line gap); lines placed by ``text-align`` (written with ``text-anchor`` so an engine
@@ -31,6 +33,8 @@ out by the rules these producers' markup needs:
   cells): columns as wide as their widest cell, the table's room shared in proportion, rows as tall as
   their tallest cell, a table's ``height`` shared among them, each cell's content placed by its
   ``vertical-align``.
+- Lists (``<ul>``, ``<ol>``, ``<li>``: the user-agent style sheet's margins and 40 px padding): an outside
+  marker on each item's first line, a number "1. " or a disc, circle or square drawn as Blink draws them.
 - Text is measured by the advances of the face Chromium draws it with (:func:`text_width_px`): the first
   family of the list it takes (:func:`composer.text.fonts.browser_font`), a fallback face for a character
   the face lacks, the ``.notdef`` glyph when none has it.
@@ -56,7 +60,10 @@ from composer.svg.sanitize import HTML_TEXT_ELEMENTS, XHTML_NS, is_text_only
 from composer.text.fonts import fontconfig_font, matplotlib_font, parse_families
 
 #: the elements that are blocks by default (HTML's user-agent style sheet)
-_BLOCKS = frozenset({"blockquote", "body", "center", "div", "h1", "h2", "h3", "h4", "h5", "h6", "html", "p", "pre"})
+_BLOCKS = frozenset({"blockquote", "body", "center", "div", "h1", "h2", "h3", "h4", "h5", "h6", "html", "p", "pre",
+                     "ul", "ol"})
+#: the list-style-type symbols, drawn as shapes (:func:`_marker`); decimal is "1. "
+_MARKERS = frozenset({"disc", "circle", "square"})
 #: the user-agent style sheet's font sizes (em) and weights of headings and of a few inline elements
 _UA_SIZE = {"h1": 2.0, "h2": 1.5, "h3": 1.17, "h4": 1.0, "h5": 0.83, "h6": 0.67, "small": 0.83, "big": 1.2,
             "sub": 0.83, "sup": 0.83}
@@ -282,6 +289,7 @@ class _Computed:
     decoration: str = ""
     background: str = ""  # an inline element's: painted behind its text and that of everything inside
     visible: bool = True  # visibility (inherited): hidden boxes take their room and draw nothing
+    list_style: str = "disc"  # list-style-type (inherited)
 
     def font(self) -> Font:
         return Font(self.family, self.size_px, self.weight, self.style, self.color, self.decoration,
@@ -326,6 +334,12 @@ def _inherit(parent: _Computed, el: etree._Element, decl: dict[str, str]) -> _Co
         out.white_space = "pre"
     if name == "center":
         out.text_align = "center"
+    if name in ("ul", "ol"):  # the user-agent style sheet: nested lists of bullets go disc, circle, square
+        nested = sum(1 for a in el.iterancestors() if local(a) in ("ul", "ol"))
+        out.list_style = "decimal" if name == "ol" else ("disc", "circle", "square")[min(nested, 2)]
+    for word in (decl.get("list-style-type") or decl.get("list-style") or "").lower().split():
+        if word in _MARKERS or word in ("decimal", "none"):
+            out.list_style = word
     if "font-size" in decl:
         out.size_px = _font_size(decl["font-size"], parent.size_px)
     if decl.get("font-family"):
@@ -370,8 +384,8 @@ _ATOMIC = frozenset({"inline-block", "inline-flex", "inline-table", "inline-grid
 #: text-align -> the fraction of a line's free room left of it
 _ALIGN = {"center": 0.5, "-webkit-center": 0.5, "right": 1.0, "end": 1.0, "-webkit-right": 1.0}
 #: the user-agent style sheet's vertical margins (em) of blocks (HTML, 15.3.3 and 15.3.6)
-_UA_MARGIN = {"p": 1.0, "pre": 1.0, "blockquote": 1.0, "h1": 0.67, "h2": 0.83, "h3": 1.0, "h4": 1.33, "h5": 1.67,
-              "h6": 2.33}
+_UA_MARGIN = {"p": 1.0, "pre": 1.0, "blockquote": 1.0, "ul": 1.0, "ol": 1.0, "h1": 0.67, "h2": 0.83, "h3": 1.0,
+              "h4": 1.33, "h5": 1.67, "h6": 2.33}
 _BORDER_WIDTHS = {"thin": 1.0, "medium": 3.0, "thick": 5.0}
 _BORDER_STYLES = frozenset({"solid", "dashed", "dotted", "double", "groove", "ridge", "inset", "outset"})
 _INFINITE = 1e7
@@ -402,7 +416,7 @@ class _Node:
 def _display(el: etree._Element, decl: dict[str, str]) -> str:
     value = " ".join((decl.get("display") or "").strip().lower().split())
     if value in ("", "initial", "revert", "unset", "inherit"):
-        value = "block" if local(el) in _BLOCKS else "inline"
+        value = "list-item" if local(el) == "li" else "block" if local(el) in _BLOCKS else "inline"
     return {"inline block": "inline-block", "inline flow-root": "inline-block", "inline flex": "inline-flex",
             "block flex": "flex", "block flow": "block", "-webkit-inline-box": "inline-block",
             "contents": "inline", "inline flow": "inline"}.get(value, value)
@@ -451,7 +465,13 @@ def _edges(node: _Node, kind: str, percent_of: float | None) -> tuple[float, flo
         if value is None and pick is not None:
             value = values[pick[i]]
         if value is None and kind == "margin" and node.el is not None and side in ("top", "bottom"):
-            out.append(_UA_MARGIN.get(local(node.el), 0.0) * node.state.size_px)
+            nested = local(node.el) in ("ul", "ol") and any(local(a) in ("ul", "ol", "li")
+                                                               for a in node.el.iterancestors())
+            out.append(0.0 if nested else _UA_MARGIN.get(local(node.el), 0.0) * node.state.size_px)
+            continue
+        if value is None and kind == "padding" and node.el is not None and side == "left" \
+                and local(node.el) in ("ul", "ol"):
+            out.append(40.0)  # the user-agent style sheet's padding-inline-start of lists
             continue
         out.append(_length(value, font_px=node.state.size_px, percent_of=percent_of) or 0.0)
     return out[0], out[1], out[2], out[3]
@@ -514,22 +534,36 @@ class _Image:
 
 
 @dataclass
+class _Mark:
+    """A list marker's symbol in its ``size`` px square at (``x``, ``y``): ``disc`` (a filled circle),
+    ``circle`` (its 1 px outline), ``square``."""
+
+    x: float
+    y: float
+    size: float
+    kind: str
+    color: str
+
+
+@dataclass
 class _Frag:
     """A laid-out box: its border box's size, what it draws (from the border box's top left), and the
     baselines of its first and last line boxes (None: it has none)."""
 
     width: float
     height: float
-    items: list[_Text | _Rect | _Image] = field(default_factory=list)
+    items: list[_Text | _Rect | _Image | _Mark] = field(default_factory=list)
     first_baseline: float | None = None
     last_baseline: float | None = None
 
 
-def _moved(items: list[_Text | _Rect | _Image], dx: float, dy: float) -> list[_Text | _Rect | _Image]:
-    out: list[_Text | _Rect | _Image] = []
+def _moved(items: list[_Text | _Rect | _Image | _Mark], dx: float, dy: float) -> list[_Text | _Rect | _Image | _Mark]:
+    out: list[_Text | _Rect | _Image | _Mark] = []
     for item in items:
         if isinstance(item, _Text):
             out.append(_Text(item.x + dx, item.y + dy, item.runs, item.anchor))
+        elif isinstance(item, _Mark):
+            out.append(_Mark(item.x + dx, item.y + dy, item.size, item.kind, item.color))
         elif isinstance(item, _Image):
             out.append(_Image(item.x + dx, item.y + dy, item.width, item.height, item.href))
         else:
@@ -547,7 +581,7 @@ class _Piece:
     text: str = ""
     state: _Computed | None = None
     node: _Node | None = None
-    glued: bool = False  # a word right after another word or box, with no space between: no break there
+    soft: bool = False  # a break opportunity before this word though no space precedes it (UAX #14)
     frag: _Frag | None = None
     margins: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
 
@@ -584,8 +618,9 @@ def _pieces(kids: list[Kid], block_state: _Computed) -> list[_Piece]:
                         elif not out or out[-1].kind != "space" or out[-1].text != " ":
                             out.append(_Piece("space", text=" ", state=here))
                     else:
-                        glued = bool(out) and out[-1].kind in ("word", "atomic")
-                        out.append(_Piece("word", text=part, state=here, glued=glued))
+                        for i, word in enumerate(_SOFT_BREAK.split(part)):
+                            if word:
+                                out.append(_Piece("word", text=word, state=here, soft=i > 0))
         elif kid.display in _ATOMIC or kid.block_level or kid.picture is not None:
             out.append(_Piece("atomic", node=kid, state=kid.state))
         else:
@@ -595,6 +630,12 @@ def _pieces(kids: list[Kid], block_state: _Computed) -> list[_Piece]:
     for kid in kids:
         add(kid, block_state)
     return out
+
+
+#: where a word may break with no space, as Chromium's line breaker (ICU's UAX #14 rules) breaks it: after a
+#: hyphen between letters or digits (``b^2-4ac``: LB21 forbids a break before it, none after), and between a
+#: closing and an opening bracket (``1)}{\left``: CL/CP before OP); a word is never broken elsewhere
+_SOFT_BREAK = re.compile(r"(?<=[^\W_][-\u2010])(?=[^\W_])|(?<=[)\]}])(?=[(\[{])")
 
 
 def _breakable(before: _Piece) -> bool:
@@ -729,7 +770,8 @@ def _break(pieces: list[_Piece], width: float, height_room: float | None = None)
         w = piece.width()
         content = [p for p in line.pieces if p.kind not in ("space", "break")]
         room_breaks = bool(content) and (piece.kind == "atomic" or content[-1].kind == "atomic"
-                                         or (line.pieces[-1].kind == "space" and _breakable(line.pieces[-1])))
+                                         or (line.pieces[-1].kind == "space" and _breakable(line.pieces[-1]))
+                                         or (piece.soft and line.pieces[-1].kind == "word"))
         if room_breaks and used + w > width + 0.01 and _breakable(piece):
             _drop_end_spaces(line)
             lines.append(_LineBox())
@@ -940,6 +982,33 @@ def _lay_flow(node: _Node, width: float, height: float | None) -> _Frag:
     return frag
 
 
+def _marker(node: _Node, left: float, baseline: float) -> _Text | _Mark:
+    """A list item's outside marker (CSS Lists 3, 3.1), its content box starting at ``left``, its first line's
+    baseline at ``baseline``: a number "1. " ending where the content starts; a disc, circle or square drawn
+    as Blink draws these symbols (``ListMarker``: a box ``(ascent * 2 / 3 + 1) / 2`` px wide, whole px, its
+    marker box starting ``ascent * 2 / 3 + 8`` px before the content, the symbol 1 px into it and ``3 * (ascent
+    - ascent * 2 / 3) / 2`` px below the ascent's top)."""
+    font = node.state.font()
+    if node.state.list_style not in _MARKERS:
+        number = f"{_ordinal(node)}. "
+        return _Text(left - text_width_px(number, font), baseline, [(number.rstrip(" "), font)])
+    ascent = int(line_metrics(font)[0])
+    offset = ascent * 2 // 3
+    size = float((offset + 1) // 2)
+    return _Mark(left - offset - 8 + 1, baseline - ascent + 3 * (ascent - offset) // 2, size, node.state.list_style,
+                 node.state.color)
+
+
+def _ordinal(node: _Node) -> int:
+    """A list item's number in its ``<ol>`` (the items before it, plus the list's ``start``)."""
+    if node.el is None or node.el.getparent() is None:
+        return 1
+    parent = node.el.getparent()
+    start = parent.get("start", "1").strip() if parent is not None else "1"
+    before = sum(1 for sib in node.el.itersiblings(preceding=True) if isinstance(sib.tag, str) and local(sib) == "li")
+    return (int(start) if start.lstrip("-").isdigit() else 1) + before
+
+
 def _collapsed(margins: list[float]) -> float:
     """Adjoining margins as one (CSS 2.1, 8.3.1): the largest positive one plus the most negative one."""
     return max([0.0, *margins]) + min([0.0, *margins])
@@ -999,6 +1068,9 @@ def _lay_box(node: _Node, room: float, room_height: float | None, shrink: bool =
         frag.items.append(_Rect(0.0, 0.0, frag.width, frag.height, background))
     dx, dy = padding[3] + border[3], padding[0] + border[0]
     frag.items.extend(_moved(content.items, dx, dy))
+    if node.display == "list-item" and node.state.list_style != "none" and content.first_baseline is not None \
+            and node.state.visible:
+        frag.items.append(_marker(node, dx, dy + content.first_baseline))
     if node.picture is None and (node.display not in _ATOMIC
                                  or (node.decl.get("overflow") or "visible").strip() == "visible"):
         frag.first_baseline = None if content.first_baseline is None else content.first_baseline + dy
@@ -1293,7 +1365,23 @@ def layout_foreign_object(fo: etree._Element, style_of: Callable[[etree._Element
     if fo.get("transform"):
         group.set("transform", fo.get("transform", ""))
     for item in frag.items:
-        if isinstance(item, _Image):
+        if isinstance(item, _Mark):
+            half = item.size / 2
+            if item.kind == "square":
+                mark = etree.SubElement(group, f"{{{SVG_NS}}}rect", {
+                    "x": _num(fo_x + item.x), "y": _num(fo_y + item.y), "width": _num(item.size),
+                    "height": _num(item.size)})
+                _shielded(mark, [("fill", item.color), ("fill-opacity", "1")])
+            else:
+                mark = etree.SubElement(group, f"{{{SVG_NS}}}circle", {
+                    "cx": _num(fo_x + item.x + half), "cy": _num(fo_y + item.y + half),
+                    "r": _num(half if item.kind == "disc" else half - 0.5)})
+                _shielded(mark, [("fill", item.color), ("fill-opacity", "1")] if item.kind == "disc"
+                          else [("fill", "none")])
+                if item.kind == "circle":
+                    mark.set("style", mark.get("style", "").replace("stroke: none", f"stroke: {item.color}")
+                             + "; stroke-width: 1")
+        elif isinstance(item, _Image):
             image = etree.SubElement(group, f"{{{SVG_NS}}}image", {
                 "x": _num(fo_x + item.x), "y": _num(fo_y + item.y), "width": _num(item.width),
                 "height": _num(item.height), "preserveAspectRatio": "none"})

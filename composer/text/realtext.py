@@ -289,11 +289,16 @@ def _from_notes(raw: str) -> list[Glyph]:
             for f, i, c, x, y, s, fill, o in json.loads(raw)]
 
 
+def _noted(root: etree._Element) -> list[etree._Element]:
+    """The elements of ``root``'s tree (itself included) carrying a :data:`GLYPHS_ATTR` note, in document
+    order (lxml's path search: a scatter's 100,000 markers are passed over in C)."""
+    return ([root] if root.get(GLYPHS_ATTR) is not None else []) + list(root.iterfind(f".//*[@{GLYPHS_ATTR}]"))
+
+
 def strip_notes(root: etree._Element) -> None:
     """Remove every :data:`GLYPHS_ATTR` note from ``root``'s tree (before it is written)."""
-    for el in root.iter():
-        if isinstance(el.tag, str) and GLYPHS_ATTR in el.attrib:
-            del el.attrib[GLYPHS_ATTR]
+    for el in _noted(root):
+        del el.attrib[GLYPHS_ATTR]
 
 
 def canvas_text(root: etree._Element) -> int:
@@ -301,9 +306,7 @@ def canvas_text(root: etree._Element) -> int:
     the same id, label and transform; a text with a glyph that cannot be a character keeps its outlines.
     Removes the notes. Returns how many texts were replaced."""
     count = 0
-    for el in list(root.iter()):
-        if not isinstance(el.tag, str) or GLYPHS_ATTR not in el.attrib:
-            continue
+    for el in _noted(root):
         texts = text_elements(_from_notes(el.attrib.pop(GLYPHS_ATTR)))
         if texts is None or not texts:
             continue
@@ -341,9 +344,13 @@ def panel_text(root: etree._Element, drawn_here: Callable[[etree._Element], bool
             matplotlib SVG (another machine's matplotlib, another DejaVu Sans whose glyph indices may
             differ) stays outlines. None: every group."""
     groups: dict[etree._Element, list[etree._Element]] = {}
+    glyph_ref: dict[str, bool] = {}  # a scatter's 100,000 markers name one id: matched once
     for use in root.iter(svg_tag("use")):
         ref = use.get(_XLINK_HREF) or use.get("href") or ""
-        if not ref.startswith("#") or _GLYPH_ID.match(ref[1:]) is None:
+        is_glyph = glyph_ref.get(ref)
+        if is_glyph is None:
+            is_glyph = glyph_ref[ref] = ref.startswith("#") and _GLYPH_ID.match(ref[1:]) is not None
+        if not is_glyph:
             continue
         parent = use.getparent()
         if parent is not None:

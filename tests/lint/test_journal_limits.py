@@ -288,3 +288,20 @@ def test_each_stated_value_just_passes_and_just_fails(stated, preset):
     if ppi is not None:
         expected.append(("raster-ppi", ppi))
     assert found == sorted(expected)
+
+
+def test_plos_names_the_font_a_metric_twin_stands_for(tmp_path):
+    """composer offers Liberation Sans when Arial is missing (the same metrics); PLOS still takes only
+    Arial: the finding says which font the twin stands for and how to get there, not only the list."""
+    (tmp_path / "layouts").mkdir()
+    for name, font in (("twin", "Liberation Sans"), ("roman", "Nimbus Roman"), ("other", "DejaVu Serif")):
+        (tmp_path / "layouts" / f"{name}.toml").write_text(_layout(
+            "3in", "1in", "plos", '[[text]]\ntext = "a"\nat = ["1in", "0.5in"]\n', extra=f'font = "{font}"'))
+    problems = {name: [f.problem for f in check(name, root=tmp_path).findings if f.rule == "font-family"]
+                for name in ("twin", "roman", "other")}
+    assert problems == {
+        "twin": ["font 'Liberation Sans' is not one PLOS takes; use Arial or Times or Symbol; it has Arial's "
+                 "metrics but is not Arial: install Arial and set font = 'Arial'"],
+        "roman": ["font 'Nimbus Roman' is not one PLOS takes; use Arial or Times or Symbol; it has Times's "
+                  "metrics but is not Times: install Times and set font = 'Times'"],
+        "other": ["font 'DejaVu Serif' is not one PLOS takes; use Arial or Times or Symbol"]}

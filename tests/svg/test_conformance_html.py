@@ -17,7 +17,7 @@ from test_conformance_foreign import ink
 XHTML = 'xmlns="http://www.w3.org/1999/xhtml"'
 
 ART = (
-    f'<svg {HEAD} id="m" width="300" height="100" viewBox="0 0 300 100"><style>'
+    f'<svg {HEAD} id="m" width="300" height="130" viewBox="0 0 300 130"><style>'
     '#m .labelBkg { background-color: rgba(0, 0, 255, 0.5); } #m .edgeLabel p { background-color: '
     'hsl(-240, 100%, 50%); margin: 0; } #m .edgeLabel rect { opacity: 0.5; }</style>'
     # (a) mermaid's journey label: a table as large as the foreignObject (width and height 100 %) whose cell
@@ -55,12 +55,18 @@ ART = (
     # a border's line), said once for the file
     f'<foreignObject x="250" y="0" width="50" height="20"><div {XHTML} style="font-family: Helvetica; '
     'font-size: 10px; text-transform: lowercase; border: 1px solid #808080">x</div></foreignObject>'
-    '<text x="250" y="40" font-family="Times" font-size="10">x</text></svg>')
+    '<text x="250" y="40" font-family="Times" font-size="10">x</text>'
+    # (g) a list item's disc as Blink draws it: DejaVu Sans' ascent at 12 px rounds to 11; the disc is
+    # (11 * 2 // 3 + 1) // 2 = 4 px across, its marker box 11 * 2 // 3 + 8 = 15 px before the content (the
+    # list's 40 px padding): from x 25, the disc 1 px in, 26..30; 3 * (11 - 7) // 2 = 6 px below the line's top
+    # (the 14.4 px line's half-leading floors to 0): y 106..110. The text itself starts at x 40
+    f'<foreignObject x="0" y="100" width="120" height="30"><ul {XHTML} style="margin: 0; font-size: 12px; '
+    'font-family: DejaVu Sans; line-height: 1.2; color: #ff8000;"><li>H</li></ul></foreignObject></svg>')
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    return compose(tmp_path_factory.mktemp("html"), (300, 100), {"a": (ART, (0, 0), (300, 100))})
+    return compose(tmp_path_factory.mktemp("html"), (300, 130), {"a": (ART, (0, 0), (300, 130))})
 
 
 @pytest.mark.parametrize("which", ["png", "pdf"])
@@ -91,6 +97,14 @@ def test_a_block_inside_an_inline_paints_its_background_over_the_cell(built, whi
 def test_a_picture_in_a_label_is_drawn_in_its_box(built, which):
     image = built[0] if which == "png" else built[1]
     assert ink(image, (255, 0, 255), (245, 45, 300, 100)) == (250, 270, 50, 70)
+
+
+@pytest.mark.parametrize("which", ["png", "pdf"])
+def test_a_list_items_disc_is_drawn_where_blink_draws_it(built, which):
+    image = built[0] if which == "png" else built[1]
+    assert ink(image, (255, 128, 0), (0, 100, 38, 130)) == (26, 30, 106, 110)
+    left, _, _, _ = ink(image, (255, 128, 0), (38, 100, 120, 130))
+    assert left == 41  # H's left side bearing: 1.2 px
 
 
 @pytest.mark.parametrize("which", ["png", "pdf"])
