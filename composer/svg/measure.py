@@ -592,10 +592,29 @@ class _Walker:
             self._image(el, m, top)
         elif tag in ("text", "tspan"):
             self._text(el, m, style, top)
+        cut = self._viewport_box(el, m) if tag == "svg" and el is not self.root else None
+        texts, rasters = len(self.out.texts), len(self.out.rasters)
         for child in el:
             if isinstance(child.tag, str) and etree.QName(child).localname in _NOT_DRAWN:
                 continue
             self.walk(child, m, style, alpha, top, depth, artist, via_use)
+        if cut is not None:  # a nested viewport cuts what lies outside it: a text or image wholly outside is not drawn
+            self.out.texts[texts:] = [r for r in self.out.texts[texts:] if _meets_box(r.bbox, cut)]
+            self.out.rasters[rasters:] = [r for r in self.out.rasters[rasters:] if _meets_box(r.bbox, cut)]
+
+    def _viewport_box(self, el: etree._Element, m: Matrix) -> BBox | None:
+        """The canvas box a nested ``<svg>`` cuts its content at: its ``x``, ``y``, ``width``, ``height``
+        (user units of its parent; an imported file's viewport, :func:`composer.svg.viewbox.place`, whose own
+        map is the identity) mapped by ``m``; None when a length is not a plain number or the viewport is
+        left uncut (``overflow: visible``)."""
+        if (el.get("overflow") or self._own_style(el).get("overflow", "")).strip() in ("visible", "auto"):
+            return None
+        try:
+            x, y = float(el.get("x", "0")), float(el.get("y", "0"))
+            width, height = float(el.get("width", "")), float(el.get("height", ""))
+        except ValueError:
+            return None
+        return points_bbox([apply(m, px, py) for px in (x, x + width) for py in (y, y + height)])
 
     def _own_style(self, el: etree._Element) -> dict[str, str]:
         """Presentation attributes, then matching ``<style>`` rules, then inline ``style``, then the rules'
@@ -719,6 +738,13 @@ class _Walker:
         fill = _painted(style, "fill", "black", 1.0)
         if fill:
             self.out.colours.append(ColourUse(top, el.get("id") or top, fill, text=True))
+
+
+def _meets_box(a: BBox, b: BBox) -> bool:
+    """Whether box ``a`` shares any point with box ``b`` (an empty or unknown ``a``, inf..-inf, does: kept)."""
+    if a[0] > a[2] or a[1] > a[3]:
+        return True
+    return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
 
 
 def scene(svg: bytes) -> Scene:

@@ -562,3 +562,23 @@ def test_a_panel_with_alt_text_or_an_aria_label_is_still_measured(lint_root):
     assert widths[0].measured == pytest.approx(0.1, abs=0.005)
     assert not any("described" in f.element or "tiny tick" in f.element or "imported drawing" in f.element
                    or "thin mark" in f.element for f in report.findings), report.table()
+
+
+def test_what_an_imported_file_has_outside_its_page_is_not_measured(lint_root):
+    """An imported file is cut at its viewport (an Inkscape page with notes beside it): a text wholly
+    outside is not drawn, so it is neither too small, nor outside the panel or the canvas; the 3 pt text on
+    the page is still found (and alone: its size is the one measured)."""
+    (lint_root / "data").mkdir(exist_ok=True)
+    (lint_root / "data" / "page.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" width="100pt" height="50pt" viewBox="0 0 100 50">'
+        '<rect width="100" height="50" fill="#ffffff"/>'
+        '<text x="10" y="25" font-family="DejaVu Sans" font-size="3">on the page</text>'
+        '<text x="150" y="25" font-family="DejaVu Sans" font-size="2">beside the page</text>'
+        '<text x="400" y="-30" font-family="DejaVu Sans" font-size="2">far off the canvas</text></svg>')
+    (lint_root / "layouts" / "off_page.toml").write_text(
+        '[figure]\nwidth = "80mm"\nheight = "30mm"\n\n'
+        '[panels.page]\nsvg = "../data/page.svg"\nat = ["5mm", "5mm"]\nsize = ["100pt", "50pt"]\n')
+    report = check("off_page", root=lint_root)
+    assert [(f.rule, f.element) for f in report.findings] == [("font-size", "panel page: 1 text ('on the page')")], \
+        report.table()
+    assert report.findings[0].measured == pytest.approx(3.0, abs=0.01)
