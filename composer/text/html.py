@@ -404,6 +404,7 @@ class _Node:
     display: str
     kids: list[Kid] = field(default_factory=list)
     picture: tuple[str, float | None, float | None] | None = None  # an <img>: its src, width and height attributes
+    laid: dict[tuple, object] = field(default_factory=dict)  # its sizes and layouts, each worked out once
 
     def length(self, name: str, percent_of: float | None) -> float | None:
         return _length(self.decl.get(name), font_px=self.state.size_px, percent_of=percent_of)
@@ -867,7 +868,16 @@ def _contribution(node: _Node, percent_of: float | None) -> tuple[float, float]:
 
 def _content_sizes(node: _Node) -> tuple[float, float]:
     """(min-content, max-content) widths of a box's content in px (a picture's: its natural width, its
-    ``width`` attribute; none when its ``width`` is a percentage, which it may shrink to, CSS Sizing 3, 5.2.2)."""
+    ``width`` attribute; none when its ``width`` is a percentage, which it may shrink to, CSS Sizing 3, 5.2.2),
+    worked out once per box (nested shrink-to-fit boxes would otherwise lay their content out a number of
+    times exponential in their depth)."""
+    key = ("sizes",)
+    if key not in node.laid:
+        node.laid[key] = _content_sizes_of(node)
+    return node.laid[key]  # type: ignore[return-value]
+
+
+def _content_sizes_of(node: _Node) -> tuple[float, float]:
     if node.picture is not None:
         natural = _picture_size(node, None, None)[0]
         return (0.0 if (node.decl.get("width") or "").strip().endswith("%") else natural), natural
@@ -1018,7 +1028,14 @@ def _lay_box(node: _Node, room: float, room_height: float | None, shrink: bool =
     """A box laid out in a containing block ``room`` px wide (``room_height``: its definite height, or
     None): its width (``width``, else the room less its margins, or shrink-to-fit for inline-blocks, tables
     and flex items), its content (flow, flex or table), its height (``height``, else its content's); the
-    fragment is its border box."""
+    fragment is its border box (laid out once per room: the callers copy its items, never change them)."""
+    key = ("box", room, room_height, shrink)
+    if key not in node.laid:
+        node.laid[key] = _lay_box_in(node, room, room_height, shrink)
+    return node.laid[key]  # type: ignore[return-value]
+
+
+def _lay_box_in(node: _Node, room: float, room_height: float | None, shrink: bool) -> _Frag:
     margin = _edges(node, "margin", room)
     padding = _edges(node, "padding", room)
     border = _borders(node)
@@ -1336,6 +1353,12 @@ def layout_foreign_object(fo: etree._Element, style_of: Callable[[etree._Element
             one warning per file.
     """
     own = style_of(fo)
+    depth = max((sum(1 for _ in el.iterancestors()) for el in fo.iterdescendants()), default=0) \
+        - sum(1 for _ in fo.iterancestors())
+    if depth > MAX_HTML_DEPTH:  # each level is a few frames of the layout's recursion: drawn as nothing, said
+        if unsupported is not None:
+            unsupported.add(f"HTML nested deeper than {MAX_HTML_DEPTH} elements (not drawn)")
+        return None
     if unsupported is not None:
         for el in fo.iterdescendants():
             if isinstance(el.tag, str):
@@ -1401,6 +1424,8 @@ def layout_foreign_object(fo: etree._Element, style_of: Callable[[etree._Element
     return group
 
 
+#: the deepest HTML inside a ``<foreignObject>`` laid out (draw.io's labels are 3 deep, mermaid's 4)
+MAX_HTML_DEPTH = 64
 #: CSS properties of HTML this layout does not apply (value -> whether it matters), named in the warning
 _IGNORED: dict[str, Callable[[str], bool]] = {
     "float": lambda v: v not in ("none", ""),
