@@ -20,7 +20,7 @@ from lxml import etree
 from PIL import Image
 
 from composer.cli.main import main
-from composer.errors import ComposerError, LayoutError
+from composer.errors import ComposerError, DataError, LayoutError
 from composer.incremental import provenance
 from composer.incremental.manifest import file_digest, stale_reason
 from composer.pipeline import build, check
@@ -198,6 +198,23 @@ def test_blank_alt_is_refused(tmp_path):
     assert not (root / "build" / "fig.svg").exists()
 
 
+@pytest.mark.parametrize("where, char", [("layout", "\b"), ("field", "\x0b")])
+def test_an_alt_holding_a_character_xml_cannot_hold_is_refused(tmp_path, where, char):
+    """A control character (XML 1.0's Char has none but tab, newline and return), written in the layout
+    (TOML's \\u0008) or handed by a field, is one error at the alt's key: lxml raised a ValueError with a
+    traceback once the figure was composed."""
+    root = make_project(tmp_path / "p")
+    layout = root / "layouts" / "fig.toml"
+    if where == "layout":
+        layout.write_text(LAYOUT.replace('alt = "A red square."', 'alt = "A red\\u0008 square."'))
+    else:
+        (root / "data" / "values.json").write_text(json.dumps({"x": [0, 1], "y": [1, 2], "peak": 2, "name": f"a{char}b"}))
+        layout.write_text(LAYOUT.replace('alt = "A red square."', 'alt = "A red {name}."'))
+    with pytest.raises(DataError, match=rf"panels\.sketch\.alt: .* holds .*\(U\+{ord(char):04X}\)"):
+        build("fig", root=root, formats=("svg",))
+    assert not (root / "build" / "fig.svg").exists()
+
+
 def test_cairosvg_pdf_is_tagged_after_the_fact():
     """cairo writes no structure: the PDF gets a /Figure with the alt text over the page's marked content,
     and pdfium draws it as the untagged PDF."""
@@ -322,6 +339,16 @@ def test_provenance_false_leaves_it_out(tmp_path):
         assert "composer-provenance" not in img.text
     with pytest.raises(ComposerError, match="holds no provenance"):
         provenance.read(result.outputs["svg"])
+
+
+def test_a_damaged_pdf_is_named_in_the_error(built, tmp_path):
+    """A PDF cut short (its first 300 bytes: no page tree) is an error naming the file as given, in words
+    that do not change from run to run (qpdf's message named the in-memory stream by its address)."""
+    cut = tmp_path / "cut short ü.pdf"
+    cut.write_bytes(built[2]["pdf"][:300])
+    with pytest.raises(ComposerError) as caught:
+        provenance.read(cut, shown="cut short ü.pdf")
+    assert str(caught.value).startswith("cut short ü.pdf: not a readable PDF (") and " at 0x" not in str(caught.value)
 
 
 def test_outside_git_no_commit(tmp_path):

@@ -233,7 +233,7 @@ def read(path: str | Path, *, shown: str | None = None) -> Provenance:
     except OSError as exc:
         raise ComposerError(f"cannot read it: {exc.strerror or exc}", file=file) from None
     if data.startswith(b"%PDF-"):
-        text = pdf_provenance(data)
+        text = pdf_provenance(data, source=file)
     elif data.startswith(b"\x89PNG\r\n\x1a\n"):
         try:
             text = texts_of(data).get(PNG_PROVENANCE)

@@ -21,10 +21,12 @@ Everything written here is a child of the root or of a panel's group that draws 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from lxml import etree
 
+from composer.errors import DataError
 from composer.stages.inputs import Inputs
 from composer.stages.typeset import fill_text
 from composer.svg.io import svg_tag
@@ -32,6 +34,9 @@ from composer.svg.io import svg_tag
 #: the XML namespace of composer's provenance element in an SVG's ``<metadata>`` (a URN: no page is promised)
 PROVENANCE_NS = "urn:figure-composer:provenance:1"
 _PROVENANCE = f"{{{PROVENANCE_NS}}}provenance"
+#: a character no XML 1.0 text can hold (XML 1.0, 2.2 Char: control characters but tab, newline and return;
+#: U+FFFE, U+FFFF; a lone surrogate), so neither the SVG's <title> nor the PDF's XMP can carry it
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 @dataclass(frozen=True)
@@ -61,13 +66,24 @@ def alt_text(inputs: Inputs) -> AltText:
 
     Raises:
         DataError: a field without a value, at ``figure.alt`` or ``panels.NAME.alt``
-            (:func:`composer.stages.inputs.fill_fields`).
+            (:func:`composer.stages.inputs.fill_fields`), or a text holding a character XML cannot hold.
     """
     figure, file = inputs.figure, inputs.file
-    alt = fill_text(figure.spec.alt, inputs, file, "figure.alt") if figure.spec.alt else None
-    panels = tuple((p.name, p.label or p.name, fill_text(p.alt, inputs, file, f"{p.key}.alt"))
+    alt = _filled(figure.spec.alt, inputs, file, "figure.alt") if figure.spec.alt else None
+    panels = tuple((p.name, p.label or p.name, _filled(p.alt, inputs, file, f"{p.key}.alt"))
                    for p in figure.panels if p.alt)
     return AltText(alt, panels)
+
+
+def _filled(template: str, inputs: Inputs, file: str, key: str) -> str:
+    """One alt text filled; a character XML cannot hold (:data:`_NOT_XML`: ``\\b``, NUL, written in the
+    layout or handed by a field) raises a DataError at ``key`` naming it, as no output could carry it."""
+    text = fill_text(template, inputs, file, key)
+    bad = _NOT_XML.search(text)
+    if bad is not None:
+        raise DataError(f"{text[:60]!r} holds {bad.group()!r} (U+{ord(bad.group()):04X}), a control character "
+                        "no SVG, PDF or PNG text can carry; remove it", file=file, key=key)
+    return text
 
 
 def describe(root: etree._Element, alt: AltText, provenance: str | None = None) -> None:

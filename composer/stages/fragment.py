@@ -466,15 +466,15 @@ def inline_used_styles(root: etree._Element) -> None:
     if root.find(f".//{svg_tag('style')}") is None:
         return
     by_id = {el.get("id"): el for el in [root, *root.iterfind(".//*[@id]")] if el.get("id")}
-    targets = set()  # what the <use>s draw (a scatter's 100,000 markers: no generator per use)
-    for use in root.iter(svg_tag("use")):
+    refs: set[str] = set()  # what the <use>s name (a scatter's 100,000 markers: one name, no generator per use)
+    for use in root.iter(_USE):
         href = use.get(_HREFS[0])
         if not (href and href.startswith("#")):
             href = use.get(_HREFS[1])
             if not (href and href.startswith("#")):
                 continue
-        if href[1:] in by_id:
-            targets.add(by_id[href[1:]])
+        refs.add(href)
+    targets = {by_id[ref[1:]] for ref in refs if ref[1:] in by_id}  # what they draw
     if not targets:
         return
     sheet = StyleSheet(root, read=weighed_declarations)

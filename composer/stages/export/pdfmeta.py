@@ -57,12 +57,15 @@ def with_provenance(pdf: bytes, record: str) -> bytes:
     return out.getvalue()
 
 
-def pdf_provenance(pdf: bytes) -> str | None:
+def pdf_provenance(pdf: bytes, *, source: str = "PDF") -> str | None:
     """The ``composer:provenance`` XMP property of a PDF (:func:`with_provenance`), or None.
 
     Raises:
-        ComposerError: not a PDF qpdf reads.
+        ComposerError: at ``source`` (the file as the user named it): not a PDF qpdf reads, in qpdf's words
+            without the name of the in-memory stream it was read from.
     """
+    import re
+
     import pikepdf
 
     from composer.errors import ComposerError
@@ -71,7 +74,8 @@ def pdf_provenance(pdf: bytes) -> str | None:
     try:
         doc = pikepdf.open(io.BytesIO(pdf))
     except pikepdf.PdfError as exc:
-        raise ComposerError(f"not a readable PDF ({exc})") from None
+        why = re.sub(r"^stream <[^>]*>:\s*", "", str(exc))  # qpdf names the BytesIO, by its address
+        raise ComposerError(f"not a readable PDF ({why})", file=source) from None
     with doc.open_metadata() as meta:
         value = meta.get(_PROPERTY)
     return str(value) if value is not None else None
