@@ -129,6 +129,8 @@ class Stroke:
     top: str
     element: str
     width_pt: float
+    #: its outline's extent in canvas pt (stroke excluded), known inside an imported file's viewport only
+    bbox: BBox | None = None
 
 
 @dataclass(frozen=True)
@@ -160,12 +162,15 @@ class ColourUse:
             ``rgb--line2d_3``, or the canvas element id); a group with many
             colours is a colour map, not a palette.
         text: painted as the colour of text.
+        bbox: the painting shape's extent in canvas pt, known inside an imported file's viewport only
+            (None: not needed, kept).
     """
 
     top: str
     artist: str
     colour: str
     text: bool = False
+    bbox: BBox | None = None
 
 
 @dataclass
@@ -552,6 +557,7 @@ class _Walker:
                     self.rule_styles[wrapper.etree_element] = found
         self.glyph_boxes: dict[str, BBox | None] = {}
         self.runs: dict[etree._Element, TextRun] = {}  # keyed by the element: keeps lxml's proxy alive
+        self.cuts = 0  # how many nested viewports (imported files) the walk is inside
 
     def walk(self, el: etree._Element, m: Matrix, inherited: dict[str, str], alpha: float, top: str,
              depth: int = 0, artist: str = "", via_use: bool = False) -> None:
@@ -593,14 +599,20 @@ class _Walker:
         elif tag in ("text", "tspan"):
             self._text(el, m, style, top)
         cut = self._viewport_box(el, m) if tag == "svg" and el is not self.root else None
-        texts, rasters = len(self.out.texts), len(self.out.rasters)
+        out = self.out
+        counts = len(out.texts), len(out.rasters), len(out.strokes), len(out.colours)
+        self.cuts += cut is not None
         for child in el:
             if isinstance(child.tag, str) and etree.QName(child).localname in _NOT_DRAWN:
                 continue
             self.walk(child, m, style, alpha, top, depth, artist, via_use)
-        if cut is not None:  # a nested viewport cuts what lies outside it: a text or image wholly outside is not drawn
-            self.out.texts[texts:] = [r for r in self.out.texts[texts:] if _meets_box(r.bbox, cut)]
-            self.out.rasters[rasters:] = [r for r in self.out.rasters[rasters:] if _meets_box(r.bbox, cut)]
+        if cut is not None:  # a nested viewport cuts what lies outside it: what lies wholly outside is not drawn
+            self.cuts -= 1
+            t, r, s, c = counts
+            out.texts[t:] = [x for x in out.texts[t:] if _meets_box(x.bbox, cut)]
+            out.rasters[r:] = [x for x in out.rasters[r:] if _meets_box(x.bbox, cut)]
+            out.strokes[s:] = [x for x in out.strokes[s:] if x.bbox is None or _meets_box(x.bbox, cut)]
+            out.colours[c:] = [x for x in out.colours[c:] if x.bbox is None or _meets_box(x.bbox, cut)]
 
     def _viewport_box(self, el: etree._Element, m: Matrix) -> BBox | None:
         """The canvas box a nested ``<svg>`` cuts its content at: its ``x``, ``y``, ``width``, ``height``
@@ -692,17 +704,19 @@ class _Walker:
                                       label=el.get("aria-label"), frame=m, local=points_bbox(own)))
 
     def _shape(self, el, tag, m, style, own, alpha, top, artist) -> None:
+        # inside a nested viewport, where the box tells whether the shape is drawn at all (self.cuts)
+        box = points_bbox([apply(m, *p) for p in shape_points(el, tag)]) if self.cuts else None
         fill = _painted(style, "fill", "black", alpha)
         if fill:
-            self.out.colours.append(ColourUse(top, artist or top, fill))
+            self.out.colours.append(ColourUse(top, artist or top, fill, bbox=box))
         stroke = _painted(style, "stroke", None, alpha)
         given = style.get("stroke-width")
         width = stroke_width_px(given, font_size_px(style.get("font-size")),
                                 _viewport(el) if given is not None and "%" in given else (0.0, 0.0))
         if stroke and width > 0:
             scale = 1.0 if own.get("vector-effect", "").strip() == "non-scaling-stroke" else thinnest_scale(m)
-            self.out.strokes.append(Stroke(top, el.get("id") or artist or tag, width * scale))
-            self.out.colours.append(ColourUse(top, artist or top, stroke))
+            self.out.strokes.append(Stroke(top, el.get("id") or artist or tag, width * scale, bbox=box))
+            self.out.colours.append(ColourUse(top, artist or top, stroke, bbox=box))
 
     def _image(self, el, m, top) -> None:
         try:

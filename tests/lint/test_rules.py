@@ -566,7 +566,8 @@ def test_a_panel_with_alt_text_or_an_aria_label_is_still_measured(lint_root):
 
 def test_what_an_imported_file_has_outside_its_page_is_not_measured(lint_root):
     """An imported file is cut at its viewport (an Inkscape page with notes beside it): a text wholly
-    outside is not drawn, so it is neither too small, nor outside the panel or the canvas; the 3 pt text on
+    outside is not drawn, so it is neither too small, nor outside the panel or the canvas, and neither are
+    the swatches and the hairline beside the page (colours, lines); the 3 pt text on
     the page is still found (and alone: its size is the one measured)."""
     (lint_root / "data").mkdir(exist_ok=True)
     (lint_root / "data" / "page.svg").write_text(
@@ -574,7 +575,11 @@ def test_what_an_imported_file_has_outside_its_page_is_not_measured(lint_root):
         '<rect width="100" height="50" fill="#ffffff"/>'
         '<text x="10" y="25" font-family="DejaVu Sans" font-size="3">on the page</text>'
         '<text x="150" y="25" font-family="DejaVu Sans" font-size="2">beside the page</text>'
-        '<text x="400" y="-30" font-family="DejaVu Sans" font-size="2">far off the canvas</text></svg>')
+        '<text x="400" y="-30" font-family="DejaVu Sans" font-size="2">far off the canvas</text>'
+        # swatches beside the page: colours alike with tritanopia, and a 0.1 pt line (at scale 1)
+        '<rect x="150" y="0" width="10" height="10" fill="#ffff33"/>'
+        '<rect x="165" y="0" width="10" height="10" fill="#ffff99"/>'
+        '<path d="M150 40 H190" stroke="#000000" stroke-width="0.1"/></svg>')
     (lint_root / "layouts" / "off_page.toml").write_text(
         '[figure]\nwidth = "80mm"\nheight = "30mm"\n\n'
         '[panels.page]\nsvg = "../data/page.svg"\nat = ["5mm", "5mm"]\nsize = ["100pt", "50pt"]\n')
