@@ -22,6 +22,7 @@ import pytest
 from lxml import etree
 
 from composer.pipeline import build
+from conftest import drawing
 from conftest import layout_project as project
 from conftest import read_png
 
@@ -35,7 +36,8 @@ def png_of(root: Path) -> np.ndarray:
 
 
 def svg_of(root: Path) -> bytes:
-    return build("fig", root=root, formats=("svg",), cache=False).outputs["svg"].read_bytes()
+    """The figure's SVG without its provenance record (which names each build's own layout bytes)."""
+    return drawing(build("fig", root=root, formats=("svg",), cache=False).outputs["svg"].read_bytes())
 
 
 def ink(png: np.ndarray, colour: tuple[int, int, int] | None = None) -> np.ndarray:
