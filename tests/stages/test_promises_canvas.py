@@ -22,9 +22,8 @@ import pytest
 from lxml import etree
 
 from composer.pipeline import build
-from conftest import drawing
+from conftest import drawing, read_png
 from conftest import layout_project as project
-from conftest import read_png
 
 MM = 72 / 25.4  # pt per mm
 PX = 10  # px per mm at 254 dpi
