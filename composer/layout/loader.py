@@ -505,6 +505,12 @@ def _figure_spec(r: _Reader, raw: Any, check_raw: Any = None) -> FigureSpec:
                       check=_check_limits(r, check_raw, preset))
 
 
+#: the limits a journal preset states as the check reads them: the same name, unit and meaning in
+#: :class:`composer.layout.presets.Preset` and :class:`CheckLimits`, copied as they are
+_PRESET_LIMITS = ("max_font_pt", "fonts", "formats", "tiff_compression", "tiff_alpha", "min_output_dpi",
+                  "max_output_dpi", "max_file_mb", "refuses_type3")
+
+
 def _check_limits(r: _Reader, raw: Any, preset: presets.Preset | None) -> CheckLimits:
     """composer's defaults, then the preset's numbers, then the ``[check]`` table."""
     limits = CheckLimits()
@@ -515,10 +521,7 @@ def _check_limits(r: _Reader, raw: Any, preset: presets.Preset | None) -> CheckL
             min_ppi=preset.min_ppi if preset.min_ppi is not None else limits.min_ppi,
             max_height_pt=to_pt(preset.max_height) if preset.max_height else None,
             min_width_pt=to_pt(preset.min_width) if preset.min_width else None,
-            max_font_pt=preset.max_font_pt, fonts=preset.fonts, formats=preset.formats,
-            tiff_compression=preset.tiff_compression, tiff_alpha=preset.tiff_alpha,
-            min_output_dpi=preset.min_output_dpi, max_output_dpi=preset.max_output_dpi,
-            max_file_mb=preset.max_file_mb, journal=preset.title, refuses_type3=preset.refuses_type3)
+            journal=preset.title, **{name: getattr(preset, name) for name in _PRESET_LIMITS})
     if raw is None:
         return limits
     t = r.section(raw, "check", "check")
