@@ -643,8 +643,9 @@ TABLES: list[Table] = [
           ), rules=PLACED),
     Table("colorbar", "[[colorbar]]",
           "One colorbar for several matplotlib panels that map values to colours alike: the same colormap, "
-          "norm (class and parameters) and limits, as each panel drew them (a difference is an error naming "
-          "the panel and both values; norms: Normalize, LogNorm, NoNorm, PowerNorm, AsinhNorm, TwoSlopeNorm, "
+          "norm (class and parameters), limits and alpha, as each panel drew them (a difference is an error naming "
+          "the panels and both values; the bar is drawn with that alpha, as pale as its maps; norms: Normalize, "
+          "LogNorm, NoNorm, PowerNorm, AsinhNorm, TwoSlopeNorm, "
           "CenteredNorm, BoundaryNorm). Drawn by matplotlib at its box's size in the figure's font and "
           "rcParams: the bar runs the box's length, its end tick labels inside, and is 1/20 as thick "
           "(matplotlib's default colorbar aspect) or as the box leaves room for; a vertical bar sits at the "

@@ -81,6 +81,10 @@ class ColorMapping:
         below, above: a filled contour set's band below its first level and above its last, when its ``extend``
             adds it: (its outer boundary, its value), as ``Colorbar`` draws them in the extension triangles
             (``ContourSet._levels``: +-1e250, 1e-250 on a log scale; ``cvalues``); () otherwise.
+        alpha: the opacity the plot draws its colours with (``Artist.get_alpha``; 1.0 when it sets none), which
+            the shared bar is drawn with (``Colorbar(alpha=...)``, as matplotlib's own colorbar takes its
+            mappable's); None for an array of alphas (one per value: ``imshow(..., alpha=array)``), which
+            matplotlib's colorbar draws opaque (``Colorbar.set_alpha``). Part of :meth:`differs`.
     """
 
     cmap: str
@@ -96,11 +100,13 @@ class ColorMapping:
     values: tuple[float, ...] = ()
     below: tuple[float, ...] = ()
     above: tuple[float, ...] = ()
+    alpha: float | None = 1.0
 
     def differs(self, other: ColorMapping) -> tuple[str, str, str] | None:
         """The first thing two mappings differ in, as (what, this one's value, the other's), or None when
         they map every value to the same colour: same colours (lookup table, under/over/bad), same norm
-        class and parameters (numbers equal within a relative 1e-9: float noise), same contour levels."""
+        class and parameters (numbers equal within a relative 1e-9: float noise), same contour levels, same
+        ``alpha`` (``"alpha"``; an array of alphas is said ``"per value"``)."""
         if self.colors != other.colors or (self.under, self.over, self.bad) != (other.under, other.over, other.bad):
             mine, theirs = self.cmap, other.cmap
             if mine == theirs:
@@ -113,6 +119,8 @@ class ColorMapping:
                 return name, _say(a), _say(b)
         if not _close(list(self.boundaries), list(other.boundaries)):
             return "contour levels", _say(list(self.boundaries)), _say(list(other.boundaries))
+        if not _close(self.alpha, other.alpha):
+            return "alpha", _say_alpha(self.alpha), _say_alpha(other.alpha)
         return None
 
     def to_json(self) -> dict[str, Any]:
@@ -120,7 +128,8 @@ class ColorMapping:
         return {"cmap": self.cmap, "colors": list(self.colors), "under": self.under, "over": self.over,
                 "bad": self.bad, "norm": self.norm, "params": [[k, v] for k, v in self.params],
                 "known": self.known, "extend": self.extend, "boundaries": list(self.boundaries),
-                "values": list(self.values), "below": list(self.below), "above": list(self.above)}
+                "values": list(self.values), "below": list(self.below), "above": list(self.above),
+                "alpha": self.alpha}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ColorMapping:
@@ -132,7 +141,8 @@ class ColorMapping:
                    boundaries=tuple(float(b) for b in data["boundaries"]),
                    values=tuple(float(v) for v in data["values"]),
                    below=tuple(float(v) for v in data.get("below", ())),
-                   above=tuple(float(v) for v in data.get("above", ())))
+                   above=tuple(float(v) for v in data.get("above", ())),
+                   alpha=None if data.get("alpha", 1.0) is None else float(data.get("alpha", 1.0)))
 
 
 def _close(a: Any, b: Any) -> bool:
@@ -153,6 +163,24 @@ def _say(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.6g}"
     return repr(value) if isinstance(value, str) else str(value)
+
+
+def _say_alpha(alpha: float | None) -> str:
+    """An alpha for a message: ``0.5``, or ``per value`` for an array of alphas."""
+    return "per value" if alpha is None else f"{alpha:g}"
+
+
+def _alpha(artist: Any) -> float | None:
+    """The opacity ``artist`` draws its colours with: its scalar ``get_alpha()`` (1.0 when None), None for an
+    array of alphas (:attr:`ColorMapping.alpha`)."""
+    import numpy as np
+
+    alpha = artist.get_alpha() if hasattr(artist, "get_alpha") else None
+    if alpha is None:
+        return 1.0
+    if np.ndim(alpha) != 0:
+        return None
+    return round(float(alpha), 6)
 
 
 def _maps_values(artist: Any) -> bool:
@@ -240,7 +268,8 @@ def color_mappings(fig: Any) -> tuple[ColorMapping, ...]:
             cmap=str(cmap.name), colors=tuple(hexa(c) for c in cmap(np.arange(cmap.N))),
             under=hexa(cmap.get_under()), over=hexa(cmap.get_over()), bad=hexa(cmap.get_bad()),
             norm=name, params=params, known=known, extend=extend if extend in EXTENDS else "neither",
-            boundaries=tuple(float(b) for b in levels), values=tuple(values), below=below, above=above)
+            boundaries=tuple(float(b) for b in levels), values=tuple(values), below=below, above=above,
+            alpha=_alpha(artist))
         if not any(m.differs(mapping) is None and m.extend == mapping.extend for m in found):
             found.append(mapping)
     return tuple(found)

@@ -666,7 +666,8 @@ def merge_mappings(colorbar: Colorbar, records: Mapping[str, tuple[ColorMapping,
 
     Raises:
         LayoutError (key ``colorbar[i].for``): a mapping differs from the first panel's (names both
-            panels, what differs and both values); a norm composer cannot redraw; no panel maps colour.
+            panels, what differs and both values: colormap, norm, a norm parameter, contour levels or alpha);
+            a norm composer cannot redraw; no panel maps colour.
     """
     from composer.stages.colormaps import NORMS
 
@@ -687,6 +688,13 @@ def merge_mappings(colorbar: Colorbar, records: Mapping[str, tuple[ColorMapping,
                 found = first[1].differs(mapping)
                 if found is not None:
                     what, mine, theirs = found
+                    if what == "alpha":  # the bar is drawn with one alpha: the panels' (ColorMapping.alpha)
+                        who = (f"panel {panel!r} draws its colours with two alphas, {mine} and {theirs}"
+                               if panel == first[0] else f"panel {panel!r} draws its colours with alpha {theirs}, "
+                               f"panel {first[0]!r} with alpha {mine}")
+                        raise LayoutError(f"{who}; a shared colorbar is drawn with its panels' one alpha: give them "
+                                          "the same alpha, or give each its own [[colorbar]]", file=file,
+                                          key=f"{colorbar.key}.{colorbar.panels_key}")
                     who = (f"panel {panel!r} maps colour two ways: {what} {mine} and {theirs}" if panel == first[0]
                            else f"panel {panel!r} maps colour by {what} {theirs}, panel {first[0]!r} by {mine}")
                     raise LayoutError(f"{who}; one colorbar is for panels of one colour mapping (colormap, norm, "
@@ -725,7 +733,9 @@ def draw_colorbar(colorbar: Colorbar, records: Mapping[str, tuple[ColorMapping, 
     Method: ``Figure.colorbar`` of the panels' mapping (:func:`scalar_mappable`; a filled contour set's
     levels as ``boundaries``/``values``, with the outer band of each end the bar extends, and ticks at the
     levels, as ``Colorbar.__init__`` draws a contour set's colorbar) in an axes placed
-    in pt, with ``orientation``, ``ticks``, ``label`` and the merged ``extend``, in the figure's rcParams.
+    in pt, with ``orientation``, ``ticks``, ``label``, the merged ``extend`` and the panels' ``alpha``
+    (:attr:`composer.stages.colormaps.ColorMapping.alpha`: the bar as pale as the maps it is the scale of,
+    as matplotlib's own colorbar takes its mappable's alpha), in the figure's rcParams.
     The bar is fitted to the box by measuring what it draws (``Axes.get_tightbbox`` with matplotlib's
     SVG renderer, the one that saves it): along its length it spans the box less what its end tick
     labels (and extend triangles) reach past it; across, it is ``length / COLORBAR_ASPECT`` thick, or what
@@ -767,7 +777,7 @@ def draw_colorbar(colorbar: Colorbar, records: Mapping[str, tuple[ColorMapping, 
             if colorbar.ticks is None:
                 contour["ticks"] = FixedLocator(list(mapping.boundaries), nbins=10)
         bar_drawn = fig.colorbar(scalar_mappable(mapping), cax=cax, orientation=colorbar.orientation,
-                                 extend=extend, label=colorbar.label or "", **contour)
+                                 extend=extend, label=colorbar.label or "", alpha=mapping.alpha, **contour)
         if colorbar.ticks is not None:  # at the values asked, written as asked (%g), not a log axis's 2x10^-2
             low, high = sorted(cax.get_ylim() if vertical else cax.get_xlim())
             slack = 1e-9 * (high - low)

@@ -128,12 +128,12 @@ HEAT_PANELS = '''
 import numpy as np
 from matplotlib.colors import LogNorm
 
-def heat(fig, data, vmin=0.0, vmax=1.0, cmap="viridis", log=False):
+def heat(fig, data, vmin=0.0, vmax=1.0, cmap="viridis", log=False, alpha=None):
     ax = fig.add_axes([0.1, 0.1, 0.8, 0.8])
     values = np.linspace(vmin if not log else np.log10(vmin), vmax if not log else np.log10(vmax), 12)
     values = values.reshape(3, 4) if not log else 10 ** values.reshape(3, 4)
     norm = LogNorm(vmin, vmax) if log else None
-    ax.imshow(values, cmap=cmap, norm=norm, vmin=None if log else vmin, vmax=None if log else vmax)
+    ax.imshow(values, cmap=cmap, norm=norm, vmin=None if log else vmin, vmax=None if log else vmax, alpha=alpha)
 
 def contours(fig, data):
     ax = fig.add_axes([0.1, 0.1, 0.8, 0.8])
@@ -194,9 +194,9 @@ def png_of(root) -> np.ndarray:
     return read_png(build("fig", root=root, formats=("png",), dpi=DPI, cache=False).outputs["png"])[..., :3]
 
 
-def coloured(png: np.ndarray) -> np.ndarray:
+def coloured(png: np.ndarray, chroma: int = 40) -> np.ndarray:
     """Pixels that are neither grey nor white nor black: the colour map's (viridis, magma are never grey)."""
-    return (png.max(axis=2) - png.min(axis=2)) > 40  # uint8: the max is never below the min (no wrap-around)
+    return (png.max(axis=2) - png.min(axis=2)) > chroma  # uint8: the max is never below the min (no wrap-around)
 
 
 #: half the colorbar's outline (matplotlib's default axes.linewidth, 0.8 pt, centred on the bar's edge) hides
@@ -204,10 +204,11 @@ def coloured(png: np.ndarray) -> np.ndarray:
 HALF_OUTLINE_PX = 0.4 * PX_PER_PT
 
 
-def bar_extent(png: np.ndarray, x0_pt: float = 0.0, y0_pt: float = 0.0) -> tuple[float, float, float, float]:
+def bar_extent(png: np.ndarray, x0_pt: float = 0.0, y0_pt: float = 0.0,
+               chroma: int = 40) -> tuple[float, float, float, float]:
     """(left, top, right, bottom) in px (edges, not pixel centres) of the colorbar's axes right of x0_pt and
     below y0_pt (its cell): the coloured pixels' extent widened by the outline's inner half."""
-    mask = coloured(png)
+    mask = coloured(png, chroma)
     mask[:, : int(x0_pt * PX_PER_PT)] = False
     mask[: int(y0_pt * PX_PER_PT)] = False
     rows, cols = np.nonzero(mask.any(axis=1))[0], np.nonzero(mask.any(axis=0))[0]
@@ -284,6 +285,32 @@ def test_a_horizontal_bar_runs_left_to_right_along_its_cell(tmp_path):
     for f in (0.1, 0.9):
         col = int(left + f * (right - left))
         assert np.abs(png[middle, col].astype(float) - expected_rgb("viridis", f)).max() <= 6, f
+
+
+def test_the_bar_has_the_alpha_of_its_panels(tmp_path):
+    """Two viridis maps drawn with alpha 0.4 on a white canvas: the bar's pixel at the fraction f of its length
+    is viridis(f) at 40 % over white, 0.4 * c + 0.6 * 255 (source-over compositing), as the maps' own pixels
+    are; an opaque bar (viridis(f) itself) would differ by up to 0.6 * 255."""
+    alpha = "params = { alpha = 0.4 }"
+    png = png_of(heat_project(tmp_path, a=alpha, b=alpha))
+    left, top, right, bottom = bar_extent(png, 80 * MM, chroma=12)  # viridis(0) at 40 %: (180, 153, 187)
+    column = int((left + right) / 2)
+    for f in (0.1, 0.5, 0.9):
+        row = int(bottom - f * (bottom - top))
+        expected = 0.4 * expected_rgb("viridis", f) + 0.6 * 255
+        assert np.abs(png[row, column].astype(float) - expected).max() <= 6, f
+
+
+def test_panels_of_different_alphas_are_refused_naming_both(tmp_path, capsys):
+    """a drawn with alpha 0.4, b opaque: one line naming both panels and both alphas, exit 1, nothing written."""
+    from composer.cli.main import main
+
+    root = heat_project(tmp_path, a="params = { alpha = 0.4 }")
+    assert main(["--root", str(root), "fig"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "colorbar[0].for" in err
+    assert "panel 'a'" in err and "alpha 0.4" in err and "panel 'b'" in err and "alpha 1" in err
+    assert not (root / "build" / "fig.svg").exists()
 
 
 def test_panels_of_different_limits_are_refused_naming_both(tmp_path):
