@@ -1030,6 +1030,7 @@ def _check_names(r: _Reader, figure: Figure) -> None:
     positions += [a.start for a in figure.arrows] + [a.end for a in figure.arrows]
     positions += [v for a in figure.arrows for v in a.via] + [p for s in figure.shapes for p in s.points]
     renderers = {p.name for p in figure.panels if sources.table(p.kind).matplotlib}  # data anchors, aligns
+    declared = {p.name: tuple(p.options.get("anchors") or ()) for p in figure.panels}  # a source's `anchors` key
     drawn_through = {s.name: s.kind for s in figure.shapes if s.name and s.place is None}
     kinds = "panel, text, shape or legend" if figure.guides else "panel, text or shape"  # and canvas
     for pos in positions:
@@ -1050,10 +1051,11 @@ def _check_names(r: _Reader, figure: Figure) -> None:
             raise r.err(pos.key, f"{pos.written()}: {element!r} is a {drawn_through[element]}, drawn "
                                  "through its points; it has no box and so no anchors: use the point it starts "
                                  "or ends at")
-        if anchor not in COMPASS and "@" not in anchor and element not in renderers:  # canvas: compass only
+        own = declared.get(element, ())
+        if anchor not in COMPASS and "@" not in anchor and element not in renderers and anchor not in own:
             raise r.err(pos.key, f"{pos.written()}: {element!r} has no anchor {anchor!r}"
-                                 f"{_did_you_mean(anchor, list(COMPASS))}; "
-                                 f"valid anchors are {', '.join(COMPASS)}, or side@fraction (e@0.25)")
+                                 f"{_did_you_mean(anchor, [*COMPASS, *own])}; "
+                                 f"valid anchors are {', '.join((*COMPASS, *own))}, or side@fraction (e@0.25)")
     if figure.spec.height_auto:
         for pos in positions:
             if pos.ref is not None and pos.ref[0] == "canvas" and _from_bottom(pos.ref[1]):

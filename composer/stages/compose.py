@@ -24,7 +24,15 @@ from composer.mpl.internals import quiet_family_lookups
 from composer.stages import draw, guides
 from composer.stages.describe import alt_text, describe
 from composer.stages.fragment import import_fragment
-from composer.stages.geometry import Box, Geometry, content_bottom_pt, guide_rooms, imported_svgs, resolve
+from composer.stages.geometry import (
+    Box,
+    Geometry,
+    content_bottom_pt,
+    guide_rooms,
+    imported_svgs,
+    panel_boxes,
+    resolve,
+)
 from composer.stages.inkscape import label_elements
 from composer.stages.inputs import Inputs
 from composer.stages.render import RenderedPanel, rendered_size
@@ -47,7 +55,8 @@ def figure_geometry(inputs: Inputs, rendered: Mapping[str, RenderedPanel],
     rooms = guide_rooms(inputs.figure, typeset.text_sizes, typeset.shape_sizes, file=inputs.file)
     drawn = guides.draw_guides(inputs.figure, rendered, file=inputs.file, rooms=rooms)
     panels = inputs.figure.panels
-    drawings = {p.name: _drawing(p, inputs, rendered) for p in panels}  # what each source reports from
+    boxes = panel_boxes(inputs.figure, typeset.text_sizes, typeset.shape_sizes, file=inputs.file)
+    drawings = {p.name: _drawing(p, inputs, rendered, boxes[p.name]) for p in panels}  # what each source reports from
     anchors = {p.name: source_of(p).anchors(p, drawings[p.name]) for p in panels}
     plot_areas = {p.name: source_of(p).plot_area(p, drawings[p.name]) for p in panels}
     return resolve(inputs.figure, typeset.text_sizes, typeset.shape_sizes,
@@ -154,7 +163,8 @@ def compose_documents(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typ
     if bg is not None:
         root.append(bg)
     for panel in figure.panels:
-        root.append(source_of(panel).draw(panel, geometry.panels[panel.name], _drawing(panel, inputs, rendered)))
+        root.append(source_of(panel).draw(panel, geometry.panels[panel.name], _drawing(panel, inputs, rendered,
+                                                                                  geometry.panels[panel.name])))
     guide_ids = []
     rooms = guide_rooms(figure, typeset.text_sizes, typeset.shape_sizes, file=file)
     for i, (guide, drawing, box) in enumerate(zip(figure.guides, guides.draw_guides(figure, rendered, file=file,
@@ -251,10 +261,10 @@ def _top_level_kind(el: etree._Element, kinds: Mapping[str, str]) -> str | None:
 
 
 
-def _drawing(panel: Panel, inputs: Inputs, rendered: Mapping[str, RenderedPanel]) -> Drawing:
-    """What ``panel``'s source draws from: the document the inputs stage read, the render stage's panel."""
+def _drawing(panel: Panel, inputs: Inputs, rendered: Mapping[str, RenderedPanel], box: Box) -> Drawing:
+    """What ``panel``'s source draws from: the document the inputs stage read, the render stage's panel, its box."""
     return Drawing(figure=inputs.figure, file=inputs.file, document=inputs.documents.get(panel.name),
-                   rendered=rendered.get(panel.name))
+                   rendered=rendered.get(panel.name), size_pt=(box.width_pt, box.height_pt))
 
 
 def _drawn_group(svg: bytes, group_id: str, box: Box) -> etree._Element:

@@ -36,9 +36,9 @@ CASES = [
      "panels.p", "under-constrained: give one of at, cell, right_of, left_of, below, above to place it (is "
      "'atx' a misspelling of 'at'?)", None),
     ("two sources", {"figure": FIG, "panels": {"p": {"render": "m:f", "svg": "a.svg", "at": AT, "size": SIZE}}},
-     "panels.p", "give exactly one of render, svg, image, pdf (got render, svg)", None),
+     "panels.p", "give exactly one of render, svg, image, pdf, vegalite (got render, svg)", None),
     ("no source", {"figure": FIG, "panels": {"p": {"at": AT, "size": SIZE}}},
-     "panels.p", "give exactly one of render, svg, image, pdf (got none)", None),
+     "panels.p", "give exactly one of render, svg, image, pdf, vegalite (got none)", None),
     ("anchor with a relation", {"figure": FIG, "shape": NODE, "text": [{"text": "x", "below": "o", "anchor": "n"}]},
      "text[0].anchor", "below sets the anchor itself; use align (left, center, right)",
      {"figure": FIG, "shape": NODE, "text": [{"text": "x", "below": "o", "align": "left"}]}),

@@ -165,6 +165,7 @@ BAD = {
     "points": "a.e", "waypoints": "a.e", "string": 3, "template": 3, "name": "9lives", "element": "9lives", "color": 12,
     "bool": "yes", "fraction": 1.5, "positive": -1, "angle": 200, "renderer": "no_colon",
     "svg_file": "logo.png", "pdf_file": "plot.eps", "page": 0, "count": 0, "image_file": "photo.gif", "data_file": "results.xlsx", "style_file": "paper.yaml",
+    "vegalite_file": "chart.vl.yaml", "vega_anchors": {"peak": [1]},
     "table": 3, "mosaic": 3, "tracks": "1", "gutter": True, "margin": ["1mm", "2mm"], "panel_list": ["a"],
     "canvas_width": "nature.huge", "name_pairs": [["a"]], "panel_order": "a", "panel_label": True,
     "rotation": 400, "panel_names": "a", "canvas_height": "tall", "panel_rules": {"a": "overlap"},
@@ -462,10 +463,12 @@ MODEL = {
         **({"right_of": "o"} if key in RELATION_KEYS else {"at": ["1mm", "1mm"]})}}},
               {"gutter": lambda f: f.grids[0].gutter_pt, **_placed(lambda f: f.grids[0])}),
     "panel": (lambda key: {"figure": dict(FIG), "shape": [dict(OTHER)], "panels": {"p": {
-        **({"pdf": "../paper.pdf"} if key == "page" else {"render": "m:f"}), "size": ["10mm", "10mm"],
+        **({"pdf": "../paper.pdf"} if key == "page" else {"vegalite": "../chart.vl.json"} if key == "anchors"
+           else {"render": "m:f"}), "size": ["10mm", "10mm"],
         **({"right_of": "o"} if key in RELATION_KEYS else {"at": ["1mm", "1mm"]})}}},
               {"params": lambda f: f.panels[0].params, "overlap": lambda f: f.panels[0].overlap,
                "empty": lambda f: f.panels[0].empty, "page": lambda f: f.panels[0].options["page"],
+               "anchors": lambda f: f.panels[0].options["anchors"],
                "aspect_of": lambda f: f.panels[0].aspect_of,
                **_placed(lambda f: f.panels[0])}),
     "text": (lambda key: {"figure": dict(FIG), "shape": [dict(OTHER)], "text": [{
@@ -511,6 +514,7 @@ def _load_minimal(kind: str, key: str, tmp_path: Path):
     (tmp_path / "layouts").mkdir(exist_ok=True)
     (tmp_path / "paper.toml").write_text("")  # an empty style file, for style_file
     (tmp_path / "paper.pdf").write_bytes(b"%PDF-1.4\n")  # named by a pdf panel (page); not read when loading
+    (tmp_path / "chart.vl.json").write_text("{}")  # named by a vegalite panel (anchors); not read when loading
     return load_document(doc, tmp_path / "layouts" / "fig.toml", name="fig"), getters
 
 

@@ -157,7 +157,7 @@ def test_the_loader_schema_and_reference_know_the_source_while_it_is_registered(
         'toy = "#00ff00"\npage = 2\n': r"panels\.t\.page: page applies to pdf panels, so it does nothing here: "
                                        r"a toy panel has no use for it",
         'toy = "#00ff00"\nparams = { n = 1 }\n': r"panels\.t\.params: params applies to render panels",
-        'toy = "#00ff00"\nsvg = "x.svg"\n': r"panels\.t: give exactly one of render, svg, image, pdf, toy "
+        'toy = "#00ff00"\nsvg = "x.svg"\n': r"panels\.t: give exactly one of render, svg, image, pdf, vegalite, toy "
                                            r"\(got svg, toy\)",
     }
     for panel, message in cases.items():
@@ -193,7 +193,7 @@ def test_unregistering_removes_the_source_everywhere(tmp_path):
     unregister("toy")
     assert [k.name for k in TABLES_BY_KIND["panel"].keys] == before
     assert "toy" not in {s.name for s in sources()} | {t.name for t in layout_sources.registered()}
-    with pytest.raises(LayoutError, match=r"panels\.t: give exactly one of render, svg, image, pdf \(got none\)"):
+    with pytest.raises(LayoutError, match=r"panels\.t: give exactly one of render, svg, image, pdf, vegalite \(got none\)"):
         load_layout(_project(tmp_path, 'toy = "#00ff00"\n') / "layouts" / "fig.toml")
 
 
@@ -218,5 +218,5 @@ def test_compose_schema_in_a_fresh_process_lists_the_built_in_sources():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     panel = json.loads(proc.stdout)["properties"]["panels"]["additionalProperties"]
-    assert [k for k in panel["properties"]][:5] == ["render", "svg", "image", "pdf", "page"]
+    assert [k for k in panel["properties"]][:7] == ["render", "svg", "image", "pdf", "vegalite", "page", "anchors"]
     assert proc.stdout == (Path(__file__).parents[2] / "docs" / "layout.schema.json").read_text()

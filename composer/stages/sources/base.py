@@ -94,12 +94,15 @@ class Drawing:
         file: the layout file as messages name it.
         document: what :meth:`PanelSource.read` returned for this panel (None: it read nothing).
         rendered: the render stage's result for this panel (matplotlib sources only), else None.
+        size_pt: the panel's box, ``(width_pt, height_pt)`` (:func:`composer.stages.geometry.panel_boxes`), for a
+            source whose plot area and anchors depend on it (a Vega-Lite chart fitted to it); None: not known.
     """
 
     figure: Figure
     file: str
     document: bytes | None
     rendered: Rendered | None
+    size_pt: tuple[float, float] | None = None
 
 
 class PanelSource(ABC):
