@@ -49,7 +49,9 @@ def align_plot_areas(drafts: Mapping[str, Draft], boxes: Mapping[str, Any], alig
     the same for left and right edges; ``"both"`` both. The
     axes inside each panel are mapped linearly from the old plot area to the
     new one; a colorbar beside the plot area moves with the edge it is beside
-    (:func:`_follow`).
+    (:func:`_follow`). A panel a result kind drew as SVG (``Draft.svg``, :mod:`composer.stages.results`)
+    takes part with the plot area its kind reported and is drawn again by its kind with the new one
+    (``Draft.redraw``).
 
     Args:
         drafts: panel name -> drawn, unsaved figure (every panel of ``align``).
@@ -60,14 +62,28 @@ def align_plot_areas(drafts: Mapping[str, Draft], boxes: Mapping[str, Any], alig
     Raises:
         LayoutError: a plot area would keep less than :data:`MIN_ALIGNED_SHARE`
             of its width or height (panels that overlap only in part, or one
-            spanning rows others do not): the layout asks for the impossible.
+            spanning rows others do not): the layout asks for the impossible; or a panel drawn as SVG
+            has no plot area or a kind that cannot move it (:attr:`composer.stages.results.ResultKind.aligns`).
     """
     from composer.mpl.internals import is_colorbar
     from composer.stages.geometry import alignment_groups
 
-    areas, bars = {}, {}
+    areas: dict[str, tuple[list[Any], list[Any], tuple[float, float, float, float], Any]] = {}
+    bars: dict[str, list[tuple[Any, Any]]] = {}
+    where = f"{align.key}.panels" if align.key else None
     for name in align.panels:
         fig, box = drafts[name].fig, boxes[name]
+        drawn = drafts[name].svg
+        if drawn is not None:  # a result kind's SVG (composer.stages.results): its kind redraws it aligned
+            if drawn.plot_area is None or drafts[name].redraw is None:
+                why = "has no plot area" if drawn.plot_area is None else "cannot be drawn with its plot area moved"
+                raise LayoutError(f"panel {name!r} is drawn as SVG by another library and {why}, so it cannot "
+                                  "be aligned; remove it from the group", file=file, key=where)
+            w, h = drafts[name].size_pt
+            ax0, ay0, ax1, ay1 = drawn.plot_area
+            bars[name] = []
+            areas[name] = ([], [], (ax0 / w, 1 - ay1 / h, ax1 / w, 1 - ay0 / h), box)
+            continue
         bars[name] = [(ax, ax.get_position(original=True)) for ax in fig.axes if ax.get_visible() and is_colorbar(ax)]
         axes = [ax for ax in fig.axes if ax.get_visible() and not is_colorbar(ax)]
         if not axes:
@@ -121,6 +137,12 @@ def align_plot_areas(drafts: Mapping[str, Draft], boxes: Mapping[str, Any], alig
                                   f"plot area's {side}: its box lines up with no other panel's on that axis; "
                                   "align panels of one row (or column) of the same height (width)",
                                   file=file, key=f"{align.key}.panels" if align.key else None)
+        if drafts[name].svg is not None:
+            w, h = drafts[name].size_pt
+            redraw = drafts[name].redraw
+            assert redraw is not None
+            drafts[name].svg = redraw((nx0 * w, (1 - ny1) * h, nx1 * w, (1 - ny0) * h))
+            continue
         fx = (nx1 - nx0) / (x1 - x0) if x1 > x0 else 1.0
         fy = (ny1 - ny0) / (y1 - y0) if y1 > y0 else 1.0
         for ax, p in zip(axes, pos):

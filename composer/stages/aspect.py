@@ -14,7 +14,7 @@ from typing import Any
 from composer.errors import PanelError
 from composer.layout.model import FigureSpec, Panel
 from composer.mpl.fontlog import missing_glyphs
-from composer.stages.draft import Draft, draw_panel, plot_area, rc_context, rc_params
+from composer.stages.draft import Draft, draw_panel, rc_context, rc_params
 from composer.units import say_pair
 
 #: ``aspect_of = "plot"``: a plot area's width / height within this share of the aspect asked is done
@@ -57,11 +57,12 @@ def draw_locked(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data: 
 
     def drawn_at(size: tuple[float, float]) -> tuple[Draft, float, float, float]:
         draft = draw_panel(func, panel, spec, data, size_pt=size, file=file)
-        # positions after layout engines and apply_aspect, as the SVG renderer's text metrics place them
-        # (another renderer's differ: a constrained layout moves by points), with the panel's rcParams
-        with rc_context(rc_params(spec, panel.name)), missing_glyphs():  # save_panel reports those
-            draft.fig.savefig(io.BytesIO(), format="svg", metadata={"Date": None})
-        area = plot_area(draft.fig, size)
+        if draft.svg is None:
+            # positions after layout engines and apply_aspect, as the SVG renderer's text metrics place them
+            # (another renderer's differ: a constrained layout moves by points), with the panel's rcParams
+            with rc_context(rc_params(spec, panel.name)), missing_glyphs():  # save_panel reports those
+                draft.fig.savefig(io.BytesIO(), format="svg", metadata={"Date": None})
+        area = draft.plot_area()  # a result kind's SVG says its own (composer.stages.results)
         if area is None:
             raise PanelError(f"panel {panel.name!r}: {panel.source} draws no axes, so its plot area has no aspect "
                              "to lock; use aspect_of = \"box\"", file=file, key=key)

@@ -14,12 +14,17 @@ rcParams while drawing (:func:`rc_params`; see docs/design.md, "Traps of merging
 - ``figure.dpi = 72``: one display unit = 1 pt, the SVG user unit;
 - ``font.family``/``font.size`` from the layout's ``[figure]``.
 
+A renderer may also return an object of another plotting library (a plotnine ``ggplot``, a seaborn
+``FacetGrid``, ...; :mod:`composer.stages.results`): its result kind draws it at the panel's size, as a
+matplotlib Figure (the draft's ``fig``) or as an SVG document (the draft's ``svg``).
+
 A draft is then sized to an aspect (:mod:`composer.stages.aspect`), aligned with others
 (:mod:`composer.stages.align`) and saved (:mod:`composer.stages.render`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import traceback
 from collections.abc import Callable, Mapping
@@ -33,6 +38,7 @@ from composer.mpl.fontlog import missing_glyphs
 from composer.mpl.internals import pyplot_on
 from composer.mpl.savesvg import svg_fonttype
 from composer.sandbox.isolate import Frame, where
+from composer.stages.results import InFigure, PlotAreaPt, SvgDrawing, Target, checked, kind_of
 from composer.stages.usercode import call_params, describe, user_dir
 from composer.text.metrics import font_families
 from composer.units import say_pair
@@ -101,13 +107,30 @@ _WARMED: set[str] = set()
 
 @dataclass
 class Draft:
-    """A panel drawn but not yet saved: its Figure and what the renderer returned."""
+    """A panel drawn but not yet saved: its Figure and what the renderer returned.
+
+    Attributes:
+        fig: the matplotlib Figure to save (the renderer's ``fig``, or the one a result kind drew).
+        result: the data anchors in matplotlib's form (``{name: (ax, x, y)}``) or None, or what the
+            renderer returned when it is garbage (:func:`composer.stages.render.save_panel` says so).
+        svg: the panel's SVG when a result kind drew it as one (:class:`composer.stages.results.SvgDrawing`);
+            ``fig`` is then the empty Figure and ``result`` None.
+        redraw: for an ``svg`` draft whose kind can put its plot area where it is told
+            (:attr:`composer.stages.results.ResultKind.aligns`): the kind's drawing again with its plot area
+            at ``(x0, y0, x1, y1)`` pt (``[[align]]``); None otherwise.
+    """
 
     panel: Panel
     fig: Any
     result: Any
     size_pt: tuple[float, float]
     missing: list[str] = field(default_factory=list)  # characters drawn without a glyph
+    svg: SvgDrawing | None = None
+    redraw: Callable[[PlotAreaPt], SvgDrawing] | None = None
+
+    def plot_area(self) -> PlotAreaPt | None:
+        """The plot area drawn: ``svg``'s, or the figure's (:func:`plot_area`, as matplotlib last drew it)."""
+        return self.svg.plot_area if self.svg is not None else plot_area(self.fig, self.size_pt)
 
 
 def draw_panel(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data: Mapping[str, Any], *,
@@ -123,10 +146,13 @@ def draw_panel(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data: M
     closed when it returns, pyplot's figure list is left as it was, and no GUI
     backend is started).
 
+    An object of another library it returns (``obj`` or ``(obj, anchors)``) is drawn by its result kind
+    (:func:`composer.stages.results.kind_of`), in the same rcParams and pyplot state (:func:`_draw_result`).
+
     Raises:
         PanelError: the function raised (panel, function, error and the
             innermost line of panel code), resized the figure, or drew nothing
-            on it (see :func:`_check_drawn`).
+            on it (see :func:`_check_drawn`); its result kind could not draw what it returned.
     """
     from matplotlib.figure import Figure
 
@@ -141,6 +167,13 @@ def draw_panel(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data: M
             except Exception as exc:  # the user's code; report it in one line
                 raise PanelError(f"panel {panel.name!r}: {panel.source} raised {describe(exc, user_dir(func))}",
                                  file=file, key=key, frames=frames_of(exc)) from None
+            found = kind_of(result)
+            if found is not None:
+                target = Target(fig=fig, panel=panel, spec=spec, size_pt=size_pt, file=file, anchors=found[2])
+                draft = _draw_result(found[0], found[1], target, func)
+    if found is not None:
+        draft.missing = missing
+        return draft
     w_in, h_in = fig.get_size_inches()
     if abs(w_in * 72 - width_pt) > 1e-6 or abs(h_in * 72 - height_pt) > 1e-6:
         raise PanelError(f"panel {panel.name!r}: {panel.source} changed the figure size to "
@@ -149,6 +182,38 @@ def draw_panel(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data: M
                          file=file, key=key)
     _check_drawn(fig, made, result, func, panel, file=file, key=key)
     return Draft(panel=panel, fig=fig, result=result, size_pt=size_pt, missing=missing)
+
+
+def _draw_result(kind: Any, obj: Any, target: Target, func: Callable[..., Any]) -> Draft:
+    """The draft of an object a result kind owns (:meth:`composer.stages.results.ResultKind.draw`): its
+    Figure checked to be the box's size, or its SVG checked (:func:`composer.stages.results.checked`).
+
+    Raises:
+        PanelError: the kind raised one (the library is missing...), or the library raised while drawing
+            (naming it and the innermost line of panel code), or the drawing is not the box's size.
+    """
+    panel, size_pt = target.panel, target.size_pt
+    try:
+        drawn = kind.draw(obj, target)
+    except PanelError:
+        raise
+    except Exception as exc:  # the library drawing what the user's code made
+        raise target.error(f"drawing the {kind.what} {panel.source} returned raised "
+                           f"{describe(exc, user_dir(func))}") from None
+    if isinstance(drawn, SvgDrawing):
+        redraw = None
+        if kind.aligns:
+            def redraw(area: PlotAreaPt) -> SvgDrawing:
+                with rc_context(rc_params(target.spec, panel.name)):
+                    return checked(kind.draw(obj, dataclasses.replace(target, plot_area_pt=area)), kind, target)
+        return Draft(panel=panel, fig=target.fig, result=None, size_pt=size_pt, svg=checked(drawn, kind, target),
+                     redraw=redraw)
+    assert isinstance(drawn, InFigure), f"result kind {kind.name!r} drew {type(drawn).__name__}"
+    w_in, h_in = drawn.fig.get_size_inches()
+    if abs(w_in * 72 - size_pt[0]) > 1e-6 or abs(h_in * 72 - size_pt[1]) > 1e-6 or drawn.fig.dpi != 72:
+        raise target.error(f"the {kind.what} was drawn {say_pair(w_in * 72, h_in * 72, target.spec.unit)} at "
+                           f"{drawn.fig.dpi:g} dpi, not its box's {say_pair(*size_pt, target.spec.unit)} at 72 dpi")
+    return Draft(panel=panel, fig=drawn.fig, result=drawn.anchors, size_pt=size_pt)
 
 
 def drew_nothing(fig: Any) -> bool:

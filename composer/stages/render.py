@@ -69,7 +69,8 @@ class RenderedPanel:
 
 def save_panel(draft: Draft, spec: FigureSpec, *, file: str, guides: Collection[str] = ()) -> RenderedPanel:
     """Save a drawn panel as SVG (:func:`composer.mpl.savesvg.save_svg`: text mode,
-    rasters at ``spec.raster_ppi``) and transform its data anchors into panel pt.
+    rasters at ``spec.raster_ppi``) and transform its data anchors into panel pt. A draft a result kind
+    drew as SVG (``draft.svg``, :mod:`composer.stages.results`) is kept as it is, with its plot area and anchors.
 
     ``guides``: the guide kinds whose guides list this panel (:func:`composer.stages.guides.kinds_of`);
     their records are collected first and what they replace (its own legends) is removed before the
@@ -83,6 +84,16 @@ def save_panel(draft: Draft, spec: FigureSpec, *, file: str, guides: Collection[
     """
     panel = draft.panel
     key = f"{panel.key}.{panel.kind}"  # the key that names its renderer
+    if draft.svg is not None:  # a result kind drew it as SVG (composer.stages.results.SvgDrawing)
+        if guides:
+            raise PanelError(f"panel {panel.name!r}: {panel.source} is drawn as SVG by another library, so a "
+                             f"[[{'/'.join(sorted(guides))}]] cannot collect its entries; remove it from the guide's "
+                             "panels", file=file, key=key)
+        if draft.missing:
+            raise PanelError(f"panel {panel.name!r}: {panel.source} draws {glyph_list(draft.missing)}, which font "
+                             f"{spec.font!r} has no glyph for", file=file, key=key)
+        return RenderedPanel(svg=draft.svg.svg, anchors=dict(draft.svg.anchors), notes=draft.svg.notes,
+                             plot_area=draft.svg.plot_area)
     records: dict[str, tuple[Any, ...]] = {}
     collected_notes: tuple[str, ...] = ()
     with rc_context(rc_params(spec, panel.name)):
