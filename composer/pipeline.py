@@ -90,6 +90,7 @@ from composer.stages.compose import (
 )
 from composer.stages.describe import AltText, alt_text
 from composer.stages.draft import draw_panel, warm_up
+from composer.stages.draw import connector_label_box
 from composer.stages.export import (
     check_chosen,
     check_dpi,
@@ -155,6 +156,11 @@ class BuildResult:
             box as composed (:func:`composer.stages.named.figure_elements`); else empty.
         texts: with ``BuildOptions.elements``, every text of the figure by a stable name
             (:func:`composer.stages.named.figure_texts`); else empty.
+        geometry: with ``BuildOptions.elements``, the figure's resolved geometry as composed
+            (:class:`composer.stages.geometry.Geometry`: boxes, plot areas, grid cells, routes, in canvas
+            pt), and ``figure`` the layout it was built from (``compose serve``'s ``elements.json``:
+            :mod:`composer.edit`); else None. connector_labels: arrow index -> its label's box as drawn
+            (:func:`composer.stages.draw.connector_label_box`), with ``BuildOptions.elements``.
 
     ``outputs`` also holds ``debug-svg``/``debug-png`` for the overlay, ``debug-txt`` for the ids SVG panels offer.
     """
@@ -174,6 +180,9 @@ class BuildResult:
     fitted_height: str = ""
     elements: tuple[Element, ...] = ()
     texts: tuple[NamedText, ...] = ()
+    geometry: Any = None
+    figure: Any = None
+    connector_labels: dict[int, Any] = dataclasses.field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -731,7 +740,11 @@ def _named(read: _Read, rendered: Mapping[str, RenderedPanel], svg: bytes) -> di
     guides = draw_guides(figure, rendered, file=read.inputs.file, rooms=rooms)  # as compose drew them (memoised)
     texts = figure_texts(figure, svg, {n: panel.svg for n, panel in rendered.items()},
                          {i: drawn.svg for i, drawn in enumerate(guides) if drawn is not None})
-    return {"elements": tuple(elements), "texts": tuple(texts)}
+    labels = {i: connector_label_box(route, arrow, found[1])
+              for i, (arrow, route, found) in enumerate(zip(figure.arrows, geometry.arrows, read.typeset.arrow_labels))
+              if found is not None and arrow.label_style is not None}  # as compose draws them
+    return {"elements": tuple(elements), "texts": tuple(texts), "geometry": geometry, "figure": figure,
+            "connector_labels": labels}
 
 
 def _planned_outputs(read: _Read, out_dir: Path, opts: BuildOptions) -> dict[Path, str]:

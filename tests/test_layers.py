@@ -32,7 +32,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("text", "mpl"),
     ("stages", "incremental", "lint"),
     ("pipeline",),
-    ("api", "diff"),
+    ("api", "diff", "edit"),
     ("cli",),
     ("__init__",),
 )

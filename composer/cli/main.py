@@ -446,7 +446,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         return serve(names, root=args.root, out=args.out, options=options, port=args.port or 0,
                      single=not args.all, toggles={"debug": args.debug, "check": args.check}, report=report,
-                     summary=_summary, progress=progress,
+                     summary=_summary, progress=progress, editor=getattr(args, "editor", None),
                      started=lambda url: print(f"serving {what} at {url}", flush=True))
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the way to stop the preview, as for --watch
         print("compose: stopped serving; outputs left as the last build wrote them", file=sys.stderr, flush=True)
@@ -469,6 +469,10 @@ def _serve_parser() -> argparse.ArgumentParser:
     _jobs(parser)
     parser.add_argument("--debug", action="store_true", help="show the layout overlay when the page opens")
     parser.add_argument("--check", action="store_true", help="show the check's findings when the page opens")
+    parser.add_argument("--editor", metavar="COMMAND", default=None,
+                        help="the command that opens the layout at an element's line when it is clicked in the page, "
+                             "{path} and {line} filled in (e.g. \"code -g {path}:{line}\"); default: none, the page "
+                             "follows a vscode:// link")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="show every frame of the traceback of an error in panel code")
     return parser

@@ -39,6 +39,39 @@ page), ``/NAME.svg`` (the file in the output folder) and ``/NAME.debug.svg`` (th
 ``/events`` (server-sent events: the state of every figure, as JSON, whenever one changes) and
 ``/state.json`` (the same, once); ``/NAME.diff.json`` (the figure now against its last commit, asked
 by the page's Diff toggle: :class:`DiffRunner`) and ``/NAME.diff.png`` (its image).
+
+**Editing from the page** (:mod:`composer.edit`). JSON in and out; lengths in canvas pt, y down, origin
+at the canvas's top-left; ``ID`` an element's stable id (``panel:a``, ``text:title``, ``text:3``,
+``shape:proj``, ``legend:0``, ``colorbar:heat``, ``connector:2.label``, ``connector:2.waypoint.0``:
+:mod:`composer.edit.targets`):
+
+- ``GET /NAME/elements.json``: ``STATE/NAME/elements.json``, written by the builder after each
+  successful build (:meth:`Builder._elements`, in the same pass as the overlay and the findings), so
+  it describes the SVG whose token it carries: ``{"token", "digest" (SHA-256 of the layout file's
+  text), "layout": {"file", "path", "writable", "why"}, "canvas_pt", "elements": [{"id", "kind",
+  "name", "key_path", "line", "box_pt", "movable", "resizable", "editor_url", "check_key", "how",
+  "anchor", "route_pt" (a connector label's)}], "snap": {"x_pt": [{"at", "what"}], "y_pt": [...]}}``
+  (:mod:`composer.edit.elements`); 404 before the first build. The state's ``elements`` token changes
+  with the file.
+- ``POST /NAME/edit`` ``{"id", "dx_pt", "dy_pt", "dw_pt", "dh_pt", "digest"}`` (a move of the box's
+  top-left, a resize of its width and height): ``200 {"ok": true, "digest", "changed": {"key_path",
+  "line", "before", "after"}, "undo", "redo"}``; ``409 {"reason": "changed-on-disk"}`` when the file's
+  digest is not ``digest``; ``422 {"reason": "invalid", "message"}`` (the loader's one line, the
+  check's ``outside-canvas`` or ``overlap`` for the moved boxes, or why nothing can be written);
+  ``409 {"reason": "python-layout", "message", "values"}`` for ``layouts/NAME.py``. Nothing is
+  written unless the answer is 200.
+- ``POST /NAME/undo``, ``POST /NAME/redo`` ``{"digest"}``: the same answers; each writes the file
+  (:class:`composer.edit.history.History`), refused with ``changed-on-disk`` when the file is not
+  what the last edit wrote.
+- ``POST /NAME/open`` ``{"id"}``: runs ``--editor`` (``"code -g {path}:{line}"``), then ``200 {"ok":
+  true, "url": editor_url, "line"}`` for the page to follow.
+
+POSTs are answered only with the preview's own ``Host``, an ``Origin`` of its own (when sent) and a
+body of type ``application/json`` (a page of another site cannot send one without a preflight,
+which this server never answers). The edits run in the server process and never build: the loader
+reads the new text (a TOML layout runs no code), and the moved boxes are checked against the last
+build's boxes (``elements.json``) as the check measures them (:mod:`composer.edit.check`), with no
+fork and no matplotlib; the file written, the builder's watch loop rebuilds as after any save.
 """
 
 from __future__ import annotations
@@ -56,6 +89,7 @@ import sys
 import tempfile
 import threading
 import time
+import tomllib
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -82,6 +116,8 @@ MAX_EVENT_STREAMS = 32
 #: the page (inline JS and CSS), shipped as package data (pyproject.toml [tool.setuptools.package-data])
 PAGE = "serve_page.html"
 SVG_NS = "http://www.w3.org/2000/svg"
+#: the largest body a POST route reads (an edit is a hundred bytes)
+MAX_BODY_BYTES = 65536
 
 
 @dataclass(frozen=True)
@@ -287,8 +323,9 @@ class Builder:
                 figure = load_layout(path, name=self.name, display=shown, timeout_s=o.timeout_s)
                 # the overlay's PNG, which a debug build always makes, is not shown: made small (dpi)
                 options = BuildOptions(formats=("svg",), dpi=24.0, debug=True, check=True, timeout_s=o.timeout_s,
-                                       jobs=o.jobs or available_cores(), engine=o.engine, store=False)
+                                       jobs=o.jobs or available_cores(), engine=o.engine, store=False, elements=True)
                 result, _ = build_figure(project, figure, shown, options, out=self.debug_dir)
+                self._elements(result, path, shown)
         except ComposerError as exc:
             self.state.update(findings=None, findings_error=str(exc))
             return
@@ -297,6 +334,42 @@ class Builder:
         findings = [finding.as_dict() for finding in report.findings] if report is not None else []
         self.state.update(findings=findings, findings_error=None,
                           notes=list(report.notes) if report is not None else [])
+
+    def _elements(self, result: Any, path: Path, shown: str) -> None:
+        """Write ``STATE/NAME/elements.json`` (:mod:`composer.edit.elements`) for the SVG on disk now.
+
+        The layout's text is read once more: its digest is what an edit from the page must find on
+        disk. A Python layout's document comes from its ``layout()`` (run in a forked worker, as a build
+        runs it); it is not writable, and the page shows the values to type.
+        """
+        from composer.edit.elements import elements_document
+        from composer.edit.history import digest, read_text
+        from composer.layout.loader import read_document
+
+        text = read_text(path)
+        python = path.suffix == ".py"
+        raw = read_document(path, display=shown) if python else tomllib.loads(text)
+        out = Path(self.out) if self.out is not None else self.root / "build"
+        document = elements_document(
+            result, path=path.resolve(), display=shown, text=None if python else text, raw=raw,
+            token=_token(_stamp(out / f"{self.name}.svg")), digest=digest(text), writable=not python,
+            why="a Python layout (layouts/NAME.py) is code: composer cannot write a move back into it; type the "
+                "values the page shows" if python else None)
+        if python:
+            document["raw"] = _json_safe(raw)
+        self.debug_dir.mkdir(parents=True, exist_ok=True)
+        _write_json(self.debug_dir / "elements.json", document)
+
+
+def _json_safe(value: Any) -> Any:
+    """A layout document as JSON can hold it (what a Python layout returned; anything else as its text)."""
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
 
 
 # ─── the server process ───────────────────────────────────────────────────
@@ -317,7 +390,7 @@ class _Figures:
         updated = False
         for name in self.names:
             files = (self.out_dir / f"{name}.svg", self.state_dir / name / f"{name}.debug.svg",
-                     self.state_dir / f"{name}.json")
+                     self.state_dir / f"{name}.json", self.state_dir / name / "elements.json")
             stamps = tuple(_stamp(f) for f in files)
             if stamps == self.seen.get(name):
                 continue
@@ -329,6 +402,7 @@ class _Figures:
                 pass
             state["svg"] = _token(stamps[0])
             state["debug"] = _token(stamps[1])
+            state["elements"] = _token(stamps[3])
             if stamps[0] is not None:
                 with contextlib.suppress(OSError), open(files[0], "rb") as svg:
                     size = svg_size(svg.read(8192))
@@ -371,7 +445,7 @@ def _page(config: dict[str, Any]) -> bytes:
 
 
 def _handler(figures: _Figures, single: str | None, toggles: dict[str, bool],
-             diff: DiffRunner | None = None) -> type[BaseHTTPRequestHandler]:
+             diff: DiffRunner | None = None, editor: Any = None) -> type[BaseHTTPRequestHandler]:
     names = set(figures.names)
     streams = threading.BoundedSemaphore(MAX_EVENT_STREAMS)  # the /events answers now running
 
@@ -393,14 +467,72 @@ def _handler(figures: _Figures, single: str | None, toggles: dict[str, bool],
         def do_HEAD(self) -> None:  # noqa: N802 - http.server's name
             self.do_GET()
 
-        def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        def _own_host(self) -> bool:
+            """The request names this preview's own address (else 403: a page of another site reaching this
+            port through a name it controls, DNS rebinding)."""
             port = self.server.server_address[1]  # type: ignore[index]  # an (address, port) pair: AF_INET
             if self.headers.get("Host", f"{HOST}:{port}").lower() not in (f"{HOST}:{port}", f"localhost:{port}"):
-                # a page of another site reaching this port through a name it controls (DNS rebinding)
                 self._send(b"this preview answers to its own address only\n", "text/plain; charset=utf-8", 403)
+                return False
+            return True
+
+        def _json(self, status: int, body: dict[str, Any]) -> None:
+            self._send(json.dumps(body, ensure_ascii=False, sort_keys=True).encode(), "application/json", status)
+
+        def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            """``/NAME/edit``, ``/NAME/undo``, ``/NAME/redo``, ``/NAME/open``: JSON in, JSON out. Only from
+            this preview's own page: the Host is its own, an Origin (when sent) is too, and the body is
+            ``application/json``, which a page of another site cannot send here without a preflight this
+            server never answers."""
+            if not self._own_host():
+                return
+            port = self.server.server_address[1]  # type: ignore[index]
+            origin = self.headers.get("Origin")
+            if origin is not None and origin.lower() not in (f"http://{HOST}:{port}", f"http://localhost:{port}"):
+                self._json(403, {"ok": False, "reason": "forbidden",
+                                 "message": "edits come from the preview's page only"})
+                return
+            if self.headers.get("Content-Type", "").split(";")[0].strip().lower() != "application/json":
+                self._json(415, {"ok": False, "reason": "bad-request", "message": "send the body as application/json"})
+                return
+            path = unquote(urlsplit(self.path).path)
+            name, _, action = path[1:].rpartition("/")
+            if editor is None or name not in names or action not in ("edit", "undo", "redo", "open"):
+                self._json(404, {"ok": False, "reason": "not-found", "message": f"no route {path}"})
+                return
+            try:
+                length = int(self.headers.get("Content-Length", "0"))
+                if not 0 <= length <= MAX_BODY_BYTES:
+                    raise ValueError(length)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                if not isinstance(body, dict):
+                    raise ValueError(body)
+            except ValueError:
+                self._json(400, {"ok": False, "reason": "bad-request", "message": "the body is not a JSON object"})
+                return
+            try:
+                if action == "edit":
+                    status, answer = editor.edit(name, body)
+                elif action == "open":
+                    status, answer = editor.open(name, body)
+                else:
+                    status, answer = editor.step(name, body, back=action == "undo")
+            except ComposerError as exc:  # the project or the layout file went away
+                status, answer = 422, {"ok": False, "reason": "invalid", "message": " ".join(str(exc).split())}
+            self._json(status, answer)
+
+        def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            if not self._own_host():
                 return
             path = unquote(urlsplit(self.path).path)
             config = {"names": figures.names, **toggles}
+            if path.endswith("/elements.json") and path[1:].removesuffix("/elements.json") in names:
+                found = editor.elements(path[1:].removesuffix("/elements.json")) if editor is not None else None
+                if found is None:
+                    self._json(404, {"ok": False, "reason": "not-built", "message": "no elements yet: not built"})
+                else:
+                    self._json(200, found)
+                return
             if path == "/":
                 self._send(_page({**config, "figure": single}), "text/html; charset=utf-8")
             elif path.strip("/") in names and not path.endswith("/"):
@@ -501,9 +633,11 @@ def bind(port: int) -> ThreadingHTTPServer:
 
 
 def start_server(httpd: ThreadingHTTPServer, names: Sequence[str], out_dir: Path, state_dir: Path,
-                 single: str | None, toggles: dict[str, bool], diff: DiffRunner | None = None) -> int:
+                 single: str | None, toggles: dict[str, bool], diff: DiffRunner | None = None,
+                 editor: Any = None) -> int:
     """Fork the server process serving on ``httpd``'s socket; returns its pid. ``diff``: answers the page's
-    Diff toggle (None: the routes are not found).
+    Diff toggle (None: the routes are not found). ``editor``: a :class:`composer.edit.session.Editor`
+    answering the edit routes (None: they are not found).
 
     Call it from a process running one thread (it forks). The child ignores Ctrl-C (``compose``
     stops it), dies with its parent, and runs until stopped (SIGTERM).
@@ -524,7 +658,7 @@ def start_server(httpd: ThreadingHTTPServer, names: Sequence[str], out_dir: Path
             os.dup2(devnull, 0)
             figures = _Figures(names, out_dir, state_dir)
             figures.poll()
-            httpd.RequestHandlerClass = _handler(figures, single, toggles, diff)
+            httpd.RequestHandlerClass = _handler(figures, single, toggles, diff, editor)
             threading.Thread(target=figures.run, daemon=True).start()
             httpd.serve_forever()
         except BaseException:  # noqa: BLE001 - the server's end is never compose's
@@ -599,7 +733,8 @@ def _terminate_is_interrupt() -> Iterator[None]:
 def serve(names: Sequence[str], *, root: str | Path = ".", out: str | Path | None = None, options: Options,
           port: int = 0, single: bool = True, toggles: dict[str, bool] | None = None,
           report: Callable[[str, Any], None], summary: Callable[[str, Any, float], str],
-          progress: Callable[[], Progress] = Progress, started: Callable[[str], None] = print) -> int:
+          progress: Callable[[], Progress] = Progress, started: Callable[[str], None] = print,
+          editor: str | None = None) -> int:
     """Serve the live preview of ``names`` until interrupted (Ctrl-C or SIGTERM: KeyboardInterrupt).
 
     Args:
@@ -611,6 +746,8 @@ def serve(names: Sequence[str], *, root: str | Path = ".", out: str | Path | Non
         summary: the one line of a successful build, ``summary(name, result, seconds)`` (the page shows it).
         progress: makes the progress display of each build.
         started: called with the preview's URL once the server listens.
+        editor: the command ``POST /NAME/open`` runs (``"code -g {path}:{line}"``), or None: the page
+            follows the element's editor link only.
 
     Returns:
         1 when every builder of ``--all`` ended by itself (it could not watch), else it never returns.
@@ -638,8 +775,10 @@ def serve(names: Sequence[str], *, root: str | Path = ".", out: str | Path | Non
     try:
         with _terminate_is_interrupt():
             runner = DiffRunner(project.root, state_dir, jobs=options.jobs, timeout_s=options.timeout_s)
+            from composer.edit.session import Editor
+
             server = start_server(httpd, names, out_dir, state_dir, names[0] if single else None, toggles or {},
-                                  runner)
+                                  runner, Editor(project.root, state_dir, editor))
             started(f"http://{HOST}:{httpd.server_address[1]}/")
 
             def builder(name: str, lock: Path | None) -> Builder:

@@ -211,6 +211,16 @@ def key_positions(text: str) -> dict[str, tuple[int, int]]:
     return positions
 
 
+def value_end(text: str, start: int) -> int:
+    """Where the TOML value that starts at offset ``start`` of ``text`` ends (the offset after its last
+    character; a bare scalar's span may end in spaces): a string of any kind, an array or an inline table
+    with everything inside, a number, boolean or date (:mod:`composer.edit` edits values in place)."""
+    scanner = _Scanner(text)
+    scanner.i = start
+    scanner.value("")
+    return scanner.i
+
+
 def position(positions: dict[str, tuple[int, int]], key: str) -> tuple[int, int] | None:
     """Where ``key`` is written, else where the nearest enclosing key is (``panels.b.size[0]`` of a
     size that came from a style: ``panels.b``); None when none of them is in the file."""

@@ -1,0 +1,239 @@
+"""The preview's edits of its figures, as the server answers them: ``/NAME/edit``, ``/undo``, ``/redo``,
+``/open`` (the routes are :mod:`composer.cli.serve`'s; this is what they do, as plain calls that return
+an HTTP status and a JSON body).
+
+An edit runs, under one lock (one edit at a time, so the file is never read by one and written by
+another in between):
+
+1. the layout file read; its digest must be the one the page saw (else 409 ``changed-on-disk``);
+   a Python layout is refused (409 ``python-layout``) with the values to type;
+2. the element found in it (:mod:`composer.edit.targets`), its box and route in the last build's
+   ``elements.json``;
+3. the new text made (:func:`composer.edit.writeback.plan`), loaded by the loader and the moved boxes
+   checked (:mod:`composer.edit.check`): a refusal is 422 ``invalid`` with one line, nothing written;
+4. written (:class:`composer.edit.history.History`): the builder's watch loop sees the file change and
+   rebuilds, and the page gets the new SVG through ``/events``.
+
+Bodies: see :mod:`composer.cli.serve` (the routes' reference).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import tomllib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from composer.edit.check import boxes_of, check_place, load_text, moved_boxes
+from composer.edit.history import ChangedOnDisk, History, digest, read_text
+from composer.edit.targets import targets
+from composer.edit.writeback import Refused, plan
+from composer.errors import ComposerError
+
+Answer = tuple[int, dict[str, Any]]
+
+
+class Editor:
+    """The edits of the figures of one preview.
+
+    Args:
+        root: the project. state_dir: the preview's state folder (``STATE/NAME/elements.json``).
+        editor: the command that opens a file at a line (``"code -g {path}:{line}"``: ``{path}`` and
+            ``{line}`` filled in, split as a shell would split it, run without a shell), or None.
+    """
+
+    def __init__(self, root: Path, state_dir: Path, editor: str | None = None):
+        self.root, self.state_dir, self.editor = Path(root), Path(state_dir), editor
+        self.history = History()
+
+    # ─── what the page is shown ───────────────────────────────────────────
+    def elements(self, name: str) -> dict[str, Any] | None:
+        """``elements.json`` of figure ``name`` as the builder last wrote it, or None before the first."""
+        try:
+            return json.loads((self.state_dir / name / "elements.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    def layout_path(self, name: str) -> tuple[Path, str]:
+        """The layout file of figure ``name`` and how messages name it (``layouts/fig.toml``)."""
+        from composer.stages.inputs import Project
+
+        project = Project.at(self.root)
+        path = project.layout_path(name)
+        return path, project.display(path)
+
+    # ─── the routes ───────────────────────────────────────────────────────
+    def edit(self, name: str, body: Mapping[str, Any]) -> Answer:
+        """``POST /NAME/edit``: move or resize one element (module docstring)."""
+        try:
+            ident = str(body["id"])
+            dx, dy = float(body.get("dx_pt", 0.0)), float(body.get("dy_pt", 0.0))
+            dw, dh = float(body.get("dw_pt", 0.0)), float(body.get("dh_pt", 0.0))
+        except (KeyError, TypeError, ValueError):
+            return 400, {"ok": False, "reason": "bad-request",
+                         "message": "an edit is {\"id\", \"dx_pt\", \"dy_pt\", \"dw_pt\", \"dh_pt\", \"digest\"}"}
+        seen = body.get("digest")
+        path, shown = self.layout_path(name)
+        if path.suffix == ".py":
+            return self._python(name, shown, ident, dx, dy, dw, dh)
+        with self.history.lock:
+            text = read_text(path)
+            if seen is not None and digest(text) != seen:
+                return self._changed(name, f"{shown} was changed on disk since the page loaded it; the page "
+                                           "reloads it, and nothing was written")
+            known = self.elements(name) or {}
+            element = next((e for e in known.get("elements", []) if e.get("id") == ident), None)
+            try:
+                figure = load_text(text, path, name=name, display=shown)
+                target = targets(figure, tomllib.loads(text)).get(ident)
+                if target is None:
+                    raise Refused(f"{shown}: no element {ident!r} in the layout")
+                box = element.get("box_pt") if element else None
+                new_text, change = plan(text, figure, target, dx_pt=dx, dy_pt=dy, dw_pt=dw, dh_pt=dh, box_pt=box,
+                                        route_pt=element.get("route_pt") if element else None)
+                new_figure = load_text(new_text, path, name=name, display=shown)
+                boxes = boxes_of(known.get("elements", []))
+                if target.kind not in ("label", "waypoint"):
+                    moved = moved_boxes(figure, target, boxes, dx, dy, dw, dh)
+                    problem = check_place(new_figure, target, boxes, moved, file=shown)
+                    if problem is not None:
+                        raise Refused(problem)
+                elif box is not None:  # a label or a waypoint: its own box, against the canvas's edge
+                    own = {target.key: (float(box[0]), float(box[1]), float(box[2]), float(box[3]))}
+                    moved = {target.key: (own[target.key][0] + dx, own[target.key][1] + dy, *own[target.key][2:])}
+                    problem = check_place(new_figure, target, own, moved, file=shown)
+                    if problem is not None:
+                        raise Refused(problem)
+                new_digest = self.history.write(name, path, None, text, new_text, change.as_dict())
+            except ChangedOnDisk as exc:
+                return self._changed(name, str(exc))
+            except ComposerError as exc:
+                return 422, {"ok": False, "reason": "invalid", "message": _one_line(str(exc))}
+        undo, redo = self.history.counts(name)
+        return 200, {"ok": True, "digest": new_digest, "changed": change.as_dict(), "undo": undo, "redo": redo}
+
+    def step(self, name: str, body: Mapping[str, Any], *, back: bool) -> Answer:
+        """``POST /NAME/undo`` (``back``) or ``/NAME/redo``."""
+        path, shown = self.layout_path(name)
+        if path.suffix == ".py":
+            return 409, {"ok": False, "reason": "python-layout", "message": f"{shown} is a Python layout: "
+                         "the page writes nothing into it, so there is nothing to undo", "values": {}}
+        with self.history.lock:
+            try:
+                new_digest, change = self.history.step(name, path, body.get("digest"), back=back)
+            except ChangedOnDisk as exc:
+                return self._changed(name, str(exc))
+            except ComposerError as exc:
+                return 409, {"ok": False, "reason": "nothing", "message": str(exc)}
+        if back:
+            change = {**change, "before": change.get("after"), "after": change.get("before")}
+        undo, redo = self.history.counts(name)
+        return 200, {"ok": True, "digest": new_digest, "changed": change, "undo": undo, "redo": redo}
+
+    def open(self, name: str, body: Mapping[str, Any]) -> Answer:
+        """``POST /NAME/open``: run the editor command on the element's line; the page follows ``url``."""
+        ident = str(body.get("id", ""))
+        element = next((e for e in (self.elements(name) or {}).get("elements", []) if e.get("id") == ident), None)
+        path, _ = self.layout_path(name)
+        line = element.get("line") if element else None
+        url = element.get("editor_url") if element else f"vscode://file/{path.resolve()}"
+        if self.editor:
+            command = [part.replace("{path}", str(path.resolve())).replace("{line}", str(line or 1))
+                       for part in shlex.split(self.editor)]
+            try:
+                subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL, start_new_session=True)
+            except OSError as exc:
+                return 422, {"ok": False, "reason": "editor", "message": f"--editor {self.editor!r}: {exc}",
+                             "url": url}
+        return 200, {"ok": True, "url": url, "line": line}
+
+    # ─── refusals ─────────────────────────────────────────────────────────
+    def _changed(self, name: str, message: str) -> Answer:
+        return 409, {"ok": False, "reason": "changed-on-disk", "message": message}
+
+    def _python(self, name: str, shown: str, ident: str, dx: float, dy: float, dw: float, dh: float) -> Answer:
+        """A Python layout: the values a person would type, worked out on its document as ``layout()``
+        returned it (``elements.json``'s ``raw``), nothing written."""
+        known = self.elements(name) or {}
+        raw = known.get("raw")
+        element = next((e for e in known.get("elements", []) if e.get("id") == ident), None)
+        values: dict[str, Any] = {}
+        why = ""
+        if isinstance(raw, dict) and element is not None:
+            try:
+                values = python_values(raw, element, dx, dy, dw, dh)
+            except ComposerError as exc:
+                why = f" ({exc})"
+        shown_values = ", ".join(f"{k} = {json.dumps(v)}" for k, v in values.items())
+        return 409, {"ok": False, "reason": "python-layout", "values": values,
+                     "message": f"{shown} is a Python layout: composer cannot write a move into code; "
+                                + (f"type {shown_values} for {element['key_path']}" if values and element
+                                   else "change it in the code") + why}
+
+
+def python_values(raw: Mapping[str, Any], element: Mapping[str, Any], dx: float, dy: float, dw: float,
+                  dh: float) -> dict[str, Any]:
+    """The values an edit of ``element`` (an item of ``elements.json``) gives its table in a layout
+    document ``raw`` (a Python layout's), as :func:`composer.edit.writeback.plan` would write them: the
+    table written alone as TOML, edited, read back.
+
+    Raises:
+        ComposerError: the edit cannot be written (:class:`composer.edit.writeback.Refused`).
+    """
+    from composer.edit.targets import Target, how_placed, raw_table
+
+    key = str(element.get("key_path", ""))
+    table_key = key.removesuffix(".label") if element.get("kind") == "label" else key
+    table = raw_table(raw, table_key)
+    if element.get("kind") == "waypoint":
+        table = {"via": [table]}
+    if not isinstance(table, Mapping):
+        raise Refused(f"{key} is not a table of the document")
+    text = "[t]\n" + "".join(f"{k} = {_toml(v)}\n" for k, v in table.items())
+    kind = str(element.get("kind"))
+    how = "point" if kind == "waypoint" else "label" if kind == "label" else how_placed(table)
+    target = Target(str(element.get("id")), kind, str(element.get("name")), "t.via[0]" if kind == "waypoint" else "t",
+                    how, str(element.get("anchor", "center")), resizable=bool(element.get("resizable", True)))
+
+    class _Spec:  # the one thing plan reads of the figure: the unit of [figure] width
+        unit = _unit_of(raw)
+
+    class _Figure:
+        spec = _Spec()
+
+    figure: Any = _Figure()
+    new_text, change = plan(text, figure, target, dx_pt=dx, dy_pt=dy, dw_pt=dw, dh_pt=dh,
+                            box_pt=element.get("box_pt"), route_pt=element.get("route_pt"))
+    new, old = tomllib.loads(new_text)["t"], tomllib.loads(text)["t"]
+    return {k: v for k, v in new.items() if old.get(k) != v}
+
+
+def _unit_of(raw: Mapping[str, Any]) -> str:
+    from composer.units import PT_PER_UNIT, unit_of
+
+    width = raw.get("figure", {}).get("width") if isinstance(raw.get("figure"), Mapping) else None
+    unit = unit_of(width) if isinstance(width, str) else "mm"
+    return unit if unit in PT_PER_UNIT else "mm"
+
+
+def _toml(value: Any) -> str:
+    """A value of a layout document as a TOML value (strings, numbers, booleans, arrays, inline tables)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, Sequence):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        return "{ " + ", ".join(f"{json.dumps(str(k))} = {_toml(v)}" for k, v in value.items()) + " }"
+    return json.dumps(str(value))
+
+
+def _one_line(message: str) -> str:
+    return " ".join(message.split())
