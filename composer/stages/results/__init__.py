@@ -6,6 +6,7 @@ The protocol and the registry are in :mod:`composer.stages.results.base` (:class
 package registers the built-in kinds (:data:`BUILTIN`), none of which imports its library until it draws:
 
 - :mod:`~composer.stages.results.plotnine`: a plotnine ``ggplot``, drawn as a matplotlib figure;
+- :mod:`~composer.stages.results.plotly`: a Plotly ``Figure``, drawn as SVG through kaleido and Chromium;
 - :mod:`~composer.stages.results.seaborn`: seaborn's figure-level grids (``FacetGrid``, ``JointGrid``,
   ``PairGrid``: what ``relplot``, ``displot``, ``catplot``, ``lmplot``, ``jointplot``, ``pairplot`` return).
 
@@ -26,6 +27,7 @@ from composer.stages.results.base import (
     is_instance,
     kind_of,
 )
+from composer.stages.results.plotly import PlotlyFigure
 from composer.stages.results.plotnine import PlotnineResult
 from composer.stages.results.seaborn import SeabornGrid
 
@@ -33,7 +35,7 @@ __all__ = ["BUILTIN", "RESULTS", "InFigure", "PlotAreaPt", "ResultKind", "SvgDra
            "is_instance", "kind_of"]
 
 #: the built-in kinds, registered when this package is imported; a new built-in kind is one line here
-BUILTIN: tuple[ResultKind, ...] = (PlotnineResult(), SeabornGrid())
+BUILTIN: tuple[ResultKind, ...] = (PlotnineResult(), SeabornGrid(), PlotlyFigure())
 
 for _kind in BUILTIN:
     RESULTS.add(_kind)
