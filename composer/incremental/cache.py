@@ -626,7 +626,8 @@ class TextCache:
     palette, the wrap width) and of what it is made with: composer's
     fingerprint, matplotlib's version, the rcParams in force and the paths
     and sha256 of the bytes of the font files the text can be drawn with
-    (:func:`composer.incremental.usercache.font_files_digest`). A block is
+    (:func:`composer.incremental.usercache.font_files_digest`); a LaTeX text's, also of the versions
+    of latex and dvisvgm (:func:`composer.text.latex.toolchain`). A block is
     looked up in this build's blocks, then the project's file, then the
     user's cache, and typeset only when none has it. The project's file
     holds exactly the blocks the last successful build used; the blocks
@@ -677,8 +678,12 @@ class TextCache:
         :func:`~composer.incremental.usercache.font_files_digest` when already known."""
         if fonts == "find":
             fonts = font_files_digest(text, style)
-        return bytes_digest(canonical_json([self._env, fonts, text, repr(style),
-                                            [list(c) for c in colors], width_pt]).encode("utf-8"))
+        made_with: list[Any] = [self._env, fonts, text, repr(style), [list(c) for c in colors], width_pt]
+        if getattr(style, "math", None) == "latex":  # typeset by TeX: its programs' versions too
+            from composer.text.latex import toolchain
+
+            made_with.append(toolchain())
+        return bytes_digest(canonical_json(made_with).encode("utf-8"))
 
     def typeset(self, text: str, style: Any, colors: tuple[tuple[str, str], ...] = (),
                 width_pt: float | None = None) -> Any:

@@ -65,6 +65,7 @@ from composer.layout.vocabulary import (
     LABEL_SIDES,
     LABEL_SIZE_ABOVE_FONT_PT,
     LABEL_STYLES,
+    MATH_MODES,
     MAX_BEND_DEG,
     MAX_ROTATE_DEG,
     ORIENTATIONS,
@@ -149,6 +150,7 @@ TYPES: dict[str, ValueType] = {t.name: t for t in (
         "description": "a length with a unit, or \"auto\": as tall as the content"}),
     ValueType("preset", "choice", Reader.preset, _choice_schema(tuple(PRESETS))),
     ValueType("text_mode", "choice", _choice(TEXT_MODES), _choice_schema(TEXT_MODES)),
+    ValueType("math_mode", "choice", _choice(MATH_MODES), _choice_schema(MATH_MODES)),
     ValueType("engine", "choice", lambda r, value, key: r.choice(outputs.engine_names())(value, key),
               _choice_schema(ENGINES)),
     ValueType("name_pairs", "list of `[\"a\", \"b\"]` name pairs", Reader.name_pairs, {
@@ -384,6 +386,9 @@ def _text_style(prefix: str, what: str) -> tuple[Key, ...]:
         Key(f"{prefix}style", "font_style", f"`italic` or `normal` for {what}", default="normal"),
         Key(f"{prefix}color", "color", f"colour of {what}", default="#000000"),
         Key(f"{prefix}opacity", "fraction", f"opacity of {what}", default=1),
+        Key(f"{prefix}math", "math_mode", f"`\"mathtext\"`: `$...$` in {what} by matplotlib's mathtext; "
+                                          f"`\"latex\"`: all of {what} is LaTeX, typeset by TeX",
+            shown="the figure's `math`"),
     )
 
 
@@ -458,6 +463,12 @@ TABLES: list[Table] = [
                                  "the PDF too, no font in it (a journal that asks for outlined text); `\"editable\"`: "
                                  "`<text>` with a font stack for Inkscape and Illustrator (mathtext stays outlines)",
             default="selectable"),
+        Key("math", "math_mode", "how canvas text (`[[text]]`, shape text, arrow labels) is typeset: "
+                                 "`\"mathtext\"`: `$...$` by matplotlib's mathtext, nothing to install; "
+                                 "`\"latex\"`: the whole text is LaTeX (`$...$` math, `\\\\frac{{a}}{{b}}`: braces "
+                                 "doubled as for every text), typeset by TeX and dvisvgm at the text's size, in "
+                                 "Computer Modern (docs/howto/latex.md); a text's `math` overrides it",
+            default="mathtext"),
         Key("engine", "engine", "the engine that draws PDF and PNG: `\"resvg\"` (resvg and svg2pdf, nothing to "
                                 "install) or `\"cairosvg\"` (needs the cairosvg package and the cairo library); "
                                 "`compose --engine` overrides it", default=outputs.DEFAULT_ENGINE),

@@ -489,6 +489,7 @@ def _figure_spec(r: _Reader, raw: Any, check_raw: Any = None) -> FigureSpec:
     label_at = t.get("label_at")
     raster_ppi = t.get("raster_ppi")
     text_mode = t.get("text")
+    math = t.get("math")
     engine = t.get("engine")
     alt = _alt(r, t.get("alt"), "figure.alt")
     provenance = t.get("provenance")
@@ -499,7 +500,7 @@ def _figure_spec(r: _Reader, raw: Any, check_raw: Any = None) -> FigureSpec:
     return FigureSpec(width_pt=width, height_pt=height, width_text=width_text, height_text=height_text,
                       font=font, font_size_pt=font_size, background=background, data=data, params=params,
                       label=label, label_offset_pt=label_offset, raster_ppi=raster_ppi, colors=dict(r.colors),
-                      rcparams=dict(r.rcparams), preset=preset.name if preset else None, text=text_mode,
+                      rcparams=dict(r.rcparams), preset=preset.name if preset else None, text=text_mode, math=math,
                       engine=engine, labels=labels, label_order=label_order or (), label_at=label_at,
                       height_auto=height_auto, margin_pt=margin, alt=alt, provenance=provenance,
                       check=_check_limits(r, check_raw, preset))
@@ -728,7 +729,7 @@ def _aspect(r: _Reader, t: _Table, place: Placement) -> tuple[float | None, str,
 
 
 #: the font keys of a text (and, prefixed ``text_``, of a shape's text)
-TEXT_STYLE_KEYS = ("class", "font", "size", "weight", "style", "color", "opacity")
+TEXT_STYLE_KEYS = ("class", "font", "size", "weight", "style", "color", "opacity", "math")
 
 
 def _text_style(r: _Reader, t: _Table, spec: FigureSpec, prefix: str = "") -> TextStyle:
@@ -752,6 +753,7 @@ def _text_style(r: _Reader, t: _Table, spec: FigureSpec, prefix: str = "") -> Te
         opacity=pick("opacity"),
         mathtext=str(r.rcparams.get("mathtext.fontset", "dejavusans")),
         editable=spec.text == "editable",
+        math=pick("math", spec.math),
     )
     cls.done()
     return style

@@ -76,7 +76,9 @@ class TextStyle:
     """Font settings of one piece of canvas text. Sizes in pt; colour as ``#rrggbb``;
     ``mathtext`` is matplotlib's ``mathtext.fontset`` for ``$...$`` (from ``[rcparams]``);
     ``editable`` is True under ``[figure] text = "editable"``: the text is drawn
-    as ``<text>`` (its mathtext still as outlines) instead of glyph outlines."""
+    as ``<text>`` (its mathtext still as outlines) instead of glyph outlines;
+    ``math`` is ``"mathtext"`` (matplotlib's, the default) or ``"latex"``: the whole text is LaTeX,
+    typeset by TeX (:mod:`composer.text.latex`)."""
 
     font: str
     size_pt: float
@@ -86,6 +88,7 @@ class TextStyle:
     opacity: float = default("style", "opacity")
     mathtext: str = "dejavusans"
     editable: bool = False
+    math: str = "mathtext"
 
 
 @dataclass(frozen=True)
@@ -225,6 +228,8 @@ class FigureSpec:
             :mod:`composer.text.fonts` and :mod:`composer.mpl.savesvg`.
         engine: the export engine, ``"resvg"`` or ``"cairosvg"``
             (:mod:`composer.stages.export`); ``compose --engine`` overrides it.
+        math: how canvas text is typeset by default: ``"mathtext"`` or ``"latex"``
+            (:class:`TextStyle`'s ``math``).
         alt: the figure's alt text as written (a template: ``{fields}`` are filled by
             :func:`composer.stages.describe.alt_text`), or None.
         provenance: write the build's provenance into the outputs (``[figure] provenance``;
@@ -249,6 +254,7 @@ class FigureSpec:
     check: CheckLimits = field(default_factory=CheckLimits)
     text: str = default("figure", "text")
     engine: str = default("figure", "engine")
+    math: str = default("figure", "math")
     labels: str | None = None
     label_order: tuple[str, ...] = ()
     label_at: str = default("figure", "label_at")

@@ -46,6 +46,9 @@ SYMBOLS = ("+", "x", ".", "*")
 #: ``[figure] text``: glyphs as outlines in the SVG and PNG and real text in the PDF (the default), outlines
 #: everywhere, or canvas and panel text kept as ``<text>``.
 TEXT_MODES = ("selectable", "paths", "editable")
+#: ``[figure] math`` and a text's ``math``: ``$...$`` by matplotlib's mathtext (the default, nothing to
+#: install), or the whole text as LaTeX, typeset by TeX (:mod:`composer.text.latex`).
+MATH_MODES = ("mathtext", "latex")
 #: export engines, default first, as built in (the table is :data:`composer.kinds.outputs.ENGINES`: the loader
 #: reads it when it checks ``[figure] engine``, so an engine registered later is taken too).
 ENGINES = outputs.engine_names()

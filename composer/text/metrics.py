@@ -328,13 +328,17 @@ def typeset(text: str, style: TextStyle, colors: tuple[tuple[str, str], ...] = (
         width_pt: wrap lines to this width; a single word or formula wider
             than it stays on its own line.
 
+    A style with ``math = "latex"`` is typeset by TeX instead (:func:`latex_block`).
+
     Returns a :class:`TextBlock` whose sizes are in pt.
-    Raises ValueError for malformed mathtext or markup, and
+    Raises ValueError for malformed mathtext or markup (or LaTeX), and
     :class:`MissingGlyphs` (a ValueError) for characters no font of the style
     has; the caller names file and key.
     """
     import matplotlib
 
+    if style.math == "latex":
+        return latex_block(text, style)
     lines = []
     with matplotlib.rc_context({"mathtext.fontset": style.mathtext}):
         for raw in text.split("\n"):
@@ -344,6 +348,30 @@ def typeset(text: str, style: TextStyle, colors: tuple[tuple[str, str], ...] = (
     width = max(line.width_pt for line in lines)
     height = sum(line.ascent_pt + line.descent_pt for line in lines)
     height += sum(_gap(line) for line in lines[:-1])
+    return TextBlock(tuple(lines), width, height)
+
+
+def latex_block(text: str, style: TextStyle) -> TextBlock:
+    """``text`` as LaTeX, typeset by TeX (:func:`composer.text.latex.typeset_lines`): one line per ``\\n``,
+    each the style's colour (its outline is one piece), its ascent and descent at least a plain line's
+    (:data:`MIN_ASCENT`, :data:`MIN_DESCENT`), lines ``LINE_GAP`` apart as plain text's. Editable text
+    keeps each line as one outlined run (its LaTeX source as the run's text). No ``glyphs``: the PDF has
+    the outlines, and the text itself in the element's ``aria-label``.
+
+    Raises:
+        composer.text.latex.LatexMissing, composer.text.latex.LatexError (ValueErrors).
+    """
+    from composer.text.latex import typeset_lines
+
+    size = style.size_pt
+    lines = []
+    for source, typeset_line in zip(text.split("\n"), typeset_lines(text, style), strict=True):
+        pieces = ((style.color, typeset_line.d),) if typeset_line.d else ()
+        runs = (Run(source, style, 0.0, (), typeset_line.d),) if style.editable and typeset_line.d else ()
+        lines.append(Line(pieces, typeset_line.width_pt, max(typeset_line.ascent_pt, MIN_ASCENT * size),
+                          max(typeset_line.descent_pt, MIN_DESCENT * size), runs))
+    width = max(line.width_pt for line in lines)
+    height = sum(line.ascent_pt + line.descent_pt for line in lines) + sum(_gap(line) for line in lines[:-1])
     return TextBlock(tuple(lines), width, height)
 
 

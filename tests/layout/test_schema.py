@@ -445,7 +445,7 @@ MODEL = {
         "label_weight": lambda f: f.spec.label.weight, "label_color": lambda f: f.spec.label.color,
         "label_offset": lambda f: f.spec.label_offset_pt, "raster_ppi": lambda f: f.spec.raster_ppi,
         "text": lambda f: f.spec.text, "engine": lambda f: f.spec.engine, "label_at": lambda f: f.spec.label_at,
-        "provenance": lambda f: f.spec.provenance}),
+        "provenance": lambda f: f.spec.provenance, "math": lambda f: f.spec.math}),
     "check": ({"figure": dict(FIG), "check": {}}, {
         "min_font_size": lambda f: f.spec.check.min_font_pt, "min_line_width": lambda f: f.spec.check.min_line_pt,
         "min_ppi": lambda f: f.spec.check.min_ppi, "cvd_min_distance": lambda f: f.spec.check.cvd_min_distance}),
