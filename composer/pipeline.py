@@ -86,6 +86,7 @@ from composer.stages.compose import (
     compose_documents,
     figure_geometry,
     fit_height,
+    guide_drawings,
     panel_label_boxes,
 )
 from composer.stages.describe import AltText, alt_text
@@ -97,8 +98,8 @@ from composer.stages.export import (
     check_engine,
     export,
 )
-from composer.stages.geometry import Box, guide_rooms, panel_boxes
-from composer.stages.guides import draw_guides, kinds_of
+from composer.stages.geometry import Box, panel_boxes
+from composer.stages.guides import kinds_of
 from composer.stages.inputs import Inputs, Project, read_figure_inputs
 from composer.stages.named import Element, NamedText, figure_elements, figure_texts
 from composer.stages.panels import panel_documents, panel_pdf_document
@@ -736,8 +737,7 @@ def _named(read: _Read, rendered: Mapping[str, RenderedPanel], svg: bytes) -> di
     geometry = figure_geometry(read.inputs, rendered, read.typeset)
     figure = read.inputs.figure
     elements = figure_elements(figure, geometry, panel_label_boxes(read.inputs, geometry))
-    rooms = guide_rooms(figure, read.typeset.text_sizes, read.typeset.shape_sizes, file=read.inputs.file)
-    guides = draw_guides(figure, rendered, file=read.inputs.file, rooms=rooms)  # as compose drew them (memoised)
+    guides = guide_drawings(read.inputs, rendered, read.typeset)  # as compose drew them (memoised)
     texts = figure_texts(figure, svg, {n: panel.svg for n, panel in rendered.items()},
                          {i: drawn.svg for i, drawn in enumerate(guides) if drawn is not None})
     labels = {i: connector_label_box(route, arrow, found[1])

@@ -52,19 +52,43 @@ def figure_geometry(inputs: Inputs, rendered: Mapping[str, RenderedPanel],
                     typeset: Typeset | None = None) -> Geometry:
     """Every box and route of the figure, with the data anchors and plot areas the panels' sources report (pure)."""
     typeset = typeset or typeset_figure(inputs)
-    rooms = guide_rooms(inputs.figure, typeset.text_sizes, typeset.shape_sizes, file=inputs.file)
-    drawn = guides.draw_guides(inputs.figure, rendered, file=inputs.file, rooms=rooms)
+    drawn = guide_drawings(inputs, rendered, typeset)
     panels = inputs.figure.panels
     boxes = panel_boxes(inputs.figure, typeset.text_sizes, typeset.shape_sizes, file=inputs.file)
     drawings = {p.name: _drawing(p, inputs, rendered, boxes[p.name]) for p in panels}  # what each source reports from
     anchors = {p.name: source_of(p).anchors(p, drawings[p.name]) for p in panels}
-    plot_areas = {p.name: source_of(p).plot_area(p, drawings[p.name]) for p in panels}
     return resolve(inputs.figure, typeset.text_sizes, typeset.shape_sizes,
                    {name: found for name, found in anchors.items() if found is not None}, file=inputs.file,
-                   plot_areas={name: area for name, area in plot_areas.items() if area is not None},
-                   panel_sizes={p.name: rendered_size(rendered[p.name].svg) for p in inputs.figure.panels
-                                if p.aspect_of == "plot" and p.aspect is not None and p.name in rendered},
+                   plot_areas=_plot_areas(inputs, rendered), panel_sizes=_panel_sizes(inputs, rendered),
                    imported=imported_svgs(inputs.figure, inputs.documents), guide_sizes=guides.guide_sizes(drawn))
+
+
+def _plot_areas(inputs: Inputs, rendered: Mapping[str, RenderedPanel]) -> dict[str, tuple[float, float, float, float]]:
+    """Panel name -> its plot area as its source reports it, (x0, y0, x1, y1) pt from its box's top-left
+    (panels whose source reports none are left out: their box is their plot area)."""
+    areas = {p.name: source_of(p).plot_area(p, _drawing(p, inputs, rendered)) for p in inputs.figure.panels}
+    return {name: area for name, area in areas.items() if area is not None}
+
+
+def _panel_sizes(inputs: Inputs, rendered: Mapping[str, RenderedPanel]) -> dict[str, tuple[float, float]]:
+    """The sizes the rendered ``aspect_of = "plot"`` panels were drawn at (:func:`resolve`'s ``panel_sizes``)."""
+    return {p.name: rendered_size(rendered[p.name].svg) for p in inputs.figure.panels
+            if p.aspect_of == "plot" and p.aspect is not None and p.name in rendered}
+
+
+def guide_drawings(inputs: Inputs, rendered: Mapping[str, RenderedPanel],
+                   typeset: Typeset | None = None) -> tuple[guides.Drawn | None, ...]:
+    """Every guide drawn from its rendered panels (:func:`composer.stages.guides.draw_guides`, memoised), in
+    the room its placement gives, a colorbar in a cell along its panels' plot areas
+    (:func:`composer.stages.geometry.guide_rooms`); ``Figure.guides`` order, None for one not drawn yet.
+
+    Raises:
+        LayoutError: what drawing a guide raises (a conflict between its panels, a box too small).
+    """
+    typeset = typeset or typeset_figure(inputs)
+    rooms = guide_rooms(inputs.figure, typeset.text_sizes, typeset.shape_sizes, file=inputs.file,
+                        plot_areas=_plot_areas(inputs, rendered), panel_sizes=_panel_sizes(inputs, rendered))
+    return guides.draw_guides(inputs.figure, rendered, file=inputs.file, rooms=rooms)
 
 
 def fit_height(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Typeset | None = None) -> Inputs:
@@ -166,9 +190,7 @@ def compose_documents(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typ
         root.append(source_of(panel).draw(panel, geometry.panels[panel.name], _drawing(panel, inputs, rendered,
                                                                                   geometry.panels[panel.name])))
     guide_ids = []
-    rooms = guide_rooms(figure, typeset.text_sizes, typeset.shape_sizes, file=file)
-    for i, (guide, drawing, box) in enumerate(zip(figure.guides, guides.draw_guides(figure, rendered, file=file,
-                                                                                    rooms=rooms),
+    for i, (guide, drawing, box) in enumerate(zip(figure.guides, guide_drawings(inputs, rendered, typeset),
                                                   geometry.guides)):
         if drawing is not None and box is not None:  # drawn once its panels are (always, in a build)
             guide_ids.append(guides.guide_id(guide, i))

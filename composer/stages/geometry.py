@@ -353,24 +353,65 @@ def panel_boxes(figure: Figure, text_sizes: list[tuple[float, float]],
     return boxes
 
 
+@dataclass(frozen=True)
+class Room:
+    """The box a guide's placement gives it before it is drawn (:func:`guide_rooms`).
+
+    Attributes:
+        width_pt, height_pt: the box (its cell's, or its ``size``).
+        along_pt: for a ``[[colorbar]]`` in a cell, the stretch of the cell's length its bar runs along:
+            ``(start, end)`` pt from the cell's top (a vertical bar) or left edge (a horizontal one), the span
+            of its panels' plot areas on the canvas cut to the cell; None: the whole length (a ``size`` given,
+            or plot areas wholly beside the cell).
+    """
+
+    width_pt: float
+    height_pt: float
+    along_pt: tuple[float, float] | None = None
+
+
+#: a colorbar's stretch along its panels' plot areas shorter than this (pt) is none (:func:`guide_rooms`)
+MIN_ALONG_PT = 1.0
+
+
 def guide_rooms(figure: Figure, text_sizes: list[tuple[float, float]],
-                shape_sizes: list[tuple[float, float] | None] | None, *,
-                file: str) -> list[tuple[float, float] | None]:
-    """(width, height) pt of the box each guide's placement gives before it is drawn (``Figure.guides``
-    order): its cell's, else its own ``size`` (a ``[[colorbar]]``), else None (a legend placed at a point
-    has its natural size). A colorbar is drawn at this size (:mod:`composer.stages.guides`).
+                shape_sizes: list[tuple[float, float] | None] | None, *, file: str,
+                plot_areas: Mapping[str, tuple[float, float, float, float] | None] | None = None,
+                panel_sizes: Mapping[str, tuple[float, float]] | None = None) -> list[Room | None]:
+    """The box each guide's placement gives before it is drawn (``Figure.guides`` order): its cell's, else
+    its own ``size`` (a ``[[colorbar]]``), else None (a legend placed at a point has its natural size). A
+    colorbar is drawn at this size (:mod:`composer.stages.guides`); one in a cell runs along the span of its
+    panels' plot areas (``Room.along_pt``), as matplotlib's ``Figure.colorbar(ax=axes)`` runs along its axes
+    (``shrink=1``: as long as their extent).
+
+    Args:
+        plot_areas, panel_sizes: as :func:`resolve` takes them (the rendered panels' plot areas in panel pt,
+            the sizes aspect-locked panels were drawn at); None: every panel's box is its plot area.
 
     Raises:
         LayoutError: what resolving a cell raises (its grid cannot be placed).
     """
-    resolver = _Resolver(figure, text_sizes, shape_sizes, None, file)
-    rooms: list[tuple[float, float] | None] = []
+    resolver = _Resolver(figure, text_sizes, shape_sizes, None, file, plot_areas, panel_sizes=panel_sizes)
+    rooms: list[Room | None] = []
     for guide in figure.guides:
         if guide.place.cell is not None:
             cell = resolver.cell(*guide.place.cell, key=guide.place.key)
-            rooms.append((cell.width_pt, cell.height_pt))
+            along = None
+            if guide.kind == "colorbar":
+                union = Box.spanning([resolver.plot_area(p) for p in guide.panels])
+                if getattr(guide, "orientation", "vertical") == "vertical":
+                    start, end = union.y_pt - cell.y_pt, union.y_pt + union.height_pt - cell.y_pt
+                    length = cell.height_pt
+                else:
+                    start, end = union.x_pt - cell.x_pt, union.x_pt + union.width_pt - cell.x_pt
+                    length = cell.width_pt
+                start, end = max(0.0, start), min(length, end)
+                if end - start >= MIN_ALONG_PT:
+                    along = (start, end)
+            rooms.append(Room(cell.width_pt, cell.height_pt, along))
         else:
-            rooms.append(getattr(guide, "size_pt", None))
+            size = getattr(guide, "size_pt", None)
+            rooms.append(Room(*size) if size is not None else None)
     return rooms
 
 

@@ -64,6 +64,7 @@ from composer.layout.model import Colorbar, Figure, FigureSpec, Legend
 
 if TYPE_CHECKING:
     from composer.stages.colormaps import ColorMapping
+    from composer.stages.geometry import Room
 
 
 class Rendered(Protocol):
@@ -93,8 +94,9 @@ class GuideKind:
         strip: ``strip(fig)``: remove from the panel what the guide replaces, before it is saved.
         to_json: a record -> a JSON value (the panel cache); from_json: its inverse.
         draw: ``draw(guide, records, spec, file, room) -> Drawn``; ``records``: panel name -> its records,
-            for the guide's panels in its order; ``room``: (width, height) pt its placement gives (its cell's,
-            or its ``size``), None when it gives none; raises :class:`LayoutError` (conflicts, nothing to draw).
+            for the guide's panels in its order; ``room``: the box its placement gives (its cell's, or its
+            ``size``: :class:`composer.stages.geometry.Room`), None when it gives none; raises
+            :class:`LayoutError` (conflicts, nothing to draw).
         note: ``note(panel_name) -> str``: the warning for a listed panel that reported no records
             ("" for none).
     """
@@ -104,7 +106,7 @@ class GuideKind:
     strip: Callable[[Any], None]
     to_json: Callable[[Any], Any]
     from_json: Callable[[Any], Any]
-    draw: Callable[[Any, Mapping[str, tuple[Any, ...]], FigureSpec, str, tuple[float, float] | None], Drawn]
+    draw: Callable[[Any, Mapping[str, tuple[Any, ...]], FigureSpec, str, Room | None], Drawn]
     note: Callable[[str], str]
 
 
@@ -726,9 +728,9 @@ def scalar_mappable(mapping: ColorMapping) -> Any:
 
 
 def draw_colorbar(colorbar: Colorbar, records: Mapping[str, tuple[ColorMapping, ...]], spec: FigureSpec,
-                  file: str, room: tuple[float, float] | None) -> Drawn:
+                  file: str, room: Room | None) -> Drawn:
     """Merge (:func:`merge_mappings`) and draw a shared colorbar with matplotlib at its box's size ``room``
-    (width, height pt: its cell's, or its ``size``).
+    (its cell's, or its ``size``), its bar along ``room.along_pt`` (its panels' plot areas) when given.
 
     Method: ``Figure.colorbar`` of the panels' mapping (:func:`scalar_mappable`; a filled contour set's
     levels as ``boundaries``/``values``, with the outer band of each end the bar extends, and ticks at the
@@ -737,11 +739,14 @@ def draw_colorbar(colorbar: Colorbar, records: Mapping[str, tuple[ColorMapping, 
     (:attr:`composer.stages.colormaps.ColorMapping.alpha`: the bar as pale as the maps it is the scale of,
     as matplotlib's own colorbar takes its mappable's alpha), in the figure's rcParams.
     The bar is fitted to the box by measuring what it draws (``Axes.get_tightbbox`` with matplotlib's
-    SVG renderer, the one that saves it): along its length it spans the box less what its end tick
-    labels (and extend triangles) reach past it; across, it is ``length / COLORBAR_ASPECT`` thick, or what
-    the box leaves beside its tick labels and label; a vertical bar sits at the box's left, a horizontal
-    one at its top. Tick labels depend on the length (the locator), so it is measured again until the
-    bar stops moving (at most :data:`FIT_ROUNDS` draws).
+    SVG renderer, the one that saves it): along its length it spans ``room.along_pt`` (in a cell: the span
+    of its panels' plot areas, as ``Figure.colorbar(ax=axes)`` with matplotlib's default ``shrink=1.0``
+    makes a bar as long as its axes), else the box, less what its end tick labels (and extend triangles)
+    would reach past the box; across, it is ``length / COLORBAR_ASPECT`` thick (matplotlib's rule:
+    ``colorbar.make_axes``, ``aspect=20``, the ratio of long to short side, so the thickness follows the
+    bar's length, not the font size), or what the box leaves beside its tick labels and label; a vertical
+    bar sits at the box's left, a horizontal one at its top. Tick labels depend on the length (the locator), so
+    it is measured again until the bar stops moving (at most :data:`FIT_ROUNDS` draws).
 
     Raises:
         LayoutError: what :func:`merge_mappings` raises; no box (``room`` None); a tick outside the
@@ -761,7 +766,7 @@ def draw_colorbar(colorbar: Colorbar, records: Mapping[str, tuple[ColorMapping, 
     if room is None:
         raise LayoutError("a colorbar needs a box: a cell, or a size with at or a relation", file=file,
                           key=colorbar.key)
-    width_pt, height_pt = room
+    width_pt, height_pt = room.width_pt, room.height_pt
     vertical = colorbar.orientation == "vertical"
     rc = rc_params(spec, f"{colorbar.kind}:{colorbar.key}")
     with matplotlib.rc_context(rc):  # type: ignore[arg-type]  # rcParams names: composer's and the checked [rcparams]
@@ -799,14 +804,17 @@ def draw_colorbar(colorbar: Colorbar, records: Mapping[str, tuple[ColorMapping, 
             assert reach is not None  # the colorbar's axes is visible and drawn
             left, right = bar[0] - reach.x0, reach.x1 - (bar[0] + bar[2])
             below, above = bar[1] - reach.y0, reach.y1 - (bar[1] + bar[3])
+            start, end = room.along_pt or (0.0, height_pt if vertical else width_pt)  # y down (vertical) or x
             if vertical:
-                length = height_pt - above - below
+                top, bottom = max(start, above), min(end, height_pt - below)  # y down
+                length = bottom - top
                 thick = min(length / COLORBAR_ASPECT, width_pt - left - right)
-                new = (left, below, thick, length)
+                new = (left, height_pt - bottom, thick, length)
             else:
-                length = width_pt - left - right
+                first, last = max(start, left), min(end, width_pt - right)
+                length = last - first
                 thick = min(length / COLORBAR_ASPECT, height_pt - above - below)
-                new = (left, height_pt - above - thick, length, thick)
+                new = (first, height_pt - above - thick, length, thick)
             if min(thick, length) < MIN_BAR_PT:
                 unit = spec.unit
                 raise LayoutError(f"its box is {say_pair(width_pt, height_pt, unit)}, and its tick labels and label "
@@ -895,7 +903,7 @@ _DRAWN_MAX = 64
 
 
 def draw_guides(figure: Figure, rendered: Mapping[str, Rendered], *, file: str,
-                rooms: Sequence[tuple[float, float] | None] | None = None) -> tuple[Drawn | None, ...]:
+                rooms: Sequence[Room | None] | None = None) -> tuple[Drawn | None, ...]:
     """Every guide of ``figure`` drawn from its rendered panels' records, in ``figure.guides`` order;
     ``rooms``: the box each one's placement gives (:func:`composer.stages.geometry.guide_rooms`), None: none.
 
@@ -929,7 +937,7 @@ def draw_guides(figure: Figure, rendered: Mapping[str, Rendered], *, file: str,
 
 
 def _draw(kind: GuideKind, guide: Legend | Colorbar, records: Mapping[str, Any], spec: FigureSpec, file: str,
-          room: tuple[float, float] | None) -> Drawn:
+          room: Room | None) -> Drawn:
     """``kind.draw``, its user-made failures as one line at the guide's key: text matplotlib cannot typeset
     (bad mathtext in a label, title or tick: a ValueError) and characters the figure's fonts have no glyph for
     (matplotlib would draw empty boxes), as a panel's are.

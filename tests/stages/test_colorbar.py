@@ -259,28 +259,43 @@ def test_a_log_norm_is_drawn_as_the_panels_draw_it(tmp_path):
     assert np.abs(png[row, int((left + right) / 2)].astype(float) - expected_rgb("viridis", 0.5)).max() <= 6
 
 
-def test_the_bar_spans_its_cell(tmp_path):
-    """Without ticks nothing reaches past the bar's ends, so it spans its cell K (the mosaic's two rows:
-    0 to 60 mm) to 0.1 pt; it is 1/20 as thick as long (matplotlib's default colorbar aspect), at the
-    cell's left edge (80 mm)."""
+def test_the_bar_runs_along_its_panels_plot_areas(tmp_path):
+    """Without ticks nothing reaches past the bar's ends, so it runs along the plot areas of a and b, not its
+    whole cell K (0 to 60 mm): each renderer's axes is [0.1, 0.1, 0.8, 0.8] of its 30 mm tall cell, so the
+    plot areas span 3 mm (a's top) to 57 mm (b's bottom), to 0.1 pt; it is 1/20 as thick as that 54 mm
+    (matplotlib's default colorbar aspect, ``aspect=20``), at the cell's left edge (80 mm)."""
     png = png_of(heat_project(tmp_path, keys="ticks = []"))
     left, top, right, bottom = bar_extent(png, 80 * MM)
-    assert top / PX_PER_PT == pytest.approx(0.0, abs=0.1)
-    assert bottom / PX_PER_PT == pytest.approx(60 * MM, abs=0.1)
+    assert top / PX_PER_PT == pytest.approx(3 * MM, abs=0.1)
+    assert bottom / PX_PER_PT == pytest.approx(57 * MM, abs=0.1)
     assert left / PX_PER_PT == pytest.approx(80 * MM, abs=0.1)
-    assert (right - left) / PX_PER_PT == pytest.approx(60 * MM / 20, abs=0.2)  # two edges, 1 px each
+    assert (right - left) / PX_PER_PT == pytest.approx(54 * MM / 20, abs=0.2)  # two edges, 1 px each
 
 
-def test_a_horizontal_bar_runs_left_to_right_along_its_cell(tmp_path):
-    """orientation = "horizontal" in a cell under the maps (the row K: 45 to 60 mm of 100 mm): the bar is
-    as long as the cell is wide, at its top, and goes from viridis(0) on the left to viridis(1) on the right."""
+def test_an_explicit_size_still_wins(tmp_path):
+    """Placed at (80 mm, 10 mm) with size 20 x 40 mm instead of a cell: the bar spans that box (10 to 50 mm),
+    not the plot areas (3 to 57 mm), and is 40 / 20 = 2 mm thick."""
+    root = heat_project(tmp_path, keys='ticks = []')
+    layout = root / "layouts" / "fig.toml"
+    layout.write_text(layout.read_text().replace('cell = "K"', 'at = ["80mm", "10mm"]\nsize = ["20mm", "40mm"]'))
+    png = png_of(root)
+    left, top, right, bottom = bar_extent(png, 80 * MM)
+    assert top / PX_PER_PT == pytest.approx(10 * MM, abs=0.1)
+    assert bottom / PX_PER_PT == pytest.approx(50 * MM, abs=0.1)
+    assert (right - left) / PX_PER_PT == pytest.approx(40 * MM / 20, abs=0.2)
+
+
+def test_a_horizontal_bar_runs_left_to_right_along_its_panels(tmp_path):
+    """orientation = "horizontal" in a cell under the maps (the row K: 45 to 60 mm of 100 mm; A and B 50 mm
+    wide, their axes 0.1 to 0.9 of it): the bar runs along their plot areas, 5 mm to 95 mm, at the cell's top,
+    90 / 20 = 4.5 mm thick, and goes from viridis(0) on the left to viridis(1) on the right."""
     mosaic = 'mosaic = "AB\\nKK"\nrows = ["45mm", "15mm"]'
     png = png_of(heat_project(tmp_path, keys='orientation = "horizontal"\nticks = []', mosaic=mosaic))
     left, top, right, bottom = bar_extent(png, 0.0, 45 * MM)
     assert top / PX_PER_PT == pytest.approx(45 * MM, abs=0.1)
-    assert left / PX_PER_PT == pytest.approx(0.0, abs=0.1)
-    assert right / PX_PER_PT == pytest.approx(100 * MM, abs=0.1)
-    assert (bottom - top) / PX_PER_PT == pytest.approx(100 * MM / 20, abs=0.2)  # two edges, 1 px each
+    assert left / PX_PER_PT == pytest.approx(5 * MM, abs=0.15)  # 1.5 px: an end inside the canvas is anti-aliased
+    assert right / PX_PER_PT == pytest.approx(95 * MM, abs=0.15)
+    assert (bottom - top) / PX_PER_PT == pytest.approx(90 * MM / 20, abs=0.2)  # two edges, 1 px each
     middle = int((top + bottom) / 2)
     for f in (0.1, 0.9):
         col = int(left + f * (right - left))
