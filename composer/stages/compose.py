@@ -54,19 +54,24 @@ def figure_geometry(inputs: Inputs, rendered: Mapping[str, RenderedPanel],
     typeset = typeset or typeset_figure(inputs)
     drawn = guide_drawings(inputs, rendered, typeset)
     panels = inputs.figure.panels
-    boxes = panel_boxes(inputs.figure, typeset.text_sizes, typeset.shape_sizes, file=inputs.file)
-    drawings = {p.name: _drawing(p, inputs, rendered, boxes[p.name]) for p in panels}  # what each source reports from
+    drawings = _drawings(inputs, rendered, typeset)  # what each source reports from
     anchors = {p.name: source_of(p).anchors(p, drawings[p.name]) for p in panels}
     return resolve(inputs.figure, typeset.text_sizes, typeset.shape_sizes,
                    {name: found for name, found in anchors.items() if found is not None}, file=inputs.file,
-                   plot_areas=_plot_areas(inputs, rendered), panel_sizes=_panel_sizes(inputs, rendered),
+                   plot_areas=_plot_areas(inputs, drawings), panel_sizes=_panel_sizes(inputs, rendered),
                    imported=imported_svgs(inputs.figure, inputs.documents), guide_sizes=guides.guide_sizes(drawn))
 
 
-def _plot_areas(inputs: Inputs, rendered: Mapping[str, RenderedPanel]) -> dict[str, tuple[float, float, float, float]]:
+def _drawings(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Typeset) -> dict[str, Drawing]:
+    """Panel name -> what its source reports from (:func:`_drawing`), at its box before rendering."""
+    boxes = panel_boxes(inputs.figure, typeset.text_sizes, typeset.shape_sizes, file=inputs.file)
+    return {p.name: _drawing(p, inputs, rendered, boxes[p.name]) for p in inputs.figure.panels}
+
+
+def _plot_areas(inputs: Inputs, drawings: Mapping[str, Drawing]) -> dict[str, tuple[float, float, float, float]]:
     """Panel name -> its plot area as its source reports it, (x0, y0, x1, y1) pt from its box's top-left
     (panels whose source reports none are left out: their box is their plot area)."""
-    areas = {p.name: source_of(p).plot_area(p, _drawing(p, inputs, rendered)) for p in inputs.figure.panels}
+    areas = {p.name: source_of(p).plot_area(p, drawings[p.name]) for p in inputs.figure.panels}
     return {name: area for name, area in areas.items() if area is not None}
 
 
@@ -87,7 +92,8 @@ def guide_drawings(inputs: Inputs, rendered: Mapping[str, RenderedPanel],
     """
     typeset = typeset or typeset_figure(inputs)
     rooms = guide_rooms(inputs.figure, typeset.text_sizes, typeset.shape_sizes, file=inputs.file,
-                        plot_areas=_plot_areas(inputs, rendered), panel_sizes=_panel_sizes(inputs, rendered))
+                        plot_areas=_plot_areas(inputs, _drawings(inputs, rendered, typeset)),
+                        panel_sizes=_panel_sizes(inputs, rendered))
     return guides.draw_guides(inputs.figure, rendered, file=inputs.file, rooms=rooms)
 
 
