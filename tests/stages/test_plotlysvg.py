@@ -42,6 +42,15 @@ def autoranged_figure():
     return fig
 
 
+def log_figure():
+    """A log x axis over 1..100 (plotly's range in decades: [0, 2]), margins fixed."""
+    fig = go.Figure(go.Scatter(x=[1, 100], y=[0, 1]))
+    fig.update_layout(margin=dict(l=40, r=10, t=10, b=30, autoexpand=False))
+    fig.update_xaxes(type="log", range=[0, 2], automargin=False)
+    fig.update_yaxes(range=[0, 1], automargin=False)
+    return fig
+
+
 @pytest.fixture(scope="module")
 def drawn():
     """The two figures drawn in one Chromium; the second twice (determinism) and once with its plot area
@@ -59,7 +68,9 @@ def drawn():
         placed = plotlysvg.plotly_svg(autoranged_figure(), width_pt=WIDTH_PT, height_pt=HEIGHT_PT,
                                       families=["DejaVu Sans"], font_size_pt=7.0, ids="placed",
                                       plot_area_pt=(30.0, 15.0, 120.0, 96.0))
-    return {"fixed": fixed, "auto": auto, "again": again, "placed": placed, "pids": pids}
+        log = plotlysvg.plotly_svg(log_figure(), width_pt=WIDTH_PT, height_pt=HEIGHT_PT, families=["DejaVu Sans"],
+                                   font_size_pt=7.0, ids="log", anchors={"ten": (10, 0.5)})
+    return {"fixed": fixed, "auto": auto, "again": again, "placed": placed, "log": log, "pids": pids}
 
 
 def texts_pt(svg: bytes) -> list[tuple[str, float, str]]:
@@ -117,6 +128,12 @@ def test_an_anchor_goes_through_the_axis_ranges(drawn):
     # x range [0, 10]: 2.5 is a quarter of the 75 px; y range [0, 100]: 25 is a quarter up the 120 px
     x_pt, y_pt = drawn["fixed"].anchors["mid"]
     assert (x_pt, y_pt) == pytest.approx(((40 + 0.25 * 75) * 0.75, (10 + 120 - 0.25 * 120) * 0.75))
+
+
+@pytest.mark.e2e
+def test_an_anchor_on_a_log_axis_goes_through_its_decades(drawn):
+    # 10 is one decade of two along 1..100: half of the 150 px plot width; y 0.5 half of the 120 px
+    assert drawn["log"].anchors["ten"] == pytest.approx(((40 + 0.5 * 150) * 0.75, (10 + 0.5 * 120) * 0.75))
 
 
 def marker_centres_pt(svg: bytes) -> list[tuple[float, float]]:
