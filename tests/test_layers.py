@@ -228,6 +228,7 @@ STAGES = (
     "named",         # the elements by name, with their boxes from the geometry (check, overlay, preview)
     "colormaps",     # drawing a panel: what it records for [[colorbar]] ...
     "plotlysvg",     # ... a Plotly figure drawn as SVG at its box (kaleido), for a renderer that returns one
+    "vegasvg",       # ... a Vega-Lite spec drawn as SVG at its box (vl-convert): an Altair result, a vegalite file
     "results",       # ... what another plotting library's object a renderer returns draws (result kinds) ...
     "draft",         # ... its renderer run on a Figure of its size
     "aspect",

@@ -1,14 +1,9 @@
-"""Vega-Lite panels (:mod:`composer.stages.sources.vegalite`): the converter alone, then a spec file's panel in a
-figure.
+"""The ``vegalite`` panel source (:mod:`composer.stages.sources.vegalite`): a spec file's panel in a figure, with
+its CSV read from the project, its plot area under the label and a text at its data anchor.
 
-Every expected number is worked out here from the spec and the box, not read from the code under test:
-
-- the box is 150 pt x 100 pt, which is 200 px x 133.33 px in Vega's CSS px (1 px = 0.75 pt);
-- the plot area is the view the spec says when its size is the view's (``autosize = "pad"``: the SVG grows
-  around it); fitted to the box, the view is the part of the box the axes leave, measured on the SVG's view
-  background (``<path class="background">`` of the root ``role-frame`` group);
-- the x scale of ``x`` in [0, 10] is linear, ``nice`` and ``zero``: domain [0, 10] onto [0, view width];
-  the y scale of ``y`` in [1, 3] has the domain [0, 3] (zero included) onto [view height, 0].
+Expected places are worked out from the layout: the panel's box is at 5 mm, 5 mm (14.17 pt), 50 x 30 mm;
+its view is read off the SVG's own view background (``<path class="background">`` of the root frame);
+the anchor ``peak = [5, 3]`` is x = 5 of the nice domain [0, 10] and y = 3, the top of [0, 3].
 """
 
 from __future__ import annotations
@@ -19,132 +14,27 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from composer.errors import DataError, LayoutError
+from composer.errors import LayoutError
 from composer.pipeline import build, check
 from composer.svg.measure import scene
+from conftest import cumulative_transform
 
 pytest.importorskip("vl_convert")
 
-from composer.stages.sources.vegalite import PT_PER_PX, draw_vegalite  # noqa: E402
-
-SVG = "{http://www.w3.org/2000/svg}"
-MM = 72 / 25.4
-POINTS = [{"x": 0, "y": 1}, {"x": 5, "y": 3}, {"x": 10, "y": 2}]
-LINE = {"data": {"values": POINTS}, "mark": "line",
-        "encoding": {"x": {"field": "x", "type": "quantitative"}, "y": {"field": "y", "type": "quantitative"}}}
-
-
-@pytest.fixture(scope="module")
-def line() -> tuple:
-    """The line chart drawn at 150 x 100 pt in 7 pt DejaVu Sans, with two anchors."""
-    return draw_vegalite(LINE, 150.0, 100.0, font="DejaVu Sans", font_size_pt=7.0,
-                         anchors={"peak": (5, 3), "start": (0, 1)})
-
-
-def _matrix(transform: str | None) -> tuple[float, float, float]:
-    """(scale, dx, dy) of translate()/scale() transforms (all Vega writes on its groups); a rotate() (an axis
-    title's) keeps the scale, and makes the offset None: only an unrotated element's position is read."""
-    s, dx, dy = 1.0, 0.0, 0.0
-    for name, args in re.findall(r"(\w+)\(([^)]*)\)", transform or ""):
-        v = [float(a) for a in re.split(r"[\s,]+", args.strip())]
-        assert name in ("translate", "scale", "rotate"), transform
-        if name == "rotate":
-            dx = dy = float("nan")
-        elif name == "translate":
-            dx, dy = dx + s * v[0], dy + s * (v[1] if len(v) > 1 else 0.0)
-        else:
-            s *= v[0]
-    return s, dx, dy
-
-
-def _placed(el: etree._Element) -> tuple[float, float, float]:
-    """(scale, x, y) of ``el``'s own origin in its document's user units (pt)."""
-    s, x, y = 1.0, 0.0, 0.0
-    for node in [el, *el.iterancestors()][::-1]:
-        ns, dx, dy = _matrix(node.get("transform"))
-        x, y, s = x + s * dx, y + s * dy, s * ns
-    return s, x, y
 
 
 def _view_background(root: etree._Element) -> tuple[float, float, float, float]:
-    """The root view's background rectangle, (x0, y0, x1, y1) in the document's pt: its path is
-    ``M0.5,0.5hWvH...`` (half-px stroke offset) under the frame group's translation."""
+    """The chart's view in canvas pt: the root frame's ``<path class="background">``, ``M0.5,0.5hWvH``, is W x H px
+    from its group's origin (drawn half a px in, for a crisp stroke), under every transform down to it."""
     frame = root.find(f".//{SVG}g[@class='mark-group role-frame root']")
     path = frame.find(f"./{SVG}g/{SVG}path[@class='background']")
     w, h = (float(v) for v in re.match(r"M0\.5,0\.5h([\d.]+)v([\d.]+)", path.get("d")).groups())
-    s, x, y = _placed(path)
+    m = cumulative_transform(path)
+    x, y, s = m[0, 2], m[1, 2], m[0, 0]
     return x, y, x + w * s, y + h * s
 
-
-def test_the_svg_is_the_box_in_pt(line) -> None:
-    root = etree.fromstring(line.svg)
-    assert root.get("viewBox") == "0 0 150 100"
-    assert (root.get("width"), root.get("height")) == ("150pt", "100pt")
-    assert PT_PER_PX == 0.75
-
-
-def test_every_text_is_7pt_text_in_the_figures_font(line) -> None:
-    root = etree.fromstring(line.svg)
-    texts = root.findall(f".//{SVG}text")
-    assert {t.text for t in texts} >= {"0", "2", "10", "x", "y"}  # labels and titles, as <text>
-    for t in texts:
-        s, _, _ = _placed(t)
-        size_px = float(t.get("font-size").removesuffix("px"))
-        assert s * size_px == pytest.approx(7.0, abs=1e-9)
-        assert s * size_px >= 7.0 - 1e-12  # never under the check's minimum by rounding
-        assert t.get("font-family") == "DejaVu Sans"
-
-
-def test_the_plot_area_is_the_view_vega_drew(line) -> None:
-    x0, y0, x1, y1 = line.plot_area
-    bx0, by0, bx1, by1 = _view_background(etree.fromstring(line.svg))
-    assert (x0, y0, x1, y1) == pytest.approx((bx0, by0, bx1, by1), abs=1e-6)
-    # the view lies inside the box, the axes take its left and bottom, and Vega's padding of 5 px (3.75 pt)
-    # at least is left at the top and right
-    assert 0 < x0 < x1 <= 150 - 3.75 and 3.75 <= y0 < y1 < 100
-
-
-def test_a_fixed_view_size_is_the_plot_area() -> None:
-    """Sized by the view (``autosize = "pad"``, 120 x 60 px), the plot area is that size, whatever the fit."""
-    from composer.stages.sources import vegalite
-
-    spec = dict(LINE, width=120, height=60)
-    fitted = vegalite.boxed_spec(spec, 150, 100, font="DejaVu Sans", font_size_pt=7)
-    assert (fitted["width"], fitted["height"]) == pytest.approx((200, 400 / 3))
-    drawn = draw_vegalite(dict(LINE, width=160, height=80), 150, 100, font="DejaVu Sans", font_size_pt=7)
-    x0, y0, x1, y1 = drawn.plot_area
-    # fitted, the spec's own size gives way to the box: the view is what the axes leave of 200 x 133.3 px
-    assert (x1 - x0) / PT_PER_PX < 200 and (y1 - y0) / PT_PER_PX < 400 / 3
-
-
-def test_a_data_anchor_goes_through_the_charts_scales(line) -> None:
-    x0, y0, x1, y1 = line.plot_area
-    # x: [0, 10] -> [x0, x1]; y: [0, 3] -> [y1, y0] (zero included, nice)
-    assert line.anchors["peak"] == pytest.approx((x0 + (x1 - x0) * 5 / 10, y1 - (y1 - y0) * 3 / 3), abs=1e-6)
-    assert line.anchors["start"] == pytest.approx((x0, y1 - (y1 - y0) * 1 / 3), abs=1e-6)
-
-
-def test_a_category_anchor_is_at_its_bands_centre() -> None:
-    bars = {"data": {"values": [{"c": "a", "v": 1}, {"c": "b", "v": 2}]}, "mark": "bar",
-            "encoding": {"x": {"field": "c", "type": "nominal"}, "y": {"field": "v", "type": "quantitative"}}}
-    drawn = draw_vegalite(bars, 100, 80, font="DejaVu Sans", font_size_pt=7, anchors={"b": ("b", 2)})
-    root = etree.fromstring(drawn.svg)
-    rects = [p for p in root.iter(f"{SVG}path") if p.getparent().get("class", "").startswith("mark-rect")]
-    assert len(rects) == 2
-    s, x, y = _placed(rects[1])  # Vega writes a bar as M x,y h w v h ... in its group
-    bx, by, bw = (float(v) for v in re.match(r"M([\d.]+),([\d.]+)h([\d.]+)", rects[1].get("d")).groups())
-    assert drawn.anchors["b"] == pytest.approx((x + s * (bx + bw / 2), y + s * by), abs=1e-6)
-    with pytest.raises(DataError, match="not on the chart"):
-        draw_vegalite(bars, 100, 80, font="DejaVu Sans", font_size_pt=7, anchors={"z": ("zz", 2)})
-
-
-def test_a_composite_chart_is_refused_in_one_line() -> None:
-    with pytest.raises(DataError, match="hconcat chart cannot be fitted") as info:
-        draw_vegalite({"hconcat": [LINE, LINE]}, 100, 80, font="DejaVu Sans", font_size_pt=7)
-    assert "\n" not in str(info.value)
-
-
-# --- a spec file's panel in a figure -------------------------------------------------------------------
+SVG = "{http://www.w3.org/2000/svg}"
+MM = 72 / 25.4
 
 LAYOUT = """\
 [figure]
