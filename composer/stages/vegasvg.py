@@ -32,6 +32,13 @@ it as SVG. The converter makes the drawing the box, exactly:
 vl-convert is allowed no URL at all (``allowed_base_urls = []``): a spec file's data is inlined by its
 source, from inside the project only.
 
+**Never in the building process**: vl-convert's JavaScript runtime runs threads of its own, and a process
+forked after it started cannot use it (its threads are not in the child: a conversion there waits
+forever; measured with vl-convert 1.9). composer forks render workers from the building process, in a
+build and in ``compose watch``/``serve`` between builds, so :func:`draw_vegalite` called there runs the
+conversion in a forked worker of its own (:func:`composer.sandbox.isolate.run_isolated`; about 1 s to
+start the runtime), and in a worker (an Altair panel's render worker, that worker) in process.
+
 Dependencies: the extra ``figure-composer[vega]`` (``vl-convert-python``, ``altair``); without it a
 panel that needs it is refused in one line naming what to install (:func:`_vl_convert`).
 """
@@ -39,15 +46,17 @@ panel that needs it is refused in one line naming what to install (:func:`_vl_co
 from __future__ import annotations
 
 import copy
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import Any
 
 from lxml import etree
 
 from composer.errors import DataError
+from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, WorkerFailure, run_isolated
 from composer.svg.io import parse_svg, svg_tag, write_svg
 from composer.text.metrics import font_families
 from composer.units import PT_PER_UNIT, fmt
@@ -62,6 +71,9 @@ INSTALL = "pip install 'figure-composer[vega]' (vl-convert-python and altair)"
 COMPOSITE = ("hconcat", "vconcat", "concat", "facet", "repeat")
 
 _ANCHOR_GROUP = "composer-anchors"
+
+#: the process this module was imported in (the building one): vl-convert never starts in it
+_HOME_PID = os.getpid()
 
 #: a plot area, ``(x0, y0, x1, y1)`` in pt from the box's top-left, y down
 PlotArea = tuple[float, float, float, float]
@@ -209,6 +221,19 @@ def draw_vegalite(spec: Mapping[str, Any], width_pt: float, height_pt: float, *,
             anchor's value is outside its scale's domain (a category the chart does not have), or the
             chart has no ``x``/``y`` scale at its top level for anchors (naming ``what``).
     """
+    call = partial(_draw, spec, width_pt, height_pt, font=font, font_size_pt=font_size_pt, anchors=anchors,
+                   plot_area_pt=plot_area_pt, what=what)
+    if os.getpid() != _HOME_PID:
+        return call()  # a worker: it forks nothing after this
+    try:
+        return run_isolated(call, timeout_s=DEFAULT_TIMEOUT_S)  # never start vl-convert's threads here
+    except WorkerFailure as exc:
+        raise DataError(f"vl-convert drawing {what} {exc.worded('', None).strip()}") from None
+
+
+def _draw(spec: Mapping[str, Any], width_pt: float, height_pt: float, *, font: str, font_size_pt: float,
+          anchors: Mapping[str, tuple[Any, Any]] | None, plot_area_pt: PlotArea | None, what: str) -> VegaDrawing:
+    """:func:`draw_vegalite` in this process."""
     from composer.text.fonts import matplotlib_font
 
     vlc = _vl_convert()

@@ -23,7 +23,8 @@ from conftest import cumulative_transform
 
 pytest.importorskip("vl_convert")
 
-from composer.stages.vegasvg import PT_PER_PX, draw_vegalite  # noqa: E402
+from composer.sandbox.isolate import run_isolated  # noqa: E402
+from composer.stages.vegasvg import PT_PER_PX, boxed_spec, draw_vegalite  # noqa: E402
 
 SVG = "{http://www.w3.org/2000/svg}"
 MM = 72 / 25.4
@@ -32,11 +33,40 @@ LINE = {"data": {"values": POINTS}, "mark": "line",
         "encoding": {"x": {"field": "x", "type": "quantitative"}, "y": {"field": "y", "type": "quantitative"}}}
 
 
+BARS = {"data": {"values": [{"c": "a", "v": 1}, {"c": "b", "v": 2}]}, "mark": "bar",
+        "encoding": {"x": {"field": "c", "type": "nominal"}, "y": {"field": "v", "type": "quantitative"}}}
+
+#: what the tests draw, by name: (spec, width_pt, height_pt, keyword arguments)
+DRAWN = {
+    "line": (LINE, 150.0, 100.0, {"anchors": {"peak": (5, 3), "start": (0, 1)}}),
+    "sized": (dict(LINE, width=160, height=80), 150.0, 100.0, {}),
+    "bars": (BARS, 100.0, 80.0, {"anchors": {"b": ("b", 2)}}),
+    "off_chart": (BARS, 100.0, 80.0, {"anchors": {"z": ("zz", 2)}}),
+    "aligned": (LINE, 150.0, 100.0, {"plot_area_pt": (30, 10, 140, 80), "anchors": {"peak": (5, 3)}}),
+}
+
+
+def _draw_all() -> dict[str, object]:
+    """Every drawing of :data:`DRAWN` (or the error it raised), in this process."""
+    out: dict[str, object] = {}
+    for name, (spec, w, h, kwargs) in DRAWN.items():
+        try:
+            out[name] = draw_vegalite(spec, w, h, font="DejaVu Sans", font_size_pt=7.0, **kwargs)
+        except DataError as exc:
+            out[name] = exc
+    return out
+
+
 @pytest.fixture(scope="module")
-def line() -> tuple:
+def drawn() -> dict:
+    """:data:`DRAWN` drawn in one worker (vl-convert's runtime started once, never in the test process)."""
+    return run_isolated(_draw_all, timeout_s=120)
+
+
+@pytest.fixture(scope="module")
+def line(drawn):
     """The line chart drawn at 150 x 100 pt in 7 pt DejaVu Sans, with two anchors."""
-    return draw_vegalite(LINE, 150.0, 100.0, font="DejaVu Sans", font_size_pt=7.0,
-                         anchors={"peak": (5, 3), "start": (0, 1)})
+    return drawn["line"]
 
 
 def _placed(el: etree._Element) -> tuple[float, float, float]:
@@ -84,15 +114,13 @@ def test_the_plot_area_is_the_view_vega_drew(line) -> None:
     assert 0 < x0 < x1 <= 150 - 3.75 and 3.75 <= y0 < y1 < 100
 
 
-def test_the_specs_own_size_gives_way_to_the_box() -> None:
+def test_the_specs_own_size_gives_way_to_the_box(drawn) -> None:
     """A spec's ``width``/``height`` (160 x 80 px) are replaced by the box's, 150 x 100 pt = 200 x 133.3 px."""
-    from composer.stages import vegasvg
-
-    fitted = vegasvg.boxed_spec(dict(LINE, width=160, height=80), 150, 100, font="DejaVu Sans", font_size_pt=7)
+    fitted = boxed_spec(dict(LINE, width=160, height=80), 150, 100, font="DejaVu Sans", font_size_pt=7)
     assert (fitted["width"], fitted["height"]) == pytest.approx((200, 400 / 3))
-    drawn = draw_vegalite(dict(LINE, width=160, height=80), 150, 100, font="DejaVu Sans", font_size_pt=7)
-    assert etree.fromstring(drawn.svg).get("viewBox") == "0 0 150 100"
-    x0, y0, x1, y1 = drawn.plot_area
+    sized = drawn["sized"]
+    assert etree.fromstring(sized.svg).get("viewBox") == "0 0 150 100"
+    x0, y0, x1, y1 = sized.plot_area
     assert 80 * PT_PER_PX < y1 - y0 < 100 and 0 < x0 < x1 <= 150  # the view fills what the axes leave of the box
 
 
@@ -103,34 +131,39 @@ def test_a_data_anchor_goes_through_the_charts_scales(line) -> None:
     assert line.anchors["start"] == pytest.approx((x0, y1 - (y1 - y0) * 1 / 3), abs=1e-6)
 
 
-def test_a_category_anchor_is_at_its_bands_centre() -> None:
-    bars = {"data": {"values": [{"c": "a", "v": 1}, {"c": "b", "v": 2}]}, "mark": "bar",
-            "encoding": {"x": {"field": "c", "type": "nominal"}, "y": {"field": "v", "type": "quantitative"}}}
-    drawn = draw_vegalite(bars, 100, 80, font="DejaVu Sans", font_size_pt=7, anchors={"b": ("b", 2)})
-    root = etree.fromstring(drawn.svg)
+def test_a_category_anchor_is_at_its_bands_centre(drawn) -> None:
+    bars = drawn["bars"]
+    root = etree.fromstring(bars.svg)
     rects = [p for p in root.iter(f"{SVG}path") if p.getparent().get("class", "").startswith("mark-rect")]
     assert len(rects) == 2
     s, x, y = _placed(rects[1])  # Vega writes a bar as M x,y h w v h ... in its group
     bx, by, bw = (float(v) for v in re.match(r"M([\d.]+),([\d.]+)h([\d.]+)", rects[1].get("d")).groups())
-    assert drawn.anchors["b"] == pytest.approx((x + s * (bx + bw / 2), y + s * by), abs=1e-6)
-    with pytest.raises(DataError, match="not on the chart"):
-        draw_vegalite(bars, 100, 80, font="DejaVu Sans", font_size_pt=7, anchors={"z": ("zz", 2)})
+    assert bars.anchors["b"] == pytest.approx((x + s * (bx + bw / 2), y + s * by), abs=1e-6)
+    assert isinstance(drawn["off_chart"], DataError) and "not on the chart" in str(drawn["off_chart"])
 
 
 def test_a_composite_chart_is_refused_in_one_line() -> None:
     with pytest.raises(DataError, match="hconcat chart cannot be fitted") as info:
-        draw_vegalite({"hconcat": [LINE, LINE]}, 100, 80, font="DejaVu Sans", font_size_pt=7)
+        boxed_spec({"hconcat": [LINE, LINE]}, 100, 80, font="DejaVu Sans", font_size_pt=7)
     assert "\n" not in str(info.value)
 
 
-def test_a_plot_area_asked_for_is_where_the_view_is_drawn() -> None:
+def test_a_plot_area_asked_for_is_where_the_view_is_drawn(drawn) -> None:
     """``[[align]]`` asks for the view at (30, 10)-(140, 80) pt of the 150 x 100 pt box: it is drawn there
     (its background path), the SVG is still the box, and the text still 7 pt."""
-    drawn = draw_vegalite(LINE, 150, 100, font="DejaVu Sans", font_size_pt=7, plot_area_pt=(30, 10, 140, 80),
-                          anchors={"peak": (5, 3)})
-    root = etree.fromstring(drawn.svg)
+    aligned = drawn["aligned"]
+    root = etree.fromstring(aligned.svg)
     assert root.get("viewBox") == "0 0 150 100"
-    assert drawn.plot_area == pytest.approx((30, 10, 140, 80), abs=1e-9)
+    assert aligned.plot_area == pytest.approx((30, 10, 140, 80), abs=1e-9)
     bx0, by0, bx1, by1 = _view_background(root)
     assert (bx0, by0, bx1, by1) == pytest.approx((30, 10, 140, 80), abs=1e-6)
-    assert drawn.anchors["peak"] == pytest.approx((30 + 110 / 2, 10), abs=1e-6)  # x 5 of [0, 10], y 3 of [0, 3]
+    assert aligned.anchors["peak"] == pytest.approx((30 + 110 / 2, 10), abs=1e-6)  # x 5 of [0, 10], y 3 of [0, 3]
+
+
+def test_the_building_process_never_starts_vl_convert() -> None:
+    """A process forked after vl-convert started cannot use it (it waits forever): called in the building
+    process, the converter draws in a worker, so a render worker forked afterwards still draws (here within
+    60 s, not at a timeout)."""
+    first = draw_vegalite(LINE, 60, 40, font="DejaVu Sans", font_size_pt=7)  # here: in a worker of its own
+    again = run_isolated(lambda: draw_vegalite(LINE, 60, 40, font="DejaVu Sans", font_size_pt=7), timeout_s=60)
+    assert again.svg == first.svg  # and the bytes are the same in both processes

@@ -8,7 +8,8 @@ package registers the built-in kinds (:data:`BUILTIN`), none of which imports it
 - :mod:`~composer.stages.results.plotnine`: a plotnine ``ggplot``, drawn as a matplotlib figure;
 - :mod:`~composer.stages.results.plotly`: a Plotly ``Figure``, drawn as SVG through kaleido and Chromium;
 - :mod:`~composer.stages.results.seaborn`: seaborn's figure-level grids (``FacetGrid``, ``JointGrid``,
-  ``PairGrid``: what ``relplot``, ``displot``, ``catplot``, ``lmplot``, ``jointplot``, ``pairplot`` return).
+  ``PairGrid``: what ``relplot``, ``displot``, ``catplot``, ``lmplot``, ``jointplot``, ``pairplot`` return);
+- :mod:`~composer.stages.results.altair`: an Altair chart, drawn as SVG by vl-convert (:mod:`composer.stages.vegasvg`).
 
 A plug-in or a test adds its own with ``RESULTS.add(MyKind())`` (``with RESULTS.registered(MyKind()):``
 for a block); docs/design.md ("Extension points") says what a new kind touches.
@@ -16,6 +17,7 @@ for a block); docs/design.md ("Extension points") says what a new kind touches.
 
 from __future__ import annotations
 
+from composer.stages.results.altair import AltairResult
 from composer.stages.results.base import (
     RESULTS,
     InFigure,
@@ -35,7 +37,7 @@ __all__ = ["BUILTIN", "RESULTS", "InFigure", "PlotAreaPt", "ResultKind", "SvgDra
            "is_instance", "kind_of"]
 
 #: the built-in kinds, registered when this package is imported; a new built-in kind is one line here
-BUILTIN: tuple[ResultKind, ...] = (PlotnineResult(), SeabornGrid(), PlotlyFigure())
+BUILTIN: tuple[ResultKind, ...] = (PlotnineResult(), SeabornGrid(), PlotlyFigure(), AltairResult())
 
 for _kind in BUILTIN:
     RESULTS.add(_kind)
