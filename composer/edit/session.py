@@ -48,6 +48,8 @@ class Editor:
     def __init__(self, root: Path, state_dir: Path, editor: str | None = None):
         self.root, self.state_dir, self.editor = Path(root), Path(state_dir), editor
         self.history = History()
+        import composer.stages  # noqa: F401 - imported now (in compose, before the server forks), not at the
+        # first edit: the panel sources the loader reads, registered (the first edit took 0.4 s more)
 
     # ─── what the page is shown ───────────────────────────────────────────
     def elements(self, name: str) -> dict[str, Any] | None:

@@ -1,0 +1,247 @@
+"""The preview's edits as the server answers them (:class:`composer.edit.session.Editor`), in-process.
+
+One small project per module: two imported SVG panels (nothing for matplotlib to render), a text
+placed from one of them, a connector with a label and a waypoint. It is built once with the
+elements recorded, and ``elements.json`` written as the builder writes it; each test then edits the
+layout file through the same calls the HTTP routes make, and compares the file's whole text with the
+text expected (worked out by hand from the millimetres written). A second module-scoped project has
+a matplotlib panel: a move of it renders nothing again, a resize renders it (counted by the build).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from composer.edit.elements import elements_document
+from composer.edit.history import digest, read_text
+from composer.edit.session import Editor
+from composer.pipeline import BuildOptions, build, build_figure
+from composer.stages.inputs import Project
+from conftest import DEMO
+
+MM = 72 / 25.4
+
+LAYOUT = """\
+[figure]
+width = "100mm"
+height = "50mm"   # keep
+
+# two drawings side by side
+[panels.left]
+svg = "../assets/logo.svg"
+at = ["5mm", "5mm"]
+size = ["30mm", "15mm"]
+
+[panels.right]
+svg = '../assets/logo.svg'
+right_of = "left"
+gap = "10mm"
+size = ["30mm", "15mm"]
+
+[[text]]
+name = "cap"
+text = "caption"
+at = "left.s"
+offset = ["0mm", "1mm"]
+anchor = "n"
+
+[[arrow]]
+from = "left.e"
+to = ["90mm", "40mm"]
+via = [["60mm", "40mm"]]
+label = "go"
+"""
+
+
+def _elements(root: Path, state: Path, name: str = "fig") -> dict:
+    """Build ``name`` as the builder's check pass does (elements recorded) and write its ``elements.json``."""
+    project = Project.at(root)
+    path = project.layout_path(name)
+    from composer.layout.loader import load_layout, read_document
+
+    figure = load_layout(path, name=name, display=project.display(path))
+    result, _ = build_figure(project, figure, project.display(path),
+                             BuildOptions(formats=("svg",), elements=True, store=False), out=state / name)
+    text = read_text(path)
+    python = path.suffix == ".py"
+    raw = read_document(path)
+    document = elements_document(result, path=path, display=project.display(path), text=None if python else text,
+                                 raw=raw, token="t", digest=digest(text), writable=not python, why=None)
+    if python:
+        document["raw"] = raw
+    (state / name).mkdir(parents=True, exist_ok=True)
+    (state / name / "elements.json").write_text(json.dumps(document))
+    return document
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    root = tmp_path_factory.mktemp("edit") / "proj"
+    (root / "layouts").mkdir(parents=True)
+    shutil.copytree(DEMO / "assets", root / "assets")
+    (root / "layouts" / "fig.toml").write_text(LAYOUT)
+    state = root / "build" / ".serve-test"
+    state.mkdir(parents=True)
+    return root, state, _elements(root, state)
+
+
+@pytest.fixture
+def editor(built):
+    root, state, _ = built
+    (root / "layouts" / "fig.toml").write_text(LAYOUT)  # each test starts from the same text
+    return Editor(root, state)
+
+
+def _file(built) -> str:
+    return read_text(built[0] / "layouts" / "fig.toml")
+
+
+def test_elements_json_names_each_element_with_its_key_path_line_and_box(built):
+    document = built[2]
+    by_id = {e["id"]: e for e in document["elements"]}
+    assert set(by_id) == {"panel:left", "panel:right", "text:cap", "connector:0.label", "connector:0.waypoint.0"}
+    left = by_id["panel:left"]
+    assert left["key_path"] == "panels.left" and left["line"] == 6 and left["how"] == "at"
+    assert left["box_pt"] == pytest.approx([5 * MM, 5 * MM, 30 * MM, 15 * MM], abs=1e-3)
+    assert by_id["panel:right"]["box_pt"][0] == pytest.approx(45 * MM, abs=1e-3)  # 5 + 30 + 10 mm
+    assert by_id["text:cap"]["key_path"] == "text[0]" and by_id["text:cap"]["line"] == 17
+    assert by_id["connector:0.label"]["line"] == 28 and len(by_id["connector:0.label"]["route_pt"]) == 3
+    waypoint = by_id["connector:0.waypoint.0"]["box_pt"]
+    assert waypoint[0] + waypoint[2] / 2 == pytest.approx(60 * MM, abs=1e-3)
+    assert left["editor_url"] == f"vscode://file{built[0] / 'layouts' / 'fig.toml'}:6"
+    snap_x = {(round(s["at"], 2), s["what"]) for s in document["snap"]["x_pt"]}
+    assert (round(45 * MM, 2), "panel:right left") in snap_x and (round(50 * MM, 2), "canvas centre") in snap_x
+    assert document["digest"] == digest(LAYOUT) and document["layout"]["writable"] is True
+
+
+def test_an_edit_undo_and_redo_each_write_the_file(built, editor):
+    status, answer = editor.edit("fig", {"id": "text:cap", "dx_pt": 2 * MM, "dy_pt": 0.5 * MM, "digest": digest(LAYOUT)})
+    moved = LAYOUT.replace('offset = ["0mm", "1mm"]', 'offset = ["2mm", "1.5mm"]')
+    assert status == 200 and _file(built) == moved
+    assert answer["changed"] == {"key_path": "text[0].offset", "line": 21, "before": '["0mm", "1mm"]',
+                                 "after": '["2mm", "1.5mm"]'}
+    assert answer["digest"] == digest(moved) and (answer["undo"], answer["redo"]) == (1, 0)
+    status, answer = editor.step("fig", {"digest": digest(moved)}, back=True)
+    assert status == 200 and _file(built) == LAYOUT and (answer["undo"], answer["redo"]) == (0, 1)
+    status, answer = editor.step("fig", {"digest": digest(LAYOUT)}, back=False)
+    assert status == 200 and _file(built) == moved and answer["digest"] == digest(moved)
+
+
+def test_a_file_changed_on_disk_is_never_overwritten(built, editor):
+    status, answer = editor.edit("fig", {"id": "text:cap", "dx_pt": MM, "digest": digest("another text")})
+    assert (status, answer["reason"]) == (409, "changed-on-disk") and _file(built) == LAYOUT
+    status, answer = editor.edit("fig", {"id": "text:cap", "dx_pt": MM, "digest": digest(LAYOUT)})
+    assert status == 200
+    theirs = _file(built).replace("# two drawings", "# two pictures")  # an editor saves meanwhile
+    (built[0] / "layouts" / "fig.toml").write_text(theirs)
+    status, answer = editor.step("fig", {"digest": digest(theirs)}, back=True)
+    assert (status, answer["reason"]) == (409, "changed-on-disk") and _file(built) == theirs
+
+
+def test_an_edit_the_check_refuses_is_not_written(built, editor):
+    # right, placed 10 mm right of left, moves with it: 40 mm more puts its right edge at 115 mm of 100
+    status, answer = editor.edit("fig", {"id": "panel:left", "dx_pt": 40 * MM, "digest": digest(LAYOUT)})
+    assert (status, answer["reason"]) == (422, "invalid") and _file(built) == LAYOUT
+    assert "puts right 15.0 mm past the edge of the canvas" in answer["message"]
+    # right alone 12 mm to the left: 33 to 63 mm over left's 5 to 35 mm
+    status, answer = editor.edit("fig", {"id": "panel:right", "dx_pt": -12 * MM, "digest": digest(LAYOUT)})
+    assert status == 422 and "over panel left by 2.0 mm" in answer["message"] and _file(built) == LAYOUT
+    status, answer = editor.edit("fig", {"id": "panel:left", "dy_pt": -6 * MM, "digest": digest(LAYOUT)})
+    assert status == 422 and "left 1.0 mm past the edge" in answer["message"]
+
+
+def test_an_edit_the_loader_refuses_gives_its_line(built, editor):
+    status, answer = editor.edit("fig", {"id": "panel:left", "dw_pt": 200_000.0, "digest": digest(LAYOUT)})
+    assert status == 422 and answer["message"].startswith("layouts/fig.toml:9:")
+    assert "panels.left.size[0]" in answer["message"] and _file(built) == LAYOUT
+
+
+def test_a_waypoint_and_a_label_are_written_as_points_and_fractions(built, editor):
+    status, answer = editor.edit("fig", {"id": "connector:0.waypoint.0", "dx_pt": -5 * MM, "digest": digest(LAYOUT)})
+    assert status == 200 and _file(built) == LAYOUT.replace('[["60mm", "40mm"]]', '[["55mm", "40mm"]]')
+    (built[0] / "layouts" / "fig.toml").write_text(LAYOUT)
+    # the route: left.e (35, 12.5) mm to the waypoint (60, 40), then to (90, 40); the label's centre to
+    # 5 mm below (75, 40): (hypot(25, 27.5) + 15) / (hypot(25, 27.5) + 30) = 0.7767 of the way, below
+    x, y, w, h = next(e for e in built[2]["elements"] if e["id"] == "connector:0.label")["box_pt"]
+    status, answer = editor.edit("fig", {"id": "connector:0.label", "dx_pt": 75 * MM - (x + w / 2),
+                                         "dy_pt": 45 * MM - (y + h / 2), "digest": digest(LAYOUT)})
+    assert status == 200, answer
+    assert _file(built) == LAYOUT.replace('label = "go"\n', 'label = "go"\nlabel_pos = 0.78\nlabel_side = "below"\n')
+
+
+def test_the_editor_command_runs_on_the_elements_line(built, tmp_path):
+    out = tmp_path / "opened"
+    editor = Editor(built[0], built[1], editor=f"sh -c 'echo {{path}}:{{line}} > {out}'")
+    status, answer = editor.open("fig", {"id": "text:cap"})
+    assert status == 200 and answer["url"].endswith("fig.toml:17")
+    deadline = time.monotonic() + 30
+    while not out.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert out.read_text().strip() == f"{built[0] / 'layouts' / 'fig.toml'}:17"
+
+
+PYTHON_LAYOUT = '''\
+def layout():
+    return {"figure": {"width": "60mm", "height": "40mm"},
+            "text": [{"name": "t", "text": "hi", "at": ["10mm", "10mm"]}]}
+'''
+
+
+def test_a_python_layout_is_refused_with_the_values_to_type(built):
+    root, state, _ = built
+    (root / "layouts" / "code.py").write_text(PYTHON_LAYOUT)
+    document = _elements(root, state, "code")
+    assert document["layout"]["writable"] is False and not document["elements"][0]["movable"]
+    status, answer = Editor(root, state).edit("code", {"id": "text:t", "dx_pt": 2.5 * MM, "dy_pt": -MM})
+    assert (status, answer["reason"]) == (409, "python-layout")
+    assert answer["values"] == {"at": ["12.5mm", "9mm"]} and (root / "layouts" / "code.py").read_text() == PYTHON_LAYOUT
+
+
+PANEL = '''\
+def f(fig, data, **params):
+    ax = fig.add_subplot()
+    ax.plot([0, 1], [0, 1], label="rise")
+'''
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    root = tmp_path_factory.mktemp("edit-render") / "proj"
+    (root / "layouts").mkdir(parents=True)
+    (root / "panels").mkdir()
+    (root / "panels" / "p.py").write_text(PANEL)
+    (root / "layouts" / "fig.toml").write_text('[figure]\nwidth = "60mm"\nheight = "30mm"\n\n[panels.a]\n'
+                                               'render = "p:f"\nat = ["2mm", "2mm"]\nsize = ["20mm", "15mm"]\n\n'
+                                               '[[legend]]\nname = "key"\nfrom = ["a"]\nright_of = "a"\n')
+    first = build("fig", root=root, formats=("svg",))
+    return root, first
+
+
+def test_a_move_renders_no_panel_and_a_resize_renders_it(rendered, tmp_path):
+    root, first = rendered
+    assert first.rendered == ("a",)
+    state = tmp_path / "state"
+    state.mkdir()
+    _elements(root, state)
+    editor = Editor(root, state)
+    text = read_text(root / "layouts" / "fig.toml")
+    status, answer = editor.edit("fig", {"id": "panel:a", "dx_pt": 3 * MM, "dy_pt": MM, "digest": digest(text)})
+    assert status == 200 and answer["changed"]["after"] == '["5mm", "3mm"]'
+    moved = build("fig", root=root, formats=("svg",))
+    assert (moved.rendered, moved.cached) == ((), ("a",))
+    status, answer = editor.edit("fig", {"id": "panel:a", "dw_pt": 2 * MM, "digest": answer["digest"]})
+    assert status == 200 and answer["changed"]["after"] == '["22mm", "15mm"]'
+    assert build("fig", root=root, formats=("svg",)).rendered == ("a",)
+    legend = next(e for e in _elements(root, state)["elements"] if e["id"] == "legend:key")
+    assert legend["kind"] == "legend" and legend["movable"] and not legend["resizable"]
+    assert legend["box_pt"][0] == pytest.approx(5 * MM + 22 * MM, abs=1e-3)  # right of a: at 5 + 22 mm
+    status, answer = editor.edit("fig", {"id": "legend:key", "dx_pt": 1.5 * MM, "dy_pt": 4 * MM,
+                                         "digest": digest(read_text(root / "layouts" / "fig.toml"))})
+    assert status == 200 and read_text(root / "layouts" / "fig.toml").endswith(
+        '[[legend]]\nname = "key"\nfrom = ["a"]\nright_of = "a"\noffset = ["1.5mm", "4mm"]\n')
+    assert build("fig", root=root, formats=("svg",)).rendered == ()
