@@ -53,6 +53,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from composer.sandbox.audit import not_recorded
 from composer.units import fmt
 
 #: pt per CSS px (CSS Values 3, 5.2: 1 px = 1/96 in, 1 pt = 1/72 in)
@@ -135,19 +136,22 @@ class _Session:
         import kaleido
 
         self.loop = asyncio.new_event_loop()
-        self.kaleido = kaleido.Kaleido(path=browser_path(), mathjax=False, n=1)
-        self.loop.run_until_complete(self.kaleido.open())
+        with not_recorded():  # kaleido's page and Chromium's profile, in temporary folders: no inputs
+            self.kaleido = kaleido.Kaleido(path=browser_path(), mathjax=False, n=1)
+            self.loop.run_until_complete(self.kaleido.open())
 
     def calc(self, fig: Any, fmt_: str, width_px: float, height_px: float) -> bytes:
         """``fig`` exported as ``fmt_`` (``"svg"``, ``"json"``) at ``width_px`` x ``height_px``, scale 1."""
         opts = {"format": fmt_, "width": width_px, "height": height_px, "scale": 1}
-        result: bytes = self.loop.run_until_complete(self.kaleido.calc_fig(fig, opts=opts))
+        with not_recorded():
+            result: bytes = self.loop.run_until_complete(self.kaleido.calc_fig(fig, opts=opts))
         return result
 
     def close(self) -> None:
-        """End the Chromium and the loop."""
+        """End the Chromium and the loop (its temporary folders removed, not recorded as the panel's)."""
         try:
-            self.loop.run_until_complete(self.kaleido.close())
+            with not_recorded():
+                self.loop.run_until_complete(self.kaleido.close())
         finally:
             self.loop.close()
 
