@@ -33,7 +33,8 @@ What it does, in order:
    linear and log axes (a log axis's range is in decades, plotly's convention).
 
 The text stays ``<text>`` (plotly.js writes ``<text>`` with a CSS ``font-size`` in px), which ``compose
-check`` measures through the ``scale(0.75)``.
+check`` measures through the ``scale(0.75)``. plotly.js writes a title's size rounded to 0.01 px (7 pt,
+9.3333 px, as 9.33 px: 6.9975 pt); each size is written back as the px of the nearest 0.01 pt.
 
 Fork safety: kaleido runs its own asyncio loop (``asyncio.run`` per block) and its Chromium is a child
 of the calling process, started and ended inside the call, so a render worker forked by
@@ -301,13 +302,18 @@ def axis_fraction(value: float, kind: str, span: tuple[float, float], what: str)
 def _svg_in_pt(root: Any, width_pt: float, height_pt: float, width_px: float, height_px: float,
                uid: str | None, ids: str) -> bytes:
     """plotly.js's SVG (parsed: ``root``, px, viewBox ``0 0 width_px height_px``) as a document in pt: its
-    root's size and viewBox in pt, its content in a ``scale(0.75)`` group (one px is 0.75 pt), and the
-    random ``uid`` in its ids and their references (``url(#...)``, ``href``) replaced by ``ids``."""
+    root's size and viewBox in pt, its content in a ``scale(0.75)`` group (one px is 0.75 pt), its text
+    sizes as set before plotly.js rounded them (:func:`_exact_size`), and the random ``uid`` in its ids and
+    their references (``url(#...)``, ``href``) replaced by ``ids``."""
     from lxml import etree
 
     vb = [float(v) for v in (root.get("viewBox") or "").replace(",", " ").split()]
     if len(vb) != 4 or abs(vb[2] - width_px) > 0.5 or abs(vb[3] - height_px) > 0.5:
         raise RuntimeError(f"plotly drew a {root.get('viewBox')!r} SVG, not {width_px:g} x {height_px:g} px")
+    for el in root.iter("{*}text", "{*}tspan"):
+        style = el.get("style")
+        if style and "font-size" in style:
+            el.set("style", _FONT_SIZE.sub(_exact_size, style))
     if uid:
         for el in root.iter("{*}*"):
             for name, value in el.attrib.items():
@@ -323,6 +329,16 @@ def _svg_in_pt(root: Any, width_pt: float, height_pt: float, width_px: float, he
     for name in ("style", "class"):
         root.attrib.pop(name, None)
     return bytes(etree.tostring(root, encoding="utf-8"))
+
+
+_FONT_SIZE = re.compile(r"(font-size:\s*)([\d.]+)px")
+
+
+def _exact_size(found: re.Match[str]) -> str:
+    """A ``font-size`` plotly.js wrote rounded (titles to 0.01 px: 7 pt, 9.3333 px, is written 9.33 px, 6.9975
+    pt) as the px of the nearest 0.01 pt, to 6 decimals (9.333333 px)."""
+    size_pt = round(float(found.group(2)) * PT_PER_PX, 2)
+    return f"{found.group(1)}{f'{size_pt / PT_PER_PX:.6f}'.rstrip('0').rstrip('.')}px"
 
 
 def subplot_areas_px(root: Any) -> dict[str, tuple[float, float, float, float]]:

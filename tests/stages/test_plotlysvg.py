@@ -112,7 +112,7 @@ def test_every_text_is_7_pt_in_the_figures_font(drawn, which, family):
     assert ({"A title", "time (s)", "signal", "legend", "pts", "note", "10"} <= words if which == "fixed"
             else {"Auto", "x", "y", "c"} <= words)
     for text, size_pt, fam in texts:
-        assert abs(size_pt - 7.0) < 0.01, (text, size_pt)
+        assert round(size_pt, 4) == 7.0, (text, size_pt)
         assert fam.strip() == family, (text, fam)
 
 

@@ -124,7 +124,7 @@ def test_every_plotly_text_is_7_pt(built):
         scale = (abs(m[0, 0] * m[1, 1] - m[0, 1] * m[1, 0])) ** 0.5
         sizes["".join(text.itertext())] = size_px * scale
     assert {"Plotly", "x", "0", "10", "100"} <= set(sizes)
-    assert all(abs(s - 7.0) < 0.01 for s in sizes.values()), sizes
+    assert all(round(s, 4) == 7.0 for s in sizes.values()), sizes
 
 
 @pytest.mark.e2e
