@@ -22,9 +22,10 @@ from lxml import etree
 from composer.errors import LayoutError
 from composer.pipeline import build, check
 from composer.svg.measure import path_points
-from conftest import layout_project, pdf_pixels
+from conftest import REPO, layout_project, pdf_pixels
 
 SVG = "{http://www.w3.org/2000/svg}"
+HOWTO = REPO / "docs" / "howto" / "latex.md"
 XHEIGHT_EM, CAP_EM = 0.430555, 0.683333  # Computer Modern (TFM of cmr7 and cmr10)
 ASCENT_EM = 0.76  # a plain line's least ascent (DejaVu Sans's hhea ascender)
 AT_Y_PT = 20.0  # every text of the first row has its top-left (anchor "nw") at this y
@@ -169,6 +170,7 @@ def test_a_latex_error_shows_tex_s_message_and_the_line(tmp_path):
     assert "Undefined control sequence" in message and "line 2" in message, message
     assert r'TeX stopped after "$\frac{a}{b} \nosuch"' in message, message
     assert "\n" not in message
+    assert message in HOWTO.read_text(encoding="utf-8"), "docs/howto/latex.md quotes this message"
 
 
 def test_missing_tex_is_one_line_naming_what_to_install(tmp_path, monkeypatch):
@@ -182,6 +184,7 @@ def test_missing_tex_is_one_line_naming_what_to_install(tmp_path, monkeypatch):
     assert "apt-get install texlive-latex-base dvisvgm" in message and "latex and dvisvgm are not installed" in message
     assert "fig.toml:" in message and "text[0].text" in message and "\n" not in message
     assert os.environ["PATH"] == str(empty)
+    assert message in HOWTO.read_text(encoding="utf-8"), "docs/howto/latex.md quotes this message"
 
 
 def test_a_bad_math_value_names_the_choices(tmp_path):
@@ -205,3 +208,16 @@ def test_the_same_text_gives_the_same_outline(figure):
     first, again = typeset_lines("H", style), typeset_lines("H", style)
     assert first == again and first[0].d.startswith("M")
     assert element(svg, "text-cap").get("d") == translate_d(first[0].d, 30.0, AT_Y_PT + ASCENT_EM * 7.0)
+
+
+def test_the_howtos_example_is_the_gallery_figure():
+    """docs/howto/latex.md's layout: the gallery figure's [figure] and some of its tables, as written there."""
+    import re
+    import tomllib
+
+    [block] = re.findall(r"^```toml\n(.*?)^```$", HOWTO.read_text(encoding="utf-8"), flags=re.M | re.S)
+    page = tomllib.loads(block)
+    layout = tomllib.loads((REPO / "layouts" / "latex_equations.toml").read_text(encoding="utf-8"))
+    assert page["figure"] == layout["figure"] and page["figure"]["math"] == "latex"
+    for table in ("text", "arrow"):
+        assert page[table] and all(t in layout[table] for t in page[table])
