@@ -34,6 +34,8 @@ from composer.edit.writeback import Refused, plan
 from composer.errors import ComposerError
 
 Answer = tuple[int, dict[str, Any]]
+#: the layout texts of one figure whose boxes an editor remembers (:meth:`Editor._boxes`)
+MAX_REMEMBERED = 256
 
 
 class Editor:
@@ -48,6 +50,7 @@ class Editor:
     def __init__(self, root: Path, state_dir: Path, editor: str | None = None):
         self.root, self.state_dir, self.editor = Path(root), Path(state_dir), editor
         self.history = History()
+        self.boxes: dict[str, dict[str, dict[str, Any]]] = {}  # figure -> layout digest -> element id -> box
         import composer.stages  # noqa: F401 - imported now (in compose, before the server forks), not at the
         # first edit: the panel sources the loader reads, registered (the first edit took 0.4 s more)
 
@@ -87,7 +90,11 @@ class Editor:
                 return self._changed(name, f"{shown} was changed on disk since the page loaded it; the page "
                                            "reloads it, and nothing was written")
             known = self.elements(name) or {}
-            element = next((e for e in known.get("elements", []) if e.get("id") == ident), None)
+            items = [dict(e) for e in known.get("elements", [])]
+            now = self._boxes(name, known, digest(text))
+            for e in items:
+                e["box_pt"] = now.get(str(e.get("id")), e.get("box_pt"))
+            element = next((e for e in items if e.get("id") == ident), None)
             try:
                 figure = load_text(text, path, name=name, display=shown)
                 target = targets(figure, tomllib.loads(text)).get(ident)
@@ -97,19 +104,24 @@ class Editor:
                 new_text, change = plan(text, figure, target, dx_pt=dx, dy_pt=dy, dw_pt=dw, dh_pt=dh, box_pt=box,
                                         route_pt=element.get("route_pt") if element else None)
                 new_figure = load_text(new_text, path, name=name, display=shown)
-                boxes = boxes_of(known.get("elements", []))
+                boxes = boxes_of(items)
+                moved: dict[str, tuple[float, float, float, float]] = {}
                 if target.kind not in ("label", "waypoint"):
                     moved = moved_boxes(figure, target, boxes, dx, dy, dw, dh)
                     problem = check_place(new_figure, target, boxes, moved, file=shown)
-                    if problem is not None:
-                        raise Refused(problem)
                 elif box is not None:  # a label or a waypoint: its own box, against the canvas's edge
                     own = {target.key: (float(box[0]), float(box[1]), float(box[2]), float(box[3]))}
                     moved = {target.key: (own[target.key][0] + dx, own[target.key][1] + dy, *own[target.key][2:])}
                     problem = check_place(new_figure, target, own, moved, file=shown)
-                    if problem is not None:
-                        raise Refused(problem)
+                else:
+                    problem = None
+                if problem is not None:
+                    raise Refused(problem)
                 new_digest = self.history.write(name, path, None, text, new_text, change.as_dict())
+                ids: dict[str, str] = {str(e["check_key"]): str(e.get("id")) for e in items if e.get("check_key")}
+                ids[target.key] = ident  # a label's or waypoint's own box
+                after: dict[str, Any] = {**now, **{ids[k]: list(b) for k, b in moved.items() if k in ids}}
+                self._remember(name, digest(text), now, new_digest, after)
             except ChangedOnDisk as exc:
                 return self._changed(name, str(exc))
             except ComposerError as exc:
@@ -152,6 +164,25 @@ class Editor:
                 return 422, {"ok": False, "reason": "editor", "message": f"--editor {self.editor!r}: {exc}",
                              "url": url}
         return 200, {"ok": True, "url": url, "line": line}
+
+    # ─── the boxes of texts not built yet ─────────────────────────────────
+    def _boxes(self, name: str, known: Mapping[str, Any], now: str) -> dict[str, Any]:
+        """Element id -> box for the layout text of digest ``now``: ``elements.json``'s when it describes that
+        text; else, when one of this preview's edits (or an undo, a redo) wrote that text, the boxes that
+        edit left (the build of it may not have written its ``elements.json`` yet: a second drag soon after
+        the first is checked where the first left the element); else ``elements.json``'s."""
+        built = {e["id"]: e.get("box_pt") for e in known.get("elements", []) if "id" in e}
+        if known.get("digest") == now:
+            return built
+        return dict(self.boxes.get(name, {}).get(now, built))
+
+    def _remember(self, name: str, before: str, boxes_before: dict[str, Any], after: str,
+                  boxes_after: dict[str, Any]) -> None:
+        texts = self.boxes.setdefault(name, {})
+        texts.setdefault(before, boxes_before)
+        texts[after] = boxes_after
+        while len(texts) > MAX_REMEMBERED:
+            texts.pop(next(iter(texts)))
 
     # ─── refusals ─────────────────────────────────────────────────────────
     def _changed(self, name: str, message: str) -> Answer:

@@ -155,6 +155,15 @@ def test_an_edit_the_check_refuses_is_not_written(built, editor):
     assert status == 422 and "left 1.0 mm past the edge" in answer["message"]
 
 
+def test_a_second_edit_before_the_rebuild_is_checked_where_the_first_left_it(built, editor):
+    # elements.json still shows right at 45 mm: 6 mm left is clear of left (35 mm); 6 mm more is 2 mm over it
+    status, answer = editor.edit("fig", {"id": "panel:right", "dx_pt": -6 * MM, "digest": digest(LAYOUT)})
+    assert status == 200
+    once = _file(built)
+    status, second = editor.edit("fig", {"id": "panel:right", "dx_pt": -6 * MM, "digest": answer["digest"]})
+    assert status == 422 and "over panel left by 2.0 mm" in second["message"] and _file(built) == once
+
+
 def test_an_edit_the_loader_refuses_gives_its_line(built, editor):
     status, answer = editor.edit("fig", {"id": "panel:left", "dw_pt": 200_000.0, "digest": digest(LAYOUT)})
     assert status == 422 and answer["message"].startswith("layouts/fig.toml:9:")
