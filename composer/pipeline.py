@@ -160,7 +160,7 @@ class BuildResult:
         geometry: with ``BuildOptions.elements``, the figure's resolved geometry as composed
             (:class:`composer.stages.geometry.Geometry`: boxes, plot areas, grid cells, routes, in canvas
             pt), and ``figure`` the layout it was built from (``compose serve``'s ``elements.json``:
-            :mod:`composer.edit`); else None. connector_labels: arrow index -> its label's box as drawn
+            ``composer.edit``); else None. connector_labels: arrow index -> its label's box as drawn
             (:func:`composer.stages.draw.connector_label_box`), with ``BuildOptions.elements``.
 
     ``outputs`` also holds ``debug-svg``/``debug-png`` for the overlay, ``debug-txt`` for the ids SVG panels offer.

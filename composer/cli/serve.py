@@ -251,6 +251,7 @@ class Builder:
         self.state: dict[str, Any] = {"name": name, "builds": 0, "building": True, "error": None, "summary": "",
                                       "findings": None, "findings_error": None}
         self.lock_fd: int | None = None
+        self.started_with: tuple[int, int, int] | None = None  # the layout file's stamp as the build started
         self.waited_s = 0.0  # how long the build waited for the lock (not part of its time)
         self.checked = False
 
@@ -279,7 +280,17 @@ class Builder:
             self.waited_s = time.perf_counter() - waiting
         self.state["building"] = True
         _write_json(self.path, self.state)
+        self.started_with = self._layout_stamp()
         return self.progress()
+
+    def _layout_stamp(self) -> tuple[int, int, int] | None:
+        """The layout file's stamp now (:func:`_stamp`), None when it cannot be found."""
+        from composer.stages.inputs import Project
+
+        try:
+            return _stamp(Project.at(self.root).layout_path(self.name))
+        except ComposerError:
+            return None
 
     def on_build(self, event: Any) -> None:
         """After each build: the terminal line, the state, and the overlay and findings when it changed."""
@@ -292,7 +303,12 @@ class Builder:
             if event.error is None:
                 self.state["summary"] = self.summary(self.name, event.result, event.seconds)
             _write_json(self.path, self.state)
-            if event.error is None and (not event.result.up_to_date or not self.checked):
+            # the layout saved again while this build ran (an edit from the page, a nudge after a nudge): the
+            # next build follows at once, so the check pass waits for it rather than delaying it
+            superseded = self.started_with is not None and self._layout_stamp() != self.started_with
+            if superseded:
+                self.checked = False  # the next build checks, even one that finds nothing changed
+            elif event.error is None and (not event.result.up_to_date or not self.checked):
                 self._check()
                 _write_json(self.path, self.state)
         finally:

@@ -67,8 +67,8 @@ def elements_document(result: Any, *, path: Path, display: str, text: str | None
         item: dict[str, Any] = {
             "id": target.id, "kind": target.kind, "name": target.name, "key_path": key_path, "line": line,
             "box_pt": None if box is None else [_r(v) for v in box],
-            "movable": writable and target.movable and box is not None,
-            "resizable": writable and target.resizable and box is not None,
+            "movable": target.movable and box is not None,  # a Python layout's too: the page shows the values
+            "resizable": target.resizable and box is not None,
             "editor_url": editor_url(path, line), "check_key": target.check_key, "how": target.how,
             "anchor": target.anchor,
         }

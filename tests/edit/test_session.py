@@ -205,7 +205,7 @@ def test_a_python_layout_is_refused_with_the_values_to_type(built):
     root, state, _ = built
     (root / "layouts" / "code.py").write_text(PYTHON_LAYOUT)
     document = _elements(root, state, "code")
-    assert document["layout"]["writable"] is False and not document["elements"][0]["movable"]
+    assert document["layout"]["writable"] is False and document["elements"][0]["movable"]  # dragged: the values
     status, answer = Editor(root, state).edit("code", {"id": "text:t", "dx_pt": 2.5 * MM, "dy_pt": -MM})
     assert (status, answer["reason"]) == (409, "python-layout")
     assert answer["values"] == {"at": ["12.5mm", "9mm"]} and (root / "layouts" / "code.py").read_text() == PYTHON_LAYOUT
