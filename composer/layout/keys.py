@@ -213,6 +213,9 @@ TYPES: dict[str, ValueType] = {t.name: t for t in (
     ValueType("label_at", "choice", _choice(LABEL_AT), _choice_schema(LABEL_AT)),
     ValueType("fraction", "number 0-1", Reader.fraction, {"type": "number", "minimum": 0, "maximum": 1}),
     ValueType("positive", "number > 0", Reader.positive_number, {"type": "number", "exclusiveMinimum": 0}),
+    ValueType("aspect", "number > 0, or `\"auto\"`", Reader.aspect, {
+        "oneOf": [{"type": "number", "exclusiveMinimum": 0}, {"const": "auto"}],
+        "description": "width / height, or \"auto\": an image, svg or pdf panel's file's own aspect"}),
     ValueType("angle", f"degrees, -{MAX_BEND_DEG} to {MAX_BEND_DEG}", Reader.degrees,
               {"type": "number", "minimum": -MAX_BEND_DEG, "maximum": MAX_BEND_DEG}),
     # a panel source's own value types (renderer, svg_file, pdf_file, page, image_file) are in its module
@@ -553,11 +556,13 @@ TABLES: list[Table] = [
                                     "(over 1 MB), and meshes and 3D surfaces always (seams)"),
               Key("empty", "bool", "render panels: `true` when the renderer may draw nothing (a blank panel); "
                                    "otherwise drawing nothing is an error", default=False),
-              Key("aspect", "positive", "locks width / height (`1.0`: square) of the panel's plot area (its axes) or, "
-                                        "with `aspect_of = \"box\"`, of its box: the box becomes the largest box "
-                                        "of that aspect inside its cell (or `size`), placed in a cell by `align` "
-                                        "(`top`/`bottom` or `left`/`right` on the side with room, else centred), "
-                                        "otherwise at its `anchor`"),
+              Key("aspect", "aspect", "locks width / height (`1.0`: square) of the panel's plot area (its axes) or, "
+                                      "with `aspect_of = \"box\"`, of its box: the box becomes the largest box "
+                                      "of that aspect inside its cell (or `size`), placed in a cell by `align` "
+                                      "(`top`/`bottom` or `left`/`right` on the side with room, else centred), "
+                                      "otherwise at its `anchor`. `\"auto\"` (image, svg and pdf panels): the "
+                                      "file's own aspect (its pixels', its viewBox's, its page's), so the box is the "
+                                      "picture drawn and the panel's label and anchors sit on it"),
               Key("aspect_of", "aspect_of", "what `aspect` locks: `\"plot\"` the plot area, `\"box\"` the box",
                   default="plot"),
           ), rules=(*PLACED, PANEL_SIZE)),  # first: exactly one source (composer.layout.sources.panel_table)

@@ -677,11 +677,15 @@ def _panel(r: _Reader, name: str, raw: Any, spec: FigureSpec) -> Panel:
     taken = {k: t.get(k) if k in chosen.takes else t.default(k) for k in sources.SHARED_KEYS}
     overlap = t.get("overlap")
     aspect, aspect_of, aspect_align = _aspect(r, t, place)
+    if aspect == "auto" and chosen.matplotlib:
+        raise r.err(f"{key}.aspect", "\"auto\" keeps a file's own aspect (image, svg and pdf panels); a "
+                                     f"{kind} panel has none: give aspect = width / height")
     t.done()
     return Panel(name=name, kind=kind, source=source, place=place, size_pt=size, label=label, title=title,
                  params=taken["params"], data=taken["data"], overlap=overlap, raster=taken["raster"],
-                 empty=taken["empty"], key=key, options=options, aspect=aspect, aspect_of=aspect_of,
-                 aspect_align=aspect_align, alt=alt)
+                 empty=taken["empty"], key=key, options=options,
+                 aspect=aspect if not isinstance(aspect, str) else None, aspect_auto=aspect == "auto",
+                 aspect_of=aspect_of, aspect_align=aspect_align, alt=alt)
 
 
 def _alt(r: _Reader, text: str | None, key: str) -> str | None:
@@ -711,9 +715,9 @@ def _refuse_untaken(r: _Reader, t: _Table, chosen: sources.SourceTable,
                                            f"nothing here: {chosen.refusal()}")
 
 
-def _aspect(r: _Reader, t: _Table, place: Placement) -> tuple[float | None, str, str]:
-    """A panel's ``aspect`` (a positive finite number, or None), ``aspect_of`` and, in a cell, ``align``
-    (where the locked box sits; ``center`` otherwise).
+def _aspect(r: _Reader, t: _Table, place: Placement) -> tuple[float | str | None, str, str]:
+    """A panel's ``aspect`` (a positive finite number, ``"auto"``: the file's own, with ``aspect_of = "box"``;
+    or None), ``aspect_of`` and, in a cell, ``align`` (where the locked box sits; ``center`` otherwise).
 
     Raises:
         LayoutError: aspect is not a positive finite number (0, negative, nan, a string), or aspect_of
@@ -723,6 +727,9 @@ def _aspect(r: _Reader, t: _Table, place: Placement) -> tuple[float | None, str,
     if aspect is None:
         t.refuse(["aspect_of"], "it says what aspect locks; give aspect = width / height")
         return None, t.default("aspect_of"), "center"
+    if aspect == "auto":  # the file's own, read by the inputs stage (composer.stages.inputs.file_aspects)
+        t.refuse(["aspect_of"], "aspect = \"auto\" locks the box to the file's own aspect")
+        return "auto", "box", t.get("align") if place.cell is not None else "center"
     aspect_of = t.get("aspect_of")
     align = t.get("align") if place.cell is not None else "center"
     return aspect, aspect_of, align

@@ -292,7 +292,9 @@ class Panel:
             None (default) does when the panel's SVG is heavy (see
             :mod:`composer.mpl.savesvg`).
         empty: render panels only: True when the renderer may draw nothing.
-        aspect: width / height locked (``[panels.NAME] aspect``), or None; aspect_of: ``"box"``
+        aspect: width / height locked (``[panels.NAME] aspect``), or None; ``aspect = "auto"`` sets
+            ``aspect_auto`` and leaves it None until the inputs stage reads the file's own aspect
+            (:func:`composer.stages.inputs.file_aspects`: its box is then the picture drawn); aspect_of: ``"box"``
             (the box has it: :func:`composer.stages.geometry.aspect_box`) or ``"plot"`` (its plot area);
             aspect_align: where the box sits in its cell (``top``/``bottom``, ``left``/``right``,
             ``center``), on the axis with room.
@@ -315,6 +317,7 @@ class Panel:
     aspect: float | None = None
     aspect_of: str = default("panel", "aspect_of")
     aspect_align: str = "center"
+    aspect_auto: bool = False
     alt: str | None = None
 
 

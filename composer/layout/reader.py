@@ -134,6 +134,15 @@ class Reader:
             raise self.err(key, f"{value!r} is not a positive number")
         return float(value)
 
+    def aspect(self, value: Any, key: str) -> float | str:
+        """A panel's ``aspect``: width / height, a positive finite number, or ``"auto"`` (a file's own)."""
+        if value == "auto":
+            return "auto"
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
+            raise self.err(key, f"{value!r} is not a positive number (width / height) or \"auto\" (the file's own "
+                                "aspect)")
+        return float(value)
+
     def panel_label(self, value: Any, key: str) -> str | bool:
         """A panel's own label (a string with something to see), or ``false``: no label."""
         if value is False:

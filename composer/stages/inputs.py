@@ -343,6 +343,32 @@ class Inputs:
     root: Path | None = None
 
 
+def file_aspects(figure: Figure, documents: Mapping[str, bytes], *, file: str) -> Figure:
+    """``figure`` with each ``aspect = "auto"`` panel locked to its file's own aspect
+    (:meth:`composer.stages.sources.base.PanelSource.file_aspect`: a picture's pixels, an SVG's viewBox, a PDF
+    page's), as ``aspect_of = "box"``: its box is then the largest of that aspect in its cell or ``size``
+    (placed by ``align``), the picture drawn, on which its label and anchors sit.
+
+    Raises:
+        LayoutError: at ``panels.NAME.aspect``: the panel's source draws at its box and has no aspect of its own.
+        SvgError, DataError: the file cannot be read (naming it).
+    """
+    import dataclasses
+
+    panels = []
+    for panel in figure.panels:
+        if panel.aspect_auto:
+            document = documents.get(panel.name)
+            found = source_of(panel).file_aspect(panel, document) if document is not None else None
+            if found is None:
+                raise LayoutError(f"\"auto\" keeps a file's own aspect (image, svg and pdf panels); a {panel.kind} "
+                                  "panel is drawn at its box: give aspect = width / height", file=file,
+                                  key=f"{panel.key}.aspect")
+            panel = dataclasses.replace(panel, aspect=found, aspect_of="box")
+        panels.append(panel)
+    return dataclasses.replace(figure, panels=tuple(panels)) if any(p.aspect_auto for p in panels) else figure
+
+
 def read_inputs(project: Project, name: str, figure: Figure | None = None, *,
                 timeout_s: float | None = DEFAULT_TIMEOUT_S) -> Inputs:
     """Read the layout, data files, panel modules and imported files of a figure.
@@ -407,6 +433,7 @@ def read_figure_inputs(project: Project, figure: Figure, file: str,
         document = source.read(panel, reading)
         if document is not None:
             documents[panel.name] = document
+    figure = file_aspects(figure, documents, file=file)
     _check_shared_params(figure, [renderers[p.name] for p in figure.panels if p.name in renderers]
                          + [m.values for m in modules.values() if callable(getattr(m, "values", None))],
                          file)

@@ -163,7 +163,7 @@ def test_every_loader_table_kind_is_in_the_schema(accepted_keys):
 BAD = {
     "length": "12parsecs", "offset": "3 apples", "size": ["1mm"], "offset_pair": "2mm", "point": 42,
     "points": "a.e", "waypoints": "a.e", "string": 3, "template": 3, "name": "9lives", "element": "9lives", "color": 12,
-    "bool": "yes", "fraction": 1.5, "positive": -1, "angle": 200, "renderer": "no_colon",
+    "bool": "yes", "fraction": 1.5, "positive": -1, "aspect": "square", "angle": 200, "renderer": "no_colon",
     "svg_file": "logo.png", "pdf_file": "plot.eps", "page": 0, "count": 0, "image_file": "photo.gif", "data_file": "results.xlsx", "style_file": "paper.yaml",
     "vegalite_file": "chart.vl.yaml", "vega_anchors": {"peak": [1]},
     "table": 3, "mosaic": 3, "tracks": "1", "gutter": True, "margin": ["1mm", "2mm"], "panel_list": ["a"],

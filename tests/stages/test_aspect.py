@@ -358,3 +358,106 @@ def test_a_locked_panel_alone_has_its_drawn_size(tmp_path):
         width, height = (float(v) for v in alone.get("viewBox").split()[2:])
         assert (width, height) == pytest.approx(canvas[name][2:4], abs=0.01), name
     assert canvas["a"][2] < 50 * MM - 1  # locked: narrower than its cell
+
+
+# ─── aspect = "auto": a file's own aspect (issue #26) ────────────────────────
+
+AUTO = """
+[grid]
+mosaic = "ABC"
+margin = ["5mm", "0mm", "0mm", "0mm"]
+[panels.a]
+image = "../pics/wide.png"
+cell = "A"
+aspect = "auto"
+align = "top"
+[panels.b]
+svg = "../pics/tall.svg"
+cell = "B"
+aspect = "auto"
+align = "right"
+[panels.c]
+pdf = "../pics/page.pdf"
+cell = "C"
+aspect = "auto"
+[[text]]
+text = "x"
+at = "b#dot"
+anchor = "center"
+[[text]]
+text = "y"
+at = "c.sw"
+anchor = "ne"
+"""
+
+#: 50 x 50 mm cells from y = 5 mm. a: a 40 x 20 px PNG (2:1), flush top: 50 x 25 mm; b: an SVG of viewBox
+#: 0 0 10 30 (1:3), flush right: 50/3 x 50 mm; c: a 200 x 100 pt PDF page (2:1), centred: 50 x 25 mm, 12.5 mm
+#: down. (x, y, width, height) in mm, worked out by hand.
+AUTO_BOXES = {"a": (0, 5, 50, 25), "b": (100 - 50 / 3, 5, 50 / 3, 50), "c": (100, 17.5, 50, 25)}
+
+
+@pytest.fixture(scope="module")
+def auto_svg(tmp_path_factory):
+    """One build of the three file panels with ``aspect = "auto"``: the composed SVG's root."""
+    from pdf_samples import hand_pdf
+    from PIL import Image
+
+    root = layout_project(tmp_path_factory.mktemp("auto"), AUTO, head='width = "150mm"\nheight = "55mm"\n'
+                                                                       'labels = "a"\nraster_ppi = 10\n')
+    pics = root / "pics"
+    pics.mkdir()
+    Image.new("RGB", (40, 20), (200, 30, 30)).save(pics / "wide.png")
+    (pics / "tall.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 30"><rect width="10" '
+                                   'height="30" fill="#3c3"/><circle id="dot" cx="5" cy="15" r="1"/></svg>')
+    (pics / "page.pdf").write_bytes(hand_pdf([b"0 0 1 rg 0 0 200 100 re f"]))
+    result = build("fig", root=root, formats=("svg",), cache=False)
+    return etree.fromstring(result.outputs["svg"].read_bytes())
+
+
+def _by_id(svg, element_id: str):
+    return next(el for el in svg.iter() if el.get("id") == element_id)
+
+
+def test_an_auto_aspect_box_is_the_picture_drawn(auto_svg):
+    """The image is drawn at its box (its <image>), the SVG's and the PDF's viewBoxes scaled onto theirs:
+    each the largest box of the file's own aspect in its cell, placed by align, to 0.01 pt."""
+    x, y, w, h = (v * MM for v in AUTO_BOXES["a"])
+    image = _by_id(auto_svg, "panel-a").find(f".//{SVG}image")
+    assert [float(image.get(k)) for k in ("x", "y", "width", "height")] == pytest.approx([x, y, w, h], abs=0.01)
+    for name, view_w in (("b", 10), ("c", 200)):
+        x, y, w, h = (v * MM for v in AUTO_BOXES[name])
+        tx, ty, scale = (float(v) for v in re.match(r"translate\(([-\d.]+) ([-\d.]+)\) scale\(([-\d.]+)\)",
+                                                     _by_id(auto_svg, f"panel-{name}").get("transform")).groups())
+        assert (tx, ty, scale * view_w) == pytest.approx((x, y, w), abs=0.01), name
+
+
+def test_an_auto_aspect_panels_label_sits_on_its_picture(auto_svg):
+    """Each label's glyphs start at its picture's left edge (within the glyph's side bearing, 1.5 pt) and end
+    above its top (within 4 pt): b's picture is 33.3 mm right of its cell's left, c's 12.5 mm below its top."""
+    for name, (x_mm, y_mm, _, _) in AUTO_BOXES.items():
+        x0, _, _, y1 = path_extent(_by_id(auto_svg, f"label-{name}").get("d"))
+        assert 0 <= x0 - x_mm * MM <= 1.5, name
+        assert 0 <= y_mm * MM - y1 <= 4.0, name
+
+
+def test_an_auto_aspect_panels_anchors_are_on_its_picture(auto_svg):
+    """``b#dot`` (the circle at (5, 15) of the 10 x 30 viewBox) is the picture's middle, where text x is centred;
+    ``c.sw`` is the PDF picture's bottom-left corner (100 mm, 42.5 mm), where text y's box has its top-right."""
+    bx, by, bw, bh = (v * MM for v in AUTO_BOXES["b"])
+    x0, y0, x1, y1 = path_extent(_by_id(auto_svg, "text-0").get("d"))
+    assert ((x0 + x1) / 2, (y0 + y1) / 2) == pytest.approx((bx + bw / 2, by + bh / 2), abs=0.5)
+    x0, y0, x1, y1 = path_extent(_by_id(auto_svg, "text-1").get("d"))
+    assert 0 <= 100 * MM - x1 <= 1.0 and 0 <= y0 - 42.5 * MM <= 2.5
+
+
+@pytest.mark.parametrize(("extra", "words"), [
+    ('render = "p:plain"\naspect = "auto"', "a render panel has none"),
+    ('svg = "../box.svg"\naspect = "auto"\naspect_of = "plot"', "file's own aspect"),
+])
+def test_an_auto_aspect_that_cannot_hold_is_a_one_line_error(tmp_path, extra, words):
+    root = project(tmp_path, '[grid]\nmosaic = "A"\n[panels.a]\ncell = "A"\n' + extra + "\n")
+    (root / "box.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 5"/>')
+    with pytest.raises(LayoutError) as err:
+        load_layout(root / "layouts" / "fig.toml", name="fig")
+    message = str(err.value)
+    assert "\n" not in message and "panels.a.aspect" in message and words in message

@@ -161,6 +161,15 @@ class PanelSource(ABC):
         None (the default): every output draws the panel's SVG."""
         return None
 
+    def file_aspect(self, panel: Panel, document: bytes) -> float | None:
+        """The width / height of the picture the panel's file draws (``aspect = "auto"``), given what
+        :meth:`read` returned; None (the default): the source has no aspect of its own (it draws at its box).
+
+        Raises:
+            SvgError, DataError: the document cannot be read (naming the file).
+        """
+        return None
+
     def plot_area(self, panel: Panel, drawing: Drawing) -> PlotArea | None:
         """The panel's plot area, ``(x0, y0, x1, y1)`` in pt from its box's top-left (y down), for
         ``label_at = "plot"`` and texts ``beside`` it; None (the default): its whole box."""
@@ -210,6 +219,17 @@ def placed(svg: bytes, panel: Panel, box: Box, *, source: str, fit: str, renumbe
     place(group, vb, x_pt=box.x_pt, y_pt=box.y_pt, width_pt=box.width_pt, height_pt=box.height_pt, fit=fit,
           aspect=aspect)
     return group
+
+
+def svg_aspect(document: bytes, *, source: str) -> float:
+    """The width / height of an SVG document's viewBox (:func:`composer.svg.viewbox.view_box`): the aspect
+    ``placed(..., fit="contain")`` draws it at.
+
+    Raises:
+        SvgError: the document cannot be parsed or has no usable viewBox (naming ``source``).
+    """
+    vb = view_box(parse_svg(document, source=source), source=source)
+    return vb.width / vb.height
 
 
 def read_project_file(panel: Panel, reading: Reading, read: Callable[[Path, str, str], bytes]) -> bytes:

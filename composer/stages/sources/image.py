@@ -20,7 +20,7 @@ from composer.layout.model import Panel
 from composer.layout.sources import SourceTable, file_type
 from composer.stages.geometry import Box
 from composer.stages.sources.base import Drawing, PanelSource, Reading, naming_the_file, read_project_file
-from composer.svg.images import ImageTooLarge, ImageUnreadable, displayed_raster
+from composer.svg.images import Displayed, ImageTooLarge, ImageUnreadable, displayed_raster
 from composer.svg.io import NSMAP, read_limited, svg_tag
 from composer.svg.sanitize import MAX_IMAGE_BYTES, MAX_IMAGE_PIXELS
 from composer.units import fmt
@@ -44,6 +44,15 @@ class ImageSource(PanelSource):
         return read_project_file(panel, reading,
                                  lambda path, display, _: read_limited(path, limit=MAX_IMAGE_BYTES, source=display))
 
+    def file_aspect(self, panel: Panel, document: bytes) -> float:
+        """The width / height of the picture as viewers display it (EXIF orientation applied).
+
+        Raises:
+            DataError: not a PNG or JPEG (or truncated), or over :data:`MAX_IMAGE_PIXELS` pixels.
+        """
+        picture = _picture(panel, document)
+        return picture.width_px / picture.height_px
+
     def draw(self, panel: Panel, box: Box, drawing: Drawing) -> etree._Element:
         """The picture centred in ``box`` at the largest size keeping its aspect.
 
@@ -56,15 +65,24 @@ class ImageSource(PanelSource):
                                 drawing.figure.spec.raster_ppi)
 
 
-def _image_group(panel: Panel, box: Box, data: bytes, group_id: str, inputs_ppi: float) -> etree._Element:
-    """A PNG/JPEG panel, inlined as a data URI and fitted in its box keeping aspect."""
+def _picture(panel: Panel, data: bytes) -> Displayed:
+    """The panel's picture as displayed (:func:`composer.svg.images.displayed_raster`).
+
+    Raises:
+        DataError: not a PNG or JPEG (or truncated), or over :data:`MAX_IMAGE_PIXELS` pixels.
+    """
     try:
-        picture = displayed_raster(data, max_pixels=MAX_IMAGE_PIXELS)
+        return displayed_raster(data, max_pixels=MAX_IMAGE_PIXELS)
     except ImageTooLarge as exc:
         raise DataError(f"image {exc}", file=str(panel.source)) from None
     except ImageUnreadable:
         raise DataError("cannot read image: not a PNG or JPEG file (or it is truncated)",
                         file=str(panel.source)) from None
+
+
+def _image_group(panel: Panel, box: Box, data: bytes, group_id: str, inputs_ppi: float) -> etree._Element:
+    """A PNG/JPEG panel, inlined as a data URI and fitted in its box keeping aspect."""
+    picture = _picture(panel, data)
     width_px, height_px, mime, data = picture.width_px, picture.height_px, picture.mime, picture.data
     scale = min(box.width_pt / width_px, box.height_pt / height_px)
     w, h = width_px * scale, height_px * scale

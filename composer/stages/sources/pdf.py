@@ -32,6 +32,7 @@ from composer.stages.sources.base import (
     naming_the_file,
     placed,
     read_project_file,
+    svg_aspect,
 )
 
 
@@ -103,6 +104,10 @@ class PdfSource(PanelSource):
             return None  # drawn converted, as every other output draws it
         vb = view_box(parse_svg(document, source=str(path)), source=str(path))
         return PdfPage(group=f"panel-{panel.name}", data=data, page=page, view_box=(vb.x, vb.y, vb.width, vb.height))
+
+    def file_aspect(self, panel: Panel, document: bytes) -> float:
+        """The width / height of the converted page (its viewBox: :func:`svg_aspect`)."""
+        return svg_aspect(document, source=str(panel.source))
 
     def draw(self, panel: Panel, box: Box, drawing: Drawing) -> etree._Element:
         """The converted page fitted in ``box`` keeping its aspect."""

@@ -17,7 +17,15 @@ from composer.layout.model import Panel
 from composer.layout.sources import SourceTable, file_type
 from composer.stages.geometry import Box
 from composer.stages.mplfiles import matplotlib_made, mesh_groups, rasterize_meshes
-from composer.stages.sources.base import Drawing, PanelSource, Reading, naming_the_file, placed, read_project_file
+from composer.stages.sources.base import (
+    Drawing,
+    PanelSource,
+    Reading,
+    naming_the_file,
+    placed,
+    read_project_file,
+    svg_aspect,
+)
 from composer.svg.sanitize import load_svg
 
 
@@ -37,6 +45,10 @@ class SvgSource(PanelSource):
         """
         return read_project_file(panel, reading,
                                  lambda path, display, _: load_svg(path, project_root=reading.root, source=display))
+
+    def file_aspect(self, panel: Panel, document: bytes) -> float:
+        """The width / height of the file's viewBox (:func:`svg_aspect`)."""
+        return svg_aspect(document, source=str(panel.source))
 
     def draw(self, panel: Panel, box: Box, drawing: Drawing) -> etree._Element:
         """The file fitted in ``box`` keeping its aspect; a matplotlib file's meshes rasterized."""
