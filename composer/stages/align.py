@@ -49,7 +49,8 @@ def align_plot_areas(drafts: Mapping[str, Draft], boxes: Mapping[str, Any], alig
     the same for left and right edges; ``"both"`` both. The
     axes inside each panel are mapped linearly from the old plot area to the
     new one; a colorbar beside the plot area moves with the edge it is beside
-    (:func:`_follow`). A panel a result kind drew as SVG (``Draft.svg``, :mod:`composer.stages.results`)
+    (:func:`_follow`), and so do the texts a result kind's library placed itself (``Draft.follow``:
+    plotnine's axis titles). A panel a result kind drew as SVG (``Draft.svg``, :mod:`composer.stages.results`)
     takes part with the plot area its kind reported and is drawn again by its kind with the new one
     (``Draft.redraw``).
 
@@ -147,6 +148,9 @@ def align_plot_areas(drafts: Mapping[str, Draft], boxes: Mapping[str, Any], alig
         fy = (ny1 - ny0) / (y1 - y0) if y1 > y0 else 1.0
         for ax, p in zip(axes, pos):
             ax.set_position([nx0 + (p.x0 - x0) * fx, ny0 + (p.y0 - y0) * fy, p.width * fx, p.height * fy])
+        for text in drafts[name].follow:  # a library's axis titles, placed in figure fractions
+            tx, ty = text.get_position()
+            text.set_position((_follow(tx, 0.0, (x0, x1), (nx0, nx1))[0], _follow(ty, 0.0, (y0, y1), (ny0, ny1))[0]))
         for ax, p in bars[name]:  # beside the plot area: keeps its gap to the edge it is beside
             bx0, bw = _follow(p.x0, p.width, (x0, x1), (nx0, nx1))
             by0, bh = _follow(p.y0, p.height, (y0, y1), (ny0, ny1))

@@ -118,6 +118,8 @@ class Draft:
         redraw: for an ``svg`` draft whose kind can put its plot area where it is told
             (:attr:`composer.stages.results.ResultKind.aligns`): the kind's drawing again with its plot area
             at ``(x0, y0, x1, y1)`` pt (``[[align]]``); None otherwise.
+        follow: texts of ``fig`` that ``[[align]]`` moves with the plot area's edges
+            (:attr:`composer.stages.results.InFigure.follow`); empty for a matplotlib renderer's figure.
     """
 
     panel: Panel
@@ -127,6 +129,7 @@ class Draft:
     missing: list[str] = field(default_factory=list)  # characters drawn without a glyph
     svg: SvgDrawing | None = None
     redraw: Callable[[PlotAreaPt], SvgDrawing] | None = None
+    follow: tuple[Any, ...] = ()
 
     def plot_area(self) -> PlotAreaPt | None:
         """The plot area drawn: ``svg``'s, or the figure's (:func:`plot_area`, as matplotlib last drew it)."""
@@ -172,6 +175,7 @@ def draw_panel(func: Callable[..., Any], panel: Panel, spec: FigureSpec, data: M
                 target = Target(fig=fig, panel=panel, spec=spec, size_pt=size_pt, file=file, anchors=found[2])
                 draft = _draw_result(found[0], found[1], target, func)
     if found is not None:
+        _check_size(draft, found[0].what, spec, file=file)
         draft.missing = missing
         return draft
     w_in, h_in = fig.get_size_inches()
@@ -209,11 +213,24 @@ def _draw_result(kind: Any, obj: Any, target: Target, func: Callable[..., Any]) 
         return Draft(panel=panel, fig=target.fig, result=None, size_pt=size_pt, svg=checked(drawn, kind, target),
                      redraw=redraw)
     assert isinstance(drawn, InFigure), f"result kind {kind.name!r} drew {type(drawn).__name__}"
-    w_in, h_in = drawn.fig.get_size_inches()
-    if abs(w_in * 72 - size_pt[0]) > 1e-6 or abs(h_in * 72 - size_pt[1]) > 1e-6 or drawn.fig.dpi != 72:
-        raise target.error(f"the {kind.what} was drawn {say_pair(w_in * 72, h_in * 72, target.spec.unit)} at "
-                           f"{drawn.fig.dpi:g} dpi, not its box's {say_pair(*size_pt, target.spec.unit)} at 72 dpi")
-    return Draft(panel=panel, fig=drawn.fig, result=drawn.anchors, size_pt=size_pt)
+    return Draft(panel=panel, fig=drawn.fig, result=drawn.anchors, size_pt=size_pt, follow=drawn.follow)
+
+
+def _check_size(draft: Draft, what: str, spec: FigureSpec, *, file: str) -> None:
+    """A result kind's Figure, once pyplot let go of it (its dpi is then what matplotlib keeps as the
+    figure's own), must be the box's size at 72 dpi.
+
+    Raises:
+        PanelError: another size or dpi, naming both.
+    """
+    if draft.svg is not None:
+        return
+    size_pt, fig = draft.size_pt, draft.fig
+    w_in, h_in = fig.get_size_inches()
+    if abs(w_in * 72 - size_pt[0]) > 1e-6 or abs(h_in * 72 - size_pt[1]) > 1e-6 or fig.dpi != 72:
+        raise PanelError(f"panel {draft.panel.name!r}: the {what} was drawn {say_pair(w_in * 72, h_in * 72, spec.unit)} "
+                         f"at {fig.dpi:g} dpi, not its box's {say_pair(*size_pt, spec.unit)} at 72 dpi (a "
+                         "figure.dpi in [rcparams]?)", file=file, key=f"{draft.panel.key}.{draft.panel.kind}")
 
 
 def drew_nothing(fig: Any) -> bool:

@@ -104,10 +104,14 @@ class InFigure:
         fig: the Figure to save (``Target.fig`` or one of the library's, ``size_pt`` at 72 dpi).
         anchors: data anchors as a matplotlib renderer returns them, ``{name: (ax, x, y)}`` with axes of
             ``fig``, or None.
+        follow: texts of ``fig`` placed in figure fractions beside or along its plot area (a library's axis
+            titles and plot title, which it lays out itself), moved with the plot area's edges when
+            ``[[align]]`` moves its axes (as a colorbar beside it moves: :func:`composer.stages.align.align_plot_areas`).
     """
 
     fig: Any
     anchors: dict[str, Any] | None = None
+    follow: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True)

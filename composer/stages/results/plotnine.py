@@ -15,7 +15,9 @@
 
 plotnine makes its own Figure (``plt.figure()``, caught by :func:`composer.mpl.internals.pyplot_on`);
 the render stage saves it as any matplotlib panel, so its plot area is the union of its axes (its
-facet panels; legends are not axes) and ``[[align]]`` aligns it.
+facet panels; legends are not axes) and ``[[align]]`` aligns it: plotnine's layout is run once at the box's
+size and then kept (its layout engine removed), so moved axes stay where they are moved; its axis titles,
+plot title and caption (figure texts) move with the plot area's edges, its legend stays where plotnine put it.
 
 Data anchors: ``(x, y)`` in the data units of the plot's first panel (its first facet), or
 ``(i, x, y)`` for facet panel ``i`` (0 first, in plotnine's order: row by row). A value on a transformed
@@ -56,9 +58,13 @@ class PlotnineResult(ResultKind):
         plot = obj + theme(figure_size=(width_pt / 72.0, height_pt / 72.0), dpi=72)
         plot = plot + fonts_theme(plot.theme, target.font_families, target.font_size_pt)
         fig = plot.draw(show=False)
-        fig.set_dpi(72.0)
         fig.set_size_inches(width_pt / 72.0, height_pt / 72.0)
-        return InFigure(fig=fig, anchors=_anchors(plot, target))
+        # plotnine's layout engine places axes, legends and titles each time the figure is drawn; run it
+        # once at the box's size and keep what it placed, so [[align]] and aspect_of = "plot" may move the
+        # axes afterwards as they move a matplotlib panel's
+        fig.draw_without_rendering()
+        fig.set_layout_engine("none")
+        return InFigure(fig=fig, anchors=_anchors(plot, target), follow=tuple(fig.texts))
 
 
 def fonts_theme(current: Any, families: list[str], size_pt: float) -> Any:
