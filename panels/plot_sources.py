@@ -56,8 +56,19 @@ def plotnine_panel(fig, data, colors):
     """The curves as a ggplot (plotnine), which composer draws at the panel's size. Its theme's base size is
     the figure's font size (composer sets it in rcParams while the renderer runs); tick and legend text at
     the base size too, as matplotlib draws them."""
-    from plotnine import (aes, element_blank, element_text, geom_line, ggplot, labs, scale_color_manual,
-                          scale_x_continuous, scale_y_continuous, theme, theme_bw)
+    from plotnine import (
+        aes,
+        element_blank,
+        element_text,
+        geom_line,
+        ggplot,
+        labs,
+        scale_color_manual,
+        scale_x_continuous,
+        scale_y_continuous,
+        theme,
+        theme_bw,
+    )
 
     size = matplotlib.rcParams["font.size"]
     plot = (ggplot(curves(), aes("t", "y", color="damping")) + geom_line(size=0.5)

@@ -228,7 +228,8 @@ def _check_size(draft: Draft, what: str, spec: FigureSpec, *, file: str) -> None
     size_pt, fig = draft.size_pt, draft.fig
     w_in, h_in = fig.get_size_inches()
     if abs(w_in * 72 - size_pt[0]) > 1e-6 or abs(h_in * 72 - size_pt[1]) > 1e-6 or fig.dpi != 72:
-        raise PanelError(f"panel {draft.panel.name!r}: the {what} was drawn {say_pair(w_in * 72, h_in * 72, spec.unit)} "
+        drawn = say_pair(w_in * 72, h_in * 72, spec.unit)
+        raise PanelError(f"panel {draft.panel.name!r}: the {what} was drawn {drawn} "
                          f"at {fig.dpi:g} dpi, not its box's {say_pair(*size_pt, spec.unit)} at 72 dpi (a "
                          "figure.dpi in [rcparams]?)", file=file, key=f"{draft.panel.key}.{draft.panel.kind}")
 

@@ -106,7 +106,8 @@ class InFigure:
             ``fig``, or None.
         follow: texts of ``fig`` placed in figure fractions beside or along its plot area (a library's axis
             titles and plot title, which it lays out itself), moved with the plot area's edges when
-            ``[[align]]`` moves its axes (as a colorbar beside it moves: :func:`composer.stages.align.align_plot_areas`).
+            ``[[align]]`` moves its axes (as a colorbar beside it moves:
+            :func:`composer.stages.align.align_plot_areas`).
     """
 
     fig: Any
