@@ -238,3 +238,23 @@ def test_a_joint_grid_is_resized_to_the_box_with_its_axes_inside(target):
     assert all(0 <= b.x0 < b.x1 <= 1 and 0 <= b.y0 < b.y1 <= 1 for b in boxes.values())
     assert max(boxes, key=lambda ax: boxes[ax].width * boxes[ax].height) is grid.ax_joint
     assert drawn.anchors is not None and drawn.anchors["peak"] == (grid.ax_joint, 4.0, 6.0)
+
+
+DOCS = Path(__file__).parents[2] / "docs" / "howto"
+
+
+@pytest.mark.parametrize(("page", "name"), [("plotnine", "growth"), ("seaborn", "tips")])
+def test_the_howtos_example_is_print_clean(page, name, tmp_path):
+    """docs/howto/plotnine.md and seaborn.md: the page's panel module and layout, as written, pass
+    ``compose check`` with nothing found (every text at least 5 pt, nothing outside the canvas or on text)."""
+    from composer.pipeline import check
+
+    text = (DOCS / f"{page}.md").read_text(encoding="utf-8")
+    blocks = dict(re.findall(r"^```(python|toml)\n(.*?)^```$", text, flags=re.M | re.S))
+    (tmp_path / "layouts").mkdir()
+    (tmp_path / "panels").mkdir()
+    (tmp_path / "panels" / f"{name}.py").write_text(blocks["python"])
+    (tmp_path / "layouts" / f"{name}.toml").write_text(blocks["toml"])
+    assert f'render = "{name}:{name}"' in blocks["toml"] and f"{name}.py" in text
+    report = check(name, root=tmp_path)
+    assert report.findings == (), report.table()
