@@ -89,6 +89,7 @@ def measure(name: str, rounds: int, element: str) -> dict:
     server = subprocess.Popen([sys.executable, "-m", "composer.cli", "serve", name, "--root", str(root), "--port",
                                str(port)], stdout=log, stderr=subprocess.STDOUT, env=env)
     samples: list[float] = []
+    answered: list[float] = []  # the POST's own answer: read, write back, load, check, write the file
     try:
         first = _wait(lambda: _elements(port, name), step_s=0.2)
         token = _state(port, name)["svg"]
@@ -100,6 +101,7 @@ def measure(name: str, rounds: int, element: str) -> dict:
             started = time.perf_counter()
             status, answer = _post(port, f"/{name}/edit", {"id": element, "dx_pt": sign * MM, "dy_pt": 0.0,
                                                            "digest": known["digest"]})
+            answered.append(time.perf_counter() - started)
             if status != 200:
                 raise RuntimeError(f"edit refused: {status} {answer}")
             new = _wait(lambda old=before: (t := _state(port, name)["svg"]) != old and t)
@@ -116,7 +118,8 @@ def measure(name: str, rounds: int, element: str) -> dict:
     rendered = [line for line in rebuilt if "rendered" in line]
     plain = _plain_rebuilds(root, name, element, rounds)
     shutil.rmtree(work, ignore_errors=True)
-    return {"samples": samples, "builds": len(rebuilt), "rendered": rendered, "plain": plain}
+    return {"samples": samples, "answered": answered, "builds": len(rebuilt), "rendered": rendered, "plain": plain,
+            "lines": rebuilt}
 
 
 def _plain_rebuilds(root: Path, name: str, element: str, rounds: int) -> list[float]:
@@ -158,6 +161,9 @@ def main() -> None:
     print("| measure | median s | min s | max s |")
     print("|---|---|---|---|")
     print(f"| POST /edit -> new SVG token | {median:.3f} | {min(samples):.3f} | {max(samples):.3f} |")
+    answered = found["answered"]
+    print(f"| of which the POST's answer (file written) | {statistics.median(answered):.3f} | {min(answered):.3f} | "
+          f"{max(answered):.3f} |")
     print(f"| plain rebuild of the same change (SVG + PDF + PNG, warm process) | {plain_median:.3f} | {min(plain):.3f} "
           f"| {max(plain):.3f} |")
     print(f"ratio edit / plain rebuild: {median / plain_median:.2f}; builds after edits: {found['builds']}, "
