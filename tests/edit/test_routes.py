@@ -13,8 +13,8 @@ import urllib.error
 import urllib.request
 
 import pytest
-
 from cli.test_serve import served
+
 from composer.edit.history import digest, read_text
 from conftest import DEMO, layout_project
 
