@@ -46,6 +46,7 @@ panel that needs it is refused in one line naming what to install (:func:`_vl_co
 from __future__ import annotations
 
 import copy
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -179,11 +180,14 @@ def boxed_spec(spec: Mapping[str, Any], width_pt: float, height_pt: float, *, fo
     return out
 
 
-def _anchor_marks(anchors: Mapping[str, tuple[Any, Any]]) -> dict[str, Any]:
+def _anchor_marks(anchors: Mapping[str, tuple[Any, Any]], scale_types: Mapping[str, str]) -> dict[str, Any]:
     """A clipped, empty group at the view's origin holding one invisible symbol per anchor, placed by the
-    chart's ``x`` and ``y`` scales (a band scale's band centre): clipped to no size, it adds nothing to the
-    bounds Vega fits the chart by."""
+    chart's ``x`` and ``y`` scales (a band scale's band centre; a string on a time scale read as a date by
+    Vega's ``toDate``, as Vega-Lite reads its data): clipped to no size, it adds nothing to the bounds Vega
+    fits the chart by."""
     def channel(scale: str, value: Any) -> dict[str, Any]:
+        if isinstance(value, str) and scale_types.get(scale) in ("time", "utc"):
+            return {"scale": scale, "signal": f"toDate({json.dumps(value)})", "band": 0.5}
         return {"scale": scale, "value": value, "band": 0.5}
 
     zero = {"value": 0}
@@ -243,13 +247,13 @@ def _draw(spec: Mapping[str, Any], width_pt: float, height_pt: float, *, font: s
     fitted = boxed_spec(spec, width_pt, height_pt, font=font, font_size_pt=font_size_pt, plot_area_pt=plot_area_pt)
     vega = _convert(what, vlc.vegalite_to_vega, fitted)
     anchors = dict(anchors or {})
+    scales = {s.get("name"): s.get("type", "linear") for s in vega.get("scales", ())}
     if anchors:
-        scales = {s.get("name") for s in vega.get("scales", ())}
-        if not {"x", "y"} <= scales:
+        if not {"x", "y"} <= set(scales):
             raise DataError(f"{what} has no x and y scales at its top level for its data anchors "
                             f"({', '.join(anchors)}): anchors reach single and layered views with x and y encoded")
     traced = copy.deepcopy(vega)
-    traced.setdefault("marks", []).append(_anchor_marks(anchors))
+    traced.setdefault("marks", []).append(_anchor_marks(anchors, scales))
     scene = _convert(what, vlc.vega_to_scenegraph, traced, allowed_base_urls=[])
     svg = _convert(what, vlc.vega_to_svg, vega, allowed_base_urls=[])
     plot_area, positions = _read_scene(scene, list(anchors), what)

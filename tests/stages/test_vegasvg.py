@@ -43,6 +43,12 @@ DRAWN = {
     "bars": (BARS, 100.0, 80.0, {"anchors": {"b": ("b", 2)}}),
     "off_chart": (BARS, 100.0, 80.0, {"anchors": {"z": ("zz", 2)}}),
     "aligned": (LINE, 150.0, 100.0, {"plot_area_pt": (30, 10, 140, 80), "anchors": {"peak": (5, 3)}}),
+    "log": ({"data": {"values": [{"x": 1, "y": 1}, {"x": 100, "y": 3}]}, "mark": "line",
+             "encoding": {"x": {"field": "x", "type": "quantitative", "scale": {"type": "log"}},
+                          "y": {"field": "y", "type": "quantitative"}}}, 150.0, 100.0, {"anchors": {"ten": (10, 3)}}),
+    "dates": ({"data": {"values": [{"t": "2020-01-01", "y": 1}, {"t": "2020-01-03", "y": 3}]}, "mark": "line",
+               "encoding": {"x": {"field": "t", "type": "temporal"}, "y": {"field": "y", "type": "quantitative"}}},
+              150.0, 100.0, {"anchors": {"day2": ("2020-01-02", 3), "ms": (1577923200000, 3)}}),
 }
 
 
@@ -129,6 +135,14 @@ def test_a_data_anchor_goes_through_the_charts_scales(line) -> None:
     # x: [0, 10] -> [x0, x1]; y: [0, 3] -> [y1, y0] (zero included, nice)
     assert line.anchors["peak"] == pytest.approx((x0 + (x1 - x0) * 5 / 10, y1 - (y1 - y0) * 3 / 3), abs=1e-6)
     assert line.anchors["start"] == pytest.approx((x0, y1 - (y1 - y0) * 1 / 3), abs=1e-6)
+
+
+def test_an_anchor_on_a_log_or_a_time_scale(drawn) -> None:
+    """10 is halfway between the decades 1 and 100 on a log scale; 2 January (a date string, or its UTC
+    timestamp 1,577,923,200,000 ms) halfway between the 1st and the 3rd on a time scale (the data's extent)."""
+    for name, anchor in (("log", "ten"), ("dates", "day2"), ("dates", "ms")):
+        x0, y0, x1, _ = drawn[name].plot_area
+        assert drawn[name].anchors[anchor] == pytest.approx(((x0 + x1) / 2, y0), abs=1e-6), (name, anchor)
 
 
 def test_a_category_anchor_is_at_its_bands_centre(drawn) -> None:
