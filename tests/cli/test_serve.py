@@ -443,6 +443,7 @@ def test_the_page_follows_edits_errors_and_fixes_without_reloading(tmp_path, bro
         finding.hover()
         sheet = page.locator("#sheet").bounding_box()
         marks = page.locator("#marks rect")
+        marks.nth(1).wait_for(timeout=LIMIT_S * 1000)  # the marks the hover drew, laid out
         assert marks.count() == 2
         out_px = 1 * 96 / 72 + 1  # the mark's 1 pt margin, and half its 2 px stroke
         shape = marks.nth(1).bounding_box()
