@@ -685,6 +685,15 @@ class TextCache:
             made_with.append(toolchain())
         return bytes_digest(canonical_json(made_with).encode("utf-8"))
 
+    def has(self, text: str, style: Any, colors: tuple[tuple[str, str], ...] = (),
+            width_pt: float | None = None) -> bool:
+        """True when :meth:`typeset` would find these arguments' block without typesetting it (this build's
+        blocks, the project's file, the user's cache)."""
+        fonts = font_files_digest(text, style)
+        key = self.key(text, style, colors, width_pt, fonts=fonts)
+        return key in self._used or key in self._stored or (
+            self.user is not None and fonts is not None and self.user.load(key) is not None)
+
     def typeset(self, text: str, style: Any, colors: tuple[tuple[str, str], ...] = (),
                 width_pt: float | None = None) -> Any:
         """:func:`composer.text.metrics.typeset`, from the cache when these arguments were typeset before.

@@ -6,7 +6,8 @@ and titles) is typeset once here: its sizes place the elements
 :mod:`composer.stages.compose`. Typesetting is the slow part of composing,
 so a build passes a :class:`composer.incremental.cache.TextCache`
 (:func:`text_cache`) and every :func:`typeset_text` inside goes through it;
-the blocks are the same either way.
+the blocks are the same either way. The figure's LaTeX texts (``math = "latex"``) that the cache lacks
+are typeset ahead in one TeX run (:func:`composer.text.latex.prepare`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from composer.errors import LayoutError
+from composer.errors import ComposerError, LayoutError
 from composer.kinds.shapes import SHAPES
 from composer.layout.model import TextStyle
 from composer.stages.inputs import MAX_TEXT_CHARS, Inputs, fill_fields
@@ -29,6 +30,9 @@ class TextStore(Protocol):
 
     def typeset(self, text: str, style: Any, colors: tuple[tuple[str, str], ...] = (),
                 width_pt: float | None = None) -> Any: ...
+
+    def has(self, text: str, style: Any, colors: tuple[tuple[str, str], ...] = (),
+            width_pt: float | None = None) -> bool: ...
 
 
 #: the typeset-text cache of the build in progress, if any (set by :func:`text_cache`).
@@ -82,6 +86,7 @@ def typeset_figure(inputs: Inputs) -> Typeset:
     """
     figure, file = inputs.figure, inputs.file
     colors = tuple(figure.spec.colors.items())
+    _prepare_latex(inputs, colors)
     texts: list[tuple[str, TextBlock]] = []
     for t in figure.texts:
         filled = fill_text(t.text, inputs, file, f"{t.key}.text")
@@ -95,8 +100,7 @@ def typeset_figure(inputs: Inputs) -> Typeset:
         shape_text = fill_text(s.text, inputs, file, f"{s.key}.text") if s.text else None
         block = None
         if shape_text is not None and s.text_style is not None:
-            wrap = width - 2 * s.padding_pt if width is not None and SHAPES[s.kind].wraps else None
-            block = typeset_text(shape_text, s.text_style, file, f"{s.key}.text", colors, wrap)
+            block = typeset_text(shape_text, s.text_style, file, f"{s.key}.text", colors, _wrap_pt(s))
         size: tuple[float, float] | None = None
         if s.place.cell is None:
             if width is not None and height is not None:
@@ -118,6 +122,42 @@ def typeset_figure(inputs: Inputs) -> Typeset:
         labels.append((filled, typeset_text(filled, a.label_style, file, f"{a.key}.label", colors)))
     return Typeset(tuple(texts), tuple(shapes), tuple(labels))
 
+
+def _wrap_pt(shape: Any) -> float | None:
+    """The width a shape's text wraps to: its width inside its padding, for the shapes that wrap."""
+    width = shape.size_pt[0]
+    return width - 2 * shape.padding_pt if width is not None and SHAPES[shape.kind].wraps else None
+
+
+def _prepare_latex(inputs: Inputs, colors: tuple[tuple[str, str], ...]) -> None:
+    """Typeset the figure's LaTeX texts that the text cache does not have in one TeX run
+    (:func:`composer.text.latex.prepare`), before the texts are typeset one by one; a text whose fields
+    cannot be filled is left to the loop, which reports it where it stands."""
+    figure, file = inputs.figure, inputs.file
+    wanted: list[tuple[str, TextStyle, str, float | None]] = []
+    for t in figure.texts:
+        wanted.append((t.text, t.style, f"{t.key}.text", t.width_pt))
+    for s in figure.shapes:
+        if s.place is not None and s.text and s.text_style is not None:
+            wanted.append((s.text, s.text_style, f"{s.key}.text", _wrap_pt(s)))
+    for a in figure.arrows:
+        if a.label is not None and a.label_style is not None:
+            wanted.append((a.label, a.label_style, f"{a.key}.label", None))
+    store = _TEXT_CACHE.get()
+    items = []
+    for template, style, key, width_pt in wanted:
+        if style.math != "latex":
+            continue
+        try:
+            text = fill_text(template, inputs, file, key)
+        except ComposerError:
+            continue
+        if len(text) <= MAX_TEXT_CHARS and (store is None or not store.has(text, style, colors, width_pt)):
+            items.append((text, style))
+    if len(items) > 1:
+        from composer.text.latex import prepare
+
+        prepare(items)
 
 
 def fill_text(template: str, inputs: Inputs, file: str, key: str) -> str:

@@ -5,9 +5,11 @@ arrow's ``label_math``) is handed to a TeX installation instead of matplotlib's 
 string is LaTeX in text mode (``$...$`` for math, as in a document), one TeX box per line of the text
 (composer's ``\\n``). mathtext stays the default, and needs nothing installed.
 
-How a text is made, all in one ``latex`` run and one ``dvisvgm`` run (a few tenths of a second; the
-result is kept in the build's text cache, :class:`composer.incremental.cache.TextCache`, keyed by the
-text, its style and the versions of both programs, :func:`toolchain`):
+How a text is made, in one ``latex`` run and one ``dvisvgm`` run (about 0.1 s of CPU each, most of it
+starting up; the typeset stage hands every LaTeX text of a figure that its text cache lacks to
+:func:`prepare`, so a figure's texts share one run of each; the result is kept in the build's text
+cache, :class:`composer.incremental.cache.TextCache`, keyed by the text, its style and the versions of
+both programs, :func:`toolchain`):
 
 1. A document (:func:`document`) sets every line in an ``\\hbox`` at the style's font size -- composer's
    pt is the PostScript point (1/72 in), TeX's is 1/72.27 in, so a 7 pt text is ``\\fontsize{7.026}``
@@ -18,7 +20,8 @@ text, its style and the versions of both programs, :func:`toolchain`):
    :func:`run_tex` reads them.
 2. ``dvisvgm --no-fonts --exact-bbox`` writes each page as SVG with every glyph an outline (so the SVG,
    PDF and PNG draw the same glyphs, no font embedded) in PostScript points; :func:`page_outline` moves
-   every glyph (``<use>``) and rule (``<rect>``: fraction bars, roots) to the line's baseline-left
+   every glyph (``<use>``; a glyph of a font used at several sizes is itself a scaled ``<use>`` in
+   ``<defs>``) and rule (``<rect>``: fraction bars, roots) to the line's baseline-left
    origin, y down, as one ``d``, written by composer (so dvisvgm's version comment and glyph ids never
    reach the output: same text, same bytes).
 3. The line's ascent and descent are the larger of TeX's box and the glyphs' exact extent (ink that a
@@ -76,6 +79,7 @@ TEX_FONTS: dict[str, tuple[str, str]] = {
     "nimbus sans": ("\\usepackage{helvet}\\renewcommand{\\familydefault}{\\sfdefault}", "phvr7t.tfm"),
 }
 
+_FONT_ARGS = re.compile(r"\{[\d.]+\}\{(?:\\bfseries)?(?:\\itshape)?\} ")
 _BOX = re.compile(r"^COMPOSER-BOX (\d+) ([-\d.]+)pt ([-\d.]+)pt ([-\d.]+)pt$", re.M)
 _PATH_TOKEN = re.compile(r"[MmLlHhVvCcSsQqTtZz]|[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 _ARGS = {"M": 2, "L": 2, "H": 1, "V": 1, "C": 6, "S": 4, "Q": 4, "T": 2, "Z": 0}
@@ -157,58 +161,99 @@ def font_preamble(font: str) -> str:
     return preamble if preamble and _has_tex_file(probe) else ""
 
 
-def document(lines: list[str], style: TextStyle) -> str:
-    """The LaTeX document that typesets each of ``lines`` as a page of its own (see the module docstring);
-    line ``k`` of the text (from 1) is on line ``FIRST_LINE + 2 (k - 1)`` of the document, its box closed on the
-    next (a ``%`` in the text comments out only the rest of its own line)."""
-    size = style.size_pt * TEX_PT_PER_PT
-    shape = ("\\bfseries" if style.weight == "bold" else "") + ("\\itshape" if style.style == "italic" else "")
+def document(texts: list[tuple[list[str], TextStyle]]) -> str:
+    """The LaTeX document that typesets each line of every text (its lines and style; all of one font
+    preamble, :func:`font_preamble`) as a page of its own (see the module docstring); the ``k``-th line of
+    the document's texts (from 1) is on line ``FIRST_LINE + 2 (k - 1)`` of the document, its box closed on
+    the next (a ``%`` in the text comments out only the rest of its own line)."""
     head = [
         "\\documentclass{article}",
         "\\usepackage{fix-cm}\\usepackage{amsmath,amssymb}",
-        font_preamble(style.font),
+        font_preamble(texts[0][1].font),
         "\\pagestyle{empty}",
-        f"\\newcommand{{\\composerfont}}{{\\fontsize{{{size:.5f}}}{{{1.2 * size:.5f}}}\\selectfont{shape}}}",
+        "\\newcommand{\\composerfont}[3]{\\fontsize{#1}{#2}\\selectfont#3\\ignorespaces}",
         "\\newcommand{\\composerout}[1]{\\typeout{COMPOSER-BOX #1 \\the\\wd0 \\space\\the\\ht0 \\space\\the\\dp0}%",
         "\\shipout\\box0}",
         "\\begin{document}",
     ]
     assert len(head) + 1 == FIRST_LINE
-    body = [f"{LINE_START}{line}\n\\unskip}}\\composerout{{{n}}}" for n, line in enumerate(lines, 1)]
+    body: list[str] = []
+    for lines, style in texts:
+        size = style.size_pt * TEX_PT_PER_PT
+        shape = ("\\bfseries" if style.weight == "bold" else "") + ("\\itshape" if style.style == "italic" else "")
+        for line in lines:
+            body.append(f"{LINE_START}{{{size:.5f}}}{{{1.2 * size:.5f}}}{{{shape}}} {line}\n"
+                        f"\\unskip}}\\composerout{{{len(body) + 1}}}")
     return "\n".join(head) + "\n" + "\n".join(body) + "\n\\end{document}\n"
 
 
 #: the document line of the text's first line (:func:`document`); each line of the text takes two
 FIRST_LINE = 9
-#: what the document writes before each line of the text
-LINE_START = "\\setbox0=\\hbox{\\composerfont "
+#: what the document writes before each line of the text (then the size, the baseline skip, the shape)
+LINE_START = "\\setbox0=\\hbox{\\composerfont"
+
+#: LaTeX texts typeset ahead by :func:`prepare`, by (text, style), taken by :func:`typeset_lines`
+_PREPARED: dict[tuple[str, TextStyle], list[LatexLine]] = {}
 
 
 def typeset_lines(text: str, style: TextStyle) -> list[LatexLine]:
-    """Typeset every line (split on ``\\n``) of the LaTeX ``text`` in ``style`` (size, font, weight, style).
+    """Typeset every line (split on ``\\n``) of the LaTeX ``text`` in ``style`` (size, font, weight, style);
+    taken from :func:`prepare` when it typeset the text ahead.
 
     Raises:
         LatexMissing: latex or dvisvgm is not installed.
         LatexError: TeX stopped at an error in the text (its message and the text's line).
     """
+    ready = _PREPARED.pop((text, style), None)
+    if ready is not None:
+        return ready
     require_tools()
-    lines = text.split("\n")
+    return _typeset([(text.split("\n"), style)])[0]
+
+
+def prepare(items: list[tuple[str, TextStyle]]) -> None:
+    """Typeset the LaTeX texts ``items`` (text, style) ahead, in one TeX and one dvisvgm run per font preamble
+    instead of one per text (a figure's equations: a TeX run starts in some 0.1 s of CPU, a line takes far
+    less), for :func:`typeset_lines` to take. Best effort: with fewer than two texts, missing programs, or an
+    error in any of them, nothing is prepared, and each text is typeset (and its error raised) on its own."""
+    _PREPARED.clear()
+    todo = list(dict.fromkeys(items))
+    if len(todo) < 2 or missing_programs():
+        return
+    groups: dict[str, list[tuple[str, TextStyle]]] = {}
+    for text, style in todo:
+        groups.setdefault(font_preamble(style.font), []).append((text, style))
+    for group in groups.values():
+        try:
+            done = _typeset([(text.split("\n"), style) for text, style in group])
+        except (LatexError, subprocess.SubprocessError, OSError):
+            continue
+        _PREPARED.update(zip(group, done, strict=True))
+
+
+def _typeset(texts: list[tuple[list[str], TextStyle]]) -> list[list[LatexLine]]:
+    """Every text's lines typeset (:func:`document`, one latex and one dvisvgm run); raises as :func:`run_tex`."""
+    lines = [line for text_lines, _ in texts for line in text_lines]
     with tempfile.TemporaryDirectory(prefix="composer-latex-") as tmp:
         folder = Path(tmp)
-        boxes = run_tex(document(lines, style), folder, lines)
+        boxes = run_tex(document(texts), folder, lines)
         subprocess.run(["dvisvgm", "--no-fonts", "--exact-bbox", "--page=1-", "--output=page-%p.svg",
                         "--verbosity=1", "text.dvi"], cwd=folder, capture_output=True, timeout=TIMEOUT_S,
                        check=True, env=_env())
         pages = sorted(folder.glob("page-*.svg"), key=lambda p: int(p.stem.split("-")[1]))
         if len(pages) != len(lines):
             raise LatexError(f"dvisvgm wrote {len(pages)} pages for {len(lines)} lines of LaTeX")
-        out = []
+        typeset = []
         for (width_tpt, height_tpt, depth_tpt), page in zip(boxes, pages, strict=True):
             baseline = height_tpt / TEX_PT_PER_PT
             d, top, bottom = page_outline(page.read_bytes(), baseline)
-            out.append(LatexLine(d, width_tpt / TEX_PT_PER_PT, max(baseline, -top) if d else baseline,
-                                 max(depth_tpt / TEX_PT_PER_PT, bottom) if d else depth_tpt / TEX_PT_PER_PT))
-        return out
+            typeset.append(LatexLine(d, width_tpt / TEX_PT_PER_PT, max(baseline, -top) if d else baseline,
+                                     max(depth_tpt / TEX_PT_PER_PT, bottom) if d else depth_tpt / TEX_PT_PER_PT))
+    out, start = [], 0
+    for text_lines, _ in texts:
+        out.append(typeset[start:start + len(text_lines)])
+        start += len(text_lines)
+    return out
 
 
 def _env() -> dict[str, str]:
@@ -249,8 +294,9 @@ def tex_error(log: str, lines: list[str]) -> str:
         return f"LaTeX error: {message}"
     n = (int(at.group(1)) - FIRST_LINE) // 2 + 1
     stopped = at.group(2).strip()
-    if "\\composerfont " in stopped:  # TeX shows the line's end only, after "..." when it is long
-        stopped = stopped.split("\\composerfont ", 1)[1]
+    font = _FONT_ARGS.search(stopped)  # TeX shows the line's end only, after "..." when it is long
+    if font is not None:
+        stopped = stopped[font.end():]
     if len(lines) > 1 and 1 <= n <= len(lines):
         return f'LaTeX error in line {n} ("{lines[n - 1]}"): {message} TeX stopped after "{stopped}"'
     return f'LaTeX error: {message} TeX stopped after "{stopped}"'
@@ -262,7 +308,24 @@ def page_outline(svg: bytes, baseline_pt: float) -> tuple[str, float, float]:
     baseline-left origin (the page's origin is the box's top-left, its baseline ``baseline_pt`` below),
     y down, and the outline's extent above (``top``, negative above the baseline) and below the baseline."""
     root = etree.fromstring(svg, etree.XMLParser(resolve_entities=False, no_network=True))
-    glyphs = {el.get("id"): el.get("d", "") for el in root.iter(f"{_SVG}path") if el.get("id")}
+    defined = {el.get("id"): el for defs in root.iter(f"{_SVG}defs") for el in defs if el.get("id")}
+
+    def glyph(ident: str, depth: int = 0) -> tuple[str, Matrix] | None:
+        """A defined glyph's outline and the transform onto its ``<use>``: a ``<path>``, or (for a font
+        used at several sizes) a ``<use>`` in ``<defs>`` of another glyph, scaled."""
+        el = defined.get(ident)
+        if el is None or depth > 8:
+            return None
+        if el.tag == f"{_SVG}path":
+            return el.get("d", ""), (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+        if el.tag == f"{_SVG}use":
+            inner = glyph((el.get(_XLINK) or el.get("href") or "").lstrip("#"), depth + 1)
+            if inner is not None:
+                own = multiply(parse_transform(el.get("transform")),
+                               translation(float(el.get("x", "0")), float(el.get("y", "0"))))
+                return inner[0], multiply(own, inner[1])
+        return None
+
     pieces: list[str] = []
     ys: list[float] = []
     page = next((g for g in root.iter(f"{_SVG}g") if (g.get("id") or "").startswith("page")), root)
@@ -273,8 +336,9 @@ def page_outline(svg: bytes, baseline_pt: float) -> tuple[str, float, float]:
         if tag == f"{_SVG}use":
             ref = (el.get(_XLINK) or el.get("href") or "").lstrip("#")
             placed = multiply(m, translation(float(el.get("x", "0")), float(el.get("y", "0"))))
-            if glyphs.get(ref):
-                pieces.append(_absolute_d(glyphs[ref], placed, ys))
+            found = glyph(ref)
+            if found is not None and found[0]:
+                pieces.append(_absolute_d(found[0], multiply(placed, found[1]), ys))
         elif tag == f"{_SVG}rect":
             x, y = float(el.get("x", "0")), float(el.get("y", "0"))
             w, h = float(el.get("width", "0")), float(el.get("height", "0"))
@@ -302,9 +366,9 @@ def _absolute_d(d: str, m: Matrix, ys: list[float]) -> str:
     i, cmd = 0, ""
 
     def put(letter: str, pts: list[tuple[float, float]]) -> None:
-        mapped = [apply(m, px, py) for px, py in pts]
-        ys.extend(py for _, py in mapped)
-        out.append(letter + " ".join(f"{fmt(px)} {fmt(py)}" for px, py in mapped))
+        written = [(fmt(px), fmt(py)) for px, py in (apply(m, px, py) for px, py in pts)]
+        ys.extend(float(py) for _, py in written)  # as written: the same outline, the same extent
+        out.append(letter + " ".join(f"{px} {py}" for px, py in written))
 
     while i < len(tokens):
         if tokens[i].isalpha():

@@ -221,3 +221,37 @@ def test_the_howtos_example_is_the_gallery_figure():
     assert page["figure"] == layout["figure"] and page["figure"]["math"] == "latex"
     for table in ("text", "arrow"):
         assert page[table] and all(t in layout[table] for t in page[table])
+
+
+def test_a_figures_latex_is_one_tex_run_and_a_rebuild_none(tmp_path, monkeypatch, user_cache):
+    """Three LaTeX texts (a text, a shape's, an arrow's label) are typeset in one TeX run; built again
+    with the build's text cache, none (the cache has every block, so nothing is typeset ahead either)."""
+    import composer.text.latex as latex
+
+    runs = []
+    real = latex.run_tex
+
+    def counted(source, folder, lines):
+        runs.append(list(lines))
+        return real(source, folder, lines)
+
+    monkeypatch.setattr(latex, "run_tex", counted)
+    root = layout_project(tmp_path, """
+        [[text]]
+        text = '$a_1$'
+        at = ["5mm", "5mm"]
+
+        [[shape]]
+        kind = "rect"
+        at = ["20mm", "5mm"]
+        text = '$b_2$'
+
+        [[arrow]]
+        from = ["5mm", "20mm"]
+        to = ["35mm", "20mm"]
+        label = '$c_3$'
+        """, head='width = "40mm"\nheight = "30mm"\nmath = "latex"\n')
+    build("fig", root=root, formats=("svg",))
+    assert runs == [["$a_1$", "$b_2$", "$c_3$"]]
+    build("fig", root=root, formats=("svg",))
+    assert len(runs) == 1
