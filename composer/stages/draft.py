@@ -194,7 +194,8 @@ def _draw_result(kind: Any, obj: Any, target: Target, func: Callable[..., Any]) 
 
     Raises:
         PanelError: the kind raised one (the library is missing...), or the library raised while drawing
-            (naming it and the innermost line of panel code), or the drawing is not the box's size.
+            (naming it and the innermost line of panel code), or the drawing is not the box's size, or the
+            renderer also drew on the panel's own figure, which the kind's drawing replaces.
     """
     panel, size_pt = target.panel, target.size_pt
     try:
@@ -204,6 +205,10 @@ def _draw_result(kind: Any, obj: Any, target: Target, func: Callable[..., Any]) 
     except Exception as exc:  # the library drawing what the user's code made
         raise target.error(f"drawing the {kind.what} {panel.source} returned raised "
                            f"{describe(exc, user_dir(func))}") from None
+    own = drawn.fig if isinstance(drawn, InFigure) else None
+    if own is not target.fig and not drew_nothing(target.fig):
+        raise target.error(f"{panel.source} drew on the panel's fig and returned a {kind.what}, which is drawn "
+                           "as the panel instead; draw with one of them")
     if isinstance(drawn, SvgDrawing):
         redraw = None
         if kind.aligns:

@@ -10,6 +10,7 @@ background as drawn, ``y1 - y / 10 * height`` down.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import textwrap
 from collections.abc import Iterator
@@ -258,3 +259,73 @@ def test_the_howtos_example_is_print_clean(page, name, tmp_path):
     assert f'render = "{name}:{name}"' in blocks["toml"] and f"{name}.py" in text
     report = check(name, root=tmp_path)
     assert report.findings == (), report.table()
+
+
+def _axes_fraction(anchor: tuple[Any, float, float]) -> tuple[float, float]:
+    """Where an anchor ``(ax, x, y)`` lands, as a fraction of its axes' box (0..1 from its bottom-left)."""
+    ax, x, y = anchor
+    ax.figure.draw_without_rendering()
+    fx, fy = ax.transAxes.inverted().transform(ax.transData.transform((x, y)))
+    return float(fx), float(fy)
+
+
+@pytest.mark.parametrize(("facet", "spec", "expected"), [
+    # scale_x_log10 over 1..100, no expansion: x = 10 is half-way across; y 0..10: 5 is half-way up
+    (False, (10.0, 5.0), (0, 0.5, 0.5)),
+    # facet panel 1 (f = "q", the second), the same point in its own axes
+    (True, (1, 10.0, 5.0), (1, 0.5, 0.5)),
+])
+def test_a_plotnine_anchor_is_given_in_data_units_of_its_panel(target, facet, spec, expected):
+    import matplotlib
+    from plotnine import aes, facet_wrap, geom_point, ggplot, scale_x_log10, scale_y_continuous
+
+    from composer.mpl.internals import pyplot_on
+
+    df = pd_frame()
+    plot = (ggplot(df, aes("x", "y")) + geom_point() + scale_x_log10(limits=(1, 100), expand=(0, 0))
+            + scale_y_continuous(limits=(0, 10), expand=(0, 0)))
+    if facet:
+        plot = plot + facet_wrap("f")
+    with matplotlib.rc_context({"figure.dpi": 72}), pyplot_on(target.fig):
+        drawn = PlotnineResult().draw(plot, dataclasses.replace(target, anchors={"p": spec}))
+    assert drawn.anchors is not None
+    index, fx, fy = expected
+    assert drawn.anchors["p"][0] is drawn.fig.axes[index]
+    assert _axes_fraction(drawn.anchors["p"]) == pytest.approx((fx, fy), abs=1e-6)
+
+
+def test_a_plotnine_anchor_on_a_discrete_scale_is_its_category(target):
+    """Categories a, b, c sit at 1, 2, 3; with no expansion the axis runs 1..3, so b is half-way."""
+    import matplotlib
+    from plotnine import aes, geom_point, ggplot, scale_x_discrete
+
+    from composer.mpl.internals import pyplot_on
+
+    plot = ggplot(pd_frame(), aes("c", "y")) + geom_point() + scale_x_discrete(expand=(0, 0))
+    with matplotlib.rc_context({"figure.dpi": 72}), pyplot_on(target.fig):
+        drawn = PlotnineResult().draw(plot, dataclasses.replace(target, anchors={"b": ("b", 3.0)}))
+        with pytest.raises(PanelError, match=r"anchor 'z': x = 'z' is not a category of the plot's x scale \(a, b, c\)"):
+            PlotnineResult().draw(plot, dataclasses.replace(target, anchors={"z": ("z", 3.0)}))
+    assert drawn.anchors is not None
+    assert _axes_fraction(drawn.anchors["b"])[0] == pytest.approx(0.5, abs=1e-6)
+
+
+def pd_frame() -> Any:
+    import pandas as pd
+
+    return pd.DataFrame({"x": [1.0, 10.0, 100.0] * 2, "y": [1.0, 5.0, 9.0, 2.0, 6.0, 8.0],
+                         "f": ["p"] * 3 + ["q"] * 3, "c": ["a", "b", "c"] * 2})
+
+
+def test_a_renderer_that_draws_on_fig_and_returns_a_ggplot_is_told_to_choose(target):
+    """What it drew on ``fig`` would be lost under the ggplot: an error naming both, not a silent loss."""
+    from plotnine import aes, geom_point, ggplot
+
+    from composer.stages.draft import draw_panel
+
+    def both(fig, data):
+        fig.subplots().plot([0, 1], [0, 1])
+        return ggplot(pd_frame(), aes("x", "y")) + geom_point()
+
+    with pytest.raises(PanelError, match=r"drew on the panel's fig and returned a plotnine ggplot"):
+        draw_panel(both, target.panel, target.spec, {}, size_pt=(200.0, 160.0), file="layouts/fig.toml")

@@ -22,12 +22,11 @@ plot title and caption (figure texts) move with the plot area's edges, its legen
 Data anchors: ``(x, y)`` in the data units of the plot's first panel (its first facet), or
 ``(i, x, y)`` for facet panel ``i`` (0 first, in plotnine's order: row by row). A value on a transformed
 scale (``scale_x_log10``) is given as data, untransformed; a category on a discrete scale by its
-name (``("b", 2.0)``).
+name (``("b", 2.0)``), or a number as the position (the categories sit at 1, 2, 3...).
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from composer.stages.results.base import InFigure, ResultKind, Target, is_instance
@@ -119,12 +118,17 @@ def _position(layout: Any, index: int, axis: str, value: Any, target: Target, na
     panel = layout.layout.iloc[index]
     scales = layout.panel_scales_x if axis == "x" else layout.panel_scales_y
     scale = scales[int(panel[f"SCALE_{axis.upper()}"]) - 1]
-    if is_instance(scale, "plotnine", "scale_discrete"):
-        mapped = scale.map([value])[0]
-        if mapped is None or (isinstance(mapped, float) and math.isnan(mapped)):
-            raise target.error(f"anchor {name!r}: {axis} = {value!r} is not a category of the plot's {axis} "
-                               f"scale ({', '.join(map(str, scale.limits))})")
-        return float(mapped)
+    if is_instance(scale, "plotnine", "scale_discrete"):  # categories at 1, 2, 3... in the scale's order
+        categories = [str(c) for c in scale.final_limits]
+        if isinstance(value, str):
+            if value not in categories:
+                raise target.error(f"anchor {name!r}: {axis} = {value!r} is not a category of the plot's {axis} "
+                                   f"scale ({', '.join(categories)})")
+            return float(categories.index(value) + 1)
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise target.error(f"anchor {name!r}: {axis} = {value!r} is neither a category of the plot's {axis} "
+                               f"scale ({', '.join(categories)}) nor a position (1 to {len(categories)})")
+        return float(value)
     try:
         return float(scale.transform([value])[0])
     except (TypeError, ValueError) as exc:
