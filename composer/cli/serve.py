@@ -28,11 +28,11 @@ concerns: their names and their boxes in canvas pt, from the figure's geometry
 
 The state of a figure, as the page receives it (``/events``, ``/state.json``: ``{"figures": {NAME:
 STATE}}``): ``name``, ``builds`` (a counter), ``building``, ``error`` (the one line of a failed build,
-else null), ``summary`` (the CLI's line), ``svg`` and ``debug`` (tokens that change with each file,
-null before it exists), ``width_pt``, ``height_pt`` and ``viewbox`` (of the SVG), ``findings`` (null
-until checked: a list of ``{"rule", "level", "element" (the subject as text), "elements": [{"name",
-"key", "kind", "box_pt": [x, y, width, height] or null}], "problem", "measured", "limit", "unit"}``),
-``findings_error`` (why the check failed, else null) and ``notes``.
+else null), ``summary`` (the CLI's line), ``svg``, ``debug`` and ``elements`` (tokens that change with each
+file: the SVG, the overlay, ``elements.json``; null before it exists), ``width_pt``, ``height_pt`` and
+``viewbox`` (of the SVG), ``findings`` (null until checked: a list of ``{"rule", "level", "element" (the
+subject as text), "elements": [{"name", "key", "kind", "box_pt": [x, y, width, height] or null}],
+"problem", "measured", "limit", "unit"}``), ``findings_error`` (why the check failed, else null) and ``notes``.
 
 Routes: ``/`` (the figure's page; with ``--all`` an index of every figure), ``/NAME/`` (a figure's
 page), ``/NAME.svg`` (the file in the output folder) and ``/NAME.debug.svg`` (the overlay),

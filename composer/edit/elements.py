@@ -10,7 +10,8 @@ canvas's top-left. The document (:func:`elements_document`)::
      "layout": {"file": "layouts/fig.toml", "path": ABS, "writable": true, "why": null},
      "canvas_pt": [w, h],
      "elements": [{"id", "kind", "name", "key_path", "line", "box_pt": [x, y, w, h], "movable",
-                   "resizable", "editor_url", "check_key", "how", "anchor", "route_pt" (a label's connector)}],
+                   "resizable", "editor_url", "check_key", "how", "anchor", "unit" (what a move writes lengths
+                   in there), "route_pt" (a label's connector)}],
      "snap": {"x_pt": [{"at", "what"}], "y_pt": [...]}}
 
 ``snap`` lists the left, centre and right (top, middle, bottom) of every element's box, each panel's
@@ -25,7 +26,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from composer.edit.targets import Target, targets
+from composer.edit.targets import Target, raw_table, targets
+from composer.edit.writeback import unit_written
 from composer.layout.model import Figure
 from composer.layout.positions import key_positions
 
@@ -71,6 +73,7 @@ def elements_document(result: Any, *, path: Path, display: str, text: str | None
             "resizable": target.resizable and box is not None,
             "editor_url": editor_url(path, line), "check_key": target.check_key, "how": target.how,
             "anchor": target.anchor,
+            "unit": unit_written(raw_table(raw, target.key), target.how, figure.spec.unit),
         }
         if target.kind == "label":
             item["route_pt"] = [[_r(x), _r(y)] for x, y in geometry.arrows[target.index].points]

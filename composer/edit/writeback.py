@@ -306,6 +306,19 @@ def _label(doc: _Text, raw: Mapping[str, Any], target: Target, dx_pt: float, dy_
     return written[0] if written else ""
 
 
+def unit_written(table: Any, how: str, figure_unit: str) -> str:
+    """The unit a move of an element placed ``how`` writes in its raw ``table``: the unit of its ``at``
+    (coordinates) or ``offset`` values, else of its ``size``, else ``figure_unit`` (``[figure] width``'s)."""
+    keys = ("at",) if how == "at" else ("offset", "size") if how == "offset" else ("size",)
+    for key in keys:
+        value = table.get(key) if isinstance(table, Mapping) else None
+        if isinstance(value, list) and value and isinstance(value[0], str):
+            unit = unit_of(value[0])
+            if unit in PT_PER_UNIT:
+                return unit
+    return figure_unit if figure_unit in PT_PER_UNIT else "mm"
+
+
 def plan(text: str, figure: Figure, target: Target, *, dx_pt: float = 0.0, dy_pt: float = 0.0,
          dw_pt: float = 0.0, dh_pt: float = 0.0, box_pt: Sequence[float] | None = None,
          route_pt: Sequence[Sequence[float]] | None = None) -> tuple[str, Change]:

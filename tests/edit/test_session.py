@@ -106,7 +106,7 @@ def test_elements_json_names_each_element_with_its_key_path_line_and_box(built):
     by_id = {e["id"]: e for e in document["elements"]}
     assert set(by_id) == {"panel:left", "panel:right", "text:cap", "connector:0.label", "connector:0.waypoint.0"}
     left = by_id["panel:left"]
-    assert left["key_path"] == "panels.left" and left["line"] == 6 and left["how"] == "at"
+    assert left["key_path"] == "panels.left" and left["line"] == 6 and left["how"] == "at" and left["unit"] == "mm"
     assert left["box_pt"] == pytest.approx([5 * MM, 5 * MM, 30 * MM, 15 * MM], abs=1e-3)
     assert by_id["panel:right"]["box_pt"][0] == pytest.approx(45 * MM, abs=1e-3)  # 5 + 30 + 10 mm
     assert by_id["text:cap"]["key_path"] == "text[0]" and by_id["text:cap"]["line"] == 17
@@ -254,3 +254,40 @@ def test_a_move_renders_no_panel_and_a_resize_renders_it(rendered, tmp_path):
     assert status == 200 and read_text(root / "layouts" / "fig.toml").endswith(
         '[[legend]]\nname = "key"\nfrom = ["a"]\nright_of = "a"\noffset = ["1.5mm", "4mm"]\n')
     assert build("fig", root=root, formats=("svg",)).rendered == ()
+
+
+GRID = """\
+[figure]
+width = "100mm"
+height = "40mm"
+
+[grid]
+mosaic = "ab"
+columns = ["30mm", 1]
+gutter = "4mm"
+margin = "5mm"
+
+[panels.a]
+svg = "../assets/logo.svg"
+cell = "a"
+
+[panels.b]
+svg = "../assets/logo.svg"
+cell = "b"
+"""
+
+
+def test_grid_tracks_are_snap_lines_and_a_cell_is_not_movable(built):
+    root, state, _ = built
+    (root / "layouts" / "grid.toml").write_text(GRID)
+    document = _elements(root, state, "grid")
+    # columns: 5 to 35 mm, then 39 mm to 95 mm (100 - 5 margin); the row: 5 to 35 mm
+    xs = {s["what"]: s["at"] for s in document["snap"]["x_pt"] if s["what"].startswith("grid")}
+    assert xs == pytest.approx({"grid column 1 start": 5 * MM, "grid column 1 end": 35 * MM,
+                                "grid column 2 start": 39 * MM, "grid column 2 end": 95 * MM}, abs=1e-3)
+    ys = {s["what"]: s["at"] for s in document["snap"]["y_pt"] if s["what"].startswith("grid")}
+    assert ys == pytest.approx({"grid row 1 start": 5 * MM, "grid row 1 end": 35 * MM}, abs=1e-3)
+    a = next(e for e in document["elements"] if e["id"] == "panel:a")
+    assert a["how"] == "cell" and not a["movable"] and not a["resizable"]
+    status, answer = Editor(root, state).edit("grid", {"id": "panel:a", "dx_pt": MM, "digest": document["digest"]})
+    assert status == 422 and "grid cell" in answer["message"] and read_text(root / "layouts" / "grid.toml") == GRID
