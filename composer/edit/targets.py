@@ -19,7 +19,8 @@ A target's ``key`` is its table as the loader's messages name it (``panels.a``, 
 - ``point``: a waypoint: the point itself when it is ``["x", "y"]``, else a point table
   ``{ at = "...", offset = [...] }``;
 - ``label``: a connector's label: ``label_pos`` (where along the route) and ``label_side``;
-- ``none``: nothing a move could write (a line placed by its points).
+- ``points``: a line, brace or bracket placed by its ``points``: each point moved as a waypoint is;
+- ``none``: nothing a move could write.
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ def how_placed(table: Any) -> str:
         return "none"
     given = [k for k in PLACING if k in table]
     if not given:
-        return "none"
+        return "points" if isinstance(table.get("points"), list) and table["points"] else "none"
     if given[0] == "cell":
         return "cell"
     if given[0] == "at" and _is_pair(table["at"]):

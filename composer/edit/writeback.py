@@ -8,7 +8,8 @@ What is written (the element's table is :attr:`composer.edit.targets.Target.key`
 - a resize: the ``size`` values, and the place moved so that the box's top-left lands where the edit
   says (the page sends the top-left's move in ``dx``/``dy``; an element anchored at ``center`` moves
   its anchor by half the change of size);
-- a waypoint ``["x", "y"]``: its values; ``"b.n"``: written as ``{ at = "b.n", offset = [...] }``;
+- a waypoint ``["x", "y"]``: its values; ``"b.n"``: written as ``{ at = "b.n", offset = [...] }``; a line,
+  brace or bracket placed by its ``points``: each point so;
 - a connector's label: ``label_pos`` (the fraction of the route's length nearest the label's new
   centre, to 0.01) and ``label_side`` when it crossed its line.
 
@@ -188,6 +189,10 @@ def _move(doc: _Text, raw: Mapping[str, Any], figure: Figure, target: Target, dx
     if target.how == "at":
         changed = [_shift_length(doc, f"{key}.at[{i}]", d) for i, d in enumerate((dx_pt, dy_pt)) if d]
         return f"{key}.at" if any(changed) else ""
+    if target.how == "points":
+        points = table.get("points") if isinstance(table, Mapping) else None
+        written = [_point(doc, raw, figure, f"{key}.points[{i}]", dx_pt, dy_pt) for i in range(len(points or []))]
+        return f"{key}.points" if any(written) else ""
     if target.how != "offset":
         raise Refused(_not_movable(target))
     offset = table.get("offset") if isinstance(table, Mapping) else None
@@ -227,7 +232,11 @@ def _resize(doc: _Text, target: Target, dw_pt: float, dh_pt: float) -> bool:
 
 def _waypoint(doc: _Text, raw: Mapping[str, Any], figure: Figure, target: Target, dx_pt: float,
               dy_pt: float) -> str:
-    key = target.key
+    return _point(doc, raw, figure, target.key, dx_pt, dy_pt)
+
+
+def _point(doc: _Text, raw: Mapping[str, Any], figure: Figure, key: str, dx_pt: float, dy_pt: float) -> str:
+    """Move the point written at ``key`` (``["x", "y"]``, ``"b.n"`` or ``{ at, offset }``); the key written."""
     value = raw_table(raw, key)
     if isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) for v in value):
         changed = [_shift_length(doc, f"{key}[{i}]", d) for i, d in enumerate((dx_pt, dy_pt)) if d]

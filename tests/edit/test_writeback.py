@@ -156,3 +156,11 @@ def test_a_label_moves_along_its_route_and_across_it():
     new, change = edited(ARROWS, "connector:0.label", dx_pt=-17.5 * MM, dy_pt=6.5 * MM, box_pt=box, route_pt=route)
     assert new == ARROWS.replace('label = "flow"\n', 'label = "flow"\nlabel_pos = 0.25\nlabel_side = "below"\n')
     assert change.key == "arrow[0].label_pos"
+
+
+def test_a_line_placed_by_its_points_moves_every_point():
+    line = ARROWS + '\n[[shape]]\nkind = "line"\npoints = [["10mm", "30mm"], "p.s"]\n'
+    new, change = edited(line, "shape:1", dx_pt=1 * MM, dy_pt=0.0)
+    assert new == line.replace('points = [["10mm", "30mm"], "p.s"]',
+                               'points = [["11mm", "30mm"], { at = "p.s", offset = ["1mm", "0mm"] }]')
+    assert change.key == "shape[1].points"
