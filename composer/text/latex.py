@@ -18,7 +18,8 @@ both programs, :func:`toolchain`):
    the box's top-left corner is the DVI origin, which dvisvgm writes as (0, 0), its baseline ``\\ht``
    below it. Each box's width, height and depth are written to the log (``\\typeout``), where
    :func:`run_tex` reads them.
-2. ``dvisvgm --no-fonts --exact-bbox`` writes each page as SVG with every glyph an outline (so the SVG,
+2. ``dvisvgm --no-fonts --no-specials --exact-bbox`` (no ``\\special`` is run: PostScript, raw SVG
+   and images are left out) writes each page as SVG with every glyph an outline (so the SVG,
    PDF and PNG draw the same glyphs, no font embedded) in PostScript points; :func:`page_outline` moves
    every glyph (``<use>``; a glyph of a font used at several sizes is itself a scaled ``<use>`` in
    ``<defs>``) and rule (``<rect>``: fraction bars, roots) to the line's baseline-left
@@ -64,8 +65,9 @@ TEX_PT_PER_PT = 72.27 / 72.0
 #: format; Computer Modern's Type 1 outlines come with its dependency texlive-base).
 PROGRAMS = ("latex", "dvisvgm")
 INSTALL_HINT = "apt-get install texlive-latex-base dvisvgm (Debian, Ubuntu), or TeX Live with dvisvgm"
-#: seconds a TeX or dvisvgm run may take before it is stopped (a runaway macro loops for ever).
-TIMEOUT_S = 60.0
+#: seconds a TeX or dvisvgm run may take before it is stopped (a runaway macro loops for ever; a figure's
+#: texts take well under a second).
+TIMEOUT_S = 20.0
 
 #: font families a TeX installation may carry -> (the preamble that selects them, a file that shows they
 #: are installed). Matched case-insensitively against the first family of the style's font.
@@ -237,9 +239,15 @@ def _typeset(texts: list[tuple[list[str], TextStyle]]) -> list[list[LatexLine]]:
     with tempfile.TemporaryDirectory(prefix="composer-latex-") as tmp:
         folder = Path(tmp)
         boxes = run_tex(document(texts), folder, lines)
-        subprocess.run(["dvisvgm", "--no-fonts", "--exact-bbox", "--page=1-", "--output=page-%p.svg",
-                        "--verbosity=1", "text.dvi"], cwd=folder, capture_output=True, timeout=TIMEOUT_S,
-                       check=True, env=_env())
+        try:
+            converted = subprocess.run(["dvisvgm", "--no-fonts", "--no-specials", "--exact-bbox", "--page=1-",
+                                        "--output=page-%p.svg", "--verbosity=1", "text.dvi"], cwd=folder,
+                                       capture_output=True, timeout=TIMEOUT_S, check=False, env=_env())
+        except subprocess.TimeoutExpired:
+            raise LatexError(f"dvisvgm did not finish within {TIMEOUT_S:g} s") from None
+        if converted.returncode != 0:
+            said = converted.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise LatexError(f"dvisvgm failed: {said[-1] if said else f'exit status {converted.returncode}'}")
         pages = sorted(folder.glob("page-*.svg"), key=lambda p: int(p.stem.split("-")[1]))
         if len(pages) != len(lines):
             raise LatexError(f"dvisvgm wrote {len(pages)} pages for {len(lines)} lines of LaTeX")
@@ -257,9 +265,16 @@ def _typeset(texts: list[tuple[list[str], TextStyle]]) -> list[list[LatexLine]]:
 
 
 def _env() -> dict[str, str]:
-    """The environment of TeX's runs: no TEXINPUTS of the user's (a stray .sty could change the text)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TEXINPUTS", "TEXMF"))}
-    env["SOURCE_DATE_EPOCH"] = "0"
+    """The environment of TeX's runs. A layout is untrusted input (docs/guide/hostile.md), and LaTeX can
+    read and write files: kpathsea's ``openin_any`` and ``openout_any`` are ``p`` (paranoid: no absolute
+    path, no ``..``, no dot file; TeX's own files are still found by name), so a text can read nothing
+    but TeX's files and write only into its own temporary folder, and ``shell_escape`` is off (as
+    ``-no-shell-escape``). The log's lines are not wrapped (``max_print_line``), and an error's context
+    is as long as TeX allows (``error_line``), so an error reads whole. No TEXINPUTS or TEXMF of the user's: a stray ``.sty`` could change the text."""
+    env = {k: v for k, v in os.environ.items() if not k.upper().startswith(("TEXINPUTS", "TEXMF", "OPENIN", "OPENOUT",
+                                                                            "SHELL_ESCAPE"))}
+    env.update(openin_any="p", openout_any="p", shell_escape="f", SOURCE_DATE_EPOCH="0",
+               max_print_line="10000", error_line="254", half_error_line="238")  # unwrapped log lines
     return env
 
 
@@ -269,17 +284,23 @@ def run_tex(source: str, folder: Path, lines: list[str]) -> list[tuple[float, fl
 
     Raises:
         LatexError: TeX stopped: its error message (the log's ``!`` line), the line of the text
-            (``lines``, from 1) and the text up to where TeX stopped (its ``l.N`` line).
+            (``lines``, from 1) and the text up to where TeX stopped (its ``l.N`` line); or it ran
+            longer than :data:`TIMEOUT_S`, or set other boxes than the lines'.
     """
     (folder / "text.tex").write_text(source, encoding="utf-8")
-    done = subprocess.run(["latex", "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "text.tex"],
-                          cwd=folder, capture_output=True, timeout=TIMEOUT_S, check=False, env=_env())
+    try:
+        done = subprocess.run(["latex", "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "text.tex"],
+                              cwd=folder, capture_output=True, timeout=TIMEOUT_S, check=False, env=_env())
+    except subprocess.TimeoutExpired:
+        raise LatexError(f"TeX did not finish within {TIMEOUT_S:g} s (a macro that expands for ever?)") from None
     log = (folder / "text.log").read_text(encoding="utf-8", errors="replace") if (folder / "text.log").exists() \
         else done.stdout.decode("utf-8", "replace")
     if done.returncode != 0 or not (folder / "text.dvi").exists():
         raise LatexError(tex_error(log, lines))
     boxes = {int(m.group(1)): (float(m.group(2)), float(m.group(3)), float(m.group(4)))
              for m in _BOX.finditer(log)}
+    if set(boxes) != set(range(1, len(lines) + 1)):  # the text shipped out pages or boxes of its own
+        raise LatexError(f"TeX set {len(boxes)} boxes for {len(lines)} lines of text")
     return [boxes[n] for n in range(1, len(lines) + 1)]
 
 

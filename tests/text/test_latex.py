@@ -255,3 +255,16 @@ def test_a_figures_latex_is_one_tex_run_and_a_rebuild_none(tmp_path, monkeypatch
     assert runs == [["$a_1$", "$b_2$", "$c_3$"]]
     build("fig", root=root, formats=("svg",))
     assert len(runs) == 1
+
+
+def test_latex_reads_no_file_outside_tex_s_own(tmp_path):
+    """A layout is untrusted input: ``\\input`` of an absolute path is refused by TeX (openin_any = p),
+    named in the one-line error, and the file's words are nowhere in it."""
+    secret = tmp_path / "secret.tex"
+    secret.write_text("SECRETWORD\n", encoding="utf-8")
+    root = layout_project(tmp_path, f"[[text]]\ntext = '\\input{{{{{secret}}}}}'\nat = [\"5mm\", \"5mm\"]\n",
+                          head='width = "40mm"\nheight = "30mm"\nmath = "latex"\n')
+    with pytest.raises(LayoutError) as caught:
+        build("fig", root=root, formats=("svg",), cache=False)
+    message = str(caught.value)
+    assert "LaTeX error" in message and "not found" in message and "SECRETWORD" not in message, message
