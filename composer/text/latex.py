@@ -270,7 +270,8 @@ def _env() -> dict[str, str]:
     path, no ``..``, no dot file; TeX's own files are still found by name), so a text can read nothing
     but TeX's files and write only into its own temporary folder, and ``shell_escape`` is off (as
     ``-no-shell-escape``). The log's lines are not wrapped (``max_print_line``), and an error's context
-    is as long as TeX allows (``error_line``), so an error reads whole. No TEXINPUTS or TEXMF of the user's: a stray ``.sty`` could change the text."""
+    is as long as TeX allows (``error_line``), so an error reads whole. No TEXINPUTS or TEXMF of the
+    user's: a stray ``.sty`` could change the text."""
     env = {k: v for k, v in os.environ.items() if not k.upper().startswith(("TEXINPUTS", "TEXMF", "OPENIN", "OPENOUT",
                                                                             "SHELL_ESCAPE"))}
     env.update(openin_any="p", openout_any="p", shell_escape="f", SOURCE_DATE_EPOCH="0",
