@@ -12,6 +12,7 @@ top right (x 10 of the nice domain [0, 10], y 3 the top of [0, 3]).
 from __future__ import annotations
 
 import re
+import sys
 import textwrap
 from pathlib import Path
 
@@ -137,3 +138,12 @@ def test_a_concatenated_chart_is_refused_naming_the_panel(tmp_path) -> None:
                                                                                                  'at = "a.n"'))
     with pytest.raises(PanelError, match=r"panel 'a': .*hconcat chart cannot be fitted"):
         build("fig", root=root, formats=("svg",))
+
+
+def test_without_vl_convert_an_altair_panel_is_one_line_naming_what_to_install(tmp_path, monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "vl_convert", None)  # `import vl_convert` raises ImportError (the worker too)
+    root = _project(tmp_path / "proj", LAYOUT.replace('at = "a.top"', 'at = "a.n"'))
+    with pytest.raises(PanelError, match=r"panel 'a': plots:chart returned an Altair chart, but vl-convert is not "
+                                         r"installed here; install it: pip install 'figure-composer\[vega\]'") as info:
+        build("fig", root=root, formats=("svg",))
+    assert "\n" not in str(info.value)

@@ -9,12 +9,13 @@ the anchor ``peak = [5, 3]`` is x = 5 of the nice domain [0, 10] and y = 3, the 
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
 from lxml import etree
 
-from composer.errors import LayoutError
+from composer.errors import DataError, LayoutError
 from composer.pipeline import build, check
 from composer.svg.measure import scene
 from conftest import cumulative_transform
@@ -118,3 +119,12 @@ def test_an_anchor_the_panel_does_not_declare_is_refused(tmp_path) -> None:
     root = _spec_project(tmp_path / "proj", layout=LAYOUT.replace('at = "v.peak"', 'at = "v.peek"'))
     with pytest.raises(LayoutError, match=r"'v' has no anchor 'peek'; did you mean 'peak'"):
         build("fig", root=root, formats=("svg",))
+
+
+def test_without_vl_convert_a_spec_panel_is_one_line_naming_what_to_install(tmp_path, monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "vl_convert", None)  # `import vl_convert` raises ImportError (the worker too)
+    root = _spec_project(tmp_path / "proj", spec=SPEC.replace('"line"', '"point"'))  # not a drawing cached here
+    with pytest.raises(DataError, match=r"panels\.v\.vegalite: Vega-Lite and Altair panels need vl-convert: "
+                                        r"pip install 'figure-composer\[vega\]'") as info:
+        build("fig", root=root, formats=("svg",))
+    assert "\n" not in str(info.value)
