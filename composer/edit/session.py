@@ -163,7 +163,8 @@ class Editor:
             except OSError as exc:
                 return 422, {"ok": False, "reason": "editor", "message": f"--editor {self.editor!r}: {exc}",
                              "url": url}
-        return 200, {"ok": True, "url": url, "line": line}
+        # ran: the command was started, so the page does not follow url too (the editor would open twice)
+        return 200, {"ok": True, "url": url, "line": line, "ran": bool(self.editor)}
 
     # ─── the boxes of texts not built yet ─────────────────────────────────
     def _boxes(self, name: str, known: Mapping[str, Any], now: str) -> dict[str, Any]:

@@ -200,7 +200,9 @@ def line_of(text: str, header: str, n: int = 0) -> int:
 @pytest.mark.e2e
 def test_edits_made_in_the_page_are_written_into_the_layout(tmp_path, browser_page, project):  # noqa: F811
     page = browser_page
-    with served(["serve", "--all", "--root", str(project), "--format", "svg"]) as server:
+    opened = tmp_path / "opened"  # what the --editor command makes: a file named after the line it was given
+    with served(["serve", "--all", "--root", str(project), "--format", "svg", "--editor", f"touch {opened}-{{line}}"]
+                ) as server:
         page.goto(server.url + "fig/")
         page.evaluate("window.__answers = 0; window.__seen = 0; window.addEventListener('compose:edited',"
                       " (e) => { window.__answer = e.detail; window.__answers += 1; })")
@@ -215,7 +217,11 @@ def test_edits_made_in_the_page_are_written_into_the_layout(tmp_path, browser_pa
         assert page.inner_text("#sel-key") == "[text[0]]"
         assert page.inner_text("#sel-open") == f"layouts/fig.toml:{line_of(FIG, '[[text]]')}"
         assert page.get_attribute("#sel-open", "href") == (
-            f"vscode://file/{project / 'layouts' / 'fig.toml'}:{line_of(FIG, '[[text]]')}")
+            f"vscode://file{project / 'layouts' / 'fig.toml'}:{line_of(FIG, '[[text]]')}")
+        page.click("#sel-open")  # POST /open: the server runs --editor with the file and the line
+        page.wait_for_function("document.getElementById('edit-msg').textContent.startsWith('opened')", timeout=WAIT_MS)
+        assert Path(f"{opened}-{line_of(FIG, '[[text]]')}").exists()
+        assert page.evaluate("window.__answers") == 0  # the same page still (an editor's link opens outside it)
 
         # drag the text 3 mm right: placed by coordinates, its at changes, in mm
         blue = ink(first, BLUE)
@@ -228,13 +234,14 @@ def test_edits_made_in_the_page_are_written_into_the_layout(tmp_path, browser_pa
         assert moved[0] - blue[0] == pytest.approx(3 * MM_PX, abs=1)
         assert moved[1] == pytest.approx(blue[1], abs=1)
 
-        # drag the panel 2 mm down: its at, in its own quotes; the panel is not drawn again (same size)
+        # drag the panel 2 mm down: its at, in its own quotes; the panel is not drawn again (same size: from cache)
         yellow = ink(fig.pixels(), YELLOW)
         fig.drag(fig.centre("panel:a"), (0, 2))
         assert fig.answer()["ok"]
         text = swap(text, "at = ['4mm', '4mm']", "at = ['4mm', '6mm']")
         assert fig.layout.read_text() == text
         fig.built()
+        assert "(1 panel from cache" in page.get_attribute("#status", "title")
         now = ink(fig.pixels(), YELLOW)
         assert now[1] - yellow[1] == pytest.approx(2 * MM_PX, abs=1)
         assert now[0] == pytest.approx(yellow[0], abs=1)
