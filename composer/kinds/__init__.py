@@ -13,6 +13,8 @@ down (``tests/test_layers.py``):
   documentation (``[check] ignore``, ``compose check``);
 - :mod:`composer.kinds.shapes`: the ``[[shape]]`` kinds, classes that own their keys,
   anchors and drawing (the loader, the typeset, geometry, draw and overlay stages, the check).
+- :mod:`composer.kinds.extras`: the optional extras whose libraries a panel module imports (plotnine,
+  seaborn, Altair, Plotly), so a missing one is named with what to install (the user-code stage).
 
 An entry declares what the layers below its implementation need (names,
 suffixes, options, documentation); the module that implements it binds its

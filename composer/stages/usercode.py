@@ -23,6 +23,7 @@ from types import ModuleType
 from typing import Any
 
 from composer.errors import LayoutError, PanelError, did_you_mean, exception_text, frames_of
+from composer.kinds.extras import install_hint
 from composer.layout.model import FigureSpec, Panel
 from composer.sandbox.isolate import where
 
@@ -290,10 +291,13 @@ def describe(exc: BaseException, user_dir: Path | None) -> str:
     """``ZeroDivisionError: division by zero (at volume_kv.py:12 in rgb: x = 1 / 0)``.
 
     Names the innermost traceback frame inside ``user_dir`` (the panels
-    folder): the line of the user's own code that failed.
+    folder): the line of the user's own code that failed. A module that one of composer's optional
+    extras installs and is missing says which (:func:`composer.kinds.extras.install_hint`).
     """
     frames = frames_of(exc)
     text = exception_text(exc)
     if isinstance(exc, MissingKey):  # a data column's KeyError, as the user's code sees it
         text = "KeyError" + text[len(type(exc).__name__):]
+    if isinstance(exc, ModuleNotFoundError):  # plotnine, seaborn... of an extra not installed: what to install
+        text += install_hint(exc.name)
     return f"{text}{where(frames, user_dir)}"
