@@ -200,7 +200,8 @@ def _anchor_marks(anchors: Mapping[str, tuple[Any, Any]], scale_types: Mapping[s
 
 def _convert(what: str, call: Any, *args: Any, **kwargs: Any) -> Any:
     """``call(*args, **kwargs)`` (pass ``allowed_base_urls=[]`` where data is read: no URL is fetched),
-    vl-convert's failure said in one line.
+    vl-convert's failure said in one line: its JavaScript error, without the stack and the "conversion
+    failed:" line above it.
 
     Raises:
         DataError: vl-convert refused the spec (its first line, naming ``what``).
@@ -208,8 +209,12 @@ def _convert(what: str, call: Any, *args: Any, **kwargs: Any) -> Any:
     try:
         return call(*args, **kwargs)
     except (ValueError, RuntimeError) as exc:
-        first = next((line.strip() for line in str(exc).splitlines() if line.strip()), "failed")
-        raise DataError(f"vl-convert cannot draw {what}: {first}") from None
+        lines = [line.strip() for line in str(exc).splitlines() if line.strip() and not line.strip().startswith("at ")]
+        said = next((line for line in lines if not line.endswith("failed:")), lines[0] if lines else "failed")
+        if "url not allowed" in said:
+            said += ("; composer fetches nothing: give the data inline (values, a DataFrame), or in a spec file a "
+                     "path inside the project")
+        raise DataError(f"vl-convert cannot draw {what}: {said}") from None
 
 
 def draw_vegalite(spec: Mapping[str, Any], width_pt: float, height_pt: float, *, font: str, font_size_pt: float,

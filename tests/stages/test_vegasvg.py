@@ -46,6 +46,7 @@ DRAWN = {
     "log": ({"data": {"values": [{"x": 1, "y": 1}, {"x": 100, "y": 3}]}, "mark": "line",
              "encoding": {"x": {"field": "x", "type": "quantitative", "scale": {"type": "log"}},
                           "y": {"field": "y", "type": "quantitative"}}}, 150.0, 100.0, {"anchors": {"ten": (10, 3)}}),
+    "url": (dict(LINE, data={"url": "data/pts.csv"}), 100.0, 80.0, {}),
     "dates": ({"data": {"values": [{"t": "2020-01-01", "y": 1}, {"t": "2020-01-03", "y": 3}]}, "mark": "line",
                "encoding": {"x": {"field": "t", "type": "temporal"}, "y": {"field": "y", "type": "quantitative"}}},
               150.0, 100.0, {"anchors": {"day2": ("2020-01-02", 3), "ms": (1577923200000, 3)}}),
@@ -157,6 +158,14 @@ def test_a_category_anchor_is_at_its_bands_centre(drawn) -> None:
     bx, by, bw = (float(v) for v in re.match(r"M([\d.]+),([\d.]+)h([\d.]+)", rects[1].get("d")).groups())
     assert bars.anchors["b"] == pytest.approx((x + s * (bx + bw / 2), y + s * by), abs=1e-6)
     assert isinstance(drawn["off_chart"], DataError) and "not on the chart" in str(drawn["off_chart"])
+
+
+def test_no_url_is_fetched(drawn) -> None:
+    """A chart naming its data by URL (an Altair chart made from a file name) is refused in one line, fetching
+    nothing: vl-convert is allowed no URL (a spec file's data is inlined by its source)."""
+    refused = drawn["url"]
+    assert isinstance(refused, DataError) and "\n" not in str(refused)
+    assert "External data url not allowed" in str(refused) and "composer fetches nothing" in str(refused)
 
 
 def test_a_composite_chart_is_refused_in_one_line() -> None:
