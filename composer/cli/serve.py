@@ -793,8 +793,11 @@ def serve(names: Sequence[str], *, root: str | Path = ".", out: str | Path | Non
             runner = DiffRunner(project.root, state_dir, jobs=options.jobs, timeout_s=options.timeout_s)
             from composer.edit.session import Editor
 
+            edits = Editor(project.root, state_dir, editor)
+            for name in names:
+                edits.warm(name)
             server = start_server(httpd, names, out_dir, state_dir, names[0] if single else None, toggles or {},
-                                  runner, Editor(project.root, state_dir, editor))
+                                  runner, edits)
             started(f"http://{HOST}:{httpd.server_address[1]}/")
 
             def builder(name: str, lock: Path | None) -> Builder:
