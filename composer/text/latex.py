@@ -310,7 +310,15 @@ def tex_error(log: str, lines: list[str]) -> str:
     ``in line N ("LINE")`` for a text of several lines; both as written, backslashes single); TeX's
     ``l.N`` context gives the line and where TeX stopped in it."""
     rows = log.splitlines()
-    message = next((r[1:].strip() for r in rows if r.startswith("!")), "TeX stopped without a message")
+    start = next((k for k, r in enumerate(rows) if r.startswith("!")), None)
+    message = "TeX stopped without a message"
+    if start is not None:  # the "!" line and what continues it ("(inputenc) not set up for use with LaTeX.")
+        said = [rows[start][1:].strip()]
+        for row in rows[start + 1:start + 4] if said[0].startswith(("LaTeX Error", "Package ")) else ():
+            if not row.strip() or row.startswith(("See the ", "Type ", "l.", "?", "...")):
+                break
+            said.append(row.strip())
+        message = " ".join(said)
     at = next((m for r in rows if (m := re.match(r"^l\.(\d+) (.*)$", r))), None)
     if at is None:
         return f"LaTeX error: {message}"
@@ -319,9 +327,11 @@ def tex_error(log: str, lines: list[str]) -> str:
     font = _FONT_ARGS.search(stopped)  # TeX shows the line's end only, after "..." when it is long
     if font is not None:
         stopped = stopped[font.end():]
+    where = (f'TeX stopped after "{stopped}"' if not stopped.startswith(("\\unskip", "\\end{document}"))
+             else "TeX stopped at the end of the text (an unclosed $ or {?)")
     if len(lines) > 1 and 1 <= n <= len(lines):
-        return f'LaTeX error in line {n} ("{lines[n - 1]}"): {message} TeX stopped after "{stopped}"'
-    return f'LaTeX error: {message} TeX stopped after "{stopped}"'
+        return f'LaTeX error in line {n} ("{lines[n - 1]}"): {message} {where}'
+    return f'LaTeX error: {message} {where}'
 
 
 def page_outline(svg: bytes, baseline_pt: float) -> tuple[str, float, float]:

@@ -20,6 +20,7 @@ import pytest
 from lxml import etree
 
 from composer.errors import LayoutError
+from composer.layout.model import TextStyle
 from composer.pipeline import build, check
 from composer.svg.measure import path_points
 from conftest import REPO, layout_project, pdf_pixels
@@ -199,7 +200,6 @@ def test_a_bad_math_value_names_the_choices(tmp_path):
 def test_the_same_text_gives_the_same_outline(figure):
     """Typeset twice more in fresh TeX runs (no cache): the same path data, byte for byte, and the figure's
     H is that outline moved to its box's left and first baseline."""
-    from composer.layout.model import TextStyle
     from composer.text.latex import typeset_lines
     from composer.text.metrics import translate_d
 
@@ -268,3 +268,13 @@ def test_latex_reads_no_file_outside_tex_s_own(tmp_path):
         build("fig", root=root, formats=("svg",), cache=False)
     message = str(caught.value)
     assert "LaTeX error" in message and "not found" in message and "SECRETWORD" not in message, message
+
+
+def test_an_unclosed_formula_and_a_character_latex_lacks_are_told_as_such():
+    from composer.stages.typeset import typeset_text
+
+    style = TextStyle(font="DejaVu Sans", size_pt=7.0, math="latex")
+    with pytest.raises(LayoutError, match=r"forgotten \$\. TeX stopped at the end of the text \(an unclosed"):
+        typeset_text("$x", style, "f.toml", "text[0].text")
+    with pytest.raises(LayoutError, match=r"Unicode character α \(U\+03B1\) not set up for use with LaTeX"):
+        typeset_text("α", style, "f.toml", "text[0].text")
