@@ -573,7 +573,10 @@ TABLES: list[Table] = [
         *_placement("center"),
         Key("beside", "panel_names", "place the text beside these panels instead: centred on their combined "
                                      "plot areas (the union of their axes as drawn; an SVG or image panel's "
-                                     "box), `gap` outside them on `side` (a shared axis title)"),
+                                     "box), `gap` outside them on `side` (a shared axis title). Without "
+                                     "`gap`, it sits clear of the panels' texts on that side (tick labels, axis "
+                                     "labels: their drawn extent), plus matplotlib's axis-label pad, 4 pt; a "
+                                     "`gap` that puts it over them is an error giving the gap that clears them"),
         Key("side", "beside_side", "the side of the panels' plot areas a `beside` text sits on", default="left"),
         Key("rotate", "rotation", "turn the text by this many degrees, counter-clockwise (90: reads bottom to "
                                   "top, as a y-axis title); its box, placed and checked, is the turned box",

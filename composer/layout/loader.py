@@ -786,7 +786,8 @@ def _text(r: _Reader, raw: Any, key: str, spec: FigureSpec) -> Text:
         BESIDE_SIDE.refuse(t)
         t.asked += list(_PLACEMENT_KEYS)
         place = Placement(beside=t.get("beside"), side=t.get("side"), gap_pt=t.get("gap"),
-                          offset_pt=t.get("offset"), anchor="center", key=f"{key}.beside")  # lines centred
+                          offset_pt=t.get("offset"), anchor="center", key=f"{key}.beside",  # lines centred
+                          gap_auto="gap" not in t.raw)  # clear of the panels' tick labels (geometry)
     else:
         BESIDE_SIDE.refuse(t)
         t.asked.append("beside")

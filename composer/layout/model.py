@@ -58,6 +58,8 @@ class Placement:
         beside: panel names (a text beside their plot areas), or ().
         side: ``left``, ``right``, ``above``, ``below``: the side of ``beside``.
         gap_pt: distance from the plot areas' edge (``beside``); offset_pt: added after.
+        gap_auto: a ``beside`` text without ``gap``: its gap is worked out from the panels' texts on that side
+            (:meth:`composer.stages.geometry._Resolver.beside`: clear of their tick labels).
         key: the layout key path, for errors.
     """
 
@@ -69,6 +71,7 @@ class Placement:
     side: str = default("text", "side")
     gap_pt: float = 0.0
     offset_pt: tuple[float, float] = (0.0, 0.0)
+    gap_auto: bool = False
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import NamedTuple
 
 from lxml import etree
@@ -39,6 +40,7 @@ from composer.stages.render import RenderedPanel, rendered_size
 from composer.stages.sources import Drawing, source_of
 from composer.stages.typeset import Typeset, fill_text, typeset_figure, typeset_text
 from composer.svg.budget import over_budget
+from composer.svg.geometry import BBox
 from composer.svg.images import finish_rasters
 from composer.svg.io import NSMAP, parse_svg, svg_tag, write_svg
 from composer.svg.viewbox import place, view_box
@@ -59,7 +61,25 @@ def figure_geometry(inputs: Inputs, rendered: Mapping[str, RenderedPanel],
     return resolve(inputs.figure, typeset.text_sizes, typeset.shape_sizes,
                    {name: found for name, found in anchors.items() if found is not None}, file=inputs.file,
                    plot_areas=_plot_areas(inputs, drawings), panel_sizes=_panel_sizes(inputs, rendered),
-                   imported=imported_svgs(inputs.figure, inputs.documents), guide_sizes=guides.guide_sizes(drawn))
+                   imported=imported_svgs(inputs.figure, inputs.documents), guide_sizes=guides.guide_sizes(drawn),
+                   text_boxes=_beside_texts(inputs, rendered))
+
+
+def _beside_texts(inputs: Inputs, rendered: Mapping[str, RenderedPanel]) -> dict[str, tuple[tuple[str, BBox], ...]]:
+    """The texts as drawn of every rendered panel a ``beside`` text stands beside (:func:`panel_texts`), for
+    its gap (:func:`composer.stages.geometry.resolve`'s ``text_boxes``)."""
+    names = {name for text in inputs.figure.texts for name in text.place.beside}
+    return {name: panel_texts(rendered[name].svg) for name in sorted(names) if name in rendered}
+
+
+@lru_cache(maxsize=64)
+def panel_texts(svg: bytes) -> tuple[tuple[str, BBox], ...]:
+    """Every text of a rendered panel's SVG as drawn: (its string, its ink box (x0, y0, x1, y1) in panel pt),
+    measured as ``compose check`` measures the canvas (:func:`composer.svg.measure.scene`: a rotated tick
+    label's upright box). Memoised on the bytes (geometry is resolved several times in a build)."""
+    from composer.svg.measure import scene
+
+    return tuple((run.text, run.bbox) for run in scene(svg).texts)
 
 
 def _drawings(inputs: Inputs, rendered: Mapping[str, RenderedPanel], typeset: Typeset) -> dict[str, Drawing]:

@@ -59,7 +59,7 @@ from composer.svg.geometry import BBox, overlap
 from composer.svg.io import parse_svg
 from composer.svg.viewbox import ViewBox, view_box
 from composer.svg.viewbox import place as place_view_box
-from composer.units import say, say_pair
+from composer.units import amount, say, say_pair
 
 Point = tuple[float, float]
 
@@ -303,7 +303,8 @@ def resolve(figure: Figure, text_sizes: list[tuple[float, float]],
             plot_areas: Mapping[str, tuple[float, float, float, float] | None] | None = None,
             panel_sizes: Mapping[str, tuple[float, float]] | None = None,
             imported: Mapping[str, ImportedSvg] | None = None,
-            guide_sizes: list[tuple[float, float] | None] | None = None) -> Geometry:
+            guide_sizes: list[tuple[float, float] | None] | None = None,
+            text_boxes: Mapping[str, tuple[tuple[str, BBox], ...]] | None = None) -> Geometry:
     """Place every element.
 
     Args:
@@ -326,6 +327,8 @@ def resolve(figure: Figure, text_sizes: list[tuple[float, float]],
         guide_sizes: (width_pt, height_pt) of each guide as drawn (``Figure.guides`` order;
             :func:`composer.stages.guides.draw_guides`), None for one not drawn: placing it, or
             anything relative to it, then raises LayoutError.
+        text_boxes: panel name -> its texts as drawn, (the string, its ink box (x0, y0, x1, y1) in panel pt),
+            for ``beside`` texts (their gap: clear of them); a panel missing here has none known.
 
     Raises:
         LayoutError: a reference to a data anchor the renderer did not publish
@@ -334,7 +337,7 @@ def resolve(figure: Figure, text_sizes: list[tuple[float, float]],
             or panels overlapping.
     """
     return _Resolver(figure, text_sizes, shape_sizes, data_anchors, file, plot_areas, imported,
-                     panel_sizes, guide_sizes).run()
+                     panel_sizes, guide_sizes, text_boxes).run()
 
 
 def panel_boxes(figure: Figure, text_sizes: list[tuple[float, float]],
@@ -372,6 +375,14 @@ class Room:
 
 #: a colorbar's stretch along its panels' plot areas shorter than this (pt) is none (:func:`guide_rooms`)
 MIN_ALONG_PT = 1.0
+
+#: a ``beside`` text without ``gap``: the space left between it and the panels' texts it stands beside (pt):
+#: matplotlib's default ``axes.labelpad``, 4.0 pt, the space between an axis label and its tick labels
+#: (``matplotlib/mpl-data/matplotlibrc``)
+BESIDE_PAD_PT = 4.0
+
+#: a ``beside`` text given a ``gap`` overlaps a panel's text when their boxes share more than this (pt) both ways
+OVERLAP_SLACK_PT = 0.1
 
 
 def guide_rooms(figure: Figure, text_sizes: list[tuple[float, float]],
@@ -496,8 +507,10 @@ def _check_alignment(align: Align, boxes: Mapping[str, Box], file: str) -> None:
 class _Resolver:
     def __init__(self, figure: Figure, text_sizes, shape_sizes, data_anchors, file: str, plot_areas=None,
                  imported: Mapping[str, ImportedSvg] | None = None,
-                 panel_sizes=None, guide_sizes: list[tuple[float, float] | None] | None = None):
+                 panel_sizes=None, guide_sizes: list[tuple[float, float] | None] | None = None,
+                 text_boxes: Mapping[str, tuple[tuple[str, BBox], ...]] | None = None):
         self.figure, self.file = figure, file
+        self.text_boxes: Mapping[str, tuple[tuple[str, BBox], ...]] = text_boxes or {}
         self.anchors = data_anchors
         self.imported = imported
         self.plot_areas: Mapping[str, tuple[float, float, float, float] | None] = plot_areas or {}
@@ -595,8 +608,15 @@ class _Resolver:
         return inside(box, *self.panel_sizes[name], panel.aspect_align, anchor=anchor)
 
     def beside(self, place: Placement, size: tuple[float, float]) -> Box:
-        """The box of a text ``beside`` panels: centred on the union of their plot areas, ``gap_pt``
-        outside it on ``place.side``, plus ``offset_pt``."""
+        """The box of a text ``beside`` panels: centred on the union of their plot areas, its gap
+        outside it on ``place.side``, plus ``offset_pt``. The gap is ``gap_pt``, or without ``gap``
+        (``place.gap_auto``) what the panels' texts reach past the union's edge on that side
+        (:meth:`reach`: tick labels, axis labels) plus :data:`BESIDE_PAD_PT`.
+
+        Raises:
+            LayoutError: the panels are not rendered yet; a ``gap`` puts the text over one of the panels'
+                texts (at ``text[i].gap``, naming the panel, the text and the gap that clears them).
+        """
         if self.anchors is None:
             raise LayoutError(f"{place.key.rpartition('.')[0]} sits beside plot areas, known only after "
                               "rendering; panels and grids cannot be placed relative to it", file=self.file,
@@ -605,9 +625,49 @@ class _Resolver:
         union = Box.spanning(areas)
         own, edge = BESIDE_ANCHORS[place.side]
         x, y = union.anchor(edge)
-        dx, dy = {"left": (-place.gap_pt, 0.0), "right": (place.gap_pt, 0.0), "above": (0.0, -place.gap_pt),
-                  "below": (0.0, place.gap_pt)}[place.side]
-        return Box.placed((x + dx + place.offset_pt[0], y + dy + place.offset_pt[1]), own, *size)
+        reach = self.reach(place, union)
+        gap = reach + BESIDE_PAD_PT if place.gap_auto else place.gap_pt
+        dx, dy = {"left": (-gap, 0.0), "right": (gap, 0.0), "above": (0.0, -gap), "below": (0.0, gap)}[place.side]
+        box = Box.placed((x + dx + place.offset_pt[0], y + dy + place.offset_pt[1]), own, *size)
+        if not place.gap_auto:
+            for name in place.beside:
+                for text, (x0, y0, x1, y1) in self.panel_texts(name):
+                    w, h = box.overlap_pt(Box(x0, y0, x1 - x0, y1 - y0))
+                    if min(w, h) > OVERLAP_SLACK_PT:
+                        unit = self.figure.spec.unit
+                        shown = f" {text!r}" if text else ""
+                        where = {"left": "left of", "right": "right of"}.get(place.side, place.side)
+                        raise LayoutError(f"gap = {say(place.gap_pt, unit)} puts it over text{shown} of panel "
+                                          f"{name!r} (the panels' texts reach {say(reach, unit)} {where} their "
+                                          "plot areas); leave gap out to place it clear of them, or give gap = "
+                                          f"\"{amount(reach + BESIDE_PAD_PT, unit)}{unit}\"",
+                                          file=self.file, key=f"{place.key.rpartition('.')[0]}.gap")
+        return box
+
+    def panel_texts(self, name: str) -> list[tuple[str, BBox]]:
+        """Panel ``name``'s texts as drawn, (the string, its ink box on the canvas, pt); [] when unknown."""
+        box = self.box(name)
+        return [(text, (x0 + box.x_pt, y0 + box.y_pt, x1 + box.x_pt, y1 + box.y_pt))
+                for text, (x0, y0, x1, y1) in self.text_boxes.get(name, ())]
+
+    def reach(self, place: Placement, union: Box) -> float:
+        """How far (pt, >= 0) the texts of the panels a ``beside`` text stands beside reach past the union of
+        their plot areas on its side: of each text beyond that edge and alongside the union (overlapping its
+        span across: a y title's tick labels, not a title above), the farthest."""
+        reach = 0.0
+        u0, v0, u1, v1 = union.x_pt, union.y_pt, union.x_pt + union.width_pt, union.y_pt + union.height_pt
+        for name in place.beside:
+            for _, (x0, y0, x1, y1) in self.panel_texts(name):
+                if place.side in ("left", "right"):
+                    if min(y1, v1) - max(y0, v0) <= 0:
+                        continue
+                    past = u0 - x0 if place.side == "left" else x1 - u1
+                else:
+                    if min(x1, u1) - max(x0, u0) <= 0:
+                        continue
+                    past = v0 - y0 if place.side == "above" else y1 - v1
+                reach = max(reach, past)
+        return reach
 
     def guide(self, name: str, place: Placement, size: tuple[float, float] | None) -> Box:
         """The box of a guide drawn at ``size`` (pt): placed at its point, or centred in its cell.

@@ -229,3 +229,98 @@ def test_a_panel_placed_by_a_beside_text_is_refused(tmp_path):
                              '[panels.f]\nsvg = "../box.svg"\nright_of = "t"\nsize = ["5mm", "5mm"]\n')
     with pytest.raises(LayoutError, match="sits beside plot areas, known only after rendering"):
         build("fig", root=root, formats=("svg",), cache=False)
+
+
+# ─── a beside text without gap: clear of the tick labels (issue #26) ─────────
+
+TICKS_PY = '''
+def ticks(fig, data):
+    ax = fig.add_axes([0.3, 0.3, 0.6, 0.6])
+    ax.plot([0, 1000], [0, 1000])
+    ax.set_xlabel("x label")
+'''
+TICKS = """
+[grid]
+mosaic = "a"
+margin = ["5mm", "5mm", "10mm", "15mm"]
+[panels.a]
+render = "p:ticks"
+cell = "a"
+[[text]]
+name = "ytitle"
+text = "Density"
+rotate = 90
+beside = ["a"]
+side = "left"
+[[text]]
+name = "xtitle"
+text = "Time"
+beside = ["a"]
+side = "below"
+"""
+TICKS_HEAD = 'width = "80mm"\nheight = "60mm"\nfont = "DejaVu Sans"\nfont_size = "7pt"\n'
+#: the panel's cell: (x, y, width, height) in mm, from the canvas and the margin above
+TICKS_CELL = (15, 5, 60, 45)
+
+
+def ticks_project(tmp_path, body: str = TICKS):
+    root = layout_project(tmp_path, body, head=TICKS_HEAD)
+    (root / "panels").mkdir()
+    (root / "panels" / "p.py").write_text(TICKS_PY)
+    return root
+
+
+def matplotlib_text_extents() -> tuple[float, float]:
+    """Worked out with matplotlib alone, on a figure of the cell's size in DejaVu Sans 7 pt: the left edge of
+    the leftmost y tick label and the bottom edge of the lowest text below the axes (the x label under its tick
+    labels), in pt from the cell's top-left (y down): text window extents, which enclose the ink (a glyph's side
+    bearing, under 1 pt, lies between them)."""
+    import io
+
+    import matplotlib
+    from matplotlib.backends.backend_svg import RendererSVG
+    from matplotlib.figure import Figure
+
+    w, h = TICKS_CELL[2] * MM, TICKS_CELL[3] * MM
+    with matplotlib.rc_context({"font.family": "DejaVu Sans", "font.size": 7}):
+        fig = Figure(figsize=(w / 72, h / 72), dpi=72)
+        ax = fig.add_axes([0.3, 0.3, 0.6, 0.6])
+        ax.plot([0, 1000], [0, 1000])
+        ax.set_xlabel("x label")
+        renderer = RendererSVG(w / 72, h / 72, io.StringIO())
+        fig.draw(renderer)
+        low, high = sorted(ax.get_ylim())  # labels of ticks outside the view (-250, 1250) are not drawn
+        left = min(t.get_window_extent(renderer).x0 for t in ax.get_yticklabels()
+                   if t.get_text() and low <= t.get_position()[1] <= high)
+        bottom = ax.xaxis.label.get_window_extent(renderer).y0
+    return left, h - bottom
+
+
+@pytest.fixture(scope="module")
+def ticks_svg(tmp_path_factory):
+    return built(ticks_project(tmp_path_factory.mktemp("ticks")))
+
+
+def test_a_beside_title_without_gap_clears_the_tick_labels(ticks_svg):
+    """No gap: the y title's ink ends matplotlib's axes.labelpad (4 pt) left of the leftmost y tick label as
+    matplotlib measures that label, less its side bearing (1 pt) or plus its block's own padding (1.5 pt); the x
+    title's ink starts 4 pt (as closely) under the x label. Without the gap worked
+    out (0 pt from the plot area) both would sit on the tick labels, 13 mm and 11 mm away."""
+    left, bottom = matplotlib_text_extents()
+    x0_mm, y0_mm = TICKS_CELL[:2]
+    _, _, right_ink, _ = ink(ticks_svg, "text-ytitle")
+    assert 4.0 - 1.0 <= (x0_mm * MM + left) - right_ink <= 4.0 + 1.5
+    _, top_ink, _, _ = ink(ticks_svg, "text-xtitle")
+    assert 4.0 - 2.0 <= top_ink - (y0_mm * MM + bottom) <= 4.0 + 1.5  # the window holds the font's descent
+
+
+def test_a_beside_gap_that_puts_the_title_on_the_tick_labels_is_an_error(tmp_path):
+    """gap = 1mm left of the plot area lies over the y tick labels: one line at text[0].gap naming the panel
+    and giving the gap that clears them; nothing written."""
+    root = ticks_project(tmp_path, TICKS.replace('side = "left"\n', 'side = "left"\ngap = "1mm"\n'))
+    with pytest.raises(LayoutError) as err:
+        build("fig", root=root, formats=("svg",), cache=False)
+    message = str(err.value)
+    assert "\n" not in message and "text[0].gap" in message and "gap = 1.0 mm puts it over text" in message
+    assert "panel 'a'" in message and "leave gap out" in message
+    assert not (root / "build" / "fig.svg").exists()
