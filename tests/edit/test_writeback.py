@@ -164,3 +164,15 @@ def test_a_line_placed_by_its_points_moves_every_point():
     assert new == line.replace('points = [["10mm", "30mm"], "p.s"]',
                                'points = [["11mm", "30mm"], { at = "p.s", offset = ["1mm", "0mm"] }]')
     assert change.key == "shape[1].points"
+
+
+def test_a_new_offset_takes_the_unit_of_the_size_and_the_quotes_of_the_placing_key():
+    points = """[figure]\nwidth = "4in"\nheight = "2in"\n\n[panels.a]\nrender = "m:f"\nat = ["10pt", "10pt"]\n""" \
+             """size = ["100pt", "80pt"]\n\n[panels.b]\nrender = "m:f"\nbelow = 'a'\nsize = ["3cm", "2cm"]\n\n""" \
+             """[[text]]\ntext = "t"\nat = 'a.s'\n"""
+    new, _ = edited(points, "panel:b", dx_pt=1.0, dy_pt=-72 / 2.54 * 0.123)  # 1 pt = 0.035 cm; -0.123 cm
+    assert new == points.replace("below = 'a'\n", "below = 'a'\noffset = ['0.04cm', '-0.12cm']\n")
+    new, _ = edited(points, "text:0", dx_pt=0.8, dy_pt=0.0)  # no size: [figure] width's unit: 0.0111 in
+    assert new == points.replace("at = 'a.s'\n", "at = 'a.s'\noffset = ['0.01in', '0in']\n")
+    with pytest.raises(Refused, match="rounds to no change"):
+        edited(points, "text:0", dx_pt=0.3, dy_pt=0.0)  # 0.0042 in
