@@ -351,8 +351,11 @@ def typeset(text: str, style: TextStyle, colors: tuple[tuple[str, str], ...] = (
     return TextBlock(tuple(lines), width, height)
 
 
+@lru_cache(maxsize=1024)
 def latex_block(text: str, style: TextStyle) -> TextBlock:
     """``text`` as LaTeX, typeset by TeX (:func:`composer.text.latex.typeset_lines`): one line per ``\\n``,
+    whatever the wrap width (LaTeX text does not wrap: a text filling a cell, typeset again at the cell's
+    width, is taken from here);
     each the style's colour (its outline is one piece), its ascent and descent at least a plain line's
     (:data:`MIN_ASCENT`, :data:`MIN_DESCENT`), lines ``LINE_GAP`` apart as plain text's. Editable text
     keeps each line as one outlined run (its LaTeX source as the run's text). No ``glyphs``: the PDF has
