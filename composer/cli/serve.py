@@ -32,7 +32,9 @@ else null), ``summary`` (the CLI's line), ``svg``, ``debug`` and ``elements`` (t
 file: the SVG, the overlay, ``elements.json``; null before it exists), ``width_pt``, ``height_pt`` and
 ``viewbox`` (of the SVG), ``findings`` (null until checked: a list of ``{"rule", "level", "element" (the
 subject as text), "elements": [{"name", "key", "kind", "box_pt": [x, y, width, height] or null}],
-"problem", "measured", "limit", "unit"}``), ``findings_error`` (why the check failed, else null) and ``notes``.
+"problem", "measured", "limit", "unit"}``), ``findings_error`` (why the check failed, else null),
+``elements_error`` (why ``elements.json`` could not be written, a fault of composer's own, else null or
+absent) and ``notes``.
 
 Routes: ``/`` (the figure's page; with ``--all`` an index of every figure), ``/NAME/`` (a figure's
 page), ``/NAME.svg`` (the file in the output folder) and ``/NAME.debug.svg`` (the overlay),
@@ -341,7 +343,13 @@ class Builder:
                 options = BuildOptions(formats=("svg",), dpi=24.0, debug=True, check=True, timeout_s=o.timeout_s,
                                        jobs=o.jobs or available_cores(), engine=o.engine, store=False, elements=True)
                 result, _ = build_figure(project, figure, shown, options, out=self.debug_dir)
-                self._elements(result, path, shown)
+                try:
+                    self._elements(result, path, shown)
+                    self.state["elements_error"] = None
+                except ComposerError:
+                    raise
+                except Exception as exc:  # noqa: BLE001 - composer's own fault: the preview goes on without edits
+                    self.state["elements_error"] = f"elements.json not written: {type(exc).__name__}: {exc}"
         except ComposerError as exc:
             self.state.update(findings=None, findings_error=str(exc))
             return
@@ -535,6 +543,9 @@ def _handler(figures: _Figures, single: str | None, toggles: dict[str, bool],
                     status, answer = editor.step(name, body, back=action == "undo")
             except ComposerError as exc:  # the project or the layout file went away
                 status, answer = 422, {"ok": False, "reason": "invalid", "message": " ".join(str(exc).split())}
+            except Exception as exc:  # noqa: BLE001 - composer's own fault: said to the page, the server goes on
+                status, answer = 500, {"ok": False, "reason": "internal",
+                                       "message": f"composer failed to {action}: {type(exc).__name__}: {exc}"}
             self._json(status, answer)
 
         def do_GET(self) -> None:  # noqa: N802 - http.server's name
