@@ -132,7 +132,8 @@ def test_compose_check_is_clean_for_every_gallery_figure(built, clone, name):
 def test_plot_sources_text_is_7pt_everywhere_and_its_plot_areas_align(built):
     """layouts/plot_sources.toml: every text of the composed SVG (canvas, labels, titles, every panel's, whatever
     library drew it) measures 7 pt, as [figure] font_size says; and the panels' plot areas are aligned: their
-    y axes span the same limits (0 to 1.8), so a tick label of one value sits at one height in every panel."""
+    y axes span the same limits (0 to 1.8), so a tick label of one value sits at one height in every panel
+    (within 0.1 pt: an SVG <text>'s extent, as Altair and Plotly write their text, is estimated from its size)."""
     from composer.svg.measure import scene
 
     runs = scene((built[1] / "plot_sources.svg").read_bytes()).texts
@@ -140,12 +141,19 @@ def test_plot_sources_text_is_7pt_everywhere_and_its_plot_areas_align(built):
     assert len(panels) >= 2 and len(runs) > 30
     assert {round(run.size_pt, 3) for run in runs} == {7.0}, sorted({(r.top, r.text, r.size_pt) for r in runs
                                                                       if abs(r.size_pt - 7) > 1e-3})[:5]
-    for tick in ("0.5", "1.0", "1.5"):
-        # the y tick label of that value: the leftmost run of that text in the panel
-        heights = [(min((r for r in runs if r.top == top and r.text == tick), key=lambda r: r.bbox[0]).bbox)
+
+    def number(text: str) -> float | None:
+        try:
+            return float(text)
+        except ValueError:
+            return None
+
+    for tick in (0.5, 1.0, 1.5):
+        # the y tick label of that value, however the library writes it ("1.0", "1"): the leftmost such run
+        heights = [(min((r for r in runs if r.top == top and number(r.text) == tick), key=lambda r: r.bbox[0]).bbox)
                    for top in panels]
         centres = [(b[1] + b[3]) / 2 for b in heights]
-        assert max(centres) - min(centres) < 0.05, (tick, dict(zip(panels, centres)))
+        assert max(centres) - min(centres) < 0.1, (tick, dict(zip(panels, centres)))  # <text> extents are estimated
 
 
 def test_a_missing_data_file_is_an_error_never_fallback_numbers(clone, tmp_path, capsys):
