@@ -157,6 +157,17 @@ def test_seaborn_texts_are_the_figures_font_at_its_size(svg):
     assert set(sizes.values()) == {7.0}
 
 
+def test_seaborns_outside_legend_keeps_its_room_in_the_box(svg):
+    """The legend seaborn puts right of the grid (and made room for at seaborn's own 5 in size) is still
+    inside the panel's box, 100..150 mm, once the figure is resized to it, and clear of the axes."""
+    mm = 72 / 25.4
+    runs = {run.text: run.bbox for run in scene(svg).texts if run.top == "panel-s"}
+    axes = _filled_box(svg, "panel-s", "#f0f0f0")
+    for entry in ("g", "one", "two"):
+        x0, _, x1, _ = runs[entry]
+        assert axes[2] < x0 and x1 <= 150 * mm + 0.01, (entry, runs[entry], axes)
+
+
 @pytest.mark.parametrize("top", ["panel-g", "panel-s"])
 def test_the_panels_text_is_in_the_figures_font_family(svg, top):
     """matplotlib names each glyph outline after its font's PostScript name (``DejaVuSerif-31``); the panel

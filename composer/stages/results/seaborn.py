@@ -57,13 +57,17 @@ class SeabornGrid(ResultKind):
             fig.subplots_adjust(wspace=spacing[0], hspace=spacing[1])
             main = obj.ax_joint
         else:
+            # seaborn's own record of an outside legend (FacetGrid.add_legend, seaborn 0.11 to 0.13); a seaborn
+            # without it is laid out as tight_layout leaves it
             legend = getattr(obj, "_legend", None)
-            if legend is not None and getattr(obj, "_legend_out", False) and legend.figure is fig:
+            rect = getattr(obj, "_tight_layout_rect", None)
+            if (legend is not None and getattr(obj, "_legend_out", False) and legend.figure is fig
+                    and isinstance(rect, list) and len(rect) == 4):
                 fig.draw_without_rendering()  # the legend's size at the new dpi, as seaborn measures it
                 legend_in = legend.get_window_extent().width / fig.dpi
                 margin = LEGEND_MARGIN[bool(getattr(obj, "_margin_titles", False))]
-                obj._tight_layout_rect[2] = 1 - (margin + legend_in / (width_pt / 72.0))
-                fig.subplots_adjust(right=obj._tight_layout_rect[2])
+                rect[2] = 1 - (margin + legend_in / (width_pt / 72.0))
+                fig.subplots_adjust(right=rect[2])
             obj.tight_layout()
             main = obj.axes.flat[0]
         anchors: dict[str, Any] = {}
