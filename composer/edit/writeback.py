@@ -131,10 +131,11 @@ class _Text:
             raise Refused(f"{key} is written inside an inline table or as a dotted key; add the key by hand: {line}")
         _, end = self.value_span(key)
         newline = self.text.find("\n", end)
+        eol = "\r\n" if newline > 0 and self.text[newline - 1] == "\r" else "\n"  # the file's own line ends
         if newline < 0:
-            self.edits.append((len(self.text), len(self.text), f"\n{indent}{line}\n"))
+            self.edits.append((len(self.text), len(self.text), f"{eol}{indent}{line}{eol}"))
         else:
-            self.edits.append((newline + 1, newline + 1, f"{indent}{line}\n"))
+            self.edits.append((newline + 1, newline + 1, f"{indent}{line}{eol}"))
 
     def result(self) -> str:
         out = self.text

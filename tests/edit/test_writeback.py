@@ -176,3 +176,9 @@ def test_a_new_offset_takes_the_unit_of_the_size_and_the_quotes_of_the_placing_k
     assert new == points.replace("at = 'a.s'\n", "at = 'a.s'\noffset = ['0.01in', '0in']\n")
     with pytest.raises(Refused, match="rounds to no change"):
         edited(points, "text:0", dx_pt=0.3, dy_pt=0.0)  # 0.0042 in
+
+
+def test_a_file_with_crlf_line_ends_keeps_them():
+    crlf = LAYOUT.replace("\n", "\r\n")
+    new, _ = edited(crlf, "panel:b", dx_pt=0.0, dy_pt=3 * MM)
+    assert new == crlf.replace('right_of = "a"   # beside a\r\n', 'right_of = "a"   # beside a\r\noffset = ["0mm", "3mm"]\r\n')
