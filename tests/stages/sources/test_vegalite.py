@@ -1,5 +1,6 @@
 """The ``vegalite`` panel source (:mod:`composer.stages.sources.vegalite`): a spec file's panel in a figure, with
-its CSV read from the project, its plot area under the label and a text at its data anchor.
+its CSV read from the project, its plot area under the label and a text at its data anchor; the how-to's
+example (docs/howto/vega-lite.md), a spec file beside the same chart made with Altair.
 
 Expected places are worked out from the layout: the panel's box is at 5 mm, 5 mm (14.17 pt), 50 x 30 mm;
 its view is read off the SVG's own view background (``<path class="background">`` of the root frame);
@@ -22,6 +23,8 @@ from conftest import cumulative_transform
 
 pytest.importorskip("vl_convert")
 
+SVG = "{http://www.w3.org/2000/svg}"
+MM = 72 / 25.4
 
 
 def _view_background(root: etree._Element) -> tuple[float, float, float, float]:
@@ -34,8 +37,6 @@ def _view_background(root: etree._Element) -> tuple[float, float, float, float]:
     x, y, s = m[0, 2], m[1, 2], m[0, 0]
     return x, y, x + w * s, y + h * s
 
-SVG = "{http://www.w3.org/2000/svg}"
-MM = 72 / 25.4
 
 LAYOUT = """\
 [figure]
@@ -128,3 +129,27 @@ def test_without_vl_convert_a_spec_panel_is_one_line_naming_what_to_install(tmp_
                                         r"pip install 'figure-composer\[vega\]'") as info:
         build("fig", root=root, formats=("svg",))
     assert "\n" not in str(info.value)
+
+
+def test_the_howtos_example_is_print_clean_and_draws_the_spec_as_altair_does(tmp_path) -> None:
+    """docs/howto/vega-lite.md: its CSV, spec, panel module and layout, as written, pass ``compose check`` with
+    nothing found; the spec file's panel and the Altair chart of the same encoding (cells of one size) have
+    their views at one place in their boxes, their anchors at one place in their views."""
+    text = (Path(__file__).parents[3] / "docs" / "howto" / "vega-lite.md").read_text(encoding="utf-8")
+    blocks = dict(re.findall(r"^```(text|json|python|toml)\n(.*?)^```$", text, flags=re.M | re.S))
+    for folder in ("layouts", "panels", "charts", "data"):
+        (tmp_path / folder).mkdir()
+    (tmp_path / "data" / "rates.csv").write_text(blocks["text"])
+    (tmp_path / "charts" / "rates.vl.json").write_text(blocks["json"])
+    (tmp_path / "panels" / "rates.py").write_text(blocks["python"])
+    (tmp_path / "layouts" / "rates.toml").write_text(blocks["toml"])
+    result = build("rates", root=tmp_path, formats=("svg",), check=True)
+    assert result.report is not None and result.report.findings == (), result.report.table()
+    root = etree.fromstring((tmp_path / "build" / "rates.svg").read_bytes())
+    views = {}
+    for name in ("spec", "chart"):
+        panel = root.find(f".//{SVG}g[@id='panel-{name}']")
+        x, y = cumulative_transform(panel)[:2, 2]
+        x0, y0, x1, y1 = _view_background(panel)
+        views[name] = (x0 - x, y0 - y, x1 - x, y1 - y)
+    assert views["spec"] == pytest.approx(views["chart"], abs=1e-6)
