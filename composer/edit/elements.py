@@ -98,13 +98,39 @@ def _box_of(target: Target, boxes: Mapping[str, Any], result: Any, geometry: Any
 
 
 def _waypoint_point(geometry: Any, figure: Figure, target: Target) -> tuple[float, float] | None:
-    """Where waypoint ``via[j]`` of arrow ``i`` is: the route's corner after its start that the waypoint
-    makes (a straight route passes through each waypoint: its points are start, via..., end)."""
+    """Where waypoint ``via[j]`` of arrow ``i`` is, read from its route as drawn: the route passes through
+    each waypoint, every hop routed alike (:func:`composer.stages.geometry.route`: a straight hop adds its end,
+    an elbow ``-|`` or ``|-`` its corner and its end, an elbow between aligned points collapses to straight).
+    None for an arc (it bends from start to end; its waypoints are not on it) or a route not read so."""
     route = geometry.arrows[target.index]
     arrow = figure.arrows[target.index]
-    if arrow.route != "straight" or len(route.points) != len(arrow.via) + 2:
+    if route.curve:
         return None
-    return route.points[target.via + 1]
+    stops = _stops(route.points, len(arrow.via) + 1, arrow.route)
+    return None if stops is None else route.points[stops[target.via + 1]]
+
+
+def _stops(points: tuple[tuple[float, float], ...], hops: int, kind: str) -> list[int] | None:
+    """The indexes in ``points`` of the start, each waypoint and the end of a route of ``hops`` hops."""
+    def aligned(a: tuple[float, float], b: tuple[float, float]) -> bool:
+        return a[0] == b[0] or a[1] == b[1]
+
+    def elbow(i: int) -> bool:
+        if kind not in ("-|", "|-") or i + 2 >= len(points) or aligned(points[i], points[i + 2]):
+            return False
+        a, c, b = points[i], points[i + 1], points[i + 2]
+        return c == ((b[0], a[1]) if kind == "-|" else (a[0], b[1]))
+
+    def walk(i: int, left: int) -> list[int] | None:
+        if left == 0:
+            return [i] if i == len(points) - 1 else None
+        for step in ((2, 1) if elbow(i) else (1,)):
+            rest = walk(i + step, left - 1) if i + step < len(points) else None
+            if rest is not None:
+                return [i, *rest]
+        return None
+
+    return walk(0, hops)
 
 
 def snap_lines(figure: Figure, geometry: Any, items: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
