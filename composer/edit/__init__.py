@@ -18,6 +18,8 @@ The modules, in the order an edit runs through them:
   file on disk is not what the last edit wrote.
 - :mod:`composer.edit.elements`: ``elements.json``, what the preview's page knows of each element
   (ids, key paths, lines, boxes, snap lines), written by the builder after each build.
+- :mod:`composer.edit.session`: the routes' work (``/NAME/edit``, ``/undo``, ``/redo``, ``/open``) as plain
+  calls returning an HTTP status and a JSON body, one edit at a time.
 
 Nothing here builds or renders: the server process that answers the page runs it (see
 :mod:`composer.cli.serve`).
