@@ -8,7 +8,7 @@ in order on ``fig``, each checked at once:
 - the layout file's new text against the text expected, written out here from the layout's own numbers
   (every other byte kept: the comments, the key order, the quoting);
 - the figure's pixels: the page's sheet at 100 % (96 CSS px per inch), with the edit layer hidden, and the ink
-  of the element moved found by its colour (blue text, yellow plot area, red legend line, green label),
+  of the element moved found by its colour (blue text, yellow plot area, grey shape, red legend line, green label),
   where the layout's millimetres put it.
 
 The page waits on conditions only (the file's digest in the page's elements.json, the SVG shown); lengths
@@ -96,6 +96,7 @@ BLUE = ((0, 60), (0, 60), (200, 255))
 YELLOW = ((235, 255), (185, 225), (0, 60))
 RED = ((200, 255), (0, 60), (0, 60))
 GREEN = ((0, 60), (140, 200), (0, 60))
+GREY = ((215, 228), (215, 228), (215, 228))  # the shapes' #dddddd
 
 
 def swap(text: str, old: str, new: str) -> str:
@@ -168,14 +169,18 @@ class Page:
         return read_png(path)
 
 
-def ink(pixels: np.ndarray, colour, x_mm: tuple[float, float] = (0, 1e9)) -> tuple[float, float, float, float]:
-    """The box (left, top, right, bottom; px) of the pixels of ``colour`` between ``x_mm`` from the sheet's left."""
+def ink(pixels: np.ndarray, colour, x_mm: tuple[float, float] = (0, 1e9),
+        y_mm: tuple[float, float] = (0, 1e9)) -> tuple[float, float, float, float]:
+    """The box (left, top, right, bottom; px) of the pixels of ``colour`` between ``x_mm`` from the sheet's left
+    and ``y_mm`` from its top."""
     rgb = pixels[..., :3].astype(int)
     hit = np.ones(rgb.shape[:2], bool)
     for c, (lo, hi) in enumerate(colour):
         hit &= (rgb[..., c] >= lo) & (rgb[..., c] <= hi)
     columns = np.arange(hit.shape[1])
     hit[:, (columns < x_mm[0] * MM_PX) | (columns > x_mm[1] * MM_PX)] = False
+    rows = np.arange(hit.shape[0])
+    hit[(rows < y_mm[0] * MM_PX) | (rows > y_mm[1] * MM_PX), :] = False
     ys, xs = np.nonzero(hit)
     assert xs.size, f"no ink of {colour}"
     return float(xs.min()), float(ys.min()), float(xs.max() + 1), float(ys.max() + 1)
@@ -259,6 +264,21 @@ def test_edits_made_in_the_page_are_written_into_the_layout(tmp_path, browser_pa
         assert (grown[2] - grown[0]) - (now[2] - now[0]) == pytest.approx(0.7 * 4 * MM_PX, abs=1.5)
         assert (grown[3] - grown[1]) - (now[3] - now[1]) == pytest.approx(0.7 * 2 * MM_PX, abs=1.5)
         assert grown[0] - now[0] == pytest.approx(0.2 * 4 * MM_PX, abs=1)
+
+        # resize a shape by its left edge, 2 mm wider to the left: its at and its size; its right edge stays
+        # (its ink read above the arrow, whose antialiased edge is grey too)
+        node = ink(fig.pixels(), GREY, x_mm=(44, 70), y_mm=(27.5, 29))
+        page.mouse.click(*fig.centre("shape:node"))
+        x, y, w, h = fig.box_px("shape:node")
+        fig.drag((x, y + h / 2), (-2, 0))
+        assert fig.answer()["ok"]
+        text = swap(text, 'at = ["56mm", "27mm"]', 'at = ["54mm", "27mm"]')
+        text = swap(text, 'size = ["10mm", "6mm"]', 'size = ["12mm", "6mm"]')
+        assert fig.layout.read_text() == text
+        fig.built()
+        now = ink(fig.pixels(), GREY, x_mm=(44, 70), y_mm=(27.5, 29))
+        assert now[0] - node[0] == pytest.approx(-2 * MM_PX, abs=1)
+        assert now[2] == pytest.approx(node[2], abs=1)
 
         # drag the legend 2 mm left and 1 mm down: its at
         legend = ink(fig.pixels(), RED, x_mm=(40, 70))
