@@ -257,20 +257,30 @@ def _domains(fig: Any, letter: str) -> tuple[float, float]:
 
 
 def place_plot_area(fig: Any, area_px: tuple[float, float, float, float], size_px: tuple[float, float]) -> None:
-    """Set ``fig``'s margins (px) so the union of its subplots' domains spans ``area_px`` = ``(x0, y0, x1,
-    y1)`` px from the top-left (y down) of a ``size_px`` figure; automargin and margin autoexpand off, so
-    plotly.js keeps them."""
-    width_px, height_px = size_px
+    """Place the union of ``fig``'s subplots at ``area_px`` = ``(x0, y0, x1, y1)`` px from the top-left (y
+    down) of a ``size_px`` figure; automargin and margin autoexpand off, so plotly.js keeps it.
+
+    plotly.js rounds margins and the figure's size to whole px, but not axis domains: the margins are the
+    whole px just outside ``area_px`` (so what is placed in paper coordinates, a legend, an annotation,
+    stays where it was within a px), and every axis's domain is mapped, linearly from the union of the
+    domains, onto the fraction of the rounded plot region that ``area_px`` spans (plotly.js's offset of an
+    axis is ``margin + domain x (round(size) - margins)``)."""
+    width_px, height_px = round(size_px[0]), round(size_px[1])
     x0, y0, x1, y1 = area_px
-    (dx0, dx1), (dy0, dy1) = _domains(fig, "x"), _domains(fig, "y")
-    plot_w = (x1 - x0) / (dx1 - dx0)
-    plot_h = (y1 - y0) / (dy1 - dy0)
-    left = x0 - dx0 * plot_w
-    top = y0 - (1 - dy1) * plot_h  # a y domain counts from the bottom
-    fig.layout.margin.update(l=left, r=width_px - left - plot_w, t=top, b=height_px - top - plot_h, pad=0,
-                             autoexpand=False)
-    for name in {"xaxis", "yaxis"} | {k for k in fig.layout if _AXIS.match(k)}:
-        fig.layout[name].automargin = False
+    left, top = max(0, math.floor(x0)), max(0, math.floor(y0))
+    right, bottom = max(0, math.floor(width_px - x1)), max(0, math.floor(height_px - y1))
+    region_w, region_h = width_px - left - right, height_px - top - bottom
+    fig.layout.margin.update(l=left, r=right, t=top, b=bottom, pad=0, autoexpand=False)
+    targets = {"x": ((x0 - left) / region_w, (x1 - left) / region_w),
+               "y": ((region_h - (y1 - top)) / region_h, (region_h - (y0 - top)) / region_h)}  # y from the bottom
+    for letter, (lo, hi) in targets.items():
+        d0, d1 = _domains(fig, letter)
+        lo, hi = max(0.0, lo), min(1.0, hi)
+        for name in {f"{letter}axis"} | {k for k in fig.layout if _AXIS.match(k) and k[0] == letter}:
+            axis = fig.layout[name]
+            a, b = tuple(axis.domain or (0.0, 1.0))
+            axis.domain = [lo + (a - d0) / (d1 - d0) * (hi - lo), lo + (b - d0) / (d1 - d0) * (hi - lo)]
+            axis.automargin = False
 
 
 def _full_ranges(full: Mapping[str, Any]) -> dict[str, tuple[str, tuple[float, float]]]:
@@ -300,9 +310,10 @@ def axis_fraction(value: float, kind: str, span: tuple[float, float], what: str)
 
 
 def _svg_in_pt(root: Any, width_pt: float, height_pt: float, width_px: float, height_px: float,
-               uid: str | None, ids: str) -> bytes:
+               uid: str | None, ids: str, shift_pt: tuple[float, float] = (0.0, 0.0)) -> bytes:
     """plotly.js's SVG (parsed: ``root``, px, viewBox ``0 0 width_px height_px``) as a document in pt: its
-    root's size and viewBox in pt, its content in a ``scale(0.75)`` group (one px is 0.75 pt), its text
+    root's size and viewBox in pt, its content in a ``scale(0.75)`` group (one px is 0.75 pt), the
+    rectangles nobody sees gone (:data:`_INTERACTIVE`, and those 0 wide or high), its text
     sizes as set before plotly.js rounded them (:func:`_exact_size`), and the random ``uid`` in its ids and
     their references (``url(#...)``, ``href``) replaced by ``ids``."""
     from lxml import etree
@@ -310,6 +321,9 @@ def _svg_in_pt(root: Any, width_pt: float, height_pt: float, width_px: float, he
     vb = [float(v) for v in (root.get("viewBox") or "").replace(",", " ").split()]
     if len(vb) != 4 or abs(vb[2] - width_px) > 0.5 or abs(vb[3] - height_px) > 0.5:
         raise RuntimeError(f"plotly drew a {root.get('viewBox')!r} SVG, not {width_px:g} x {height_px:g} px")
+    for el in list(root.iter("{*}rect")):  # what only an interactive chart uses: nothing to see
+        if el.get("class") in _INTERACTIVE or el.get("width") == "0" or el.get("height") == "0":
+            el.getparent().remove(el)
     for el in root.iter("{*}text", "{*}tspan"):
         style = el.get("style")
         if style and "font-size" in style:
@@ -319,7 +333,8 @@ def _svg_in_pt(root: Any, width_pt: float, height_pt: float, width_px: float, he
             for name, value in el.attrib.items():
                 if uid in value and (name == "id" or "url(" in value or name.endswith("href")):
                     el.set(name, value.replace(uid, ids))
-    group = etree.Element("{http://www.w3.org/2000/svg}g", transform=f"scale({fmt(PT_PER_PX)})")
+    moved = f"translate({fmt(shift_pt[0])} {fmt(shift_pt[1])}) " if shift_pt != (0.0, 0.0) else ""
+    group = etree.Element("{http://www.w3.org/2000/svg}g", transform=f"{moved}scale({fmt(PT_PER_PX)})")
     for child in list(root):
         group.append(child)
     root.append(group)
@@ -330,6 +345,11 @@ def _svg_in_pt(root: Any, width_pt: float, height_pt: float, width_px: float, he
         root.attrib.pop(name, None)
     return bytes(etree.tostring(root, encoding="utf-8"))
 
+
+#: the classes of plotly.js's rectangles that only catch the mouse (a legend entry's toggle, drawn with
+#: ``fill-opacity: 0``) or scroll (the legend's scroll bar, 0 x 0 when it does not scroll): removed, so
+#: ``compose check`` sees no colours that are never drawn
+_INTERACTIVE = frozenset({"legendtoggle", "scrollbar", "nsewdrag", "drag"})
 
 _FONT_SIZE = re.compile(r"(font-size:\s*)([\d.]+)px")
 
@@ -383,7 +403,8 @@ def plotly_svg(figure: Any, *, width_pt: float, height_pt: float, families: list
             canvas, the same every build).
         anchors: name -> ``(x, y)`` in the data units of the axes ``x`` and ``y``.
         plot_area_pt: where the plot area must be, ``(x0, y0, x1, y1)`` pt from the top-left (y down);
-            None: where plotly.js puts it.
+            None: where plotly.js puts it. plotly.js draws its margins in whole px; the drawing is then
+            moved by half of what that rounding left over, so each edge is within half a px (0.375 pt) of it.
 
     Returns:
         The SVG (viewBox in pt), its plot area and anchors in pt from the top-left, y down.
@@ -428,6 +449,13 @@ def plotly_svg(figure: Any, *, width_pt: float, height_pt: float, families: list
     defs = root.find("{*}defs")
     uid = (defs.get("id") or "").removeprefix("defs-") if defs is not None else None
     areas = {name: tuple(v * PT_PER_PX for v in box) for name, box in subplot_areas_px(root).items()}
+    shift = (0.0, 0.0)
+    drawn_area = union(areas.values())
+    if plot_area_pt is not None and drawn_area is not None:  # plotly.js's whole px: the rest moved
+        shift = (round((plot_area_pt[0] - drawn_area[0] + plot_area_pt[2] - drawn_area[2]) / 2, 3),
+                 round((plot_area_pt[1] - drawn_area[1] + plot_area_pt[3] - drawn_area[3]) / 2, 3))
+        areas = {name: (b[0] + shift[0], b[1] + shift[1], b[2] + shift[0], b[3] + shift[1])
+                 for name, b in areas.items()}
     placed: dict[str, tuple[float, float]] = {}
     if points:
         if "xy" not in areas or "xaxis" not in ranges or "yaxis" not in ranges:
@@ -437,5 +465,5 @@ def plotly_svg(figure: Any, *, width_pt: float, height_pt: float, families: list
             fx = axis_fraction(float(x), *ranges["xaxis"], f"anchor {name!r}'s x")
             fy = axis_fraction(float(y), *ranges["yaxis"], f"anchor {name!r}'s y")
             placed[name] = (x0 + fx * (x1 - x0), y1 - fy * (y1 - y0))
-    svg = _svg_in_pt(root, width_pt, height_pt, width_px, height_px, uid, ids)
+    svg = _svg_in_pt(root, width_pt, height_pt, width_px, height_px, uid, ids, shift)
     return PlotlyDrawing(svg=svg, plot_area=union(areas.values()), anchors=placed)
