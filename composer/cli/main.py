@@ -145,7 +145,8 @@ def _build_parser(prog: str = "compose build") -> argparse.ArgumentParser:
                              "the real outputs are unchanged")
     _jobs(parser)
     parser.add_argument("--panels", action="store_true",
-                        help="also write every panel alone at its final size, without its label, as "
+                        help="also write every panel alone at its final size (with what it draws past its box), "
+                             "without its label, as "
                              "OUT/NAME/PANEL.svg|pdf|png (in each --format)")
     parser.add_argument("--no-cache", action="store_true",
                         help="ignore the panel cache and the last build: render and export everything")

@@ -3,7 +3,10 @@
 :func:`panel_alone` cuts one panel out of the composed canvas: the panel's
 group exactly as the canvas holds it (the same fragment, so the same fonts,
 styles, rasters and glyph outlines as in the figure), on a canvas of the
-panel's box size, with the figure's background. The panel label and title
+panel's box size, grown to hold what the panel draws past its box
+(:func:`drawn_extents`: a tick label a narrow cell pushes past its edge is on
+the canvas, so it is in the panel alone too: cut at the box, ``0.950`` read
+``.950``), with the figure's background. The panel label and title
 are not included: they belong to the figure's lettering, and a slide or a
 supplementary file names the panel in its own words (docs/design.md,
 "Panels alone"). Arrows, shapes and canvas text that only overlap the panel
@@ -27,13 +30,34 @@ from composer.units import fmt
 _SHARED = ("defs", "style")
 
 
+def drawn_extents(canvas: bytes, panels: list[Panel], boxes: Mapping[str, Box]) -> dict[str, Box]:
+    """Panel name -> the part of the canvas the panel draws on: its box, grown to the ink of its texts as
+    ``compose check`` measures them (:func:`composer.svg.measure.scene`; the ``outside-panel`` rule reports
+    such text), since a renderer's tick labels may reach past the box and show on the canvas (their ink cut
+    at the canvas, as the figure is). An imported file is cut at its viewport, so its extent is its box."""
+    from composer.svg.measure import scene
+
+    drawn = scene(canvas)
+    inks: dict[str, list[Box]] = {p.name: [boxes[p.name]] for p in panels}
+    for run in drawn.texts:
+        name = run.top.removeprefix("panel-")
+        if not run.top.startswith("panel-") or name not in inks:
+            continue
+        x0, y0 = max(run.bbox[0], 0.0), max(run.bbox[1], 0.0)  # cut at the canvas, as the figure is
+        x1, y1 = min(run.bbox[2], drawn.width_pt), min(run.bbox[3], drawn.height_pt)
+        if x1 > x0 and y1 > y0:
+            inks[name].append(Box(x0, y0, x1 - x0, y1 - y0))
+    extents = {name: Box.spanning(found) for name, found in inks.items()}
+    return extents
+
+
 def panel_alone(canvas: bytes, panel: Panel, box: Box, *, source: str = "canvas") -> bytes:
     """The SVG document of one panel alone, ``box`` sized.
 
     Args:
         canvas: the composed figure (:func:`composer.stages.compose.compose`).
         panel: the panel; its group is ``<g id="panel-NAME">``.
-        box: the panel's box on the canvas, pt.
+        box: the part of the canvas the document shows, pt: the panel's box, or its :func:`drawn_extents`.
 
     Returns:
         An SVG whose ``width``/``height`` are the box's in pt and whose
@@ -68,8 +92,10 @@ def panel_alone(canvas: bytes, panel: Panel, box: Box, *, source: str = "canvas"
 
 def panel_documents(canvas: bytes, panels: list[Panel], boxes: Mapping[str, Box], *,
                     source: str = "canvas") -> dict[str, bytes]:
-    """Panel name -> :func:`panel_alone`, for every panel, in layout order."""
-    return {p.name: panel_alone(canvas, p, boxes[p.name], source=source) for p in panels}
+    """Panel name -> :func:`panel_alone` at its :func:`drawn_extents` (the panel as the figure shows it),
+    for every panel, in layout order."""
+    extents = drawn_extents(canvas, panels, boxes)
+    return {p.name: panel_alone(canvas, p, extents[p.name], source=source) for p in panels}
 
 
 def panel_pdf_document(doc: bytes) -> bytes:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from lxml import etree
 from pdf_samples import PAGE_1, hand_pdf
@@ -140,3 +141,83 @@ def test_clean_removes_the_panels_files_of_imported_panels_too(tmp_path):
     assert sorted(p.name for p in alone.iterdir()) == ["plot.svg", "scan.svg"]
     assert main(["clean", "fig", "--root", str(root)]) == 0
     assert not alone.exists()
+
+
+# ─── a panel alone is the panel as the figure shows it (issue #26) ───────────
+
+TIGHT_RENDERER = '''
+from matplotlib.ticker import FormatStrFormatter
+
+
+def tight(fig, data):
+    ax = fig.add_axes([0.1, 0.1, 0.85, 0.85])
+    ax.plot([0, 1], [0.9, 1.0])
+    ax.set_yticks([0.9, 0.95, 1.0])
+    ax.yaxis.set_major_formatter(FormatStrFormatter("%.3f"))
+'''
+#: the panel's box, (x, y, width, height) in mm: its axes start 2.5 mm in, and "0.950" at 7 pt is wider
+TIGHT_BOX_MM = (15.0, 5.0, 25.0, 30.0)
+TIGHT_DPI = 288
+
+
+@pytest.fixture(scope="module")
+def tight_built(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("tight")
+    (root / "layouts").mkdir()
+    (root / "panels").mkdir()
+    (root / "panels" / "demo.py").write_text(TIGHT_RENDERER)
+    x, y, w, h = TIGHT_BOX_MM
+    (root / "layouts" / "fig.toml").write_text(
+        '[figure]\nwidth = "60mm"\nheight = "40mm"\nbackground = "white"\nfont = "DejaVu Sans"\nfont_size = "7pt"\n'
+        f'[panels.tight]\nrender = "demo:tight"\nat = ["{x}mm", "{y}mm"]\nsize = ["{w}mm", "{h}mm"]\n')
+    assert main(["fig", "--root", str(root), "--dpi", str(TIGHT_DPI), "--panels", "--format", "svg,png"]) == 0
+    return root
+
+
+def _tick_label_overhang_pt() -> float:
+    """How far (pt) the y tick label "0.950" reaches left of the panel's box, by matplotlib alone: its window
+    extent on a figure of the box's size in DejaVu Sans 7 pt (it encloses the ink, side bearing included)."""
+    import io
+
+    import matplotlib
+    from matplotlib.backends.backend_svg import RendererSVG
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import FormatStrFormatter
+
+    w, h = TIGHT_BOX_MM[2] * MM, TIGHT_BOX_MM[3] * MM
+    with matplotlib.rc_context({"font.family": "DejaVu Sans", "font.size": 7}):
+        fig = Figure(figsize=(w / 72, h / 72), dpi=72)
+        ax = fig.add_axes([0.1, 0.1, 0.85, 0.85])
+        ax.plot([0, 1], [0.9, 1.0])
+        ax.set_yticks([0.9, 0.95, 1.0])
+        ax.yaxis.set_major_formatter(FormatStrFormatter("%.3f"))
+        renderer = RendererSVG(w / 72, h / 72, io.StringIO())
+        fig.draw(renderer)
+        return -min(t.get_window_extent(renderer).x0 for t in ax.get_yticklabels() if t.get_text())
+
+
+def test_a_panel_alone_holds_what_it_draws_past_its_box(tight_built):
+    """The y tick labels reach past the panel's box (matplotlib: several pt; "0.950" would read ".950" cut at
+    the box): the panel alone is its box grown left by that much (to its ink, within the window's side bearing,
+    1 pt), its group the figure's own, byte for byte."""
+    overhang = _tick_label_overhang_pt()
+    assert overhang > 3.0  # the layout does what this test is about
+    alone = etree.parse(str(tight_built / "build" / "fig" / "tight.svg")).getroot()
+    width = float(alone.get("viewBox").split()[2])
+    assert overhang - 1.0 <= width - TIGHT_BOX_MM[2] * MM <= overhang
+    figure = etree.parse(str(tight_built / "build" / "fig.svg")).getroot()
+    group = figure.find("{http://www.w3.org/2000/svg}g[@id='panel-tight']")
+    moved = alone.find("{http://www.w3.org/2000/svg}g/{http://www.w3.org/2000/svg}g[@id='panel-tight']")
+    assert moved is not None and etree.tostring(moved) == etree.tostring(group)
+
+
+def test_a_panel_alone_shows_all_the_ink_the_figure_shows(tight_built):
+    """The panel is the figure's only element, so the ink of the panel alone (the sum of 255 - grey over its
+    PNG) is the ink of the whole figure's PNG at the same dpi, to 3 % (anti-aliasing of small text at another
+    sub-pixel offset: 1.1 % measured); cut at its box, it would lack the 22 % of the figure's ink left of the box
+    (the tick labels' leading "0.9")."""
+    def ink(path: Path) -> float:
+        return float((255 - np.asarray(Image.open(path).convert("L"), dtype=float)).sum())
+
+    alone, figure = ink(tight_built / "build" / "fig" / "tight.png"), ink(tight_built / "build" / "fig.png")
+    assert alone == pytest.approx(figure, rel=0.03)
