@@ -310,7 +310,7 @@ def test_edits_made_in_the_page_are_written_into_the_layout(tmp_path, browser_pa
         page.keyboard.press("ArrowLeft")
         page.keyboard.press("Shift+ArrowUp")
         text = swap(text, 'at = ["48mm", "36mm"]', 'at = ["47mm", "35.9mm"]')
-        page.wait_for_function("d => edit.digest === d && !edit.busy && !edit.queue",
+        page.wait_for_function("d => edit.digest === d && !edit.busy && !edit.queue.length",
                                arg=hashlib.sha256(text.encode()).hexdigest(), timeout=WAIT_MS)
         assert fig.layout.read_text() == text
         fig.built()
