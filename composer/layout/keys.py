@@ -468,9 +468,10 @@ TABLES: list[Table] = [
             default="selectable"),
         Key("math", "math_mode", "how canvas text (`[[text]]`, shape text, arrow labels) is typeset: "
                                  "`\"mathtext\"`: `$...$` by matplotlib's mathtext, nothing to install; "
-                                 "`\"latex\"`: the whole text is LaTeX (`$...$` math, `\\\\frac{{a}}{{b}}`: braces "
-                                 "doubled as for every text), typeset by TeX and dvisvgm at the text's size, in "
-                                 "Computer Modern (docs/howto/latex.md); a text's `math` overrides it",
+                                 "`\"latex\"`: the whole text is LaTeX (`$...$` math; `'\\frac{{a}}{{b}}'` in a "
+                                 "TOML literal string: braces doubled as for every text), typeset by TeX and dvisvgm "
+                                 "at the text's size, in Computer Modern (docs/howto/latex.md); a text's `math` "
+                                 "overrides it",
             default="mathtext"),
         Key("engine", "engine", "the engine that draws PDF and PNG: `\"resvg\"` (resvg and svg2pdf, nothing to "
                                 "install) or `\"cairosvg\"` (needs the cairosvg package and the cairo library); "
