@@ -105,13 +105,27 @@ def moved_boxes(figure: Figure, target: Target, boxes: Mapping[str, Box], dx_pt:
                 continue
             place = places.get(child)
             anchor = place.at.ref[1] if place is not None and place.at is not None and place.at.ref else "center"
-            fx, fy = anchor_fractions(anchor.partition("@")[0])
+            fx, fy = _fractions(anchor)
             move = (sx + fx * sw, sy + fy * sh, 0.0, 0.0)
             shifts[child] = move
             cx, cy, cw, ch = boxes[child]
             out[child] = (cx + move[0], cy + move[1], cw, ch)
             queue.append(child)
     return out
+
+
+def _fractions(anchor: str) -> tuple[float, float]:
+    """Where a reference point ``anchor`` is on its element's box, as fractions from the top-left: a compass
+    point, or a point along a side (``e@0.25``: the east side, a quarter of the way down); a data anchor
+    (``pixel``) as the centre (it moves with a move; a resize draws the panel again)."""
+    side, at, fraction = anchor.partition("@")
+    if at and side in ("n", "s", "e", "w"):
+        try:
+            f = float(fraction)
+        except ValueError:
+            f = 0.5
+        return (f, 0.0 if side == "n" else 1.0) if side in ("n", "s") else (1.0 if side == "e" else 0.0, f)
+    return anchor_fractions(anchor)
 
 
 def _past_edge(box: Box, width_pt: float, height_pt: float) -> float:

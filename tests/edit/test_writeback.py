@@ -182,3 +182,18 @@ def test_a_file_with_crlf_line_ends_keeps_them():
     crlf = LAYOUT.replace("\n", "\r\n")
     new, _ = edited(crlf, "panel:b", dx_pt=0.0, dy_pt=3 * MM)
     assert new == crlf.replace('right_of = "a"   # beside a\r\n', 'right_of = "a"   # beside a\r\noffset = ["0mm", "3mm"]\r\n')
+
+
+def test_what_is_placed_from_a_resized_box_moves_with_the_point_it_is_placed_at():
+    from composer.edit.check import moved_boxes
+
+    text = LAYOUT + '\n[[text]]\nname = "side"\ntext = "s"\nat = "a.e@0.25"\nanchor = "w"\n'
+    figure = load_text(text, Path("/nowhere/layouts/fig.toml"), name="fig", display="layouts/fig.toml")
+    found = targets(figure, tomllib.loads(text))
+    boxes = {"a": (10.0, 5.0, 40.0, 30.0), "b": (54.0, 5.0, 30.0, 30.0), "side": (50.0, 10.0, 5.0, 3.0),
+             "title": (25.0, 0.0, 10.0, 3.0)}
+    moved = moved_boxes(figure, found["panel:a"], boxes, 0.0, 0.0, 8.0, 4.0)
+    # a 8 wider and 4 taller from its top-left: b (right_of a, centred on its east side: a.e) moves 8 right and
+    # 2 down; side (at a's east side, a quarter down) 8 right and 1 down; title (at a.n) 4 right
+    assert moved == {"a": (10.0, 5.0, 48.0, 34.0), "b": (62.0, 7.0, 30.0, 30.0), "side": (58.0, 11.0, 5.0, 3.0),
+                     "title": (29.0, 0.0, 10.0, 3.0)}
