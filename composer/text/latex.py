@@ -167,7 +167,7 @@ def document(texts: list[tuple[list[str], TextStyle]]) -> str:
     """The LaTeX document that typesets each line of every text (its lines and style; all of one font
     preamble, :func:`font_preamble`) as a page of its own (see the module docstring); the ``k``-th line of
     the document's texts (from 1) is on line ``FIRST_LINE + 2 (k - 1)`` of the document, its box closed on
-    the next (a ``%`` in the text comments out only the rest of its own line)."""
+    the next (a ``%`` in the text comments out only the rest of its own line); U+2212 is :data:`MINUS`."""
     head = [
         "\\documentclass{article}",
         "\\usepackage{fix-cm}\\usepackage{amsmath,amssymb}",
@@ -184,11 +184,15 @@ def document(texts: list[tuple[list[str], TextStyle]]) -> str:
         size = style.size_pt * TEX_PT_PER_PT
         shape = ("\\bfseries" if style.weight == "bold" else "") + ("\\itshape" if style.style == "italic" else "")
         for line in lines:
+            line = line.replace("\u2212", MINUS)
             body.append(f"{LINE_START}{{{size:.5f}}}{{{1.2 * size:.5f}}}{{{shape}}} {line}\n"
                         f"\\unskip}}\\composerout{{{len(body) + 1}}}")
     return "\n".join(head) + "\n" + "\n".join(body) + "\n\\end{document}\n"
 
 
+#: what U+2212 (the minus sign composer fills negative numbers with, as matplotlib's tick labels have it,
+#: :func:`composer.stages.typeset.fill_text`) is written as: LaTeX's minus, in text and in math alike
+MINUS = "\\ensuremath{-}"
 #: the document line of the text's first line (:func:`document`); each line of the text takes two
 FIRST_LINE = 9
 #: what the document writes before each line of the text (then the size, the baseline skip, the shape)

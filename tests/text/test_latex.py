@@ -278,3 +278,14 @@ def test_an_unclosed_formula_and_a_character_latex_lacks_are_told_as_such():
         typeset_text("$x", style, "f.toml", "text[0].text")
     with pytest.raises(LayoutError, match=r"Unicode character α \(U\+03B1\) not set up for use with LaTeX"):
         typeset_text("α", style, "f.toml", "text[0].text")
+
+
+def test_a_negative_value_s_minus_sign_is_latex_s_minus():
+    """A field's negative number is filled with U+2212 (as tick labels have it); in LaTeX it is the math minus,
+    the same outline as ``-`` in math."""
+    from composer.stages.typeset import typeset_text
+
+    style = TextStyle(font="DejaVu Sans", size_pt=7.0, math="latex")
+    filled = typeset_text("$x = \u22121$", style, "f.toml", "text[0].text")
+    written = typeset_text("$x = -1$", style, "f.toml", "text[0].text")
+    assert filled.lines[0].pieces == written.lines[0].pieces and filled.width_pt == written.width_pt
