@@ -284,6 +284,16 @@ class _Replay:
 
 _TASK: _Task | None = None
 _REPLAY: _Replay | None = None
+#: this process's pid when :func:`start` forked it to run a function (a worker or a task process), else None
+_WORKER_PID: int | None = None
+
+
+def in_worker() -> bool:
+    """True in a worker or task process (:func:`start`, :func:`run_isolated`) while it runs its function; False
+    in the process that forks them, and in a process forked otherwise (``compose serve``'s builder). A library
+    whose threads a forked child cannot use (vl-convert's runtime: :mod:`composer.stages.vegasvg`) may start
+    only where this is True: a worker forks no workers of its own that would need it."""
+    return _WORKER_PID == os.getpid()
 
 
 def replay(failure: WorkerFailure, run: Callable[[], Any]) -> Any:
@@ -554,7 +564,7 @@ def _start(func: Callable[[], Any], timeout_s: float | None, task: bool, label: 
 
 def _fork_worker(func: Callable[[], Any], timeout_s: float | None, task: bool, label: str | None,
                  mask: set[int | signal.Signals]) -> Worker:
-    global _FORK_LOCK, _TASK, _CAPTURE
+    global _FORK_LOCK, _TASK, _CAPTURE, _WORKER_PID
     stacks = tempfile.TemporaryFile()
     notes = tempfile.TemporaryFile() if task else None
     read_fd, write_fd = os.pipe()
@@ -586,6 +596,7 @@ def _fork_worker(func: Callable[[], Any], timeout_s: float | None, task: bool, l
         _FORK_LOCK = threading.Lock()  # this copy is held; the worker may fork workers of its own
         _RUNNING.clear()
         _CAPTURE = None  # the parent collects; a worker's own workers' output stays in its own
+        _WORKER_PID = os.getpid()
         if notes is not None:
             _TASK = _Task(notes, stacks)
         os.close(read_fd)

@@ -35,9 +35,10 @@ source, from inside the project only.
 **Never in the building process**: vl-convert's JavaScript runtime runs threads of its own, and a process
 forked after it started cannot use it (its threads are not in the child: a conversion there waits
 forever; measured with vl-convert 1.9). composer forks render workers from the building process, in a
-build and in ``compose watch``/``serve`` between builds, so :func:`draw_vegalite` called there runs the
-conversion in a forked worker of its own (:func:`composer.sandbox.isolate.run_isolated`; about 1 s to
-start the runtime), and in a worker (an Altair panel's render worker, that worker) in process.
+build and in ``compose watch``/``serve`` between builds, so :func:`draw_vegalite` runs the conversion
+in process only in a worker (:func:`composer.sandbox.isolate.in_worker`: an Altair panel's render
+worker), and anywhere else (the building process, ``compose serve``'s builder) in a forked worker of its
+own (:func:`composer.sandbox.isolate.run_isolated`; about 1 s to start the runtime).
 
 Dependencies: the extra ``figure-composer[vega]`` (``vl-convert-python``, ``altair``); without it a
 panel that needs it is refused in one line naming what to install (:func:`_vl_convert`).
@@ -47,7 +48,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache, partial
@@ -57,7 +57,7 @@ from typing import Any
 from lxml import etree
 
 from composer.errors import DataError
-from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, WorkerFailure, run_isolated
+from composer.sandbox.isolate import DEFAULT_TIMEOUT_S, WorkerFailure, in_worker, run_isolated
 from composer.svg.io import parse_svg, svg_tag, write_svg
 from composer.text.metrics import font_families
 from composer.units import PT_PER_UNIT, fmt
@@ -72,9 +72,6 @@ INSTALL = "pip install 'figure-composer[vega]' (vl-convert-python and altair)"
 COMPOSITE = ("hconcat", "vconcat", "concat", "facet", "repeat")
 
 _ANCHOR_GROUP = "composer-anchors"
-
-#: the process this module was imported in (the building one): vl-convert never starts in it
-_HOME_PID = os.getpid()
 
 #: a plot area, ``(x0, y0, x1, y1)`` in pt from the box's top-left, y down
 PlotArea = tuple[float, float, float, float]
@@ -232,8 +229,8 @@ def draw_vegalite(spec: Mapping[str, Any], width_pt: float, height_pt: float, *,
     """
     call = partial(_draw, spec, width_pt, height_pt, font=font, font_size_pt=font_size_pt, anchors=anchors,
                    plot_area_pt=plot_area_pt, what=what)
-    if os.getpid() != _HOME_PID:
-        return call()  # a worker: it forks nothing after this
+    if in_worker():
+        return call()  # a worker forks no worker that would need vl-convert after this
     try:
         return run_isolated(call, timeout_s=DEFAULT_TIMEOUT_S)  # never start vl-convert's threads here
     except WorkerFailure as exc:
