@@ -12,8 +12,11 @@ Two steps, both in the process that answers the page (no build, no fork, no pane
    measures them (:mod:`composer.lint.rules`, same tolerances): ``outside-canvas`` (a box past the
    canvas edge by more than :data:`composer.lint.rules.EDGE_TOLERANCE_PT`) and ``overlap`` (a panel's
    box over another panel's by more than 0.01 pt, unless one has ``overlap = true`` or the pair is in
-   ``[check] allow_overlap``). Only what the edit makes worse is refused: a box already past the edge
-   may move back, not farther out. ``[check] ignore`` of a panel is respected.
+   ``[check] allow_overlap``), and a text's box newly across the border of a rect, circle or ellipse
+   shape's (``overlap``: "text crosses the border of a shape"; the text's box, a little larger than its
+   ink, within :data:`composer.lint.rules.OVERLAP_TOLERANCE_PT`). Only what the edit makes worse is
+   refused: a box already past the edge may move back, not farther out. ``[check] ignore`` of a panel is
+   respected.
 
 What the check measures on the drawn SVG (text ink on text, fonts, line widths) is not measured
 before writing; the build that follows the write checks it, and the page shows its findings.
@@ -30,7 +33,7 @@ from composer.errors import ComposerError, LayoutError
 from composer.layout.loader import load_document
 from composer.layout.model import Figure, Placement
 from composer.layout.positions import key_positions, position
-from composer.lint.rules import EDGE_TOLERANCE_PT
+from composer.lint.rules import EDGE_TOLERANCE_PT, OVERLAP_TOLERANCE_PT
 from composer.units import PT_PER_UNIT, say
 
 #: a panel box over another by more than this (pt) is an overlap (the check's own threshold)
@@ -173,7 +176,31 @@ def check_place(figure: Figure, target: Target, boxes: Mapping[str, Box], moved:
                 return (f"{file}: {target.key}: this edit puts panel {key} over panel {other} by "
                         f"{say(depth, unit)} (compose check: overlap; overlap = true makes an inset, or list the "
                         f"pair in [check] allow_overlap); nothing was written")
+    shapes = {s.name or f"shape[{i}]": s for i, s in enumerate(figure.shapes)
+              if s.kind not in ("line", "brace", "bracket")}  # a line has no inside to cross into
+    texts = {t.name or f"text[{i}]" for i, t in enumerate(figure.texts)}
+    tol = OVERLAP_TOLERANCE_PT
+    for key, box in moved.items():
+        if key not in texts:
+            continue
+        for shape in shapes:
+            if shape in moved or shape not in boxes or frozenset((key, shape)) in allowed:
+                continue
+            if _crosses(box, boxes[shape], tol) and not _crosses(boxes[key], boxes[shape], tol):
+                return (f"{file}: {target.key}: this edit puts text {key} across the border of shape {shape} "
+                        "(compose check: overlap; put it inside or outside, or list the pair in [check] "
+                        "allow_overlap); nothing was written")
     return None
+
+
+def _crosses(text: Box, shape: Box, tol: float) -> bool:
+    """A text's box meets a shape's by more than ``tol`` both ways without lying inside it (the check's "text
+    crosses the border of a shape", measured here on the text's box, not its ink)."""
+    w = min(text[0] + text[2], shape[0] + shape[2]) - max(text[0], shape[0])
+    h = min(text[1] + text[3], shape[1] + shape[3]) - max(text[1], shape[1])
+    inside = (text[0] >= shape[0] - tol and text[1] >= shape[1] - tol and text[0] + text[2] <= shape[0] + shape[2] + tol
+              and text[1] + text[3] <= shape[1] + shape[3] + tol)
+    return w > tol and h > tol and not inside
 
 
 def boxes_of(elements: Sequence[Mapping[str, object]]) -> dict[str, Box]:

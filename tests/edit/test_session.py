@@ -291,3 +291,37 @@ def test_grid_tracks_are_snap_lines_and_a_cell_is_not_movable(built):
     assert a["how"] == "cell" and not a["movable"] and not a["resizable"]
     status, answer = Editor(root, state).edit("grid", {"id": "panel:a", "dx_pt": MM, "digest": document["digest"]})
     assert status == 422 and "grid cell" in answer["message"] and read_text(root / "layouts" / "grid.toml") == GRID
+
+
+BOXED = """\
+[figure]
+width = "100mm"
+height = "50mm"
+
+[[shape]]
+name = "frame"
+kind = "rect"
+at = ["10mm", "10mm"]
+size = ["40mm", "20mm"]
+
+[[text]]
+name = "inside"
+text = "in"
+at = "frame.center"
+"""
+
+
+def test_a_text_dragged_across_a_shapes_border_is_refused_and_into_it_is_not(built):
+    root, state, _ = built
+    (root / "layouts" / "boxed.toml").write_text(BOXED)
+    document = _elements(root, state, "boxed")
+    x, y, w, h = next(e for e in document["elements"] if e["id"] == "text:inside")["box_pt"]
+    editor = Editor(root, state)
+    # the text's centre to the frame's left border (10 mm): half of it outside
+    status, answer = editor.edit("boxed", {"id": "text:inside", "dx_pt": 10 * MM - (x + w / 2),
+                                           "digest": document["digest"]})
+    assert status == 422 and "across the border of shape frame" in answer["message"]
+    assert read_text(root / "layouts" / "boxed.toml") == BOXED
+    status, answer = editor.edit("boxed", {"id": "text:inside", "dx_pt": 5 * MM, "digest": document["digest"]})
+    assert status == 200 and read_text(root / "layouts" / "boxed.toml") == BOXED.replace(
+        'at = "frame.center"\n', 'at = "frame.center"\noffset = ["5mm", "0mm"]\n')
