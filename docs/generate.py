@@ -277,7 +277,7 @@ def build_page_pictures(root: Path = REPO) -> None:
     ``docs/tutorial/fig1.png`` (``compose new fig1``, step 2), ``fig1_arrow.png`` (with its arrow, step 3)
     and ``fig1_debug.png`` (the overlay after step 4's edit, step 6); the Inkscape how-to's
     ``docs/howto/flow_cell.png`` (``docs/howto/inkscape/``); the LaTeX how-to's ``docs/howto/latex.png``
-    (``layouts/latex_equations.toml``)."""
+    (``layouts/latex_equations.toml``, at twice ``TUTORIAL_DPI``)."""
     import shutil
 
     sys.path.insert(0, str(root))
@@ -304,8 +304,9 @@ def build_page_pictures(root: Path = REPO) -> None:
         shutil.copytree(root / "docs" / "howto" / "inkscape", project)
         build("flow_cell", root=project, formats=("png",), dpi=TUTORIAL_DPI)
         (root / "docs" / "howto" / "flow_cell.png").write_bytes((project / "build" / "flow_cell.png").read_bytes())
-    with tempfile.TemporaryDirectory() as tmp:  # the LaTeX how-to's picture: the gallery's latex_equations
-        build("latex_equations", root=root, out=tmp, formats=("png",), dpi=TUTORIAL_DPI)
+    with tempfile.TemporaryDirectory() as tmp:  # the LaTeX how-to's picture: the gallery's latex_equations, at
+        # 300 dpi: at 150 the resvg PNG leaves out the 5 pt superscript minus (0.27 pt thick, half a pixel)
+        build("latex_equations", root=root, out=tmp, formats=("png",), dpi=2 * TUTORIAL_DPI)
         (root / "docs" / "howto" / "latex.png").write_bytes((Path(tmp) / "latex_equations.png").read_bytes())
 
 
