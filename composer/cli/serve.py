@@ -805,8 +805,9 @@ def serve(names: Sequence[str], *, root: str | Path = ".", out: str | Path | Non
             from composer.edit.session import Editor
 
             edits = Editor(project.root, state_dir, editor)
-            for name in names:
-                edits.warm(name)
+            for name in names:  # one load imports what the loader imports on first use
+                if edits.warm(name):
+                    break
             server = start_server(httpd, names, out_dir, state_dir, names[0] if single else None, toggles or {},
                                   runner, edits)
             started(f"http://{HOST}:{httpd.server_address[1]}/")

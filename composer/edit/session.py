@@ -54,15 +54,18 @@ class Editor:
         import composer.stages  # noqa: F401 - imported now (in compose, before the server forks), not at the
         # first edit: the panel sources the loader reads, registered (the first edit took 0.4 s more)
 
-    def warm(self, name: str) -> None:
-        """Load figure ``name``'s TOML layout once (result and errors dropped), so that what the loader imports
-        on first use (matplotlib's colours) is imported before the server forks, not at the first edit."""
+    def warm(self, name: str) -> bool:
+        """Load figure ``name``'s TOML layout once (the figure dropped), so that what the loader imports on first
+        use (matplotlib's colours) is imported before the server forks, not at the first edit; False when it
+        is not a TOML layout or does not load."""
         try:
             path, shown = self.layout_path(name)
-            if path.suffix == ".toml":
-                load_text(read_text(path), path, name=name, display=shown)
+            if path.suffix != ".toml":
+                return False
+            load_text(read_text(path), path, name=name, display=shown)
         except (ComposerError, OSError, UnicodeDecodeError):
-            pass
+            return False
+        return True
 
     # ─── what the page is shown ───────────────────────────────────────────
     def elements(self, name: str) -> dict[str, Any] | None:
