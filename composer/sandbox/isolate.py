@@ -40,7 +40,9 @@ parent warns once, naming the label and the commands (:class:`ComposerWarning`).
 A worker the parent stops (Ctrl-C, past its deadline) is killed with all its
 descendants. A worker that crashed, or ended itself at its timeout, cannot do
 that: its process group is killed (what did not call ``setsid()``); a process
-that did is reparented to init and runs on.
+that did is reparented to init and runs on. A program the worker's code keeps running for its next calls
+on purpose (the Chromium that draws a render unit's Plotly panels) is ended by the code itself first,
+through :func:`at_worker_end`, and so is neither killed nor named.
 """
 
 from __future__ import annotations
@@ -294,6 +296,37 @@ def in_worker() -> bool:
     whose threads a forked child cannot use (vl-convert's runtime: :mod:`composer.stages.vegasvg`) may start
     only where this is True: a worker forks no workers of its own that would need it."""
     return _WORKER_PID == os.getpid()
+
+
+#: what the code of this worker asked to run when its function ends (:func:`at_worker_end`)
+_AT_END: list[Callable[[], object]] = []
+
+
+def at_worker_end(callback: Callable[[], object]) -> bool:
+    """In a forked worker: call ``callback`` once when the worker's function has returned or raised, before
+    the processes it left running are stopped and named (:func:`_stop_descendants`), so a program the code
+    keeps running for its next calls (a browser that draws every Plotly panel of the worker) is ended by
+    the code that started it rather than killed and warned about. Callbacks run last-registered first; one
+    that raises does not stop the others.
+
+    Returns:
+        True when registered; False outside a forked worker (in the calling process, or where fork does
+        not exist), registering nothing: the caller then ends what it started itself.
+    """
+    if not in_worker():
+        return False
+    _AT_END.append(callback)
+    return True
+
+
+def _run_at_end() -> None:
+    """Call what :func:`at_worker_end` registered, last first, each once."""
+    while _AT_END:
+        callback = _AT_END.pop()
+        try:
+            callback()
+        except BaseException:  # noqa: BLE001, S110 - the worker's result stands; what is left is stopped next
+            pass
 
 
 def replay(failure: WorkerFailure, run: Callable[[], Any]) -> Any:
@@ -850,6 +883,7 @@ def _command(pid: int) -> str:
 
 def _child(func: Callable[[], Any], write_fd: int, stacks, timeout_s: float | None, label: str | None) -> None:
     code = 0
+    _AT_END.clear()  # what the parent registered is the parent's to end
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         faulthandler.enable(file=stacks)  # a segfault's stack goes to the parent, not the terminal
@@ -862,6 +896,7 @@ def _child(func: Callable[[], Any], write_fd: int, stacks, timeout_s: float | No
             message = ("composer", type(exc).__name__, exc.message, exc.file, exc.key, exc.frames)
         except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt too
             message = ("raised", _one_line(exc), frames_of(exc))
+        _run_at_end()  # what the code keeps running ends itself first (at_worker_end)
         left = _stop_descendants()  # what the user's code started ends with it
         try:
             data = pickle.dumps((message, left), protocol=pickle.HIGHEST_PROTOCOL)

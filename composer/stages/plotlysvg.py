@@ -22,7 +22,8 @@ What it does, in order:
    plotly.js from the plotly package, MathJax off. The browser is Debian's Chromium (``/usr/bin/chromium``,
    or ``BROWSER_PATH``, or the first ``chromium``/``chromium-browser``/``google-chrome`` on ``PATH``);
    kaleido's own Chrome download is never used. One Chromium serves every figure drawn inside one
-   :func:`session` block and ends with it; :func:`plotly_svg` outside a block starts one for its figure.
+   :func:`session` block; in a forked render worker it serves the worker's every Plotly panel and
+   ``[[align]]`` redraw and ends with the worker's function (:func:`session`).
 5. **The plot area** is read back from the SVG plotly.js drew (after ``automargin``): the union of the
    subplots' clip rectangles (``<clipPath class="plotclip">`` at the ``translate`` of the subplot's
    ``<g>`` in ``.overplot``), in pt. With ``plot_area_pt`` given (``[[align]]``), the margins are set so
@@ -36,9 +37,10 @@ The text stays ``<text>`` (plotly.js writes ``<text>`` with a CSS ``font-size`` 
 check`` measures through the ``scale(0.75)``. plotly.js writes a title's size rounded to 0.01 px (7 pt,
 9.3333 px, as 9.33 px: 6.9975 pt); each size is written back as the px of the nearest 0.01 pt.
 
-Fork safety: kaleido runs its own asyncio loop (``asyncio.run`` per block) and its Chromium is a child
-of the calling process, started and ended inside the call, so a render worker forked by
-:mod:`composer.sandbox.isolate` starts its own and leaves none running.
+Fork safety: kaleido runs on an event loop of its own in the calling thread and its Chromium is a child
+of the calling process, used by that process only (a process forked while a session was open starts its
+own), so a render worker forked by :mod:`composer.sandbox.isolate` starts its own and ends it before the
+worker's left-over processes are looked for: none is left running.
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from composer.sandbox.audit import not_recorded
+from composer.sandbox.isolate import at_worker_end
 from composer.units import fmt
 
 #: pt per CSS px (CSS Values 3, 5.2: 1 px = 1/96 in, 1 pt = 1/72 in)
@@ -136,6 +139,7 @@ class _Session:
     def __init__(self) -> None:
         import kaleido
 
+        self.pid = os.getpid()
         self.loop = asyncio.new_event_loop()
         with not_recorded():  # kaleido's page and Chromium's profile, in temporary folders: no inputs
             self.kaleido = kaleido.Kaleido(path=browser_path(), mathjax=False, n=1)
@@ -158,27 +162,50 @@ class _Session:
 
 
 _current: list[_Session] = []
+#: the session kept open for the rest of this forked worker (:func:`composer.sandbox.isolate.at_worker_end`)
+_kept: list[_Session] = []
 
 
 @contextmanager
 def session() -> Iterator[None]:
     """One Chromium for every :func:`plotly_svg` inside the block (kaleido's start costs about a second,
-    each figure then about 0.2 s), ended when the block ends, even on an error. Blocks nest (the inner
-    one reuses the outer's browser).
+    each figure then about 0.2 s). Blocks nest (the inner one reuses the outer's browser). In a forked
+    worker (a render unit) the browser then stays open for the worker's next Plotly panels and its
+    ``[[align]]`` redraw, and is ended when the worker's function ends
+    (:func:`composer.sandbox.isolate.at_worker_end`); elsewhere, and after an error, it ends with the block.
+    A session is used only by the process that opened it (a worker forked while one was open starts its own).
 
     Raises:
         PlotlyUnavailable: plotly, kaleido or a Chromium is missing.
     """
     require()
-    if _current:
+    me = os.getpid()
+    if _current and _current[-1].pid == me:
         yield
         return
-    opened = _Session()
+    kept = next((k for k in _kept if k.pid == me), None)
+    opened = kept or _Session()
     _current.append(opened)
     try:
         yield
+    except BaseException:
+        if opened in _kept:
+            _kept.remove(opened)
+        opened.close()
+        raise
     finally:
         _current.remove(opened)
+    if kept is None:
+        if at_worker_end(lambda: _end_kept(opened)):
+            _kept.append(opened)
+        else:
+            opened.close()
+
+
+def _end_kept(opened: _Session) -> None:
+    """The end of a forked worker: close the session it kept."""
+    if opened in _kept:
+        _kept.remove(opened)
         opened.close()
 
 
@@ -433,7 +460,7 @@ def plotly_svg(figure: Any, *, width_pt: float, height_pt: float, families: list
                 and all(isinstance(v, int | float) and math.isfinite(v) for v in point)):
             raise ValueError(f"anchor {name!r} is {point!r}, not (x, y): two finite numbers in data units")
     with session():
-        drawn = _current[0]
+        drawn = _current[-1]
         ranges: dict[str, tuple[str, tuple[float, float]]] = {}
         if points:
             import json

@@ -95,3 +95,32 @@ def test_a_stopped_worker_takes_what_it_started_with_it():
         worker.stop()
         worker.stacks.close()
         assert _gone([kid]) == []
+
+
+def test_what_a_worker_keeps_running_ends_itself_before_leftovers_are_stopped():
+    """composer.sandbox.isolate.at_worker_end: a program the worker's code keeps for its next calls (a
+    browser) is ended by its own callback when the function returns, so nothing is left to kill and warn
+    about; outside a worker nothing is registered (the caller ends it itself)."""
+    import warnings
+
+    from composer.sandbox.isolate import at_worker_end, run_isolated
+
+    assert at_worker_end(lambda: None) is False
+
+    def keep():
+        kid = subprocess.Popen(["sleep", "104"])
+        ended = []
+
+        def end():
+            kid.terminate()
+            kid.wait()
+            ended.append(kid.returncode)
+
+        assert at_worker_end(end)
+        return kid.pid
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        kid = run_isolated(keep, timeout_s=30, label="p")
+    assert _gone([kid]) == []
+    assert not [w for w in caught if "sleep" in str(w.message)], [str(w.message) for w in caught]

@@ -225,3 +225,34 @@ def test_no_chromium_is_one_line_naming_what_to_install(monkeypatch, tmp_path):
     with pytest.raises(PlotlyUnavailable) as err:
         plotlysvg.browser_path()
     assert "apt-get install chromium" in str(err.value) and "\n" not in str(err.value)
+
+
+@pytest.mark.e2e
+def test_a_worker_draws_its_figures_with_one_chromium_and_ends_it_with_itself():
+    """In a forked worker (a render unit: its panels, an [[align]] redraw) the first drawing's Chromium
+    serves the next ones and is ended by the worker itself (composer.sandbox.isolate.at_worker_end): no
+    process left for the worker to kill and name."""
+    import warnings
+
+    from composer.sandbox.isolate import run_isolated
+
+    def two_drawings():
+        pids = []
+        for ids in ("a", "b"):
+            with plotlysvg.session():
+                pids.append(plotlysvg._current[-1].kaleido.subprocess.pid)
+                plotlysvg.plotly_svg(go.Figure(go.Scatter(x=[0, 1], y=[0, 1])), width_pt=60, height_pt=40,
+                                     families=["DejaVu Sans"], font_size_pt=7.0, ids=ids)
+        return pids
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        pids = run_isolated(two_drawings, timeout_s=120, label="pl")
+    assert len(set(pids)) == 1, pids
+    assert not [str(w.message) for w in caught if "left" in str(w.message) or "running" in str(w.message)]
+    try:
+        os.kill(pids[0], 0)
+    except ProcessLookupError:
+        return
+    with open(f"/proc/{pids[0]}/stat") as stat:
+        assert stat.read().split()[2] == "Z", "chromium still runs"

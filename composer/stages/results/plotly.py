@@ -16,9 +16,9 @@ through kaleido and Debian's Chromium (the extra ``.[plotly]``):
 - data anchors ``(x, y)`` in the data units of its first subplot (axes ``x`` and ``y``, linear or log),
   through the ranges plotly.js chose.
 
-Each drawing starts a Chromium in the panel's forked worker and ends it (about a second; an aligned
-panel is drawn twice); the panel is then cached like any other. Missing plotly, kaleido or Chromium, the
-panel is one line naming what to install.
+The panel's forked worker starts one Chromium for its Plotly drawings (about a second; an aligned panel
+is drawn twice, by the same browser) and ends it when it is done; the panel is then cached like any other.
+Missing plotly, kaleido or Chromium, the panel is one line naming what to install.
 """
 
 from __future__ import annotations
