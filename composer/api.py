@@ -210,8 +210,8 @@ class Colorbar(Element):
 
     Args:
         *panels: the panels' names (the table's ``for``, a Python keyword).
-        **keys: any other ``[[colorbar]]`` key: ``cell``, or ``at``/a relation with ``size``,
-            ``offset``, ``anchor``, ``name``, ``orientation``, ``label``, ``ticks`` (data units).
+        **keys: any other ``[[colorbar]]`` key: ``cell``, or ``at``/a relation (with ``size``, or sized from its
+            panels), ``offset``, ``anchor``, ``name``, ``orientation``, ``label``, ``ticks`` (data units).
 
     Raises:
         TypeError: an unknown key, or the panels given both as names and as ``for_=``.

@@ -166,7 +166,8 @@ def test_a_bad_legend_fails_with_the_layout_files_line(tmp_path, toml_change, le
 
 
 @pytest.mark.parametrize(("toml_change", "colorbar", "b_params"), [
-    (('cell = "K"', 'at = ["82mm", "2mm"]'), Colorbar("a", "b", at=["82mm", "2mm"]), None),  # at needs a size
+    (('cell = "K"', 'cell = "K"\nsize = ["10mm", "40mm"]'),
+     Colorbar("a", "b", cell="K", size=["10mm", "40mm"]), None),                          # a cell and a size
     (('for = ["a", "b"]', 'for = ["a", "bb"]'), Colorbar("a", "bb", cell="K"), None),
     (('cell = "K"', 'cell = "K"\norientation = "diagonal"'),
      Colorbar("a", "b", cell="K", orientation="diagonal"), None),

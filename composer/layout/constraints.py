@@ -197,15 +197,20 @@ class CellOrSize:
     missing: str
     missing_at_size: bool = True
     over: str = "over-constrained: the grid cell gives the size; remove size or cell"
+    #: neither may be given too (the element then has a size of its own: a ``[[colorbar]]`` sized from its panels)
+    optional: bool = False
 
     def schemas(self) -> tuple[dict[str, Any], ...]:
-        """With ``cell`` no ``size``, else ``size`` required."""
+        """With ``cell`` no ``size``, else ``size`` required (unless :attr:`optional`)."""
+        if self.optional:
+            return ({"if": {"required": ["cell"]}, "then": {"not": {"required": ["size"]}}},)
         return ({"if": {"required": ["cell"]}, "then": {"not": {"required": ["size"]}},
                  "else": {"required": ["size"]}},)
 
     def check(self, t: Read) -> None:
-        """Raises LayoutError: neither ``cell`` nor ``size`` is given (:attr:`missing`), or both (:attr:`over`)."""
-        if "cell" not in t.raw and "size" not in t.raw:
+        """Raises LayoutError: neither ``cell`` nor ``size`` is given (:attr:`missing`; unless :attr:`optional`),
+        or both (:attr:`over`)."""
+        if "cell" not in t.raw and "size" not in t.raw and not self.optional:
             raise t.reader.err(f"{t.key}.size" if self.missing_at_size else t.key,
                                self.missing.format(misspelt=t.misspelt(["size"])))
         if "cell" in t.raw and "size" in t.raw:
@@ -247,7 +252,8 @@ BESIDE_SIDE = Refuses("beside", ("anchor", "align"), "beside sets the anchor its
                       ("side",), "side goes with beside (the side of the panels a text sits on)")
 #: the size of a panel, a colorbar and a named grid
 PANEL_SIZE = CellOrSize("required key is missing (a panel placed with at or a relation needs a size){misspelt}")
-COLORBAR_SIZE = CellOrSize("required key is missing (a colorbar placed with at or a relation needs a size){misspelt}")
+COLORBAR_SIZE = CellOrSize("required key is missing (a colorbar placed with at or a relation needs a size){misspelt}",
+                           optional=True)  # without either: sized from its panels' plot areas (stages.guides)
 GRID_SIZE = CellOrSize("a grid placed with at or a relation needs a size", missing_at_size=False)
 #: a shape drawn through its points (a line, a brace, a bracket) needs them; a boxed one is placed like a panel
 SHAPE_POINTS = ByKind("kind", tuple(k.name for k in SHAPES if not k.boxed), ("points",), PLACED)

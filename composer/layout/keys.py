@@ -672,13 +672,15 @@ TABLES: list[Table] = [
           "(matplotlib's default colorbar aspect) or as the box leaves room for; a vertical bar sits at the "
           "box's left with ticks and label on its right, a horizontal one at its top with them below. It "
           "extends (triangles) at the ends any of the panels' own colorbars or contour sets extend. Placed "
-          "like a panel (a cell, spanning the cells of its area, or `at`/a relation with a `size`); the "
-          "panels keep any colorbar they draw themselves.", (
+          "like a panel (a cell, spanning the cells of its area, or `at`/a relation, with a `size` or sized "
+          "from its panels); the panels keep any colorbar they draw themselves.", (
               Key("for", "panel_names", "the matplotlib panels it is the colour scale of", required=True),
               Key("name", "name", "lets other elements refer to this colorbar (annotations only: it is drawn "
                                   "after the panels)"),
               *_placement("nw"),
-              Key("size", "size", "the colorbar's box; required unless a `cell` gives it"),
+              Key("size", "size", "the colorbar's box, unless a `cell` gives it; without either, its bar is as "
+                                  "long as its panels' plot areas span (one font size of room past each end for "
+                                  "the end tick labels) and its box as wide as it draws"),
               Key("orientation", "orientation", "the bar's long side: `\"vertical\"` or `\"horizontal\"`",
                   default="vertical"),
               Key("label", "string", "the colorbar's label, beside the tick labels (`$...$` mathtext)"),

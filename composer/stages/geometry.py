@@ -366,11 +366,21 @@ class Room:
             ``(start, end)`` pt from the cell's top (a vertical bar) or left edge (a horizontal one), the span
             of its panels' plot areas on the canvas cut to the cell; None: the whole length (a ``size`` given,
             or plot areas wholly beside the cell).
+        natural: a ``[[colorbar]]`` placed by ``at`` or a relation without a ``size``: drawn at its own size,
+            its bar along ``along_pt`` (as long as its panels' plot areas span, :data:`NATURAL_END_ROOM` from
+            each end of the box for the end tick labels), the box then cut to what it draws across
+            (``width_pt``/``height_pt`` across the bar are only room to draw in).
     """
 
     width_pt: float
     height_pt: float
     along_pt: tuple[float, float] | None = None
+    natural: bool = False
+
+
+#: a colorbar sized from its panels (``Room.natural``): room left past each end of its bar for the end tick
+#: labels, in font sizes (a label centred on the end reaches half a line past it)
+NATURAL_END_ROOM = 1.0
 
 
 #: a colorbar's stretch along its panels' plot areas shorter than this (pt) is none (:func:`guide_rooms`)
@@ -390,7 +400,8 @@ def guide_rooms(figure: Figure, text_sizes: list[tuple[float, float]],
                 plot_areas: Mapping[str, tuple[float, float, float, float] | None] | None = None,
                 panel_sizes: Mapping[str, tuple[float, float]] | None = None) -> list[Room | None]:
     """The box each guide's placement gives before it is drawn (``Figure.guides`` order): its cell's, else
-    its own ``size`` (a ``[[colorbar]]``), else None (a legend placed at a point has its natural size). A
+    its own ``size`` (a ``[[colorbar]]``), else for a colorbar room to draw at its own size, as long as its
+    panels' plot areas span (``Room.natural``), else None (a legend placed at a point has its natural size). A
     colorbar is drawn at this size (:mod:`composer.stages.guides`); one in a cell runs along the span of its
     panels' plot areas (``Room.along_pt``), as matplotlib's ``Figure.colorbar(ax=axes)`` runs along its axes
     (``shrink=1``: as long as their extent).
@@ -420,9 +431,19 @@ def guide_rooms(figure: Figure, text_sizes: list[tuple[float, float]],
                 if end - start >= MIN_ALONG_PT:
                     along = (start, end)
             rooms.append(Room(cell.width_pt, cell.height_pt, along))
+        elif (size := getattr(guide, "size_pt", None)) is not None:  # a colorbar's
+            rooms.append(Room(*size))
+        elif guide.kind == "colorbar":  # sized from its panels: as long as their plot areas span
+            union = Box.spanning([resolver.plot_area(p) for p in guide.panels])
+            vertical = getattr(guide, "orientation", "vertical") == "vertical"
+            span = union.height_pt if vertical else union.width_pt
+            end = NATURAL_END_ROOM * figure.spec.font_size_pt
+            across = max(span, 20 * figure.spec.font_size_pt)  # room to draw in, cut after
+            length = span + 2 * end
+            rooms.append(Room(across if vertical else length, length if vertical else across, (end, end + span),
+                              natural=True))
         else:
-            size = getattr(guide, "size_pt", None)
-            rooms.append(Room(*size) if size is not None else None)
+            rooms.append(None)
     return rooms
 
 

@@ -825,6 +825,17 @@ def draw_colorbar(colorbar: Colorbar, records: Mapping[str, tuple[ColorMapping, 
             bar = new
             if done:
                 break
+        if room.natural:  # the box cut to what it draws across the bar (its tick labels and label)
+            reach = cax.get_tightbbox(renderer)
+            assert reach is not None
+            if vertical:
+                width_pt = math.ceil((reach.x1 - min(reach.x0, 0.0)) * 100) / 100
+                bar = (bar[0] - min(reach.x0, 0.0), bar[1], bar[2], bar[3])
+            else:
+                cut = max(reach.y0, 0.0) if reach.y0 < height_pt else 0.0
+                height_pt = math.ceil((height_pt - cut) * 100) / 100
+                bar = (bar[0], bar[1] - cut, bar[2], bar[3])
+            fig.set_size_inches(width_pt / 72.0, height_pt / 72.0)
         cax.set_position((bar[0] / width_pt, bar[1] / height_pt, bar[2] / width_pt, bar[3] / height_pt))
         buf = io.BytesIO()
         with math_as_paths(fig) if spec.text == "editable" else nullcontext():

@@ -643,3 +643,17 @@ def test_iso_lines_in_a_fixed_colour_are_not_a_second_mapping(tmp_path):
     for fraction in (0.1, 0.5, 0.9):
         row = int(bottom - fraction * (bottom - top))
         assert np.abs(png[row, column].astype(float) - expected_rgb("viridis", fraction)).max() <= 8, fraction
+
+
+def test_a_colorbar_placed_without_a_size_is_sized_from_its_panels(tmp_path):
+    """at = (82 mm, 0 mm) and no size: the bar is as long as its panels' plot areas span (3 to 57 mm: 54 mm, as
+    in a cell), 54 / 20 mm thick (matplotlib's aspect=20), its top one font size (7 pt) under the point its box
+    is placed at (room for the end tick label), its left edge at 82 mm."""
+    root = heat_project(tmp_path, keys="ticks = []")
+    layout = root / "layouts" / "fig.toml"
+    layout.write_text(layout.read_text().replace('cell = "K"', 'at = ["82mm", "0mm"]'))
+    left, top, right, bottom = bar_extent(png_of(root), 80 * MM)
+    assert (bottom - top) / PX_PER_PT == pytest.approx(54 * MM, abs=0.2)
+    assert top / PX_PER_PT == pytest.approx(7.0, abs=0.15)
+    assert left / PX_PER_PT == pytest.approx(82 * MM, abs=0.15)
+    assert (right - left) / PX_PER_PT == pytest.approx(54 * MM / 20, abs=0.2)
