@@ -16,7 +16,9 @@ the sha256 of a canonical JSON document holding:
   ``matplotlibrc`` or a style a panel module applies on import);
 - the font file the figure's font resolves to (path, size, mtime);
 - matplotlib's and numpy's versions and composer's fingerprint (version and
-  a digest of its sources, :func:`composer.incremental.manifest.composer_fingerprint`);
+  a digest of its sources, :func:`composer.incremental.manifest.composer_fingerprint`), and the versions
+  of the optional extras' libraries installed (plotnine, seaborn, Altair, vl-convert, plotly, kaleido:
+  :func:`extra_versions`), which draw the panels whose renderers return their objects;
 - the sha256 of every file the panel modules' own code opened while they were
   imported (``DATA = json.load(open(...))`` at module level), recorded by
   :mod:`composer.sandbox.audit`;
@@ -309,6 +311,7 @@ def panel_key(*, source: str, function: str, params: Mapping[str, Any], data: st
         "composer": composer_fingerprint(),
         "matplotlib": matplotlib.__version__,
         "numpy": numpy.__version__,
+        **({"extras": extra_versions()} if extra_versions() else {}),
         "source": source,
         "function": function,
         "params": params,
@@ -325,6 +328,31 @@ def panel_key(*, source: str, function: str, params: Mapping[str, Any], data: st
         "opened": dict(sorted((opened or {}).items())),
     }
     return bytes_digest(canonical_json(parts).encode("utf-8"))
+
+
+@lru_cache(maxsize=1)
+def extra_versions() -> dict[str, str]:
+    """Module -> installed version of the libraries of composer's optional extras
+    (:data:`composer.kinds.extras.EXTRAS`: ``{"plotly": "6.1.2", "kaleido": "1.0.0", ...}``), those
+    installed only; read once per process from the distributions' metadata (about 20 ms), without importing
+    them. A panel whose renderer returns a Plotly figure is drawn by plotly and kaleido, whose upgrade must
+    draw it again (the Chromium kaleido drives is not in it: its version is known only by running it). A
+    module's distribution is its name, with ``-`` for ``_``, or that and ``-python`` (``vl-convert-python``)."""
+    from importlib import metadata
+
+    from composer.kinds.extras import EXTRAS
+
+    found = {}
+    for extra in EXTRAS:
+        for module in extra.modules:
+            dashed = module.replace("_", "-")
+            for dist in dict.fromkeys((module, dashed, f"{dashed}-python")):
+                try:
+                    found[module] = metadata.version(dist)
+                except metadata.PackageNotFoundError:
+                    continue
+                break
+    return dict(sorted(found.items()))
 
 
 def group_signature(members: Iterable[tuple[str, str, tuple[float, float, float, float]]],

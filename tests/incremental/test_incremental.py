@@ -931,3 +931,21 @@ def test_an_edit_anywhere_in_composer_changes_its_fingerprint(tmp_path):
             file.write("\n# edited\n")
         seen.append(fingerprint())
     assert len(set(seen)) == len(seen), seen
+
+
+def test_a_panel_key_holds_the_versions_of_the_extras_libraries(monkeypatch):
+    """plotly, kaleido, plotnine... draw the panels whose renderers return their objects: their versions,
+    read from the installed distributions (the test extra installs them all), are in every panel's key, so an
+    upgrade draws those panels again."""
+    from importlib import metadata
+
+    from composer.incremental import cache
+
+    versions = cache.extra_versions()
+    assert versions["plotly"] == metadata.version("plotly") and versions["kaleido"] == metadata.version("kaleido")
+    assert versions["vl_convert"] == metadata.version("vl-convert-python")
+    kw = dict(source="s", function="m:f", params={}, data=None, size_pt=(10.0, 10.0), rc={}, raster_ppi=300.0,
+              font_file=None, rc_in_force="r")
+    before = cache.panel_key(**kw)
+    monkeypatch.setattr(cache, "extra_versions", lambda: {**versions, "plotly": "0.0.1"})
+    assert cache.panel_key(**kw) != before
