@@ -325,3 +325,32 @@ def test_a_text_dragged_across_a_shapes_border_is_refused_and_into_it_is_not(bui
     status, answer = editor.edit("boxed", {"id": "text:inside", "dx_pt": 5 * MM, "digest": document["digest"]})
     assert status == 200 and read_text(root / "layouts" / "boxed.toml") == BOXED.replace(
         'at = "frame.center"\n', 'at = "frame.center"\noffset = ["5mm", "0mm"]\n')
+
+
+def _builder(root: Path, state: Path):
+    from composer.cli.serve import Builder, Options
+    from composer.progress import Progress
+
+    options = Options(formats=("svg",), dpi=72.0, jobs=1, timeout_s=None, engine=None, pdf_standard=None)
+    return Builder("fig", root=root, out=None, options=options, state_dir=state, report=lambda event: None,
+                   summary=lambda name, result, seconds: "built", progress=Progress)
+
+
+def test_the_builder_writes_elements_json_unless_the_layout_was_saved_again_during_the_build(built, tmp_path):
+    from composer.cli.watch import WatchEvent
+    from composer.pipeline import BuildResult
+
+    root = built[0]
+    (root / "layouts" / "fig.toml").write_text(LAYOUT)
+    state = tmp_path / "state"
+    builder = _builder(root, state)
+    event = WatchEvent(result=BuildResult(outputs={}), error=None, seconds=0.1, changed=("layouts/fig.toml",))
+    builder._progress()
+    (root / "layouts" / "fig.toml").write_text(LAYOUT + "\n")  # saved again while "building": a new stamp
+    builder.on_build(event)
+    assert not (state / "fig" / "elements.json").exists() and builder.state["findings"] is None
+    builder._progress()  # the next build, with the file as it is
+    builder.on_build(event)
+    written = json.loads((state / "fig" / "elements.json").read_text())
+    assert written["digest"] == digest(LAYOUT + "\n") and builder.state["findings"] is not None
+    assert {e["id"] for e in written["elements"]} >= {"panel:left", "panel:right", "text:cap"}
