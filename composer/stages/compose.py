@@ -76,8 +76,30 @@ def _beside_texts(inputs: Inputs, rendered: Mapping[str, RenderedPanel]) -> dict
 #: the groups matplotlib's SVG writes for artists that draw no text (``<g id="PathCollection_1">``...): left
 #: out before a panel's texts are measured (:func:`panel_texts`), since walking a 1e5-point scatter's markers
 #: took 5.8 s and its texts alone 0.3 s
-_TEXTLESS = re.compile(r"^(?:PathCollection|LineCollection|PolyCollection|QuadMesh|FillBetweenPolyCollection|"
-                       r"line2d|patch|image)_\d+$")
+_TEXTLESS = re.compile(r"^(?:\w+--)?(?:PathCollection|LineCollection|PolyCollection|QuadMesh|"
+                       r"FillBetweenPolyCollection|line2d|patch|image)_\d+$")  # in a canvas: NAME--patch_1
+
+
+def without_textless(root: etree._Element, depth: int) -> etree._Element:
+    """A copy of an SVG tree without matplotlib's text-less artist groups (:data:`_TEXTLESS`) among its
+    groups down to ``depth`` levels (4 for a panel's SVG: figure, axes, their artists; 5 in a canvas, under
+    ``panel-NAME``), for measuring its texts alone (:func:`composer.svg.measure.scene`)."""
+    import copy
+
+    group = svg_tag("g")
+
+    def kept(el: etree._Element, level: int) -> etree._Element:
+        out = etree.Element(el.tag, attrib=dict(el.attrib), nsmap=el.nsmap)
+        out.text = el.text
+        for child in el:
+            if child.tag == group and level < depth:
+                if not _TEXTLESS.match(child.get("id") or ""):
+                    out.append(kept(child, level + 1))
+            elif isinstance(child.tag, str):
+                out.append(copy.deepcopy(child))
+        return out
+
+    return kept(root, 0)
 
 
 @lru_cache(maxsize=64)
@@ -86,24 +108,9 @@ def panel_texts(svg: bytes) -> tuple[tuple[str, BBox], ...]:
     measured as ``compose check`` measures the canvas (:func:`composer.svg.measure.scene`: a rotated tick
     label's upright box), on a copy without matplotlib's text-less artist groups down to the axes' children
     (:data:`_TEXTLESS`). Memoised on the bytes (geometry is resolved several times in a build)."""
-    import copy
-
     from composer.svg.measure import scene
 
-    group = svg_tag("g")
-
-    def kept(el: etree._Element, depth: int) -> etree._Element:
-        out = etree.Element(el.tag, attrib=dict(el.attrib), nsmap=el.nsmap)
-        out.text = el.text
-        for child in el:
-            if child.tag == group and depth < 4:  # the figure, its axes, their artists (a legend's too)
-                if not _TEXTLESS.match(child.get("id") or ""):
-                    out.append(kept(child, depth + 1))
-            elif isinstance(child.tag, str):
-                out.append(copy.deepcopy(child))
-        return out
-
-    texts = write_svg(kept(parse_svg(svg, source="panel"), 0))
+    texts = write_svg(without_textless(parse_svg(svg, source="panel"), 4))  # figure, axes, their artists
     return tuple((run.text, run.bbox) for run in scene(texts).texts)
 
 

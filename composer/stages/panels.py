@@ -35,9 +35,10 @@ def drawn_extents(canvas: bytes, panels: list[Panel], boxes: Mapping[str, Box]) 
     ``compose check`` measures them (:func:`composer.svg.measure.scene`; the ``outside-panel`` rule reports
     such text), since a renderer's tick labels may reach past the box and show on the canvas (their ink cut
     at the canvas, as the figure is). An imported file is cut at its viewport, so its extent is its box."""
+    from composer.stages.compose import without_textless
     from composer.svg.measure import scene
 
-    drawn = scene(canvas)
+    drawn = scene(write_svg(without_textless(parse_svg(canvas, source="canvas"), 5)))  # texts alone: fast
     inks: dict[str, list[Box]] = {p.name: [boxes[p.name]] for p in panels}
     for run in drawn.texts:
         name = run.top.removeprefix("panel-")
