@@ -624,12 +624,22 @@ def noted(root: etree._Element, *, source: str) -> list[tuple[str, str, str]]:
     return out
 
 
+#: the CSS texts :func:`_check_css` passed, as ``(text, declarations)``: a file's ``style`` attributes repeat a few
+#: values over thousands of elements (a PDF's drawing as SVG: the same fill on every path), and tokenizing each
+#: again was a third of such an import's time. A text passes or fails whatever element holds it; bounded.
+_CSS_PASSED: set[tuple[str, bool]] = set()
+_CSS_PASSED_MAX = 8192
+
+
 def _check_css(css: str, *, source: str, where: str, declarations: bool) -> None:
     """Refuse any ``url()`` that is not ``#id`` and any ``@import``.
 
     Checked twice: in the raw text (CSS a parser would give up on) and in
-    tinycss2's tokens (escapes such as ``\\75 rl(`` decoded).
+    tinycss2's tokens (escapes such as ``\\75 rl(`` decoded). A text that passed once is not checked again
+    (:data:`_CSS_PASSED`).
     """
+    if (css, declarations) in _CSS_PASSED:
+        return
     _check_urls(css, source=source, where=where)
     nodes = tinycss2.parse_blocks_contents(css) if declarations else tinycss2.parse_stylesheet(css)
     stack = list(nodes)
@@ -649,6 +659,9 @@ def _check_css(css: str, *, source: str, where: str, declarations: bool) -> None
             child = getattr(node, attr, None)
             if isinstance(child, list):
                 stack.extend(child)
+    if len(_CSS_PASSED) >= _CSS_PASSED_MAX:
+        _CSS_PASSED.clear()
+    _CSS_PASSED.add((css, declarations))
 
 
 # ------------------------------------------------------------------ reference amplification
