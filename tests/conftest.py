@@ -492,6 +492,145 @@ def run_compose(argv: list[str], *, cwd: Path | str | None = None, env: dict[str
     return subprocess.CompletedProcess(["compose", *argv], status, texts[0], texts[-1] if not merged else "")
 
 
+class ForkedCompose:
+    """``compose ARGV`` in a child process forked from this one (no exec): a process of its own, which
+    signals, kills and ``/proc`` see as a fresh ``compose`` process, without the second a fresh Python
+    spends importing composer (its modules are this process's, already imported). The part of
+    :class:`subprocess.Popen`'s interface the tests use: ``pid``, ``stdout`` and ``stderr`` (text pipes),
+    ``returncode``, ``poll``, ``wait``, ``communicate``, ``send_signal``, ``terminate``, ``kill``.
+
+    The child runs as ``python -m composer.cli ARGV`` would: its stdout and stderr are the pipes (buffered
+    as Python buffers a pipe), its signals have their default actions and SIGINT raises KeyboardInterrupt,
+    Python's default warning filters, no atexit handler but those the run registers (run at its end, as at
+    a Python's exit), an uncaught exception printed and status 1. ``env`` is its whole environment,
+    ``cwd`` its folder, ``start_new_session`` as Popen's. Fork it from a test's own thread (the child has
+    that one thread). What only a fresh interpreter shows (``python -m composer``, imports at start) is
+    tested with one."""
+
+    def __init__(self, argv: list[str], *, env: dict[str, str] | None = None, cwd: Path | str | None = None,
+                 start_new_session: bool = False):
+        self.args = ["compose", *map(str, argv)]
+        self.returncode: int | None = None
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:  # the child: never returns into pytest
+            status = 1
+            try:
+                os.close(out_r)
+                os.close(err_r)
+                status = self._child(out_w, err_w, env, cwd, start_new_session)
+            finally:
+                os._exit(status)
+        os.close(out_w)
+        os.close(err_w)
+        self.pid = pid
+        self.stdout = open(out_r, encoding="utf-8")  # noqa: SIM115  (closed by communicate)
+        self.stderr = open(err_r, encoding="utf-8", errors="backslashreplace")  # noqa: SIM115
+
+    def _child(self, out_w: int, err_w: int, env: dict[str, str] | None, cwd: Path | str | None,
+               start_new_session: bool) -> int:
+        import atexit
+        import faulthandler
+        import traceback
+
+        if start_new_session:
+            os.setsid()
+        faulthandler.disable()  # pytest's, on its own copy of the terminal's stderr
+        for signum in signal.valid_signals():
+            with contextlib.suppress(OSError, ValueError, RuntimeError):
+                if signal.getsignal(signum) not in (signal.SIG_DFL, signal.SIG_IGN, None):
+                    signal.signal(signum, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        os.dup2(out_w, 1)
+        os.dup2(err_w, 2)
+        os.close(out_w)
+        os.close(err_w)
+        sys.stdout = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)), encoding="utf-8")
+        sys.stderr = io.TextIOWrapper(io.BufferedWriter(io.FileIO(2, "w", closefd=False)), encoding="utf-8",
+                                      errors="backslashreplace", line_buffering=True)
+        if env is not None:
+            os.environ.clear()
+            os.environ.update(env)
+        if cwd is not None:
+            os.chdir(cwd)
+        atexit._clear()  # pytest's and this test run's: not this process's to run
+        import logging
+
+        for handler in list(logging.root.handlers):  # pytest's capture: a fresh Python logs through none
+            logging.root.removeHandler(handler)
+        logging.root.setLevel(logging.WARNING)
+        python_warning_filters()
+        sys.argv = ["compose", *self.args[1:]]
+        from composer.cli.main import main
+
+        try:
+            status = main(self.args[1:])
+        except SystemExit as exc:
+            status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            if not isinstance(exc.code, int | None):
+                print(exc.code, file=sys.stderr)
+        except KeyboardInterrupt:  # as Python ends on an uncaught one: killed by SIGINT
+            traceback.print_exc()
+            sys.stdout.flush()
+            sys.stderr.flush()
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGINT)
+            status = 130
+        except BaseException:  # noqa: BLE001  (what an uncaught exception does to a Python)
+            traceback.print_exc()
+            status = 1
+        atexit._run_exitfuncs()
+        with contextlib.suppress(OSError, ValueError):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        return status
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(self.args, timeout)
+            time.sleep(0.01)
+        return self.returncode
+
+    def communicate(self, timeout: float | None = None) -> tuple[str, str]:
+        """What the child writes from now to its end on stdout and stderr; waits for its end."""
+        texts: dict[str, str] = {}
+        readers = [threading.Thread(target=lambda name=name, pipe=pipe: texts.__setitem__(name, pipe.read()),
+                                    daemon=True) for name, pipe in (("out", self.stdout), ("err", self.stderr))]
+        for reader in readers:
+            reader.start()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        for reader in readers:
+            reader.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
+            if reader.is_alive():
+                raise subprocess.TimeoutExpired(self.args, timeout)
+        self.stdout.close()
+        self.stderr.close()
+        self.wait(None if deadline is None else max(0.0, deadline - time.monotonic()) + 5)
+        return texts["out"], texts["err"]
+
+    def send_signal(self, signum: int) -> None:
+        if self.poll() is None:
+            os.kill(self.pid, signum)
+
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+
 @pytest.fixture
 def cli() -> Callable[..., subprocess.CompletedProcess]:
     """:func:`run_compose`: ``cli(["demo", "--root", root])`` -> CompletedProcess(returncode, stdout,

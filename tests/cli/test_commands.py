@@ -9,8 +9,6 @@ import re
 import shlex
 import shutil
 import signal
-import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -18,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from composer.cli.main import main
+from conftest import ForkedCompose
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "tests" / "projects" / "demo"
@@ -96,18 +95,17 @@ def test_old_build_all_spellings_work_and_say_what_to_type(old, new, tmp_path, c
     assert _own(captured.err) == [] and captured.out.splitlines()[-1] == "0 of 1 figures built, 1 up to date"
 
 
-def _stopped(proc: subprocess.Popen) -> tuple[int, str]:
+def _stopped(proc: ForkedCompose) -> tuple[int, str]:
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     return proc.returncode, err
 
 
 @pytest.mark.e2e
-@pytest.mark.e2e  # a fresh process stopped with SIGINT
+@pytest.mark.e2e  # a compose process of its own (forked) stopped with SIGINT
 def test_old_watch_flag_works_and_says_what_to_type(tmp_path):
     root = _demo(tmp_path)
-    proc = subprocess.Popen([sys.executable, "-m", "composer.cli", "demo", "--watch", "--root", str(root),
-                             "--format", "svg"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = ForkedCompose(["demo", "--watch", "--root", str(root), "--format", "svg"])
     try:
         assert proc.stdout.readline() == "watching demo (Ctrl-C stops)\n"
         assert proc.stdout.readline().startswith("built demo in ")
@@ -120,11 +118,10 @@ def test_old_watch_flag_works_and_says_what_to_type(tmp_path):
 
 
 @pytest.mark.e2e
-@pytest.mark.e2e  # a fresh process stopped with SIGINT
+@pytest.mark.e2e  # a compose process of its own (forked) stopped with SIGINT
 def test_old_serve_flag_works_and_says_what_to_type(tmp_path):
     root = _demo(tmp_path)
-    proc = subprocess.Popen([sys.executable, "-m", "composer.cli", "demo", "--root", str(root), "--serve",
-                             "--format", "svg"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = ForkedCompose(["demo", "--root", str(root), "--serve", "--format", "svg"])
     try:
         line = proc.stdout.readline()
         match = re.fullmatch(r"serving demo at (http://127\.0\.0\.1:\d+/)\n", line)

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import time
 
 import pytest
 
-from conftest import demo_drawn_by, process_alive, run_compose, snapshot
+from conftest import ForkedCompose, demo_drawn_by, process_alive, run_compose, snapshot
 
 GOOD = '''
 def slow(fig, data):
@@ -44,14 +42,12 @@ def _good_build(tmp_path):
 
 
 def _interrupt(root, tmp_path, command, *, group):
-    """Run ``compose COMMAND`` (a session of its own, as a shell's job), wait until the hanging panel
+    """Run ``compose COMMAND`` (a process forked from this one, a session of its own, as a shell's job), wait until the hanging panel
     started, send SIGINT to compose (or to its whole process group, as a terminal does on Ctrl-C).
     Returns (exit status, stdout, stderr, pids of the panel's process and its two children)."""
     mark = tmp_path / "hang.pids"
     env = {**os.environ, "HANG_MARK": str(mark)}
-    proc = subprocess.Popen([sys.executable, "-m", "composer.cli", *command, "--root", str(root)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                            start_new_session=True)
+    proc = ForkedCompose([*command, "--root", str(root)], env=env, start_new_session=True)
     try:
         deadline = time.monotonic() + 90
         while not mark.exists() and time.monotonic() < deadline and proc.poll() is None:

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 
 import pytest
 
-from conftest import DEMO, run_compose
+from conftest import DEMO, ForkedCompose, run_compose
 from errlines import without_frames
 
 # both panels of the demo print: from Python, at the file-descriptor level, from a child process,
@@ -157,8 +155,7 @@ def test_watch_and_serve_show_a_failing_panels_output_after_its_error(tmp_path, 
     root = _project(tmp_path, NOISY.replace('    fig.add_subplot().plot([0, 1])\n\ndef flood',
                                             f'    open({str(marker)!r}, "w").close()\n'
                                             '    raise ValueError("bad")\n\ndef flood'))
-    proc = subprocess.Popen([sys.executable, "-m", "composer.cli", mode, "demo", "--root", str(root), "--format",
-                             "svg", "-j", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = ForkedCompose([mode, "demo", "--root", str(root), "--format", "svg", "-j", "1"])
     try:
         deadline = time.monotonic() + 120
         while not marker.exists() and time.monotonic() < deadline:
