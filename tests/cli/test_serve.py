@@ -17,6 +17,8 @@ import re
 import shutil
 import signal
 import socket
+import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -26,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from composer.cli.serve import svg_size
-from conftest import ForkedCompose, layout_project, process_alive, run_compose
+from conftest import layout_project, process_alive, run_compose
 
 MM_PT = 72 / 25.4  # pt per mm
 MM_PX = 96 / 25.4  # CSS px per mm
@@ -90,7 +92,8 @@ class Served:
     """A running ``compose ... --serve``: its process, URL and output so far."""
 
     def __init__(self, argv: list[str]):
-        self.proc = ForkedCompose(argv)  # a process of its own, as `compose serve` is
+        self.proc = subprocess.Popen([sys.executable, "-m", "composer.cli", *argv], stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
         first = self.proc.stdout.readline()
         match = re.fullmatch(r"serving (\S+(?: figures)?) at (http://127\.0\.0\.1:(\d+)/)\n", first)
         if match is None:
