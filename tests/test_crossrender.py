@@ -30,14 +30,16 @@ needs_chromium = pytest.mark.skipif(cr.chromium() is None,
 RENDERERS = ("composer", "chromium", "pdfium")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def builds(fidelity_builds):
     return fidelity_builds
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def renders(builds):
-    """name -> {renderer: (H, W, 3) image at cr.DPI}; Chromium only where installed."""
+    """name -> {renderer: (H, W, 3) image at cr.DPI}; Chromium only where installed. For this module only:
+    the images and their blurred copies (`prepared`) hold 1.9 GB, which the worker kept for the rest of the run
+    (and copied the page tables of at every fork), as session fixtures."""
     names = list(builds)
     out = {name: {"composer": cr.render_composer(builds[name][0]),
                   "pdfium": cr.render_pdfium(builds[name][1])} for name in names}
@@ -47,7 +49,7 @@ def renders(builds):
     return out
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def prepared(renders):
     return {name: {r: cr.prepare(img) for r, img in by.items()} for name, by in renders.items()}
 
