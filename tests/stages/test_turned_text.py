@@ -314,13 +314,14 @@ def test_a_beside_title_without_gap_clears_the_tick_labels(ticks_svg):
     assert 4.0 - 2.0 <= top_ink - (y0_mm * MM + bottom) <= 4.0 + 1.5  # the window holds the font's descent
 
 
-def test_a_beside_gap_that_puts_the_title_on_the_tick_labels_is_an_error(tmp_path):
-    """gap = 1mm left of the plot area lies over the y tick labels: one line at text[0].gap naming the panel
-    and giving the gap that clears them; nothing written."""
+def test_a_beside_gap_that_puts_the_title_on_the_tick_labels_is_an_error(tmp_path, capsys):
+    """gap = 1mm left of the plot area lies over the y tick labels: ``compose`` exits 1 with one line at
+    text[0].gap naming the panel and giving the gap that clears them; nothing written."""
+    from composer.cli.main import main
+
     root = ticks_project(tmp_path, TICKS.replace('side = "left"\n', 'side = "left"\ngap = "1mm"\n'))
-    with pytest.raises(LayoutError) as err:
-        build("fig", root=root, formats=("svg",), cache=False)
-    message = str(err.value)
+    assert main(["fig", "--root", str(root), "--format", "svg"]) == 1
+    message = capsys.readouterr().err.strip()
     assert "\n" not in message and "text[0].gap" in message and "gap = 1.0 mm puts it over text" in message
     assert "panel 'a'" in message and "leave gap out" in message
     assert not (root / "build" / "fig.svg").exists()
