@@ -224,7 +224,7 @@ def font_file_of(postscript_name: str) -> str | None:
 
 def text_elements(glyphs: Sequence[Glyph]) -> list[etree._Element] | None:
     """``<text>`` elements drawing ``glyphs`` where they are, or None when one of them cannot be a
-    character (:func:`character_of`) or its font is unknown: the caller keeps the outlines.
+    character (:func:`character_of`), its font is unknown or its size is 0: the caller keeps the outlines.
 
     Consecutive glyphs of one font, size, baseline, colour and opacity make one ``<text>`` with one x per
     character; a ligature's characters after the first get no x of their own (``x`` lists one number per
@@ -267,6 +267,8 @@ def text_elements(glyphs: Sequence[Glyph]) -> list[etree._Element] | None:
         run.clear()
 
     for glyph in glyphs:
+        if not glyph.size_pt:  # a text at 0 pt draws nothing, and its <text> would be scaled by 0
+            return None
         if face_of(glyph.font_file) is None or not character_of(glyph.font_file, glyph.index, glyph.chars):
             return None
         key = (glyph.font_file, glyph.size_pt, glyph.y_pt, glyph.fill, glyph.opacity)

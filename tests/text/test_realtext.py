@@ -230,6 +230,22 @@ def test_computer_modern_math_stays_outlines():
     assert text_elements(glyphs) is None
 
 
+def test_a_text_at_0_pt_keeps_its_outlines():
+    """A canvas text at 0 pt (a fuzzed layout's font size) raised ZeroDivisionError in text_elements (its
+    ``<text>`` is scaled by size / 100); it draws nothing, and keeps its outlines (none) as a glyph that
+    cannot be a character does. The same glyph at 7 pt is one ``<text>``."""
+    from matplotlib import font_manager
+    from matplotlib.ft2font import FT2Font
+
+    from composer.text.realtext import Glyph, text_elements
+
+    path = font_manager.findfont(font_manager.FontProperties(family="DejaVu Sans"))
+    index = FT2Font(path).get_char_index(ord("a"))
+    drawn = text_elements([Glyph(path, index, "a", 1.0, 2.0, 7.0)])
+    assert drawn is not None and [el.text for el in drawn] == ["a"]
+    assert text_elements([Glyph(path, index, "a", 1.0, 2.0, 0.0)]) is None
+
+
 # ─── the flagship ────────────────────────────────────────────────────────────────────────────────────────
 
 def _expected_texts(svg: bytes) -> list[str]:
