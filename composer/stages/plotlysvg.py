@@ -236,10 +236,10 @@ def apply_fonts(fig: Any, family: str, size_px: float) -> None:
         fonts += [axis.title.font, axis.tickfont]
     fonts += [a.font for a in layout.annotations]
     bars = [layout[k].colorbar for k in layout if _COLORAXIS.match(k)]
-    for trace in fig.data:
-        if "colorbar" in trace:
+    for trace in fig.data:  # only the colorbars plotly.js draws: a font given to a hidden one would show it
+        if "colorbar" in trace and trace.showscale is not False:  # a heatmap's, a contour's: shown unless turned off
             bars.append(trace.colorbar)
-        if "marker" in trace and "colorbar" in trace.marker:
+        if "marker" in trace and "colorbar" in trace.marker and _marker_scale_shown(trace.marker):
             bars.append(trace.marker.colorbar)
     for bar in bars:
         fonts += [bar.title.font, bar.tickfont]
@@ -248,6 +248,13 @@ def apply_fonts(fig: Any, family: str, size_px: float) -> None:
             font.size = size_px
         if font.family is None:
             font.family = family
+
+
+def _marker_scale_shown(marker: Any) -> bool:
+    """Whether plotly.js draws a marker's colorbar: ``showscale`` set true, or the colorbar given
+    properties of its own (plotly.js then draws it); its default is no colorbar (``showscale`` false), and
+    the name ``colorbar`` is a valid property of every marker, whether it is drawn or not."""
+    return marker.showscale is True or (marker.showscale is None and bool(marker.to_plotly_json().get("colorbar")))
 
 
 def _numbered_traces(fig: Any) -> None:

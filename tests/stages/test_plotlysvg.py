@@ -70,7 +70,11 @@ def drawn():
                                       plot_area_pt=(30.0, 15.0, 120.0, 96.0))
         log = plotlysvg.plotly_svg(log_figure(), width_pt=WIDTH_PT, height_pt=HEIGHT_PT, families=["DejaVu Sans"],
                                    font_size_pt=7.0, ids="log", anchors={"ten": (10, 0.5)})
-    return {"fixed": fixed, "auto": auto, "again": again, "placed": placed, "log": log, "pids": pids}
+        hidden = plotlysvg.plotly_svg(go.Figure(go.Scatter(x=[1, 2], y=[1, 2], mode="markers", marker=dict(color=[1, 2]))),
+                                      width_pt=WIDTH_PT, height_pt=HEIGHT_PT, families=["DejaVu Sans"],
+                                      font_size_pt=7.0, ids="hidden")
+    return {"fixed": fixed, "auto": auto, "again": again, "placed": placed, "log": log, "hidden": hidden,
+            "pids": pids}
 
 
 def texts_pt(svg: bytes) -> list[tuple[str, float, str]]:
@@ -202,6 +206,26 @@ def test_fonts_are_set_where_the_figure_sets_none():
     assert fig.layout.xaxis.title.font.size == 10.0 and fig.layout.yaxis.tickfont.family == "Lato"
     assert fig.data[0].colorbar.title.font.size == 10.0
     assert fig.layout.annotations[0].font.size == 20  # set by the figure: kept
+
+
+def test_a_colorbar_is_drawn_only_where_plotly_would(drawn):
+    """Markers coloured by values, no showscale: plotly.js alone draws no colorbar, nor does the panel; the
+    autoranged figure gives its marker's colorbar a title, so it has one."""
+    assert b"cbfill" not in drawn["hidden"].svg  # plotly.js draws a colorbar as class "cbt0 colorbar", its fill "cbfill"
+    assert b"cbfill" in drawn["auto"].svg
+
+
+def test_fonts_leave_a_hidden_colorbar_hidden():
+    """A marker coloured by values shows no colorbar unless asked (plotly's showscale defaults to false): the
+    figure's font is given only to the colorbars drawn, as a font given to a hidden one makes plotly.js draw it."""
+    hidden = go.Figure(go.Scatter(x=[1, 2], y=[1, 2], mode="markers", marker=dict(color=[1, 2])))
+    shown = go.Figure(go.Scatter(x=[1, 2], y=[1, 2], mode="markers", marker=dict(color=[1, 2], showscale=True)))
+    off = go.Figure(go.Heatmap(z=[[1, 2]], showscale=False))
+    for fig in (hidden, shown, off):
+        apply_fonts(fig, "Lato", 10.0)
+    assert "colorbar" not in hidden.data[0].marker.to_plotly_json()
+    assert shown.data[0].marker.colorbar.tickfont.size == 10.0
+    assert "colorbar" not in off.data[0].to_plotly_json()
 
 
 def test_css_families():
