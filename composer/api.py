@@ -40,7 +40,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
-from composer.errors import LayoutError, did_you_mean
+from composer.errors import LayoutError, ProjectError, did_you_mean
 from composer.layout.loader import load_document, read_document
 from composer.layout.model import NAME
 from composer.layout.model import Figure as LayoutModel
@@ -440,15 +440,24 @@ class Figure:
                 f"{len(self.document.get('panels', {}))} panels>")
 
 
-def load(name: str, *, root: str | Path = ".") -> Figure:
+def load(name: str | Path, *, root: str | Path = ".") -> Figure:
     """The figure ``layouts/NAME.toml`` (or ``.py``) of the project at ``root``, as a :class:`Figure`.
 
-    The document is read as the file has it (a Python layout's ``layout()`` is
-    run); change it or ``add`` elements, then display or build it.
+    ``name`` is the figure's name, or the path of its layout file (``"layouts/fig.toml"``, a
+    :class:`~pathlib.Path`; relative to the current folder), whose project is the folder above its
+    ``layouts/`` (``root`` is then not used). The document is read as the file has it (a Python layout's
+    ``layout()`` is run); change it or ``add`` elements, then display or build it.
 
     Raises:
-        ProjectError: no such figure. LayoutError: an unreadable layout file.
+        ProjectError: no such figure, or a file that is not ``layouts/NAME.toml`` or ``.py`` of a project.
+        LayoutError: an unreadable layout file.
     """
+    if isinstance(name, Path) or Path(name).suffix in (".toml", ".py"):
+        file = Path(name)
+        if file.suffix not in (".toml", ".py") or file.parent.name != "layouts" or not file.is_file():
+            raise ProjectError(f"{str(file)!r} is not a layout file of a project (layouts/NAME.toml or "
+                               f"layouts/NAME.py); give a figure's name, or the path of its layout file")
+        name, root = file.stem, file.resolve().parent.parent
     project = Project.at(root)
     path = project.layout_path(name)
     fig = Figure.__new__(Figure)

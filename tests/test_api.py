@@ -7,6 +7,7 @@ import io
 import json
 import shutil
 import tomllib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,7 +15,7 @@ from lxml import etree
 
 import composer
 from composer.api import Align, Connector, Figure, Grid, Panel, Shape, Text, load
-from composer.errors import LayoutError
+from composer.errors import LayoutError, ProjectError
 from composer.stages.describe import svg_provenance
 from conftest import DEMO, REPO, drawing
 
@@ -82,6 +83,19 @@ def test_load_gives_the_file_and_builds_the_same_bytes(flagship_svg, tmp_path):
     assert result.rendered == () and result.cached == ("rgb", "pca", "fmap", "fvec", "keys", "volume")
     assert result.written == ("svg",)
     assert not (tmp_path / ".volume_kv.manifest.json").exists()  # a figure in memory has no manifest
+
+
+def test_load_takes_the_path_of_a_layout_file(tmp_path, monkeypatch):
+    """A notebook passes the layout file: its project is the folder above ``layouts/``; any other path is
+    the one-line ProjectError, never a traceback from inside composer."""
+    monkeypatch.chdir(REPO)
+    by_path = composer.load(Path("layouts/volume_kv.toml"))
+    assert (by_path.name, by_path.document) == ("volume_kv", composer.load("volume_kv", root=REPO).document)
+    assert composer.load(str(REPO / "layouts" / "volume_kv.toml"), root=tmp_path).name == "volume_kv"
+    (tmp_path / "fig.toml").write_text("[figure]\n")
+    for bad in (tmp_path / "fig.toml", Path("layouts/nothing.toml"), Path("README.md")):
+        with pytest.raises(ProjectError, match="is not a layout file of a project"):
+            composer.load(bad)
 
 
 COUNTED = """

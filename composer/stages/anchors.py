@@ -23,8 +23,11 @@ def data_anchors(fig: Any, result: Any, panel: Panel, height_pt: float, *, file:
         return {}
     usage = "a renderer returns None or {name: (ax, x, y)} / {name: (ax, x, y, z)} data anchors"
     if not isinstance(result, dict):
-        raise PanelError(f"panel {panel.name!r}: {panel.source} returned {type(result).__name__}; {usage}",
-                         file=file, key=key)
+        from composer.stages.results import RESULTS
+
+        others = ", ".join(f"{'an' if kind.what[0] in 'AEIOUaeiou' else 'a'} {kind.what}" for kind in RESULTS)
+        raise PanelError(f"panel {panel.name!r}: {panel.source} returned {type(result).__name__}; {usage}, "
+                         f"or {others} (alone or as (object, {{name: (x, y)}}))", file=file, key=key)
     anchors = {}
     for name in result:
         if not isinstance(name, str) or not name.isidentifier():

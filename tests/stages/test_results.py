@@ -188,8 +188,12 @@ def test_an_svg_result_not_of_the_boxs_size_is_refused_naming_both_sizes(toy, tm
 def test_an_object_no_kind_owns_is_still_garbage_named_by_its_type(tmp_path):
     """Without the toy kind, a Swatch is what it was before result kinds: not None, not anchors."""
     root = project(tmp_path, FIGURE.replace('"p:swatch"', '"p:wrong_size"').split("[[shape]]")[0])
-    with pytest.raises(PanelError, match=r"returned Swatch; a renderer returns None or \{name: \(ax, x, y\)\}"):
+    with pytest.raises(PanelError, match=r"returned Swatch; a renderer returns None or \{name: \(ax, x, y\)\}") as caught:
         build("fig", root=root, formats=("svg",), cache=False)
+    # the choices name every kind of object a renderer may return instead
+    for what in ("a plotnine ggplot", "a seaborn grid", "an Altair chart", "a Plotly figure"):
+        assert what in str(caught.value), what
+    assert "(object, {name: (x, y)})" in str(caught.value)
 
 
 def test_kinds_know_their_objects_by_module_and_class_name():
