@@ -20,7 +20,8 @@ of the project imported by a computed name. Not recorded, being no input of
 the figure: Python's own and the installed packages' files
 (``sys.prefix``, ``sys.base_prefix``, site-packages), composer's own package,
 matplotlib's data, cache and config folders and every font file matplotlib
-knows, system font folders, ``/proc``, ``/sys`` and ``/dev``. File
+knows, system font folders, the system's time zone database (``zoneinfo.TZPATH``: pandas reads
+``/usr/share/zoneinfo/Etc/UTC`` to know what UTC is), ``/proc``, ``/sys`` and ``/dev``. File
 descriptors opened from a number (``open(3)``) have no path and are skipped.
 
 An audit hook cannot be removed (``sys.addaudithook``): it is added once per
@@ -233,6 +234,9 @@ def _system_folders() -> tuple[str, ...]:
                    os.path.expanduser("~/.local/share/fonts"), "/Library/Fonts", "/System/Library/Fonts"}
         for name in ("stdlib", "platstdlib", "purelib", "platlib"):
             folders.add(sysconfig.get_paths().get(name, ""))
+        import zoneinfo
+
+        folders.update(zoneinfo.TZPATH)  # the time zone database: a library's clock, not the figure's data
         try:
             folders.update(site.getsitepackages())
             folders.add(site.getusersitepackages())
