@@ -56,15 +56,22 @@ at the canvas's top-left; ``ID`` an element's stable id (``panel:a``, ``text:tit
   (:mod:`composer.edit.elements`); 404 before the first build. The state's ``elements`` token changes
   with the file.
 - ``POST /NAME/edit`` ``{"id", "dx_pt", "dy_pt", "dw_pt", "dh_pt", "digest"}`` (a move of the box's
-  top-left, a resize of its width and height): ``200 {"ok": true, "digest", "changed": {"key_path",
-  "line", "before", "after"}, "undo", "redo"}``; ``409 {"reason": "changed-on-disk"}`` when the file's
-  digest is not ``digest``; ``422 {"reason": "invalid", "message"}`` (the loader's one line, the
-  check's ``outside-canvas`` or ``overlap`` for the moved boxes, or why nothing can be written);
-  ``409 {"reason": "python-layout", "message", "values"}`` for ``layouts/NAME.py``. Nothing is
-  written unless the answer is 200.
-- ``POST /NAME/undo``, ``POST /NAME/redo`` ``{"digest"}``: the same answers; each writes the file
-  (:class:`composer.edit.history.History`), refused with ``changed-on-disk`` when the file is not
-  what the last edit wrote.
+  top-left, a resize of its width and height; lengths are JSON numbers, ``digest`` is required):
+  ``200 {"ok": true, "digest", "changed": {"key_path", "line", "before", "after"}, "all_changed":
+  [{...}, ...], "undo", "redo"}`` (``changed``: the first key written; ``all_changed``: every key
+  written, that one first, each alike: a resize writes ``size`` and ``at``, a label's move
+  ``label_pos`` and ``label_side``); ``400 {"reason": "bad-request", "message"}`` for a body without
+  ``id`` or ``digest`` or with a length that is not a number; ``409 {"reason": "changed-on-disk"}``
+  when the file's digest is not ``digest``; ``422 {"reason": "invalid", "message"}`` (the loader's
+  one line, the check's ``outside-canvas`` or ``overlap`` for the moved boxes, an element the last
+  build drew no box for, a length past the loader's limit, a file that is not UTF-8, a link to a file
+  outside the project, or why nothing can be written); ``409 {"reason": "python-layout", "message",
+  "values"}`` for ``layouts/NAME.py``. Nothing is written unless the answer is 200. A symbolic link
+  inside the project is written through (the file it points to is replaced, the link kept).
+- ``POST /NAME/undo``, ``POST /NAME/redo`` ``{"digest"}`` (required): the same answers; each writes the
+  file (:class:`composer.edit.history.History`), refused with ``changed-on-disk`` when the file is not
+  what the last edit wrote (the history before such a change is dropped: undo never goes back past a
+  change made outside the page).
 - ``POST /NAME/open`` ``{"id"}``: runs ``--editor`` (``"code -g {path}:{line}"``), then ``200 {"ok":
   true, "url": editor_url, "line"}`` for the page to follow.
 

@@ -4,8 +4,11 @@ edit overwrites a change someone else made on disk.
 A :class:`History` holds, per figure, the texts before and after each edit written from the page.
 Undo writes the text before the last edit back, redo the text after it, each only when the file on
 disk is still what the last edit (or undo, or redo) wrote: a file changed meanwhile (an editor's
-save, a ``git checkout``) is never overwritten, and the page reloads it. A new edit clears the redo
-stack. Files are replaced atomically (a temporary sibling, then a rename), their mode kept.
+save, a ``git checkout``) is never overwritten, and the page reloads it. A change made outside the
+page ends the history before it: the edits before it are dropped (their texts predate it, so undoing
+one would throw it away), and undo never goes back past it (refused as :class:`ChangedOnDisk`). A new
+edit clears the redo stack. Files are replaced atomically (a temporary sibling, then a rename), their
+mode kept; a link is written through (the file it points to is replaced, the link kept).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from composer.errors import ComposerError
 
@@ -37,7 +41,9 @@ def read_text(path: Path) -> str:
 
 
 def write_text(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` at once (a temporary sibling, then a rename), keeping its mode."""
+    """Replace ``path`` with ``text`` at once (a temporary sibling, then a rename), keeping its mode; a
+    symbolic link's target is replaced (the link stays a link)."""
+    path = Path(os.path.realpath(path))
     mode = os.stat(path).st_mode & 0o7777 if path.exists() else 0o644
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".edit")
     try:
@@ -53,9 +59,16 @@ def write_text(path: Path, text: str) -> None:
 
 @dataclass
 class _Stack:
-    done: list[tuple[str, str, dict[str, object]]] = field(default_factory=list)  # (before, after, change)
-    undone: list[tuple[str, str, dict[str, object]]] = field(default_factory=list)
+    done: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)  # (before, after, change)
+    undone: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
     last: str | None = None  # the digest of what the last write left on disk
+    cut: bool = False  # the history before ``done[0]`` was dropped: the file was changed outside the page
+
+    def drop(self) -> None:
+        """Forget every edit: the file was changed outside the page since the last write."""
+        self.done.clear()
+        self.undone.clear()
+        self.cut = True
 
 
 class History:
@@ -71,7 +84,7 @@ class History:
         return len(stack.done), len(stack.undone)
 
     def write(self, name: str, path: Path, seen: str | None, before: str, after: str,
-              change: dict[str, object]) -> str:
+              change: dict[str, Any]) -> str:
         """Write an edit's text ``after`` over ``before``, which must be what is on disk and hash to ``seen``
         (the digest the page saw; None: not compared). Returns the new digest.
 
@@ -82,26 +95,38 @@ class History:
         if now != before or (seen is not None and digest(now) != seen):
             raise ChangedOnDisk(f"{path.name} was changed on disk since the page loaded it; it was reloaded and "
                                 "nothing was written")
-        write_text(path, after)
         stack = self.stacks.setdefault(name, _Stack())
+        if stack.last is not None and digest(before) != stack.last:
+            stack.drop()  # saved outside the page since the last write: undo stops at this edit
+        write_text(path, after)
         stack.done.append((before, after, change))
         stack.undone.clear()
         stack.last = digest(after)
         return stack.last
 
-    def step(self, name: str, path: Path, seen: str | None, *, back: bool) -> tuple[str, dict[str, object]]:
+    def step(self, name: str, path: Path, seen: str | None, *, back: bool) -> tuple[str, dict[str, Any]]:
         """Undo (``back``) or redo the last edit of figure ``name``; returns (the new digest, the change).
 
         Raises:
-            ChangedOnDisk: the file is not what the last edit, undo or redo wrote (or not ``seen``).
+            ChangedOnDisk: the file is not what the last edit, undo or redo wrote (the history is dropped),
+                or not ``seen``; an undo past a change made outside the page.
             ComposerError: nothing to undo (redo).
         """
         stack = self.stacks.setdefault(name, _Stack())
         source, target = (stack.done, stack.undone) if back else (stack.undone, stack.done)
-        if not source:
-            raise ComposerError(f"nothing to {'undo' if back else 'redo'}")
+        word = "undo" if back else "redo"
         now = digest(read_text(path))
-        if now != stack.last or (seen is not None and now != seen):
+        if stack.last is not None and now != stack.last:
+            stack.drop()
+            raise ChangedOnDisk(f"{path.name} was changed on disk after the last edit from the page; it was "
+                                f"reloaded, {word} wrote nothing, and the edits before that change can no longer "
+                                "be undone")
+        if not source and back and stack.cut:
+            raise ChangedOnDisk(f"{path.name} was changed outside the page before this point; undo does not go "
+                                "back past that change, and wrote nothing")
+        if not source:
+            raise ComposerError(f"nothing to {word}")
+        if seen is not None and now != seen:
             raise ChangedOnDisk(f"{path.name} was changed on disk after the last edit from the page; it was "
                                 f"reloaded, and {'undo' if back else 'redo'} wrote nothing")
         before, after, change = source[-1]

@@ -20,6 +20,7 @@ Bodies: see :mod:`composer.cli.serve` (the routes' reference).
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
 import tomllib
@@ -86,20 +87,32 @@ class Editor:
     # ─── the routes ───────────────────────────────────────────────────────
     def edit(self, name: str, body: Mapping[str, Any]) -> Answer:
         """``POST /NAME/edit``: move or resize one element (module docstring)."""
-        try:
-            ident = str(body["id"])
-            dx, dy = float(body.get("dx_pt", 0.0)), float(body.get("dy_pt", 0.0))
-            dw, dh = float(body.get("dw_pt", 0.0)), float(body.get("dh_pt", 0.0))
-        except (KeyError, TypeError, ValueError):
-            return 400, {"ok": False, "reason": "bad-request",
-                         "message": "an edit is {\"id\", \"dx_pt\", \"dy_pt\", \"dw_pt\", \"dh_pt\", \"digest\"}"}
+        if "id" not in body:
+            return _bad("an edit is {\"id\", \"dx_pt\", \"dy_pt\", \"dw_pt\", \"dh_pt\", \"digest\"}: "
+                        "\"id\" is missing")
+        ident = str(body["id"])
+        lengths: list[float] = []
+        for field_name in ("dx_pt", "dy_pt", "dw_pt", "dh_pt"):
+            value = body.get(field_name, 0.0)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                return _bad(f"{field_name} must be a JSON number of points, not {json.dumps(value)[:40]}")
+            lengths.append(float(value))
+        dx, dy, dw, dh = lengths
         seen = body.get("digest")
+        if not isinstance(seen, str):
+            return _bad(_NO_DIGEST)
         path, shown = self.layout_path(name)
         if path.suffix == ".py":
             return self._python(name, shown, ident, dx, dy, dw, dh)
         with self.history.lock:
-            text = read_text(path)
-            if seen is not None and digest(text) != seen:
+            try:
+                text = read_text(path)
+                path = self._write_path(path, shown)
+            except ComposerError as exc:
+                return 422, {"ok": False, "reason": "invalid", "message": _one_line(str(exc))}
+            except (OSError, UnicodeDecodeError) as exc:  # the loader's own wording (read_document)
+                return 422, {"ok": False, "reason": "invalid", "message": _one_line(f"{shown}: cannot read: {exc}")}
+            if digest(text) != seen:
                 return self._changed(name, f"{shown} was changed on disk since the page loaded it; the page "
                                            "reloads it, and nothing was written")
             known = self.elements(name) or {}
@@ -114,6 +127,9 @@ class Editor:
                 if target is None:
                     raise Refused(f"{shown}: no element {ident!r} in the layout")
                 box = element.get("box_pt") if element else None
+                if box is None:  # nothing to check the move against: never written unchecked
+                    raise Refused(f"no drawn box for {target.key} yet: the last build did not draw it; save a "
+                                  "layout that builds first")
                 new_text, change = plan(text, figure, target, dx_pt=dx, dy_pt=dy, dw_pt=dw, dh_pt=dh, box_pt=box,
                                         route_pt=element.get("route_pt") if element else None)
                 new_figure = load_text(new_text, path, name=name, display=shown)
@@ -130,7 +146,8 @@ class Editor:
                     problem = None
                 if problem is not None:
                     raise Refused(problem)
-                new_digest = self.history.write(name, path, None, text, new_text, change.as_dict())
+                record = {"changed": change.as_dict(), "all_changed": [c.as_dict() for c in change.all]}
+                new_digest = self.history.write(name, path, None, text, new_text, record)
                 ids: dict[str, str] = {str(e["check_key"]): str(e.get("id")) for e in items if e.get("check_key")}
                 ids[target.key] = ident  # a label's or waypoint's own box
                 after: dict[str, Any] = {**now, **{ids[k]: list(b) for k, b in moved.items() if k in ids}}
@@ -138,27 +155,42 @@ class Editor:
             except ChangedOnDisk as exc:
                 return self._changed(name, str(exc))
             except ComposerError as exc:
+                if exc.file is None and exc.key:  # a value of the file (writeback): where it is written
+                    exc.file = shown
                 return 422, {"ok": False, "reason": "invalid", "message": _one_line(str(exc))}
+            except OSError as exc:
+                return 422, {"ok": False, "reason": "invalid", "message": _one_line(f"{shown}: cannot write: {exc}")}
         undo, redo = self.history.counts(name)
-        return 200, {"ok": True, "digest": new_digest, "changed": change.as_dict(), "undo": undo, "redo": redo}
+        return 200, {"ok": True, "digest": new_digest, **record, "undo": undo, "redo": redo}
 
     def step(self, name: str, body: Mapping[str, Any], *, back: bool) -> Answer:
         """``POST /NAME/undo`` (``back``) or ``/NAME/redo``."""
+        seen = body.get("digest")
+        if not isinstance(seen, str):
+            return _bad(_NO_DIGEST)
         path, shown = self.layout_path(name)
         if path.suffix == ".py":
             return 409, {"ok": False, "reason": "python-layout", "message": f"{shown} is a Python layout: "
                          "the page writes nothing into it, so there is nothing to undo", "values": {}}
         with self.history.lock:
             try:
-                new_digest, change = self.history.step(name, path, body.get("digest"), back=back)
+                path = self._write_path(path, shown)
+                new_digest, record = self.history.step(name, path, seen, back=back)
             except ChangedOnDisk as exc:
                 return self._changed(name, str(exc))
+            except Refused as exc:
+                return 422, {"ok": False, "reason": "invalid", "message": _one_line(str(exc))}
             except ComposerError as exc:
                 return 409, {"ok": False, "reason": "nothing", "message": str(exc)}
-        if back:
-            change = {**change, "before": change.get("after"), "after": change.get("before")}
+            except (OSError, UnicodeDecodeError) as exc:
+                return 422, {"ok": False, "reason": "invalid", "message": _one_line(f"{shown}: cannot read: {exc}")}
+
+        def turned(change: Any) -> Any:
+            return {**change, "before": change.get("after"), "after": change.get("before")} if back else change
+
         undo, redo = self.history.counts(name)
-        return 200, {"ok": True, "digest": new_digest, "changed": change, "undo": undo, "redo": redo}
+        return 200, {"ok": True, "digest": new_digest, "changed": turned(record["changed"]),
+                     "all_changed": [turned(c) for c in record["all_changed"]], "undo": undo, "redo": redo}
 
     def open(self, name: str, body: Mapping[str, Any]) -> Answer:
         """``POST /NAME/open``: run the editor command on the element's line; the page follows ``url``."""
@@ -197,6 +229,21 @@ class Editor:
         texts[after] = boxes_after
         while len(texts) > MAX_REMEMBERED:
             texts.pop(next(iter(texts)))
+
+    def _write_path(self, path: Path, shown: str) -> Path:
+        """The file an edit of ``path`` replaces: ``path``, or the file a symbolic link points to when it is
+        inside the project (the link stays a link).
+
+        Raises:
+            Refused: a link to a file outside the project (the page writes only the project's files).
+        """
+        if not path.is_symlink():
+            return path
+        real = Path(os.path.realpath(path))
+        if not real.is_relative_to(Path(os.path.realpath(self.root))):
+            raise Refused(f"{shown} is a link to {real}, outside the project: the page writes nothing there; "
+                          "edit it by hand")
+        return real
 
     # ─── refusals ─────────────────────────────────────────────────────────
     def _changed(self, name: str, message: str) -> Answer:
@@ -280,6 +327,14 @@ def _toml(value: Any) -> str:
     if isinstance(value, Mapping):
         return "{ " + ", ".join(f"{json.dumps(str(k))} = {_toml(v)}" for k, v in value.items()) + " }"
     return json.dumps(str(value))
+
+
+_NO_DIGEST = ("\"digest\" is missing: send the layout's digest from elements.json (the text the page saw), so "
+              "that a file changed on disk is never overwritten")
+
+
+def _bad(message: str) -> Answer:
+    return 400, {"ok": False, "reason": "bad-request", "message": message}
 
 
 def _one_line(message: str) -> str:

@@ -37,7 +37,7 @@ from composer.edit.targets import Target, anchor_fractions, raw_table
 from composer.errors import ComposerError
 from composer.layout.model import Figure
 from composer.layout.positions import key_positions, value_end
-from composer.units import PT_PER_UNIT, to_pt, unit_of
+from composer.units import MAX_LENGTH_PT, PT_PER_UNIT, say, to_pt, unit_of
 
 #: the step each unit's values are rounded to (in that unit)
 STEP: dict[str, float] = {"mm": 0.1, "cm": 0.01, "in": 0.01, "pt": 0.1, "px": 0.1}
@@ -54,21 +54,32 @@ class Refused(ComposerError):
 class Change:
     """What an edit changed: ``key`` (``text[3].offset``), its ``line`` in the new text (from 1), and
     the value as written ``before`` and ``after`` (``'["0mm", "2mm"]'``; ``before`` is "" for a key
-    the edit added)."""
+    the edit added); ``all``: every key the edit wrote, this one first, each as its own Change (a resize
+    writes ``size`` and ``at``, a label's move ``label_pos`` and ``label_side``)."""
 
     key: str
     line: int
     before: str
     after: str
+    all: tuple[Change, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         return {"key_path": self.key, "line": self.line, "before": self.before, "after": self.after}
 
 
-def written_length(length_pt: float, unit: str) -> str:
-    """``length_pt`` in ``unit``, rounded to :data:`STEP`, as a person writes it: ``"1.5mm"``, ``"-2mm"``, ``"0mm"``."""
+def written_length(length_pt: float, unit: str, *, key: str | None = None) -> str:
+    """``length_pt`` in ``unit``, rounded to :data:`STEP`, as a person writes it: ``"1.5mm"``, ``"-2mm"``, ``"0mm"``.
+
+    Raises:
+        Refused: ``length_pt`` is not finite or larger than the loader accepts
+            (:data:`composer.units.MAX_LENGTH_PT`); the message says it to 6 significant digits, and names
+            ``key`` (the value's key path) when given.
+    """
     step = STEP.get(unit, 0.1)
     decimals = max(0, -math.floor(math.log10(step) + 1e-9))
+    if not (math.isfinite(length_pt) and abs(length_pt) <= MAX_LENGTH_PT):
+        raise Refused(f"the edit makes a length of {length_pt / PT_PER_UNIT[unit]:.6g} {unit}; lengths are at "
+                      f"most {say(MAX_LENGTH_PT, unit)}", key=key)
     number = round(length_pt / PT_PER_UNIT[unit] / step) * step
     text = f"{number:.{decimals}f}"
     if "." in text:
@@ -146,11 +157,12 @@ class _Text:
 
 
 def _string(written: str) -> tuple[str, str]:
-    """A TOML string as written -> (its quote character, its value)."""
+    """A TOML string as written -> (its quotes: a basic or literal string's quote character, or a
+    multi-line string's three), its value)."""
     value = tomllib.loads(f"k = {written}")["k"]
     if not isinstance(value, str):
         raise Refused(f"{written} is not a length")
-    return written[0], value
+    return (written[:3] if written[:3] in ('"' * 3, "'" * 3) else written[0]), value
 
 
 def _shift_length(doc: _Text, key: str, delta_pt: float, *, positive: bool = False) -> bool:
@@ -160,7 +172,12 @@ def _shift_length(doc: _Text, key: str, delta_pt: float, *, positive: bool = Fal
     quote, value = _string(written)
     unit = unit_of(value)
     old_pt = to_pt(value, key=key, allow_negative=True)
-    new = written_length(old_pt + delta_pt, unit)
+    found = doc.positions.get(key)
+    try:
+        new = written_length(old_pt + delta_pt, unit, key=key)
+    except Refused as exc:
+        exc.line, exc.column = found if found is not None else (None, None)
+        raise
     new_pt = float(new.removesuffix(unit)) * PT_PER_UNIT[unit]  # the loader says whether it is too large
     if positive and new_pt <= 0:
         raise Refused(f"{key} = {written} would become {new}; a size must stay above zero")
@@ -280,7 +297,7 @@ def nearest_on_route(points: Sequence[tuple[float, float]], p: tuple[float, floa
 
 
 def _label(doc: _Text, raw: Mapping[str, Any], target: Target, dx_pt: float, dy_pt: float,
-           box_pt: Sequence[float] | None, route_pt: Sequence[Sequence[float]] | None) -> str:
+           box_pt: Sequence[float] | None, route_pt: Sequence[Sequence[float]] | None) -> list[str]:
     """A connector's label moved: the ``label_pos`` and ``label_side`` nearest its new centre."""
     if box_pt is None or not route_pt or len(route_pt) < 2:
         raise Refused(f"{target.key}'s label has no drawn box or route to move from")
@@ -313,7 +330,7 @@ def _label(doc: _Text, raw: Mapping[str, Any], target: Target, dx_pt: float, dy_
         else:
             doc.insert_after(f"{target.key}.label", f'label_side = "{side}"')
         written.append(f"{target.key}.label_side")
-    return written[0] if written else ""
+    return written
 
 
 def unit_written(table: Any, how: str, figure_unit: str) -> str:
@@ -344,7 +361,7 @@ def plan(text: str, figure: Figure, target: Target, *, dx_pt: float = 0.0, dy_pt
 
     Returns:
         ``(new_text, change)``: the text with only the changed values' characters different, and the
-        first key it changed.
+        first key it changed (``change.all``: every key it changed).
 
     Raises:
         Refused: nothing a move could write (a cell, no size, an inline table), a size that would
@@ -355,22 +372,23 @@ def plan(text: str, figure: Figure, target: Target, *, dx_pt: float = 0.0, dy_pt
     if not all(math.isfinite(v) for v in (dx_pt, dy_pt, dw_pt, dh_pt)):
         raise Refused("the move is not a finite number of points")
     if target.kind == "waypoint":
-        key = _waypoint(doc, raw, figure, target, dx_pt, dy_pt)
+        keys = [_waypoint(doc, raw, figure, target, dx_pt, dy_pt)]
     elif target.kind == "label":
-        key = _label(doc, raw, target, dx_pt, dy_pt, box_pt, route_pt)
+        keys = _label(doc, raw, target, dx_pt, dy_pt, box_pt, route_pt)
     else:
         sized = ""
         if dw_pt or dh_pt:
             fx, fy = anchor_fractions(target.anchor)
             sized = f"{target.key}.size" if _resize(doc, target, dw_pt, dh_pt) else ""
             dx_pt, dy_pt = dx_pt + fx * dw_pt, dy_pt + fy * dh_pt
-        moved = _move(doc, raw, figure, target, dx_pt, dy_pt)
-        key = sized or moved
-    if not key or not doc.edits:
+        keys = [sized, _move(doc, raw, figure, target, dx_pt, dy_pt)]
+    keys = [k for k in keys if k]
+    if not keys or not doc.edits:
         steps = ", ".join(f"{v:g} {u}" for u, v in STEP.items())
         raise Refused(f"the edit of {target.key} rounds to no change (lengths are written to {steps})")
     new_text = doc.result()
     after = _Text(new_text)
-    before = doc.value(key) if key in doc.positions else ""
-    line = after.positions.get(key, (1, 1))[0]
-    return new_text, Change(key, line, before, after.value(key))
+    changes = tuple(Change(key, after.positions.get(key, (1, 1))[0], doc.value(key) if key in doc.positions else "",
+                           after.value(key)) for key in keys)
+    first = changes[0]
+    return new_text, Change(first.key, first.line, first.before, first.after, changes)

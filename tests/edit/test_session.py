@@ -11,6 +11,7 @@ a matplotlib panel: a move of it renders nothing again, a resize renders it (cou
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import time
 from pathlib import Path
@@ -206,7 +207,8 @@ def test_a_python_layout_is_refused_with_the_values_to_type(built):
     (root / "layouts" / "code.py").write_text(PYTHON_LAYOUT)
     document = _elements(root, state, "code")
     assert document["layout"]["writable"] is False and document["elements"][0]["movable"]  # dragged: the values
-    status, answer = Editor(root, state).edit("code", {"id": "text:t", "dx_pt": 2.5 * MM, "dy_pt": -MM})
+    status, answer = Editor(root, state).edit("code", {"id": "text:t", "dx_pt": 2.5 * MM, "dy_pt": -MM,
+                                                               "digest": document["digest"]})
     assert (status, answer["reason"]) == (409, "python-layout")
     assert answer["values"] == {"at": ["12.5mm", "9mm"]} and (root / "layouts" / "code.py").read_text() == PYTHON_LAYOUT
 
@@ -354,3 +356,112 @@ def test_the_builder_writes_elements_json_unless_the_layout_was_saved_again_duri
     written = json.loads((state / "fig" / "elements.json").read_text())
     assert written["digest"] == digest(LAYOUT + "\n") and builder.state["findings"] is not None
     assert {e["id"] for e in written["elements"]} >= {"panel:left", "panel:right", "text:cap"}
+
+
+# ─── refusals found by an adversarial tester (each failed before its fix) ─────────────────────────────
+def test_undo_never_goes_back_past_a_change_made_outside_the_page(built, editor):
+    status, first = editor.edit("fig", {"id": "text:cap", "dx_pt": 2 * MM, "digest": digest(LAYOUT)})
+    assert status == 200
+    theirs = _file(built) + "# saved in an editor\n"
+    (built[0] / "layouts" / "fig.toml").write_text(theirs)
+    status, second = editor.edit("fig", {"id": "text:cap", "dx_pt": MM, "digest": digest(theirs)})
+    assert status == 200 and _file(built) == theirs.replace('["2mm", "1mm"]', '["3mm", "1mm"]')
+    status, undone = editor.step("fig", {"digest": second["digest"]}, back=True)
+    assert status == 200 and _file(built) == theirs and (undone["undo"], undone["redo"]) == (0, 1)
+    status, past = editor.step("fig", {"digest": undone["digest"]}, back=True)  # would restore the text before it
+    assert (status, past["reason"]) == (409, "changed-on-disk") and "does not go back past" in past["message"]
+    assert _file(built) == theirs
+
+
+def test_an_undo_refused_for_a_change_on_disk_drops_the_history_before_it(built, editor):
+    status, first = editor.edit("fig", {"id": "text:cap", "dx_pt": 2 * MM, "digest": digest(LAYOUT)})
+    mine = _file(built)
+    (built[0] / "layouts" / "fig.toml").write_text(mine + "# saved\n")
+    status, answer = editor.step("fig", {"digest": digest(mine + "# saved\n")}, back=True)
+    assert (status, answer["reason"]) == (409, "changed-on-disk")
+    (built[0] / "layouts" / "fig.toml").write_text(mine)  # the editor's own undo: the page's text again
+    status, answer = editor.step("fig", {"digest": digest(mine)}, back=True)
+    assert (status, answer["reason"]) == (409, "changed-on-disk") and _file(built) == mine
+
+
+def test_an_element_the_last_build_did_not_draw_is_not_moved_unchecked(built, editor):
+    # a panel added after the build: elements.json has no box for it, so no move of it can be checked
+    text = LAYOUT + '\n[panels.decoy]\nsvg = "../assets/logo.svg"\nat = ["60mm", "30mm"]\nsize = ["30mm", "15mm"]\n'
+    (built[0] / "layouts" / "fig.toml").write_text(text)
+    status, answer = editor.edit("fig", {"id": "panel:decoy", "dx_pt": 50 * MM, "digest": digest(text)})
+    assert (status, answer["reason"]) == (422, "invalid") and _file(built) == text
+    assert answer["message"] == ("no drawn box for panels.decoy yet: the last build did not draw it; save a layout "
+                                 "that builds first")
+
+
+def test_a_linked_layout_is_written_through_its_link_inside_the_project_only(built, editor, tmp_path):
+    root, state, _ = built
+    real = root / "kept" / "real.toml"
+    real.parent.mkdir(exist_ok=True)
+    real.write_text(LAYOUT)
+    link = root / "layouts" / "link.toml"
+    link.unlink(missing_ok=True)
+    link.symlink_to(real)
+    (state / "link").mkdir(exist_ok=True)  # the same text as fig's: its elements.json describes it
+    (state / "link" / "elements.json").write_text((state / "fig" / "elements.json").read_text())
+    status, answer = editor.edit("link", {"id": "text:cap", "dx_pt": 2 * MM, "digest": digest(LAYOUT)})
+    assert status == 200 and link.is_symlink() and os.readlink(link) == str(real)
+    assert read_text(real) == LAYOUT.replace('offset = ["0mm", "1mm"]', 'offset = ["2mm", "1mm"]')
+    status, answer = editor.step("link", {"digest": answer["digest"]}, back=True)
+    assert status == 200 and link.is_symlink() and read_text(real) == LAYOUT
+    outside = tmp_path / "outside.toml"
+    outside.write_text(LAYOUT)
+    link.unlink()
+    link.symlink_to(outside)
+    status, answer = editor.edit("link", {"id": "text:cap", "dx_pt": 2 * MM, "digest": digest(LAYOUT)})
+    assert (status, answer["reason"]) == (422, "invalid") and "outside the project" in answer["message"]
+    assert link.is_symlink() and read_text(outside) == LAYOUT and "\n" not in answer["message"]
+    link.unlink()
+
+
+@pytest.mark.parametrize("route", ["edit", "undo", "redo"])
+def test_the_digest_is_required(built, editor, route):
+    body = {"id": "text:cap", "dx_pt": MM}
+    status, answer = (editor.edit("fig", body) if route == "edit" else editor.step("fig", body, back=route == "undo"))
+    assert (status, answer["reason"]) == (400, "bad-request") and '"digest"' in answer["message"]
+    assert _file(built) == LAYOUT
+
+
+@pytest.mark.parametrize("value", [True, "1e5", None, [1]])
+def test_only_json_numbers_are_lengths(built, editor, value):
+    status, answer = editor.edit("fig", {"id": "text:cap", "dx_pt": value, "digest": digest(LAYOUT)})
+    assert (status, answer["reason"]) == (400, "bad-request") and "dx_pt" in answer["message"]
+    assert _file(built) == LAYOUT
+
+
+def test_a_huge_move_of_a_px_length_is_refused_in_one_short_line(built, editor):
+    text = LAYOUT.replace('offset = ["0mm", "1mm"]', 'offset = ["0px", "1px"]')
+    (built[0] / "layouts" / "fig.toml").write_text(text)
+    status, answer = editor.edit("fig", {"id": "text:cap", "dx_pt": 1e308, "digest": digest(text)})
+    assert (status, answer["reason"]) == (422, "invalid") and _file(built) == text
+    # 1e308 pt = 1.33e308 px (0.75 pt each); the loader's limit 100,000 pt = 133,333.3 px
+    assert answer["message"].startswith("layouts/fig.toml:21:") and "text[0].offset[0]" in answer["message"]
+    assert "1.33333e+308 px" in answer["message"] and "133333.3 px" in answer["message"]
+    assert len(answer["message"]) < 200
+
+
+def test_a_layout_that_is_not_utf8_is_refused_with_the_loaders_line(built, editor):
+    (built[0] / "layouts" / "fig.toml").write_bytes(LAYOUT.encode() + b"# caf\xe9\n")
+    status, answer = editor.edit("fig", {"id": "text:cap", "dx_pt": MM, "digest": digest(LAYOUT)})
+    assert (status, answer["reason"]) == (422, "invalid")
+    assert answer["message"].startswith("layouts/fig.toml: cannot read: 'utf-8' codec can't decode byte 0xe9")
+
+
+def test_every_key_an_edit_writes_is_named_and_undo_names_them_turned(built, editor):
+    x, y, w, h = next(e for e in built[2]["elements"] if e["id"] == "connector:0.label")["box_pt"]
+    status, answer = editor.edit("fig", {"id": "connector:0.label", "dx_pt": 75 * MM - (x + w / 2),
+                                         "dy_pt": 45 * MM - (y + h / 2), "digest": digest(LAYOUT)})
+    assert status == 200
+    # label_pos on line 29, label_side on line 30 of the new text (the label is on line 28), both added
+    assert answer["all_changed"] == [
+        {"key_path": "arrow[0].label_pos", "line": 29, "before": "", "after": "0.78"},
+        {"key_path": "arrow[0].label_side", "line": 30, "before": "", "after": '"below"'}]
+    assert answer["changed"] == answer["all_changed"][0]
+    status, undone = editor.step("fig", {"digest": answer["digest"]}, back=True)
+    assert status == 200 and [(c["key_path"], c["before"], c["after"]) for c in undone["all_changed"]] == [
+        ("arrow[0].label_pos", "0.78", ""), ("arrow[0].label_side", '"below"', "")]

@@ -116,11 +116,22 @@ def test_what_cannot_be_written_is_refused_with_the_reason():
 
 
 def test_an_edit_the_loader_refuses_names_the_line_in_the_new_text():
-    new, _ = edited(LAYOUT, "panel:a", dw_pt=200_000.0)  # written, then the loader finds it too large
+    new = LAYOUT.replace('size = ["40mm", "30mm"]', 'size = ["40000mm", "30mm"]')  # as an edit would write it
     with pytest.raises(LayoutError) as caught:
         load_text(new, Path("/nowhere/layouts/fig.toml"), name="fig", display="layouts/fig.toml")
     assert str(caught.value).startswith("layouts/fig.toml:9:")
     assert "panels.a.size[0]" in str(caught.value) and "too large" in str(caught.value)
+
+
+@pytest.mark.parametrize("dw_pt", [200_000.0, 1e308])
+def test_a_length_past_the_loaders_limit_is_refused_in_a_short_line_naming_its_key(dw_pt):
+    # 40 mm + 200,000 pt = 70,595.6 mm, past the loader's 100,000 pt = 35,277.8 mm; 1e308 pt overflows in mm
+    with pytest.raises(Refused) as caught:
+        edited(LAYOUT, "panel:a", dw_pt=dw_pt)
+    message = str(caught.value)
+    assert caught.value.key == "panels.a.size[0]" and caught.value.line == 9
+    assert "lengths are at most 35277.8 mm" in message and len(message) < 160
+    assert ("70595.6 mm" in message) if dw_pt < 1e300 else ("e+3" in message or "inf" in message)
 
 
 ARROWS = """\
