@@ -374,18 +374,19 @@ class Builder:
         runs it); it is not writable, and the page shows the values to type.
         """
         from composer.edit.elements import elements_document
-        from composer.edit.history import digest, read_text
+        from composer.edit.history import digest, read_text, why_not_writable
         from composer.layout.loader import read_document
 
         text = read_text(path)
         python = path.suffix == ".py"
+        why = ("a Python layout (layouts/NAME.py) is code: composer cannot write a move back into it; type the "
+               "values the page shows" if python else why_not_writable(path, self.root))
         raw = read_document(path, display=shown) if python else tomllib.loads(text)
         out = Path(self.out) if self.out is not None else self.root / "build"
         document = elements_document(
             result, path=path.resolve(), display=shown, text=None if python else text, raw=raw,
-            token=_token(_stamp(out / f"{self.name}.svg")), digest=digest(text), writable=not python,
-            why="a Python layout (layouts/NAME.py) is code: composer cannot write a move back into it; type the "
-                "values the page shows" if python else None)
+            token=_token(_stamp(out / f"{self.name}.svg")), digest=digest(text), writable=why is None,
+            why=why)
         if python:
             document["raw"] = _json_safe(raw)
         self.debug_dir.mkdir(parents=True, exist_ok=True)

@@ -14,6 +14,10 @@ canvas's top-left. The document (:func:`elements_document`)::
                    in there), "route_pt" (a label's connector)}],
      "snap": {"x_pt": [{"at", "what"}], "y_pt": [...]}}
 
+``layout.writable`` is false, with ``why`` (one line), for a Python layout, a link to a file outside
+the project, or a file (or its folder, where an edit renames its new text over it) this process may not
+write (:func:`composer.edit.history.why_not_writable`).
+
 ``snap`` lists the left, centre and right (top, middle, bottom) of every element's box, each panel's
 plot area (x0, x1, y0, y1: "panel a plot area left"...), the canvas's edges and centre, and the
 edges of every grid track (column and row), rounded to 0.001 pt, sorted, one entry per place and

@@ -57,6 +57,22 @@ def write_text(path: Path, text: str) -> None:
         raise
 
 
+def why_not_writable(path: Path, root: Path) -> str | None:
+    """Why an edit from the page cannot replace the layout file ``path`` of the project at ``root``, in one
+    line, or None when it can: :func:`write_text` writes the file a symbolic link points to (only inside
+    the project, as :class:`composer.edit.session.Editor` refuses any other) and renames a new file over
+    it, so this process needs write access to that file and to its folder (``os.access``, W_OK)."""
+    real = Path(os.path.realpath(path))
+    if path.is_symlink() and not real.is_relative_to(Path(os.path.realpath(root))):
+        return f"{path.name} is a link to {real}, outside the project: the page writes nothing there"
+    if not os.access(real, os.W_OK):
+        return f"{real.name} is not writable by this process: edit its permissions, or edit it by hand"
+    if not os.access(real.parent, os.W_OK | os.X_OK):
+        return (f"the folder {real.parent} is not writable by this process (an edit writes a new file there and "
+                "renames it over the layout): edit its permissions, or edit the layout by hand")
+    return None
+
+
 @dataclass
 class _Stack:
     done: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)  # (before, after, change)

@@ -21,8 +21,8 @@ than the page's finest nudge, 0.1 mm, except in inches), and written without tra
 
 The edit is of the exact characters of the changed values (their spans found by
 :mod:`composer.layout.positions`, the scanner the loader's messages use for lines): comments, key
-order, quoting, spacing and every other byte of the file stay as they were. A value's own quote
-character is kept.
+order, quoting, spacing and every other byte of the file stay as they were. A value's own quotes
+are kept (a basic or literal string's, or a multi-line one's three).
 """
 
 from __future__ import annotations

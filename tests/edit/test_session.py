@@ -465,3 +465,33 @@ def test_every_key_an_edit_writes_is_named_and_undo_names_them_turned(built, edi
     status, undone = editor.step("fig", {"digest": answer["digest"]}, back=True)
     assert status == 200 and [(c["key_path"], c["before"], c["after"]) for c in undone["all_changed"]] == [
         ("arrow[0].label_pos", "0.78", ""), ("arrow[0].label_side", '"below"', "")]
+
+
+def test_a_layout_this_process_cannot_replace_is_not_writable(built, tmp_path, monkeypatch):
+    from composer.cli.watch import WatchEvent
+    from composer.edit import history
+    from composer.pipeline import BuildResult
+
+    root = built[0]
+    path = root / "layouts" / "fig.toml"
+    path.write_text(LAYOUT)
+    assert history.why_not_writable(path, root) is None
+    outside, link = tmp_path / "outside.toml", root / "layouts" / "away.toml"
+    outside.write_text(LAYOUT)
+    link.symlink_to(outside)
+    try:
+        assert "outside the project" in (history.why_not_writable(link, root) or "")
+    finally:
+        link.unlink()
+    real_access = os.access
+    # the process's own permissions (as root, os.access grants every write): a folder, then a file, refused
+    monkeypatch.setattr(history.os, "access", lambda p, mode: Path(p) != path.parent and real_access(p, mode))
+    assert f"the folder {path.parent} is not writable" in (history.why_not_writable(path, root) or "")
+    monkeypatch.setattr(history.os, "access", lambda p, mode: Path(p) != path and real_access(p, mode))
+    assert history.why_not_writable(path, root) == ("fig.toml is not writable by this process: edit its "
+                                                    "permissions, or edit it by hand")
+    builder = _builder(root, tmp_path / "state")  # elements.json says so, as the builder writes it
+    builder._progress()
+    builder.on_build(WatchEvent(result=BuildResult(outputs={}), error=None, seconds=0.1, changed=()))
+    layout = json.loads((tmp_path / "state" / "fig" / "elements.json").read_text())["layout"]
+    assert layout["writable"] is False and layout["why"].startswith("fig.toml is not writable")

@@ -208,3 +208,10 @@ def test_what_is_placed_from_a_resized_box_moves_with_the_point_it_is_placed_at(
     # 2 down; side (at a's east side, a quarter down) 8 right and 1 down; title (at a.n) 4 right
     assert moved == {"a": (10.0, 5.0, 48.0, 34.0), "b": (62.0, 7.0, 30.0, 30.0), "side": (58.0, 11.0, 5.0, 3.0),
                      "title": (29.0, 0.0, 10.0, 3.0)}
+
+
+def test_a_multi_line_string_keeps_its_own_quotes():
+    text = LAYOUT.replace('size = ["40mm", "30mm"]', 'size = ["""40mm""", \'\'\'30mm\'\'\']')
+    new, change = edited(text, "panel:a", dw_pt=1.1 * MM, dh_pt=2 * MM)  # at its nw corner: only the size written
+    assert new == text.replace('size = ["""40mm""", \'\'\'30mm\'\'\']', 'size = ["""41.1mm""", \'\'\'32mm\'\'\']')
+    assert tomllib.loads(new)["panels"]["a"]["size"] == ["41.1mm", "32mm"]
