@@ -96,6 +96,10 @@ def test_a_resize_writes_size_and_keeps_the_top_left_of_a_centred_box():
     assert new == LAYOUT.replace('offset = ["-20mm", "-10mm"]\nsize = ["20mm", "10mm"]',
                                  'offset = ["-18mm", "-9mm"]\nsize = ["24mm", "12mm"]')
     assert change.key == "panels.c.size" and change.after == '["24mm", "12mm"]'
+    # both keys written, size first (the page's "changed"), each with its line in the new text
+    assert [(c.key, c.line, c.before, c.after) for c in change.all] == [
+        ("panels.c.size", 22, '["20mm", "10mm"]', '["24mm", "12mm"]'),
+        ("panels.c.offset", 21, '["-20mm", "-10mm"]', '["-18mm", "-9mm"]')]
 
 
 def test_a_resize_from_the_top_left_of_a_nw_box_changes_its_size_only():
