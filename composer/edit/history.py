@@ -63,7 +63,7 @@ def why_not_writable(path: Path, root: Path) -> str | None:
     the project, as :class:`composer.edit.session.Editor` refuses any other) and renames a new file over
     it, so this process needs write access to that file and to its folder (``os.access``, W_OK)."""
     real = Path(os.path.realpath(path))
-    if path.is_symlink() and not real.is_relative_to(Path(os.path.realpath(root))):
+    if not real.is_relative_to(Path(os.path.realpath(root))):
         return f"{path.name} is a link to {real}, outside the project: the page writes nothing there"
     if not os.access(real, os.W_OK):
         return f"{real.name} is not writable by this process: edit its permissions, or edit it by hand"

@@ -96,7 +96,10 @@ class Editor:
             value = body.get(field_name, 0.0)
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 return _bad(f"{field_name} must be a JSON number of points, not {json.dumps(value)[:40]}")
-            lengths.append(float(value))
+            try:
+                lengths.append(float(value))
+            except OverflowError:  # an integer of hundreds of digits
+                return _bad(f"{field_name} is not a finite number of points ({len(str(value))} digits)")
         dx, dy, dw, dh = lengths
         seen = body.get("digest")
         if not isinstance(seen, str):
@@ -231,14 +234,12 @@ class Editor:
             texts.pop(next(iter(texts)))
 
     def _write_path(self, path: Path, shown: str) -> Path:
-        """The file an edit of ``path`` replaces: ``path``, or the file a symbolic link points to when it is
-        inside the project (the link stays a link).
+        """The file an edit of ``path`` replaces: ``path``, or the file a symbolic link points to (the link, or
+        a linked folder on the way) when it is inside the project (the link stays a link).
 
         Raises:
-            Refused: a link to a file outside the project (the page writes only the project's files).
+            Refused: the file is outside the project, through a link (the page writes only the project's files).
         """
-        if not path.is_symlink():
-            return path
         real = Path(os.path.realpath(path))
         if not real.is_relative_to(Path(os.path.realpath(self.root))):
             raise Refused(f"{shown} is a link to {real}, outside the project: the page writes nothing there; "

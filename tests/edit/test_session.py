@@ -21,6 +21,7 @@ import pytest
 from composer.edit.elements import elements_document
 from composer.edit.history import digest, read_text
 from composer.edit.session import Editor
+from composer.edit.writeback import Refused
 from composer.pipeline import BuildOptions, build, build_figure
 from composer.stages.inputs import Project
 from conftest import DEMO
@@ -417,6 +418,14 @@ def test_a_linked_layout_is_written_through_its_link_inside_the_project_only(bui
     assert (status, answer["reason"]) == (422, "invalid") and "outside the project" in answer["message"]
     assert link.is_symlink() and read_text(outside) == LAYOUT and "\n" not in answer["message"]
     link.unlink()
+    away = tmp_path / "away"  # a linked folder: the file's real place is outside the project too
+    away.mkdir()
+    (root / "linked").symlink_to(away)
+    try:
+        with pytest.raises(Refused, match="outside the project"):
+            editor._write_path(root / "linked" / "real.toml", "linked/real.toml")
+    finally:
+        (root / "linked").unlink()
 
 
 @pytest.mark.parametrize("route", ["edit", "undo", "redo"])
@@ -427,7 +436,7 @@ def test_the_digest_is_required(built, editor, route):
     assert _file(built) == LAYOUT
 
 
-@pytest.mark.parametrize("value", [True, "1e5", None, [1]])
+@pytest.mark.parametrize("value", [True, "1e5", None, [1], 10**400])
 def test_only_json_numbers_are_lengths(built, editor, value):
     status, answer = editor.edit("fig", {"id": "text:cap", "dx_pt": value, "digest": digest(LAYOUT)})
     assert (status, answer["reason"]) == (400, "bad-request") and "dx_pt" in answer["message"]
