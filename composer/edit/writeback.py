@@ -365,12 +365,16 @@ def plan(text: str, figure: Figure, target: Target, *, dx_pt: float = 0.0, dy_pt
 
     Raises:
         Refused: nothing a move could write (a cell, no size, an inline table), a size that would
-            reach zero, or a change that rounds to no change at :data:`STEP`.
+            reach zero, a change that rounds to no change at :data:`STEP`, a move not finite or larger
+            than :data:`composer.units.MAX_LENGTH_PT`, or a length it writes past that limit.
     """
     raw = tomllib.loads(text)
     doc = _Text(text)
     if not all(math.isfinite(v) for v in (dx_pt, dy_pt, dw_pt, dh_pt)):
         raise Refused("the move is not a finite number of points")
+    if not all(abs(v) <= MAX_LENGTH_PT for v in (dx_pt, dy_pt, dw_pt, dh_pt)):  # no length could hold it
+        largest = max((dx_pt, dy_pt, dw_pt, dh_pt), key=abs)
+        raise Refused(f"the edit moves by {largest:.6g} pt; lengths are at most {say(MAX_LENGTH_PT)}")
     if target.kind == "waypoint":
         keys = [_waypoint(doc, raw, figure, target, dx_pt, dy_pt)]
     elif target.kind == "label":

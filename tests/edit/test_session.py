@@ -167,7 +167,7 @@ def test_a_second_edit_before_the_rebuild_is_checked_where_the_first_left_it(bui
 
 
 def test_an_edit_the_loader_refuses_gives_its_line(built, editor):
-    status, answer = editor.edit("fig", {"id": "panel:left", "dw_pt": 200_000.0, "digest": digest(LAYOUT)})
+    status, answer = editor.edit("fig", {"id": "panel:left", "dw_pt": 100_000.0, "digest": digest(LAYOUT)})
     assert status == 422 and answer["message"].startswith("layouts/fig.toml:9:")
     assert "panels.left.size[0]" in answer["message"] and _file(built) == LAYOUT
 
@@ -444,14 +444,19 @@ def test_only_json_numbers_are_lengths(built, editor, value):
 
 
 def test_a_huge_move_of_a_px_length_is_refused_in_one_short_line(built, editor):
-    text = LAYOUT.replace('offset = ["0mm", "1mm"]', 'offset = ["0px", "1px"]')
+    text = LAYOUT.replace('offset = ["0mm", "1mm"]', 'offset = ["100000px", "1px"]')  # 75,000 pt
     (built[0] / "layouts" / "fig.toml").write_text(text)
     status, answer = editor.edit("fig", {"id": "text:cap", "dx_pt": 1e308, "digest": digest(text)})
     assert (status, answer["reason"]) == (422, "invalid") and _file(built) == text
-    # 1e308 pt = 1.33e308 px (0.75 pt each); the loader's limit 100,000 pt = 133,333.3 px
-    assert answer["message"].startswith("layouts/fig.toml:21:") and "text[0].offset[0]" in answer["message"]
-    assert "1.33333e+308 px" in answer["message"] and "133333.3 px" in answer["message"]
-    assert len(answer["message"]) < 200
+    assert answer["message"] == "the edit moves by 1e+308 pt; lengths are at most 100000.0 pt"
+    # 75,000 + 50,000 pt = 166,666.7 px (0.75 pt each), past the loader's 100,000 pt = 133,333.3 px
+    status, answer = editor.edit("fig", {"id": "text:cap", "dx_pt": 50_000.0, "digest": digest(text)})
+    assert (status, answer["reason"]) == (422, "invalid") and _file(built) == text
+    assert answer["message"].startswith("layouts/fig.toml:21:") and answer["message"].endswith(
+        "text[0].offset[0]: the edit makes a length of 166667 px; lengths are at most 133333.3 px")
+    x, y, w, h = next(e for e in built[2]["elements"] if e["id"] == "connector:0.label")["box_pt"]
+    status, answer = editor.edit("fig", {"id": "connector:0.label", "dy_pt": -1e308, "digest": digest(text)})
+    assert status == 422 and answer["message"] == "the edit moves by -1e+308 pt; lengths are at most 100000.0 pt"
 
 
 def test_a_layout_that_is_not_utf8_is_refused_with_the_loaders_line(built, editor):
