@@ -1103,11 +1103,12 @@ def _check_names(r: _Reader, figure: Figure) -> None:
                 raise r.err(f"{align.key}.panels[{i}]", f"{name!r} is listed twice")
             if name not in renderers:
                 plots = [p.name for p in figure.panels if p.name in renderers]
+                valid = ", ".join(plots) or "none: no panel is drawn by a renderer"
                 kind = {p.name: p.kind for p in figure.panels}.get(name)
                 what = (f"{name!r} is {sources.table(kind).said()}, not a matplotlib one" if kind
                         else f"no panel named {name!r}{_did_you_mean(name, plots)}")
                 raise r.err(f"{align.key}.panels[{i}]", f'panels[{i}] = "{name}": {what}; aligned plot areas '
-                                                        f"need matplotlib panels (valid: {', '.join(plots)})")
+                                                        f"need matplotlib panels (valid: {valid})")
 
 
 def _check_svg_element(r: _Reader, figure: Figure, pos: Position) -> None:

@@ -258,6 +258,9 @@ def test_align_members_and_cells_name_what_was_written(tmp_path, capsys):
     line = fails(root, figure("100mm", "50mm", good.replace('["p", "q"]', '["p", "qq"]')), capsys)
     assert ("align[0].panels[1]: panels[1] = \"qq\": no panel named 'qq'; did you mean 'q'?; aligned plot areas "
             "need matplotlib panels (valid: p, q)") in line, line
+    pictures = image("i", ("0mm", "0mm"), ("20mm", "20mm")) + image("j", ("30mm", "0mm"), ("20mm", "20mm"))
+    line = fails(root, figure("100mm", "50mm", pictures + '[[align]]\npanels = ["i", "j"]\naxis = "y"\n'), capsys)
+    assert line.endswith("need matplotlib panels (valid: none: no panel is drawn by a renderer)"), line
     line = fails(root, figure("100mm", "50mm", '[grid]\nmosaic = "ab"\n' + good.replace(
         'at = ["0mm", "25mm"]\nsize = ["30mm", "20mm"]', 'cell = "c"')), capsys)
     assert "panels.q.cell: cell = \"c\": no area 'c' in the mosaic (valid: a, b)" in line, line
