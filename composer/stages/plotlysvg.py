@@ -144,6 +144,35 @@ class _Session:
         with not_recorded():  # kaleido's page and Chromium's profile, in temporary folders: no inputs
             self.kaleido = kaleido.Kaleido(path=browser_path(), mathjax=False, n=1)
             self.loop.run_until_complete(self.kaleido.open())
+            self.loop.run_until_complete(self._scripts_ready())
+
+    async def _scripts_ready(self, tries: int = 3) -> None:
+        """Make sure kaleido's tab calls into its page's script.
+
+        kaleido 1.x takes the JavaScript context a tab calls into from the first
+        ``Runtime.executionContextCreated`` after it navigates; ``Runtime.enable``, sent after the
+        navigation, also reports the context that already exists, so at times (under load) the tab holds
+        the blank page's context, where ``kaleido_scopes`` is not defined, and every drawing fails with
+        "ReferenceError: kaleido_scopes is not defined". The tab is asked for the script, and reloaded
+        (kaleido's own ``reload``: Runtime is enabled by then, so the next context is the page's) until it
+        answers. Uses kaleido's tab internals (``tabs_ready``, ``_current_js_id``), checked here.
+
+        Raises:
+            RuntimeError: the script is still not there after ``tries`` reloads.
+        """
+        from kaleido._kaleido_tab import _devtools_utils
+
+        tab = await self.kaleido.tabs_ready.get()
+        try:
+            for _ in range(tries):
+                answer = await _devtools_utils.exec_js_fn(tab.tab, tab._current_js_id,
+                                                          "function() { return typeof kaleido_scopes; }")
+                if answer.get("result", {}).get("result", {}).get("value") == "object":
+                    return
+                await tab.reload()
+            raise RuntimeError(f"kaleido's page has no kaleido_scopes after {tries} reloads")
+        finally:
+            await self.kaleido.tabs_ready.put(tab)
 
     def calc(self, fig: Any, fmt_: str, width_px: float, height_px: float) -> bytes:
         """``fig`` exported as ``fmt_`` (``"svg"``, ``"json"``) at ``width_px`` x ``height_px``, scale 1."""

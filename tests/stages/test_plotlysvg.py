@@ -228,6 +228,24 @@ def test_fonts_leave_a_hidden_colorbar_hidden():
     assert "colorbar" not in off.data[0].to_plotly_json()
 
 
+@pytest.mark.e2e
+def test_a_tab_holding_a_stale_script_context_is_reloaded_until_it_has_kaleidos_script():
+    """kaleido 1.x may keep the blank page's JavaScript context for its tab (the first one reported after it
+    navigates): the drawing then fails ("kaleido_scopes is not defined"). A session asks the tab for the
+    script and reloads it; here the tab is handed a context that does not exist, as that race leaves it."""
+    opened = plotlysvg._Session()
+    try:
+        tab = opened.kaleido.tabs_ready.get_nowait()
+        stale, tab._current_js_id = tab._current_js_id, 10**6  # no such context
+        opened.kaleido.tabs_ready.put_nowait(tab)
+        opened.loop.run_until_complete(opened._scripts_ready())
+        assert tab._current_js_id not in (stale, 10**6)
+        svg = opened.calc(go.Figure(go.Scatter(x=[1, 2], y=[1, 2])), "svg", 200, 160)
+        assert svg.startswith(b"<svg") and b"scatterlayer" in svg
+    finally:
+        opened.close()
+
+
 def test_css_families():
     assert css_families(["DejaVu Sans", "serif"]) == '"DejaVu Sans", serif'
     assert css_families(["Lato"]) == "Lato"
