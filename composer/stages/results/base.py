@@ -40,6 +40,7 @@ from typing import Any, ClassVar
 
 from composer.errors import PanelError
 from composer.kinds import Registry
+from composer.kinds.extras import install_hint
 from composer.layout.model import FigureSpec, Panel
 from composer.text.metrics import font_families
 
@@ -90,10 +91,11 @@ class Target:
         """A PanelError ``panel 'NAME': message`` naming the layout file and the renderer's key."""
         return PanelError(f"panel {self.panel.name!r}: {message}", file=self.file, key=self.key)
 
-    def missing(self, library: str, extra: str = "plots") -> PanelError:
-        """The one-line error for a library that is not installed: what to install."""
+    def missing(self, library: str) -> PanelError:
+        """The one-line error for a library that is not installed: the extra that installs it
+        (:func:`composer.kinds.extras.install_hint`, the one table of extras)."""
         return self.error(f"{self.panel.source} returned a {library} object, but {library} is not installed "
-                          f"here; install it: pip install 'figure-composer[{extra}]'")
+                          f"here{install_hint(library)}")
 
 
 @dataclass(frozen=True)
